@@ -1,0 +1,63 @@
+# streamerd: build, test, benchmark, fuzz and run.
+# `make test` is what CI runs (through .ci/run); `make run` starts the daemon
+# on the embedded default configuration.
+
+GO        ?= go
+SIMD      := GOEXPERIMENT=simd
+BIN       := bin
+FUZZTIME  ?= 20s
+BENCHTIME ?= 1s
+CONFIG    ?= configs/app.toml
+
+.PHONY: all build test fmt-check vet unit race noalloc simd-test bench-smoke bench fuzz run check soak clean
+
+all: build
+
+build:
+	$(SIMD) $(GO) build -o $(BIN)/ ./cmd/...
+
+# test: formatting, vet, the race detector over everything, the allocation
+# and fuzz-seed tests without it (the race detector allocates), the quant
+# tests with the SIMD experiment, and every benchmark for one iteration so
+# none rots. No timing is asserted anywhere.
+test: fmt-check vet race noalloc simd-test bench-smoke
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+race:
+	$(GO) test -race -count=1 -timeout 15m ./...
+
+noalloc:
+	$(GO) test -count=1 -timeout 15m ./...
+
+simd-test:
+	$(SIMD) $(GO) test -count=1 ./quant/...
+
+bench-smoke:
+	$(SIMD) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 15m ./...
+
+bench:
+	$(SIMD) $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./... | tee bench/raw.txt
+
+# fuzz: each fuzz target for FUZZTIME.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
+	  for t in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/func //'); do \
+	    echo "== $$pkg $$t"; \
+	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+run: build
+	./$(BIN)/streamerd -config $(CONFIG)
+
+check: test
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,28 @@
+package datasource
+
+// DataSource is the MARTe2 DataSourceI contract for an output datasource.
+//
+// Configuration happens in the producer's constructor. AllocateMemory,
+// GetSignalMemoryBuffer and PrepareNextState are called once, in that order,
+// from the goroutine that builds the application. Synchronise is called from
+// the RT thread only, once per cycle, after the broker has copied the GAM
+// outputs; it must not allocate, log, block on the network or make a syscall
+// other than waking the network thread. Stop may be called from any goroutine
+// once; it stops the network thread and releases the sockets.
+type DataSource interface {
+	// Name returns the datasource name used in logs, metrics and errors.
+	Name() string
+	// Signals returns the configured signals in declaration order. The
+	// caller must not modify the slice.
+	Signals() []Signal
+	// AllocateMemory allocates the zeroed signal memory.
+	AllocateMemory() error
+	// GetSignalMemoryBuffer returns the bytes of signal i in signal memory.
+	GetSignalMemoryBuffer(i int) []byte
+	// PrepareNextState opens the sockets and starts the network thread.
+	PrepareNextState() error
+	// Synchronise publishes the signal memory to the network thread.
+	Synchronise() error
+	// Stop stops the network thread and closes the sockets.
+	Stop() error
+}

@@ -1,0 +1,119 @@
+package datasource
+
+import "fmt"
+
+// Type is the element type of a signal. The values are the UDPStreamer wire
+// type codes, so a Type converts to the protocol's code with a plain cast.
+type Type uint8
+
+// The ten signal types, in wire-code order.
+const (
+	Uint8 Type = iota
+	Int8
+	Uint16
+	Int16
+	Uint32
+	Int32
+	Uint64
+	Int64
+	Float32
+	Float64
+	numTypes
+)
+
+var typeNames = [numTypes]string{"uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64", "float32", "float64"}
+var typeSizes = [numTypes]int{1, 1, 2, 2, 4, 4, 8, 8, 4, 8}
+
+// Size returns the size of one element in bytes, or 0 for an invalid Type.
+func (t Type) Size() int {
+	if t >= numTypes {
+		return 0
+	}
+	return typeSizes[t]
+}
+
+// String returns the MARTe2 type name ("uint8" ... "float64").
+func (t Type) String() string {
+	if t >= numTypes {
+		return fmt.Sprintf("Type(%d)", uint8(t))
+	}
+	return typeNames[t]
+}
+
+// Valid reports whether t is one of the ten types.
+func (t Type) Valid() bool { return t < numTypes }
+
+// IsFloat reports whether t is float32 or float64.
+func (t Type) IsFloat() bool { return t == Float32 || t == Float64 }
+
+// ParseType parses a MARTe2 type name.
+func ParseType(s string) (Type, error) {
+	for i, n := range typeNames {
+		if n == s {
+			return Type(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown type %q (want one of uint8, int8, uint16, int16, uint32, int32, uint64, int64, float32, float64)", s)
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (t Type) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (t *Type) UnmarshalText(b []byte) error {
+	v, err := ParseType(string(b))
+	if err != nil {
+		return err
+	}
+	*t = v
+	return nil
+}
+
+// TimeMode says how a client reconstructs per-sample timestamps of an array
+// signal. The values are the UDPStreamer wire codes.
+type TimeMode uint8
+
+// The four time modes of the UDPStreamer datasource.
+const (
+	PacketTime TimeMode = iota
+	FullArray
+	FirstSample
+	LastSample
+	numTimeModes
+)
+
+var timeModeNames = [numTimeModes]string{"PacketTime", "FullArray", "FirstSample", "LastSample"}
+
+// String returns the MARTe2 name of the time mode.
+func (m TimeMode) String() string {
+	if m >= numTimeModes {
+		return fmt.Sprintf("TimeMode(%d)", uint8(m))
+	}
+	return timeModeNames[m]
+}
+
+// Valid reports whether m is one of the four time modes.
+func (m TimeMode) Valid() bool { return m < numTimeModes }
+
+// ParseTimeMode parses a MARTe2 time-mode name.
+func ParseTimeMode(s string) (TimeMode, error) {
+	for i, n := range timeModeNames {
+		if n == s {
+			return TimeMode(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown time mode %q (want PacketTime, FullArray, FirstSample or LastSample)", s)
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (m TimeMode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (m *TimeMode) UnmarshalText(b []byte) error {
+	v, err := ParseTimeMode(string(b))
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
