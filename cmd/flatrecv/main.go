@@ -1,0 +1,316 @@
+// Command flatrecv receives the header-less datagrams of MARTe2's UDPSender (or streamerd's FlatUDP) and prints them as CSV, JSON lines or per-second stats.
+//
+// Usage:
+//
+//	flatrecv -listen :44488 [-group 239.0.0.1 -iface 127.0.0.1] \
+//	    -signals 'Trigger:uint8,Ia:float32,Wave:float32[16]' \
+//	    [-endian little|big] [-format csv|json|stats] [-n N]
+//
+// CSV has a header of the signal names, vectors expanded as Wave[0] ..
+// Wave[15]; JSON lines have one object per datagram, vectors as arrays and
+// NaN or infinities as null. Integers print exactly, floats in the shortest
+// form that reads back to the same value. Each distinct wrong datagram size
+// is reported once on stderr. flatrecv stops on SIGINT or SIGTERM, or after
+// -n datagrams of the expected size, and prints a summary on stderr.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"streamerd/flatproto"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil))
+}
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1 // a socket error
+	exitUsage = 2 // bad flags
+)
+
+type options struct {
+	listen, group, iface  string
+	signals, endian, form string
+	n                     uint64
+	interval              time.Duration
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("flatrecv", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.listen, "listen", ":"+strconv.Itoa(flatproto.DefaultPort), "`host:port` to listen on; with -group only the port is used")
+	fs.StringVar(&o.group, "group", "", "IPv4 multicast `group` to join (empty: unicast)")
+	fs.StringVar(&o.iface, "iface", "", "local `address` or interface name for the multicast join (empty: the kernel's choice)")
+	fs.StringVar(&o.signals, "signals", "", "signal `list`: name:type[count],... as in 'Trigger:uint8,Ia:float32,Wave:float32[16]' (required)")
+	fs.StringVar(&o.endian, "endian", "little", "byte order of the datagrams: little or big")
+	fs.StringVar(&o.form, "format", "csv", "output: csv, json (one object per line) or stats (once per -interval)")
+	fs.Uint64Var(&o.n, "n", 0, "stop after `N` datagrams of the expected size (0: run until SIGINT or SIGTERM)")
+	fs.DurationVar(&o.interval, "interval", time.Second, "stats period for -format stats")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case o.signals == "":
+		return o, errors.New("-signals is required, e.g. -signals 'Trigger:uint8,Ia:float32,Wave:float32[16]'")
+	case o.form != "csv" && o.form != "json" && o.form != "stats":
+		return o, fmt.Errorf("-format %q: want csv, json or stats", o.form)
+	case o.iface != "" && o.group == "":
+		return o, errors.New("-iface needs -group")
+	case o.interval <= 0:
+		return o, errors.New("-interval must be positive")
+	}
+	return o, nil
+}
+
+// run is flatrecv's main. ready, if not nil, is called with the bound
+// address once the socket is open.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready func(net.Addr)) int {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "flatrecv:", err)
+		}
+		return exitUsage
+	}
+	sigs, err := flatproto.ParseSignals(o.signals)
+	if err != nil {
+		fmt.Fprintln(stderr, "flatrecv:", err)
+		return exitUsage
+	}
+	order, err := flatproto.ParseByteOrder(o.endian)
+	if err != nil {
+		fmt.Fprintln(stderr, "flatrecv:", err)
+		return exitUsage
+	}
+	l, err := flatproto.NewLayout(sigs)
+	if err != nil {
+		fmt.Fprintln(stderr, "flatrecv:", err)
+		return exitUsage
+	}
+	conn, err := listen(o)
+	if err != nil {
+		fmt.Fprintln(stderr, "flatrecv:", err)
+		return exitError
+	}
+	r := flatproto.NewReceiver(conn, l)
+	if ready != nil {
+		ready(conn.LocalAddr())
+	}
+
+	// Closing the socket is what stops a blocked Read.
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		<-ctx.Done()
+		r.Close()
+	})
+	if o.form == "stats" {
+		wg.Go(func() { printStats(ctx, r, o.interval, stdout) })
+	}
+
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	var rw *rowWriter
+	if o.form != "stats" {
+		rw = newRowWriter(l, o.form == "json")
+		if o.form == "csv" {
+			out.Write(rw.header())
+			out.Flush()
+		}
+	}
+	code := exitOK
+	var se *flatproto.SizeError
+	for got := uint64(0); o.n == 0 || got < o.n; {
+		b, from, err := r.Read()
+		if err != nil {
+			if errors.As(err, &se) {
+				fmt.Fprintf(stderr, "flatrecv: datagram of %d bytes from %v, expected %d, check the signal list\n", se.Got, from, se.Want)
+				continue
+			}
+			if !errors.Is(err, net.ErrClosed) || ctx.Err() == nil {
+				fmt.Fprintln(stderr, "flatrecv:", err)
+				code = exitError
+			}
+			break
+		}
+		got++
+		if rw != nil {
+			out.Write(rw.row(b, order))
+			out.Flush() // a row per datagram reaches a pipe at once
+		}
+	}
+	cancel()
+	wg.Wait()
+	out.Flush()
+	st := r.Stats()
+	fmt.Fprintf(stderr, "flatrecv: %d datagrams, %d bytes: %d of %d bytes, %d of a wrong size (%d distinct sizes)\n",
+		st.Datagrams, st.Bytes, st.Valid, l.Size, st.WrongSize, st.WrongSizes)
+	return code
+}
+
+func listen(o options) (*net.UDPConn, error) {
+	if o.group == "" {
+		return flatproto.ListenUnicast(o.listen)
+	}
+	_, p, err := net.SplitHostPort(o.listen)
+	if err != nil {
+		return nil, fmt.Errorf("-listen %q: %v", o.listen, err)
+	}
+	port, err := strconv.ParseUint(p, 10, 16)
+	if err != nil {
+		return nil, fmt.Errorf("-listen %q: bad port", o.listen)
+	}
+	return flatproto.ListenMulticast(o.group, o.iface, int(port))
+}
+
+// printStats prints the rates of each interval until ctx is done.
+func printStats(ctx context.Context, r *flatproto.Receiver, every time.Duration, w io.Writer) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	last, lastT := r.Stats(), time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			st := r.Stats()
+			dt := now.Sub(lastT).Seconds()
+			fmt.Fprintf(w, "%.0f datagrams/s, %.0f bytes/s, %d wrong-size (%d total, %d distinct sizes)\n",
+				float64(st.Datagrams-last.Datagrams)/dt, float64(st.Bytes-last.Bytes)/dt,
+				st.WrongSize-last.WrongSize, st.WrongSize, st.WrongSizes)
+			last, lastT = st, now
+		}
+	}
+}
+
+// rowWriter formats decoded datagrams into one reused buffer.
+type rowWriter struct {
+	l     *flatproto.Layout
+	json  bool
+	keys  [][]byte // JSON: `"name":` per signal
+	raw   []uint64
+	types []flatproto.Type
+	buf   []byte
+}
+
+func newRowWriter(l *flatproto.Layout, asJSON bool) *rowWriter {
+	w := &rowWriter{l: l, json: asJSON, raw: make([]uint64, l.TotalElements())}
+	for k := range w.raw {
+		w.types = append(w.types, l.ElementType(k))
+	}
+	for _, s := range l.Signals {
+		key, _ := json.Marshal(s.Name)
+		w.keys = append(w.keys, append(key, ':'))
+	}
+	return w
+}
+
+// header returns the CSV header line: vectors expanded as name[i].
+func (w *rowWriter) header() []byte {
+	var b []byte
+	for i, s := range w.l.Signals {
+		for j := range s.Count {
+			if i > 0 || j > 0 {
+				b = append(b, ',')
+			}
+			name := s.Name
+			if s.Count > 1 {
+				name += "[" + strconv.Itoa(j) + "]"
+			}
+			b = appendCSVField(b, name)
+		}
+	}
+	return append(b, '\n')
+}
+
+func appendCSVField(b []byte, f string) []byte {
+	if !strings.ContainsAny(f, "\",\r\n") {
+		return append(b, f...)
+	}
+	return append(append(b, '"'), strings.ReplaceAll(f, `"`, `""`)+`"`...)
+}
+
+// row returns the line of one datagram of the layout's size. The bytes are
+// the writer's buffer, valid until the next call.
+func (w *rowWriter) row(dg []byte, order flatproto.ByteOrder) []byte {
+	b := w.buf[:0]
+	if err := w.l.DecodeRaw(w.raw, dg, order); err != nil {
+		return b // the receiver hands over only datagrams of the layout's size
+	}
+	if !w.json {
+		for k, v := range w.raw {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = appendValue(b, w.types[k], v, false)
+		}
+	} else {
+		b = append(b, '{')
+		k := 0
+		for i, s := range w.l.Signals {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, w.keys[i]...)
+			if s.Count > 1 {
+				b = append(b, '[')
+			}
+			for j := range s.Count {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendValue(b, s.Type, w.raw[k], true)
+				k++
+			}
+			if s.Count > 1 {
+				b = append(b, ']')
+			}
+		}
+		b = append(b, '}')
+	}
+	b = append(b, '\n')
+	w.buf = b
+	return b
+}
+
+// appendValue formats a raw value of type t: integers exactly, floats in
+// the shortest form that reads back to the same value at their own
+// precision. In JSON, NaN and the infinities are null.
+func appendValue(b []byte, t flatproto.Type, raw uint64, asJSON bool) []byte {
+	switch t {
+	case flatproto.Float32, flatproto.Float64:
+		f, bits := flatproto.RawToFloat64(t, raw), 64
+		if t == flatproto.Float32 {
+			bits = 32
+		}
+		if asJSON && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			return append(b, "null"...)
+		}
+		return strconv.AppendFloat(b, f, 'g', -1, bits)
+	case flatproto.Int8, flatproto.Int16, flatproto.Int32, flatproto.Int64:
+		return strconv.AppendInt(b, int64(raw), 10)
+	}
+	return strconv.AppendUint(b, raw, 10)
+}
