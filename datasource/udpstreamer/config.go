@@ -1,0 +1,219 @@
+package udpstreamer
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"net/netip"
+	"strings"
+	"time"
+
+	"streamerd/cpu"
+	"streamerd/datasource"
+	"streamerd/quant"
+	"streamerd/udpsend"
+	"streamerd/udpsprotocol"
+)
+
+// Defaults of the datasource parameters, as the datasource doc gives them.
+const (
+	DefaultPort           = 44500
+	DefaultMaxPayloadSize = 1400
+	DefaultStackSize      = 1 << 20
+	// DefaultLockTimeout bounds how long Synchronise waits for the FastLock.
+	// The network thread holds it only to swap two buffer headers.
+	DefaultLockTimeout = 100 * time.Microsecond
+)
+
+// Config is the configuration of a UDPStreamer. The zero value of a field
+// means its default, except Port, where 0 asks the kernel for a free port
+// (the config loader applies the 44500 default; tests use 0).
+type Config struct {
+	Name string
+	// Address is the local address to bind ("" binds every address).
+	Address string
+	Port    int
+	// MaxPayloadSize bounds every datagram, header included: 18..65507.
+	MaxPayloadSize int
+	// CPUMask pins the network thread; 0 leaves it unpinned.
+	CPUMask cpu.Mask
+	// StackSize is accepted for MARTe2 compatibility and has no effect:
+	// goroutine stacks start small and grow, and the network thread runs no
+	// deep recursion.
+	StackSize int
+	// AllowedClients, when not empty, are the only source prefixes whose
+	// CONNECT is accepted. Without it anyone who can reach the port can
+	// point the stream at any address, including a spoofed victim.
+	AllowedClients []netip.Prefix
+	// SendMethod is how fragments reach the kernel (Auto picks the fastest
+	// this kernel supports: GSO, then sendmmsg, then a sendto loop).
+	SendMethod udpsend.Method
+	// LockTimeout bounds Synchronise's wait for the FastLock
+	// (DefaultLockTimeout when 0).
+	LockTimeout time.Duration
+	Signals     []datasource.Signal
+}
+
+func (c *Config) withDefaults() Config {
+	d := *c
+	if d.MaxPayloadSize == 0 {
+		d.MaxPayloadSize = DefaultMaxPayloadSize
+	}
+	if d.StackSize == 0 {
+		d.StackSize = DefaultStackSize
+	}
+	if d.LockTimeout == 0 {
+		d.LockTimeout = DefaultLockTimeout
+	}
+	return d
+}
+
+// Validate checks every rule of the UDPStreamer datasource and returns all
+// broken rules joined (each a *datasource.ConfigError naming the datasource,
+// the signal, the parameter and the rule), or nil.
+func Validate(cfg *Config) error {
+	c := cfg.withDefaults()
+	ds := c.Name
+	var errs []error
+	if c.Port < 0 || c.Port > 65535 {
+		errs = append(errs, datasource.ParamError(ds, "Port", "must be 0..65535, got %d", c.Port))
+	}
+	if c.MaxPayloadSize < udpsprotocol.MinMaxPayloadSize || c.MaxPayloadSize > udpsprotocol.MaxMaxPayloadSize {
+		errs = append(errs, datasource.ParamError(ds, "MaxPayloadSize", "must be %d..%d (the 17-byte header plus at least one byte, at most the IPv4 UDP payload limit), got %d",
+			udpsprotocol.MinMaxPayloadSize, udpsprotocol.MaxMaxPayloadSize, c.MaxPayloadSize))
+	}
+	if c.StackSize < 0 {
+		errs = append(errs, datasource.ParamError(ds, "StackSize", "must not be negative, got %d", c.StackSize))
+	}
+	if c.Address != "" {
+		if _, err := netip.ParseAddr(c.Address); err != nil {
+			errs = append(errs, datasource.ParamError(ds, "Address", "must be an IP address to bind, got %q", c.Address))
+		}
+	}
+	for _, p := range c.AllowedClients {
+		if !p.IsValid() {
+			errs = append(errs, datasource.ParamError(ds, "AllowedClients", "invalid prefix %v", p))
+		}
+	}
+	if err := datasource.ValidateSignals(ds, c.Signals); err != nil {
+		errs = append(errs, err)
+	}
+	sigs := c.Signals
+	for i := range sigs {
+		errs = append(errs, validateSignal(ds, sigs, i)...)
+	}
+	if len(errs) == 0 {
+		payload := udpsprotocol.DataPayloadSize(signalInfos(sigs))
+		if _, err := udpsprotocol.NumFragments(payload, c.MaxPayloadSize); err != nil {
+			errs = append(errs, datasource.ParamError(ds, "MaxPayloadSize", "the DATA payload of %d bytes needs more than 65535 fragments of %d bytes", payload, c.MaxPayloadSize-udpsprotocol.HeaderSize))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func validateSignal(ds string, sigs []datasource.Signal, i int) []error {
+	s := &sigs[i]
+	var errs []error
+	bad := func(p, format string, args ...any) {
+		errs = append(errs, datasource.SignalError(ds, sigs, i, p, format, args...))
+	}
+	if len(s.Name) > udpsprotocol.MaxNameLen {
+		bad("Name", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", udpsprotocol.MaxNameLen, len(s.Name))
+	}
+	if strings.IndexByte(s.Name, 0) >= 0 {
+		bad("Name", "must not contain a NUL byte")
+	}
+	if len(s.Unit) > udpsprotocol.MaxUnitLen {
+		bad("Unit", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", udpsprotocol.MaxUnitLen, len(s.Unit))
+	}
+	if strings.IndexByte(s.Unit, 0) >= 0 {
+		bad("Unit", "must not contain a NUL byte")
+	}
+	if s.QuantizedType != quant.None {
+		if !s.Type.IsFloat() {
+			bad("QuantizedType", "quantisation needs a float32 or float64 signal, got %v", s.Type)
+		}
+		if _, err := quant.New(s.QuantizedType, s.RangeMin, s.RangeMax); err != nil {
+			bad("RangeMin/RangeMax", "quantisation needs finite RangeMin < RangeMax, got [%v, %v]", s.RangeMin, s.RangeMax)
+		}
+	}
+	if !finite(s.SamplingRate) || s.SamplingRate < 0 {
+		bad("SamplingRate", "must be a finite number ≥ 0 Hz, got %v", s.SamplingRate)
+	}
+	if !s.TimeMode.Valid() {
+		bad("TimeMode", "invalid time mode %d", s.TimeMode)
+		return errs
+	}
+	if s.TimeMode == datasource.PacketTime {
+		if s.TimeSignal != "" {
+			bad("TimeSignal", "is set but TimeMode is PacketTime; set TimeMode to FullArray, FirstSample or LastSample")
+		}
+		return errs
+	}
+	if s.Elements() < 2 {
+		bad("TimeMode", "%v applies to arrays (NumberOfElements > 1); a scalar uses PacketTime", s.TimeMode)
+	}
+	if s.TimeSignal == "" {
+		bad("TimeSignal", "is required when TimeMode is %v", s.TimeMode)
+		return errs
+	}
+	j := datasource.Index(sigs, s.TimeSignal)
+	switch {
+	case j < 0:
+		bad("TimeSignal", "names no signal of this datasource: %q", s.TimeSignal)
+		return errs
+	case j == i:
+		bad("TimeSignal", "a signal cannot be its own time signal")
+		return errs
+	}
+	t := &sigs[j]
+	switch s.TimeMode {
+	case datasource.FullArray:
+		if t.Elements() != s.Elements() {
+			bad("TimeSignal", "FullArray needs a time signal with the same NumberOfElements (%d); %q has %d", s.Elements(), t.Name, t.Elements())
+		}
+	case datasource.FirstSample, datasource.LastSample:
+		if t.Elements() != 1 {
+			bad("TimeSignal", "%v needs a scalar time signal; %q has %d elements", s.TimeMode, t.Name, t.Elements())
+		}
+		if !(s.SamplingRate > 0) {
+			bad("SamplingRate", "%v needs SamplingRate > 0 Hz, got %v", s.TimeMode, s.SamplingRate)
+		}
+	}
+	return errs
+}
+
+// signalInfos converts validated signals to their CONFIG records.
+func signalInfos(sigs []datasource.Signal) []udpsprotocol.SignalInfo {
+	infos := make([]udpsprotocol.SignalInfo, len(sigs))
+	for i := range sigs {
+		s := &sigs[i]
+		rows, cols := s.Shape()
+		info := udpsprotocol.SignalInfo{
+			Name:          s.Name,
+			Type:          udpsprotocol.TypeCode(s.Type),
+			Quant:         udpsprotocol.QuantCode(s.QuantizedType),
+			NumDimensions: uint8(s.NumberOfDimensions),
+			NumRows:       uint32(rows),
+			NumCols:       uint32(cols),
+			TimeMode:      udpsprotocol.TimeMode(s.TimeMode),
+			SamplingRate:  s.SamplingRate,
+			RangeMin:      s.RangeMin,
+			RangeMax:      s.RangeMax,
+			TimeSignalIdx: udpsprotocol.NoTimeSignal,
+			Unit:          s.Unit,
+		}
+		if s.TimeMode != datasource.PacketTime {
+			info.TimeSignalIdx = uint32(datasource.Index(sigs, s.TimeSignal))
+		}
+		infos[i] = info
+	}
+	return infos
+}
+
+// nativeLittleEndian is checked in New: raw signals go to the wire as they
+// lie in signal memory, which is native order, and the protocol is
+// little-endian.
+var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1

@@ -1,0 +1,81 @@
+package udpstreamer
+
+import (
+	"fmt"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"streamerd/udpsprotocol"
+)
+
+// streamerMetrics holds the counters of one Streamer. Counters and gauges
+// are atomic and safe from the RT thread; nothing here is a histogram.
+type streamerMetrics struct {
+	synchronised, skipped, lockTimeouts, noClient *metrics.Counter
+	updates, fragments, bytes, sendErrors        *metrics.Counter
+	configsSent, configFragments                 *metrics.Counter
+	connects, replaced, disconnects              *metrics.Counter
+	strangerDisconnects, refused, acks           *metrics.Counter
+	controlDropped, recvErrors, nanInputs        *metrics.Counter
+	badShort, badMagic, badType, badFragment     *metrics.Counter
+	badPayloadLength, badOther                   *metrics.Counter
+	connected                                    *metrics.Gauge
+}
+
+func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
+	c := func(metric string, extra ...string) *metrics.Counter {
+		labels := fmt.Sprintf(`datasource=%q`, name)
+		for _, e := range extra {
+			labels += "," + e
+		}
+		return ms.NewCounter(fmt.Sprintf("streamerd_udpstreamer_%s{%s}", metric, labels))
+	}
+	bad := func(reason string) *metrics.Counter {
+		return c("bad_datagrams_total", fmt.Sprintf(`reason=%q`, reason))
+	}
+	return &streamerMetrics{
+		synchronised:        c("synchronise_total"),
+		skipped:             c("cycles_skipped_total"),
+		lockTimeouts:        c("lock_timeouts_total"),
+		noClient:            c("cycles_without_client_total"),
+		updates:             c("updates_sent_total"),
+		fragments:           c("fragments_sent_total"),
+		bytes:               c("bytes_sent_total"),
+		sendErrors:          c("send_errors_total"),
+		configsSent:         c("configs_sent_total"),
+		configFragments:     c("config_fragments_sent_total"),
+		connects:            c("connects_total"),
+		replaced:            c("sessions_replaced_total"),
+		disconnects:         c("disconnects_total"),
+		strangerDisconnects: c("stranger_disconnects_total"),
+		refused:             c("refused_clients_total"),
+		acks:                c("acks_total"),
+		controlDropped:      c("control_dropped_total"),
+		recvErrors:          c("receive_errors_total"),
+		nanInputs:           c("nan_inputs_total"),
+		badShort:            bad("short"),
+		badMagic:            bad("magic"),
+		badType:             bad("type"),
+		badFragment:         bad("fragment"),
+		badPayloadLength:    bad("payload_length"),
+		badOther:            bad("other"),
+		connected:           ms.NewGauge(fmt.Sprintf(`streamerd_udpstreamer_client_connected{datasource=%q}`, name), nil),
+	}
+}
+
+// badDatagram returns the counter for a header parse error.
+func (m *streamerMetrics) badDatagram(err error) *metrics.Counter {
+	switch err {
+	case udpsprotocol.ErrShort:
+		return m.badShort
+	case udpsprotocol.ErrMagic:
+		return m.badMagic
+	case udpsprotocol.ErrType:
+		return m.badType
+	case udpsprotocol.ErrFragment:
+		return m.badFragment
+	case udpsprotocol.ErrPayloadLength:
+		return m.badPayloadLength
+	}
+	return m.badOther
+}

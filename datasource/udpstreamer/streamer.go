@@ -1,0 +1,504 @@
+package udpstreamer
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"streamerd/cpu"
+	"streamerd/datasource"
+	"streamerd/netthread"
+	"streamerd/quant"
+	"streamerd/rtsync"
+	"streamerd/udpsend"
+	"streamerd/udpsprotocol"
+)
+
+// ErrLockTimeout is returned by Synchronise when the FastLock could not be
+// taken within the configured LockTimeout; the cycle is counted as skipped.
+var ErrLockTimeout = errors.New("udpstreamer: FastLock timeout in Synchronise")
+
+// Streamer is a UDPStreamer datasource. Its methods follow the
+// datasource.DataSource contract: Synchronise from the RT thread only, the
+// rest from the goroutine that builds and stops the application.
+type Streamer struct {
+	cfg   Config
+	sigs  []datasource.Signal
+	infos []udpsprotocol.SignalInfo
+	log   *slog.Logger
+	m     *streamerMetrics
+
+	mem *datasource.Memory
+
+	// RT ↔ network hand-off, guarded by lock. The RT thread copies into
+	// ready; the network thread swaps ready and taken.
+	lock       rtsync.FastLock
+	sem        rtsync.EventSem
+	ready      []byte
+	readyStamp uint64
+	readyFresh bool
+
+	// Network thread state.
+	taken      []byte
+	takenStamp uint64
+	slots      []slot
+	payload    []byte
+	dataLayout udpsprotocol.Layout
+	wire       []byte
+	configMsg  []byte // the CONFIG payload, built once
+	cfgLayout  udpsprotocol.Layout
+	cfgWire    []byte
+	sender     *udpsend.Sender
+	client     netip.AddrPort // zero when no session
+	counter    uint32         // DATA counter of the session
+	cfgCounter uint32
+	stopping   atomic.Bool
+
+	conn     *net.UDPConn
+	control  chan controlEvent
+	thread   *netthread.Thread
+	recvDone chan struct{}
+
+	statusMu sync.Mutex // guards status, written on session changes
+	status   Status
+}
+
+// slot is how one signal goes from taken to the DATA payload.
+type slot struct {
+	src, srcEnd int // in signal memory
+	dst         int // in the payload
+	typ         datasource.Type
+	q           *quant.Quantizer // nil: raw copy
+}
+
+type controlKind uint8
+
+const (
+	connect controlKind = iota
+	disconnect
+)
+
+type controlEvent struct {
+	kind controlKind
+	from netip.AddrPort
+}
+
+// controlQueue bounds the session changes waiting for the network thread;
+// past it, a CONNECT storm is dropped and counted.
+const controlQueue = 64
+
+// Status is a snapshot of the datasource for /status.
+type Status struct {
+	Name       string `json:"name"`
+	Class      string `json:"class"`
+	Listen     string `json:"listen"`
+	Client     string `json:"client,omitempty"`
+	Connected  bool   `json:"connected"`
+	SendMethod string `json:"send_method"`
+	Since      string `json:"since,omitempty"`
+}
+
+// New validates cfg and returns a Streamer. Metrics are registered in ms
+// with a datasource label; log receives one line per session change.
+func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
+	if err := Validate(&cfg); err != nil {
+		return nil, err
+	}
+	if !nativeLittleEndian {
+		return nil, fmt.Errorf("datasource %q: UDPStreamer needs a little-endian host (raw signals are sent as they lie in memory)", cfg.Name)
+	}
+	c := cfg.withDefaults()
+	s := &Streamer{
+		cfg:     c,
+		sigs:    c.Signals,
+		infos:   signalInfos(c.Signals),
+		log:     log.With("datasource", c.Name),
+		m:       newStreamerMetrics(ms, c.Name),
+		control: make(chan controlEvent, controlQueue),
+	}
+	s.status = Status{Name: c.Name, Class: "UDPStreamer"}
+	return s, nil
+}
+
+// Name returns the datasource name.
+func (s *Streamer) Name() string { return s.cfg.Name }
+
+// Signals returns the configured signals.
+func (s *Streamer) Signals() []datasource.Signal { return s.sigs }
+
+// SignalInfos returns the signals as the CONFIG message describes them.
+func (s *Streamer) SignalInfos() []udpsprotocol.SignalInfo { return s.infos }
+
+// AllocateMemory allocates signal memory and every buffer of the data path:
+// the ready and taken buffers, the payload and the wire buffer.
+func (s *Streamer) AllocateMemory() error {
+	s.mem = datasource.NewMemory(s.sigs)
+	s.ready = make([]byte, s.mem.Size())
+	s.taken = make([]byte, s.mem.Size())
+	size := udpsprotocol.DataPayloadSize(s.infos)
+	var err error
+	if s.dataLayout, err = udpsprotocol.NewLayout(size, s.cfg.MaxPayloadSize); err != nil {
+		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
+	}
+	s.payload = make([]byte, size)
+	s.wire = make([]byte, 0, s.dataLayout.WireSize())
+	off := udpsprotocol.DataTimestampSize
+	s.slots = make([]slot, len(s.sigs))
+	for i := range s.sigs {
+		sig := &s.sigs[i]
+		sl := slot{src: s.mem.Offset(i), srcEnd: s.mem.Offset(i) + sig.ByteSize(), dst: off, typ: sig.Type}
+		if sig.QuantizedType != quant.None {
+			q, err := quant.New(sig.QuantizedType, sig.RangeMin, sig.RangeMax)
+			if err != nil {
+				return fmt.Errorf("datasource %q: signal %q: %w", s.cfg.Name, sig.Name, err)
+			}
+			sl.q = &q
+		}
+		s.slots[i] = sl
+		off += s.infos[i].WireBytes()
+	}
+	if s.configMsg, err = udpsprotocol.AppendConfig(nil, s.infos); err != nil {
+		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
+	}
+	if s.cfgLayout, err = udpsprotocol.NewLayout(len(s.configMsg), s.cfg.MaxPayloadSize); err != nil {
+		return fmt.Errorf("datasource %q: CONFIG: %w", s.cfg.Name, err)
+	}
+	s.cfgWire = make([]byte, 0, s.cfgLayout.WireSize())
+	return nil
+}
+
+// GetSignalMemoryBuffer returns the bytes of signal i in signal memory.
+func (s *Streamer) GetSignalMemoryBuffer(i int) []byte { return s.mem.Signal(i) }
+
+// Memory returns the signal memory.
+func (s *Streamer) Memory() *datasource.Memory { return s.mem }
+
+// PayloadSize returns the size of one DATA payload, and FragmentCount the
+// number of datagrams it takes.
+func (s *Streamer) PayloadSize() int   { return s.dataLayout.Payload }
+func (s *Streamer) FragmentCount() int { return s.dataLayout.Fragments }
+
+// LocalAddr returns the address the server socket is bound to (valid after
+// PrepareNextState).
+func (s *Streamer) LocalAddr() netip.AddrPort {
+	if s.conn == nil {
+		return netip.AddrPort{}
+	}
+	return s.conn.LocalAddr().(*net.UDPAddr).AddrPort()
+}
+
+// PrepareNextState opens the server socket, starts the receive goroutine and
+// the network thread.
+func (s *Streamer) PrepareNextState() error {
+	if s.mem == nil {
+		return fmt.Errorf("datasource %q: PrepareNextState before AllocateMemory", s.cfg.Name)
+	}
+	network := "udp"
+	var ip netip.Addr
+	if s.cfg.Address != "" {
+		ip, _ = netip.ParseAddr(s.cfg.Address)
+		if ip.Is4() {
+			network = "udp4"
+		}
+	}
+	laddr := &net.UDPAddr{IP: ip.AsSlice(), Port: s.cfg.Port}
+	conn, err := net.ListenUDP(network, laddr)
+	if err != nil {
+		return fmt.Errorf("datasource %q: listen on %s: %w", s.cfg.Name, net.JoinHostPort(s.cfg.Address, strconv.Itoa(s.cfg.Port)), err)
+	}
+	// Room for a whole update in the kernel while the client drains it,
+	// and for a burst of client datagrams.
+	_ = conn.SetWriteBuffer(max(4<<20, 2*s.dataLayout.WireSize()))
+	_ = conn.SetReadBuffer(1 << 20)
+	sender, err := udpsend.New(conn, s.cfg.SendMethod)
+	if err != nil {
+		conn.Close()
+		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
+	}
+	s.conn, s.sender = conn, sender
+	s.statusMu.Lock()
+	s.status.Listen = s.LocalAddr().String()
+	s.status.SendMethod = sender.Method().String()
+	s.statusMu.Unlock()
+
+	s.recvDone = make(chan struct{})
+	go s.receive()
+	th, err := netthread.Start(netthread.Config{Name: s.cfg.Name, CPUMask: s.cfg.CPUMask, Wake: s.sem.Post}, s.serve)
+	if err != nil {
+		conn.Close()
+		<-s.recvDone
+		return fmt.Errorf("datasource %q: network thread: %w", s.cfg.Name, err)
+	}
+	s.thread = th
+	s.log.Info("UDPStreamer listening", "address", s.status.Listen, "send_method", sender.Method().String(),
+		"payload_bytes", s.dataLayout.Payload, "fragments", s.dataLayout.Fragments, "cpu_mask", s.cfg.CPUMask.String())
+	return nil
+}
+
+// Synchronise publishes signal memory to the network thread: FastLock, copy
+// to the ready buffer, capture the hrtTimestamp, unlock, post. It never
+// waits for the network; a cycle the network thread has not taken yet is
+// replaced and counted as skipped.
+func (s *Streamer) Synchronise() error {
+	if s.lock.FastLock(s.cfg.LockTimeout, 0) != nil {
+		s.m.skipped.Inc()
+		s.m.lockTimeouts.Inc()
+		return ErrLockTimeout
+	}
+	copy(s.ready, s.mem.Block())
+	s.readyStamp = cpu.MonotonicRawNanos()
+	fresh := s.readyFresh
+	s.readyFresh = true
+	s.lock.FastUnLock()
+	s.m.synchronised.Inc()
+	if fresh {
+		s.m.skipped.Inc()
+	}
+	s.sem.Post()
+	return nil
+}
+
+// Stop stops the network thread and the receive goroutine and closes the
+// socket. A connected client is not told; it sees the stream end.
+func (s *Streamer) Stop() error {
+	if s.conn == nil || s.stopping.Swap(true) {
+		return nil
+	}
+	s.sem.Post()
+	var err error
+	if s.thread != nil {
+		err = s.thread.Stop()
+	}
+	s.conn.Close()
+	<-s.recvDone
+	return err
+}
+
+// Status returns a snapshot for /status.
+func (s *Streamer) Status() Status {
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	return s.status
+}
+
+// receive reads client datagrams until the socket closes. It allocates
+// nothing per datagram and logs nothing per datagram.
+func (s *Streamer) receive() {
+	defer close(s.recvDone)
+	buf := make([]byte, 65536)
+	for {
+		n, from, err := s.conn.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			if s.stopping.Load() || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			s.m.recvErrors.Inc()
+			continue
+		}
+		s.handleDatagram(buf[:n], from)
+	}
+}
+
+// handleDatagram classifies one datagram from the server socket.
+func (s *Streamer) handleDatagram(b []byte, from netip.AddrPort) {
+	h, _, err := udpsprotocol.ParseHeader(b)
+	if err != nil {
+		s.m.badDatagram(err).Inc()
+		return
+	}
+	switch h.Type {
+	case udpsprotocol.Connect:
+		if !s.allowed(from.Addr()) {
+			s.m.refused.Inc()
+			return
+		}
+		s.queue(controlEvent{kind: connect, from: from})
+	case udpsprotocol.Disconnect:
+		s.queue(controlEvent{kind: disconnect, from: from})
+	case udpsprotocol.Ack:
+		s.m.acks.Inc()
+	default: // DATA or CONFIG sent to the server
+		s.m.badType.Inc()
+	}
+}
+
+func (s *Streamer) queue(ev controlEvent) {
+	select {
+	case s.control <- ev:
+		s.sem.Post() // wake the network thread even without data
+	default:
+		s.m.controlDropped.Inc()
+	}
+}
+
+func (s *Streamer) allowed(a netip.Addr) bool {
+	if len(s.cfg.AllowedClients) == 0 {
+		return true
+	}
+	a = a.Unmap()
+	for _, p := range s.cfg.AllowedClients {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// waitTimeout bounds one wait of the network thread, so a stop is prompt
+// and session changes are served even when no cycle runs.
+const waitTimeout = 20 * time.Millisecond
+
+// serve is the network thread's loop.
+func (s *Streamer) serve(stop <-chan struct{}) {
+	for {
+		_ = s.sem.WaitReset(waitTimeout)
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		if s.stopping.Load() {
+			return
+		}
+		s.applyControl()
+		s.takeAndSend()
+	}
+}
+
+// applyControl applies queued session changes in order, then answers the
+// final CONNECT, if any, with CONFIG.
+func (s *Streamer) applyControl() {
+	sendConfig := false
+	for {
+		select {
+		case ev := <-s.control:
+			switch ev.kind {
+			case connect:
+				s.m.connects.Inc()
+				if s.client.IsValid() && s.client != ev.from {
+					s.m.replaced.Inc()
+				}
+				s.setClient(ev.from, "connect")
+				s.counter = 0
+				sendConfig = true
+			case disconnect:
+				if !s.client.IsValid() || ev.from != s.client {
+					s.m.strangerDisconnects.Inc()
+					continue
+				}
+				s.m.disconnects.Inc()
+				s.setClient(netip.AddrPort{}, "disconnect")
+				sendConfig = false
+			}
+		default:
+			if sendConfig {
+				s.sendConfig()
+			}
+			return
+		}
+	}
+}
+
+func (s *Streamer) setClient(c netip.AddrPort, why string) {
+	prev := s.client
+	s.client = c
+	s.sender.SetDestination(c)
+	if c.IsValid() {
+		s.m.connected.Set(1)
+	} else {
+		s.m.connected.Set(0)
+	}
+	s.statusMu.Lock()
+	s.status.Connected = c.IsValid()
+	s.status.Client = ""
+	if c.IsValid() {
+		s.status.Client = c.String()
+	}
+	s.status.Since = time.Now().UTC().Format(time.RFC3339Nano)
+	s.statusMu.Unlock()
+	switch {
+	case c.IsValid() && prev.IsValid() && prev != c:
+		s.log.Info("client replaced", "client", c.String(), "previous", prev.String())
+	case c.IsValid() && prev == c:
+		s.log.Info("client reconnected", "client", c.String())
+	case c.IsValid():
+		s.log.Info("client connected", "client", c.String())
+	default:
+		s.log.Info("client disconnected", "client", prev.String(), "reason", why)
+	}
+}
+
+func (s *Streamer) sendConfig() {
+	s.cfgWire = s.cfgLayout.AppendWire(s.cfgWire[:0], udpsprotocol.Config, s.cfgCounter, s.configMsg)
+	s.cfgCounter++
+	n, err := s.sender.Send(s.cfgWire, s.cfgLayout.SegmentSize())
+	s.m.configFragments.Add(n)
+	if err != nil {
+		s.m.sendErrors.Inc()
+		return
+	}
+	s.m.configsSent.Inc()
+}
+
+// takeAndSend takes the newest cycle, if any, and sends it to the client.
+func (s *Streamer) takeAndSend() {
+	s.lock.FastLock(rtsync.Forever, 0)
+	fresh := s.readyFresh
+	if fresh {
+		s.ready, s.taken = s.taken, s.ready
+		s.takenStamp = s.readyStamp
+		s.readyFresh = false
+	}
+	s.lock.FastUnLock()
+	if !fresh {
+		return
+	}
+	if !s.client.IsValid() {
+		s.m.noClient.Inc()
+		return
+	}
+	s.serialise()
+	s.wire = s.dataLayout.AppendWire(s.wire[:0], udpsprotocol.Data, s.counter, s.payload)
+	s.counter++
+	n, err := s.sender.Send(s.wire, s.dataLayout.SegmentSize())
+	s.m.fragments.Add(n)
+	if n == s.dataLayout.Fragments {
+		s.m.bytes.Add(len(s.wire))
+	}
+	if err != nil {
+		s.m.sendErrors.Inc()
+		return
+	}
+	s.m.updates.Inc()
+}
+
+// serialise writes the DATA payload of the taken cycle: the hrtTimestamp,
+// then every signal in CONFIG order, quantised where configured.
+func (s *Streamer) serialise() {
+	udpsprotocol.PutDataTimestamp(s.payload, s.takenStamp)
+	nans := 0
+	for i := range s.slots {
+		sl := &s.slots[i]
+		src := s.taken[sl.src:sl.srcEnd]
+		if sl.q == nil {
+			copy(s.payload[sl.dst:], src)
+			continue
+		}
+		if sl.typ == datasource.Float32 {
+			nans += sl.q.EncodeFloat32(s.payload[sl.dst:], datasource.View[float32](src))
+		} else {
+			nans += sl.q.EncodeFloat64(s.payload[sl.dst:], datasource.View[float64](src))
+		}
+	}
+	if nans != 0 {
+		s.m.nanInputs.Add(nans)
+	}
+}

@@ -1,0 +1,545 @@
+package udpstreamer
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"net/netip"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"streamerd/datasource"
+	"streamerd/internal/testenv"
+	"streamerd/quant"
+	"streamerd/udpsprotocol"
+)
+
+func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// start builds, allocates and starts a Streamer on a free loopback port.
+func start(t testing.TB, cfg Config) *Streamer {
+	t.Helper()
+	if cfg.Name == "" {
+		cfg.Name = "Streamer"
+	}
+	cfg.Address = "127.0.0.1"
+	s, err := New(cfg, metrics.NewSet(), discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AllocateMemory(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PrepareNextState(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	return s
+}
+
+// rawClient is a protocol-level client built from the codec alone.
+type rawClient struct {
+	t     testing.TB
+	conn  *net.UDPConn
+	srv   netip.AddrPort
+	cfg   *udpsprotocol.Reassembler
+	data  *udpsprotocol.Reassembler
+	gate  udpsprotocol.SequenceGate
+	infos []udpsprotocol.SignalInfo
+	buf   []byte
+}
+
+func newRawClient(t testing.TB, srv netip.AddrPort) *rawClient {
+	t.Helper()
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.SetReadBuffer(8 << 20)
+	t.Cleanup(func() { conn.Close() })
+	cfg, err := udpsprotocol.NewReassembler(udpsprotocol.ReassemblerConfig{Type: udpsprotocol.Config, MaxPayload: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rawClient{t: t, conn: conn, srv: srv, cfg: cfg, buf: make([]byte, 65536)}
+}
+
+func (c *rawClient) send(typ udpsprotocol.PacketType) {
+	c.t.Helper()
+	b := udpsprotocol.AppendHeader(nil, udpsprotocol.Header{Type: typ, TotalFragments: 1})
+	if _, err := c.conn.WriteToUDPAddrPort(b, c.srv); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// connect sends CONNECT until a whole CONFIG arrives, and prepares DATA
+// reassembly for it.
+func (c *rawClient) connect() []udpsprotocol.SignalInfo {
+	c.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	c.cfg.Reset()
+	for time.Now().Before(deadline) {
+		c.send(udpsprotocol.Connect)
+		c.conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		for {
+			n, _, err := c.conn.ReadFromUDPAddrPort(c.buf)
+			if err != nil {
+				break
+			}
+			h, _, err := udpsprotocol.ParseHeader(c.buf[:n])
+			if err != nil || h.Type != udpsprotocol.Config {
+				continue
+			}
+			p, _, err := c.cfg.AddDatagram(c.buf[:n])
+			if err != nil || p == nil {
+				continue
+			}
+			infos, err := udpsprotocol.ParseConfig(p)
+			if err != nil {
+				c.t.Fatalf("CONFIG: %v", err)
+			}
+			c.infos = infos
+			c.data, err = udpsprotocol.NewReassembler(udpsprotocol.ReassemblerConfig{Type: udpsprotocol.Data, MaxPayload: udpsprotocol.DataPayloadSize(infos), InFlight: 8})
+			if err != nil {
+				c.t.Fatal(err)
+			}
+			c.data.SetExpectedPayload(udpsprotocol.DataPayloadSize(infos))
+			c.gate.Reset()
+			return infos
+		}
+	}
+	c.t.Fatal("no CONFIG")
+	return nil
+}
+
+// next returns the next DATA payload accepted by the gate, its counter and
+// the updates lost before it.
+func (c *rawClient) next(timeout time.Duration) (payload []byte, counter, lost uint32, err error) {
+	c.conn.SetReadDeadline(time.Now().Add(timeout))
+	for {
+		n, _, err := c.conn.ReadFromUDPAddrPort(c.buf)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		h, _, err := udpsprotocol.ParseHeader(c.buf[:n])
+		if err != nil || h.Type != udpsprotocol.Data {
+			continue
+		}
+		p, ctr, err := c.data.AddDatagram(c.buf[:n])
+		if err != nil || p == nil {
+			continue
+		}
+		l, ok := c.gate.Accept(ctr)
+		if !ok {
+			continue
+		}
+		return p, ctr, l, nil
+	}
+}
+
+// driver calls Synchronise every period with signal 0 (uint32) counting up.
+func driver(s *Streamer, period time.Duration) (stop func() uint32) {
+	var done atomic.Bool
+	var wg sync.WaitGroup
+	var n uint32
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for !done.Load() {
+			n++
+			binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), n)
+			s.Synchronise()
+			time.Sleep(period)
+		}
+	}()
+	return func() uint32 { done.Store(true); wg.Wait(); return n }
+}
+
+func scalarCfg() Config {
+	return Config{Signals: []datasource.Signal{
+		{Name: "Counter", Type: datasource.Uint32},
+		{Name: "V", Type: datasource.Float32, Unit: "V", RangeMin: -10, RangeMax: 10, QuantizedType: quant.Uint16},
+	}}
+}
+
+func TestConnectConfigAndData(t *testing.T) {
+	s := start(t, scalarCfg())
+	c := newRawClient(t, s.LocalAddr())
+	infos := c.connect()
+	if len(infos) != 2 || infos[0].Name != "Counter" || infos[1].Quant != udpsprotocol.QuantUint16 || infos[1].Unit != "V" || infos[1].RangeMax != 10 {
+		t.Fatalf("CONFIG %+v", infos)
+	}
+	stop := driver(s, time.Millisecond)
+	defer stop()
+	var prev uint32
+	for i := 0; i < 200; i++ {
+		p, ctr, lost, err := c.next(5 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 && ctr != 0 {
+			t.Errorf("first DATA counter %d, want 0", ctr)
+		}
+		if len(p) != 8+4+2 {
+			t.Fatalf("payload %d bytes", len(p))
+		}
+		v := binary.LittleEndian.Uint32(p[8:])
+		if i > 0 && v <= prev {
+			t.Fatalf("value went from %d to %d", prev, v)
+		}
+		prev = v
+		_ = lost
+	}
+}
+
+func TestReconnectFromNewPortGetsConfigAndFreshCounter(t *testing.T) {
+	s := start(t, scalarCfg())
+	stop := driver(s, time.Millisecond)
+	defer stop()
+	a := newRawClient(t, s.LocalAddr())
+	a.connect()
+	for i := 0; i < 20; i++ {
+		if _, _, _, err := a.next(5 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := newRawClient(t, s.LocalAddr())
+	b.connect()
+	_, ctr, _, err := b.next(5 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctr > 2 {
+		t.Errorf("new session's first counter %d, want about 0", ctr)
+	}
+	// a no longer receives: drain what was in flight, then expect silence.
+	a.conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	for {
+		if _, _, err := a.conn.ReadFromUDPAddrPort(a.buf); err != nil {
+			break
+		}
+	}
+	if _, _, _, err := a.next(100 * time.Millisecond); err == nil {
+		t.Error("replaced client still receives DATA")
+	}
+	if got := s.Status(); !got.Connected || got.Client != b.conn.LocalAddr().String() {
+		t.Errorf("status %+v", got)
+	}
+}
+
+func TestDisconnectOnlyFromClient(t *testing.T) {
+	s := start(t, scalarCfg())
+	stop := driver(s, time.Millisecond)
+	defer stop()
+	c := newRawClient(t, s.LocalAddr())
+	c.connect()
+	stranger := newRawClient(t, s.LocalAddr())
+	stranger.send(udpsprotocol.Disconnect)
+	waitFor(t, func() bool { return s.m.strangerDisconnects.Get() == 1 })
+	for i := 0; i < 10; i++ {
+		if _, _, _, err := c.next(5 * time.Second); err != nil {
+			t.Fatalf("stream stopped after a stranger's DISCONNECT: %v", err)
+		}
+	}
+	c.send(udpsprotocol.Disconnect)
+	waitFor(t, func() bool { return !s.Status().Connected })
+	if s.m.disconnects.Get() != 1 {
+		t.Errorf("disconnects %d", s.m.disconnects.Get())
+	}
+}
+
+func TestAllowedClientsRefusesOthers(t *testing.T) {
+	cfg := scalarCfg()
+	cfg.AllowedClients = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
+	s := start(t, cfg)
+	c := newRawClient(t, s.LocalAddr())
+	c.send(udpsprotocol.Connect)
+	waitFor(t, func() bool { return s.m.refused.Get() == 1 })
+	if s.Status().Connected {
+		t.Error("refused client connected")
+	}
+	c.conn.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	if _, _, err := c.conn.ReadFromUDPAddrPort(c.buf); err == nil {
+		t.Error("refused client got an answer")
+	}
+}
+
+func TestGarbageChangesNothingForTheClient(t *testing.T) {
+	s := start(t, scalarCfg())
+	stop := driver(s, time.Millisecond)
+	defer stop()
+	c := newRawClient(t, s.LocalAddr())
+	c.connect()
+	g := newRawClient(t, s.LocalAddr())
+	hdr := func(h udpsprotocol.Header) []byte { return udpsprotocol.AppendHeader(nil, h) }
+	lying := hdr(udpsprotocol.Header{Type: udpsprotocol.Connect, TotalFragments: 1, PayloadBytes: 50})
+	badMagic := hdr(udpsprotocol.Header{Type: udpsprotocol.Connect, TotalFragments: 1})
+	badMagic[0] ^= 0xFF
+	badType := hdr(udpsprotocol.Header{Type: udpsprotocol.Connect, TotalFragments: 1})
+	badType[4] = 9
+	garbage := [][]byte{
+		{}, {1}, bytes.Repeat([]byte{0xFF}, 16), badMagic, badType, lying,
+		hdr(udpsprotocol.Header{Type: udpsprotocol.Connect, TotalFragments: 0}),
+		hdr(udpsprotocol.Header{Type: udpsprotocol.Data, TotalFragments: 1}),
+		hdr(udpsprotocol.Header{Type: udpsprotocol.Config, TotalFragments: 1}),
+		hdr(udpsprotocol.Header{Type: udpsprotocol.Ack, TotalFragments: 1}),
+		bytes.Repeat([]byte{0x55}, 65000),
+	}
+	for round := 0; round < 20; round++ {
+		for _, b := range garbage {
+			g.conn.WriteToUDPAddrPort(b, s.LocalAddr())
+		}
+		time.Sleep(time.Millisecond) // let the server drain: this tests handling, not loss
+	}
+	waitFor(t, func() bool { return s.m.acks.Get() > 0 && s.m.badType.Get() > 0 })
+	var prevCtr uint32
+	for i := 0; i < 50; i++ {
+		_, ctr, _, err := c.next(5 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 && ctr != prevCtr+1 {
+			// loopback may drop under load; the session itself must not restart
+			if ctr < prevCtr {
+				t.Fatalf("counter restarted: %d after %d", ctr, prevCtr)
+			}
+		}
+		prevCtr = ctr
+	}
+	if got := s.Status().Client; got != c.conn.LocalAddr().String() {
+		t.Errorf("client changed to %s", got)
+	}
+	m := s.m
+	for name, got := range map[string]uint64{
+		"short": m.badShort.Get(), "magic": m.badMagic.Get(), "type": m.badType.Get(), "fragment": m.badFragment.Get(), "payload": m.badPayloadLength.Get(),
+	} {
+		if got == 0 {
+			t.Errorf("no %s drops counted", name)
+		}
+	}
+}
+
+func TestVanishedClientDoesNotStopServer(t *testing.T) {
+	s := start(t, scalarCfg())
+	stop := driver(s, 500*time.Microsecond)
+	defer stop()
+	gone := newRawClient(t, s.LocalAddr())
+	gone.connect()
+	gone.conn.Close() // the kernel now answers with ICMP port unreachable
+	before := s.m.updates.Get()
+	waitFor(t, func() bool { return s.m.updates.Get() > before+50 })
+	c := newRawClient(t, s.LocalAddr())
+	c.connect()
+	for i := 0; i < 20; i++ {
+		if _, _, _, err := c.next(5 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func waitFor(t testing.TB, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestLatestValueWinsAndSkipsAreCounted(t *testing.T) {
+	s := start(t, scalarCfg())
+	// Many Synchronise calls back to back: the network thread cannot take
+	// them all, the newest wins and the others are skipped.
+	for i := 1; i <= 10000; i++ {
+		binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), uint32(i))
+		if err := s.Synchronise(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, func() bool {
+		return s.m.skipped.Get()+s.m.noClient.Get()+s.m.updates.Get() == s.m.synchronised.Get()
+	})
+	if s.m.synchronised.Get() != 10000 {
+		t.Errorf("synchronised %d", s.m.synchronised.Get())
+	}
+}
+
+func TestSynchroniseNoAllocs(t *testing.T) {
+	testenv.SkipIfRace(t)
+	s := start(t, scalarCfg())
+	if n := testing.AllocsPerRun(1000, func() { s.Synchronise() }); n != 0 {
+		t.Errorf("Synchronise: %v allocs", n)
+	}
+}
+
+// TestSteadyStateNoAllocs runs the whole server with a client connected:
+// the RT side, the network thread, serialisation, quantisation and
+// fragmentation, and checks the process allocates nothing over thousands
+// of cycles.
+func TestSteadyStateNoAllocs(t *testing.T) {
+	testenv.SkipIfRace(t)
+	cfg := Config{MaxPayloadSize: 1400, Signals: []datasource.Signal{
+		{Name: "T0", Type: datasource.Uint32, Unit: "us"},
+		{Name: "Ch1", Type: datasource.Float32, NumberOfDimensions: 1, NumberOfElements: 1000, TimeMode: datasource.FirstSample, TimeSignal: "T0", SamplingRate: 1e6},
+		{Name: "Q", Type: datasource.Float64, NumberOfDimensions: 1, NumberOfElements: 100, QuantizedType: quant.Int16, RangeMin: -1, RangeMax: 1},
+	}}
+	s := start(t, cfg)
+	c := newRawClient(t, s.LocalAddr())
+	c.connect()
+	// The client reads in its own goroutine with a preallocated buffer.
+	var received atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 65536)
+		for {
+			if _, _, err := c.conn.ReadFromUDPAddrPort(buf); err != nil {
+				return
+			}
+			received.Add(1)
+		}
+	}()
+	sync1 := func(n int) {
+		for i := 0; i < n; i++ {
+			binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), uint32(i))
+			s.Synchronise()
+			spin(200 * time.Microsecond)
+		}
+	}
+	sync1(2000) // warm-up
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	sync1(5000)
+	runtime.ReadMemStats(&m1)
+	c.conn.Close()
+	<-done
+	if d := m1.Mallocs - m0.Mallocs; d > 20 { // ReadMemStats itself and the runtime may allocate a little
+		t.Errorf("%d allocations over 5000 cycles", d)
+	}
+	if s.m.updates.Get() < 1000 {
+		t.Errorf("only %d updates sent", s.m.updates.Get())
+	}
+}
+
+// spin waits d without sleeping (time.Sleep's granularity is too coarse).
+func spin(d time.Duration) {
+	for t0 := time.Now(); time.Since(t0) < d; {
+	}
+}
+
+func TestValidateNamesEveryRule(t *testing.T) {
+	f32 := func(name string) datasource.Signal { return datasource.Signal{Name: name, Type: datasource.Float32} }
+	arr := func(name string, n int) datasource.Signal {
+		return datasource.Signal{Name: name, Type: datasource.Float32, NumberOfDimensions: 1, NumberOfElements: n}
+	}
+	cases := []struct {
+		name string
+		mod  func(c *Config)
+		want string
+	}{
+		{"port", func(c *Config) { c.Port = 70000 }, `Port: must be 0..65535`},
+		{"payload small", func(c *Config) { c.MaxPayloadSize = 17 }, `MaxPayloadSize: must be 18..65507`},
+		{"payload big", func(c *Config) { c.MaxPayloadSize = 65508 }, `MaxPayloadSize: must be 18..65507`},
+		{"address", func(c *Config) { c.Address = "localhost" }, `Address: must be an IP address`},
+		{"quant on int", func(c *Config) {
+			c.Signals = []datasource.Signal{{Name: "I", Type: datasource.Int32, QuantizedType: quant.Uint8, RangeMin: 0, RangeMax: 1}}
+		}, `signal "I": QuantizedType: quantisation needs a float32 or float64 signal, got int32`},
+		{"range reversed", func(c *Config) {
+			c.Signals = []datasource.Signal{{Name: "F", Type: datasource.Float32, QuantizedType: quant.Uint8, RangeMin: 1, RangeMax: 0}}
+		}, `signal "F": RangeMin/RangeMax: quantisation needs finite RangeMin < RangeMax, got [1, 0]`},
+		{"range inf", func(c *Config) {
+			c.Signals = []datasource.Signal{{Name: "F", Type: datasource.Float64, QuantizedType: quant.Int16, RangeMin: 0, RangeMax: math.Inf(1)}}
+		}, `RangeMin/RangeMax: quantisation needs finite`},
+		{"name long", func(c *Config) { c.Signals = []datasource.Signal{f32(strings.Repeat("n", 64))} }, `Name: at most 63 bytes`},
+		{"unit long", func(c *Config) { s := f32("u"); s.Unit = strings.Repeat("u", 32); c.Signals = []datasource.Signal{s} }, `signal "u": Unit: at most 31 bytes`},
+		{"time signal missing", func(c *Config) {
+			a := arr("A", 4)
+			a.TimeMode = datasource.FirstSample
+			a.SamplingRate = 1
+			c.Signals = []datasource.Signal{a}
+		}, `signal "A": TimeSignal: is required when TimeMode is FirstSample`},
+		{"time signal unknown", func(c *Config) {
+			a := arr("A", 4)
+			a.TimeMode, a.TimeSignal, a.SamplingRate = datasource.FirstSample, "T", 1
+			c.Signals = []datasource.Signal{a}
+		}, `TimeSignal: names no signal of this datasource: "T"`},
+		{"full array count", func(c *Config) {
+			a := arr("A", 4)
+			a.TimeMode, a.TimeSignal = datasource.FullArray, "T"
+			c.Signals = []datasource.Signal{arr("T", 3), a}
+		}, `FullArray needs a time signal with the same NumberOfElements (4); "T" has 3`},
+		{"first sample scalar", func(c *Config) {
+			a := arr("A", 4)
+			a.TimeMode, a.TimeSignal, a.SamplingRate = datasource.FirstSample, "T", 1
+			c.Signals = []datasource.Signal{arr("T", 4), a}
+		}, `FirstSample needs a scalar time signal; "T" has 4 elements`},
+		{"last sample rate", func(c *Config) {
+			a := arr("A", 4)
+			a.TimeMode, a.TimeSignal = datasource.LastSample, "T"
+			c.Signals = []datasource.Signal{{Name: "T", Type: datasource.Uint32}, a}
+		}, `LastSample needs SamplingRate > 0 Hz, got 0`},
+		{"scalar time mode", func(c *Config) {
+			a := f32("A")
+			a.TimeMode, a.TimeSignal, a.SamplingRate = datasource.FirstSample, "T", 1
+			c.Signals = []datasource.Signal{{Name: "T", Type: datasource.Uint32}, a}
+		}, `TimeMode: FirstSample applies to arrays`},
+		{"packet time with time signal", func(c *Config) {
+			a := arr("A", 2)
+			a.TimeSignal = "T"
+			c.Signals = []datasource.Signal{{Name: "T", Type: datasource.Uint32}, a}
+		}, `TimeSignal: is set but TimeMode is PacketTime`},
+		{"negative rate", func(c *Config) { a := arr("A", 2); a.SamplingRate = -1; c.Signals = []datasource.Signal{a} }, `SamplingRate: must be a finite number ≥ 0`},
+		{"too many fragments", func(c *Config) {
+			c.MaxPayloadSize = 18
+			c.Signals = []datasource.Signal{{Name: "Big", Type: datasource.Uint8, NumberOfDimensions: 1, NumberOfElements: 70000}}
+		}, `needs more than 65535 fragments`},
+	}
+	for _, tc := range cases {
+		c := Config{Name: "S", Signals: []datasource.Signal{f32("x")}}
+		tc.mod(&c)
+		err := Validate(&c)
+		if err == nil {
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), `datasource "S"`) {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, err, tc.want)
+		}
+		var ce *datasource.ConfigError
+		if !errors.As(err, &ce) {
+			t.Errorf("%s: not a ConfigError", tc.name)
+		}
+	}
+	good := Config{Name: "S", Signals: []datasource.Signal{{Name: "T", Type: datasource.Uint32}, {Name: "A", Type: datasource.Float32, NumberOfDimensions: 1, NumberOfElements: 10, TimeMode: datasource.LastSample, TimeSignal: "T", SamplingRate: 1e3}}}
+	if err := Validate(&good); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestSpecBurstLayout(t *testing.T) {
+	s, err := New(Config{Name: "Burst", MaxPayloadSize: 1400, Signals: []datasource.Signal{
+		{Name: "T0", Type: datasource.Uint32, Unit: "us"},
+		{Name: "Ch1", Type: datasource.Float32, NumberOfDimensions: 1, NumberOfElements: 1000, Unit: "V", TimeMode: datasource.FirstSample, TimeSignal: "T0", SamplingRate: 1e6},
+	}}, metrics.NewSet(), discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AllocateMemory(); err != nil {
+		t.Fatal(err)
+	}
+	if s.PayloadSize() != 4012 || s.FragmentCount() != 3 {
+		t.Errorf("payload %d in %d fragments, want 4012 in 3", s.PayloadSize(), s.FragmentCount())
+	}
+}
