@@ -12,14 +12,14 @@ import (
 // are atomic and safe from the RT thread; nothing here is a histogram.
 type streamerMetrics struct {
 	synchronised, skipped, lockTimeouts, noClient *metrics.Counter
-	updates, fragments, bytes, sendErrors        *metrics.Counter
-	configsSent, configFragments                 *metrics.Counter
-	connects, replaced, disconnects              *metrics.Counter
-	strangerDisconnects, refused, acks           *metrics.Counter
-	controlDropped, recvErrors, nanInputs        *metrics.Counter
-	badShort, badMagic, badType, badFragment     *metrics.Counter
-	badPayloadLength, badOther                   *metrics.Counter
-	connected                                    *metrics.Gauge
+	updates, fragments, bytes, sendErrors         *metrics.Counter
+	configsSent, configFragments                  *metrics.Counter
+	connects, replaced, disconnects               *metrics.Counter
+	strangerDisconnects, refused, acks            *metrics.Counter
+	controlDropped, recvErrors, nanInputs         *metrics.Counter
+	badShort, badMagic, badType, badFragment      *metrics.Counter
+	badPayloadLength, badOther                    *metrics.Counter
+	connected                                     *metrics.Gauge
 }
 
 func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
