@@ -26,6 +26,7 @@ type copyEntry struct {
 type MemoryMapSynchronisedOutputBroker struct {
 	name        string
 	copies      []copyEntry
+	forces      *Forces
 	synchronise func() error
 }
 
@@ -64,12 +65,19 @@ func NewMemoryMapSynchronisedOutputBroker(ds datasource.DataSource, outputs []Ou
 	return b, nil
 }
 
-// Execute copies every output into datasource memory and calls Synchronise.
-// It does not allocate.
+// SetForces makes the broker apply f after its copies on every Execute.
+// Call it before the RT thread starts.
+func (b *MemoryMapSynchronisedOutputBroker) SetForces(f *Forces) { b.forces = f }
+
+// Execute copies every output into datasource memory, writes the forced
+// values over them, and calls Synchronise. It does not allocate.
 func (b *MemoryMapSynchronisedOutputBroker) Execute() error {
 	for i := range b.copies {
 		c := &b.copies[i]
 		copy(c.dst, c.src)
+	}
+	if b.forces != nil {
+		b.forces.Apply()
 	}
 	return b.synchronise()
 }
