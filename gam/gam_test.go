@@ -134,3 +134,17 @@ func TestExecuteNoAllocs(t *testing.T) {
 	check("iogam", NewIOGAM("io", tm.Outputs()))
 	check("func", NewFunc("f", func() error { c++; return nil }))
 }
+
+func TestTimerBindKeepsMemory(t *testing.T) {
+	var c0, t0, c1, t1 uint32 = 1, 2, 30, 40
+	g := NewTimer("timer", &c0, &t0)
+	mem := g.Outputs()[0].Mem
+	g.Bind(&c1, &t1)
+	g.Execute()
+	if &g.Outputs()[0].Mem[0] != &mem[0] {
+		t.Fatal("Bind moved the output memory")
+	}
+	if datasource.View[uint32](g.Outputs()[0].Mem)[0] != 30 || datasource.View[uint32](g.Outputs()[1].Mem)[0] != 40 {
+		t.Error("Bind did not take effect")
+	}
+}

@@ -44,3 +44,14 @@ func (g *Timer) Execute() error {
 
 // Outputs returns Counter (uint32) and Time (uint32, µs), in that order.
 func (g *Timer) Outputs() []Output { return g.outputs[:] }
+
+// Bind points the Timer at another thread's Counter and Time. An
+// application builds its GAMs before the RT thread that owns the counters,
+// so it creates each Timer on placeholders and binds it once the thread
+// exists, before the thread starts; the output memory does not change.
+func (g *Timer) Bind(counter, timeUs *uint32) {
+	if counter == nil || timeUs == nil {
+		panic(fmt.Sprintf("gam: timer %q: nil Counter or Time pointer", g.name))
+	}
+	g.counter, g.time = counter, timeUs
+}

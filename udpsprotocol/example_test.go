@@ -1,0 +1,58 @@
+package udpsprotocol_test
+
+import (
+	"fmt"
+	"math"
+
+	"streamerd/udpsprotocol"
+)
+
+// Example shows one DATA update of the burst configuration serialised in place
+// into a preallocated wire buffer, then reassembled and decoded by a client.
+func Example() {
+	sigs := []udpsprotocol.SignalInfo{
+		{Name: "T0", Type: udpsprotocol.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: udpsprotocol.NoTimeSignal, Unit: "us"},
+		{Name: "Ch1", Type: udpsprotocol.Float32, NumDimensions: 1, NumRows: 1, NumCols: 1000,
+			TimeMode: udpsprotocol.FirstSample, SamplingRate: 1e6, TimeSignalIdx: 0, Unit: "V"},
+	}
+	if err := udpsprotocol.ValidateSignals(sigs); err != nil {
+		panic(err)
+	}
+
+	// Server, at configuration time: plan the datagrams and allocate once.
+	layout, err := udpsprotocol.NewLayout(udpsprotocol.DataPayloadSize(sigs), 1400)
+	if err != nil {
+		panic(err)
+	}
+	wire := make([]byte, layout.WireSize())
+
+	// Server, every update: serialise straight into place, then stamp the headers.
+	w := layout.Writer(wire)
+	w.PutUint64(123456789) // hrtTimestamp
+	w.PutUint32(42)        // T0
+	for k := 0; k < 1000; k++ {
+		w.PutUint32(math.Float32bits(float32(k)))
+	}
+	layout.PutHeaders(wire, udpsprotocol.Data, 0)
+	// wire is now ready for one sendmsg with UDP_SEGMENT = layout.SegmentSize(),
+	// or for sendmmsg over layout.AppendDatagrams(msgs[:0], wire).
+
+	// Client: reassemble, order, decode.
+	r, _ := udpsprotocol.NewReassembler(udpsprotocol.ReassemblerConfig{Type: udpsprotocol.Data, MaxPayload: 65536})
+	slots, size := udpsprotocol.AppendSlots(nil, sigs)
+	r.SetExpectedPayload(size)
+	var gate udpsprotocol.SequenceGate
+	for i := layout.Fragments - 1; i >= 0; i-- { // any order
+		payload, counter, err := r.AddDatagram(layout.Datagram(wire, i))
+		if err != nil || payload == nil {
+			continue
+		}
+		if _, ok := gate.Accept(counter); !ok {
+			continue
+		}
+		ts, _ := udpsprotocol.ParseDataTimestamp(payload)
+		ch1, _ := slots[1].Bytes(payload)
+		fmt.Println(layout.Fragments, "datagrams,", len(payload), "bytes, hrt", ts, "Ch1 elements", len(ch1)/slots[1].ElemSize())
+	}
+	// Output: 3 datagrams, 4012 bytes, hrt 123456789 Ch1 elements 1000
+}
