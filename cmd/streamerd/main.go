@@ -1,0 +1,125 @@
+// Command streamerd runs a streamerd application described by a TOML file: RT threads, GAMs and UDP producer datasources, with Prometheus metrics and operator control over HTTP.
+//
+// Usage:
+//
+//	streamerd [-config app.toml] [-check] [-describe] [-log-level info] [-log-format text]
+//
+// Without -config it runs the embedded default (configs/app.toml).
+// -check validates the file and exits 0 or 1; -describe prints the resolved
+// signal layout. SIGINT or SIGTERM stops the threads in order and exits 0.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"streamerd/app"
+	"streamerd/config"
+	"streamerd/configs"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, nil))
+}
+
+// run is main with its environment passed in; stop, when not nil, replaces
+// the process signals (tests close it to stop the daemon).
+func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
+	fs := flag.NewFlagSet("streamerd", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	path := fs.String("config", "", "application configuration (TOML); empty runs the embedded configs/app.toml")
+	check := fs.Bool("check", false, "validate the configuration and exit 0 (valid) or 1")
+	describe := fs.Bool("describe", false, "print the resolved signal layout and exit")
+	level := fs.String("log-level", "", "debug, info, warn or error (overrides App.LogLevel)")
+	format := fs.String("log-format", "", "text or json (overrides App.LogFormat)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "streamerd: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+
+	var f *config.File
+	var err error
+	if *path == "" {
+		f, err = config.Parse("configs/app.toml (embedded)", configs.Default)
+	} else {
+		f, err = config.Load(*path)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	for _, w := range f.Warnings {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	if *level != "" {
+		f.App.LogLevel = *level
+	}
+	if *format != "" {
+		f.App.LogFormat = *format
+	}
+	log, err := newLogger(stderr, f.App.LogLevel, f.App.LogFormat)
+	if err != nil {
+		fmt.Fprintln(stderr, "streamerd:", err)
+		return 2
+	}
+
+	ms := metrics.NewSet()
+	a, err := app.Build(f, ms, log)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	if *check {
+		fmt.Fprintf(stdout, "%s: valid\n", f.Path)
+		return 0
+	}
+	if *describe {
+		a.Describe(stdout)
+		return 0
+	}
+
+	if stop == nil {
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+		ch := make(chan struct{})
+		go func() { s := <-sig; log.Info("stopping", "signal", s.String()); close(ch) }()
+		stop = ch
+	}
+	if err := a.Start(); err != nil {
+		fmt.Fprintln(stderr, "streamerd: start:", err)
+		return 1
+	}
+	log.Info("streamerd running", "config", f.Path, "http", a.HTTPAddr())
+	<-stop
+	if err := a.Stop(); err != nil {
+		log.Error("stop", "error", err)
+		return 1
+	}
+	log.Info("streamerd stopped")
+	return 0
+}
+
+func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("log level %q: want debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: l}
+	switch format {
+	case "", "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("log format %q: want text or json", format)
+}
