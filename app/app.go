@@ -59,7 +59,7 @@ type thread struct {
 	gams    []gam.GAM // per output instances, in execution order
 	brokers []*broker.MemoryMapSynchronisedOutputBroker
 	timers  []*gam.Timer // bound to the rt.Thread once it exists
-	stats   rt.Stats // publisher's buffer
+	stats   rt.Stats     // publisher's buffer
 	pub     threadMetrics
 }
 

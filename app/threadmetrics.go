@@ -11,12 +11,12 @@ import (
 // threadMetrics are the metrics of one RT thread, written by the publisher
 // goroutine from rt.Stats snapshots; the RT thread never touches them.
 type threadMetrics struct {
-	cycles, overruns, missed, failures                 *metrics.Counter
-	cycleLast, cycleMin, cycleMax                      *metrics.Gauge
-	latLast, latMin, latMax, latP50, latP99, busyMax   *metrics.Gauge
-	steps                                              []stepMetrics
-	set                                                *metrics.Set
-	name                                               string
+	cycles, overruns, missed, failures               *metrics.Counter
+	cycleLast, cycleMin, cycleMax                    *metrics.Gauge
+	latLast, latMin, latMax, latP50, latP99, busyMax *metrics.Gauge
+	steps                                            []stepMetrics
+	set                                              *metrics.Set
+	name                                             string
 }
 
 type stepMetrics struct {
