@@ -3,10 +3,13 @@ module streamerd
 go 1.26.0
 
 require (
-	github.com/VictoriaMetrics/metrics v1.45.0 // indirect
-	github.com/pelletier/go-toml/v2 v2.4.3 // indirect
-	github.com/valyala/bytebufferpool v1.0.0 // indirect
+	github.com/VictoriaMetrics/metrics v1.45.0
+	github.com/pelletier/go-toml/v2 v2.4.3
+	github.com/valyala/bytebufferpool v1.0.0
+	golang.org/x/sys v0.50.0
+)
+
+require (
 	github.com/valyala/fastrand v1.1.0 // indirect
 	github.com/valyala/histogram v1.2.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
 )

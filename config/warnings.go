@@ -1,0 +1,43 @@
+package config
+
+import "strconv"
+
+// Thresholds of the scheduling warnings (specs/README.md, "What MARTe2
+// does on this kind of machine").
+const minFIFOSleepPercentage = 10 // a SCHED_FIFO thread must sleep this much of its period
+
+// warn collects the legal but risky choices of the file, positioned like
+// errors. They never fail Parse.
+func (d *decoder) warn() {
+	f := d.f
+	w := func(path, msg string) { f.Warnings = append(f.Warnings, f.errAt(path, msg)) }
+	spins := func(th *Thread) bool {
+		return th.Priority > 0 && (th.SleepNature == SleepBusy || th.SleepNature == SleepHybrid)
+	}
+	for ti := range f.Threads {
+		th := &f.Threads[ti]
+		p := "Threads[" + strconv.Itoa(ti) + "]"
+		switch {
+		case th.Priority > 0 && th.SleepNature == SleepBusy:
+			w(p+".SleepNature", "a SCHED_FIFO thread that spins for its whole period hits the kernel's real-time throttling (about one 50 ms stall per second); use Hybrid or Default")
+		case th.Priority > 0 && th.SleepNature == SleepHybrid && th.SleepPercentage < minFIFOSleepPercentage:
+			w(p+".SleepPercentage", "a SCHED_FIFO thread that sleeps less than "+strconv.Itoa(minFIFOSleepPercentage)+"% of its period risks the kernel's real-time throttling")
+		}
+		if !spins(th) {
+			continue
+		}
+		for tj := 0; tj < ti; tj++ {
+			o := &f.Threads[tj]
+			if spins(o) && (th.CPUMask == 0 || o.CPUMask == 0 || th.CPUMask&o.CPUMask != 0) {
+				w(p+".CPUMask", "this thread and thread "+strconv.Quote(o.Name)+" both spin under SCHED_FIFO and may share a CPU: they can starve each other; pin them to disjoint CPUs")
+			}
+		}
+	}
+	for di := range f.DataSources {
+		u := f.DataSources[di].UDPStreamer
+		if u == nil || len(u.AllowedClients) > 0 || (u.Address.IsValid() && u.Address.IsLoopback()) {
+			continue
+		}
+		w("DataSources["+strconv.Itoa(di)+"].AllowedClients", "any host that can reach the port can start a stream, and a spoofed CONNECT directs it at a third party; list the allowed clients")
+	}
+}

@@ -1,0 +1,15 @@
+// Package configs embeds the example application configurations, app.toml being the daemon's default.
+package configs
+
+import "embed"
+
+// Default is app.toml, the configuration streamerd runs when started
+// without -config.
+//
+//go:embed app.toml
+var Default []byte
+
+// FS holds every example configuration (*.toml) of this directory.
+//
+//go:embed *.toml
+var FS embed.FS
