@@ -1,0 +1,416 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"streamerd/udpsprotocol"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "streamerd-test")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "streamerd")
+	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "app.toml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func freeUDPPort(t *testing.T) int {
+	t.Helper()
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.UDPAddr).Port
+}
+
+// appConfig is a small UDPStreamer application on a free port with HTTP on
+// a free loopback port.
+func appConfig(port int) string {
+	return fmt.Sprintf(`[App]
+HTTPAddress = "127.0.0.1:0"
+
+[[Threads]]
+Name = "RT1"
+Frequency = 1000.0
+GAMs = ["Timer", "Sine"]
+
+[[GAMs]]
+Name = "Timer"
+Class = "Timer"
+  [[GAMs.Outputs]]
+  Signal = "Counter"
+  DataSource = "Streamer"
+
+[[GAMs]]
+Name = "Sine"
+Class = "Waveform"
+Waveform = "sine"
+Amplitude = 1.0
+Frequency = 5.0
+  [[GAMs.Outputs]]
+  Signal = "Out"
+  DataSource = "Streamer"
+  Alias = "V"
+
+[[DataSources]]
+Name = "Streamer"
+Class = "UDPStreamer"
+Address = "127.0.0.1"
+Port = %d
+AllowedClients = ["127.0.0.0/8"]
+  [[DataSources.Signals]]
+  Name = "Counter"
+  Type = "uint32"
+  [[DataSources.Signals]]
+  Name = "V"
+  Type = "float32"
+  Unit = "V"
+  RangeMin = -1.0
+  RangeMax = 1.0
+  QuantizedType = "int16"
+  [[DataSources.Signals]]
+  Name = "Setpoint"
+  Type = "float64"
+`, port)
+}
+
+func TestCheckValidConfigs(t *testing.T) {
+	for _, name := range []string{"app.toml", "burst.toml"} {
+		out, err := exec.Command(binary, "-check", "-config", filepath.Join("..", "..", "configs", name)).CombinedOutput()
+		if err != nil {
+			t.Errorf("%s: %v\n%s", name, err, out)
+		}
+	}
+	out, err := exec.Command(binary, "-check").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "valid") {
+		t.Errorf("embedded default: %v\n%s", err, out)
+	}
+}
+
+func TestCheckBrokenConfigs(t *testing.T) {
+	base := appConfig(44999)
+	cases := []struct {
+		name, old, new string
+		want           []string
+	}{
+		{"unknown key", `Frequency = 1000.0`, "Frequency = 1000.0\nFrequncy = 5", []string{`app.toml:7:1:`, `Frequncy`}},
+		{"wrong type", `Port = 44999`, `Port = "44999"`, []string{`app.toml:31:1:`, `Port: expected an integer 1..65535, got string`}},
+		{"quantised int", "Name = \"Counter\"\n  Type = \"uint32\"", "Name = \"Counter\"\n  Type = \"uint32\"\n  QuantizedType = \"uint8\"", []string{`QuantizedType`, `float32 or float64`}},
+		{"bad range", `RangeMin = -1.0`, `RangeMin = 2.0`, []string{`RangeMin`}},
+		{"payload", `Port = 44999`, "Port = 44999\nMaxPayloadSize = 17", []string{`MaxPayloadSize`, `18`}},
+		{"two at once", `Port = 44999`, "Port = 70000\nMaxPayloadSize = 17", []string{`Port`, `MaxPayloadSize`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			text := strings.Replace(base, tc.old, tc.new, 1)
+			if text == base {
+				t.Fatal("edit did not apply")
+			}
+			p := writeConfig(t, text)
+			cmd := exec.Command(binary, "-check", "-config", p)
+			out, err := cmd.CombinedOutput()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+				t.Fatalf("exit %v, want 1\n%s", err, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(string(out), w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if !regexp.MustCompile(`app\.toml:\d+:\d+: `).Match(out) {
+				t.Errorf("no file:line:col in\n%s", out)
+			}
+		})
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	out, err := exec.Command(binary, "-describe", "-config", filepath.Join("..", "..", "configs", "burst.toml")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, w := range []string{"Ch1", "FirstSample of T0 @ 1e+06 Hz", "DATA payload: 4012 bytes in 3 fragment(s)"} {
+		if !strings.Contains(string(out), w) {
+			t.Errorf("describe lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+// daemon is a running streamerd.
+type daemon struct {
+	cmd    *exec.Cmd
+	http   string
+	stderr *bytes.Buffer
+	exited chan error
+}
+
+func startDaemon(t *testing.T, config string) *daemon {
+	t.Helper()
+	cmd := exec.Command(binary, "-config", writeConfig(t, config))
+	pr, pw := io.Pipe()
+	d := &daemon{cmd: cmd, stderr: new(bytes.Buffer), exited: make(chan error, 1)}
+	cmd.Stderr = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		re := regexp.MustCompile(`msg="HTTP listening" address=(\S+)`)
+		for sc.Scan() {
+			d.stderr.WriteString(sc.Text() + "\n")
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+	}()
+	go func() { d.exited <- cmd.Wait(); pw.Close() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+	})
+	select {
+	case d.http = <-addr:
+	case err := <-d.exited:
+		t.Fatalf("streamerd exited: %v\n%s", err, d.stderr)
+	case <-time.After(10 * time.Second):
+		t.Fatalf("streamerd did not start\n%s", d.stderr)
+	}
+	return d
+}
+
+func (d *daemon) get(t *testing.T, path string) string {
+	t.Helper()
+	resp, err := http.Get("http://" + d.http + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+func (d *daemon) post(t *testing.T, path string) (int, string) {
+	t.Helper()
+	resp, err := http.Post("http://"+d.http+path, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// stop sends SIGTERM and checks streamerd exits 0 promptly.
+func (d *daemon) stop(t *testing.T) time.Duration {
+	t.Helper()
+	t0 := time.Now()
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-d.exited:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, d.stderr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no exit 10 s after SIGTERM\n%s", d.stderr)
+	}
+	return time.Since(t0)
+}
+
+// client is a protocol-level UDPStreamer client.
+type client struct {
+	conn *net.UDPConn
+	srv  netip.AddrPort
+	buf  []byte
+	data *udpsprotocol.Reassembler
+	cfg  *udpsprotocol.Reassembler
+}
+
+func dial(t *testing.T, port int) *client {
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	cfg, _ := udpsprotocol.NewReassembler(udpsprotocol.ReassemblerConfig{Type: udpsprotocol.Config, MaxPayload: 1 << 16})
+	return &client{conn: conn, srv: netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port)), buf: make([]byte, 65536), cfg: cfg}
+}
+
+func (c *client) connect(t *testing.T) []udpsprotocol.SignalInfo {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		c.conn.WriteToUDPAddrPort(udpsprotocol.AppendHeader(nil, udpsprotocol.Header{Type: udpsprotocol.Connect, TotalFragments: 1}), c.srv)
+		c.conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		for {
+			n, _, err := c.conn.ReadFromUDPAddrPort(c.buf)
+			if err != nil {
+				break
+			}
+			if p, _, err := c.cfg.AddDatagram(c.buf[:n]); err == nil && p != nil {
+				infos, err := udpsprotocol.ParseConfig(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.data, _ = udpsprotocol.NewReassembler(udpsprotocol.ReassemblerConfig{Type: udpsprotocol.Data, MaxPayload: udpsprotocol.DataPayloadSize(infos)})
+				return infos
+			}
+		}
+	}
+	t.Fatal("no CONFIG")
+	return nil
+}
+
+func (c *client) next(t *testing.T) []byte {
+	t.Helper()
+	c.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for {
+		n, _, err := c.conn.ReadFromUDPAddrPort(c.buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, _, err := c.data.AddDatagram(c.buf[:n]); err == nil && p != nil {
+			return append([]byte(nil), p...)
+		}
+	}
+}
+
+func TestDaemonStreamsServesHTTPAndStops(t *testing.T) {
+	port := freeUDPPort(t)
+	d := startDaemon(t, appConfig(port))
+	c := dial(t, port)
+	infos := c.connect(t)
+	if len(infos) != 3 || infos[0].Name != "Counter" || infos[1].Quant != udpsprotocol.QuantInt16 || infos[2].Name != "Setpoint" {
+		t.Fatalf("CONFIG %+v", infos)
+	}
+	// payload: 8 timestamp + 4 Counter + 2 V (int16) + 8 Setpoint
+	var last uint32
+	for i := 0; i < 20; i++ {
+		p := c.next(t)
+		if len(p) != 22 {
+			t.Fatalf("payload %d bytes", len(p))
+		}
+		ctr := uint32(p[8]) | uint32(p[9])<<8 | uint32(p[10])<<16 | uint32(p[11])<<24
+		if ctr <= last {
+			t.Fatalf("Counter %d after %d", ctr, last)
+		}
+		last = ctr
+	}
+
+	// Force the unfed Setpoint, see it on the wire, release it.
+	if code, body := d.post(t, "/force?signal=Streamer.Setpoint&value=2.5"); code != 200 {
+		t.Fatalf("force: %d %s", code, body)
+	}
+	if code, _ := d.post(t, "/force?signal=Streamer.Nope&value=1"); code != 400 {
+		t.Errorf("force of an unknown signal: %d", code)
+	}
+	if code, _ := d.post(t, "/force?signal=Streamer.Counter&value=-1"); code != 400 {
+		t.Errorf("force of a uint32 to -1: %d", code)
+	}
+	seen := false
+	for i := 0; i < 200 && !seen; i++ {
+		p := c.next(t)
+		seen = bytes.Equal(p[14:22], []byte{0, 0, 0, 0, 0, 0, 4, 64}) // 2.5 little-endian
+	}
+	if !seen {
+		t.Error("forced value never reached the client")
+	}
+	var st struct {
+		Threads []struct {
+			Name   string
+			Cycles uint64
+		}
+		DataSources []map[string]any
+		Forces      []struct{ Signal, Value string }
+		Events      []struct{ Kind, Target, Value string }
+	}
+	if err := json.Unmarshal([]byte(d.get(t, "/status")), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Threads) != 1 || st.Threads[0].Cycles == 0 || len(st.Forces) != 1 || st.Forces[0].Value != "2.5" || st.DataSources[0]["connected"] != true {
+		t.Errorf("status %+v", st)
+	}
+	if code, _ := d.post(t, "/release?signal=Streamer.Setpoint"); code != 200 {
+		t.Errorf("release: %d", code)
+	}
+	if code, _ := d.post(t, "/release?signal=Streamer.Setpoint"); code != 400 {
+		t.Errorf("second release: %d", code)
+	}
+	json.Unmarshal([]byte(d.get(t, "/status")), &st)
+	if len(st.Events) != 2 || st.Events[0].Kind != "force" || st.Events[1].Kind != "release" {
+		t.Errorf("events %+v", st.Events)
+	}
+	m := d.get(t, "/metrics")
+	for _, w := range []string{
+		`streamerd_udpstreamer_updates_sent_total{datasource="Streamer"}`,
+		`streamerd_udpstreamer_client_connected{datasource="Streamer"} 1`,
+		`streamerd_rt_cycles_total{thread="RT1"}`,
+		`streamerd_rt_wakeup_latency_seconds{thread="RT1",stat="p99"}`,
+		`go_goroutines`, `process_resident_memory_bytes`,
+	} {
+		if !strings.Contains(m, w) {
+			t.Errorf("/metrics lacks %s", w)
+		}
+	}
+	if took := d.stop(t); took > 3*time.Second {
+		t.Errorf("stop took %v", took)
+	} else {
+		t.Logf("SIGTERM to exit: %v", took)
+	}
+	for _, w := range []string{"client connected", "signal forced", "signal released", "streamerd stopped"} {
+		if !strings.Contains(d.stderr.String(), w) {
+			t.Errorf("log lacks %q", w)
+		}
+	}
+}
+
+func TestFailedStartExitsNonZeroWithOneLine(t *testing.T) {
+	// The port is taken by another socket.
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p := writeConfig(t, appConfig(c.LocalAddr().(*net.UDPAddr).Port))
+	out, err := exec.Command(binary, "-config", p).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "streamerd: start:") || !strings.Contains(string(out), "address already in use") {
+		t.Errorf("output:\n%s", out)
+	}
+}
