@@ -1,0 +1,122 @@
+package netthread
+
+import (
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"streamerd/cpu"
+	"streamerd/rtsync"
+)
+
+func twoCPUs(t *testing.T) bool {
+	all, _ := cpu.OnlineMask()
+	if all.Count() < 2 || !all.Has(0) {
+		t.Logf("CPUs %v: affinity not checked", all)
+		return false
+	}
+	return true
+}
+
+func TestStartPinsAndStops(t *testing.T) {
+	mask := cpu.Mask(0)
+	if twoCPUs(t) {
+		mask = cpu.Of(0)
+	}
+	inside := make(chan cpu.Mask, 1)
+	th, err := Start(Config{Name: "svc", CPUMask: mask}, func(stop <-chan struct{}) {
+		m, _ := cpu.CurrentThreadAffinity()
+		inside <- m
+		<-stop
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := <-inside
+	if mask != 0 && (got != mask || th.Affinity() != mask) {
+		t.Errorf("affinity inside %v, reported %v, want %v", got, th.Affinity(), mask)
+	}
+	if th.Stopping() || th.Name() != "svc" {
+		t.Error("fresh thread looks stopped or misnamed")
+	}
+	if err := th.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-th.Done():
+	default:
+		t.Fatal("Done open after Stop")
+	}
+	if err := th.Stop(); !errors.Is(err, ErrStopped) {
+		t.Fatalf("second Stop = %v", err)
+	}
+}
+
+func TestStartErrors(t *testing.T) {
+	if _, err := Start(Config{Priority: 100}, func(<-chan struct{}) {}); err == nil {
+		t.Error("priority 100 accepted")
+	}
+	all, _ := cpu.OnlineMask()
+	if all.Has(63) {
+		t.Skip("CPU 63 exists")
+	}
+	ran := false
+	if _, err := Start(Config{Name: "bad", CPUMask: cpu.Of(63)}, func(<-chan struct{}) { ran = true }); err == nil || ran {
+		t.Errorf("bad mask: err %v, body ran %v", err, ran)
+	}
+}
+
+func TestPriority(t *testing.T) {
+	var policy atomic.Uint32
+	th, err := Start(Config{Name: "fifo", Priority: 5}, func(stop <-chan struct{}) {
+		if a, err := unix.SchedGetAttr(0, 0); err == nil {
+			policy.Store(a.Policy)
+		}
+		<-stop
+	})
+	if errors.Is(err, unix.EPERM) {
+		t.Skipf("SCHED_FIFO not permitted: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	th.Stop()
+	if policy.Load() != unix.SCHED_FIFO {
+		t.Errorf("policy %d", policy.Load())
+	}
+}
+
+func TestLoopCountsErrorsAndWakes(t *testing.T) {
+	var sem rtsync.EventSem
+	var calls atomic.Int64
+	boom := errors.New("boom")
+	th, err := StartLoop(Config{Name: "loop", Wake: sem.Post}, LoopFunc(func() error {
+		if err := sem.WaitReset(rtsync.Forever); err != nil {
+			return err
+		}
+		if calls.Add(1)%2 == 0 {
+			return boom
+		}
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 4; i++ {
+		n := calls.Load()
+		sem.Post()
+		for calls.Load() == n {
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
+	// The body is parked in WaitReset(Forever): only Wake can end it.
+	if err := th.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if th.Errors() < 2 || !errors.Is(th.LastError(), boom) {
+		t.Errorf("errors %d last %v", th.Errors(), th.LastError())
+	}
+}

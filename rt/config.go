@@ -1,0 +1,213 @@
+package rt
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"streamerd/cpu"
+)
+
+// GAM is one step of the cycle: a MARTe2 GAM or broker. Execute runs on the
+// RT thread, must not block, and should not allocate. A non-nil error is
+// counted against the step and the cycle goes on.
+type GAM interface {
+	Execute() error
+}
+
+// GAMFunc adapts a function to GAM.
+type GAMFunc func() error
+
+// Execute calls f.
+func (f GAMFunc) Execute() error { return f() }
+
+// Step is a named GAM or broker. The name labels its statistics.
+type Step struct {
+	Name string
+	Exec GAM
+}
+
+// SleepNature says how the RT thread waits for its next deadline, as
+// LinuxTimer's SleepNature.
+type SleepNature uint8
+
+const (
+	// Default sleeps with clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)
+	// until the deadline.
+	Default SleepNature = iota
+	// Busy spins on the clock until the deadline: lowest latency, one CPU
+	// used up entirely.
+	Busy
+	// Hybrid sleeps for SleepPercentage of the period (counted from the
+	// previous deadline) and spins for the rest.
+	Hybrid
+)
+
+// String returns the MARTe2 spelling.
+func (s SleepNature) String() string {
+	switch s {
+	case Default:
+		return "Default"
+	case Busy:
+		return "Busy"
+	case Hybrid:
+		return "Hybrid"
+	}
+	return "SleepNature(" + strconv.Itoa(int(s)) + ")"
+}
+
+// ParseSleepNature reads "Default", "Busy" or "Hybrid" (any case).
+func ParseSleepNature(s string) (SleepNature, error) {
+	for n := Default; n <= Hybrid; n++ {
+		if strings.EqualFold(s, n.String()) {
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("rt: unknown SleepNature %q (want Default, Busy or Hybrid)", s)
+}
+
+// Config describes an RT thread. Exactly one of Frequency and Period sets
+// the period (if both are given they must agree to the nanosecond).
+type Config struct {
+	Name      string
+	Frequency float64       // cycles per second (Hz)
+	Period    time.Duration // alternative to Frequency
+
+	CPUMask  cpu.Mask // CPUs the thread may run on; 0: no pinning
+	Priority int      // SCHED_FIFO priority 1..99; 0: normal scheduling
+
+	SleepNature     SleepNature
+	SleepPercentage int // Hybrid: percent of the period slept, 0..100
+
+	// LockMemory calls mlockall(MCL_CURRENT|MCL_FUTURE) at Start. It acts
+	// on the whole process and is never undone.
+	LockMemory bool
+
+	// GCOff turns the garbage collector off (GOGC=off) from Start to Stop
+	// and sets MemoryLimit (bytes, required) as a safety net: the GC then
+	// runs only if the heap reaches the limit. The RT thread itself does
+	// not allocate, so with GC off it is never stopped by a GC cycle unless
+	// other goroutines allocate up to the limit. The settings are
+	// process-wide; Stop restores the previous ones. Trade-off: memory
+	// allocated by other goroutines is not reclaimed until the limit is
+	// reached, and then collections come back to back (the runtime caps
+	// the limit-driven GC CPU at about 50 %), so size MemoryLimit well
+	// above the expected garbage per run.
+	GCOff       bool
+	MemoryLimit int64
+
+	// Trace, if not nil, receives per-cycle samples. Read it only after
+	// Stop has returned.
+	Trace *Trace
+}
+
+// Trace holds per-cycle samples written by the RT thread as rings: cycle n
+// (0-based) writes index n mod len. Either slice may be nil.
+type Trace struct {
+	Latency   []int64 // wake-up latency, ns (actual minus deadline)
+	CycleTime []int64 // start-to-start, ns (0 for the first cycle)
+	Cycles    uint64  // cycles recorded
+}
+
+// maxPeriod bounds the period so that nanosecond arithmetic cannot overflow
+// over decades of running.
+const maxPeriod = time.Hour
+
+// period returns the configured period.
+func (c *Config) period() (time.Duration, error) {
+	var p time.Duration
+	if c.Frequency != 0 {
+		if !(c.Frequency > 0) || math.IsInf(c.Frequency, 0) {
+			return 0, fmt.Errorf("rt: Frequency %v Hz is not a positive number", c.Frequency)
+		}
+		p = time.Duration(math.Round(1e9 / c.Frequency))
+		if c.Period != 0 && c.Period != p {
+			return 0, fmt.Errorf("rt: Frequency %v Hz (period %v) disagrees with Period %v", c.Frequency, p, c.Period)
+		}
+	} else {
+		p = c.Period
+	}
+	if p <= 0 {
+		return 0, errors.New("rt: set Frequency or Period")
+	}
+	if p < time.Microsecond || p > maxPeriod {
+		return 0, fmt.Errorf("rt: period %v out of range 1µs..%v", p, maxPeriod)
+	}
+	return p, nil
+}
+
+// rtThrottle reads the kernel's RT throttling budget; ok is false if it
+// cannot be read.
+func rtThrottle() (runtimeUs, periodUs int64, ok bool) {
+	read := func(name string) (int64, bool) {
+		b, err := os.ReadFile("/proc/sys/kernel/" + name)
+		if err != nil {
+			return 0, false
+		}
+		v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		return v, err == nil
+	}
+	r, ok1 := read("sched_rt_runtime_us")
+	p, ok2 := read("sched_rt_period_us")
+	return r, p, ok1 && ok2
+}
+
+// Validate checks cfg and returns warnings for configurations that work but
+// are likely to misbehave, chiefly a spinning SCHED_FIFO thread, which the
+// kernel's RT throttling stalls for tens of milliseconds every second (and
+// which, with throttling disabled, can lock its CPU). Two spinning threads
+// pinned to one CPU starve each other; Validate cannot see other threads,
+// so keeping them apart is the caller's job.
+func Validate(cfg Config) (warnings []string, err error) {
+	p, err := cfg.period()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Priority < 0 || cfg.Priority > 99 {
+		return nil, fmt.Errorf("rt: Priority %d out of range 0..99", cfg.Priority)
+	}
+	if cfg.SleepNature > Hybrid {
+		return nil, fmt.Errorf("rt: unknown %v", cfg.SleepNature)
+	}
+	if cfg.SleepNature == Hybrid && (cfg.SleepPercentage < 0 || cfg.SleepPercentage > 100) {
+		return nil, fmt.Errorf("rt: SleepPercentage %d out of range 0..100", cfg.SleepPercentage)
+	}
+	if cfg.GCOff && cfg.MemoryLimit <= 0 {
+		return nil, errors.New("rt: GCOff needs a positive MemoryLimit as a safety net")
+	}
+	spin := 0 // percent of the period spent spinning
+	switch cfg.SleepNature {
+	case Busy:
+		spin = 100
+	case Hybrid:
+		spin = 100 - cfg.SleepPercentage
+	}
+	if spin > 0 && cfg.Priority > 0 {
+		rtRun, rtPer, ok := rtThrottle()
+		switch {
+		case ok && rtRun < 0:
+			warnings = append(warnings, fmt.Sprintf(
+				"%s: spins %d%% of each period under SCHED_FIFO with RT throttling disabled: it can lock its CPU; pin it to a CPU nothing else needs", cfg.Name, spin))
+		case spin >= 50:
+			budget := "the kernel's RT throttling"
+			if ok {
+				budget = fmt.Sprintf("the kernel's RT throttling (sched_rt_runtime_us=%d of %d)", rtRun, rtPer)
+			}
+			warnings = append(warnings, fmt.Sprintf(
+				"%s: spins %d%% of each period under SCHED_FIFO: %s will stall it for tens of ms every second; use Default, or Hybrid with SleepPercentage >= 50", cfg.Name, spin, budget))
+		}
+		if cfg.CPUMask == 0 {
+			warnings = append(warnings, fmt.Sprintf(
+				"%s: a spinning SCHED_FIFO thread without CPUMask can starve other threads; pin it", cfg.Name))
+		}
+	}
+	if cfg.SleepNature == Default && p < 100*time.Microsecond {
+		warnings = append(warnings, fmt.Sprintf(
+			"%s: period %v with Default sleep: wake-up latency on a VM is typically 50-100 µs; consider Hybrid", cfg.Name, p))
+	}
+	return warnings, nil
+}

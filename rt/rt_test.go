@@ -1,0 +1,389 @@
+package rt
+
+import (
+	"errors"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"streamerd/cpu"
+	"streamerd/internal/testenv"
+)
+
+func nop() error { return nil }
+
+func TestValidate(t *testing.T) {
+	bad := []Config{
+		{},
+		{Frequency: -1},
+		{Frequency: 1000, Period: 2 * time.Millisecond},
+		{Period: 100 * time.Nanosecond},
+		{Period: 2 * time.Hour},
+		{Frequency: 1000, Priority: 100},
+		{Frequency: 1000, SleepNature: 7},
+		{Frequency: 1000, SleepNature: Hybrid, SleepPercentage: 101},
+		{Frequency: 1000, GCOff: true},
+	}
+	for _, c := range bad {
+		if _, err := Validate(c); err == nil {
+			t.Errorf("Validate(%+v) accepted", c)
+		}
+	}
+	good := []Config{
+		{Frequency: 1000},
+		{Period: time.Millisecond, Frequency: 1000},
+		{Period: time.Millisecond, SleepNature: Hybrid, SleepPercentage: 80, Priority: 50, CPUMask: 2},
+	}
+	for _, c := range good {
+		w, err := Validate(c)
+		if err != nil || len(w) != 0 {
+			t.Errorf("Validate(%+v) = %q, %v", c, w, err)
+		}
+	}
+	w, err := Validate(Config{Name: "spinner", Frequency: 1000, SleepNature: Busy, Priority: 50})
+	if err != nil || len(w) != 2 || !strings.Contains(w[0], "SCHED_FIFO") || !strings.Contains(w[1], "CPUMask") {
+		t.Errorf("Busy FIFO: warnings %q, %v", w, err)
+	}
+	w, _ = Validate(Config{Frequency: 1000, SleepNature: Hybrid, SleepPercentage: 20, Priority: 50, CPUMask: 2})
+	if len(w) != 1 {
+		t.Errorf("Hybrid 20%% FIFO: warnings %q", w)
+	}
+	w, _ = Validate(Config{Frequency: 20000})
+	if len(w) != 1 {
+		t.Errorf("Default at 20 kHz: warnings %q", w)
+	}
+	if _, err := New(Config{Frequency: 1000}, []Step{{Name: "nil"}}, nil); err == nil {
+		t.Error("nil Exec accepted")
+	}
+}
+
+func TestSleepNatureString(t *testing.T) {
+	for n := Default; n <= Hybrid; n++ {
+		back, err := ParseSleepNature(strings.ToLower(n.String()))
+		if err != nil || back != n {
+			t.Errorf("%v: %v, %v", n, back, err)
+		}
+	}
+	if _, err := ParseSleepNature("Sometimes"); err == nil {
+		t.Error("bad nature parsed")
+	}
+	if s := SleepNature(9).String(); s != "SleepNature(9)" {
+		t.Error(s)
+	}
+}
+
+// waitCycles blocks until the thread has run n more cycles; it does not
+// allocate.
+func waitCycles(cycles *atomic.Uint64, n uint64) {
+	target := cycles.Load() + n
+	for cycles.Load() < target {
+		time.Sleep(200 * time.Microsecond)
+	}
+}
+
+func TestRunOrderCounterAndFailures(t *testing.T) {
+	var (
+		order  []string
+		cycles atomic.Uint64
+		th     *Thread
+		counts []uint32
+		times  []uint32
+	)
+	boom := errors.New("boom")
+	rec := func(name string, fail bool) GAMFunc {
+		return func() error {
+			if len(order) < 6 {
+				order = append(order, name)
+			}
+			if fail && *th.Counter()%2 == 0 {
+				return boom
+			}
+			return nil
+		}
+	}
+	gams := []Step{{"a", rec("a", false)}, {"b", rec("b", true)}}
+	brokers := []Step{{"out", GAMFunc(func() error {
+		if len(counts) < 5 {
+			counts = append(counts, *th.Counter())
+			times = append(times, *th.Time())
+		}
+		cycles.Add(1)
+		return nil
+	})}}
+	var err error
+	th, err = New(Config{Name: "t", Frequency: 1000}, gams, brokers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := th.Stop(); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("Stop before Start = %v", err)
+	}
+	if err := th.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := th.Start(); !errors.Is(err, ErrRunning) {
+		t.Fatalf("second Start = %v", err)
+	}
+	waitCycles(&cycles, 20)
+	if err := th.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(order, ""); got != "ababab" {
+		t.Errorf("order %q", got)
+	}
+	s := th.Stats()
+	if s.Running || s.Cycles < 20 || s.Steps[0].Name != "a" || s.Steps[2].Name != "out" || th.NumGAMs() != 2 {
+		t.Fatalf("stats %+v", s)
+	}
+	if s.Steps[0].Failures != 0 || s.Steps[1].Failures == 0 || s.Failures != s.Steps[1].Failures {
+		t.Errorf("failures: %+v", s.Steps)
+	}
+	if !errors.Is(s.Steps[1].LastErr, boom) || !errors.Is(s.Err(), boom) || !strings.Contains(s.Err().Error(), `"b"`) {
+		t.Errorf("errors: %v / %v", s.Steps[1].LastErr, s.Err())
+	}
+	if s.Steps[2].Executions != s.Cycles {
+		t.Errorf("broker ran %d times in %d cycles", s.Steps[2].Executions, s.Cycles)
+	}
+	// Counter starts at 1 and numbers deadlines; Time is Counter × 1000 µs.
+	if counts[0] != 1 {
+		t.Errorf("first Counter %d, want 1", counts[0])
+	}
+	for i := range counts {
+		if times[i] != counts[i]*1000 || (i > 0 && counts[i] <= counts[i-1]) {
+			t.Errorf("Counter %v Time %v", counts, times)
+			break
+		}
+	}
+	if uint64(s.Counter) != s.Cycles+s.MissedPeriods {
+		t.Errorf("Counter %d != cycles %d + missed %d", s.Counter, s.Cycles, s.MissedPeriods)
+	}
+	if s.MinCycle <= 0 || s.MaxCycle < s.MinCycle || s.MaxLatency < s.MinLatency {
+		t.Errorf("timings %+v", s)
+	}
+	var hist uint64
+	for _, h := range s.LatencyHist {
+		hist += h
+	}
+	if hist != s.Cycles {
+		t.Errorf("histogram holds %d of %d cycles", hist, s.Cycles)
+	}
+	// Restart carries on counting.
+	if err := th.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitCycles(&cycles, 3)
+	if err := th.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if s2 := th.Stats(); s2.Cycles <= s.Cycles || s2.Counter <= s.Counter {
+		t.Errorf("after restart cycles %d counter %d", s2.Cycles, s2.Counter)
+	}
+}
+
+func TestOverrunSkipsPeriods(t *testing.T) {
+	var th *Thread
+	var cycles atomic.Uint64
+	var seen [4]uint32
+	slow := GAMFunc(func() error {
+		n := cycles.Add(1)
+		if n <= 4 {
+			seen[n-1] = *th.Counter()
+		}
+		if n == 2 {
+			time.Sleep(35 * time.Millisecond) // 3+ periods of 10 ms
+		}
+		return nil
+	})
+	th, _ = New(Config{Period: 10 * time.Millisecond}, []Step{{"slow", slow}}, nil)
+	if err := th.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitCycles(&cycles, 4)
+	th.Stop()
+	s := th.Stats()
+	if s.Overruns == 0 || s.MissedPeriods < 3 {
+		t.Fatalf("overruns %d missed %d", s.Overruns, s.MissedPeriods)
+	}
+	if seen[0] != 1 || seen[1] != 2 || seen[2] < 2+1+3 {
+		t.Errorf("Counter sequence %v: want 1, 2, then a jump of at least 3 missed periods", seen)
+	}
+	if s.MaxBusy < 35*time.Millisecond || s.Steps[0].MaxExec < 35*time.Millisecond {
+		t.Errorf("busy %v exec %v", s.MaxBusy, s.Steps[0].MaxExec)
+	}
+}
+
+func TestStopIsPrompt(t *testing.T) {
+	for _, n := range []SleepNature{Default, Busy, Hybrid} {
+		th, err := New(Config{Name: n.String(), Period: 20 * time.Second, SleepNature: n, SleepPercentage: 50}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := th.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+		start := time.Now()
+		if err := th.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		// Structural, not a latency check: a 20 s period must not be waited out.
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%v: Stop took %v", n, d)
+		}
+	}
+}
+
+func TestAffinityAndPriority(t *testing.T) {
+	all, _ := cpu.OnlineMask()
+	mask := cpu.Mask(0)
+	if all.Count() >= 2 && all.Has(1) {
+		mask = cpu.Of(1)
+	} else {
+		t.Log("fewer than 2 CPUs: affinity not checked")
+	}
+	var inside atomic.Uint64
+	var policy atomic.Uint32
+	var cycles atomic.Uint64
+	probe := GAMFunc(func() error {
+		if cycles.Add(1) == 1 {
+			m, _ := cpu.CurrentThreadAffinity()
+			inside.Store(uint64(m))
+			if a, err := unix.SchedGetAttr(0, 0); err == nil {
+				policy.Store(a.Policy)
+			}
+		}
+		return nil
+	})
+	th, err := New(Config{Frequency: 500, CPUMask: mask, Priority: 10}, []Step{{"probe", probe}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = th.Start()
+	if errors.Is(err, unix.EPERM) {
+		if !strings.Contains(err.Error(), "CAP_SYS_NICE") {
+			t.Errorf("EPERM error lacks advice: %v", err)
+		}
+		t.Skipf("SCHED_FIFO not permitted: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitCycles(&cycles, 2)
+	th.Stop()
+	if mask != 0 && (th.Affinity() != mask || cpu.Mask(inside.Load()) != mask) {
+		t.Errorf("affinity %v, inside %v, want %v", th.Affinity(), cpu.Mask(inside.Load()), mask)
+	}
+	if policy.Load() != unix.SCHED_FIFO {
+		t.Errorf("policy %d, want SCHED_FIFO", policy.Load())
+	}
+}
+
+func TestStartFailsOnBadMask(t *testing.T) {
+	all, _ := cpu.OnlineMask()
+	if all.Has(63) {
+		t.Skip("CPU 63 exists")
+	}
+	th, _ := New(Config{Frequency: 100, CPUMask: cpu.Of(63), GCOff: true, MemoryLimit: 1 << 40}, nil, nil)
+	before := debug.SetGCPercent(100)
+	debug.SetGCPercent(before)
+	if err := th.Start(); err == nil {
+		th.Stop()
+		t.Fatal("pinning to CPU 63 succeeded")
+	}
+	if after := debug.SetGCPercent(before); after != before {
+		t.Errorf("GC percent %d not restored to %d", after, before)
+	}
+}
+
+func TestGCOffRestored(t *testing.T) {
+	th, _ := New(Config{Frequency: 1000, GCOff: true, MemoryLimit: 1 << 30}, nil, nil)
+	before := debug.SetGCPercent(100)
+	debug.SetGCPercent(before)
+	if err := th.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if cur := debug.SetGCPercent(-1); cur != -1 {
+		t.Errorf("GC percent %d while running, want -1", cur)
+	}
+	if lim := debug.SetMemoryLimit(-1); lim != 1<<30 {
+		t.Errorf("memory limit %d while running", lim)
+	}
+	th.Stop()
+	if after := debug.SetGCPercent(before); after != before {
+		t.Errorf("GC percent %d after Stop, want %d", after, before)
+	}
+}
+
+var sinkStats *Stats
+
+// TestCycleNoAllocs counts every allocation in the process while the RT
+// thread runs full cycles (timing, three steps, stats publishing, trace).
+func TestCycleNoAllocs(t *testing.T) {
+	testenv.SkipIfRace(t)
+	var cycles atomic.Uint64
+	var sum uint64
+	tr := &Trace{Latency: make([]int64, 64), CycleTime: make([]int64, 64)}
+	var th *Thread
+	gam := GAMFunc(func() error { sum += uint64(*th.Counter()); return nil })
+	fail := GAMFunc(func() error { return errTest })
+	count := GAMFunc(func() error { cycles.Add(1); return nil })
+	for _, n := range []SleepNature{Default, Busy, Hybrid} {
+		th, _ = New(Config{Frequency: 5000, SleepNature: n, SleepPercentage: 50, Trace: tr},
+			[]Step{{"gam", gam}, {"fail", fail}}, []Step{{"count", count}})
+		if err := th.Start(); err != nil {
+			t.Fatal(err)
+		}
+		warmThreadPool(8)
+		waitCycles(&cycles, 10) // warm up
+		st := th.NewStats()
+		allocs := testing.AllocsPerRun(20, func() {
+			waitCycles(&cycles, 5)
+			th.ReadStats(st)
+		})
+		th.Stop()
+		if allocs != 0 {
+			t.Errorf("%v: %v allocations per 5 cycles + ReadStats", n, allocs)
+		}
+		sinkStats = st
+	}
+}
+
+var errTest = errors.New("test failure")
+
+func FuzzParseSleepNature(f *testing.F) {
+	for n := Default; n <= Hybrid+1; n++ {
+		f.Add(n.String())
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseSleepNature(s)
+		if err != nil {
+			return
+		}
+		if back, err := ParseSleepNature(n.String()); err != nil || back != n || !strings.EqualFold(s, n.String()) {
+			t.Fatalf("%q -> %v -> %v, %v", s, n, back, err)
+		}
+	})
+}
+
+// warmThreadPool makes the Go runtime create n idle OS threads now. The
+// runtime keeps idle threads for good, but creating one allocates (its m and
+// g0), and it creates them lazily when goroutines block in system calls, as
+// the RT and service threads do all the time. Warming the pool keeps that
+// start-up cost out of the measured window.
+func warmThreadPool(n int) {
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ts := unix.NsecToTimespec(int64(20 * time.Millisecond))
+			unix.Nanosleep(&ts, nil)
+		}()
+	}
+	wg.Wait()
+}

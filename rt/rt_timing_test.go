@@ -1,0 +1,112 @@
+package rt
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"streamerd/cpu"
+)
+
+func reportPercentiles(b *testing.B, samples []int64, unit string) {
+	if len(samples) == 0 {
+		return
+	}
+	s := slices.Clone(samples)
+	slices.Sort(s)
+	b.ReportMetric(float64(s[len(s)/2]), "p50-"+unit)
+	b.ReportMetric(float64(s[len(s)*99/100]), "p99-"+unit)
+	b.ReportMetric(float64(s[len(s)-1]), "max-"+unit)
+}
+
+// BenchmarkWakeLatency runs b.N cycles of an empty RT thread pinned to CPU 1
+// (when there are two CPUs) and reports the wake-up latency (actual minus
+// deadline) and the cycle-time deviation from the period, in µs. The fifo
+// variants use SCHED_FIFO priority 80 when permitted. Hybrid sleeps 80 % of
+// the period.
+func BenchmarkWakeLatency(b *testing.B) {
+	mask := cpu.Mask(0)
+	if all, _ := cpu.OnlineMask(); all.Count() >= 2 && all.Has(1) {
+		mask = cpu.Of(1)
+	}
+	for _, hz := range []float64{1000, 10000} {
+		for _, n := range []SleepNature{Default, Busy, Hybrid} {
+			for _, prio := range []int{0, 80} {
+				name := fmt.Sprintf("%gHz/%v", hz, n)
+				if prio > 0 {
+					name += "/fifo"
+				}
+				b.Run(name, func(b *testing.B) {
+					benchWake(b, Config{Frequency: hz, SleepNature: n, SleepPercentage: 80, CPUMask: mask, Priority: prio})
+				})
+			}
+		}
+	}
+}
+
+func benchWake(b *testing.B, cfg Config) {
+	n := b.N
+	tr := &Trace{Latency: make([]int64, n), CycleTime: make([]int64, n)}
+	cfg.Trace = tr
+	var cycles atomic.Int64
+	done := make(chan struct{})
+	count := GAMFunc(func() error {
+		if cycles.Add(1) == int64(n) {
+			close(done)
+		}
+		return nil
+	})
+	th, err := New(cfg, nil, []Step{{"count", count}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	if err := th.Start(); err != nil {
+		if errors.Is(err, unix.EPERM) {
+			b.Skip(err)
+		}
+		b.Fatal(err)
+	}
+	<-done
+	th.Stop()
+	s := th.Stats()
+	lat := tr.Latency[:min(int(tr.Cycles), n)]
+	for i := range lat {
+		lat[i] /= 1000
+	}
+	dev := tr.CycleTime[1:min(int(tr.Cycles), n)]
+	for i := range dev {
+		dev[i] = (dev[i] - int64(th.Period())) / 1000
+		if dev[i] < 0 {
+			dev[i] = -dev[i]
+		}
+	}
+	reportPercentiles(b, lat, "wake-µs")
+	reportPercentiles(b, dev, "cycdev-µs")
+	b.ReportMetric(float64(s.Overruns), "overruns")
+}
+
+// BenchmarkPublish is the per-cycle bookkeeping cost: publishing the
+// statistics of a thread with four steps under the seqlock.
+func BenchmarkPublish(b *testing.B) {
+	th, _ := New(Config{Frequency: 1000}, []Step{{"a", GAMFunc(nop)}, {"b", GAMFunc(nop)}, {"c", GAMFunc(nop)}}, []Step{{"d", GAMFunc(nop)}})
+	b.ReportAllocs()
+	for b.Loop() {
+		th.acc.cycles++
+		th.shared.publish(&th.acc)
+	}
+}
+
+// BenchmarkReadStats is the cost of a snapshot for metrics publishing.
+func BenchmarkReadStats(b *testing.B) {
+	th, _ := New(Config{Frequency: 1000}, []Step{{"a", GAMFunc(nop)}, {"b", GAMFunc(nop)}, {"c", GAMFunc(nop)}}, []Step{{"d", GAMFunc(nop)}})
+	s := th.NewStats()
+	b.ReportAllocs()
+	for b.Loop() {
+		th.ReadStats(s)
+	}
+}

@@ -1,0 +1,227 @@
+package rt
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"streamerd/cpu"
+	"streamerd/rtsync"
+)
+
+// LatencyBuckets are the upper bounds (inclusive) of the wake-up latency
+// histogram in Stats.LatencyHist; the last bucket counts everything above
+// the last bound. Early wake-ups (negative latency, impossible with
+// clock_nanosleep) fall in bucket 0.
+var LatencyBuckets = [NumLatencyBuckets - 1]time.Duration{
+	1 * time.Microsecond, 2 * time.Microsecond, 5 * time.Microsecond,
+	10 * time.Microsecond, 20 * time.Microsecond, 50 * time.Microsecond,
+	100 * time.Microsecond, 200 * time.Microsecond, 500 * time.Microsecond,
+	1 * time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond,
+	10 * time.Millisecond, 50 * time.Millisecond,
+}
+
+// NumLatencyBuckets is the number of buckets in Stats.LatencyHist.
+const NumLatencyBuckets = 15
+
+func latencyBucket(ns int64) int {
+	for i, b := range LatencyBuckets {
+		if ns <= int64(b) {
+			return i
+		}
+	}
+	return NumLatencyBuckets - 1
+}
+
+// Stats is a consistent snapshot of an RT thread's timings, in the spirit of
+// MARTe2's CycleTime and per-GAM ExecTime. Durations are zero until there is
+// a sample.
+type Stats struct {
+	Name     string
+	Running  bool
+	Affinity cpu.Mask // read back from inside the thread at its start
+	Period   time.Duration
+
+	Cycles        uint64 // cycles executed
+	Counter       uint32 // Counter signal of the last cycle
+	Overruns      uint64 // cycles whose work ended after the next deadline
+	MissedPeriods uint64 // periods skipped before executed cycles; Counter = Cycles + MissedPeriods
+	Failures      uint64 // failed step executions, all steps
+
+	LastCycle, MinCycle, MaxCycle       time.Duration // start to start
+	LastLatency, MinLatency, MaxLatency time.Duration // wake-up minus deadline
+	LastBusy, MaxBusy                   time.Duration // all steps of one cycle
+
+	LatencyHist [NumLatencyBuckets]uint64 // see LatencyBuckets
+
+	Steps []StepStats // GAMs then brokers, in execution order
+}
+
+// StepStats are the timings of one GAM or broker.
+type StepStats struct {
+	Name              string
+	Executions        uint64
+	Failures          uint64
+	LastExec, MaxExec time.Duration
+	TotalExec         time.Duration // sum over Executions, for the mean
+	LastErr           error         // most recent failure (may lag by a cycle)
+}
+
+// Err summarises step failures as one error, or nil if there were none. It
+// allocates; call it off the RT thread.
+func (s *Stats) Err() error {
+	var errs []error
+	for i := range s.Steps {
+		st := &s.Steps[i]
+		if st.Failures > 0 {
+			errs = append(errs, fmt.Errorf("rt: %s: step %q failed %d of %d times, last: %w",
+				s.Name, st.Name, st.Failures, st.Executions, st.LastErr))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// acc is the RT thread's private accumulator; publish copies it into shared.
+type acc struct {
+	cycles, overruns, missed, failures uint64
+	counter                            uint32
+	lastCycle, minCycle, maxCycle      int64
+	lastLat, minLat, maxLat            int64
+	lastBusy, maxBusy                  int64
+	hist                               [NumLatencyBuckets]uint64
+	steps                              []accStep
+}
+
+type accStep struct {
+	execs, failures  uint64
+	last, max, total int64
+}
+
+func (a *acc) init(nsteps int) {
+	*a = acc{steps: make([]accStep, nsteps)}
+	a.minCycle, a.minLat = math.MaxInt64, math.MaxInt64
+	a.maxLat = math.MinInt64
+}
+
+// shared is the seqlock-protected copy readers see. Every field is atomic so
+// the race detector and the memory model agree with the seqlock.
+type shared struct {
+	seq                                atomic.Uint64
+	cycles, overruns, missed, failures atomic.Uint64
+	counter                            atomic.Uint32
+	lastCycle, minCycle, maxCycle      atomic.Int64
+	lastLat, minLat, maxLat            atomic.Int64
+	lastBusy, maxBusy                  atomic.Int64
+	hist                               [NumLatencyBuckets]atomic.Uint64
+	steps                              []sharedStep
+}
+
+type sharedStep struct {
+	execs, failures  atomic.Uint64
+	last, max, total atomic.Int64
+	errLock          rtsync.FastLock
+	err              error // guarded by errLock
+}
+
+// publish copies a into s under the seqlock. Only the RT thread calls it.
+func (s *shared) publish(a *acc) {
+	s.seq.Add(1)
+	s.cycles.Store(a.cycles)
+	s.overruns.Store(a.overruns)
+	s.missed.Store(a.missed)
+	s.failures.Store(a.failures)
+	s.counter.Store(a.counter)
+	s.lastCycle.Store(a.lastCycle)
+	s.minCycle.Store(a.minCycle)
+	s.maxCycle.Store(a.maxCycle)
+	s.lastLat.Store(a.lastLat)
+	s.minLat.Store(a.minLat)
+	s.maxLat.Store(a.maxLat)
+	s.lastBusy.Store(a.lastBusy)
+	s.maxBusy.Store(a.maxBusy)
+	for i := range a.hist {
+		if s.hist[i].Load() != a.hist[i] {
+			s.hist[i].Store(a.hist[i])
+		}
+	}
+	for i := range a.steps {
+		as, ss := &a.steps[i], &s.steps[i]
+		ss.execs.Store(as.execs)
+		ss.failures.Store(as.failures)
+		ss.last.Store(as.last)
+		ss.max.Store(as.max)
+		ss.total.Store(as.total)
+	}
+	s.seq.Add(1)
+}
+
+// setErr records err for step i unless a reader holds the slot, in which
+// case this failure is only counted (the next one will be recorded).
+func (s *shared) setErr(i int, err error) {
+	ss := &s.steps[i]
+	if ss.errLock.TryLock() {
+		ss.err = err
+		ss.errLock.FastUnLock()
+	}
+}
+
+func dur(ns int64, valid bool) time.Duration {
+	if !valid {
+		return 0
+	}
+	return time.Duration(ns)
+}
+
+// read fills dst; it retries while the RT thread is publishing.
+func (s *shared) read(dst *Stats) {
+	for try := 0; ; try++ {
+		q := s.seq.Load()
+		if q&1 != 0 {
+			if try > 100 {
+				runtime.Gosched()
+			}
+			continue
+		}
+		dst.Cycles = s.cycles.Load()
+		dst.Overruns = s.overruns.Load()
+		dst.MissedPeriods = s.missed.Load()
+		dst.Failures = s.failures.Load()
+		dst.Counter = s.counter.Load()
+		dst.LastCycle = time.Duration(s.lastCycle.Load())
+		minC := s.minCycle.Load()
+		dst.MinCycle = dur(minC, minC != math.MaxInt64)
+		dst.MaxCycle = time.Duration(s.maxCycle.Load())
+		dst.LastLatency = time.Duration(s.lastLat.Load())
+		minL, maxL := s.minLat.Load(), s.maxLat.Load()
+		dst.MinLatency = dur(minL, minL != math.MaxInt64)
+		dst.MaxLatency = dur(maxL, maxL != math.MinInt64)
+		dst.LastBusy = time.Duration(s.lastBusy.Load())
+		dst.MaxBusy = time.Duration(s.maxBusy.Load())
+		for i := range s.hist {
+			dst.LatencyHist[i] = s.hist[i].Load()
+		}
+		for i := range s.steps {
+			ss, ds := &s.steps[i], &dst.Steps[i]
+			ds.Executions = ss.execs.Load()
+			ds.Failures = ss.failures.Load()
+			ds.LastExec = time.Duration(ss.last.Load())
+			ds.MaxExec = time.Duration(ss.max.Load())
+			ds.TotalExec = time.Duration(ss.total.Load())
+		}
+		if s.seq.Load() == q {
+			break
+		}
+		if try > 100 {
+			runtime.Gosched()
+		}
+	}
+	for i := range s.steps {
+		ss := &s.steps[i]
+		ss.errLock.FastLock(rtsync.Forever, time.Microsecond)
+		dst.Steps[i].LastErr = ss.err
+		ss.errLock.FastUnLock()
+	}
+}

@@ -1,0 +1,380 @@
+package rt
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"streamerd/cpu"
+)
+
+// maxSleepChunk bounds a single clock_nanosleep so that Stop is seen within
+// this long even when the period is long.
+const maxSleepChunk = 50 * time.Millisecond
+
+// stopGrace is how long Stop waits beyond one period for the thread to
+// leave; only a step that blocks can make it expire.
+const stopGrace = 2 * time.Second
+
+var (
+	// ErrRunning is returned by Start on a running thread.
+	ErrRunning = errors.New("rt: thread already running")
+	// ErrNotRunning is returned by Stop on a thread that is not running.
+	ErrNotRunning = errors.New("rt: thread not running")
+	// ErrStopTimeout is returned by Stop when the thread did not leave in
+	// time, which means a step is blocked; the thread stops after it.
+	ErrStopTimeout = errors.New("rt: thread did not stop in time (a step is blocked)")
+)
+
+// Thread is an RT thread: one goroutine locked to its own OS thread,
+// optionally pinned and SCHED_FIFO, that wakes at absolute deadlines and runs
+// its GAMs then its brokers, in order, once per period.
+//
+// The cycle loop does not allocate, block or make system calls other than
+// clock_nanosleep; clocks are read through the vDSO (time.Since). Timings
+// go into preallocated memory; ReadStats copies them out for any goroutine.
+//
+// All methods are safe for concurrent use; Start and Stop are serialised.
+// Steps must not call Start or Stop of their own thread.
+type Thread struct {
+	cfg      Config
+	period   int64 // ns
+	steps    []Step
+	nGAMs    int
+	warnings []string
+
+	// counter and timeUs are the built-in signals; written at the start of
+	// each cycle, read by the steps on the same thread.
+	counter uint32
+	timeUs  uint32
+
+	acc    acc
+	shared shared
+
+	mu        sync.Mutex // Start/Stop
+	running   atomic.Bool
+	stop      atomic.Bool
+	done      chan struct{}
+	affinity  atomic.Uint64
+	prevGC    int
+	prevLimit int64
+}
+
+// New checks cfg and prepares a thread that will run gams then brokers each
+// cycle. The step slices are copied. Warnings from Validate are kept in
+// Warnings.
+func New(cfg Config, gams, brokers []Step) (*Thread, error) {
+	w, err := Validate(cfg)
+	if err != nil {
+		return nil, err
+	}
+	p, _ := cfg.period()
+	t := &Thread{cfg: cfg, period: int64(p), warnings: w, nGAMs: len(gams)}
+	t.steps = make([]Step, 0, len(gams)+len(brokers))
+	t.steps = append(append(t.steps, gams...), brokers...)
+	for i, s := range t.steps {
+		if s.Exec == nil {
+			return nil, fmt.Errorf("rt: %s: step %d (%q) has no Exec", cfg.Name, i, s.Name)
+		}
+	}
+	t.acc.init(len(t.steps))
+	t.shared.steps = make([]sharedStep, len(t.steps))
+	t.shared.publish(&t.acc)
+	return t, nil
+}
+
+// Warnings returns Validate's warnings for the configuration.
+func (t *Thread) Warnings() []string { return t.warnings }
+
+// Name returns the configured name.
+func (t *Thread) Name() string { return t.cfg.Name }
+
+// Period returns the cycle period.
+func (t *Thread) Period() time.Duration { return time.Duration(t.period) }
+
+// NumGAMs returns how many of the steps are GAMs; the rest are brokers.
+func (t *Thread) NumGAMs() int { return t.nGAMs }
+
+// Counter returns the address of the Counter signal, as LinuxTimer's: 1 in
+// the first cycle, then +1 per cycle, and +1+k after an overrun that skipped
+// k periods, so Counter always numbers the deadline the cycle woke for. It
+// wraps at 2^32. Read it only from the steps (the RT thread).
+func (t *Thread) Counter() *uint32 { return &t.counter }
+
+// Time returns the address of the Time signal: Counter × period in
+// microseconds (nominal, not measured), wrapping at 2^32 as MARTe2's uint32.
+// Read it only from the steps.
+func (t *Thread) Time() *uint32 { return &t.timeUs }
+
+// Affinity returns the CPU mask read back from inside the thread when it
+// last started (0 before the first Start).
+func (t *Thread) Affinity() cpu.Mask { return cpu.Mask(t.affinity.Load()) }
+
+// Running reports whether the thread is running.
+func (t *Thread) Running() bool { return t.running.Load() }
+
+// NewStats returns a Stats sized for t, for use with ReadStats.
+func (t *Thread) NewStats() *Stats {
+	s := &Stats{Steps: make([]StepStats, len(t.steps))}
+	return s
+}
+
+// ReadStats copies a consistent snapshot into dst without blocking the RT
+// thread. It does not allocate when dst came from NewStats (or was filled
+// before).
+func (t *Thread) ReadStats(dst *Stats) {
+	if len(dst.Steps) != len(t.steps) {
+		dst.Steps = make([]StepStats, len(t.steps))
+	}
+	for i := range t.steps {
+		dst.Steps[i].Name = t.steps[i].Name
+	}
+	dst.Name, dst.Period = t.cfg.Name, time.Duration(t.period)
+	dst.Running, dst.Affinity = t.running.Load(), t.Affinity()
+	t.shared.read(dst)
+}
+
+// Stats returns a snapshot (it allocates the Steps slice).
+func (t *Thread) Stats() Stats {
+	var s Stats
+	t.ReadStats(&s)
+	return s
+}
+
+// Start applies the process-wide settings (mlockall, GC policy), starts the
+// thread and returns once it is pinned and prioritised, or the error that
+// prevented it (then nothing is left running and the GC policy is restored).
+// A stopped thread can be started again; its statistics carry on.
+func (t *Thread) Start() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.running.Load() {
+		return ErrRunning
+	}
+	if t.cfg.LockMemory {
+		if err := cpu.LockMemory(); err != nil {
+			return fmt.Errorf("rt: %s: %w", t.cfg.Name, err)
+		}
+	}
+	if t.cfg.GCOff {
+		runtime.GC() // start from a small heap
+		t.prevGC = debug.SetGCPercent(-1)
+		t.prevLimit = debug.SetMemoryLimit(t.cfg.MemoryLimit)
+	}
+	t.stop.Store(false)
+	t.done = make(chan struct{})
+	ready := make(chan error, 1)
+	go t.run(ready, t.done)
+	if err := <-ready; err != nil {
+		<-t.done
+		t.restoreGC()
+		return fmt.Errorf("rt: %s: %w", t.cfg.Name, err)
+	}
+	t.running.Store(true)
+	return nil
+}
+
+func (t *Thread) restoreGC() {
+	if t.cfg.GCOff {
+		debug.SetGCPercent(t.prevGC)
+		debug.SetMemoryLimit(t.prevLimit)
+	}
+}
+
+// Stop asks the thread to leave and waits for it: it returns within one
+// period plus about 50 ms unless a step blocks, in which case it gives up
+// after a further grace and returns ErrStopTimeout (Stop may be called
+// again). It restores the GC policy Start changed.
+func (t *Thread) Stop() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.running.Load() {
+		return ErrNotRunning
+	}
+	t.stop.Store(true)
+	timer := time.NewTimer(time.Duration(t.period) + maxSleepChunk + stopGrace)
+	defer timer.Stop()
+	select {
+	case <-t.done:
+	case <-timer.C:
+		return ErrStopTimeout
+	}
+	t.running.Store(false)
+	t.restoreGC()
+	return nil
+}
+
+// run is the thread body. It never calls runtime.UnlockOSThread: when it
+// returns the Go runtime destroys the OS thread, so its affinity and
+// priority die with it.
+func (t *Thread) run(ready chan<- error, done chan<- struct{}) {
+	defer close(done)
+	runtime.LockOSThread()
+	if err := cpu.PinCurrentThread(t.cfg.CPUMask); err != nil {
+		ready <- err
+		return
+	}
+	if m, err := cpu.CurrentThreadAffinity(); err == nil {
+		t.affinity.Store(uint64(m))
+	}
+	if t.cfg.Priority > 0 {
+		if err := cpu.SetFIFOPriority(t.cfg.Priority); err != nil {
+			ready <- err
+			return
+		}
+	}
+	ready <- nil
+	t.loop()
+}
+
+// clock converts between the vDSO clock behind time.Since (CLOCK_MONOTONIC)
+// and absolute CLOCK_MONOTONIC timespecs for clock_nanosleep.
+type clock struct {
+	base time.Time
+	off  int64 // CLOCK_MONOTONIC ns at base
+}
+
+func newClock() clock {
+	c := clock{base: time.Now()}
+	best := int64(1 << 62)
+	for range 5 { // keep the tightest bracket
+		a := int64(time.Since(c.base))
+		m := cpu.MonotonicNanos()
+		b := int64(time.Since(c.base))
+		if b-a < best {
+			best, c.off = b-a, m-(a+b)/2
+		}
+	}
+	return c
+}
+
+func (c *clock) now() int64 { return int64(time.Since(c.base)) }
+
+// sleepUntil sleeps until dl (clock ns) in chunks of at most maxSleepChunk,
+// returning false early if stop is set. EINTR (signals such as the Go
+// runtime's preemption) just restarts the sleep.
+func (t *Thread) sleepUntil(c *clock, dl int64) bool {
+	for {
+		if t.stop.Load() {
+			return false
+		}
+		target := dl
+		if now := c.now(); now >= dl {
+			return true
+		} else if dl-now > int64(maxSleepChunk) {
+			target = now + int64(maxSleepChunk)
+		}
+		ts := unix.NsecToTimespec(target + c.off)
+		unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &ts, nil)
+	}
+}
+
+// spinUntil polls the clock until dl, returning false early if stop is set.
+func (t *Thread) spinUntil(c *clock, dl int64) bool {
+	for c.now() < dl {
+		if t.stop.Load() {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *Thread) wait(c *clock, dl int64) bool {
+	switch t.cfg.SleepNature {
+	case Busy:
+		return t.spinUntil(c, dl)
+	case Hybrid:
+		spin := t.period * int64(100-t.cfg.SleepPercentage) / 100
+		return t.sleepUntil(c, dl-spin) && t.spinUntil(c, dl)
+	}
+	return t.sleepUntil(c, dl)
+}
+
+// loop runs cycles until stop. Everything it touches is preallocated.
+func (t *Thread) loop() {
+	c := newClock()
+	a := &t.acc
+	tr := t.cfg.Trace
+	period := t.period
+	periodNs := uint64(period)
+	idx := uint64(a.counter) + 1 // Counter of the next cycle; continues after a restart
+	dl := c.now() + period
+	prevWake := int64(-1)
+	var pending uint64
+	for t.wait(&c, dl) {
+		wake := c.now()
+		lat := wake - dl
+		t.counter = uint32(idx)
+		t.timeUs = uint32(idx * periodNs / 1000)
+
+		prev := wake
+		var failed uint64
+		for i := range t.steps {
+			err := t.steps[i].Exec.Execute()
+			now := c.now()
+			d := now - prev
+			prev = now
+			s := &a.steps[i]
+			s.execs++
+			s.last = d
+			s.total += d
+			if d > s.max {
+				s.max = d
+			}
+			if err != nil {
+				s.failures++
+				failed++
+				t.shared.setErr(i, err)
+			}
+		}
+		end := prev
+
+		a.cycles++
+		a.missed += pending // periods skipped before this cycle
+		pending = 0
+		a.counter = uint32(idx)
+		a.failures += failed
+		a.lastLat = lat
+		a.minLat = min(a.minLat, lat)
+		a.maxLat = max(a.maxLat, lat)
+		a.hist[latencyBucket(lat)]++
+		busy := end - wake
+		a.lastBusy = busy
+		a.maxBusy = max(a.maxBusy, busy)
+		cyc := int64(0)
+		if prevWake >= 0 {
+			cyc = wake - prevWake
+			a.lastCycle = cyc
+			a.minCycle = min(a.minCycle, cyc)
+			a.maxCycle = max(a.maxCycle, cyc)
+		}
+		prevWake = wake
+		if tr != nil {
+			if n := uint64(len(tr.Latency)); n > 0 {
+				tr.Latency[tr.Cycles%n] = lat
+			}
+			if n := uint64(len(tr.CycleTime)); n > 0 {
+				tr.CycleTime[tr.Cycles%n] = cyc
+			}
+			tr.Cycles++
+		}
+
+		// Next deadline; an overrun skips the periods already gone.
+		dl += period
+		idx++
+		if end >= dl {
+			missed := (end-dl)/period + 1
+			dl += missed * period
+			idx += uint64(missed)
+			a.overruns++
+			pending = uint64(missed)
+		}
+		t.shared.publish(a)
+	}
+}

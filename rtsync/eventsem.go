@@ -1,0 +1,114 @@
+package rtsync
+
+import (
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+const (
+	semPosted  = 1 << 0
+	semWaiters = 1 << 1
+)
+
+// EventSem is a manual-reset event, MARTe2's EventSem: Post sets it and
+// releases every waiter, it stays set until Reset. The zero value is reset
+// and ready to use; it must not be copied (go vet checks).
+//
+// Post costs one atomic compare-and-swap when nobody is parked and one
+// FUTEX_WAKE system call more when somebody is; it never blocks and never
+// allocates, so the RT thread may call it. Waiters park on a Linux futex.
+//
+// For the latest-value-wins hand-off use WaitReset on the consumer side: a
+// Post that lands while the consumer is busy is remembered once, so the
+// consumer never misses the newest value and never sleeps through a Post.
+type EventSem struct {
+	_     noCopy
+	state atomic.Uint32
+}
+
+// NewEventSem returns a reset EventSem (the zero value is as good).
+func NewEventSem() *EventSem { return new(EventSem) }
+
+// Post sets the event and wakes every parked waiter.
+func (e *EventSem) Post() {
+	for {
+		old := e.state.Load()
+		if old == semPosted {
+			return // already set and nobody parked
+		}
+		if e.state.CompareAndSwap(old, semPosted) {
+			if old&semWaiters != 0 {
+				futexWakeAll(&e.state)
+			}
+			return
+		}
+	}
+}
+
+// Reset clears the event; later Waits block until the next Post.
+func (e *EventSem) Reset() {
+	for {
+		old := e.state.Load()
+		if old&semPosted == 0 || e.state.CompareAndSwap(old, old&^semPosted) {
+			return
+		}
+	}
+}
+
+// Posted reports whether the event is set, without waiting.
+func (e *EventSem) Posted() bool { return e.state.Load()&semPosted != 0 }
+
+// Wait blocks until the event is set or timeout expires (Forever: no
+// limit; 0: just test). It returns nil if the event is set, ErrTimeout
+// otherwise. It does not clear the event.
+func (e *EventSem) Wait(timeout time.Duration) error {
+	return e.wait(timeout, false)
+}
+
+// WaitReset waits like Wait and, on success, clears the event in the same
+// atomic step, so exactly the Posts made after it returns will wake the next
+// call. This is the consumer half of the latest-value-wins pattern.
+func (e *EventSem) WaitReset(timeout time.Duration) error {
+	return e.wait(timeout, true)
+}
+
+// ResetWait is MARTe2's EventSem::ResetWait: Reset, then Wait.
+func (e *EventSem) ResetWait(timeout time.Duration) error {
+	e.Reset()
+	return e.wait(timeout, false)
+}
+
+func (e *EventSem) wait(timeout time.Duration, reset bool) error {
+	var start time.Time
+	if timeout > 0 {
+		start = time.Now()
+	}
+	var ts unix.Timespec
+	for {
+		old := e.state.Load()
+		if old&semPosted != 0 {
+			if !reset || e.state.CompareAndSwap(old, old&^semPosted) {
+				return nil
+			}
+			continue
+		}
+		if timeout == 0 {
+			return ErrTimeout
+		}
+		if old&semWaiters == 0 && !e.state.CompareAndSwap(old, old|semWaiters) {
+			continue
+		}
+		tsp := (*unix.Timespec)(nil)
+		if timeout > 0 {
+			left := timeout - time.Since(start)
+			if left <= 0 {
+				return ErrTimeout
+			}
+			ts = unix.NsecToTimespec(int64(left))
+			tsp = &ts
+		}
+		futexWait(&e.state, old|semWaiters, tsp) // EINTR, EAGAIN, ETIMEDOUT: re-check
+	}
+}
