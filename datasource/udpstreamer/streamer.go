@@ -36,7 +36,8 @@ type Streamer struct {
 	log   *slog.Logger
 	m     *streamerMetrics
 
-	mem *datasource.Memory
+	mem   *datasource.Memory
+	clock *cpu.RawClock // hrtTimestamp without a system call on the RT thread
 
 	// RT ↔ network hand-off, guarded by lock. The RT thread copies into
 	// ready; the network thread swaps ready and taken.
@@ -123,6 +124,7 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 		log:     log.With("datasource", c.Name),
 		m:       newStreamerMetrics(ms, c.Name),
 		control: make(chan controlEvent, controlQueue),
+		clock:   cpu.NewRawClock(),
 	}
 	s.status = Status{Name: c.Name, Class: "UDPStreamer"}
 	return s, nil
@@ -254,7 +256,7 @@ func (s *Streamer) Synchronise() error {
 		return ErrLockTimeout
 	}
 	copy(s.ready, s.mem.Block())
-	s.readyStamp = cpu.MonotonicRawNanos()
+	s.readyStamp = s.clock.Now()
 	fresh := s.readyFresh
 	s.readyFresh = true
 	s.lock.FastUnLock()
@@ -370,6 +372,9 @@ func (s *Streamer) serve(stop <-chan struct{}) {
 		}
 		s.applyControl()
 		s.takeAndSend()
+		if s.clock.SinceCalibration() > time.Second {
+			s.clock.Calibrate()
+		}
 	}
 }
 
