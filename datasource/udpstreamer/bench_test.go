@@ -1,0 +1,211 @@
+package udpstreamer
+
+import (
+	"fmt"
+	"net"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"streamerd/datasource"
+	"streamerd/internal/latency"
+	"streamerd/quant"
+	"streamerd/udpsend"
+	"streamerd/udpsprotocol"
+)
+
+// The two configurations of the datasource doc.
+func docScalarCfg() Config {
+	return Config{Name: "Scalar", Signals: []datasource.Signal{
+		{Name: "Counter", Type: datasource.Uint32},
+		{Name: "Voltage", Type: datasource.Float32, Unit: "V", RangeMin: -10, RangeMax: 10, QuantizedType: quant.Uint16},
+	}}
+}
+
+func docBurstCfg() Config {
+	return Config{Name: "Burst", MaxPayloadSize: 1400, Signals: []datasource.Signal{
+		{Name: "T0", Type: datasource.Uint32, Unit: "us"},
+		{Name: "Ch1", Type: datasource.Float32, NumberOfDimensions: 1, NumberOfElements: 1000, Unit: "V", TimeMode: datasource.FirstSample, TimeSignal: "T0", SamplingRate: 1e6},
+	}}
+}
+
+// quantBurstCfg is the burst quantised to int16, for the serialiser.
+func quantBurstCfg() Config {
+	c := docBurstCfg()
+	c.Name = "BurstInt16"
+	c.Signals[1].QuantizedType, c.Signals[1].RangeMin, c.Signals[1].RangeMax = quant.Int16, -10, 10
+	return c
+}
+
+func allocated(b *testing.B, cfg Config) *Streamer {
+	s, err := New(cfg, metrics.NewSet(), discard())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.AllocateMemory(); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkSerialise measures the network thread's quantise-and-copy of one
+// update into the payload buffer.
+func BenchmarkSerialise(b *testing.B) {
+	for _, cfg := range []Config{docScalarCfg(), docBurstCfg(), quantBurstCfg()} {
+		b.Run(cfg.Name, func(b *testing.B) {
+			s := allocated(b, cfg)
+			for i := range s.taken {
+				s.taken[i] = byte(i)
+			}
+			b.ReportAllocs()
+			b.SetBytes(int64(len(s.payload)))
+			for b.Loop() {
+				s.serialise()
+			}
+		})
+	}
+}
+
+// BenchmarkSerialiseFragmentSend measures one whole update on the network
+// thread (serialise, lay out the fragments, hand them to the kernel) per
+// send method, to a loopback socket that does not read.
+func BenchmarkSerialiseFragmentSend(b *testing.B) {
+	rcv, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rcv.Close()
+	for _, cfg := range []Config{docScalarCfg(), docBurstCfg()} {
+		for _, m := range []udpsend.Method{udpsend.Loop, udpsend.Sendmmsg, udpsend.GSO} {
+			b.Run(fmt.Sprintf("%s/%s", cfg.Name, m), func(b *testing.B) {
+				c := cfg
+				c.Address, c.SendMethod = "127.0.0.1", m
+				s := allocated(b, c)
+				if err := s.PrepareNextState(); err != nil {
+					b.Skip(err)
+				}
+				defer s.Stop()
+				s.sender.SetDestination(rcv.LocalAddr().(*net.UDPAddr).AddrPort())
+				b.ReportAllocs()
+				b.SetBytes(int64(s.dataLayout.WireSize()))
+				for b.Loop() {
+					s.serialise()
+					s.wire = s.dataLayout.AppendWire(s.wire[:0], udpsprotocol.Data, s.counter, s.payload)
+					if _, err := s.sender.Send(s.wire, s.dataLayout.SegmentSize()); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkSynchronise measures the RT thread's cost of Synchronise at 64 B,
+// 4 KiB and 64 KiB of signal memory: with no network thread ("nowaiter"),
+// with the network thread parked on the EventSem and woken by every call
+// ("parked"), beside a bare copy of the same size ("copy"), all in one run.
+func BenchmarkSynchronise(b *testing.B) {
+	for _, size := range []int{64, 4096, 65536} {
+		cfg := Config{Name: "S", Address: "127.0.0.1", MaxPayloadSize: 65507, Signals: []datasource.Signal{
+			{Name: "A", Type: datasource.Uint8, NumberOfDimensions: 1, NumberOfElements: size},
+		}}
+		b.Run(fmt.Sprintf("%dB/copy", size), func(b *testing.B) {
+			src, dst := make([]byte, size), make([]byte, size)
+			lat := latency.New(1 << 16)
+			b.ReportAllocs()
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				t0 := time.Now()
+				copy(dst, src)
+				lat.Add(time.Since(t0))
+			}
+			lat.Report(b, "", "ns")
+		})
+		b.Run(fmt.Sprintf("%dB/nowaiter", size), func(b *testing.B) {
+			s := allocated(b, cfg)
+			lat := latency.New(1 << 16)
+			b.ReportAllocs()
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				t0 := time.Now()
+				s.Synchronise()
+				lat.Add(time.Since(t0))
+			}
+			lat.Report(b, "", "ns")
+		})
+		b.Run(fmt.Sprintf("%dB/parked", size), func(b *testing.B) {
+			s := allocated(b, cfg)
+			if err := s.PrepareNextState(); err != nil {
+				b.Fatal(err)
+			}
+			defer s.Stop()
+			lat := latency.New(1 << 16)
+			b.ReportAllocs()
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				// Wait until the network thread took the previous cycle
+				// and went back to sleep, so every call wakes a parked
+				// waiter.
+				for s.m.noClient.Get()+s.m.skipped.Get() < s.m.synchronised.Get() {
+					runtime.Gosched()
+				}
+				t0 := time.Now()
+				s.Synchronise()
+				lat.Add(time.Since(t0))
+			}
+			lat.Report(b, "", "ns")
+		})
+	}
+}
+
+// BenchmarkEndToEnd measures Synchronise to the last fragment received by a
+// client on loopback, for the doc's two configurations, beside a bare
+// one-way loopback datagram of the same size as one fragment measured in
+// the same run ("bare").
+func BenchmarkEndToEnd(b *testing.B) {
+	for _, cfg := range []Config{docScalarCfg(), docBurstCfg()} {
+		b.Run(cfg.Name, func(b *testing.B) {
+			c := cfg
+			c.Address = "127.0.0.1"
+			s := allocated(b, c)
+			if err := s.PrepareNextState(); err != nil {
+				b.Fatal(err)
+			}
+			defer s.Stop()
+			cl := newRawClient(b, s.LocalAddr())
+			cl.connect()
+			lat := latency.New(1 << 16)
+			b.ReportAllocs()
+			for b.Loop() {
+				t0 := time.Now()
+				s.Synchronise()
+				if _, _, _, err := cl.next(5 * time.Second); err != nil {
+					b.Fatal(err)
+				}
+				lat.Add(time.Since(t0))
+			}
+			lat.Report(b, "", "us")
+		})
+		b.Run(cfg.Name+"/bare", func(b *testing.B) {
+			tx, _ := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+			rx, _ := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+			defer tx.Close()
+			defer rx.Close()
+			s := allocated(b, cfg)
+			msg := make([]byte, min(s.dataLayout.SegmentSize(), s.dataLayout.WireSize()))
+			buf := make([]byte, 65536)
+			dst := rx.LocalAddr().(*net.UDPAddr).AddrPort()
+			lat := latency.New(1 << 16)
+			b.ReportAllocs()
+			for b.Loop() {
+				t0 := time.Now()
+				tx.WriteToUDPAddrPort(msg, dst)
+				rx.ReadFromUDPAddrPort(buf)
+				lat.Add(time.Since(t0))
+			}
+			lat.Report(b, "", "us")
+		})
+	}
+}
