@@ -35,8 +35,12 @@ race:
 noalloc:
 	$(GO) test -count=1 -timeout 15m ./...
 
+# The quantisation kernels with and without the SIMD experiment; GOAMD64=v3
+# guards against fused multiply-adds changing results.
 simd-test:
-	$(SIMD) $(GO) test -count=1 ./quant/...
+	$(SIMD) $(GO) vet ./quant/ ./bench/cref/
+	$(SIMD) $(GO) test -race -count=1 ./quant/ ./bench/cref/
+	GOAMD64=v3 $(SIMD) $(GO) test -count=1 ./quant/
 
 bench-smoke:
 	$(SIMD) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 15m ./...

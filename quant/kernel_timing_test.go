@@ -1,0 +1,164 @@
+package quant
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+const benchN = 1000
+
+// benchInput returns benchN values spread over [-1.1, 1.1] (a few out of
+// range, to exercise the clamp) in a fixed pseudo-random order.
+func benchInput() ([]float64, []float32) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	s64 := make([]float64, benchN)
+	s32 := make([]float32, benchN)
+	for i := range s64 {
+		s64[i] = 2.2*rng.Float64() - 1.1
+		s32[i] = float32(s64[i])
+	}
+	return s64, s32
+}
+
+// BenchmarkEncode measures the selected encode kernel (SIMD when built with
+// GOEXPERIMENT=simd on a capable CPU) for every source/wire pair; SetBytes
+// counts source bytes.
+func BenchmarkEncode(b *testing.B) {
+	s64, s32 := benchInput()
+	for _, w := range wireTypes {
+		q := mustNew(b, w, -1, 1)
+		dst := make([]byte, benchN*w.Size())
+		b.Run("f32-"+w.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(4 * benchN)
+			for b.Loop() {
+				sinkNaNs += q.EncodeFloat32(dst, s32)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
+		})
+		b.Run("f64-"+w.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(8 * benchN)
+			for b.Loop() {
+				sinkNaNs += q.EncodeFloat64(dst, s64)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
+		})
+	}
+}
+
+// BenchmarkEncodePortable measures the plain Go kernels whatever the build.
+func BenchmarkEncodePortable(b *testing.B) {
+	s64, s32 := benchInput()
+	for _, w := range wireTypes {
+		q := mustNew(b, w, -1, 1)
+		dst := make([]byte, benchN*w.Size())
+		b.Run("f32-"+w.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(4 * benchN)
+			for b.Loop() {
+				sinkNaNs += encodePortable(&q, dst, s32)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
+		})
+		b.Run("f64-"+w.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(8 * benchN)
+			for b.Loop() {
+				sinkNaNs += encodePortable(&q, dst, s64)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
+		})
+	}
+}
+
+// BenchmarkBaseline is the floor to compare against: a bare Go conversion
+// loop with no scaling, clamping, rounding or NaN handling.
+func BenchmarkBaseline(b *testing.B) {
+	s64, s32 := benchInput()
+	for i := range s64 { // keep the bare conversions in range
+		s64[i] = math.Abs(s64[i]) * 100
+		s32[i] = float32(s64[i])
+	}
+	u8, i8 := make([]uint8, benchN), make([]int8, benchN)
+	u16, i16 := make([]uint16, benchN), make([]int16, benchN)
+	run := func(name string, bytes int64, f func()) {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(bytes)
+			for b.Loop() {
+				f()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
+		})
+	}
+	run("f32-uint8", 4*benchN, func() {
+		for i := range s32 {
+			u8[i] = uint8(s32[i])
+		}
+	})
+	run("f64-uint8", 8*benchN, func() {
+		for i := range s64 {
+			u8[i] = uint8(s64[i])
+		}
+	})
+	run("f32-int8", 4*benchN, func() {
+		for i := range s32 {
+			i8[i] = int8(s32[i])
+		}
+	})
+	run("f64-int8", 8*benchN, func() {
+		for i := range s64 {
+			i8[i] = int8(s64[i])
+		}
+	})
+	run("f32-uint16", 4*benchN, func() {
+		for i := range s32 {
+			u16[i] = uint16(s32[i])
+		}
+	})
+	run("f64-uint16", 8*benchN, func() {
+		for i := range s64 {
+			u16[i] = uint16(s64[i])
+		}
+	})
+	run("f32-int16", 4*benchN, func() {
+		for i := range s32 {
+			i16[i] = int16(s32[i])
+		}
+	})
+	run("f64-int16", 8*benchN, func() {
+		for i := range s64 {
+			i16[i] = int16(s64[i])
+		}
+	})
+}
+
+// BenchmarkDecode measures the decode kernels (client side).
+func BenchmarkDecode(b *testing.B) {
+	s64, _ := benchInput()
+	out64 := make([]float64, benchN)
+	out32 := make([]float32, benchN)
+	for _, w := range wireTypes {
+		q := mustNew(b, w, -1, 1)
+		src := make([]byte, benchN*w.Size())
+		q.EncodeFloat64(src, s64)
+		b.Run(w.String()+"-f64", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				q.DecodeFloat64(out64, src)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
+		})
+		b.Run(w.String()+"-f32", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				q.DecodeFloat32(out32, src)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
+		})
+	}
+}
