@@ -14,7 +14,6 @@ import (
 
 	"streamerd/broker"
 	"streamerd/config"
-	"streamerd/cpu"
 	"streamerd/datasource"
 	"streamerd/gam"
 	"streamerd/rt"
@@ -129,11 +128,10 @@ func (a *App) buildThread(ti int) (*thread, error) {
 	// Datasources fed by no GAM are synchronised by the first thread, so
 	// forced values and RD100S emission still reach them.
 	if ti == 0 {
-		for di, s := range a.sources {
-			if _, fed := feeds[di]; !fed && !a.fedByAnyThread(di) {
+		for di := range a.sources {
+			if !a.fedByAnyThread(di) {
 				feeds[di] = nil
 			}
-			_ = s
 		}
 	}
 	var brokers []rt.Step
@@ -354,4 +352,3 @@ func (a *App) publish() {
 	}
 }
 
-var _ = cpu.Mask(0)

@@ -12,7 +12,6 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/valyala/bytebufferpool"
 
-	"streamerd/rt"
 )
 
 // startHTTP listens on App.HTTPAddress (nothing when it is empty) and
@@ -234,4 +233,3 @@ type degrader interface {
 	Set(key, value string) error
 }
 
-var _ = rt.Default
