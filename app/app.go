@@ -351,4 +351,3 @@ func (a *App) publish() {
 		}
 	}
 }
-

@@ -11,7 +11,6 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/valyala/bytebufferpool"
-
 )
 
 // startHTTP listens on App.HTTPAddress (nothing when it is empty) and
@@ -232,4 +231,3 @@ func (a *App) Degrade(dsName, key, value string) error {
 type degrader interface {
 	Set(key, value string) error
 }
-
