@@ -1,0 +1,364 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"streamerd/udpsclient"
+	"streamerd/udpsclient/udpstest"
+	"streamerd/udpsprotocol"
+)
+
+const wait = 10 * time.Second // generous: the CI box is a loaded 2-core VM
+
+// syncBuffer is a bytes.Buffer safe for the stats goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+const none = udpsprotocol.NoTimeSignal
+
+// testSigs: a µs time base, a quantised scalar, a 4-sample FirstSample
+// vector, a signed int vector and a 2x2 matrix.
+func testSigs() []udpsprotocol.SignalInfo {
+	return []udpsprotocol.SignalInfo{
+		{Name: "T0", Type: udpsprotocol.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: none, Unit: "us"},
+		{Name: "P", Type: udpsprotocol.Float32, NumRows: 1, NumCols: 1, TimeSignalIdx: none, Unit: "Pa",
+			Quant: udpsprotocol.QuantUint8, RangeMin: 0, RangeMax: 255},
+		{Name: "Ch1", Type: udpsprotocol.Float32, NumDimensions: 1, NumRows: 1, NumCols: 4, Unit: "V",
+			TimeMode: udpsprotocol.FirstSample, TimeSignalIdx: 0, SamplingRate: 1000},
+		{Name: "I", Type: udpsprotocol.Int16, NumDimensions: 1, NumRows: 1, NumCols: 4, TimeSignalIdx: none},
+		{Name: "M", Type: udpsprotocol.Float64, NumDimensions: 2, NumRows: 2, NumCols: 2, TimeSignalIdx: none},
+	}
+}
+
+func testValues(i int) [][]float64 {
+	f := float64(i)
+	return [][]float64{{1e6 * f}, {f}, {0.5, 1.5, 2.5, f}, {-1, -2, 3, -f}, {1, 2, 3, math.NaN()}}
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// runAgainst runs udps with args against srv and sends updates 0..count-1
+// once it connects; it returns when run does.
+func runAgainst(t *testing.T, srv *udpstest.Server, count int, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	connected := srv.Connected()
+	go func() {
+		done <- run(ctx, append([]string{"-server", srv.Addr().String(), "-local", "127.0.0.1:0", "-timeout", "10s"}, args...), &stdout, &stderr)
+	}()
+	select {
+	case <-connected:
+	case code := <-done:
+		t.Fatalf("udps exited with %d before connecting: %s", code, stderr.String())
+	case <-time.After(wait):
+		t.Fatal("udps never connected")
+	}
+	sigs := testSigs()
+	for i := range count {
+		p, err := udpstest.Payload(sigs, uint64(1000+i), testValues(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.SendUpdate(uint32(i), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case code := <-done:
+		return result{code, stdout.String(), stderr.String()}
+	case <-time.After(wait):
+		cancel()
+		<-done
+		t.Fatalf("udps did not stop; stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	}
+	return result{}
+}
+
+func waitDisconnect(t *testing.T, srv *udpstest.Server) {
+	t.Helper()
+	for deadline := time.Now().Add(wait); srv.Disconnects() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("udps did not send DISCONNECT")
+		}
+	}
+}
+
+func TestCSV(t *testing.T) {
+	srv := udpstest.NewServer(t, testSigs(), 1400)
+	r := runAgainst(t, srv, 5, "-format", "csv", "-n", "3")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	want := "counter,hrt_ns,lost,T0,P,Ch1[0],Ch1[1],Ch1[2],Ch1[3],I[0],I[1],I[2],I[3],M[0][0],M[0][1],M[1][0],M[1][1]\n" +
+		"0,1000,0,0,0,0.5,1.5,2.5,0,-1,-2,3,0,1,2,3,NaN\n" +
+		"1,1001,0,1000000,1,0.5,1.5,2.5,1,-1,-2,3,-1,1,2,3,NaN\n" +
+		"2,1002,0,2000000,2,0.5,1.5,2.5,2,-1,-2,3,-2,1,2,3,NaN\n"
+	if r.stdout != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", r.stdout, want)
+	}
+	for _, s := range []string{"NAME", "Ch1", "float32", "uint8", "[4]", "[2x2]", "[0, 255]", "FirstSample(T0, 1000 Hz)", "3 updates"} {
+		if !strings.Contains(r.stderr, s) {
+			t.Errorf("stderr lacks %q:\n%s", s, r.stderr)
+		}
+	}
+	waitDisconnect(t, srv)
+}
+
+func TestJSON(t *testing.T) {
+	srv := udpstest.NewServer(t, testSigs(), 1400)
+	r := runAgainst(t, srv, 3, "-format", "json", "-n", "3")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines:\n%s", len(lines), r.stdout)
+	}
+	for i, l := range lines {
+		var v struct {
+			Counter uint32
+			HRT     uint64 `json:"hrt_ns"`
+			Lost    uint32
+			Signals struct {
+				T0  uint32
+				P   float64
+				Ch1 []float32
+				I   []int16
+				M   [][]*float64
+			}
+		}
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("line %d %q: %v", i, l, err)
+		}
+		s := v.Signals
+		if v.Counter != uint32(i) || v.HRT != uint64(1000+i) || s.T0 != uint32(1e6*i) || s.P != float64(i) ||
+			len(s.Ch1) != 4 || s.Ch1[3] != float32(i) || len(s.I) != 4 || s.I[3] != int16(-i) ||
+			len(s.M) != 2 || *s.M[1][0] != 3 || s.M[1][1] != nil {
+			t.Errorf("line %d decoded wrong: %s", i, l)
+		}
+	}
+	waitDisconnect(t, srv)
+}
+
+func TestPerSampleCSV(t *testing.T) {
+	srv := udpstest.NewServer(t, testSigs(), 1400)
+	r := runAgainst(t, srv, 2, "-format", "csv", "-per-sample", "-n", "2")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	// Ch1 (FirstSample, T0 in µs at 1 kHz) and I (PacketTime: hrt) have
+	// different time bases; M has 4 elements too. P and T0 are repeated.
+	want := "counter,hrt_ns,lost,k,time_s:Ch1,time_s:I,T0,P,Ch1,I,M\n" +
+		"0,1000,0,0,0,1e-06,0,0,0.5,-1,1\n" +
+		"0,1000,0,1,0.001,1e-06,0,0,1.5,-2,2\n" +
+		"0,1000,0,2,0.002,1e-06,0,0,2.5,3,3\n" +
+		"0,1000,0,3,0.003,1e-06,0,0,0,0,NaN\n" +
+		"1,1001,0,0,1,1.001e-06,1000000,1,0.5,-1,1\n" +
+		"1,1001,0,1,1.001,1.001e-06,1000000,1,1.5,-2,2\n" +
+		"1,1001,0,2,1.002,1.001e-06,1000000,1,2.5,3,3\n" +
+		"1,1001,0,3,1.003,1.001e-06,1000000,1,1,-1,NaN\n"
+	if r.stdout != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", r.stdout, want)
+	}
+}
+
+func TestPerSampleJSON(t *testing.T) {
+	srv := udpstest.NewServer(t, testSigs(), 1400)
+	r := runAgainst(t, srv, 1, "-format", "json", "-per-sample", "-n", "1")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines:\n%s", len(lines), r.stdout)
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(lines[2]), &v); err != nil {
+		t.Fatal(err)
+	}
+	sig := v["signals"].(map[string]any)
+	if v["k"] != 2.0 || v["time_s:Ch1"] != 0.002 || sig["Ch1"] != 2.5 || sig["I"] != 3.0 || sig["T0"] != 0.0 {
+		t.Errorf("row 2: %s", lines[2])
+	}
+}
+
+func TestTable(t *testing.T) {
+	srv := udpstest.NewServer(t, testSigs(), 1400)
+	r := runAgainst(t, srv, 3, "-n", "3")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, s := range []string{"CONFIG from 127.0.0.1:", "#  NAME", "PacketTime", "#2 hrt=1002 lost=0  T0=2000000  P=2  Ch1=[0.5 1.5 2.5 2]  I=[-1 -2 3 -2]  M=[1 2 3 NaN]\n"} {
+		if !strings.Contains(r.stdout, s) {
+			t.Errorf("stdout lacks %q:\n%s", s, r.stdout)
+		}
+	}
+}
+
+func TestStatsUntilInterrupted(t *testing.T) {
+	srv := udpstest.NewServer(t, testSigs(), 1400)
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	connected := srv.Connected()
+	go func() {
+		done <- run(ctx, []string{"-server", srv.Addr().String(), "-format", "stats", "-interval", "20ms"}, &stdout, &stderr)
+	}()
+	select {
+	case <-connected:
+	case <-time.After(wait):
+		t.Fatal("udps never connected")
+	}
+	p, _ := udpstest.Payload(testSigs(), 1, nil)
+	for deadline := time.Now().Add(wait); strings.Count(stdout.String(), "updates/s=") < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no stats lines:\n%s", stdout.String())
+		}
+		srv.SendUpdate(0, p)
+	}
+	cancel() // as SIGINT does
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d after interrupt: %s", code, stderr.String())
+		}
+	case <-time.After(wait):
+		t.Fatal("udps did not stop on interrupt")
+	}
+	waitDisconnect(t, srv)
+	if !strings.Contains(stdout.String(), "NAME") || !strings.Contains(stdout.String(), "MB/s=") {
+		t.Errorf("stdout:\n%s", stdout.String())
+	}
+}
+
+func TestMidStreamConfig(t *testing.T) {
+	srv := udpstest.NewServer(t, testSigs(), 1400)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	connected := srv.Connected()
+	go func() {
+		done <- run(ctx, []string{"-server", srv.Addr().String(), "-format", "csv", "-n", "2"}, &stdout, &stderr)
+	}()
+	select {
+	case <-connected:
+	case <-time.After(wait):
+		t.Fatal("udps never connected")
+	}
+	p, _ := udpstest.Payload(testSigs(), 1, nil)
+	srv.SendUpdate(0, p)
+	sigs2 := []udpsprotocol.SignalInfo{{Name: "X", Type: udpsprotocol.Int8, NumRows: 1, NumCols: 1, TimeSignalIdx: none}}
+	if err := srv.SetSignals(sigs2); err != nil {
+		t.Fatal(err)
+	}
+	srv.SendConfig()
+	p2, _ := udpstest.Payload(sigs2, 2, [][]float64{{-7}})
+	srv.SendUpdate(0, p2)
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+	case <-time.After(wait):
+		t.Fatal("udps did not stop")
+	}
+	if out := stdout.String(); !strings.HasSuffix(out, "counter,hrt_ns,lost,X\n0,2,0,-7\n") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	if !strings.Contains(stderr.String(), "new CONFIG") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+}
+
+func TestNoServer(t *testing.T) {
+	srv := udpstest.NewServer(t, testSigs(), 1400)
+	srv.IgnoreConnects(1 << 30)
+	var stdout, stderr syncBuffer
+	code := run(context.Background(), []string{"-server", srv.Addr().String(), "-timeout", "300ms"}, &stdout, &stderr)
+	if code != exitError || !strings.Contains(stderr.String(), "no CONFIG") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"-format", "xml"}, {"-per-sample"}, {"-timeout", "0s"}, {"extra"}, {"-n", "-1"},
+	} {
+		var stdout, stderr syncBuffer
+		if code := run(context.Background(), args, &stdout, &stderr); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+	var stdout, stderr syncBuffer
+	if code := run(context.Background(), []string{"-server", "nohost.invalid:x:y"}, &stdout, &stderr); code != exitError {
+		t.Errorf("bad server: exit %d", code)
+	}
+}
+
+func TestCSVQuotingAndJSONKeys(t *testing.T) {
+	sigs := []udpsprotocol.SignalInfo{{Name: `a,"b"`, Type: udpsprotocol.Uint64, NumRows: 1, NumCols: 1, TimeSignalIdx: none},
+		{Name: "big", Type: udpsprotocol.Int64, NumRows: 1, NumCols: 1, TimeSignalIdx: none}}
+	srv := udpstest.NewServer(t, sigs, 1400)
+	c, err := udpsclient.Dial(srv.Addr().String(), udpsclient.Options{LocalAddr: "127.0.0.1:0", ConnectTimeout: wait})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cfg, err := c.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := make([]byte, cfg.PayloadSize)
+	for k := 8; k < 16; k++ {
+		p[k] = 0xFF // uint64 max: must print exactly
+	}
+	p[23] = 0x80 // int64 min
+	srv.SendUpdate(0, p)
+	var u udpsclient.Update
+	c.SetReadDeadline(time.Now().Add(wait))
+	if err := c.Next(&u); err != nil {
+		t.Fatal(err)
+	}
+	csv := newPrinter(cfg, formatCSV, false)
+	if h := string(csv.header()); h != "counter,hrt_ns,lost,\"a,\"\"b\"\"\",big\n" {
+		t.Errorf("header %q", h)
+	}
+	if row := string(csv.rows(&u)); row != "0,0,0,18446744073709551615,-9223372036854775808\n" {
+		t.Errorf("row %q", row)
+	}
+	js := newPrinter(cfg, formatJSON, false)
+	var v struct{ Signals map[string]json.Number }
+	d := json.NewDecoder(bytes.NewReader(js.rows(&u)))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil || v.Signals[`a,"b"`] != "18446744073709551615" || v.Signals["big"] != "-9223372036854775808" {
+		t.Errorf("JSON %s: %v", js.rows(&u), err)
+	}
+}
