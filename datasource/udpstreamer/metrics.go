@@ -13,6 +13,7 @@ import (
 type streamerMetrics struct {
 	synchronised, skipped, lockTimeouts, noClient *metrics.Counter
 	updates, fragments, bytes, sendErrors         *metrics.Counter
+	configSendErrors                             *metrics.Counter
 	configsSent, configFragments                  *metrics.Counter
 	connects, replaced, disconnects               *metrics.Counter
 	strangerDisconnects, refused, acks            *metrics.Counter
@@ -41,7 +42,8 @@ func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
 		updates:             c("updates_sent_total"),
 		fragments:           c("fragments_sent_total"),
 		bytes:               c("bytes_sent_total"),
-		sendErrors:          c("send_errors_total"),
+		sendErrors:          c("send_errors_total", `kind="data"`),
+		configSendErrors:    c("send_errors_total", `kind="config"`),
 		configsSent:         c("configs_sent_total"),
 		configFragments:     c("config_fragments_sent_total"),
 		connects:            c("connects_total"),

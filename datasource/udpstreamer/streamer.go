@@ -249,7 +249,14 @@ func (s *Streamer) PrepareNextState() error {
 // to the ready buffer, capture the hrtTimestamp, unlock, post. It never
 // waits for the network; a cycle the network thread has not taken yet is
 // replaced and counted as skipped.
+//
+// Every call ends in exactly one of the counters cycles_skipped (lock
+// timeout or replaced), cycles_without_client, updates_sent or
+// send_errors{kind="data"}, except the newest one while it waits: so
+// synchronise_total = skipped + without_client + updates_sent + data send
+// errors (+1 while a cycle is pending).
 func (s *Streamer) Synchronise() error {
+	s.m.synchronised.Inc()
 	if s.lock.FastLock(s.cfg.LockTimeout, 0) != nil {
 		s.m.skipped.Inc()
 		s.m.lockTimeouts.Inc()
@@ -260,7 +267,6 @@ func (s *Streamer) Synchronise() error {
 	fresh := s.readyFresh
 	s.readyFresh = true
 	s.lock.FastUnLock()
-	s.m.synchronised.Inc()
 	if fresh {
 		s.m.skipped.Inc()
 	}
@@ -447,7 +453,7 @@ func (s *Streamer) sendConfig() {
 	n, err := s.sender.Send(s.cfgWire, s.cfgLayout.SegmentSize())
 	s.m.configFragments.Add(n)
 	if err != nil {
-		s.m.sendErrors.Inc()
+		s.m.configSendErrors.Inc()
 		return
 	}
 	s.m.configsSent.Inc()

@@ -364,12 +364,12 @@ func TestLatestValueWinsAndSkipsAreCounted(t *testing.T) {
 	// them all, the newest wins and the others are skipped.
 	for i := 1; i <= 10000; i++ {
 		binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), uint32(i))
-		if err := s.Synchronise(); err != nil {
+		if err := s.Synchronise(); err != nil && err != ErrLockTimeout { // a descheduled network thread can hold the lock
 			t.Fatal(err)
 		}
 	}
 	waitFor(t, func() bool {
-		return s.m.skipped.Get()+s.m.noClient.Get()+s.m.updates.Get() == s.m.synchronised.Get()
+		return s.m.skipped.Get()+s.m.noClient.Get()+s.m.updates.Get()+s.m.sendErrors.Get() == s.m.synchronised.Get()
 	})
 	if s.m.synchronised.Get() != 10000 {
 		t.Errorf("synchronised %d", s.m.synchronised.Get())
