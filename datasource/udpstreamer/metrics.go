@@ -13,7 +13,7 @@ import (
 type streamerMetrics struct {
 	synchronised, skipped, lockTimeouts, noClient *metrics.Counter
 	updates, fragments, bytes, sendErrors         *metrics.Counter
-	configSendErrors                             *metrics.Counter
+	configSendErrors                              *metrics.Counter
 	configsSent, configFragments                  *metrics.Counter
 	connects, replaced, disconnects               *metrics.Counter
 	strangerDisconnects, refused, acks            *metrics.Counter
