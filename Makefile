@@ -58,6 +58,11 @@ fuzz:
 	  done; \
 	done
 
+# soak: the whole application at 10 kHz with a client for 10 minutes (CI
+# runs the same test for 30 s in make test).
+soak:
+	$(GO) test -count=1 -run '^TestSoak$$' -timeout 20m -v ./app -soak 10m
+
 run: build
 	./$(BIN)/streamerd -config $(CONFIG)
 

@@ -267,6 +267,9 @@ func (a *App) Start() error {
 		}
 		prepared = append(prepared, s)
 	}
+	// Idle OS threads for the runtime to hand to goroutines blocked in
+	// system calls, created now rather than lazily during the run.
+	rt.WarmThreadPool(warmThreads)
 	for i, th := range a.threads {
 		if err := th.rt.Start(); err != nil {
 			for _, t := range a.threads[:i] {
@@ -327,6 +330,9 @@ func (a *App) DataSource(name string) datasource.DataSource {
 	}
 	return nil
 }
+
+// warmThreads is how many idle OS threads Start asks the runtime for.
+const warmThreads = 8
 
 // publishInterval is how often RT statistics reach the metrics.
 const publishInterval = time.Second

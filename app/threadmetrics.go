@@ -69,7 +69,7 @@ func (m *threadMetrics) update(s *rt.Stats) {
 			l := fmt.Sprintf(`thread=%q,step=%q`, m.name, s.Steps[i].Name)
 			m.steps[i] = stepMetrics{
 				executions: m.set.NewCounter(fmt.Sprintf("streamerd_rt_step_executions_total{%s}", l)),
-				failures:   m.set.NewCounter(fmt.Sprintf("streamerd_rt_step_step_failures_total{%s}", l)),
+				failures:   m.set.NewCounter(fmt.Sprintf("streamerd_rt_step_failures_total{%s}", l)),
 				last:       m.set.NewGauge(fmt.Sprintf(`streamerd_rt_step_exec_seconds{%s,stat="last"}`, l), nil),
 				max:        m.set.NewGauge(fmt.Sprintf(`streamerd_rt_step_exec_seconds{%s,stat="max"}`, l), nil),
 				mean:       m.set.NewGauge(fmt.Sprintf(`streamerd_rt_step_exec_seconds{%s,stat="mean"}`, l), nil),

@@ -57,7 +57,7 @@ func TestRTToNetThread(t *testing.T) {
 		}
 		return nil
 	})
-	warmThreadPool(8)
+	WarmThreadPool(8)
 	var err error
 	// GCOff is the run's GC policy: no GC cycle (whose start-up may
 	// allocate) can fall inside the measured window.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -338,7 +337,7 @@ func TestCycleNoAllocs(t *testing.T) {
 		if err := th.Start(); err != nil {
 			t.Fatal(err)
 		}
-		warmThreadPool(8)
+		WarmThreadPool(8)
 		waitCycles(&cycles, 10) // warm up
 		st := th.NewStats()
 		allocs := testing.AllocsPerRun(20, func() {
@@ -370,20 +369,4 @@ func FuzzParseSleepNature(f *testing.F) {
 	})
 }
 
-// warmThreadPool makes the Go runtime create n idle OS threads now. The
-// runtime keeps idle threads for good, but creating one allocates (its m and
-// g0), and it creates them lazily when goroutines block in system calls, as
-// the RT and service threads do all the time. Warming the pool keeps that
-// start-up cost out of the measured window.
-func warmThreadPool(n int) {
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ts := unix.NsecToTimespec(int64(20 * time.Millisecond))
-			unix.Nanosleep(&ts, nil)
-		}()
-	}
-	wg.Wait()
-}
+
