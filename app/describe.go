@@ -7,6 +7,7 @@ import (
 
 	"streamerd/config"
 	"streamerd/datasource"
+	"streamerd/datasource/flatudp"
 	"streamerd/datasource/udpstreamer"
 	"streamerd/quant"
 )
@@ -59,6 +60,9 @@ func (a *App) Describe(w io.Writer) {
 			p := s.cfg.UDPStreamer
 			fmt.Fprintf(w, "  DATA payload: %d bytes in %d fragment(s) of at most %d bytes (MaxPayloadSize %d), port %d\n",
 				ds.PayloadSize(), ds.FragmentCount(), p.MaxPayloadSize-17, p.MaxPayloadSize, p.Port)
+		case *flatudp.Sender:
+			p := s.cfg.FlatUDP
+			fmt.Fprintf(w, "  datagram: %d bytes to %v, %s, byte order %s\n", ds.DatagramSize(), ds.Destination(), p.ExecutionMode, map[bool]string{false: "little", true: "big"}[p.BigEndian])
 		}
 		describeMore(w, s.cfg, s.ds)
 	}

@@ -555,12 +555,19 @@ func flatUDP(t *tbl, sigs []datasource.Signal, sigsOK bool) *FlatUDPParams {
 			t.errf(key, "applies only to ExecutionMode = \"IndependentThread\"")
 		}
 	}
-	for _, k := range []string{"NumberOfPreTriggers", "NumberOfPostTriggers", "NumberOfBuffers", "CPUMask", "StackSize"} {
+	// Our sender thread exists in both modes (MARTe2 sends from the RT
+	// thread in RealTimeThread mode), so CPUMask, StackSize and the ring
+	// size apply to both; only the trigger windows are IndependentThread's.
+	for _, k := range []string{"NumberOfPreTriggers", "NumberOfPostTriggers"} {
 		onlyIndep(k)
 	}
 	p.NumberOfPreTriggers = int(t.integer("NumberOfPreTriggers", 0, 0, 1<<20))
 	p.NumberOfPostTriggers = int(t.integer("NumberOfPostTriggers", 0, 0, 1<<20))
-	p.NumberOfBuffers = int(t.integer("NumberOfBuffers", 10, 1, 1<<20))
+	defaultBuffers := int64(10)
+	if !indep {
+		defaultBuffers = 64 // the queue between the RT thread and the sender
+	}
+	p.NumberOfBuffers = int(t.integer("NumberOfBuffers", defaultBuffers, 1, 1<<20))
 	if p.NumberOfPreTriggers >= p.NumberOfBuffers {
 		t.errf("NumberOfPreTriggers", "must be less than NumberOfBuffers (%d), got %d", p.NumberOfBuffers, p.NumberOfPreTriggers)
 	}

@@ -1,0 +1,278 @@
+package flatudp
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net/netip"
+
+	"streamerd/cpu"
+	"streamerd/datasource"
+	"streamerd/flatproto"
+)
+
+// Defaults of the datasource parameters.
+const (
+	// DefaultPort is MARTe2 UDPSender's port.
+	DefaultPort = flatproto.DefaultPort
+	// DefaultNumberOfBuffers is the ring length in IndependentThread mode.
+	DefaultNumberOfBuffers = 10
+	// DefaultQueueLength is the ring length in RealTimeThread mode: 64
+	// cycles, 64 ms of slack for the sender thread at 1 kHz.
+	DefaultQueueLength = 64
+	// DefaultStackSize is MARTe2's default thread stack size.
+	DefaultStackSize = 1 << 20
+)
+
+// Limits of the ring.
+const (
+	// MaxNumberOfBuffers bounds NumberOfBuffers (the config loader's bound).
+	MaxNumberOfBuffers = 1 << 20
+	// MaxRingBytes bounds the ring memory, NumberOfBuffers slots of the
+	// datagram size rounded up to a cache line.
+	MaxRingBytes = 256 << 20
+)
+
+// TriggerSignal is the name of the first signal in IndependentThread mode.
+const TriggerSignal = "Trigger"
+
+// ExecutionMode is MARTe2 UDPSender's ExecutionMode. The zero value is
+// IndependentThread, MARTe2's default.
+type ExecutionMode uint8
+
+// The two execution modes.
+const (
+	// IndependentThread sends only the cycles around a non-zero Trigger
+	// (the first signal): NumberOfPreTriggers before it, the trigger cycle
+	// and NumberOfPostTriggers after it.
+	IndependentThread ExecutionMode = iota
+	// RealTimeThread sends every cycle.
+	RealTimeThread
+	numModes
+)
+
+var modeNames = [numModes]string{"IndependentThread", "RealTimeThread"}
+
+// String returns the MARTe2 name of the mode.
+func (m ExecutionMode) String() string {
+	if m >= numModes {
+		return fmt.Sprintf("ExecutionMode(%d)", uint8(m))
+	}
+	return modeNames[m]
+}
+
+// Valid reports whether m is one of the two modes.
+func (m ExecutionMode) Valid() bool { return m < numModes }
+
+// ParseExecutionMode parses a MARTe2 mode name ("IndependentThread" or
+// "RealTimeThread"); the empty string is IndependentThread, the default.
+func ParseExecutionMode(s string) (ExecutionMode, error) {
+	if s == "" {
+		return IndependentThread, nil
+	}
+	for i, n := range modeNames {
+		if n == s {
+			return ExecutionMode(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown ExecutionMode %q (want IndependentThread or RealTimeThread)", s)
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (m ExecutionMode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (m *ExecutionMode) UnmarshalText(b []byte) error {
+	v, err := ParseExecutionMode(string(b))
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+// Config is the configuration of a FlatUDP sender, with MARTe2 UDPSender's
+// parameter names. A zero Port, NumberOfBuffers or StackSize means its
+// default; every other field is used as given (the config loader applies
+// TTL = 1 and Loopback = true for a multicast Address).
+type Config struct {
+	Name string
+	// Address is the destination: a unicast IP address or an IPv4
+	// multicast group. Required.
+	Address string
+	// Port is the destination port, 1..65535 (DefaultPort when 0).
+	Port          int
+	ExecutionMode ExecutionMode
+	// NumberOfPreTriggers and NumberOfPostTriggers are the cycles sent
+	// before and after a triggered cycle (IndependentThread only; 0 in
+	// RealTimeThread mode).
+	NumberOfPreTriggers, NumberOfPostTriggers int
+	// NumberOfBuffers is the ring length in cycles. IndependentThread:
+	// more than NumberOfPreTriggers (DefaultNumberOfBuffers when 0).
+	// RealTimeThread: the queue between the RT thread and the sender
+	// thread (DefaultQueueLength when 0).
+	NumberOfBuffers int
+	// ByteOrder of every element on the wire; Little, the zero value, is
+	// what MARTe2 sends on x86.
+	ByteOrder flatproto.ByteOrder
+	// TTL (0..255), Interface (a local IPv4 address or an interface name;
+	// "" leaves the kernel's choice) and Loopback (deliver to receivers on
+	// this host too) apply to a multicast Address only. Interface must be
+	// empty for a unicast Address; TTL and Loopback are then ignored.
+	TTL       int
+	Interface string
+	Loopback  bool
+	// CPUMask pins the sender thread (both modes); 0 leaves it unpinned.
+	CPUMask cpu.Mask
+	// StackSize is accepted for MARTe2 compatibility and has no effect:
+	// goroutine stacks start small and grow.
+	StackSize int
+	// Signals in declaration order; in IndependentThread mode the first is
+	// the scalar uint8 "Trigger", part of the payload.
+	Signals []datasource.Signal
+}
+
+func (c *Config) withDefaults() Config {
+	d := *c
+	if d.Port == 0 {
+		d.Port = DefaultPort
+	}
+	if d.NumberOfBuffers == 0 {
+		d.NumberOfBuffers = DefaultNumberOfBuffers
+		if d.ExecutionMode == RealTimeThread {
+			d.NumberOfBuffers = DefaultQueueLength
+		}
+	}
+	if d.StackSize == 0 {
+		d.StackSize = DefaultStackSize
+	}
+	return d
+}
+
+// Validate checks every rule of the FlatUDP datasource and returns all
+// broken rules joined (each a *datasource.ConfigError naming the
+// datasource, the signal, the parameter and the rule), or nil.
+func Validate(cfg *Config) error {
+	c := cfg.withDefaults()
+	ds := c.Name
+	var errs []error
+	bad := func(p, format string, args ...any) {
+		errs = append(errs, datasource.ParamError(ds, p, format, args...))
+	}
+
+	dst, dstOK := netip.Addr{}, false
+	if c.Address == "" {
+		bad("Address", "is required: the destination IP address (unicast or multicast group)")
+	} else if a, err := netip.ParseAddr(c.Address); err != nil {
+		bad("Address", "must be an IP address (unicast or multicast group), got %q", c.Address)
+	} else {
+		dst = a.Unmap()
+		switch {
+		case dst.IsUnspecified():
+			bad("Address", "must be a destination, not the unspecified address %s", dst)
+		case dst.IsMulticast() && !dst.Is4():
+			bad("Address", "a multicast group must be IPv4 (224.0.0.0/4), got %s", dst)
+		default:
+			dstOK = true
+		}
+	}
+	if c.Port < 1 || c.Port > 65535 {
+		bad("Port", "must be 1..65535, got %d", c.Port)
+	}
+	if !c.ExecutionMode.Valid() {
+		bad("ExecutionMode", "invalid mode %d (want IndependentThread or RealTimeThread)", c.ExecutionMode)
+	}
+	indep := c.ExecutionMode == IndependentThread
+	if c.NumberOfPreTriggers < 0 {
+		bad("NumberOfPreTriggers", "must not be negative, got %d", c.NumberOfPreTriggers)
+	}
+	if c.NumberOfPostTriggers < 0 {
+		bad("NumberOfPostTriggers", "must not be negative, got %d", c.NumberOfPostTriggers)
+	}
+	if c.ExecutionMode == RealTimeThread {
+		if c.NumberOfPreTriggers != 0 {
+			bad("NumberOfPreTriggers", "applies only to ExecutionMode IndependentThread (RealTimeThread sends every cycle)")
+		}
+		if c.NumberOfPostTriggers != 0 {
+			bad("NumberOfPostTriggers", "applies only to ExecutionMode IndependentThread (RealTimeThread sends every cycle)")
+		}
+	}
+	switch {
+	case c.NumberOfBuffers < 1 || c.NumberOfBuffers > MaxNumberOfBuffers:
+		bad("NumberOfBuffers", "must be 1..%d, got %d", MaxNumberOfBuffers, c.NumberOfBuffers)
+	case indep && c.NumberOfPreTriggers >= c.NumberOfBuffers:
+		bad("NumberOfPreTriggers", "must be less than NumberOfBuffers (%d), got %d: the ring keeps the pre-trigger cycles and needs one slot more", c.NumberOfBuffers, c.NumberOfPreTriggers)
+	}
+	if c.ByteOrder != flatproto.Little && c.ByteOrder != flatproto.Big {
+		bad("ByteOrder", "must be little or big, got %v", c.ByteOrder)
+	}
+	if c.TTL < 0 || c.TTL > 255 {
+		bad("TTL", "must be 0..255, got %d", c.TTL)
+	}
+	if dstOK {
+		if dst.IsMulticast() {
+			if c.TTL >= 0 && c.TTL <= 255 {
+				if _, err := flatproto.MulticastSendControl(c.Interface, c.TTL, c.Loopback); err != nil {
+					bad("Interface", "%v", err)
+				}
+			}
+		} else if c.Interface != "" {
+			bad("Interface", "applies only to a multicast Address; %s is unicast", dst)
+		}
+	}
+	if c.StackSize < 0 {
+		bad("StackSize", "must not be negative, got %d", c.StackSize)
+	}
+
+	if err := datasource.ValidateSignals(ds, c.Signals); err != nil {
+		errs = append(errs, err)
+		return errors.Join(errs...)
+	}
+	sigs := c.Signals
+	total := 0
+	for i := range sigs {
+		if n := sigs[i].Elements(); n < 1 || n > flatproto.MaxCount {
+			errs = append(errs, datasource.SignalError(ds, sigs, i, "NumberOfElements", "must be 1..%d for FlatUDP, got %d", flatproto.MaxCount, n))
+		}
+		total += sigs[i].ByteSize()
+	}
+	if total > flatproto.MaxDatagramSize {
+		bad("Signals", "a datagram of %d bytes exceeds the UDP limit of %d bytes", total, flatproto.MaxDatagramSize)
+	}
+	if indep {
+		if s := &sigs[0]; s.Name != TriggerSignal || s.Type != datasource.Uint8 || s.Elements() != 1 {
+			errs = append(errs, datasource.SignalError(ds, sigs, 0, "Name",
+				"in IndependentThread mode the first signal must be the scalar uint8 %q, got %q %v[%d]", TriggerSignal, s.Name, s.Type, s.Elements()))
+		}
+	}
+	if len(errs) == 0 {
+		// The signals string's own rules (names free of ",:[]", spaces at
+		// the ends and control characters), so SignalsString round-trips.
+		if err := flatproto.Validate(flatSignals(sigs)); err != nil {
+			var se *flatproto.SignalError
+			if errors.As(err, &se) && se.Index >= 0 {
+				errs = append(errs, datasource.SignalError(ds, sigs, se.Index, "Name", "%s", se.Rule))
+			} else {
+				bad("Signals", "%v", err)
+			}
+		}
+	}
+	if len(errs) == 0 && c.NumberOfBuffers*slotStride(total) > MaxRingBytes {
+		bad("NumberOfBuffers", "%d buffers of %d bytes exceed the ring limit of %d MiB", c.NumberOfBuffers, slotStride(total), MaxRingBytes>>20)
+	}
+	return errors.Join(errs...)
+}
+
+// flatSignals converts validated signals to a flatproto signal list. The
+// type codes of the two packages are the same.
+func flatSignals(sigs []datasource.Signal) []flatproto.Signal {
+	out := make([]flatproto.Signal, len(sigs))
+	for i := range sigs {
+		out[i] = flatproto.Signal{Name: sigs[i].Name, Type: flatproto.Type(sigs[i].Type), Count: sigs[i].Elements()}
+	}
+	return out
+}
+
+// nativeLittleEndian is checked in New: signal memory is native order and
+// the byte-order conversion starts from little-endian.
+var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1

@@ -1,0 +1,188 @@
+package flatudp
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"streamerd/datasource"
+	"streamerd/flatproto"
+)
+
+func trigCfg() Config {
+	return Config{
+		Name:                 "Flat",
+		Address:              "127.0.0.1",
+		NumberOfPreTriggers:  2,
+		NumberOfPostTriggers: 3,
+		Signals: []datasource.Signal{
+			{Name: "Trigger", Type: datasource.Uint8},
+			{Name: "Ia", Type: datasource.Float32},
+			{Name: "Wave", Type: datasource.Float32, NumberOfDimensions: 1, NumberOfElements: 16},
+		},
+	}
+}
+
+func TestValidateGood(t *testing.T) {
+	c := trigCfg()
+	if err := Validate(&c); err != nil {
+		t.Fatal(err)
+	}
+	d := c.withDefaults()
+	if d.Port != 44488 || d.NumberOfBuffers != DefaultNumberOfBuffers || d.StackSize != DefaultStackSize {
+		t.Errorf("defaults %+v", d)
+	}
+	c.ExecutionMode, c.NumberOfPreTriggers, c.NumberOfPostTriggers = RealTimeThread, 0, 0
+	c.Signals[0].Name = "Counter" // no Trigger needed
+	if err := Validate(&c); err != nil {
+		t.Fatal(err)
+	}
+	if d := c.withDefaults(); d.NumberOfBuffers != DefaultQueueLength {
+		t.Errorf("RealTimeThread queue %d", d.NumberOfBuffers)
+	}
+	m := trigCfg()
+	m.Address, m.Interface, m.TTL, m.Loopback, m.ByteOrder = "239.1.2.3", "127.0.0.1", 1, true, flatproto.Big
+	if err := Validate(&m); err != nil {
+		t.Fatal(err)
+	}
+	v6 := trigCfg()
+	v6.Address = "::1"
+	if err := Validate(&v6); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestValidateRules breaks one rule at a time and checks the error names
+// the parameter, the signal where there is one, and the rule.
+func TestValidateRules(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mutate func(*Config)
+		signal string // "" for a datasource parameter
+		param  string
+		rule   string
+	}{
+		{"no address", func(c *Config) { c.Address = "" }, "", "Address", "required"},
+		{"host name", func(c *Config) { c.Address = "localhost" }, "", "Address", "IP address"},
+		{"unspecified", func(c *Config) { c.Address = "0.0.0.0" }, "", "Address", "unspecified"},
+		{"v6 group", func(c *Config) { c.Address = "ff02::1" }, "", "Address", "IPv4"},
+		{"port", func(c *Config) { c.Port = 70000 }, "", "Port", "1..65535"},
+		{"mode", func(c *Config) { c.ExecutionMode = 7 }, "", "ExecutionMode", "invalid"},
+		{"negative pre", func(c *Config) { c.NumberOfPreTriggers = -1 }, "", "NumberOfPreTriggers", "negative"},
+		{"negative post", func(c *Config) { c.NumberOfPostTriggers = -1 }, "", "NumberOfPostTriggers", "negative"},
+		{"pre ≥ buffers", func(c *Config) { c.NumberOfBuffers = 2 }, "", "NumberOfPreTriggers", "less than NumberOfBuffers (2)"},
+		{"buffers", func(c *Config) { c.NumberOfBuffers = -3 }, "", "NumberOfBuffers", "1..1048576"},
+		{"ring bytes", func(c *Config) {
+			c.NumberOfBuffers = MaxNumberOfBuffers
+			c.Signals[2].NumberOfElements = 4096
+		}, "", "NumberOfBuffers", "ring limit"},
+		{"pre in RT", func(c *Config) { c.ExecutionMode = RealTimeThread; c.NumberOfPostTriggers = 0 }, "", "NumberOfPreTriggers", "only to ExecutionMode IndependentThread"},
+		{"post in RT", func(c *Config) { c.ExecutionMode = RealTimeThread; c.NumberOfPreTriggers = 0 }, "", "NumberOfPostTriggers", "only to ExecutionMode IndependentThread"},
+		{"byte order", func(c *Config) { c.ByteOrder = 2 }, "", "ByteOrder", "little or big"},
+		{"ttl", func(c *Config) { c.TTL = 256 }, "", "TTL", "0..255"},
+		{"unicast interface", func(c *Config) { c.Interface = "lo" }, "", "Interface", "only to a multicast"},
+		{"bad interface", func(c *Config) { c.Address = "239.1.1.1"; c.Interface = "no-such-if0" }, "", "Interface", "no-such-if0"},
+		{"stack", func(c *Config) { c.StackSize = -1 }, "", "StackSize", "negative"},
+		{"no signals", func(c *Config) { c.Signals = nil }, "", "Signals", "at least one"},
+		{"empty name", func(c *Config) { c.Signals[1].Name = "" }, "", "Name", "must not be empty"},
+		{"duplicate", func(c *Config) { c.Signals[2].Name = "Ia" }, "Ia", "Name", "unique"},
+		{"count", func(c *Config) { c.Signals[2].NumberOfElements = 4097 }, "Wave", "NumberOfElements", "1..4096"},
+		{"total", func(c *Config) {
+			c.Signals = append(c.Signals, datasource.Signal{Name: "Big", Type: datasource.Float64, NumberOfDimensions: 1, NumberOfElements: 4096})
+			c.Signals = append(c.Signals, datasource.Signal{Name: "Big2", Type: datasource.Float64, NumberOfDimensions: 1, NumberOfElements: 4096})
+			c.NumberOfBuffers = 3
+		}, "", "Signals", "65507"},
+		{"trigger name", func(c *Config) { c.Signals[0].Name = "Trig" }, "Trig", "Name", `scalar uint8 "Trigger"`},
+		{"trigger type", func(c *Config) { c.Signals[0].Type = datasource.Uint16 }, "Trigger", "Name", `scalar uint8 "Trigger"`},
+		{"trigger vector", func(c *Config) {
+			c.Signals[0].NumberOfDimensions, c.Signals[0].NumberOfElements = 1, 2
+		}, "Trigger", "Name", `scalar uint8 "Trigger"`},
+		{"trigger not first", func(c *Config) { c.Signals[0], c.Signals[1] = c.Signals[1], c.Signals[0] }, "Ia", "Name", `scalar uint8 "Trigger"`},
+		{"reserved char", func(c *Config) { c.Signals[1].Name = "I[a]" }, "I[a]", "Name", "reserved by the signals string"},
+		{"space", func(c *Config) { c.Signals[1].Name = " Ia" }, " Ia", "Name", "spaces"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := trigCfg()
+			c.Signals = append([]datasource.Signal(nil), c.Signals...)
+			tc.mutate(&c)
+			err := Validate(&c)
+			if err == nil {
+				t.Fatal("Validate accepted it")
+			}
+			var ce *datasource.ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("%v is not a ConfigError", err)
+			}
+			if _, err2 := New(c, nil, nil); err2 == nil {
+				t.Error("New accepted it")
+			}
+			for _, e := range flatten(err) {
+				var ce *datasource.ConfigError
+				if errors.As(e, &ce) && ce.Parameter == tc.param && ce.Signal == tc.signal && strings.Contains(ce.Rule, tc.rule) {
+					if ce.DataSource != "Flat" {
+						t.Errorf("datasource %q", ce.DataSource)
+					}
+					return
+				}
+			}
+			t.Errorf("no error on %s/%s containing %q in:\n%v", tc.signal, tc.param, tc.rule, err)
+		})
+	}
+}
+
+func flatten(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, flatten(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
+
+func TestExecutionModeText(t *testing.T) {
+	for _, m := range []ExecutionMode{IndependentThread, RealTimeThread} {
+		b, _ := m.MarshalText()
+		var got ExecutionMode
+		if err := got.UnmarshalText(b); err != nil || got != m {
+			t.Errorf("%v: round trip %v, %v", m, got, err)
+		}
+	}
+	if m, err := ParseExecutionMode(""); err != nil || m != IndependentThread {
+		t.Errorf("default mode %v, %v", m, err)
+	}
+	var m ExecutionMode
+	if err := m.UnmarshalText([]byte("Independent")); err == nil {
+		t.Error("accepted a bad mode")
+	}
+	if s := ExecutionMode(9).String(); s != "ExecutionMode(9)" {
+		t.Error(s)
+	}
+}
+
+// TestTypeCodes checks the assumption that lets flatSignals cast a type.
+func TestTypeCodes(t *testing.T) {
+	for ty := datasource.Type(0); ty.Valid(); ty++ {
+		if f := flatproto.Type(ty); f.String() != ty.String() || f.Size() != ty.Size() {
+			t.Errorf("%v is %v in flatproto", ty, f)
+		}
+	}
+}
+
+func TestSignalsString(t *testing.T) {
+	c := trigCfg()
+	c.Signals = append(c.Signals, datasource.Signal{Name: "M", Type: datasource.Int16, NumberOfDimensions: 2, Rows: 2, Cols: 3})
+	s, err := New(c, newSet(), discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "Trigger:uint8,Ia:float32,Wave:float32[16],M:int16[6]"
+	if got := s.SignalsString(); got != want {
+		t.Errorf("SignalsString = %q, want %q", got, want)
+	}
+	sigs, err := flatproto.ParseSignals(s.SignalsString())
+	if err != nil || flatproto.TotalSize(sigs) != 1+4+64+12 || s.DatagramSize() != 81 {
+		t.Errorf("round trip %v, %v, size %d", sigs, err, s.DatagramSize())
+	}
+}

@@ -1,0 +1,35 @@
+package flatudp
+
+import (
+	"fmt"
+
+	"github.com/VictoriaMetrics/metrics"
+)
+
+// senderMetrics holds the counters of one Sender. Counters are atomic and
+// safe from the RT thread; nothing here is a histogram.
+type senderMetrics struct {
+	// RT thread.
+	synchronised, queued, overflows *metrics.Counter
+	// Sender thread.
+	triggers, sent, skipped  *metrics.Counter
+	datagrams, bytes, errors *metrics.Counter
+}
+
+func newSenderMetrics(ms *metrics.Set, name string, depth func() float64) *senderMetrics {
+	c := func(metric string) *metrics.Counter {
+		return ms.NewCounter(fmt.Sprintf("streamerd_flatudp_%s{datasource=%q}", metric, name))
+	}
+	ms.NewGauge(fmt.Sprintf("streamerd_flatudp_ring_depth{datasource=%q}", name), depth)
+	return &senderMetrics{
+		synchronised: c("synchronise_total"),
+		queued:       c("cycles_queued_total"),
+		overflows:    c("overflows_total"),
+		triggers:     c("triggers_total"),
+		sent:         c("cycles_sent_total"),
+		skipped:      c("cycles_skipped_total"),
+		datagrams:    c("datagrams_sent_total"),
+		bytes:        c("bytes_sent_total"),
+		errors:       c("send_errors_total"),
+	}
+}

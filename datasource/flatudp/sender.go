@@ -1,0 +1,421 @@
+package flatudp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"sync/atomic"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"streamerd/datasource"
+	"streamerd/flatproto"
+	"streamerd/netthread"
+	"streamerd/rtsync"
+)
+
+// ErrOverflow is returned by Synchronise in RealTimeThread mode when the
+// ring is full: the sender thread is behind by NumberOfBuffers cycles, the
+// newest cycle is refused and counted, and the RT thread carries on (MARTe2
+// fails the cycle too). In IndependentThread mode a refused cycle is
+// counted and Synchronise returns nil. It is a sentinel: returning it never
+// allocates.
+var ErrOverflow = errors.New("flatudp: ring full, cycle refused (sender thread behind)")
+
+// errNoMemory is returned by Synchronise before AllocateMemory.
+var errNoMemory = errors.New("flatudp: Synchronise before AllocateMemory")
+
+// Sender is a FlatUDP datasource: MARTe2's UDPSender. Its methods follow
+// the datasource.DataSource contract: Synchronise from the RT thread only;
+// AllocateMemory, GetSignalMemoryBuffer, PrepareNextState and Stop from the
+// goroutine that builds and stops the application; Name, Signals,
+// SignalsString, Layout, LocalAddr and Status from any goroutine.
+type Sender struct {
+	// Read-only once PrepareNextState has returned.
+	cfg     Config
+	sigs    []datasource.Signal
+	layout  *flatproto.Layout
+	sigStr  string
+	dst     netip.AddrPort
+	log     *slog.Logger
+	m       *senderMetrics
+	mem     *datasource.Memory
+	ring    *ring
+	keep    uint64 // cycles kept unreleased behind next (pre-triggers)
+	big     bool
+	sendBuf []byte // written by the sender thread only
+	conn    *net.UDPConn
+	thread  *netthread.Thread
+
+	// beforeDrain, when set (by tests, before PrepareNextState), runs on
+	// the sender thread before every drain of the ring; blocking in it
+	// stalls the sender.
+	beforeDrain func()
+
+	// The EventSem is written by both threads; the paddings keep it, and
+	// the sender thread's per-cycle state below, off the lines the RT
+	// thread reads above.
+	_   [cacheLine]byte
+	sem rtsync.EventSem
+	_   [cacheLine]byte
+
+	// Sender thread state.
+	sel  selector
+	next uint64 // next cycle to hand to the selector
+	warn warnLimiter
+	_    [cacheLine]byte
+
+	started  atomic.Bool
+	stopping atomic.Bool
+	running  atomic.Bool
+}
+
+var _ datasource.DataSource = (*Sender)(nil)
+
+// New validates cfg and returns a Sender. Metrics are registered in ms with
+// a datasource label; log receives a line when the sender starts and rate-
+// limited warnings about overflows and send errors, never one per cycle
+// (nil ms or log: a private set, no logging).
+func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Sender, error) {
+	if err := Validate(&cfg); err != nil {
+		return nil, err
+	}
+	if !nativeLittleEndian {
+		return nil, fmt.Errorf("datasource %q: FlatUDP needs a little-endian host (signal memory is converted from little-endian)", cfg.Name)
+	}
+	if ms == nil {
+		ms = metrics.NewSet()
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := cfg.withDefaults()
+	layout, err := flatproto.NewLayout(flatSignals(c.Signals))
+	if err != nil { // Validate checked the same rules
+		return nil, fmt.Errorf("datasource %q: %w", c.Name, err)
+	}
+	a, _ := netip.ParseAddr(c.Address)
+	s := &Sender{
+		cfg:    c,
+		sigs:   c.Signals,
+		layout: layout,
+		sigStr: flatproto.FormatSignals(layout.Signals),
+		dst:    netip.AddrPortFrom(a.Unmap(), uint16(c.Port)),
+		log:    log.With("datasource", c.Name),
+		big:    c.ByteOrder == flatproto.Big,
+	}
+	if c.ExecutionMode == IndependentThread {
+		s.keep = uint64(c.NumberOfPreTriggers)
+		s.sel = selector{pre: uint64(c.NumberOfPreTriggers), post: uint64(c.NumberOfPostTriggers)}
+	} else {
+		s.sel = selector{every: true}
+	}
+	s.m = newSenderMetrics(ms, c.Name, func() float64 {
+		if r := s.ringPtr(); r != nil {
+			return float64(r.depth())
+		}
+		return 0
+	})
+	if err := flatproto.ValidateReceiver(layout.Signals); err != nil {
+		s.log.Warn("udpscope will refuse this signal list", "signals", s.sigStr, "reason", err.Error())
+	}
+	return s, nil
+}
+
+// ringPtr returns the ring once AllocateMemory has made it.
+func (s *Sender) ringPtr() *ring {
+	if !s.started.Load() {
+		return nil
+	}
+	return s.ring
+}
+
+// Name returns the datasource name.
+func (s *Sender) Name() string { return s.cfg.Name }
+
+// Signals returns the configured signals.
+func (s *Sender) Signals() []datasource.Signal { return s.sigs }
+
+// SignalsString returns the udpscope signals string of the datagram, for
+// example "Trigger:uint8,Ia:float32,Wave:float32[16]", to paste into a
+// receiver. Vectors are written as channels (no "w" suffix).
+func (s *Sender) SignalsString() string { return s.sigStr }
+
+// Layout returns the datagram layout (size, offsets); receivers decode with
+// it.
+func (s *Sender) Layout() *flatproto.Layout { return s.layout }
+
+// DatagramSize returns the size of every datagram in bytes.
+func (s *Sender) DatagramSize() int { return s.layout.Size }
+
+// Destination returns the address every datagram is sent to.
+func (s *Sender) Destination() netip.AddrPort { return s.dst }
+
+// AllocateMemory allocates signal memory, the ring and the send buffer.
+func (s *Sender) AllocateMemory() error {
+	if s.mem != nil {
+		return fmt.Errorf("datasource %q: AllocateMemory called twice", s.cfg.Name)
+	}
+	s.mem = datasource.NewMemory(s.sigs)
+	s.ring = newRing(s.cfg.NumberOfBuffers, s.mem.Size())
+	s.sendBuf = make([]byte, s.mem.Size())
+	return nil
+}
+
+// GetSignalMemoryBuffer returns the bytes of signal i in signal memory.
+func (s *Sender) GetSignalMemoryBuffer(i int) []byte { return s.mem.Signal(i) }
+
+// Memory returns the signal memory.
+func (s *Sender) Memory() *datasource.Memory { return s.mem }
+
+// LocalAddr returns the address the sending socket is bound to (valid after
+// PrepareNextState).
+func (s *Sender) LocalAddr() netip.AddrPort {
+	if !s.started.Load() || s.conn == nil {
+		return netip.AddrPort{}
+	}
+	return s.conn.LocalAddr().(*net.UDPAddr).AddrPort()
+}
+
+// PrepareNextState opens the sending socket and starts the sender thread.
+func (s *Sender) PrepareNextState() error {
+	if s.mem == nil {
+		return fmt.Errorf("datasource %q: PrepareNextState before AllocateMemory", s.cfg.Name)
+	}
+	if s.conn != nil {
+		return fmt.Errorf("datasource %q: PrepareNextState called twice", s.cfg.Name)
+	}
+	conn, err := s.open()
+	if err != nil {
+		return fmt.Errorf("datasource %q: socket to %s: %w", s.cfg.Name, s.dst, err)
+	}
+	// Room for a burst of queued cycles in the kernel.
+	_ = conn.SetWriteBuffer(max(1<<20, 4*s.layout.Size))
+	s.conn = conn
+	th, err := netthread.Start(netthread.Config{Name: s.cfg.Name, CPUMask: s.cfg.CPUMask, Wake: s.sem.Post}, s.serve)
+	if err != nil {
+		conn.Close()
+		return fmt.Errorf("datasource %q: sender thread: %w", s.cfg.Name, err)
+	}
+	s.thread = th
+	s.started.Store(true)
+	s.running.Store(true)
+	s.log.Info("FlatUDP sending", "destination", s.dst.String(), "local", s.LocalAddr().String(),
+		"execution_mode", s.cfg.ExecutionMode.String(), "byte_order", s.cfg.ByteOrder.String(),
+		"datagram_bytes", s.layout.Size, "buffers", s.cfg.NumberOfBuffers,
+		"pre_triggers", s.cfg.NumberOfPreTriggers, "post_triggers", s.cfg.NumberOfPostTriggers,
+		"cpu_mask", s.cfg.CPUMask.String(), "signals", s.sigStr)
+	return nil
+}
+
+// open returns an unconnected UDP socket for the destination's family: an
+// unconnected socket sees no ICMP port-unreachable, so a missing receiver
+// costs no error (and no allocation) per datagram. A multicast socket gets
+// IP_MULTICAST_IF, _TTL and _LOOP before it is bound.
+func (s *Sender) open() (*net.UDPConn, error) {
+	network, local := "udp4", "0.0.0.0:0"
+	if !s.dst.Addr().Is4() {
+		network, local = "udp6", "[::]:0"
+	}
+	var lc net.ListenConfig
+	if s.dst.Addr().IsMulticast() {
+		ctl, err := flatproto.MulticastSendControl(s.cfg.Interface, s.cfg.TTL, s.cfg.Loopback)
+		if err != nil {
+			return nil, err
+		}
+		lc.Control = ctl
+	}
+	pc, err := lc.ListenPacket(context.Background(), network, local)
+	if err != nil {
+		return nil, err
+	}
+	return pc.(*net.UDPConn), nil
+}
+
+// Synchronise queues a copy of signal memory for the sender thread and
+// wakes it. It never waits: when the ring is full the cycle is refused and
+// counted as an overflow (ErrOverflow in RealTimeThread mode, nil in
+// IndependentThread mode). It does not allocate.
+func (s *Sender) Synchronise() error {
+	if s.mem == nil {
+		return errNoMemory
+	}
+	s.m.synchronised.Inc()
+	ok := s.ring.push(s.mem.Block())
+	// Post even after an overflow: the sender must be woken to drain.
+	s.sem.Post()
+	if ok {
+		s.m.queued.Inc()
+		return nil
+	}
+	s.m.overflows.Inc()
+	if s.cfg.ExecutionMode == RealTimeThread {
+		return ErrOverflow
+	}
+	return nil
+}
+
+// Stop stops the sender thread, after it has sent what the ring holds, and
+// closes the socket.
+func (s *Sender) Stop() error {
+	if s.conn == nil || s.stopping.Swap(true) {
+		return nil
+	}
+	err := s.thread.Stop()
+	s.running.Store(false)
+	s.conn.Close()
+	return err
+}
+
+// waitTimeout bounds one wait of the sender thread: even a lost wake-up
+// delays the queued cycles by at most this long.
+const waitTimeout = 20 * time.Millisecond
+
+// serve is the sender thread's loop. It drains everything queued on every
+// wake-up and after every timeout, so no sequence of overflows can leave it
+// asleep with cycles queued (MARTe2's lock-up after a "Buffer overrun").
+func (s *Sender) serve(stop <-chan struct{}) {
+	for {
+		_ = s.sem.WaitReset(waitTimeout)
+		if s.beforeDrain != nil {
+			s.beforeDrain()
+		}
+		s.drain()
+		select {
+		case <-stop:
+			s.drain() // what the RT thread queued before the stop
+			return
+		default:
+		}
+		s.warn.check(s)
+	}
+}
+
+// drain hands every published cycle to the selector, sends what it picks,
+// and releases the cycles no longer needed as pre-triggers.
+func (s *Sender) drain() {
+	r := s.ring
+	h := r.published()
+	for seq := s.next; seq < h; seq++ {
+		trig := false
+		if !s.sel.every {
+			trig = r.slot(seq)[0] != 0
+			if trig {
+				s.m.triggers.Inc()
+			}
+		}
+		from, to := s.sel.next(seq, trig)
+		for k := from; k < to; k++ {
+			s.send(r.slot(k))
+		}
+		// The cycle leaving the pre-trigger window now is gone for good.
+		if seq >= s.keep && seq-s.keep >= s.sel.sent {
+			s.m.skipped.Inc()
+		}
+		s.next = seq + 1
+		r.release(s.next - min(s.next, s.keep))
+	}
+}
+
+// send writes one cycle to the socket, in the configured byte order.
+func (s *Sender) send(cycle []byte) {
+	b := cycle
+	if s.big {
+		s.layout.SwapToBig(s.sendBuf, cycle)
+		b = s.sendBuf
+	}
+	s.m.sent.Inc()
+	n, err := s.conn.WriteToUDPAddrPort(b, s.dst)
+	if err != nil {
+		s.m.errors.Inc()
+		s.warn.lastErr = err
+		return
+	}
+	s.m.datagrams.Inc()
+	s.m.bytes.Add(n)
+}
+
+// warnInterval spaces the warnings about overflows and send errors.
+const warnInterval = 10 * time.Second
+
+// warnLimiter logs overflows and send errors from the sender thread, at
+// most once per warnInterval each, with the count since the last warning.
+type warnLimiter struct {
+	overflows, errors uint64
+	lastOverflow      time.Time
+	lastError         time.Time
+	lastErr           error
+}
+
+func (w *warnLimiter) check(s *Sender) {
+	if o := s.m.overflows.Get(); o != w.overflows {
+		if now := time.Now(); now.Sub(w.lastOverflow) >= warnInterval {
+			s.log.Warn("ring full: cycles refused (sender thread behind)", "refused", o-w.overflows,
+				"total", o, "buffers", s.cfg.NumberOfBuffers, "execution_mode", s.cfg.ExecutionMode.String())
+			w.overflows, w.lastOverflow = o, now
+		}
+	}
+	if e := s.m.errors.Get(); e != w.errors {
+		if now := time.Now(); now.Sub(w.lastError) >= warnInterval {
+			s.log.Warn("send errors", "errors", e-w.errors, "total", e, "destination", s.dst.String(), "last_error", fmt.Sprint(w.lastErr))
+			w.errors, w.lastError = e, now
+		}
+	}
+}
+
+// Status is a snapshot of the datasource for /status.
+type Status struct {
+	Name          string `json:"name"`
+	Class         string `json:"class"`
+	Destination   string `json:"destination"`
+	Local         string `json:"local,omitempty"`
+	Running       bool   `json:"running"`
+	ExecutionMode string `json:"execution_mode"`
+	ByteOrder     string `json:"byte_order"`
+	DatagramBytes int    `json:"datagram_bytes"`
+	Buffers       int    `json:"buffers"`
+	PreTriggers   int    `json:"pre_triggers,omitempty"`
+	PostTriggers  int    `json:"post_triggers,omitempty"`
+	Signals       string `json:"signals"`
+
+	CyclesQueued  uint64 `json:"cycles_queued"`
+	CyclesSent    uint64 `json:"cycles_sent"`
+	DatagramsSent uint64 `json:"datagrams_sent"`
+	BytesSent     uint64 `json:"bytes_sent"`
+	Overflows     uint64 `json:"overflows"`
+	SendErrors    uint64 `json:"send_errors"`
+	Triggers      uint64 `json:"triggers,omitempty"`
+}
+
+// Status returns a snapshot for /status; the counters are read one by one,
+// atomically.
+func (s *Sender) Status() Status {
+	st := Status{
+		Name:          s.cfg.Name,
+		Class:         "FlatUDP",
+		Destination:   s.dst.String(),
+		Running:       s.running.Load(),
+		ExecutionMode: s.cfg.ExecutionMode.String(),
+		ByteOrder:     s.cfg.ByteOrder.String(),
+		DatagramBytes: s.layout.Size,
+		Buffers:       s.cfg.NumberOfBuffers,
+		PreTriggers:   s.cfg.NumberOfPreTriggers,
+		PostTriggers:  s.cfg.NumberOfPostTriggers,
+		Signals:       s.sigStr,
+		CyclesQueued:  s.m.queued.Get(),
+		CyclesSent:    s.m.sent.Get(),
+		DatagramsSent: s.m.datagrams.Get(),
+		BytesSent:     s.m.bytes.Get(),
+		Overflows:     s.m.overflows.Get(),
+		SendErrors:    s.m.errors.Get(),
+		Triggers:      s.m.triggers.Get(),
+	}
+	if a := s.LocalAddr(); a.IsValid() {
+		st.Local = a.String()
+	}
+	return st
+}
