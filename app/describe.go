@@ -8,6 +8,7 @@ import (
 	"streamerd/config"
 	"streamerd/datasource"
 	"streamerd/datasource/flatudp"
+	"streamerd/datasource/rd100s"
 	"streamerd/datasource/udpstreamer"
 	"streamerd/quant"
 )
@@ -63,6 +64,8 @@ func (a *App) Describe(w io.Writer) {
 		case *flatudp.Sender:
 			p := s.cfg.FlatUDP
 			fmt.Fprintf(w, "  datagram: %d bytes to %v, %s, byte order %s\n", ds.DatagramSize(), ds.Destination(), p.ExecutionMode, map[bool]string{false: "little", true: "big"}[p.BigEndian])
+		case *rd100s.Encoder:
+			fmt.Fprintf(w, "  36-byte RD100S-ENC-UDP v1 packets to %v at %g Hz\n", ds.Dest(), ds.RateHz())
 		}
 		describeMore(w, s.cfg, s.ds)
 	}

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"streamerd/rd100sproto"
 	"streamerd/udpsprotocol"
 )
 
@@ -111,10 +112,18 @@ AllowedClients = ["127.0.0.0/8"]
 }
 
 func TestCheckValidConfigs(t *testing.T) {
-	for _, name := range []string{"app.toml", "burst.toml"} {
-		out, err := exec.Command(binary, "-check", "-config", filepath.Join("..", "..", "configs", name)).CombinedOutput()
+	files, _ := filepath.Glob(filepath.Join("..", "..", "configs", "*.toml"))
+	if len(files) < 5 {
+		t.Fatalf("configs: %v", files)
+	}
+	for _, name := range files {
+		out, err := exec.Command(binary, "-check", "-config", name).CombinedOutput()
 		if err != nil {
 			t.Errorf("%s: %v\n%s", name, err, out)
+		}
+		out, err = exec.Command(binary, "-describe", "-config", name).CombinedOutput()
+		if err != nil {
+			t.Errorf("-describe %s: %v\n%s", name, err, out)
 		}
 	}
 	out, err := exec.Command(binary, "-check").CombinedOutput()
@@ -432,4 +441,119 @@ func TestFailedStartExitsNonZeroWithOneLine(t *testing.T) {
 	if !strings.Contains(string(out), "streamerd: start:") || !strings.Contains(string(out), "address already in use") {
 		t.Errorf("output:\n%s", out)
 	}
+}
+
+// rd100sConfig emits an RD100S stream to port with HTTP control.
+func rd100sConfig(port int) string {
+	return fmt.Sprintf(`[App]
+HTTPAddress = "127.0.0.1:0"
+
+[[Threads]]
+Name = "Antenna"
+Frequency = 200.0
+GAMs = ["Az", "El"]
+
+[[GAMs]]
+Name = "Az"
+Class = "Waveform"
+Waveform = "ramp"
+Amplitude = 90.0
+Offset = 355.0
+  [[GAMs.Outputs]]
+  Signal = "Out"
+  DataSource = "Encoder"
+  Alias = "Az"
+
+[[GAMs]]
+Name = "El"
+Class = "Waveform"
+Waveform = "sine"
+Amplitude = 10.0
+Offset = 45.0
+Frequency = 1.0
+  [[GAMs.Outputs]]
+  Signal = "Out"
+  DataSource = "Encoder"
+  Alias = "El"
+
+[[DataSources]]
+Name = "Encoder"
+Class = "RD100S"
+dest_host = "127.0.0.1"
+dest_port = %d
+rate_hz = 200.0
+azimuth_signal = "Az"
+elevation_signal = "El"
+  [[DataSources.Signals]]
+  Name = "Az"
+  Type = "float64"
+  Unit = "deg"
+  [[DataSources.Signals]]
+  Name = "El"
+  Type = "float64"
+  Unit = "deg"
+`, port)
+}
+
+// TestDaemonRD100SDegradationOverHTTP switches a loss pattern on and off
+// through /degrade and checks the monitor sees exactly the missing packets
+// the encoder reports, the DEGRADED bit while it was on, and the events.
+func TestDaemonRD100SDegradationOverHTTP(t *testing.T) {
+	rx, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rx.Close()
+	d := startDaemon(t, rd100sConfig(rx.LocalAddr().(*net.UDPAddr).Port))
+	mon := rd100sproto.NewMonitor(rd100sproto.MonitorConfig{StreamTimeout: 2 * time.Second})
+	buf := make([]byte, 64)
+	read := func(n int) {
+		for i := 0; i < n; i++ {
+			rx.SetReadDeadline(time.Now().Add(5 * time.Second))
+			k, _, err := rx.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mon.Observe(buf[:k], time.Now())
+		}
+	}
+	read(50)
+	if code, body := d.post(t, "/degrade?datasource=Encoder&key=loss_every_n&value=4"); code != 200 {
+		t.Fatalf("degrade: %d %s", code, body)
+	}
+	read(60)
+	if code, _ := d.post(t, "/degrade?datasource=Encoder&key=loss_every_n&value=0"); code != 200 {
+		t.Fatal("release degradation")
+	}
+	if code, _ := d.post(t, "/degrade?datasource=Encoder&key=no_such_key&value=1"); code != 400 {
+		t.Errorf("unknown key accepted: %d", code)
+	}
+	if code, _ := d.post(t, "/degrade?datasource=Nope&key=freeze&value=true"); code != 400 {
+		t.Errorf("unknown datasource accepted: %d", code)
+	}
+	read(50)
+	st := mon.Snapshot()
+	var status struct {
+		DataSources []struct {
+			PacketsLost uint64 `json:"packets_lost"`
+			Events      []struct{ Degradation, Action string }
+		}
+	}
+	if err := json.Unmarshal([]byte(d.get(t, "/status")), &status); err != nil {
+		t.Fatal(err)
+	}
+	ds := status.DataSources[0]
+	if st.Missing == 0 || st.Missing != ds.PacketsLost {
+		t.Errorf("monitor missing %d, encoder lost %d", st.Missing, ds.PacketsLost)
+	}
+	if st.Degraded == 0 || st.Sim != st.Packets {
+		t.Errorf("DEGRADED seen %d, SIM %d of %d", st.Degraded, st.Sim, st.Packets)
+	}
+	if len(ds.Events) != 2 || ds.Events[0].Action != "activated" || ds.Events[1].Action != "deactivated" {
+		t.Errorf("events %+v", ds.Events)
+	}
+	if !strings.Contains(d.get(t, "/metrics"), `streamerd_rd100s_`) {
+		t.Error("no RD100S metrics")
+	}
+	d.stop(t)
 }

@@ -1,0 +1,241 @@
+package rd100s
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"streamerd/cpu"
+	"streamerd/datasource"
+)
+
+// Defaults of the parameters (spec sections 1 and 8).
+const (
+	DefaultDestPort = 5100
+	DefaultRateHz   = 100.0
+	// MaxRateHz bounds rate_hz; beyond it the sleep granularity of a
+	// normal thread dominates the period.
+	MaxRateHz = 10000.0
+	// DefaultLockTimeout bounds how long Synchronise waits for the
+	// FastLock. The network thread holds it only to copy signal memory.
+	DefaultLockTimeout = 100 * time.Microsecond
+)
+
+// Unit is the unit of a mapped signal: Degrees (deg, or deg/s for a rate)
+// or Millidegrees (mdeg, mdeg/s). Degrees are converted with
+// rd100sproto.DegreesToMdeg (round to nearest, halves away from zero).
+type Unit uint8
+
+// Units of a mapped signal. Degrees is the zero value.
+const (
+	Degrees Unit = iota
+	Millidegrees
+)
+
+// String returns "deg" or "mdeg".
+func (u Unit) String() string {
+	switch u {
+	case Degrees:
+		return "deg"
+	case Millidegrees:
+		return "mdeg"
+	}
+	return fmt.Sprintf("Unit(%d)", uint8(u))
+}
+
+// ParseUnit parses a unit: deg, degree(s), deg/s for Degrees; mdeg,
+// millidegree(s), mdeg/s for Millidegrees.
+func ParseUnit(s string) (Unit, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "deg", "degree", "degrees", "deg/s":
+		return Degrees, nil
+	case "mdeg", "millidegree", "millidegrees", "mdeg/s":
+		return Millidegrees, nil
+	}
+	return 0, fmt.Errorf("unknown unit %q (want deg or mdeg)", s)
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (u Unit) MarshalText() ([]byte, error) { return []byte(u.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (u *Unit) UnmarshalText(b []byte) error {
+	v, err := ParseUnit(string(b))
+	if err != nil {
+		return err
+	}
+	*u = v
+	return nil
+}
+
+// Config is the configuration of an RD100S encoder emulator. Parameter
+// names in errors are the keys of section 8 of the spec (dest_host,
+// rate_hz, azimuth_signal, ...) and the degradation keys of Degradations.
+//
+// A zero DestPort means 5100 and a zero RateHz means 100 Hz. The six status
+// constants are plain bools whose zero value is false (an invalid,
+// unreferenced encoder): start from DefaultConfig, which sets AZ_VALID,
+// EL_VALID, AZ_REF_OK and EL_REF_OK.
+type Config struct {
+	Name string
+	// DestHost (dest_host) is the receiver: an IPv4 address or a name,
+	// resolved once by New.
+	DestHost string
+	// DestPort (dest_port) is the receiver's UDP port, 5100 when 0.
+	DestPort int
+	// SrcPort (src_port) is the local port; 0 takes an ephemeral one.
+	SrcPort int
+	// RateHz (rate_hz) is the emission cadence, 0 < rate ≤ 10000 Hz,
+	// independent of the RT thread's period.
+	RateHz float64
+	// FirstSeq (first_seq) is the seq of the first packet. The receiver
+	// must not assume 0 (section 2).
+	FirstSeq uint32
+
+	// Signal mapping (section 8). AzimuthSignal and ElevationSignal are
+	// required; a rate signal left empty sends 0. Each must name a scalar
+	// signal of Signals, of any numeric type.
+	AzimuthSignal   string // azimuth_signal, wrapped into 0..359999 mdeg
+	ElevationSignal string // elevation_signal, passed through (not clamped to ±90°)
+	AzRateSignal    string // az_rate_signal
+	ElRateSignal    string // el_rate_signal
+	// Units of the mapped signals (azimuth_unit, elevation_unit,
+	// rate_unit): Degrees (the default) or Millidegrees; for the rates,
+	// per second.
+	AzimuthUnit, ElevationUnit, RateUnit Unit
+
+	// StatusSignal (status_signal), when set, names an integer scalar
+	// signal whose bits 0..5 drive AZ_VALID, EL_VALID, AZ_REF_OK,
+	// EL_REF_OK, AZ_FAULT and EL_FAULT on every packet; its other bits are
+	// ignored. When empty the constants below are sent.
+	StatusSignal string
+	// Status constants (az_valid, el_valid, az_ref_ok, el_ref_ok,
+	// az_fault, el_fault), used when StatusSignal is empty.
+	AzValid, ElValid, AzRefOK, ElRefOK, AzFault, ElFault bool
+
+	// CPUMask (cpu_mask) pins the network thread; 0 leaves it unpinned.
+	CPUMask cpu.Mask
+	// Seed (seed) seeds the random choices of the degradations. The same
+	// seed gives the same sequence of choices; 0 is a valid seed.
+	Seed uint64
+	// Degradations is the degradation state at start; each active one is
+	// recorded as an event with source "config".
+	Degradations Degradations
+	// LockTimeout bounds Synchronise's wait for the FastLock
+	// (DefaultLockTimeout when 0).
+	LockTimeout time.Duration
+
+	// Signals are every signal of the datasource, in declaration order.
+	Signals []datasource.Signal
+}
+
+// DefaultConfig returns a Config with the defaults of section 8 and a
+// healthy, referenced encoder: AZ_VALID, EL_VALID, AZ_REF_OK and EL_REF_OK
+// set, no fault. The caller fills Name, DestHost, the signal names and
+// Signals.
+func DefaultConfig() Config {
+	return Config{
+		DestPort: DefaultDestPort,
+		RateHz:   DefaultRateHz,
+		AzValid:  true, ElValid: true, AzRefOK: true, ElRefOK: true,
+	}
+}
+
+func (c *Config) withDefaults() Config {
+	d := *c
+	if d.DestPort == 0 {
+		d.DestPort = DefaultDestPort
+	}
+	if d.RateHz == 0 {
+		d.RateHz = DefaultRateHz
+	}
+	if d.LockTimeout == 0 {
+		d.LockTimeout = DefaultLockTimeout
+	}
+	return d
+}
+
+// Validate checks every rule of the configuration and returns all broken
+// rules joined (each a *datasource.ConfigError), or nil. It does not
+// resolve DestHost; New does.
+func Validate(cfg *Config) error {
+	c := cfg.withDefaults()
+	ds := c.Name
+	var errs []error
+	bad := func(p, format string, args ...any) {
+		errs = append(errs, datasource.ParamError(ds, p, format, args...))
+	}
+	if strings.TrimSpace(c.DestHost) == "" {
+		bad("dest_host", "is required (the receiver's IPv4 address or host name)")
+	}
+	if c.DestPort < 1 || c.DestPort > 65535 {
+		bad("dest_port", "must be 1..65535, got %d", c.DestPort)
+	}
+	if c.SrcPort < 0 || c.SrcPort > 65535 {
+		bad("src_port", "must be 0..65535 (0: ephemeral), got %d", c.SrcPort)
+	}
+	rateOK := !math.IsNaN(c.RateHz) && c.RateHz > 0 && c.RateHz <= MaxRateHz
+	if !rateOK {
+		bad("rate_hz", "must be > 0 and ≤ %v Hz, got %v", MaxRateHz, c.RateHz)
+	}
+	if c.LockTimeout < 0 {
+		bad("LockTimeout", "must not be negative, got %v", c.LockTimeout)
+	}
+	for _, u := range []struct {
+		key string
+		u   Unit
+	}{{"azimuth_unit", c.AzimuthUnit}, {"elevation_unit", c.ElevationUnit}, {"rate_unit", c.RateUnit}} {
+		if u.u > Millidegrees {
+			bad(u.key, "must be deg or mdeg, got %v", u.u)
+		}
+	}
+	sigErr := datasource.ValidateSignals(ds, c.Signals)
+	if sigErr != nil {
+		errs = append(errs, sigErr)
+	}
+	mapped := []struct {
+		key, name string
+		required  bool
+		integer   bool
+	}{
+		{"azimuth_signal", c.AzimuthSignal, true, false},
+		{"elevation_signal", c.ElevationSignal, true, false},
+		{"az_rate_signal", c.AzRateSignal, false, false},
+		{"el_rate_signal", c.ElRateSignal, false, false},
+		{"status_signal", c.StatusSignal, false, true},
+	}
+	for _, m := range mapped {
+		if m.name == "" {
+			if m.required {
+				bad(m.key, "is required: name the signal to send")
+			}
+			continue
+		}
+		i := datasource.Index(c.Signals, m.name)
+		if i < 0 {
+			bad(m.key, "names no signal of this datasource: %q", m.name)
+			continue
+		}
+		s := &c.Signals[i]
+		if !s.Type.Valid() {
+			continue // reported by ValidateSignals
+		}
+		if s.NumberOfDimensions != 0 || s.Elements() != 1 {
+			bad(m.key, "signal %q must be a scalar (NumberOfDimensions 0), got %d dimensions and %d elements", m.name, s.NumberOfDimensions, s.Elements())
+		}
+		if m.integer && s.Type.IsFloat() {
+			bad(m.key, "signal %q must have an integer type (its bits drive the status word), got %v", m.name, s.Type)
+		}
+	}
+	if rateOK {
+		errs = append(errs, c.Degradations.validate(ds, c.RateHz)...)
+	} else {
+		errs = append(errs, c.Degradations.validate(ds, MaxRateHz)...)
+	}
+	return errors.Join(errs...)
+}
+
+// periodNs returns the nominal period in nanoseconds.
+func periodNs(rateHz float64) float64 { return 1e9 / rateHz }

@@ -1,0 +1,285 @@
+package rd100s
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// EventRing is how many recent events Events and Status keep.
+const EventRing = 128
+
+// logQueue bounds the events the network thread hands to the logging
+// goroutine; past it an event is kept in the ring and counted, not logged.
+const logQueue = 64
+
+// Event actions.
+const (
+	Activated   = "activated"
+	Deactivated = "deactivated"
+	Changed     = "changed" // new value of a degradation that stays active
+)
+
+// Event is one activation, deactivation or change of a degradation.
+type Event struct {
+	Time        time.Time `json:"time"` // wall clock, for humans
+	TUs         uint64    `json:"t_us"` // the emitter clock, comparable with packets' t_us
+	Degradation string    `json:"degradation"`
+	Action      string    `json:"action"`          // Activated, Deactivated or Changed
+	Value       string    `json:"value,omitempty"` // the parameter as its key takes it
+	// Source is "config", "operator" (Set, SetDegradations) or "emitter"
+	// (a burst that elapsed, a seq jump applied).
+	Source string `json:"source"`
+	// Reason qualifies a deactivation: "elapsed", "applied", "replaced"
+	// (a new burst or jump replaced a running one) or "cancelled".
+	Reason string `json:"reason,omitempty"`
+	// Seq is the seq of the packet that carried an applied seq jump.
+	Seq uint32 `json:"seq,omitempty"`
+}
+
+// control is the degradation state shared by the operator and the network
+// thread. Operators lock mu; the network thread only try-locks it, so it
+// never waits, and re-reads the state when gen moved.
+type control struct {
+	mu  sync.Mutex
+	gen atomic.Uint64
+
+	// d is the operator's state. d.BurstLoss is the length of the burst in
+	// progress (0: none) and d.SeqJump the jump not yet applied.
+	d           Degradations
+	burstActive bool
+	burstSerial uint64
+	burstUntil  int64 // CLOCK_MONOTONIC ns
+
+	ring  [EventRing]Event
+	next  int // where the next event goes
+	count int
+}
+
+type kindSet [numKinds]bool
+
+var allKinds = func() (s kindSet) {
+	for k := range s {
+		s[k] = true
+	}
+	return s
+}()
+
+// SetDegradations replaces the whole degradation state: every field of d is
+// applied as Set would apply its key. BurstLoss > 0 starts a burst of that
+// length now (replacing one in progress) and 0 ends one; SeqJump != 0
+// schedules a jump at the next packet (replacing a pending one) and 0
+// cancels a pending one. Use Set to change one degradation without
+// touching the others. It returns every broken range as a
+// *datasource.ConfigError, or ErrNotRunning.
+func (e *Encoder) SetDegradations(d Degradations) error {
+	return e.apply(d, allKinds, "operator", monoNow())
+}
+
+// Set sets one degradation from its key and text value (see
+// Degradations.SetKey for the syntax): loss_probability, loss_every_n,
+// burst_loss_ms, duplicate_probability, reorder_window_ms, jitter_ms,
+// freeze, invalid_az, invalid_el, seq_jump, silence. The others are left
+// as they are. It is what the daemon's HTTP endpoint calls.
+func (e *Encoder) Set(key, value string) error {
+	k, ok := kindOfKey(key)
+	if !ok {
+		return unknownKey(key)
+	}
+	var next Degradations
+	if err := next.SetKey(key, value); err != nil {
+		return err
+	}
+	var which kindSet
+	which[k] = true
+	e.ctl.mu.Lock()
+	cur := e.ctl.d
+	e.ctl.mu.Unlock()
+	copyKind(&cur, &next, k)
+	return e.apply(cur, which, "operator", monoNow())
+}
+
+// Degradations returns the current state; BurstLoss is the time left of
+// a burst in progress and SeqJump a jump not applied yet.
+func (e *Encoder) Degradations() Degradations {
+	now := monoNow()
+	e.ctl.mu.Lock()
+	defer e.ctl.mu.Unlock()
+	d := e.ctl.d
+	d.BurstLoss = 0
+	if e.ctl.burstActive {
+		d.BurstLoss = max(time.Duration(e.ctl.burstUntil-now), time.Nanosecond)
+	}
+	return d
+}
+
+// Events returns the recent events, oldest first (at most EventRing).
+func (e *Encoder) Events() []Event {
+	e.ctl.mu.Lock()
+	defer e.ctl.mu.Unlock()
+	c := &e.ctl
+	out := make([]Event, 0, c.count)
+	for i := range c.count {
+		out = append(out, c.ring[(c.next-c.count+i+EventRing)%EventRing])
+	}
+	return out
+}
+
+// apply validates next and applies the kinds in which at monotonic time
+// now, recording one event per change.
+func (e *Encoder) apply(next Degradations, which kindSet, source string, now int64) error {
+	if !e.running() {
+		return ErrNotRunning
+	}
+	if errs := next.validate(e.cfg.Name, e.cfg.RateHz); len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	wall := time.Now()
+	ev := func(k kind, action, value, reason string) Event {
+		return Event{Time: wall, TUs: e.tUs(now), Degradation: kindNames[k], Action: action, Value: value, Source: source, Reason: reason}
+	}
+	var evs []Event
+	c := &e.ctl
+	c.mu.Lock()
+	cur := &c.d
+	for k := range numKinds {
+		if !which[k] {
+			continue
+		}
+		switch k {
+		case kBurstLoss:
+			if next.BurstLoss > 0 {
+				if c.burstActive {
+					evs = append(evs, ev(k, Deactivated, "", "replaced"))
+				}
+				c.burstActive = true
+				c.burstSerial++
+				c.burstUntil = now + int64(next.BurstLoss)
+				cur.BurstLoss = next.BurstLoss
+				evs = append(evs, ev(k, Activated, next.value(k), ""))
+			} else if c.burstActive {
+				c.burstActive = false
+				cur.BurstLoss = 0
+				evs = append(evs, ev(k, Deactivated, "", "cancelled"))
+			}
+		case kSeqJump:
+			if next.SeqJump != 0 {
+				if cur.SeqJump != 0 {
+					evs = append(evs, ev(k, Deactivated, "", "replaced"))
+				}
+				cur.SeqJump = next.SeqJump
+				evs = append(evs, ev(k, Activated, next.value(k), ""))
+			} else if cur.SeqJump != 0 {
+				cur.SeqJump = 0
+				evs = append(evs, ev(k, Deactivated, "", "cancelled"))
+			}
+		default:
+			was, old := cur.active(k), cur.value(k)
+			copyKind(cur, &next, k)
+			is, v := cur.active(k), cur.value(k)
+			switch {
+			case !was && is:
+				evs = append(evs, ev(k, Activated, v, ""))
+			case was && !is:
+				evs = append(evs, ev(k, Deactivated, "", ""))
+			case was && is && v != old:
+				evs = append(evs, ev(k, Changed, v, ""))
+			}
+		}
+	}
+	for i := range evs {
+		e.recordLocked(&evs[i])
+	}
+	c.gen.Add(1)
+	c.mu.Unlock()
+	for i := range evs {
+		e.logEvent(&evs[i])
+	}
+	return nil
+}
+
+// copyKind copies the field of degradation k from src to dst.
+func copyKind(dst, src *Degradations, k kind) {
+	switch k {
+	case kLossProbability:
+		dst.LossProbability = src.LossProbability
+	case kLossEveryN:
+		dst.LossEveryN = src.LossEveryN
+	case kBurstLoss:
+		dst.BurstLoss = src.BurstLoss
+	case kDuplicate:
+		dst.DuplicateProbability = src.DuplicateProbability
+	case kReorder:
+		dst.ReorderWindow = src.ReorderWindow
+	case kJitter:
+		dst.Jitter = src.Jitter
+	case kFreeze:
+		dst.Freeze = src.Freeze
+	case kInvalidAz:
+		dst.InvalidAz = src.InvalidAz
+	case kInvalidEl:
+		dst.InvalidEl = src.InvalidEl
+	case kSeqJump:
+		dst.SeqJump = src.SeqJump
+	case kSilence:
+		dst.Silence = src.Silence
+	}
+}
+
+// recordLocked puts ev in the ring and counts it. ctl.mu is held. It does
+// not allocate.
+func (e *Encoder) recordLocked(ev *Event) {
+	c := &e.ctl
+	c.ring[c.next] = *ev
+	c.next = (c.next + 1) % EventRing
+	c.count = min(c.count+1, EventRing)
+	k, _ := kindOfName(ev.Degradation)
+	switch ev.Action {
+	case Activated:
+		e.m.activations[k].Inc()
+	case Deactivated:
+		e.m.deactivations[k].Inc()
+	}
+}
+
+func kindOfName(name string) (kind, bool) {
+	for i, n := range kindNames {
+		if n == name {
+			return kind(i), true
+		}
+	}
+	return 0, false
+}
+
+// recordFromEmitter records an event of the network thread (ctl.mu held)
+// and hands it to the logging goroutine without waiting.
+func (e *Encoder) recordFromEmitter(ev Event) {
+	e.recordLocked(&ev)
+	select {
+	case e.logCh <- ev:
+	default:
+		e.m.eventsUnlogged.Inc()
+	}
+}
+
+func (e *Encoder) logEvents() {
+	defer close(e.logDone)
+	for ev := range e.logCh {
+		e.logEvent(&ev)
+	}
+}
+
+func (e *Encoder) logEvent(ev *Event) {
+	attrs := []any{"degradation", ev.Degradation, "source", ev.Source, "t_us", ev.TUs}
+	if ev.Value != "" {
+		attrs = append(attrs, "value", ev.Value)
+	}
+	if ev.Reason != "" {
+		attrs = append(attrs, "reason", ev.Reason)
+	}
+	if ev.Degradation == kindNames[kSeqJump] && ev.Reason == "applied" {
+		attrs = append(attrs, "seq", ev.Seq)
+	}
+	e.log.Info("degradation "+ev.Action, attrs...)
+}

@@ -1,0 +1,323 @@
+package rd100s
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"streamerd/datasource"
+)
+
+// Degradations is the state of the injected faults of section 6. The zero
+// value is a nominal stream. Each field is named in errors, events and
+// metrics by its key (in parentheses); doc.go gives the exact semantics.
+type Degradations struct {
+	// LossProbability (loss_probability): each packet is dropped with this
+	// probability, 0..1. A lost packet consumes its seq.
+	LossProbability float64
+	// LossEveryN (loss_every_n): the N-th, 2N-th, ... packet counted from
+	// activation is dropped; 0 is off, 1 drops every packet.
+	LossEveryN int
+	// BurstLoss (burst_loss_ms): drop every packet for this long starting
+	// now, then deactivate on its own. Setting it again restarts the burst;
+	// 0 ends a burst in progress. Degradations() reports the time left.
+	BurstLoss time.Duration
+	// DuplicateProbability (duplicate_probability): each packet sent is
+	// sent twice back to back (same bytes) with this probability, 0..1.
+	DuplicateProbability float64
+	// ReorderWindow (reorder_window_ms): each packet is held back a
+	// uniformly random 0..W and sent when due, so later packets overtake
+	// it. At most 10 s.
+	ReorderWindow time.Duration
+	// Jitter (jitter_ms): each send instant deviates uniformly within ±J
+	// from the nominal grid, which does not drift. At most half a period.
+	Jitter time.Duration
+	// Freeze (freeze): azimuth, elevation and both rates are held at their
+	// values when freeze took effect, while seq and t_us advance.
+	Freeze bool
+	// InvalidAz, InvalidEl (invalid_az, invalid_el) clear AZ_VALID /
+	// EL_VALID; the position keeps following its signal.
+	InvalidAz, InvalidEl bool
+	// SeqJump (seq_jump) adds this delta to seq once, at the next packet,
+	// then deactivates on its own. Degradations() reports a jump still
+	// pending.
+	SeqJump int32
+	// Silence (silence): nothing is sent, not even a packet held by the
+	// reorder window; seq keeps advancing.
+	Silence bool
+}
+
+// Limits of the degradation parameters.
+const (
+	MaxBurstLoss     = time.Hour
+	MaxReorderWindow = 10 * time.Second
+	MaxLossEveryN    = 1 << 30
+)
+
+// kind identifies one degradation.
+type kind uint8
+
+const (
+	kLossProbability kind = iota
+	kLossEveryN
+	kBurstLoss
+	kDuplicate
+	kReorder
+	kJitter
+	kFreeze
+	kInvalidAz
+	kInvalidEl
+	kSeqJump
+	kSilence
+	numKinds
+)
+
+// kindNames name the degradations in events, metrics and Status.Active.
+var kindNames = [numKinds]string{
+	"loss_probability", "loss_every_n", "burst_loss", "duplicate", "reorder",
+	"jitter", "freeze", "invalid_az", "invalid_el", "seq_jump", "silence",
+}
+
+// Keys are the parameter keys of the degradations, in the order of
+// Degradations' fields, as Set and SetKey accept them.
+var Keys = [numKinds]string{
+	"loss_probability", "loss_every_n", "burst_loss_ms", "duplicate_probability", "reorder_window_ms",
+	"jitter_ms", "freeze", "invalid_az", "invalid_el", "seq_jump", "silence",
+}
+
+func kindOfKey(key string) (kind, bool) {
+	for i, k := range Keys {
+		if k == key {
+			return kind(i), true
+		}
+	}
+	return 0, false
+}
+
+// active reports whether degradation k is on in d.
+func (d *Degradations) active(k kind) bool {
+	switch k {
+	case kLossProbability:
+		return d.LossProbability > 0
+	case kLossEveryN:
+		return d.LossEveryN > 0
+	case kBurstLoss:
+		return d.BurstLoss > 0
+	case kDuplicate:
+		return d.DuplicateProbability > 0
+	case kReorder:
+		return d.ReorderWindow > 0
+	case kJitter:
+		return d.Jitter > 0
+	case kFreeze:
+		return d.Freeze
+	case kInvalidAz:
+		return d.InvalidAz
+	case kInvalidEl:
+		return d.InvalidEl
+	case kSeqJump:
+		return d.SeqJump != 0
+	case kSilence:
+		return d.Silence
+	}
+	return false
+}
+
+// Any reports whether any degradation is active.
+func (d *Degradations) Any() bool {
+	for k := range numKinds {
+		if d.active(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// Active returns the names of the active degradations.
+func (d *Degradations) Active() []string {
+	var a []string
+	for k := range numKinds {
+		if d.active(k) {
+			a = append(a, kindNames[k])
+		}
+	}
+	return a
+}
+
+// value formats the parameter of degradation k as its key takes it.
+func (d *Degradations) value(k kind) string {
+	switch k {
+	case kLossProbability:
+		return strconv.FormatFloat(d.LossProbability, 'g', -1, 64)
+	case kLossEveryN:
+		return strconv.Itoa(d.LossEveryN)
+	case kBurstLoss:
+		return ms(d.BurstLoss)
+	case kDuplicate:
+		return strconv.FormatFloat(d.DuplicateProbability, 'g', -1, 64)
+	case kReorder:
+		return ms(d.ReorderWindow)
+	case kJitter:
+		return ms(d.Jitter)
+	case kFreeze:
+		return strconv.FormatBool(d.Freeze)
+	case kInvalidAz:
+		return strconv.FormatBool(d.InvalidAz)
+	case kInvalidEl:
+		return strconv.FormatBool(d.InvalidEl)
+	case kSeqJump:
+		return strconv.Itoa(int(d.SeqJump))
+	case kSilence:
+		return strconv.FormatBool(d.Silence)
+	}
+	return ""
+}
+
+func ms(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'g', -1, 64)
+}
+
+// Get returns the value of the degradation key as SetKey would accept it.
+func (d *Degradations) Get(key string) (string, error) {
+	k, ok := kindOfKey(key)
+	if !ok {
+		return "", unknownKey(key)
+	}
+	return d.value(k), nil
+}
+
+func unknownKey(key string) error {
+	return fmt.Errorf("unknown degradation %q (want one of %s)", key, strings.Join(Keys[:], ", "))
+}
+
+// SetKey sets the degradation named by key from its text value, as an
+// operator or a config file writes it: probabilities as numbers 0..1,
+// durations as milliseconds ("50", "0.5") or Go durations ("50ms"), bools
+// as true/false/on/off/1/0, seq_jump and loss_every_n as integers. Ranges
+// are checked by Validate and by the Encoder's setters, not here.
+func (d *Degradations) SetKey(key, value string) error {
+	k, ok := kindOfKey(key)
+	if !ok {
+		return unknownKey(key)
+	}
+	v := strings.TrimSpace(value)
+	var err error
+	switch k {
+	case kLossProbability:
+		d.LossProbability, err = strconv.ParseFloat(v, 64)
+	case kDuplicate:
+		d.DuplicateProbability, err = strconv.ParseFloat(v, 64)
+	case kLossEveryN:
+		d.LossEveryN, err = strconv.Atoi(v)
+	case kBurstLoss:
+		d.BurstLoss, err = parseMs(v)
+	case kReorder:
+		d.ReorderWindow, err = parseMs(v)
+	case kJitter:
+		d.Jitter, err = parseMs(v)
+	case kFreeze:
+		d.Freeze, err = parseBool(v)
+	case kInvalidAz:
+		d.InvalidAz, err = parseBool(v)
+	case kInvalidEl:
+		d.InvalidEl, err = parseBool(v)
+	case kSilence:
+		d.Silence, err = parseBool(v)
+	case kSeqJump:
+		var n int64
+		n, err = strconv.ParseInt(v, 10, 32)
+		d.SeqJump = int32(n)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: cannot parse %q: %w", key, value, unwrapNum(err))
+	}
+	return nil
+}
+
+func unwrapNum(err error) error {
+	if ne, ok := err.(*strconv.NumError); ok {
+		return ne.Err
+	}
+	return err
+}
+
+func parseMs(v string) (time.Duration, error) {
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		ns := math.Round(f * float64(time.Millisecond))
+		if !(ns >= math.MinInt64 && ns < math.MaxInt64) { // NaN fails both
+			return 0, fmt.Errorf("out of range")
+		}
+		return time.Duration(ns), nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("want milliseconds or a duration such as 50ms")
+	}
+	return d, nil
+}
+
+func parseBool(v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "on", "yes":
+		return true, nil
+	case "off", "no":
+		return false, nil
+	}
+	return strconv.ParseBool(v)
+}
+
+// validate checks the ranges; rateHz bounds the jitter to half a period so
+// ticks never swap.
+func (d *Degradations) validate(ds string, rateHz float64) []error {
+	var errs []error
+	bad := func(k kind, format string, args ...any) {
+		errs = append(errs, datasource.ParamError(ds, Keys[k], format, args...))
+	}
+	prob := func(k kind, p float64) {
+		if !(p >= 0 && p <= 1) {
+			bad(k, "must be a probability in 0..1, got %v", p)
+		}
+	}
+	prob(kLossProbability, d.LossProbability)
+	prob(kDuplicate, d.DuplicateProbability)
+	if d.LossEveryN < 0 || d.LossEveryN > MaxLossEveryN {
+		bad(kLossEveryN, "must be 0 (off) or 1..%d (drop one packet in N), got %d", MaxLossEveryN, d.LossEveryN)
+	}
+	if d.BurstLoss < 0 || d.BurstLoss > MaxBurstLoss {
+		bad(kBurstLoss, "must be 0..%v ms, got %v", MaxBurstLoss.Milliseconds(), ms(d.BurstLoss))
+	}
+	if d.ReorderWindow < 0 || d.ReorderWindow > MaxReorderWindow {
+		bad(kReorder, "must be 0..%v ms, got %v", MaxReorderWindow.Milliseconds(), ms(d.ReorderWindow))
+	}
+	half := time.Duration(periodNs(rateHz) / 2)
+	if d.Jitter < 0 || d.Jitter > half {
+		bad(kJitter, "must be 0..%v ms (half the period at %v Hz, so packets never swap), got %v", ms(half), rateHz, ms(d.Jitter))
+	}
+	return errs
+}
+
+// MarshalJSON writes the degradations under their keys, durations in
+// milliseconds.
+func (d Degradations) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		LossProbability      float64 `json:"loss_probability"`
+		LossEveryN           int     `json:"loss_every_n"`
+		BurstLossMs          float64 `json:"burst_loss_ms"`
+		DuplicateProbability float64 `json:"duplicate_probability"`
+		ReorderWindowMs      float64 `json:"reorder_window_ms"`
+		JitterMs             float64 `json:"jitter_ms"`
+		Freeze               bool    `json:"freeze"`
+		InvalidAz            bool    `json:"invalid_az"`
+		InvalidEl            bool    `json:"invalid_el"`
+		SeqJump              int32   `json:"seq_jump"`
+		Silence              bool    `json:"silence"`
+	}{
+		d.LossProbability, d.LossEveryN, msf(d.BurstLoss), d.DuplicateProbability, msf(d.ReorderWindow),
+		msf(d.Jitter), d.Freeze, d.InvalidAz, d.InvalidEl, d.SeqJump, d.Silence,
+	})
+}
+
+func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

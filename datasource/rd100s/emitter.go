@@ -1,0 +1,504 @@
+package rd100s
+
+import (
+	"encoding/binary"
+	"math"
+	"net"
+	"net/netip"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"streamerd/datasource"
+	"streamerd/rd100sproto"
+	"streamerd/rtsync"
+)
+
+// ReorderCapacity is how many packets the reorder window can hold back.
+const ReorderCapacity = 1024
+
+// maxSleep bounds one sleep of the network thread so Stop is prompt at
+// low rates.
+const maxSleep = 20 * time.Millisecond
+
+// sigRef locates a mapped signal in signal memory.
+type sigRef struct {
+	off, end int
+	typ      datasource.Type
+	unit     Unit
+	ok       bool
+}
+
+type sigRefs struct{ az, el, azRate, elRate, status sigRef }
+
+func newSigRefs(c *Config) sigRefs {
+	off := make([]int, len(c.Signals)+1)
+	for i := range c.Signals {
+		off[i+1] = off[i] + c.Signals[i].ByteSize()
+	}
+	ref := func(name string, u Unit) sigRef {
+		i := datasource.Index(c.Signals, name)
+		if name == "" || i < 0 {
+			return sigRef{}
+		}
+		return sigRef{off: off[i], end: off[i+1], typ: c.Signals[i].Type, unit: u, ok: true}
+	}
+	return sigRefs{
+		az:     ref(c.AzimuthSignal, c.AzimuthUnit),
+		el:     ref(c.ElevationSignal, c.ElevationUnit),
+		azRate: ref(c.AzRateSignal, c.RateUnit),
+		elRate: ref(c.ElRateSignal, c.RateUnit),
+		status: ref(c.StatusSignal, Millidegrees),
+	}
+}
+
+// readInt reads an integer signal; uint64 beyond int64 saturates.
+func readInt(b []byte, t datasource.Type) int64 {
+	ne := binary.NativeEndian
+	switch t {
+	case datasource.Uint8:
+		return int64(b[0])
+	case datasource.Int8:
+		return int64(int8(b[0]))
+	case datasource.Uint16:
+		return int64(ne.Uint16(b))
+	case datasource.Int16:
+		return int64(int16(ne.Uint16(b)))
+	case datasource.Uint32:
+		return int64(ne.Uint32(b))
+	case datasource.Int32:
+		return int64(int32(ne.Uint32(b)))
+	case datasource.Uint64:
+		return int64(min(ne.Uint64(b), math.MaxInt64))
+	case datasource.Int64:
+		return int64(ne.Uint64(b))
+	}
+	return roundSat(readFloat(b, t))
+}
+
+func readFloat(b []byte, t datasource.Type) float64 {
+	ne := binary.NativeEndian
+	switch t {
+	case datasource.Float32:
+		return float64(math.Float32frombits(ne.Uint32(b)))
+	case datasource.Float64:
+		return math.Float64frombits(ne.Uint64(b))
+	}
+	return float64(readInt(b, t))
+}
+
+// roundSat rounds to nearest, halves away from zero; NaN is 0 and values
+// beyond int64 saturate (as rd100sproto.DegreesToMdeg).
+func roundSat(v float64) int64 {
+	v = math.Round(v)
+	switch {
+	case v != v:
+		return 0
+	case v >= math.MaxInt64:
+		return math.MaxInt64
+	case v <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(v)
+}
+
+// mdeg reads the signal in millidegrees (or mdeg/s); 0 when unmapped.
+func (r *sigRef) mdeg(snap []byte) int64 {
+	if !r.ok {
+		return 0
+	}
+	b := snap[r.off:r.end]
+	if r.unit == Millidegrees {
+		if r.typ.IsFloat() {
+			return roundSat(readFloat(b, r.typ))
+		}
+		return readInt(b, r.typ)
+	}
+	return rd100sproto.DegreesToMdeg(readFloat(b, r.typ))
+}
+
+func clamp32(v int64) int32 { return int32(min(max(v, math.MinInt32), math.MaxInt32)) }
+
+// heldPkt is a packet held back by the reorder window.
+type heldPkt struct {
+	due int64
+	seq uint32
+	dup bool
+	b   [rd100sproto.PacketSize]byte
+}
+
+// emitter is the network thread's state. Only the network thread touches
+// it, except the tests, which drive run directly.
+type emitter struct {
+	e       *Encoder
+	conn    *net.UDPConn
+	dst     netip.AddrPort
+	origin  int64
+	periodF float64
+	refs    sigRefs
+	base    rd100sproto.Status // status bits 0..5 when no status signal
+
+	k      uint64 // index of the next tick on the grid
+	target int64  // its (jittered) instant
+	seq    uint32 // seq of the next tick
+	snap   []byte
+	buf    [rd100sproto.PacketSize]byte
+
+	// Degradation state, copied from control when its gen moves.
+	gen          uint64
+	d            Degradations
+	degradedBase bool // a persistent degradation is on
+	burstActive  bool
+	burstSerial  uint64
+	burstUntil   int64
+	burstEnded   uint64 // serial of a burst that elapsed, not yet recorded
+	burstEndedAt int64
+	jump         int32 // to apply at this tick
+	lossCount    int
+	capture      bool
+	held         [4]int32 // az, el, az rate, el rate while frozen
+	rLoss, rDup  rng
+	rReorder     rng
+	rJitter      rng
+
+	// Reorder window: a binary min-heap on (due, seq).
+	heap    []heldPkt
+	maxSent uint32
+	sentAny bool
+
+	// lateness, when a test or benchmark sets it, receives now - target of
+	// each tick until full.
+	lateness []int64
+}
+
+func newEmitter(e *Encoder) *emitter {
+	c := &e.cfg
+	em := &emitter{
+		e:        e,
+		conn:     e.conn,
+		dst:      e.dst,
+		origin:   e.origin,
+		periodF:  e.periodNs,
+		refs:     e.refs,
+		target:   e.origin,
+		seq:      c.FirstSeq,
+		snap:     make([]byte, len(e.ready)),
+		rLoss:    newRng(c.Seed, kLossProbability),
+		rDup:     newRng(c.Seed, kDuplicate),
+		rReorder: newRng(c.Seed, kReorder),
+		rJitter:  newRng(c.Seed, kJitter),
+		heap:     make([]heldPkt, 0, ReorderCapacity),
+	}
+	for _, b := range []struct {
+		on  bool
+		bit rd100sproto.Status
+	}{{c.AzValid, rd100sproto.AzValid}, {c.ElValid, rd100sproto.ElValid}, {c.AzRefOK, rd100sproto.AzRefOK},
+		{c.ElRefOK, rd100sproto.ElRefOK}, {c.AzFault, rd100sproto.AzFault}, {c.ElFault, rd100sproto.ElFault}} {
+		if b.on {
+			em.base |= b.bit
+		}
+	}
+	return em
+}
+
+// loop is the network thread's body. It first sets the thread's timer
+// slack to 1 ns (the default 50 µs would be added to every deadline); the
+// setting dies with the thread.
+func (em *emitter) loop(stop <-chan struct{}) {
+	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		t := em.next()
+		now := monoNow()
+		if t > now {
+			sleepUntil(min(t, now+int64(maxSleep)))
+			now = monoNow()
+		}
+		em.run(now)
+	}
+}
+
+// nominal returns the instant of tick k on the grid.
+func (em *emitter) nominal(k uint64) int64 {
+	return em.origin + int64(float64(k)*em.periodF)
+}
+
+// next returns when run has something to do: the next tick or the next
+// held packet due.
+func (em *emitter) next() int64 {
+	t := em.target
+	if len(em.heap) > 0 && em.heap[0].due < t {
+		t = em.heap[0].due
+	}
+	return t
+}
+
+// run does everything due at monotonic time now: it sends the held packets
+// due, then emits the tick if its instant has come.
+func (em *emitter) run(now int64) {
+	em.release(now)
+	if now < em.target {
+		return
+	}
+	if now >= em.nominal(em.k+1)+int64(em.d.Jitter) {
+		// A whole period late: skip to the newest tick due.
+		if kl := uint64(float64(now-em.origin) / em.periodF); kl > em.k {
+			em.e.m.ticksMissed.Add(int(kl - em.k))
+			em.k = kl
+		}
+	}
+	if len(em.lateness) < cap(em.lateness) {
+		em.lateness = append(em.lateness, now-em.target)
+	}
+	em.tick(now)
+	em.k++
+	em.target = em.nominal(em.k)
+	if j := int64(em.d.Jitter); j > 0 {
+		em.target += em.rJitter.upTo(2*j) - j
+		em.e.m.jittered.Inc()
+	}
+}
+
+// syncControl picks up operator changes and records a burst that elapsed,
+// if the control lock is free; otherwise it tries again at the next tick.
+func (em *emitter) syncControl(now int64) {
+	c := &em.e.ctl
+	gen := c.gen.Load()
+	if gen == em.gen && em.burstEnded == 0 {
+		return
+	}
+	if !c.mu.TryLock() {
+		return
+	}
+	defer c.mu.Unlock()
+	if em.burstEnded != 0 {
+		if c.burstActive && c.burstSerial == em.burstEnded {
+			c.burstActive = false
+			c.d.BurstLoss = 0
+			em.e.recordFromEmitter(Event{Time: time.Now(), TUs: em.e.tUs(em.burstEndedAt), Degradation: kindNames[kBurstLoss],
+				Action: Deactivated, Source: "emitter", Reason: "elapsed"})
+		}
+		em.burstEnded = 0
+	}
+	if gen == em.gen {
+		return
+	}
+	em.gen = gen
+	prev := em.d
+	em.d = c.d
+	if c.burstActive && c.burstSerial != em.burstSerial {
+		em.burstSerial, em.burstUntil, em.burstActive = c.burstSerial, c.burstUntil, true
+	}
+	if !c.burstActive {
+		em.burstActive = false
+	}
+	if c.d.SeqJump != 0 {
+		em.jump = c.d.SeqJump
+		c.d.SeqJump = 0
+		em.e.recordFromEmitter(Event{Time: time.Now(), TUs: em.e.tUs(now), Degradation: kindNames[kSeqJump],
+			Action: Deactivated, Source: "emitter", Reason: "applied", Seq: em.seq + uint32(em.jump)})
+	}
+	em.d.BurstLoss, em.d.SeqJump = 0, 0
+	em.degradedBase = em.d.Any()
+	if em.d.LossEveryN != prev.LossEveryN {
+		em.lossCount = 0
+	}
+	if em.d.Freeze && !prev.Freeze {
+		em.capture = true
+	}
+}
+
+// tick builds the packet of the current tick and sends, drops or holds it.
+func (em *emitter) tick(now int64) {
+	e := em.e
+	em.syncControl(now)
+	if em.burstActive && now >= em.burstUntil {
+		em.burstActive = false
+		em.burstEnded, em.burstEndedAt = em.burstSerial, em.burstUntil
+		em.syncControl(now)
+	}
+	seq := em.seq
+	jumped := em.jump != 0
+	if jumped {
+		seq += uint32(em.jump)
+		em.jump = 0
+		em.sentAny = false
+		e.m.seqJumps.Inc()
+	}
+	em.seq = seq + 1
+	e.nextSeq.Store(em.seq)
+	e.m.ticks.Inc()
+
+	e.lock.FastLock(rtsync.Forever, 0)
+	copy(em.snap, e.ready)
+	have := e.haveData
+	e.lock.FastUnLock()
+
+	r := &em.refs
+	az := rd100sproto.NormalizeAzimuthMdeg(r.az.mdeg(em.snap))
+	el := clamp32(r.el.mdeg(em.snap))
+	azRate := clamp32(r.azRate.mdeg(em.snap))
+	elRate := clamp32(r.elRate.mdeg(em.snap))
+	if em.d.Freeze {
+		if em.capture {
+			em.held = [4]int32{az, el, azRate, elRate}
+			em.capture = false
+		}
+		az, el, azRate, elRate = em.held[0], em.held[1], em.held[2], em.held[3]
+		e.m.frozen.Inc()
+	}
+	st := em.base
+	if r.status.ok {
+		st = rd100sproto.Status(readInt(em.snap[r.status.off:r.status.end], r.status.typ)) & 0x3f
+	}
+	st |= rd100sproto.Sim
+	if !have || em.d.InvalidAz {
+		st &^= rd100sproto.AzValid
+	}
+	if !have || em.d.InvalidEl {
+		st &^= rd100sproto.ElValid
+	}
+	if em.degradedBase || em.burstActive || jumped {
+		st |= rd100sproto.Degraded
+	}
+	p := rd100sproto.Packet{Seq: seq, TUs: e.tUs(now), AzMdeg: az, ElMdeg: el, AzRate: azRate, ElRate: elRate, Status: st}
+	rd100sproto.AppendPacket(em.buf[:0], &p)
+
+	switch {
+	case em.d.Silence:
+		e.m.silenced.Inc()
+		return
+	case em.burstActive:
+		e.m.droppedBurst.Inc()
+		return
+	}
+	if n := em.d.LossEveryN; n > 0 {
+		em.lossCount++
+		if em.lossCount >= n {
+			em.lossCount = 0
+			e.m.droppedLoss.Inc()
+			return
+		}
+	}
+	if em.rLoss.chance(em.d.LossProbability) {
+		e.m.droppedLoss.Inc()
+		return
+	}
+	dup := em.rDup.chance(em.d.DuplicateProbability)
+	if w := int64(em.d.ReorderWindow); w > 0 {
+		if delay := em.rReorder.upTo(w); delay > 0 {
+			em.hold(now+delay, seq, dup)
+			return
+		}
+	}
+	em.send(em.buf[:], seq, dup)
+}
+
+// send writes one packet, twice if dup, and counts what a receiver will
+// see as late arrivals.
+func (em *emitter) send(b []byte, seq uint32, dup bool) {
+	e := em.e
+	if _, err := em.conn.WriteToUDPAddrPort(b, em.dst); err != nil {
+		e.m.sendErrors.Inc()
+		return
+	}
+	e.m.sent.Inc()
+	if em.sentAny && int32(seq-em.maxSent) < 0 {
+		e.m.reordered.Inc()
+	} else {
+		em.maxSent, em.sentAny = seq, true
+	}
+	if !dup {
+		return
+	}
+	if _, err := em.conn.WriteToUDPAddrPort(b, em.dst); err != nil {
+		e.m.sendErrors.Inc()
+		return
+	}
+	e.m.sent.Inc()
+	e.m.duplicated.Inc()
+}
+
+// hold puts the packet in em.buf in the reorder window until due. When the
+// window is full, the packet due first leaves now.
+func (em *emitter) hold(due int64, seq uint32, dup bool) {
+	if len(em.heap) == cap(em.heap) {
+		em.e.m.reorderOvf.Inc()
+		em.sendHeld(em.pop())
+	}
+	em.heap = em.heap[:len(em.heap)+1]
+	h := &em.heap[len(em.heap)-1]
+	h.due, h.seq, h.dup, h.b = due, seq, dup, em.buf
+	em.up(len(em.heap) - 1)
+	em.e.m.delayed.Inc()
+}
+
+// release sends the held packets due at now, earliest first.
+func (em *emitter) release(now int64) {
+	for len(em.heap) > 0 && em.heap[0].due <= now {
+		em.sendHeld(em.pop())
+	}
+}
+
+// sendHeld sends the packet popped into the spare slot past the heap's
+// length.
+func (em *emitter) sendHeld(i int) {
+	h := &em.heap[:i+1][i]
+	if em.d.Silence {
+		em.e.m.silenced.Inc()
+		return
+	}
+	em.send(h.b[:], h.seq, h.dup)
+}
+
+func less(a, b *heldPkt) bool {
+	return a.due < b.due || (a.due == b.due && int32(a.seq-b.seq) < 0)
+}
+
+// pop removes the earliest packet and returns its index in the backing
+// array, just past the new length, where it stays valid until the next
+// hold.
+func (em *emitter) pop() int {
+	h := em.heap
+	n := len(h) - 1
+	h[0], h[n] = h[n], h[0]
+	em.heap = h[:n]
+	em.down(0)
+	return n
+}
+
+func (em *emitter) up(i int) {
+	h := em.heap
+	for i > 0 {
+		p := (i - 1) / 2
+		if !less(&h[i], &h[p]) {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (em *emitter) down(i int) {
+	h := em.heap
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && less(&h[r], &h[l]) {
+			m = r
+		}
+		if !less(&h[m], &h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}

@@ -1,0 +1,277 @@
+package rd100s
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"streamerd/datasource"
+	"streamerd/netthread"
+	"streamerd/rtsync"
+)
+
+// Spec names the wire contract this datasource implements.
+const Spec = "RD100S-ENC-UDP v1"
+
+// ErrLockTimeout is returned by Synchronise when the FastLock could not be
+// taken within LockTimeout; the cycle is not published.
+var ErrLockTimeout = errors.New("rd100s: FastLock timeout in Synchronise")
+
+// ErrNotRunning is returned by the control methods before PrepareNextState
+// and after Stop.
+var ErrNotRunning = errors.New("rd100s: encoder is not running")
+
+// Encoder is an RD100S encoder emulator datasource. Its datasource methods
+// follow the datasource.DataSource contract (Synchronise from the RT thread
+// only; the rest from the goroutine that builds and stops the application).
+// The control methods (Set, SetDegradations, Degradations, Events, Status)
+// are safe from any goroutine.
+type Encoder struct {
+	cfg      Config
+	sigs     []datasource.Signal
+	dst      netip.AddrPort
+	log      *slog.Logger
+	m        *encoderMetrics
+	periodNs float64
+	refs     sigRefs
+
+	mem *datasource.Memory
+
+	// RT → network hand-off, guarded by lock.
+	lock     rtsync.FastLock
+	ready    []byte
+	haveData bool
+
+	conn     *net.UDPConn
+	em       *emitter
+	thread   *netthread.Thread
+	origin   int64 // CLOCK_MONOTONIC ns at t_us = 0
+	started  atomic.Bool
+	stopped  atomic.Bool
+	nextSeq  atomic.Uint32
+	logCh    chan Event
+	logDone  chan struct{}
+	ctl      control
+	stopOnce atomic.Bool
+}
+
+var _ datasource.DataSource = (*Encoder)(nil)
+
+// New validates cfg, resolves dest_host to an IPv4 address and returns an
+// Encoder. Metrics are registered in ms with a datasource label; log gets
+// one line per start, stop and degradation event, never per packet.
+func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Encoder, error) {
+	if err := Validate(&cfg); err != nil {
+		return nil, err
+	}
+	c := cfg.withDefaults()
+	addr, err := net.ResolveUDPAddr("udp4", net.JoinHostPort(c.DestHost, strconv.Itoa(c.DestPort)))
+	if err != nil {
+		return nil, datasource.ParamError(c.Name, "dest_host", "%q does not resolve to an IPv4 address: %v", c.DestHost, err)
+	}
+	dst := addr.AddrPort()
+	dst = netip.AddrPortFrom(dst.Addr().Unmap(), dst.Port())
+	if !dst.Addr().Is4() {
+		return nil, datasource.ParamError(c.Name, "dest_host", "%q resolved to %v, not an IPv4 address", c.DestHost, dst.Addr())
+	}
+	e := &Encoder{
+		cfg:      c,
+		sigs:     c.Signals,
+		dst:      dst,
+		log:      log.With("datasource", c.Name),
+		m:        newEncoderMetrics(ms, c.Name),
+		periodNs: periodNs(c.RateHz),
+	}
+	e.refs = newSigRefs(&c)
+	e.nextSeq.Store(c.FirstSeq)
+	return e, nil
+}
+
+// Name returns the datasource name.
+func (e *Encoder) Name() string { return e.cfg.Name }
+
+// Signals returns the configured signals.
+func (e *Encoder) Signals() []datasource.Signal { return e.sigs }
+
+// Dest returns the resolved destination.
+func (e *Encoder) Dest() netip.AddrPort { return e.dst }
+
+// RateHz returns the emission cadence.
+func (e *Encoder) RateHz() float64 { return e.cfg.RateHz }
+
+// AllocateMemory allocates signal memory and the ready buffer.
+func (e *Encoder) AllocateMemory() error {
+	e.mem = datasource.NewMemory(e.sigs)
+	e.ready = make([]byte, e.mem.Size())
+	return nil
+}
+
+// GetSignalMemoryBuffer returns the bytes of signal i in signal memory.
+func (e *Encoder) GetSignalMemoryBuffer(i int) []byte { return e.mem.Signal(i) }
+
+// Memory returns the signal memory.
+func (e *Encoder) Memory() *datasource.Memory { return e.mem }
+
+// LocalAddr returns the address the socket is bound to (valid after
+// PrepareNextState).
+func (e *Encoder) LocalAddr() netip.AddrPort {
+	if e.conn == nil {
+		return netip.AddrPort{}
+	}
+	return e.conn.LocalAddr().(*net.UDPAddr).AddrPort()
+}
+
+// open binds the socket and builds the emitter with t_us = 0 now.
+func (e *Encoder) open() error {
+	if e.mem == nil {
+		return fmt.Errorf("datasource %q: PrepareNextState before AllocateMemory", e.cfg.Name)
+	}
+	if e.started.Load() {
+		return fmt.Errorf("datasource %q: PrepareNextState called twice", e.cfg.Name)
+	}
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{Port: e.cfg.SrcPort})
+	if err != nil {
+		return fmt.Errorf("datasource %q: src_port %d: %w", e.cfg.Name, e.cfg.SrcPort, err)
+	}
+	e.conn = conn
+	e.origin = monoNow()
+	e.em = newEmitter(e)
+	e.logCh = make(chan Event, logQueue)
+	e.logDone = make(chan struct{})
+	go e.logEvents()
+	e.started.Store(true)
+	if e.cfg.Degradations != (Degradations{}) {
+		// Validated by New: it cannot fail.
+		_ = e.apply(e.cfg.Degradations, allKinds, "config", e.origin)
+	}
+	return nil
+}
+
+// PrepareNextState binds the socket, sets the origin of t_us, applies the
+// initial degradations and starts the network thread.
+func (e *Encoder) PrepareNextState() error {
+	if err := e.open(); err != nil {
+		return err
+	}
+	return e.startThread()
+}
+
+// startThread starts the network thread on the opened encoder.
+func (e *Encoder) startThread() error {
+	th, err := netthread.Start(netthread.Config{Name: e.cfg.Name, CPUMask: e.cfg.CPUMask}, e.em.loop)
+	if err != nil {
+		e.Stop() // closes the socket and the logging goroutine; no thread yet
+		return fmt.Errorf("datasource %q: network thread: %w", e.cfg.Name, err)
+	}
+	e.thread = th
+	e.log.Info("RD100S encoder emitting", "spec", Spec, "dest", e.dst.String(), "source", e.LocalAddr().String(),
+		"rate_hz", e.cfg.RateHz, "first_seq", e.cfg.FirstSeq, "cpu_mask", e.cfg.CPUMask.String())
+	return nil
+}
+
+// Synchronise publishes signal memory to the network thread: FastLock, copy
+// to the ready buffer, unlock. It never waits for the network; the emitter
+// sends the latest published values at its next tick.
+func (e *Encoder) Synchronise() error {
+	if e.lock.FastLock(e.cfg.LockTimeout, 0) != nil {
+		e.m.lockTimeouts.Inc()
+		return ErrLockTimeout
+	}
+	copy(e.ready, e.mem.Block())
+	e.haveData = true
+	e.lock.FastUnLock()
+	e.m.synchronised.Inc()
+	return nil
+}
+
+// Stop stops the network thread and closes the socket. Packets held by the
+// reorder window are dropped. Later calls do nothing.
+func (e *Encoder) Stop() error {
+	if !e.started.Load() || e.stopOnce.Swap(true) {
+		return nil
+	}
+	e.stopped.Store(true)
+	var err error
+	if e.thread != nil {
+		err = e.thread.Stop()
+	}
+	e.conn.Close()
+	close(e.logCh)
+	<-e.logDone
+	e.log.Info("RD100S encoder stopped", "next_seq", e.nextSeq.Load(), "packets_sent", e.m.sent.Get())
+	return err
+}
+
+func (e *Encoder) running() bool { return e.started.Load() && !e.stopped.Load() }
+
+// tUs returns the emitter clock at mono, in microseconds.
+func (e *Encoder) tUs(mono int64) uint64 {
+	if mono <= e.origin {
+		return 0
+	}
+	return uint64(mono-e.origin) / 1000
+}
+
+// Status is a JSON-friendly snapshot of the encoder for /status.
+type Status struct {
+	Name         string       `json:"name"`
+	Class        string       `json:"class"`
+	Spec         string       `json:"spec"`
+	Dest         string       `json:"dest"`
+	Source       string       `json:"source,omitempty"`
+	RateHz       float64      `json:"rate_hz"`
+	Running      bool         `json:"running"`
+	TUs          uint64       `json:"t_us"`     // the emitter clock now
+	NextSeq      uint32       `json:"next_seq"` // seq of the next tick
+	PacketsSent  uint64       `json:"packets_sent"`
+	PacketsLost  uint64       `json:"packets_lost"` // dropped by loss and burst
+	Silenced     uint64       `json:"packets_silenced"`
+	SendErrors   uint64       `json:"send_errors"`
+	TicksMissed  uint64       `json:"ticks_missed"`
+	Degraded     bool         `json:"degraded"`
+	Active       []string     `json:"active"`
+	Degradations Degradations `json:"degradations"`
+	Events       []Event      `json:"events"`
+	Synchronised uint64       `json:"synchronised"`
+	LockTimeouts uint64       `json:"lock_timeouts"`
+}
+
+// Status returns a snapshot for /status.
+func (e *Encoder) Status() Status {
+	now := monoNow()
+	d := e.Degradations()
+	s := Status{
+		Name:         e.cfg.Name,
+		Class:        "RD100S",
+		Spec:         Spec,
+		Dest:         e.dst.String(),
+		RateHz:       e.cfg.RateHz,
+		Running:      e.running(),
+		NextSeq:      e.nextSeq.Load(),
+		PacketsSent:  e.m.sent.Get(),
+		PacketsLost:  e.m.droppedLoss.Get() + e.m.droppedBurst.Get(),
+		Silenced:     e.m.silenced.Get(),
+		SendErrors:   e.m.sendErrors.Get(),
+		TicksMissed:  e.m.ticksMissed.Get(),
+		Degraded:     d.Any(),
+		Active:       d.Active(),
+		Degradations: d,
+		Events:       e.Events(),
+		Synchronised: e.m.synchronised.Get(),
+		LockTimeouts: e.m.lockTimeouts.Get(),
+	}
+	if s.Active == nil {
+		s.Active = []string{}
+	}
+	if e.started.Load() {
+		s.Source = e.LocalAddr().String()
+		s.TUs = e.tUs(now)
+	}
+	return s
+}

@@ -1,0 +1,598 @@
+package rd100s
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"streamerd/datasource"
+	"streamerd/rd100sproto"
+)
+
+// TestNominalStream checks a 100 Hz stream packet by packet against the
+// layout of section 2, the seq wrap from FirstSeq, the conversions, and
+// the cadence.
+func TestNominalStream(t *testing.T) {
+	r := newRx(t, rd100sproto.MonitorConfig{NominalRate: 100, StreamTimeout: time.Second})
+	cfg := testConfig(100)
+	cfg.FirstSeq = 0xFFFFFFF0
+	e := startEnc(t, cfg, r)
+	put(e, 359.9996, -95.5, 1.5, -2.25)
+	e.Synchronise()
+	run(t, e)
+
+	waitFor(t, "first packets", func() bool { return r.count() >= 3 })
+	conv := []struct {
+		az, el         float64
+		azRate, elRate float32
+		wantAz, wantEl int32
+		wantAzR, wantE int32
+	}{
+		{359.9996, -95.5, 1.5, -2.25, 0, -95500, 1500, -2250}, // rounds to 360000: wraps to 0
+		{359.9994, 120, 0, 0, 359999, 120000, 0, 0},           // elevation beyond +90° passes through
+		{-0.5, -90.0006, -10, 10, 359500, -90001, -10000, 10000},
+		{720.25, 0, 0.0005, 0, 250, 0, 1, 0},
+		{360, 45, 0, 0, 0, 45000, 0, 0},
+	}
+	for _, c := range conv {
+		put(e, c.az, c.el, c.azRate, c.elRate)
+		e.Synchronise()
+		p := r.waitLast(func(p rd100sproto.Packet) bool {
+			return p.AzMdeg == c.wantAz && p.ElMdeg == c.wantEl && p.AzRate == c.wantAzR && p.ElRate == c.wantE
+		})
+		if p.AzMdeg != c.wantAz || p.ElMdeg != c.wantEl || p.AzRate != c.wantAzR || p.ElRate != c.wantE {
+			t.Errorf("az %v° el %v° rates %v,%v: got az %d el %d rates %d,%d; want %d %d %d,%d",
+				c.az, c.el, c.azRate, c.elRate, p.AzMdeg, p.ElMdeg, p.AzRate, p.ElRate, c.wantAz, c.wantEl, c.wantAzR, c.wantE)
+		}
+	}
+	waitFor(t, "110 packets", func() bool { return r.count() >= 110 })
+	e.Stop()
+	r.drain(50 * time.Millisecond)
+
+	const want = rd100sproto.AzValid | rd100sproto.ElValid | rd100sproto.AzRefOK | rd100sproto.ElRefOK | rd100sproto.Sim
+	wrapped := false
+	var prevT uint64
+	for i, b := range r.raw {
+		if binary.LittleEndian.Uint16(b[0:]) != 0x5244 || b[2] != 1 || b[3] != 0 || b[34] != 0 || b[35] != 0 {
+			t.Fatalf("packet %d: bad header or reserved bytes % x", i, b[:])
+		}
+		p := r.pkts[i]
+		if wantSeq := cfg.FirstSeq + uint32(i); p.Seq != wantSeq {
+			t.Fatalf("packet %d: seq %#x, want %#x", i, p.Seq, wantSeq)
+		}
+		if p.Seq == 0 {
+			wrapped = true
+		}
+		if p.Status != want {
+			t.Fatalf("packet %d: status %v, want %v", i, p.Status, want)
+		}
+		if i > 0 && p.TUs <= prevT {
+			t.Fatalf("packet %d: t_us %d after %d", i, p.TUs, prevT)
+		}
+		prevT = p.TUs
+	}
+	if !wrapped {
+		t.Error("seq never wrapped through 0")
+	}
+	s := r.mon.Snapshot()
+	if s.Missing != 0 || s.Duplicates != 0 || s.Reorders != 0 || s.Restarts != 0 || s.JumpsBack != 0 || s.Degraded != 0 {
+		t.Errorf("nominal stream: %+v", s)
+	}
+	if s.Sim != s.Packets || s.Packets != e.m.sent.Get() {
+		t.Errorf("sim %d packets %d sent %d", s.Sim, s.Packets, e.m.sent.Get())
+	}
+	ps := s.Period
+	t.Logf("100 Hz over %d periods: mean %.0f µs, std %.0f µs, min %d, max %d, p50 %d, p99 %d, max |dev| %d µs, beyond ±2 ms %d, ticks missed %d",
+		ps.Count, ps.MeanUs, ps.StdUs, ps.MinUs, ps.MaxUs, ps.P50Us, ps.P99Us, ps.MaxDevUs, ps.OutOfTolerance, e.m.ticksMissed.Get())
+	if ps.Count < 100 || ps.MeanUs < 7000 || ps.MeanUs > 13000 {
+		t.Errorf("mean period %.0f µs over %d periods, want 10 ms ± 3 ms", ps.MeanUs, ps.Count)
+	}
+	if ps.P50Us < 9000 || ps.P50Us > 11000 {
+		t.Errorf("median period %d µs", ps.P50Us)
+	}
+}
+
+// TestNoReadingBeforeSynchronise: before the first Synchronise there is no
+// reading, so AZ_VALID and EL_VALID are clear.
+func TestNoReadingBeforeSynchronise(t *testing.T) {
+	r := newRx(t, rd100sproto.MonitorConfig{NominalRate: 500})
+	e := startEnc(t, testConfig(500), r)
+	run(t, e)
+	waitFor(t, "packets", func() bool { return r.count() >= 5 })
+	p, _ := r.last()
+	if p.Status.Has(rd100sproto.AzValid) || p.Status.Has(rd100sproto.ElValid) || !p.Status.Has(rd100sproto.AzRefOK|rd100sproto.Sim) {
+		t.Errorf("before Synchronise: status %v", p.Status)
+	}
+	put(e, 1, 2, 0, 0)
+	e.Synchronise()
+	p = r.waitLast(func(p rd100sproto.Packet) bool { return p.AzMdeg == 1000 })
+	if !p.Status.Has(rd100sproto.AzValid|rd100sproto.ElValid) || p.AzMdeg != 1000 || p.ElMdeg != 2000 {
+		t.Errorf("after Synchronise: %+v", p)
+	}
+}
+
+// TestMdegSignalsAndStatusSignal maps integer millidegree signals and a
+// status signal whose bits 0..5 drive the status word.
+func TestMdegSignalsAndStatusSignal(t *testing.T) {
+	r := newRx(t, rd100sproto.MonitorConfig{NominalRate: 500})
+	cfg := testConfig(500)
+	cfg.AzimuthUnit, cfg.ElevationUnit, cfg.RateUnit = Millidegrees, Millidegrees, Millidegrees
+	cfg.StatusSignal = "St"
+	cfg.Signals = []datasource.Signal{
+		{Name: "Az", Type: datasource.Int32},
+		{Name: "El", Type: datasource.Int64},
+		{Name: "AzRate", Type: datasource.Float32},
+		{Name: "ElRate", Type: datasource.Int16},
+		{Name: "St", Type: datasource.Uint16},
+	}
+	e := startEnc(t, cfg, r)
+	ne := binary.NativeEndian
+	ne.PutUint32(e.GetSignalMemoryBuffer(0), uint32(0xFFFFFFFF)) // -1 mdeg
+	ne.PutUint64(e.GetSignalMemoryBuffer(1), uint64(100000))     // beyond +90°: passes
+	ne.PutUint32(e.GetSignalMemoryBuffer(2), 0xC0200000)         // -2.5 → -3 (half away from zero)
+	ne.PutUint16(e.GetSignalMemoryBuffer(3), uint16(0x8000))     // -32768
+	ne.PutUint16(e.GetSignalMemoryBuffer(4), 0xFF00|0b110110)    // EL_VALID, AZ_REF_OK, AZ_FAULT, EL_FAULT; high bits ignored
+	e.Synchronise()
+	run(t, e)
+	waitFor(t, "packets", func() bool { return r.count() >= 3 })
+	p, _ := r.last()
+	want := rd100sproto.Packet{Seq: p.Seq, TUs: p.TUs, AzMdeg: 359999, ElMdeg: 100000, AzRate: -3, ElRate: -32768,
+		Status: rd100sproto.ElValid | rd100sproto.AzRefOK | rd100sproto.AzFault | rd100sproto.ElFault | rd100sproto.Sim}
+	if p != want {
+		t.Errorf("got  %+v\nwant %+v", p, want)
+	}
+}
+
+// phase runs an encoder at 500 Hz with a moving driver: warm up, body,
+// stop, drain. It returns the received packets.
+func phase(t *testing.T, mc rd100sproto.MonitorConfig, mod func(*Config), body func(e *Encoder)) (*Encoder, *rx) {
+	t.Helper()
+	mc.NominalRate = 500
+	r := newRx(t, mc)
+	cfg := testConfig(500)
+	if mod != nil {
+		mod(&cfg)
+	}
+	e := startEnc(t, cfg, r)
+	put(e, 0, 10, 1, -1)
+	e.Synchronise()
+	stop := driver(e)
+	run(t, e)
+	waitTicks(t, e, 20)
+	body(e)
+	e.Stop()
+	stop()
+	r.drain(30 * time.Millisecond)
+	return e, r
+}
+
+// checkPattern checks that the seq numbers missing from the received
+// packets are exactly those the seeded decisions predict, from the first
+// packet after activation, and returns how many were missing.
+func checkPattern(t *testing.T, r *rx, drop func() bool) int {
+	t.Helper()
+	first, last, got := seqSpan(r.pkts)
+	if first == 0xFFFFFFFF {
+		t.Fatal("no degraded packet and no gap")
+	}
+	n := 0
+	for s := first; ; s++ {
+		exp := drop()
+		miss := got[s] == 0
+		if s > last {
+			if miss && exp {
+				n++
+				continue
+			}
+			break
+		}
+		if exp != miss {
+			t.Fatalf("seq %d (#%d of the pattern): missing %v, predicted %v", s, s-first, miss, exp)
+		}
+		if miss {
+			n++
+		}
+	}
+	return n
+}
+
+func checkEvents(t *testing.T, e *Encoder, name string, act, deact uint64) {
+	t.Helper()
+	k, _ := kindOfName(name)
+	if a, d := e.m.activations[k].Get(), e.m.deactivations[k].Get(); a != act || d != deact {
+		t.Errorf("%s: %d activations, %d deactivations; want %d, %d (events %+v)", name, a, d, act, deact, eventsOf(e, name))
+	}
+}
+
+func TestLossEveryN(t *testing.T) {
+	e, r := phase(t, rd100sproto.MonitorConfig{}, nil, func(e *Encoder) {
+		mustSet(t, e, "loss_every_n", "5")
+		waitTicks(t, e, 100)
+		mustSet(t, e, "loss_every_n", "0")
+		waitTicks(t, e, 20)
+	})
+	i := 0
+	n := checkPattern(t, r, func() bool { i++; return i%5 == 0 })
+	s := r.mon.Snapshot()
+	if uint64(n) != e.m.droppedLoss.Get() || s.Missing != uint64(n) || s.GapEvents != uint64(n) || n < 15 {
+		t.Errorf("1 in 5: %d missing by pattern, emitter dropped %d, monitor missing %d in %d gaps", n, e.m.droppedLoss.Get(), s.Missing, s.GapEvents)
+	}
+	checkEvents(t, e, "loss_every_n", 1, 1)
+}
+
+// TestLossEveryNExact starts with 1-in-5 from the config: over the first
+// 100 packets exactly 20 are missing.
+func TestLossEveryNExact(t *testing.T) {
+	r := newRx(t, rd100sproto.MonitorConfig{NominalRate: 500})
+	cfg := testConfig(500)
+	cfg.FirstSeq = 1000
+	cfg.Degradations.LossEveryN = 5
+	e := startEnc(t, cfg, r)
+	e.Synchronise()
+	run(t, e)
+	waitTicks(t, e, 110)
+	e.Stop()
+	r.drain(30 * time.Millisecond)
+	_, _, got := seqSpan(r.pkts)
+	missing := 0
+	for s := uint32(1000); s < 1100; s++ {
+		if got[s] == 0 {
+			missing++
+			if (s-1000)%5 != 4 {
+				t.Errorf("seq %d missing", s)
+			}
+		}
+	}
+	if missing != 20 {
+		t.Errorf("%d of the first 100 missing, want 20", missing)
+	}
+	if ev := eventsOf(e, "loss_every_n"); len(ev) != 1 || ev[0].Source != "config" || ev[0].Action != Activated || ev[0].Value != "5" {
+		t.Errorf("events %+v", ev)
+	}
+}
+
+func TestLossProbability(t *testing.T) {
+	e, r := phase(t, rd100sproto.MonitorConfig{}, nil, func(e *Encoder) {
+		mustSet(t, e, "loss_probability", "0.2")
+		waitTicks(t, e, 150)
+		mustSet(t, e, "loss_probability", "0")
+		waitTicks(t, e, 20)
+	})
+	g := newRng(42, kLossProbability)
+	n := checkPattern(t, r, func() bool { return g.chance(0.2) })
+	s := r.mon.Snapshot()
+	if uint64(n) != e.m.droppedLoss.Get() || s.Missing != uint64(n) || n == 0 {
+		t.Errorf("p=0.2: %d missing by the seeded pattern, emitter dropped %d, monitor missing %d", n, e.m.droppedLoss.Get(), s.Missing)
+	}
+	t.Logf("loss 0.2: %d of about 150 dropped", n)
+	checkEvents(t, e, "loss_probability", 1, 1)
+}
+
+func TestBurstLoss(t *testing.T) {
+	e, r := phase(t, rd100sproto.MonitorConfig{}, nil, func(e *Encoder) {
+		mustSet(t, e, "burst_loss_ms", "40")
+		if d := e.Degradations(); d.BurstLoss <= 0 || d.BurstLoss > 40*time.Millisecond {
+			t.Errorf("burst left %v", d.BurstLoss)
+		}
+		waitFor(t, "burst end", func() bool { return len(eventsOf(e, "burst_loss")) == 2 })
+		waitTicks(t, e, 20)
+	})
+	s := r.mon.Snapshot()
+	d := e.m.droppedBurst.Get()
+	if s.Missing != d || s.GapEvents != 1 || d < 1 || d > 21 {
+		t.Errorf("burst of 40 ms at 500 Hz: emitter dropped %d, monitor missing %d in %d gaps", d, s.Missing, s.GapEvents)
+	}
+	ev := eventsOf(e, "burst_loss")
+	if ev[0].Action != Activated || ev[0].Value != "40" || ev[1].Action != Deactivated || ev[1].Source != "emitter" || ev[1].Reason != "elapsed" {
+		t.Errorf("events %+v", ev)
+	} else if dt := ev[1].TUs - ev[0].TUs; dt < 39000 || dt > 41000 {
+		t.Errorf("burst lasted %d µs of emitter time", dt)
+	}
+	if e.Degradations().BurstLoss != 0 {
+		t.Error("burst still reported")
+	}
+	checkEvents(t, e, "burst_loss", 1, 1)
+}
+
+func TestDuplicate(t *testing.T) {
+	e, r := phase(t, rd100sproto.MonitorConfig{}, nil, func(e *Encoder) {
+		mustSet(t, e, "duplicate_probability", "0.3")
+		waitTicks(t, e, 100)
+		mustSet(t, e, "duplicate_probability", "0")
+		waitTicks(t, e, 20)
+	})
+	first, last, got := seqSpan(r.pkts)
+	g := newRng(42, kDuplicate)
+	dups := 0
+	for s := first; s <= last; s++ {
+		if want := map[bool]int{true: 2, false: 1}[g.chance(0.3)]; got[s] != want {
+			t.Fatalf("seq %d received %d times, the seeded draw says %d", s, got[s], want)
+		}
+		if got[s] == 2 {
+			dups++
+		}
+	}
+	s := r.mon.Snapshot()
+	if s.Duplicates != e.m.duplicated.Get() || uint64(dups) != s.Duplicates || dups == 0 || s.Missing != 0 {
+		t.Errorf("monitor duplicates %d, emitter %d, pattern %d, missing %d", s.Duplicates, e.m.duplicated.Get(), dups, s.Missing)
+	}
+	checkEvents(t, e, "duplicate", 1, 1)
+}
+
+func TestReorder(t *testing.T) {
+	e, r := phase(t, rd100sproto.MonitorConfig{}, nil, func(e *Encoder) {
+		mustSet(t, e, "reorder_window_ms", "10")
+		waitTicks(t, e, 150)
+		mustSet(t, e, "reorder_window_ms", "0")
+		waitTicks(t, e, 20)
+		time.Sleep(15 * time.Millisecond) // the last held packets fall due
+		waitTicks(t, e, 1)
+	})
+	s := r.mon.Snapshot()
+	if s.Reorders != e.m.reordered.Get() || s.Reorders == 0 || s.Missing != s.Recovered || s.Duplicates != 0 {
+		t.Errorf("monitor: %d reorders, %d missing, %d recovered; emitter: %d reordered, %d delayed",
+			s.Reorders, s.Missing, s.Recovered, e.m.reordered.Get(), e.m.delayed.Get())
+	}
+	if e.m.sent.Get() != e.m.ticks.Get() {
+		t.Errorf("%d sent of %d ticks", e.m.sent.Get(), e.m.ticks.Get())
+	}
+	t.Logf("reorder 10 ms at 500 Hz: %d delayed, %d overtaken", e.m.delayed.Get(), e.m.reordered.Get())
+	checkEvents(t, e, "reorder", 1, 1)
+}
+
+func TestJitter(t *testing.T) {
+	e, r := phase(t, rd100sproto.MonitorConfig{}, nil, func(e *Encoder) {
+		if err := e.Set("jitter_ms", "1.5"); err == nil || !strings.Contains(err.Error(), "jitter_ms") || !strings.Contains(err.Error(), "half the period") {
+			t.Errorf("jitter beyond half a period: %v", err)
+		}
+		mustSet(t, e, "jitter_ms", "0.8")
+		waitTicks(t, e, 150)
+		mustSet(t, e, "jitter_ms", "0")
+		waitTicks(t, e, 20)
+	})
+	s := r.mon.Snapshot()
+	if s.Missing != 0 || s.Reorders != 0 || s.Duplicates != 0 || e.m.jittered.Get() == 0 || s.Degraded == 0 {
+		t.Errorf("jitter: %+v, jittered %d", s, e.m.jittered.Get())
+	}
+	t.Logf("jitter ±0.8 ms at 500 Hz: period std %.0f µs, max |dev| %d µs", s.Period.StdUs, s.Period.MaxDevUs)
+	checkEvents(t, e, "jitter", 1, 1)
+}
+
+func TestFreeze(t *testing.T) {
+	e, r := phase(t, rd100sproto.MonitorConfig{FreezePackets: 20}, nil, func(e *Encoder) {
+		mustSet(t, e, "freeze", "true")
+		waitTicks(t, e, 60)
+		mustSet(t, e, "freeze", "false")
+		waitTicks(t, e, 30)
+	})
+	var held *rd100sproto.Packet
+	frozen := 0
+	for i := range r.pkts {
+		p := &r.pkts[i]
+		if !p.Status.Has(rd100sproto.Degraded) {
+			continue
+		}
+		frozen++
+		if held == nil {
+			held = p
+		} else if p.AzMdeg != held.AzMdeg || p.ElMdeg != held.ElMdeg || p.AzRate != held.AzRate || p.ElRate != held.ElRate || p.Seq <= held.Seq {
+			t.Fatalf("frozen packet %+v differs from %+v", *p, *held)
+		}
+	}
+	s := r.mon.Snapshot()
+	if uint64(frozen) != e.m.frozen.Get() || frozen < 50 || s.FrozenEvents < 1 {
+		t.Errorf("%d frozen packets received, emitter %d, monitor frozen events %d", frozen, e.m.frozen.Get(), s.FrozenEvents)
+	}
+	p, _ := r.last()
+	if p.AzMdeg == held.AzMdeg {
+		t.Error("azimuth still frozen after freeze off")
+	}
+	checkEvents(t, e, "freeze", 1, 1)
+}
+
+func TestInvalidEncoder(t *testing.T) {
+	e, r := phase(t, rd100sproto.MonitorConfig{}, nil, func(e *Encoder) {
+		mustSet(t, e, "invalid_az", "on")
+		waitTicks(t, e, 30)
+		mustSet(t, e, "invalid_az", "off")
+		waitTicks(t, e, 5)
+		mustSet(t, e, "invalid_el", "1")
+		waitTicks(t, e, 30)
+		mustSet(t, e, "invalid_el", "0")
+		waitTicks(t, e, 10)
+	})
+	var az, el, deg int
+	for _, p := range r.pkts {
+		a, l := !p.Status.Has(rd100sproto.AzValid), !p.Status.Has(rd100sproto.ElValid)
+		if a && l {
+			t.Fatalf("both invalid: %+v", p)
+		}
+		if (a || l) != p.Status.Has(rd100sproto.Degraded) {
+			t.Fatalf("invalid without DEGRADED or the reverse: %+v", p)
+		}
+		if a {
+			az++
+		}
+		if l {
+			el++
+		}
+		if p.Status.Has(rd100sproto.Degraded) {
+			deg++
+		}
+	}
+	s := r.mon.Snapshot()
+	if s.AzInvalid != uint64(az) || s.ElInvalid != uint64(el) || az < 25 || el < 25 || s.Degraded != uint64(deg) {
+		t.Errorf("monitor az/el invalid %d/%d, packets %d/%d", s.AzInvalid, s.ElInvalid, az, el)
+	}
+	checkEvents(t, e, "invalid_az", 1, 1)
+	checkEvents(t, e, "invalid_el", 1, 1)
+}
+
+func TestSeqJump(t *testing.T) {
+	e, r := phase(t, rd100sproto.MonitorConfig{}, nil, func(e *Encoder) {
+		mustSet(t, e, "seq_jump", "1000")
+		waitTicks(t, e, 20)
+		mustSet(t, e, "seq_jump", "-50")
+		waitTicks(t, e, 20)
+	})
+	s := r.mon.Snapshot()
+	if s.GapEvents != 1 || s.Missing != 1000 || s.JumpsBack != 1 || s.Restarts != 0 || e.m.seqJumps.Get() != 2 {
+		t.Errorf("monitor: %d gaps, %d missing, %d jumps back, %d restarts", s.GapEvents, s.Missing, s.JumpsBack, s.Restarts)
+	}
+	var degraded []uint32
+	for _, p := range r.pkts {
+		if p.Status.Has(rd100sproto.Degraded) {
+			degraded = append(degraded, p.Seq)
+		}
+	}
+	ev := eventsOf(e, "seq_jump")
+	if len(ev) != 4 || len(degraded) != 2 || ev[1].Reason != "applied" || ev[1].Seq != degraded[0] || ev[3].Seq != degraded[1] {
+		t.Errorf("events %+v, DEGRADED packets %v", ev, degraded)
+	}
+	checkEvents(t, e, "seq_jump", 2, 2)
+}
+
+func TestSilence(t *testing.T) {
+	e, r := phase(t, rd100sproto.MonitorConfig{StreamTimeout: 50 * time.Millisecond}, nil, func(e *Encoder) {
+		mustSet(t, e, "silence", "true")
+		time.Sleep(200 * time.Millisecond)
+		mustSet(t, e, "silence", "false")
+		waitTicks(t, e, 20)
+	})
+	s := r.mon.Snapshot()
+	if s.Timeouts < 1 || s.Missing != e.m.silenced.Get() || s.GapEvents != 1 || e.m.silenced.Get() < 10 || s.Degraded != 0 {
+		t.Errorf("silence: %d timeouts, %d missing in %d gaps, %d silenced", s.Timeouts, s.Missing, s.GapEvents, e.m.silenced.Get())
+	}
+	checkEvents(t, e, "silence", 1, 1)
+}
+
+// TestEventsAccounting switches every degradation on and off at once.
+func TestEventsAccounting(t *testing.T) {
+	r := newRx(t, rd100sproto.MonitorConfig{NominalRate: 500})
+	e := startEnc(t, testConfig(500), r)
+	if err := e.Set("freeze", "true"); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("before start: %v", err)
+	}
+	run(t, e)
+	all := Degradations{LossProbability: 0.1, LossEveryN: 3, BurstLoss: time.Hour, DuplicateProbability: 0.1,
+		ReorderWindow: time.Millisecond, Jitter: 100 * time.Microsecond, Freeze: true, InvalidAz: true, InvalidEl: true, SeqJump: 7, Silence: true}
+	if err := e.SetDegradations(all); err != nil {
+		t.Fatal(err)
+	}
+	st := e.Status()
+	if !st.Degraded || len(st.Active) < 10 { // the seq jump may be applied already
+		t.Errorf("status active %v", st.Active)
+	}
+	waitFor(t, "seq jump applied", func() bool { return len(eventsOf(e, "seq_jump")) == 2 })
+	mustSet(t, e, "loss_probability", "0.2")
+	if err := e.SetDegradations(Degradations{}); err != nil {
+		t.Fatal(err)
+	}
+	for k := range numKinds {
+		checkEvents(t, e, kindNames[k], 1, 1)
+	}
+	if ev := eventsOf(e, "loss_probability"); len(ev) != 3 || ev[1].Action != Changed || ev[1].Value != "0.2" {
+		t.Errorf("loss events %+v", ev)
+	}
+	if ev := eventsOf(e, "burst_loss"); ev[1].Reason != "cancelled" {
+		t.Errorf("burst events %+v", ev)
+	}
+	st = e.Status()
+	if st.Degraded || len(st.Active) != 0 || len(st.Events) != 23 /* 11 on, 1 changed, 11 off */ {
+		t.Errorf("after clearing: degraded %v active %v, %d events", st.Degraded, st.Active, len(st.Events))
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"spec":"RD100S-ENC-UDP v1"`, `"burst_loss_ms":0`, `"degradation":"seq_jump"`, `"reason":"applied"`} {
+		if !strings.Contains(string(b), key) {
+			t.Errorf("status JSON lacks %s: %s", key, b)
+		}
+	}
+	if err := e.Set("loss_probability", "1.5"); err == nil || !strings.Contains(err.Error(), "loss_probability: must be a probability") {
+		t.Errorf("bad probability: %v", err)
+	}
+	var ce *datasource.ConfigError
+	if err := e.Set("reorder_window_ms", "-1"); !errors.As(err, &ce) || ce.Parameter != "reorder_window_ms" {
+		t.Errorf("negative window: %v", err)
+	}
+	if err := e.Set("warp", "1"); err == nil || !strings.Contains(err.Error(), "unknown degradation") {
+		t.Errorf("unknown key: %v", err)
+	}
+	if err := e.Set("freeze", "maybe"); err == nil || !strings.Contains(err.Error(), `freeze: cannot parse "maybe"`) {
+		t.Errorf("bad bool: %v", err)
+	}
+	e.Stop()
+	if err := e.Set("freeze", "true"); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("after stop: %v", err)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	cases := []struct {
+		name string
+		mod  func(c *Config)
+		want string
+	}{
+		{"no host", func(c *Config) { c.DestHost = "" }, "dest_host: is required"},
+		{"dest port", func(c *Config) { c.DestPort = 70000 }, "dest_port: must be 1..65535"},
+		{"src port", func(c *Config) { c.SrcPort = -1 }, "src_port: must be 0..65535"},
+		{"rate", func(c *Config) { c.RateHz = -1 }, "rate_hz: must be > 0"},
+		{"rate high", func(c *Config) { c.RateHz = 20000 }, "rate_hz: must be > 0 and ≤ 10000"},
+		{"no azimuth", func(c *Config) { c.AzimuthSignal = "" }, "azimuth_signal: is required"},
+		{"unknown el", func(c *Config) { c.ElevationSignal = "Nope" }, `elevation_signal: names no signal of this datasource: "Nope"`},
+		{"array rate", func(c *Config) {
+			c.Signals = append(c.Signals, datasource.Signal{Name: "Arr", Type: datasource.Float32, NumberOfDimensions: 1, NumberOfElements: 3})
+			c.AzRateSignal = "Arr"
+		}, `az_rate_signal: signal "Arr" must be a scalar`},
+		{"float status", func(c *Config) { c.StatusSignal = "Az" }, `status_signal: signal "Az" must have an integer type`},
+		{"unit", func(c *Config) { c.RateUnit = 7 }, "rate_unit: must be deg or mdeg"},
+		{"loss p", func(c *Config) { c.Degradations.LossProbability = 2 }, "loss_probability: must be a probability in 0..1"},
+		{"dup p", func(c *Config) { c.Degradations.DuplicateProbability = -0.1 }, "duplicate_probability: must be a probability"},
+		{"every n", func(c *Config) { c.Degradations.LossEveryN = -1 }, "loss_every_n: must be 0 (off) or 1.."},
+		{"burst", func(c *Config) { c.Degradations.BurstLoss = -time.Millisecond }, "burst_loss_ms: must be 0..3600000 ms, got -1"},
+		{"reorder", func(c *Config) { c.Degradations.ReorderWindow = 11 * time.Second }, "reorder_window_ms: must be 0..10000 ms"},
+		{"jitter", func(c *Config) { c.Degradations.Jitter = 6 * time.Millisecond }, "jitter_ms: must be 0..5 ms (half the period at 100 Hz"},
+	}
+	for _, tc := range cases {
+		c := testConfig(100)
+		tc.mod(&c)
+		err := Validate(&c)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), `datasource "Enc"`) {
+			t.Errorf("%s:\n got %v\nwant %q", tc.name, err, tc.want)
+			continue
+		}
+		var ce *datasource.ConfigError
+		if !errors.As(err, &ce) {
+			t.Errorf("%s: not a ConfigError", tc.name)
+		}
+	}
+	good := testConfig(0)
+	good.DestPort = 0
+	if err := Validate(&good); err != nil {
+		t.Error(err)
+	}
+	// New resolves dest_host: an IPv6-only literal is a clear error.
+	bad := testConfig(100)
+	bad.DestHost = "::1"
+	_, err := New(bad, metrics.NewSet(), discard())
+	var ce *datasource.ConfigError
+	if !errors.As(err, &ce) || ce.Parameter != "dest_host" || !strings.Contains(err.Error(), "does not resolve to an IPv4 address") {
+		t.Errorf("IPv6 dest_host: %v", err)
+	}
+	named := testConfig(100)
+	named.DestHost = "localhost"
+	e, err := New(named, metrics.NewSet(), discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Dest().Port() != DefaultDestPort || !e.Dest().Addr().IsLoopback() {
+		t.Errorf("localhost resolved to %v", e.Dest())
+	}
+}

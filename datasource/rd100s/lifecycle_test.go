@@ -1,0 +1,66 @@
+package rd100s
+
+import (
+	"net"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"streamerd/cpu"
+	"streamerd/rd100sproto"
+)
+
+func TestLifecycleErrors(t *testing.T) {
+	r := newRx(t, rd100sproto.MonitorConfig{NominalRate: 500})
+	cfg := testConfig(500)
+	cfg.DestPort = r.port()
+	e, err := New(cfg, metrics.NewSet(), discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.PrepareNextState(); err == nil || !strings.Contains(err.Error(), "before AllocateMemory") {
+		t.Errorf("PrepareNextState before AllocateMemory: %v", err)
+	}
+	if err := e.Stop(); err != nil {
+		t.Errorf("Stop before start: %v", err)
+	}
+
+	// An impossible CPU mask fails the thread start; Stop stays safe.
+	if runtime.NumCPU() < 64 {
+		cfg.CPUMask = cpu.Of(63)
+		e = startEnc(t, cfg, r)
+		if err := e.PrepareNextState(); err == nil || !strings.Contains(err.Error(), "network thread") {
+			t.Errorf("CPU 63: %v", err)
+		}
+		if err := e.Stop(); err != nil {
+			t.Errorf("Stop after a failed start: %v", err)
+		}
+	}
+
+	// src_port binds the given port; a second PrepareNextState fails.
+	probe, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := probe.LocalAddr().(*net.UDPAddr).Port
+	probe.Close()
+	cfg.CPUMask = 0
+	cfg.SrcPort = port
+	e = startEnc(t, cfg, r)
+	run(t, e)
+	if got := e.LocalAddr().Port(); got != uint16(port) {
+		t.Errorf("bound to port %d, want %d", got, port)
+	}
+	if err := e.PrepareNextState(); err == nil {
+		t.Error("second PrepareNextState succeeded")
+	}
+	waitTicks(t, e, 5)
+	if err := e.Stop(); err != nil {
+		t.Error(err)
+	}
+	if st := e.Status(); st.Running || st.PacketsSent == 0 || st.Name != "Enc" || st.Class != "RD100S" {
+		t.Errorf("status after stop %+v", st)
+	}
+}

@@ -1,0 +1,56 @@
+package rd100s
+
+import (
+	"fmt"
+
+	"github.com/VictoriaMetrics/metrics"
+)
+
+// encoderMetrics holds the counters of one Encoder. Counters are atomic and
+// safe from the RT thread and the network thread; nothing here is a
+// histogram.
+type encoderMetrics struct {
+	synchronised, lockTimeouts                 *metrics.Counter
+	ticks, ticksMissed                         *metrics.Counter
+	sent, sendErrors                           *metrics.Counter
+	droppedLoss, droppedBurst, silenced        *metrics.Counter
+	duplicated, delayed, reordered, reorderOvf *metrics.Counter
+	jittered, frozen, seqJumps                 *metrics.Counter
+	eventsUnlogged                             *metrics.Counter
+	activations, deactivations                 [numKinds]*metrics.Counter
+}
+
+func newEncoderMetrics(ms *metrics.Set, name string) *encoderMetrics {
+	c := func(metric string, extra ...string) *metrics.Counter {
+		labels := fmt.Sprintf(`datasource=%q`, name)
+		for _, e := range extra {
+			labels += "," + e
+		}
+		return ms.NewCounter(fmt.Sprintf("streamerd_rd100s_%s{%s}", metric, labels))
+	}
+	m := &encoderMetrics{
+		synchronised:   c("synchronise_total"),
+		lockTimeouts:   c("lock_timeouts_total"),
+		ticks:          c("ticks_total"),
+		ticksMissed:    c("ticks_missed_total"),
+		sent:           c("packets_sent_total"),
+		sendErrors:     c("send_errors_total"),
+		droppedLoss:    c("packets_dropped_total", `reason="loss"`),
+		droppedBurst:   c("packets_dropped_total", `reason="burst"`),
+		silenced:       c("packets_silenced_total"),
+		duplicated:     c("packets_duplicated_total"),
+		delayed:        c("packets_delayed_total"),
+		reordered:      c("packets_reordered_total"),
+		reorderOvf:     c("reorder_overflow_total"),
+		jittered:       c("packets_jittered_total"),
+		frozen:         c("packets_frozen_total"),
+		seqJumps:       c("seq_jumps_total"),
+		eventsUnlogged: c("events_unlogged_total"),
+	}
+	for k := range numKinds {
+		d := fmt.Sprintf(`degradation=%q`, kindNames[k])
+		m.activations[k] = c("degradation_activations_total", d)
+		m.deactivations[k] = c("degradation_deactivations_total", d)
+	}
+	return m
+}
