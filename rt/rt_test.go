@@ -368,5 +368,3 @@ func FuzzParseSleepNature(f *testing.F) {
 		}
 	})
 }
-
-
