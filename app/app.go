@@ -258,14 +258,14 @@ func (a *App) Start() error {
 		a.stopHTTP()
 		return err
 	}
-	if err := a.startHTTP(); err != nil {
-		return fail(err)
-	}
 	for _, s := range a.sources {
 		if err := s.ds.PrepareNextState(); err != nil {
 			return fail(err)
 		}
 		prepared = append(prepared, s)
+	}
+	if err := a.startHTTP(); err != nil {
+		return fail(err)
 	}
 	// Idle OS threads for the runtime to hand to goroutines blocked in
 	// system calls, created now rather than lazily during the run.

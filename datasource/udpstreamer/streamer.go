@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -214,7 +213,7 @@ func (s *Streamer) PrepareNextState() error {
 	laddr := &net.UDPAddr{IP: ip.AsSlice(), Port: s.cfg.Port}
 	conn, err := net.ListenUDP(network, laddr)
 	if err != nil {
-		return fmt.Errorf("datasource %q: listen on %s: %w", s.cfg.Name, net.JoinHostPort(s.cfg.Address, strconv.Itoa(s.cfg.Port)), err)
+		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
 	}
 	// Room for a whole update in the kernel while the client drains it,
 	// and for a burst of client datagrams.
