@@ -10,9 +10,20 @@
 //   - Sendmmsg: one sendmmsg call for up to 1024 datagrams.
 //   - Loop: one sendto per datagram through the net package; works everywhere.
 //
-// Auto probes GSO, then sendmmsg, and falls back to Loop. Every method is
-// allocation-free per call: the message headers, iovecs and control buffer
-// are allocated once in New.
+// Auto probes GSO, then sendmmsg, and falls back to Loop: GSO was the
+// fastest in every case measured, and by far for many fragments. One update
+// of 1400-byte datagrams to a loopback socket, 2 vCPU AMD EPYC VM under
+// load, median of 3 runs of
+// go test -run '^$' -bench . -benchtime 3000x -count 3 ./udpsend:
+//
+//	fragments   loop      sendmmsg   gso
+//	1           7.8 µs    8.1 µs     7.2 µs
+//	3           21.7 µs   12.7 µs    6.7 µs
+//	45          245 µs    163 µs     29 µs
+//
+// If GSO fails on a device (a segment above its MTU), the Sender switches
+// to sendmmsg for good. Every method is allocation-free per call: the
+// message headers, iovecs and control buffer are allocated once in New.
 //
 // A Sender is owned by one goroutine (the network thread).
 package udpsend
