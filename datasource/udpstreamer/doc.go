@@ -2,9 +2,10 @@
 //
 // The RT thread's share is Synchronise: take the FastLock, copy signal
 // memory into the ready buffer, stamp it with CLOCK_MONOTONIC_RAW, release,
-// post the EventSem. The stamp comes from cpu.RawClock, which the network
-// thread recalibrates once a second, so the RT thread makes no system call
-// for it (30 ns instead of 275 ns for a raw clock_gettime). The newest cycle always wins: a cycle the network thread
+// post the EventSem. The RT thread reads CLOCK_MONOTONIC through the vDSO
+// (30 ns); the network thread converts the stamp to CLOCK_MONOTONIC_RAW when
+// it takes the cycle, so the RT thread makes no system call for it (a raw
+// clock_gettime costs 275 ns). The newest cycle always wins: a cycle the network thread
 // had not taken yet is overwritten and counted as skipped.
 //
 // The network thread (pinned with CPUMask) waits on the EventSem, swaps the

@@ -36,19 +36,19 @@ type Streamer struct {
 	m     *streamerMetrics
 
 	mem   *datasource.Memory
-	clock *cpu.RawClock // hrtTimestamp without a system call on the RT thread
+	epoch time.Time // origin of the CLOCK_MONOTONIC stamps Synchronise takes
 
 	// RT ↔ network hand-off, guarded by lock. The RT thread copies into
 	// ready; the network thread swaps ready and taken.
 	lock       rtsync.FastLock
 	sem        rtsync.EventSem
 	ready      []byte
-	readyStamp uint64
+	readyStamp int64 // CLOCK_MONOTONIC ns since epoch, read through the vDSO
 	readyFresh bool
 
 	// Network thread state.
 	taken      []byte
-	takenStamp uint64
+	takenStamp uint64 // the same instant in CLOCK_MONOTONIC_RAW ns: the hrtTimestamp
 	slots      []slot
 	payload    []byte
 	dataLayout udpsprotocol.Layout
@@ -123,7 +123,7 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 		log:     log.With("datasource", c.Name),
 		m:       newStreamerMetrics(ms, c.Name),
 		control: make(chan controlEvent, controlQueue),
-		clock:   cpu.NewRawClock(),
+		epoch:   time.Now(),
 	}
 	s.status = Status{Name: c.Name, Class: "UDPStreamer"}
 	return s, nil
@@ -262,7 +262,7 @@ func (s *Streamer) Synchronise() error {
 		return ErrLockTimeout
 	}
 	copy(s.ready, s.mem.Block())
-	s.readyStamp = s.clock.Now()
+	s.readyStamp = int64(time.Since(s.epoch))
 	fresh := s.readyFresh
 	s.readyFresh = true
 	s.lock.FastUnLock()
@@ -377,9 +377,6 @@ func (s *Streamer) serve(stop <-chan struct{}) {
 		}
 		s.applyControl()
 		s.takeAndSend()
-		if s.clock.SinceCalibration() > time.Second {
-			s.clock.Calibrate()
-		}
 	}
 }
 
@@ -460,11 +457,12 @@ func (s *Streamer) sendConfig() {
 
 // takeAndSend takes the newest cycle, if any, and sends it to the client.
 func (s *Streamer) takeAndSend() {
+	var stamp int64
 	s.lock.FastLock(rtsync.Forever, 0)
 	fresh := s.readyFresh
 	if fresh {
 		s.ready, s.taken = s.taken, s.ready
-		s.takenStamp = s.readyStamp
+		stamp = s.readyStamp
 		s.readyFresh = false
 	}
 	s.lock.FastUnLock()
@@ -475,6 +473,7 @@ func (s *Streamer) takeAndSend() {
 		s.m.noClient.Inc()
 		return
 	}
+	s.takenStamp = s.rawStamp(stamp)
 	s.serialise()
 	s.wire = s.dataLayout.AppendWire(s.wire[:0], udpsprotocol.Data, s.counter, s.payload)
 	s.counter++
@@ -488,6 +487,20 @@ func (s *Streamer) takeAndSend() {
 		return
 	}
 	s.m.updates.Inc()
+}
+
+// rawStamp converts a CLOCK_MONOTONIC stamp taken by Synchronise to
+// CLOCK_MONOTONIC_RAW, the clock of the hrtTimestamp. The RT thread reads
+// CLOCK_MONOTONIC through the vDSO (about 30 ns); CLOCK_MONOTONIC_RAW has no
+// vDSO path in Go and costs a system call (about 270 ns), which the network
+// thread pays here instead: it reads both clocks now and subtracts the time
+// elapsed since the stamp. The two clocks differ only in NTP's frequency
+// slew over that interval (microseconds at most), so the result is the RAW
+// time of the Synchronise to within nanoseconds.
+func (s *Streamer) rawStamp(mono int64) uint64 {
+	raw := cpu.MonotonicRawNanos()
+	elapsed := int64(time.Since(s.epoch)) - mono
+	return raw - uint64(max(elapsed, 0))
 }
 
 // serialise writes the DATA payload of the taken cycle: the hrtTimestamp,

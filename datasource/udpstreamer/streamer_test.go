@@ -18,6 +18,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"streamerd/cpu"
 	"streamerd/datasource"
 	"streamerd/internal/testenv"
 	"streamerd/quant"
@@ -541,5 +542,30 @@ func TestSpecBurstLayout(t *testing.T) {
 	}
 	if s.PayloadSize() != 4012 || s.FragmentCount() != 3 {
 		t.Errorf("payload %d in %d fragments, want 4012 in 3", s.PayloadSize(), s.FragmentCount())
+	}
+}
+
+// TestHRTTimestampIsMonotonicRawAtSynchronise checks the DATA timestamp is
+// CLOCK_MONOTONIC_RAW of the Synchronise call, not of the send.
+func TestHRTTimestampIsMonotonicRawAtSynchronise(t *testing.T) {
+	s := start(t, scalarCfg())
+	c := newRawClient(t, s.LocalAddr())
+	c.connect()
+	for i := 0; i < 20; i++ {
+		before := cpu.MonotonicRawNanos()
+		s.Synchronise()
+		after := cpu.MonotonicRawNanos()
+		p, _, _, err := c.next(5 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hrt := binary.LittleEndian.Uint64(p)
+		// The conversion is exact to within the NTP slew over the hand-off
+		// (nanoseconds); allow for the two clock reads around the call.
+		const slack = 20 * time.Microsecond
+		if hrt+uint64(slack) < before || hrt > after+uint64(slack) {
+			t.Fatalf("hrtTimestamp %d not within [%d, %d]", hrt, before, after)
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
 }
