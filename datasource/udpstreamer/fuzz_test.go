@@ -33,7 +33,7 @@ func FuzzHandleDatagram(f *testing.F) {
 	outside := netip.MustParseAddrPort("192.0.2.1:5000")
 	total := func() uint64 {
 		m := s.m
-		return m.acks.Get() + m.refused.Get() + m.controlDropped.Get() + m.badShort.Get() + m.badMagic.Get() +
+		return m.acks.Get() + m.refused.Get() + m.strangerDisconnects.Get() + m.controlDropped.Get() + m.badShort.Get() + m.badMagic.Get() +
 			m.badType.Get() + m.badFragment.Get() + m.badPayloadLength.Get() + m.badOther.Get() + uint64(len(s.control))
 	}
 	f.Fuzz(func(t *testing.T, b []byte, fromOutside bool) {

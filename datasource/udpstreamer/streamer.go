@@ -67,8 +67,14 @@ type Streamer struct {
 	thread   *netthread.Thread
 	recvDone chan struct{}
 
-	statusMu sync.Mutex // guards status, written on session changes
+	statusMu sync.Mutex // guards status and clientCopy, written on session changes
 	status   Status
+	// clientCopy is the session's client for the receive goroutine.
+	clientCopy netip.AddrPort
+
+	// beforeTake, when set by a test before PrepareNextState, runs on the
+	// network thread before each take: it stands for a busy network thread.
+	beforeTake func()
 }
 
 // slot is how one signal goes from taken to the DATA payload.
@@ -141,6 +147,9 @@ func (s *Streamer) SignalInfos() []udpsprotocol.SignalInfo { return s.infos }
 // AllocateMemory allocates signal memory and every buffer of the data path:
 // the ready and taken buffers, the payload and the wire buffer.
 func (s *Streamer) AllocateMemory() error {
+	if s.mem != nil {
+		return fmt.Errorf("datasource %q: AllocateMemory called twice", s.cfg.Name)
+	}
 	s.mem = datasource.NewMemory(s.sigs)
 	s.ready = make([]byte, s.mem.Size())
 	s.taken = make([]byte, s.mem.Size())
@@ -201,6 +210,9 @@ func (s *Streamer) LocalAddr() netip.AddrPort {
 func (s *Streamer) PrepareNextState() error {
 	if s.mem == nil {
 		return fmt.Errorf("datasource %q: PrepareNextState before AllocateMemory", s.cfg.Name)
+	}
+	if s.conn != nil {
+		return fmt.Errorf("datasource %q: PrepareNextState called twice", s.cfg.Name)
 	}
 	network := "udp"
 	var ip netip.Addr
@@ -329,6 +341,12 @@ func (s *Streamer) handleDatagram(b []byte, from netip.AddrPort) {
 		}
 		s.queue(controlEvent{kind: connect, from: from})
 	case udpsprotocol.Disconnect:
+		// Only the client's own DISCONNECT can matter: drop strangers'
+		// here, so a flood of them cannot crowd CONNECTs out of the queue.
+		if from != s.currentClient() {
+			s.m.strangerDisconnects.Inc()
+			return
+		}
 		s.queue(controlEvent{kind: disconnect, from: from})
 	case udpsprotocol.Ack:
 		s.m.acks.Inc()
@@ -344,6 +362,13 @@ func (s *Streamer) queue(ev controlEvent) {
 	default:
 		s.m.controlDropped.Inc()
 	}
+}
+
+// currentClient returns the session's client (zero without a session).
+func (s *Streamer) currentClient() netip.AddrPort {
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	return s.clientCopy
 }
 
 func (s *Streamer) allowed(a netip.Addr) bool {
@@ -376,6 +401,9 @@ func (s *Streamer) serve(stop <-chan struct{}) {
 			return
 		}
 		s.applyControl()
+		if s.beforeTake != nil {
+			s.beforeTake()
+		}
 		s.takeAndSend()
 	}
 }
@@ -424,6 +452,7 @@ func (s *Streamer) setClient(c netip.AddrPort, why string) {
 		s.m.connected.Set(0)
 	}
 	s.statusMu.Lock()
+	s.clientCopy = c
 	s.status.Connected = c.IsValid()
 	s.status.Client = ""
 	if c.IsValid() {

@@ -360,20 +360,51 @@ func waitFor(t testing.TB, cond func() bool) {
 }
 
 func TestLatestValueWinsAndSkipsAreCounted(t *testing.T) {
-	s := start(t, scalarCfg())
-	// Many Synchronise calls back to back: the network thread cannot take
-	// them all, the newest wins and the others are skipped.
-	for i := 1; i <= 10000; i++ {
-		binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), uint32(i))
-		if err := s.Synchronise(); err != nil && err != ErrLockTimeout { // a descheduled network thread can hold the lock
+	cfg := scalarCfg()
+	cfg.Name, cfg.Address = "S", "127.0.0.1"
+	s, err := New(cfg, metrics.NewSet(), discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AllocateMemory(); err != nil {
+		t.Fatal(err)
+	}
+	// The network thread stays busy while stall is set.
+	var stall atomic.Bool
+	s.beforeTake = func() {
+		for stall.Load() {
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
+	if err := s.PrepareNextState(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	c := newRawClient(t, s.LocalAddr())
+	c.connect()
+
+	const n = 50
+	stall.Store(true)
+	time.Sleep(30 * time.Millisecond) // the network thread is inside the hook
+	for i := uint32(1); i <= n; i++ {
+		binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), i)
+		if err := s.Synchronise(); err != nil {
 			t.Fatal(err)
 		}
+	}
+	stall.Store(false)
+	p, _, _, err := c.next(5 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := binary.LittleEndian.Uint32(p[8:]); got != n {
+		t.Errorf("first update after the stall carries cycle %d, want the latest, %d", got, n)
 	}
 	waitFor(t, func() bool {
 		return s.m.skipped.Get()+s.m.noClient.Get()+s.m.updates.Get()+s.m.sendErrors.Get() == s.m.synchronised.Get()
 	})
-	if s.m.synchronised.Get() != 10000 {
-		t.Errorf("synchronised %d", s.m.synchronised.Get())
+	if s.m.synchronised.Get() != n || s.m.skipped.Get() != n-1 || s.m.updates.Get() != 1 {
+		t.Errorf("synchronised %d, skipped %d, sent %d; want %d, %d, 1", s.m.synchronised.Get(), s.m.skipped.Get(), s.m.updates.Get(), n, n-1)
 	}
 }
 
