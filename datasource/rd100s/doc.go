@@ -29,7 +29,9 @@
 // The status word carries bits 0..5 from StatusSignal or the Config
 // constants, SIM always set, and DEGRADED while any degradation is active.
 // Until the first Synchronise there is no reading yet: AZ_VALID and
-// EL_VALID are clear.
+// EL_VALID are clear. A NaN or infinite float position or rate is no
+// reading either: that axis is sent with its last good values and its VALID
+// bit cleared, and counted (nonfinite_readings_total).
 //
 // # Degradations (section 6)
 //

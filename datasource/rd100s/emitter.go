@@ -117,6 +117,16 @@ func (r *sigRef) mdeg(snap []byte) int64 {
 	return rd100sproto.DegreesToMdeg(readFloat(b, r.typ))
 }
 
+// finite reports whether the signal holds a usable number: true when it is
+// unmapped or an integer, false for a float NaN or ±Inf.
+func (r *sigRef) finite(snap []byte) bool {
+	if !r.ok || !r.typ.IsFloat() {
+		return true
+	}
+	v := readFloat(snap[r.off:r.end], r.typ)
+	return !math.IsNaN(v) && !math.IsInf(v, 0)
+}
+
 func clamp32(v int64) int32 { return int32(min(max(v, math.MinInt32), math.MaxInt32)) }
 
 // heldPkt is a packet held back by the reorder window.
@@ -157,6 +167,7 @@ type emitter struct {
 	lossCount    int
 	capture      bool
 	held         [4]int32 // az, el, az rate, el rate while frozen
+	lastGood     [4]int32 // az, el, az rate, el rate of the last finite readings
 	rLoss, rDup  rng
 	rReorder     rng
 	rJitter      rng
@@ -343,6 +354,23 @@ func (em *emitter) tick(now int64) {
 	el := clamp32(r.el.mdeg(em.snap))
 	azRate := clamp32(r.azRate.mdeg(em.snap))
 	elRate := clamp32(r.elRate.mdeg(em.snap))
+	// A NaN or infinite reading is no position: the axis goes out with its
+	// last good values and its VALID bit cleared, so no receiver takes an
+	// invented angle for a reading (section 3).
+	azFinite := r.az.finite(em.snap) && r.azRate.finite(em.snap)
+	elFinite := r.el.finite(em.snap) && r.elRate.finite(em.snap)
+	if azFinite {
+		em.lastGood[0], em.lastGood[2] = az, azRate
+	} else {
+		az, azRate = em.lastGood[0], em.lastGood[2]
+		e.m.nonFinite.Inc()
+	}
+	if elFinite {
+		em.lastGood[1], em.lastGood[3] = el, elRate
+	} else {
+		el, elRate = em.lastGood[1], em.lastGood[3]
+		e.m.nonFinite.Inc()
+	}
 	if em.d.Freeze {
 		if em.capture {
 			em.held = [4]int32{az, el, azRate, elRate}
@@ -356,10 +384,10 @@ func (em *emitter) tick(now int64) {
 		st = rd100sproto.Status(readInt(em.snap[r.status.off:r.status.end], r.status.typ)) & 0x3f
 	}
 	st |= rd100sproto.Sim
-	if !have || em.d.InvalidAz {
+	if !have || em.d.InvalidAz || !azFinite {
 		st &^= rd100sproto.AzValid
 	}
-	if !have || em.d.InvalidEl {
+	if !have || em.d.InvalidEl || !elFinite {
 		st &^= rd100sproto.ElValid
 	}
 	if em.degradedBase || em.burstActive || jumped {

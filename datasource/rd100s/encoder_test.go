@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -113,6 +114,33 @@ func TestNoReadingBeforeSynchronise(t *testing.T) {
 	p = r.waitLast(func(p rd100sproto.Packet) bool { return p.AzMdeg == 1000 })
 	if !p.Status.Has(rd100sproto.AzValid|rd100sproto.ElValid) || p.AzMdeg != 1000 || p.ElMdeg != 2000 {
 		t.Errorf("after Synchronise: %+v", p)
+	}
+}
+
+// TestNonFiniteReadingIsInvalid: a NaN or infinite azimuth or elevation
+// clears that axis's VALID bit and repeats the last good values; the other
+// axis is unaffected.
+func TestNonFiniteReadingIsInvalid(t *testing.T) {
+	r := newRx(t, rd100sproto.MonitorConfig{NominalRate: 500})
+	e := startEnc(t, testConfig(500), r)
+	run(t, e)
+	put(e, 10, 20, 1, 2)
+	e.Synchronise()
+	r.waitLast(func(p rd100sproto.Packet) bool { return p.AzMdeg == 10000 })
+	put(e, math.Inf(1), 30, 1, 2)
+	e.Synchronise()
+	p := r.waitLast(func(p rd100sproto.Packet) bool { return p.ElMdeg == 30000 })
+	if p.AzMdeg != 10000 || p.Status.Has(rd100sproto.AzValid) || !p.Status.Has(rd100sproto.ElValid) {
+		t.Errorf("az = +Inf: %+v (%v)", p, p.Status)
+	}
+	put(e, 40, math.NaN(), 1, 2)
+	e.Synchronise()
+	p = r.waitLast(func(p rd100sproto.Packet) bool { return p.AzMdeg == 40000 })
+	if p.ElMdeg != 30000 || p.Status.Has(rd100sproto.ElValid) || !p.Status.Has(rd100sproto.AzValid) {
+		t.Errorf("el = NaN: %+v (%v)", p, p.Status)
+	}
+	if e.m.nonFinite.Get() == 0 {
+		t.Error("non-finite readings not counted")
 	}
 }
 

@@ -16,6 +16,7 @@ type encoderMetrics struct {
 	droppedLoss, droppedBurst, silenced        *metrics.Counter
 	duplicated, delayed, reordered, reorderOvf *metrics.Counter
 	jittered, frozen, seqJumps                 *metrics.Counter
+	nonFinite                                  *metrics.Counter
 	eventsUnlogged                             *metrics.Counter
 	activations, deactivations                 [numKinds]*metrics.Counter
 }
@@ -44,6 +45,7 @@ func newEncoderMetrics(ms *metrics.Set, name string) *encoderMetrics {
 		reorderOvf:     c("reorder_overflow_total"),
 		jittered:       c("packets_jittered_total"),
 		frozen:         c("packets_frozen_total"),
+		nonFinite:      c("nonfinite_readings_total"),
 		seqJumps:       c("seq_jumps_total"),
 		eventsUnlogged: c("events_unlogged_total"),
 	}
