@@ -282,7 +282,7 @@ t.toml:32:3: DataSources[0] "S" Signals[1] "T0": Name: duplicates signal #0; nam
 
 		// RD100S.
 		{"rd rate", baseRD, []string{`dest_host = "127.0.0.1"`, "dest_host = \"127.0.0.1\"\nrate_hz = 0"},
-			`t.toml:19:1: DataSources[0] "E": rate_hz: must be > 0 and ≤ 100000 Hz, got 0`},
+			`t.toml:19:1: DataSources[0] "E": rate_hz: must be > 0 and ≤ 10000 Hz, got 0`},
 		{"rd dest port", baseRD, []string{`dest_host = "127.0.0.1"`, "dest_host = \"127.0.0.1\"\ndest_port = 0"},
 			`t.toml:19:1: DataSources[0] "E": dest_port: must be 1..65535, got 0`},
 		{"rd dest host missing", baseRD, []string{"dest_host = \"127.0.0.1\"\n", ""},

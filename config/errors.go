@@ -91,6 +91,15 @@ func (f *File) Position(path string) (line, col int) {
 	return f.ix.lookup(path)
 }
 
+// spelled reports whether the file spells out the key at path itself.
+func (f *File) spelled(path string) bool {
+	if f.ix == nil {
+		return false
+	}
+	_, ok := f.ix.pos[path]
+	return ok
+}
+
 // Errorf returns an *Error positioned at path (see Position) whose text is
 // "<file>:<line>:<col>: <where>: <key>: <message>".
 func (f *File) Errorf(path, format string, args ...any) error {
@@ -198,6 +207,8 @@ func (f *File) configErrors(dsIndex int, err error, out []*Error) []*Error {
 		tbl := base
 		if ce.Index >= 0 {
 			tbl = base + ".Signals[" + strconv.Itoa(ce.Index) + "]"
+		} else if sub := base + ".degradations"; f.spelled(sub+"."+param) && !f.spelled(base+"."+param) {
+			tbl = sub // an RD100S degradation key
 		}
 		e := f.errKey(tbl, param, ce.Rule)
 		e.Key = ce.Parameter

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"streamerd/datasource"
+	enc "streamerd/datasource/rd100s"
 	"streamerd/quant"
 )
 
@@ -468,8 +469,8 @@ func rd100s(t *tbl, sigs []datasource.Signal) *RD100SParams {
 	p.DestPort = uint16(t.integer("dest_port", 5100, 1, 65535))
 	p.SrcPort = uint16(t.integer("src_port", 0, 0, 65535))
 	p.RateHz = t.float("rate_hz", 100)
-	if !(p.RateHz > 0) || p.RateHz > 1e5 {
-		t.errf("rate_hz", "must be > 0 and ≤ 100000 Hz, got %g", p.RateHz)
+	if !(p.RateHz > 0) || p.RateHz > enc.MaxRateHz {
+		t.errf("rate_hz", "must be > 0 and ≤ %g Hz, got %g", enc.MaxRateHz, p.RateHz)
 	}
 	p.FirstSeq = uint32(t.integer("first_seq", 0, 0, math.MaxUint32))
 	mapped := func(key string, required bool) string {
@@ -520,14 +521,14 @@ func rd100s(t *tbl, sigs []datasource.Signal) *RD100SParams {
 		dg := &p.Degradations
 		dg.LossProbability = g.floatIn("loss_probability", 0, 0, 1)
 		dg.LossEveryN = int(g.integer("loss_every_n", 0, 0, math.MaxInt32))
-		dg.BurstLoss = time.Duration(g.integer("burst_loss_ms", 0, 0, 86400000)) * time.Millisecond
+		dg.BurstLoss = time.Duration(g.integer("burst_loss_ms", 0, 0, enc.MaxBurstLoss.Milliseconds())) * time.Millisecond
 		dg.DuplicateProbability = g.floatIn("duplicate_probability", 0, 0, 1)
-		dg.ReorderWindow = time.Duration(g.integer("reorder_window_ms", 0, 0, 60000)) * time.Millisecond
+		dg.ReorderWindow = time.Duration(g.integer("reorder_window_ms", 0, 0, enc.MaxReorderWindow.Milliseconds())) * time.Millisecond
 		dg.Jitter = time.Duration(g.floatIn("jitter_ms", 0, 0, 60000) * float64(time.Millisecond))
 		dg.Freeze = g.boolean("freeze", false)
 		dg.InvalidAz = g.boolean("invalid_az", false)
 		dg.InvalidEl = g.boolean("invalid_el", false)
-		dg.SeqJump = g.integer("seq_jump", 0, math.MinInt32, math.MaxUint32)
+		dg.SeqJump = g.integer("seq_jump", 0, math.MinInt32, math.MaxInt32)
 		dg.Silence = g.boolean("silence", false)
 		g.done()
 	}
