@@ -97,6 +97,9 @@ func (d *decoder) validate() {
 				continue
 			}
 			o.DataSourceIndex, o.SignalIndex = di, si
+			if sig := &f.DataSources[di].Signals[si]; g.Class == ClassTimer && (sig.Type != datasource.Uint32 || sig.Elements() != 1) {
+				d.errf(aliasKey, "a Timer output is a uint32 scalar, but signal %q of datasource %q is %v[%d]", o.Alias, o.DataSource, sig.Type, sig.Elements())
+			}
 			ref := sigRef{di, si}
 			if prev, dup := fedBy[ref]; dup {
 				d.errf(aliasKey, "signal %q of datasource %q is already written by %s; a signal has at most one writer", o.Alias, o.DataSource, prev)

@@ -107,6 +107,10 @@ func Validate(cfg *Config) error {
 		if _, err := udpsprotocol.NumFragments(payload, c.MaxPayloadSize); err != nil {
 			errs = append(errs, datasource.ParamError(ds, "MaxPayloadSize", "the DATA payload of %d bytes needs more than 65535 fragments of %d bytes", payload, c.MaxPayloadSize-udpsprotocol.HeaderSize))
 		}
+		cfgSize := udpsprotocol.ConfigSize(len(sigs))
+		if _, err := udpsprotocol.NumFragments(cfgSize, c.MaxPayloadSize); err != nil {
+			errs = append(errs, datasource.ParamError(ds, "MaxPayloadSize", "the CONFIG message of %d bytes (%d signals) needs more than 65535 fragments of %d bytes", cfgSize, len(sigs), c.MaxPayloadSize-udpsprotocol.HeaderSize))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -2,6 +2,7 @@ package udpstreamer
 
 import (
 	"bytes"
+	"fmt"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -533,6 +534,13 @@ func TestValidateNamesEveryRule(t *testing.T) {
 			c.Signals = []datasource.Signal{{Name: "T", Type: datasource.Uint32}, a}
 		}, `TimeSignal: is set but TimeMode is PacketTime`},
 		{"negative rate", func(c *Config) { a := arr("A", 2); a.SamplingRate = -1; c.Signals = []datasource.Signal{a} }, `SamplingRate: must be a finite number ≥ 0`},
+		{"CONFIG too many fragments", func(c *Config) {
+			c.MaxPayloadSize = 18
+			c.Signals = nil
+			for i := 0; i < 500; i++ {
+				c.Signals = append(c.Signals, datasource.Signal{Name: fmt.Sprintf("s%d", i), Type: datasource.Uint8})
+			}
+		}, `the CONFIG message of 68004 bytes (500 signals) needs more than 65535 fragments`},
 		{"too many fragments", func(c *Config) {
 			c.MaxPayloadSize = 18
 			c.Signals = []datasource.Signal{{Name: "Big", Type: datasource.Uint8, NumberOfDimensions: 1, NumberOfElements: 70000}}
