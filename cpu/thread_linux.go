@@ -27,7 +27,11 @@ func PinCurrentThread(m Mask) error {
 			set.Set(i)
 		}
 	}
+	allowed, _ := CurrentThreadAffinity()
 	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		if errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("cpu: CPUMask %v names no CPU this process may run on (it may run on %v): %w", m, allowed, err)
+		}
 		return fmt.Errorf("cpu: sched_setaffinity(%v): %w", m, err)
 	}
 	got, err := CurrentThreadAffinity()
@@ -35,7 +39,7 @@ func PinCurrentThread(m Mask) error {
 		return err
 	}
 	if got != m {
-		return fmt.Errorf("%w: asked %v, got %v", ErrAffinityMismatch, m, got)
+		return fmt.Errorf("%w: CPUMask %v, but the thread may only run on %v (the process may run on %v)", ErrAffinityMismatch, m, got, allowed)
 	}
 	return nil
 }
