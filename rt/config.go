@@ -156,6 +156,18 @@ func rtThrottle() (runtimeUs, periodUs int64, ok bool) {
 	return r, p, ok1 && ok2
 }
 
+// maxFIFOSpin is the largest share of its period (percent) a SCHED_FIFO
+// thread may spin and still leave the CPU often enough for the kernel's RT
+// throttling budget (runtime/period, 95 % by default), with 5 points kept
+// for the cycle's own work: 90 % by default, so Hybrid needs
+// SleepPercentage >= 10. The config loader warns on the same threshold.
+func maxFIFOSpin(rtRun, rtPer int64, ok bool) int {
+	if !ok || rtPer <= 0 || rtRun <= 0 {
+		return 90
+	}
+	return max(int(100*rtRun/rtPer)-5, 0)
+}
+
 // Validate checks cfg and returns warnings for configurations that work but
 // are likely to misbehave, chiefly a spinning SCHED_FIFO thread, which the
 // kernel's RT throttling stalls for tens of milliseconds every second (and
@@ -192,13 +204,14 @@ func Validate(cfg Config) (warnings []string, err error) {
 		case ok && rtRun < 0:
 			warnings = append(warnings, fmt.Sprintf(
 				"%s: spins %d%% of each period under SCHED_FIFO with RT throttling disabled: it can lock its CPU; pin it to a CPU nothing else needs", cfg.Name, spin))
-		case spin >= 50:
+		case spin > maxFIFOSpin(rtRun, rtPer, ok):
 			budget := "the kernel's RT throttling"
 			if ok {
 				budget = fmt.Sprintf("the kernel's RT throttling (sched_rt_runtime_us=%d of %d)", rtRun, rtPer)
 			}
 			warnings = append(warnings, fmt.Sprintf(
-				"%s: spins %d%% of each period under SCHED_FIFO: %s will stall it for tens of ms every second; use Default, or Hybrid with SleepPercentage >= 50", cfg.Name, spin, budget))
+				"%s: spins %d%% of each period under SCHED_FIFO: with the cycle's work on top, %s can stall it for tens of ms every second; use Default, or Hybrid with SleepPercentage >= %d",
+				cfg.Name, spin, budget, 100-maxFIFOSpin(rtRun, rtPer, ok)))
 		}
 		if cfg.CPUMask == 0 {
 			warnings = append(warnings, fmt.Sprintf(

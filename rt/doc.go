@@ -55,11 +55,14 @@
 // A spinning (Busy, or Hybrid with a low SleepPercentage) SCHED_FIFO thread
 // hits the kernel's RT throttling (sched_rt_runtime_us = 950000 of 1000000):
 // a stall of up to 50 ms every second (see Busy/fifo at 1 kHz below, max
-// 60 ms). Validate warns about it. Two spinning threads pinned to the same
-// CPU starve each other (under SCHED_FIFO one never runs); Validate cannot
-// see other threads, so keeping them apart is the caller's job. Sleeping
-// most of the period (Default, or Hybrid with SleepPercentage >= 50) avoids
-// both.
+// 60 ms). Validate warns when a thread spins more than the throttling
+// budget minus 5 points for its work (90 % of the period by default, so
+// Hybrid needs SleepPercentage >= 10); the config loader warns on the same
+// threshold. Two spinning threads pinned to the same CPU starve each other
+// (under SCHED_FIFO one never runs); Validate cannot see other threads, so
+// keeping them apart is the caller's job (the config loader warns when two
+// spinning SCHED_FIFO threads may share a CPU). Sleeping most of the period
+// (Default, or Hybrid with a large SleepPercentage) avoids both.
 //
 // # Measurements
 //

@@ -48,9 +48,12 @@ func TestValidate(t *testing.T) {
 	if err != nil || len(w) != 2 || !strings.Contains(w[0], "SCHED_FIFO") || !strings.Contains(w[1], "CPUMask") {
 		t.Errorf("Busy FIFO: warnings %q, %v", w, err)
 	}
-	w, _ = Validate(Config{Frequency: 1000, SleepNature: Hybrid, SleepPercentage: 20, Priority: 50, CPUMask: 2})
+	w, _ = Validate(Config{Frequency: 1000, SleepNature: Hybrid, SleepPercentage: 5, Priority: 50, CPUMask: 2})
 	if len(w) != 1 {
-		t.Errorf("Hybrid 20%% FIFO: warnings %q", w)
+		t.Errorf("Hybrid 5%% FIFO: warnings %q", w)
+	}
+	if w, _ = Validate(Config{Frequency: 1000, SleepNature: Hybrid, SleepPercentage: 20, Priority: 50, CPUMask: 2}); len(w) != 0 {
+		t.Errorf("Hybrid 20%% FIFO, within the throttling budget: warnings %q", w)
 	}
 	w, _ = Validate(Config{Frequency: 20000})
 	if len(w) != 1 {
