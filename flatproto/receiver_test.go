@@ -8,11 +8,11 @@ import (
 	"net/netip"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"testing"
 	"time"
 
+	"streamerd/internal/latency"
 	"streamerd/internal/testenv"
 )
 
@@ -335,15 +335,5 @@ func BenchmarkReceive(b *testing.B) {
 			lat = append(lat, time.Since(t0))
 		}
 	}
-	reportLatency(b, lat)
-}
-
-func reportLatency(b *testing.B, lat []time.Duration) {
-	if len(lat) == 0 {
-		return
-	}
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
-	b.ReportMetric(float64(lat[len(lat)-1].Nanoseconds()), "max-ns")
+	latency.ReportDurations(b, lat, "", "ns")
 }

@@ -3,25 +3,14 @@ package rt
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"sync/atomic"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
 	"streamerd/cpu"
+	"streamerd/internal/latency"
 )
-
-func reportPercentiles(b *testing.B, samples []int64, unit string) {
-	if len(samples) == 0 {
-		return
-	}
-	s := slices.Clone(samples)
-	slices.Sort(s)
-	b.ReportMetric(float64(s[len(s)/2]), "p50-"+unit)
-	b.ReportMetric(float64(s[len(s)*99/100]), "p99-"+unit)
-	b.ReportMetric(float64(s[len(s)-1]), "max-"+unit)
-}
 
 // BenchmarkWakeLatency runs b.N cycles of an empty RT thread pinned to CPU 1
 // (when there are two CPUs) and reports the wake-up latency (actual minus
@@ -85,8 +74,8 @@ func benchWake(b *testing.B, cfg Config) {
 			dev[i] = -dev[i]
 		}
 	}
-	reportPercentiles(b, lat, "wake-µs")
-	reportPercentiles(b, dev, "cycdev-µs")
+	latency.Report(b, lat, "", "wake-µs")
+	latency.Report(b, dev, "", "cycdev-µs")
 	b.ReportMetric(float64(s.Overruns), "overruns")
 }
 

@@ -2,25 +2,13 @@ package rtsync
 
 import (
 	"runtime"
-	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"streamerd/cpu"
+	"streamerd/internal/latency"
 )
-
-// reportPercentiles reports p50, p99 and max of samples (ns) as metrics.
-func reportPercentiles(b *testing.B, samples []int64, unit string) {
-	if len(samples) == 0 {
-		return
-	}
-	s := slices.Clone(samples)
-	slices.Sort(s)
-	b.ReportMetric(float64(s[len(s)/2]), "p50-"+unit)
-	b.ReportMetric(float64(s[len(s)*99/100]), "p99-"+unit)
-	b.ReportMetric(float64(s[len(s)-1]), "max-"+unit)
-}
 
 // pinned runs f on a fresh OS thread pinned to CPU c when there are at least
 // two CPUs, and waits for it.
@@ -77,7 +65,7 @@ func BenchmarkPostLatency(b *testing.B) {
 				e.Reset()
 			}
 		})
-		reportPercentiles(b, post, "ns")
+		latency.Report(b, post, "", "ns")
 	})
 	b.Run("futex", func(b *testing.B) {
 		var e EventSem
@@ -107,8 +95,8 @@ func BenchmarkPostLatency(b *testing.B) {
 				wake = append(wake, wokeAt.Load()-int64(t0))
 			}
 		})
-		reportPercentiles(b, post, "ns")
-		reportPercentiles(b, wake, "wake-ns")
+		latency.Report(b, post, "", "ns")
+		latency.Report(b, wake, "", "wake-ns")
 	})
 	b.Run("chan", func(b *testing.B) {
 		ch := make(chan struct{}, 1)
@@ -145,7 +133,7 @@ func BenchmarkPostLatency(b *testing.B) {
 				wake = append(wake, wokeAt.Load()-int64(t0))
 			}
 		})
-		reportPercentiles(b, post, "ns")
-		reportPercentiles(b, wake, "wake-ns")
+		latency.Report(b, post, "", "ns")
+		latency.Report(b, wake, "", "wake-ns")
 	})
 }

@@ -1,9 +1,10 @@
 package udpsclient
 
 import (
-	"slices"
 	"testing"
 	"time"
+
+	"streamerd/internal/latency"
 )
 
 // BenchmarkNext measures one update of the burst configuration (4012-byte
@@ -27,18 +28,7 @@ func BenchmarkNext(b *testing.B) {
 		}
 		counter++
 	}
-	reportLatency(b, lat)
-}
-
-func reportLatency(b *testing.B, lat []time.Duration) {
-	if len(lat) == 0 {
-		return
-	}
-	slices.Sort(lat)
-	at := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Nanoseconds()) }
-	b.ReportMetric(at(0.5), "p50-ns")
-	b.ReportMetric(at(0.99), "p99-ns")
-	b.ReportMetric(at(1), "max-ns")
+	latency.ReportDurations(b, lat, "", "ns")
 }
 
 // BenchmarkDecode measures decoding the burst update: Ch1 to float64 and its

@@ -2,11 +2,11 @@ package flatudp
 
 import (
 	"runtime"
-	"slices"
 	"testing"
 	"time"
 
 	"streamerd/flatproto"
+	"streamerd/internal/latency"
 )
 
 // BenchmarkSynchronise is the RT thread's cost per cycle: copy into the
@@ -71,7 +71,7 @@ func BenchmarkCycle(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			reportLatency(b, lat)
+			latency.ReportDurations(b, lat, "", "µs")
 		})
 	}
 }
@@ -103,14 +103,3 @@ func BenchmarkSend(b *testing.B) {
 
 // cyclesDone returns the cycles the sender thread has handed to the socket.
 func (m *senderMetrics) cyclesDone() uint64 { return m.sent.Get() }
-
-func reportLatency(b *testing.B, lat []time.Duration) {
-	if len(lat) == 0 {
-		return
-	}
-	slices.Sort(lat)
-	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-	b.ReportMetric(us(lat[len(lat)/2]), "p50-µs")
-	b.ReportMetric(us(lat[len(lat)*99/100]), "p99-µs")
-	b.ReportMetric(us(lat[len(lat)-1]), "max-µs")
-}

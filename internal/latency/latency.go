@@ -52,7 +52,17 @@ func Percentile(ns []int64, p float64) int64 {
 	return c[i]
 }
 
-// Report reports p50, p99 and max of samples (nanoseconds) to b as
+// ReportDurations is Report for a slice of durations.
+func ReportDurations(b *testing.B, d []time.Duration, prefix, unit string) {
+	ns := make([]int64, len(d))
+	for i, v := range d {
+		ns[i] = int64(v)
+	}
+	Report(b, ns, prefix, unit)
+}
+
+// Report reports p50, p99 and max of samples (nanoseconds; with any unit
+// but "us", "µs" and "ms" the samples are reported as they are) to b as
 // "<prefix>p50-<unit>", "<prefix>p99-<unit>" and "<prefix>max-<unit>".
 func Report(b *testing.B, ns []int64, prefix, unit string) {
 	if len(ns) == 0 {
@@ -62,7 +72,7 @@ func Report(b *testing.B, ns []int64, prefix, unit string) {
 	slices.Sort(c)
 	div := 1.0
 	switch unit {
-	case "us":
+	case "us", "µs":
 		div = 1e3
 	case "ms":
 		div = 1e6
