@@ -45,8 +45,19 @@ simd-test:
 bench-smoke:
 	$(SIMD) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 15m ./...
 
+# bench: the whole suite (12 to 15 minutes), then bench/results.md: every
+# figure beside its baseline and the ratio. See BENCHMARKS.md.
+BENCHCOUNT    ?= 1
+BENCH_SUSTAIN ?= 10s
+
 bench:
-	$(SIMD) $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./... | tee bench/raw.txt
+	@command -v cyclictest >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq rt-tests; } >/dev/null 2>&1 || echo "rt-tests not installed: BenchmarkCyclictest will skip"
+	{ echo "date: $$(date -u +%FT%TZ)"; echo "loadavg-start: $$(cat /proc/loadavg)"; \
+	  echo "command: STREAMERD_BENCH_SUSTAIN=$(BENCH_SUSTAIN) $(SIMD) go test -run '^\$$' -bench . -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -v ./..."; \
+	  STREAMERD_BENCH_SUSTAIN=$(BENCH_SUSTAIN) $(SIMD) $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -v -timeout 60m ./... ; \
+	  echo "loadavg-end: $$(cat /proc/loadavg)"; } 2>&1 | tee bench/raw.txt
+	@! grep -q '^FAIL' bench/raw.txt
+	$(GO) run ./bench/report -o bench/results.md bench/raw.txt
 
 # fuzz: each fuzz target for FUZZTIME.
 fuzz:

@@ -1,0 +1,119 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"streamerd/cpu"
+	"streamerd/datasource"
+	"streamerd/datasource/udpstreamer"
+	"streamerd/internal/latency"
+)
+
+// BenchmarkSynchroniseParked explains datasource/udpstreamer's
+// Synchronise/<size>/parked figure: what the RT thread pays to wake a
+// network thread that is asleep, with 4 KiB of signal memory. Before each
+// call the caller waits until the network thread took the previous cycle,
+// then sleeps 50 µs more so the thread is parked in the kernel (and its vCPU
+// idle) rather than just parking. Placements: "unpinned" (neither thread
+// pinned, as udpstreamer's own benchmark runs), "apart" (caller on CPU 1,
+// network thread on CPU 0, as a deployment pins them). PM QoS: "default",
+// or "pmqos0" holding /dev/cpu_dma_latency at 0 as cyclictest does, which
+// keeps idle vCPUs polling instead of halting (skipped where the file
+// cannot be opened). Reported: p50-ns, p99-ns, max-ns of Synchronise.
+func BenchmarkSynchroniseParked(b *testing.B) {
+	online, _ := cpu.OnlineMask()
+	for _, place := range []string{"unpinned", "apart"} {
+		for _, qos := range []string{"default", "pmqos0"} {
+			b.Run(place+"/"+qos, func(b *testing.B) {
+				if place == "apart" && (!online.Has(0) || !online.Has(1)) {
+					b.Skip("needs CPUs 0 and 1")
+				}
+				if qos == "pmqos0" {
+					f, err := holdDMALatency0()
+					if err != nil {
+						b.Skip(err)
+					}
+					defer f.Close()
+				}
+				benchParked(b, place == "apart")
+			})
+		}
+	}
+}
+
+// holdDMALatency0 asks the kernel for 0 µs of CPU wake-up latency (PM QoS)
+// until the returned file is closed.
+func holdDMALatency0() (io.Closer, error) {
+	f, err := os.OpenFile("/dev/cpu_dma_latency", os.O_WRONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write([]byte{0, 0, 0, 0}); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func benchParked(b *testing.B, apart bool) {
+	cfg := udpstreamer.Config{Name: "P", Address: "127.0.0.1", MaxPayloadSize: 65507, Signals: []datasource.Signal{
+		{Name: "A", Type: datasource.Uint8, NumberOfDimensions: 1, NumberOfElements: 4096},
+	}}
+	if apart {
+		cfg.CPUMask = cpu.Of(0)
+	}
+	ms := metrics.NewSet()
+	s, err := udpstreamer.New(cfg, ms, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.AllocateMemory(); err != nil {
+		b.Fatal(err)
+	}
+	if err := s.PrepareNextState(); err != nil {
+		b.Fatal(err)
+	}
+	defer s.Stop()
+	counter := func(m string) *metrics.Counter {
+		return ms.GetOrCreateCounter(fmt.Sprintf(`streamerd_udpstreamer_%s{datasource="P"}`, m))
+	}
+	syn, noClient, skipped := counter("synchronise_total"), counter("cycles_without_client_total"), counter("cycles_skipped_total")
+	lat := latency.New(1 << 16)
+	n := b.N
+	b.ReportAllocs()
+	b.ResetTimer()
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if apart {
+			if err := cpu.PinCurrentThread(cpu.Of(1)); err != nil {
+				done <- err
+				return
+			}
+		}
+		for range n {
+			for noClient.Get()+skipped.Get() < syn.Get() {
+				runtime.Gosched()
+			}
+			time.Sleep(50 * time.Microsecond)
+			t0 := time.Now()
+			s.Synchronise()
+			lat.Add(time.Since(t0))
+		}
+		done <- nil
+	}()
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	lat.Report(b, "", "ns")
+}

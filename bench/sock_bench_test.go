@@ -1,0 +1,82 @@
+package bench
+
+import (
+	"net"
+	"os"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// sustainEnv names the environment variable that sets how long each
+// sustained-throughput step and each loopback baseline run lasts. The
+// default keeps `-benchtime 1x` smoke runs fast; `make bench` sets 10s.
+const sustainEnv = "STREAMERD_BENCH_SUSTAIN"
+
+// sustainDefault is the step length without STREAMERD_BENCH_SUSTAIN.
+const sustainDefault = 200 * time.Millisecond
+
+// sustainDuration returns the step length: STREAMERD_BENCH_SUSTAIN parsed as
+// a Go duration, or sustainDefault.
+func sustainDuration(tb testing.TB) time.Duration {
+	v := os.Getenv(sustainEnv)
+	if v == "" {
+		return sustainDefault
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		tb.Fatalf("%s=%q: want a positive Go duration such as 10s", sustainEnv, v)
+	}
+	return d
+}
+
+// rcvBufWant is the receive buffer the readers ask for: enough for about
+// 100 ms of the fastest stream measured here, so a reader descheduled for a
+// few milliseconds on a loaded 2-vCPU VM loses nothing.
+const rcvBufWant = 32 << 20
+
+// listenLoopback opens a UDP socket on 127.0.0.1 with a free port.
+func listenLoopback(tb testing.TB) *net.UDPConn {
+	tb.Helper()
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// bigReadBuffer gives c a receive buffer of about n bytes: SO_RCVBUFFORCE
+// when permitted (root, past net.core.rmem_max), else SO_RCVBUF, which the
+// kernel caps at rmem_max. It returns the size the kernel reports (which
+// counts its bookkeeping, so about twice what was set).
+func bigReadBuffer(c *net.UDPConn, n int) int {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	got := 0
+	rc.Control(func(fd uintptr) {
+		if unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, n) != nil {
+			unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, n)
+		}
+		got, _ = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF)
+	})
+	return got
+}
+
+// bigWriteBuffer is bigReadBuffer for the send buffer.
+func bigWriteBuffer(c *net.UDPConn, n int) int {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	got := 0
+	rc.Control(func(fd uintptr) {
+		if unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUFFORCE, n) != nil {
+			unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUF, n)
+		}
+		got, _ = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUF)
+	})
+	return got
+}
