@@ -4,6 +4,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 
 	"streamerd/broker"
 	"streamerd/config"
+	"streamerd/cpu"
 	"streamerd/datasource"
 	"streamerd/gam"
 	"streamerd/rt"
@@ -34,6 +36,8 @@ type App struct {
 	httpLn  net.Listener
 
 	events eventLog
+
+	wakeHold io.Closer // the PM QoS wake-latency hold, when configured
 
 	stopPublish chan struct{}
 	publishDone chan struct{}
@@ -256,6 +260,7 @@ func (a *App) Start() error {
 			s.ds.Stop()
 		}
 		a.stopHTTP()
+		a.releaseWakeHold()
 		return err
 	}
 	for _, s := range a.sources {
@@ -266,6 +271,14 @@ func (a *App) Start() error {
 	}
 	if err := a.startHTTP(); err != nil {
 		return fail(err)
+	}
+	if us := a.file.App.CPUWakeLatency; us >= 0 {
+		h, err := cpu.HoldWakeLatency(us)
+		if err != nil {
+			return fail(err)
+		}
+		a.wakeHold = h
+		a.log.Info("holding the CPU wake-up latency", "us", us)
 	}
 	// Idle OS threads for the runtime to hand to goroutines blocked in
 	// system calls, created now rather than lazily during the run.
@@ -310,7 +323,15 @@ func (a *App) Stop() error {
 		<-a.publishDone
 	}
 	a.stopHTTP()
+	a.releaseWakeHold()
 	return errors.Join(errs...)
+}
+
+func (a *App) releaseWakeHold() {
+	if a.wakeHold != nil {
+		a.wakeHold.Close()
+		a.wakeHold = nil
+	}
 }
 
 // HTTPAddr returns the address the HTTP endpoint listens on ("" if off).

@@ -31,6 +31,7 @@ func newDataSource(d *config.DataSource, ms *metrics.Set, log *slog.Logger) (dat
 			Port:           int(p.Port),
 			MaxPayloadSize: p.MaxPayloadSize,
 			CPUMask:        p.CPUMask,
+			Priority:       p.Priority,
 			StackSize:      p.StackSize,
 			AllowedClients: p.AllowedClients,
 			Signals:        d.Signals,

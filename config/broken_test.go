@@ -126,7 +126,7 @@ func TestBrokenConfigs(t *testing.T) {
 		{"unknown signal key", baseUDPS, []string{`Type = "float32"`, "Type = \"float32\"\n  Colour = \"red\""},
 			`t.toml:34:3: ` + sigCh1 + `: Colour: unknown key "Colour"; expected one of Name, Type, NumberOfDimensions, NumberOfElements, Rows, Cols, Unit, RangeMin, RangeMax, QuantizedType, TimeMode, TimeSignal, SamplingRate`},
 		{"unknown key suggestion", baseUDPS, []string{`Class = "UDPStreamer"`, "Class = \"UDPStreamer\"\nport = 1"},
-			`t.toml:28:1: DataSources[0] "S": port: unknown key "port" (did you mean "Port"?); expected one of Name, Class, Signals, Port, MaxPayloadSize, Address, AllowedClients, CPUMask, StackSize`},
+			`t.toml:28:1: DataSources[0] "S": port: unknown key "port" (did you mean "Port"?); expected one of Name, Class, Signals, Port, MaxPayloadSize, Address, AllowedClients, CPUMask, Priority, StackSize`},
 		{"unknown table", baseUDPS, []string{"[App]", "[Ap]"},
 			`t.toml:1:1: Ap: unknown key "Ap"; expected one of App, Threads, GAMs, DataSources`},
 		{"UDPStreamer key on FlatUDP signal", baseFlat, []string{`Type = "uint32"`, "Type = \"uint32\"\n  QuantizedType = \"uint8\""},

@@ -51,6 +51,10 @@ type App struct {
 	LockMemory  bool   // mlockall(MCL_CURRENT|MCL_FUTURE) at start
 	GCPolicy    string // "default" or "off" (GOGC off during the run)
 	MemoryLimit int64  // bytes for debug.SetMemoryLimit; 0 = none (1 GiB is filled in when GCPolicy is "off")
+	// CPUWakeLatency, when ≥ 0, holds the PM QoS CPU wake-up latency at
+	// this many µs while the application runs (/dev/cpu_dma_latency); -1
+	// leaves the system's setting.
+	CPUWakeLatency int
 }
 
 // SlogLevel returns LogLevel as a slog.Level.
@@ -176,6 +180,7 @@ type UDPStreamerParams struct {
 	Address        netip.Addr     // bind address; invalid (zero) = all
 	AllowedClients []netip.Prefix // empty = any client
 	CPUMask        cpu.Mask       // network thread; 0 = no pinning
+	Priority       int            // network thread: 0 normal, 1..99 SCHED_FIFO
 	StackSize      int            // informational: goroutine stacks grow
 }
 

@@ -65,6 +65,7 @@ func (d *decoder) app(t *tbl) {
 	if a.GCPolicy == "off" && a.MemoryLimit == 0 {
 		a.MemoryLimit = defaultGCLimit
 	}
+	a.CPUWakeLatency = int(t.integer("CPUWakeLatency", -1, -1, 2_000_000_000))
 	t.done()
 }
 
@@ -374,6 +375,7 @@ func udpStreamer(t *tbl, sigs []datasource.Signal, sigsOK bool) *UDPStreamerPara
 		p.AllowedClients = append(p.AllowedClients, pfx.Masked())
 	}
 	p.CPUMask = t.cpuMask("CPUMask")
+	p.Priority = int(t.integer("Priority", 0, 0, 99))
 	p.StackSize = int(t.integer("StackSize", defaultStack, 0, math.MaxInt32))
 
 	f := t.d.f

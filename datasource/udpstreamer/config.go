@@ -37,6 +37,10 @@ type Config struct {
 	MaxPayloadSize int
 	// CPUMask pins the network thread; 0 leaves it unpinned.
 	CPUMask cpu.Mask
+	// Priority runs the network thread under SCHED_FIFO at this priority
+	// (1..99; 0 leaves normal scheduling). A late wake-up of the network
+	// thread is what skips cycles at high rates (BENCHMARKS.md).
+	Priority int
 	// StackSize is accepted for MARTe2 compatibility and has no effect:
 	// goroutine stacks start small and grow, and the network thread runs no
 	// deep recursion.
@@ -81,6 +85,9 @@ func Validate(cfg *Config) error {
 	if c.MaxPayloadSize < udpsprotocol.MinMaxPayloadSize || c.MaxPayloadSize > udpsprotocol.MaxMaxPayloadSize {
 		errs = append(errs, datasource.ParamError(ds, "MaxPayloadSize", "must be %d..%d (the 17-byte header plus at least one byte, at most the IPv4 UDP payload limit), got %d",
 			udpsprotocol.MinMaxPayloadSize, udpsprotocol.MaxMaxPayloadSize, c.MaxPayloadSize))
+	}
+	if c.Priority < 0 || c.Priority > 99 {
+		errs = append(errs, datasource.ParamError(ds, "Priority", "must be 0 (normal scheduling) or 1..99 (SCHED_FIFO), got %d", c.Priority))
 	}
 	if c.StackSize < 0 {
 		errs = append(errs, datasource.ParamError(ds, "StackSize", "must not be negative, got %d", c.StackSize))

@@ -244,7 +244,7 @@ func (s *Streamer) PrepareNextState() error {
 
 	s.recvDone = make(chan struct{})
 	go s.receive()
-	th, err := netthread.Start(netthread.Config{Name: s.cfg.Name, CPUMask: s.cfg.CPUMask, Wake: s.sem.Post}, s.serve)
+	th, err := netthread.Start(netthread.Config{Name: s.cfg.Name, CPUMask: s.cfg.CPUMask, Priority: s.cfg.Priority, Wake: s.sem.Post}, s.serve)
 	if err != nil {
 		conn.Close()
 		<-s.recvDone
