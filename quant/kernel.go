@@ -34,6 +34,20 @@ func (q *Quantizer) EncodeFloat64(dst []byte, src []float64) (nans int) {
 	return encodePortable(q, dst, src)
 }
 
+// EncodeFloat32Portable is EncodeFloat32 with the portable Go kernel
+// whatever the build and the CPU: the reference the SIMD kernels are tested
+// against, and the path a CPU without AVX-512 takes. Its output is
+// bit-identical to EncodeFloat32's.
+func (q *Quantizer) EncodeFloat32Portable(dst []byte, src []float32) (nans int) {
+	return encodePortable(q, dst, src)
+}
+
+// EncodeFloat64Portable is EncodeFloat64 with the portable Go kernel; see
+// EncodeFloat32Portable.
+func (q *Quantizer) EncodeFloat64Portable(dst []byte, src []float64) (nans int) {
+	return encodePortable(q, dst, src)
+}
+
 func encodePortable[F float](q *Quantizer, dst []byte, src []F) int {
 	switch q.w.Size() {
 	case 1:

@@ -104,6 +104,13 @@ func pairs() []pair {
 }
 
 // encode runs the selected Go kernel of p.
+func encodePortable(q *quant.Quantizer, p pair, dst []byte, s64 []float64, s32 []float32) int {
+	if p.f32 {
+		return q.EncodeFloat32Portable(dst, s32)
+	}
+	return q.EncodeFloat64Portable(dst, s64)
+}
+
 func encode(q *quant.Quantizer, p pair, dst []byte, s64 []float64, s32 []float32) int {
 	if p.f32 {
 		return q.EncodeFloat32(dst, s32)
@@ -130,36 +137,53 @@ func TestMatchesC(t *testing.T) {
 
 var sink int
 
-// BenchmarkVsC times the selected Go kernel of every pair and reports it
-// beside the C reference of each flavor: go-ns/elem, c-ns/elem and go/c.
+// BenchmarkVsC times the Go kernels of every pair and reports them beside
+// the C reference of each flavor: go-ns/elem, c-ns/elem and go/c. The
+// selected kernel (SIMD when built with GOEXPERIMENT=simd on an AVX-512 CPU)
+// is VsC/<flavor>/<pair>; the portable Go kernel is
+// VsC/<flavor>/portable/<pair>, so one run shows both paths' ratios.
 func BenchmarkVsC(b *testing.B) {
 	s64, s32 := input()
 	for _, fl := range flavors {
 		res := runC(b, fl)
-		for _, p := range pairs() {
-			b.Run(fmt.Sprintf("%s/%s", fl.name, p.name), func(b *testing.B) {
-				q, err := quant.New(p.w, -1, 1)
-				if err != nil {
-					b.Fatal(err)
+		for _, portable := range []bool{false, true} {
+			for _, p := range pairs() {
+				name := fmt.Sprintf("%s/%s", fl.name, p.name)
+				if portable {
+					name = fmt.Sprintf("%s/portable/%s", fl.name, p.name)
 				}
-				dst := make([]byte, n*p.w.Size())
-				b.ReportAllocs()
-				if p.f32 {
-					b.SetBytes(4 * n)
-				} else {
-					b.SetBytes(8 * n)
-				}
-				for b.Loop() {
-					sink += encode(&q, p, dst, s64, s32)
-				}
-				if fnv(dst) != res[p.name].sum {
-					b.Fatalf("%s: Go output differs from C", p.name)
-				}
-				goNs := float64(b.Elapsed().Nanoseconds()) / float64(b.N*n)
-				b.ReportMetric(goNs, "go-ns/elem")
-				b.ReportMetric(res[p.name].ns, "c-ns/elem")
-				b.ReportMetric(goNs/res[p.name].ns, "go/c")
-			})
+				benchVsC(b, name, portable, p, res, s64, s32)
+			}
 		}
 	}
+}
+
+func benchVsC(b *testing.B, name string, portable bool, p pair, res map[string]cResult, s64 []float64, s32 []float32) {
+	b.Run(name, func(b *testing.B) {
+		q, err := quant.New(p.w, -1, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		dst := make([]byte, n*p.w.Size())
+		b.ReportAllocs()
+		if p.f32 {
+			b.SetBytes(4 * n)
+		} else {
+			b.SetBytes(8 * n)
+		}
+		for b.Loop() {
+			if portable {
+				sink += encodePortable(&q, p, dst, s64, s32)
+			} else {
+				sink += encode(&q, p, dst, s64, s32)
+			}
+		}
+		if fnv(dst) != res[p.name].sum {
+			b.Fatalf("%s: Go output differs from C", p.name)
+		}
+		goNs := float64(b.Elapsed().Nanoseconds()) / float64(b.N*n)
+		b.ReportMetric(goNs, "go-ns/elem")
+		b.ReportMetric(res[p.name].ns, "c-ns/elem")
+		b.ReportMetric(goNs/res[p.name].ns, "go/c")
+	})
 }
