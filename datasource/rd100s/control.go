@@ -2,6 +2,8 @@ package rd100s
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -83,6 +85,9 @@ func (e *Encoder) SetDegradations(d Degradations) error {
 // freeze, invalid_az, invalid_el, seq_jump, silence. The others are left
 // as they are. It is what the daemon's HTTP endpoint calls.
 func (e *Encoder) Set(key, value string) error {
+	if key == RestartKey {
+		return e.restart(value)
+	}
 	k, ok := kindOfKey(key)
 	if !ok {
 		return unknownKey(key)
@@ -98,6 +103,33 @@ func (e *Encoder) Set(key, value string) error {
 	e.ctl.mu.Unlock()
 	copyKind(&cur, &next, k)
 	return e.apply(cur, which, "operator", monoNow())
+}
+
+// RestartKey is the operator action, beside the degradations, that
+// simulates a restart of the emitter: at its next packet seq starts again
+// at first_seq and t_us at 0, both going back together, which is how
+// section 2 says a receiver recognises a restart (a seq_jump alone moves
+// only seq). It is one-shot and recorded as an event with Action Applied.
+const RestartKey = "restart"
+
+// Applied is the Action of a one-shot operator action (restart).
+const Applied = "applied"
+
+func (e *Encoder) restart(value string) error {
+	if v, err := strconv.ParseBool(value); err != nil || !v {
+		return fmt.Errorf("rd100s: restart: want true, got %q", value)
+	}
+	if !e.running() {
+		return ErrNotRunning
+	}
+	ev := Event{Time: time.Now(), TUs: e.tUs(monoNow()), Degradation: RestartKey, Action: Applied, Source: "operator", Seq: e.cfg.FirstSeq}
+	e.ctl.mu.Lock()
+	e.recordLocked(&ev)
+	e.ctl.mu.Unlock()
+	e.logEvent(&ev)
+	e.m.restarts.Inc()
+	e.restartReq.Store(true)
+	return nil
 }
 
 // Degradations returns the current state; BurstLoss is the time left of

@@ -68,6 +68,11 @@
 //     is thereby seq+1+delta (a forward jump of delta shows delta missing
 //     numbers; a negative one looks like a restart without t_us going back).
 //     Then it deactivates on its own (an event carrying that packet's seq).
+//   - restart (an operator action beside the degradations, Set("restart",
+//     "true")): at the next packet seq starts again at first_seq and t_us at
+//     0, both going back together, which is how a receiver recognises an
+//     emitter restart (section 2); the spec's "salto de secuencia" row is
+//     there to test that detection, which a seq_jump alone cannot trigger.
 //   - silence: nothing is sent, not even packets held by the reorder window;
 //     seq keeps advancing because the emitter keeps running, so after the
 //     silence the receiver sees a timeout followed by a gap.

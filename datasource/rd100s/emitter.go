@@ -332,6 +332,10 @@ func (em *emitter) tick(now int64) {
 		em.burstEnded, em.burstEndedAt = em.burstSerial, em.burstUntil
 		em.syncControl(now)
 	}
+	if e.restartReq.Swap(false) {
+		em.seq = e.cfg.FirstSeq
+		e.tZero.Store(now)
+	}
 	seq := em.seq
 	jumped := em.jump != 0
 	if jumped {

@@ -48,17 +48,22 @@ type Encoder struct {
 	ready    []byte
 	haveData bool
 
-	conn     *net.UDPConn
-	em       *emitter
-	thread   *netthread.Thread
-	origin   int64 // CLOCK_MONOTONIC ns at t_us = 0
-	started  atomic.Bool
-	stopped  atomic.Bool
-	nextSeq  atomic.Uint32
-	logCh    chan Event
-	logDone  chan struct{}
-	ctl      control
-	stopOnce atomic.Bool
+	conn   *net.UDPConn
+	em     *emitter
+	thread *netthread.Thread
+	origin int64 // CLOCK_MONOTONIC ns at the emitter's start: the cadence grid
+	// tZero is the CLOCK_MONOTONIC ns at t_us = 0: origin, until a
+	// simulated restart moves it.
+	tZero atomic.Int64
+	// restartReq asks the emitter to simulate a restart at its next packet.
+	restartReq atomic.Bool
+	started    atomic.Bool
+	stopped    atomic.Bool
+	nextSeq    atomic.Uint32
+	logCh      chan Event
+	logDone    chan struct{}
+	ctl        control
+	stopOnce   atomic.Bool
 }
 
 var _ datasource.DataSource = (*Encoder)(nil)
@@ -141,6 +146,7 @@ func (e *Encoder) open() error {
 	}
 	e.conn = conn
 	e.origin = monoNow()
+	e.tZero.Store(e.origin)
 	e.em = newEmitter(e)
 	e.logCh = make(chan Event, logQueue)
 	e.logDone = make(chan struct{})
@@ -212,10 +218,11 @@ func (e *Encoder) running() bool { return e.started.Load() && !e.stopped.Load() 
 
 // tUs returns the emitter clock at mono, in microseconds.
 func (e *Encoder) tUs(mono int64) uint64 {
-	if mono <= e.origin {
+	z := e.tZero.Load()
+	if mono <= z {
 		return 0
 	}
-	return uint64(mono-e.origin) / 1000
+	return uint64(mono-z) / 1000
 }
 
 // Status is a JSON-friendly snapshot of the encoder for /status.

@@ -485,6 +485,27 @@ func TestSeqJump(t *testing.T) {
 	checkEvents(t, e, "seq_jump", 2, 2)
 }
 
+// TestRestart simulates an emitter restart: seq and t_us go back together,
+// which the monitor must classify as a restart (unlike a seq jump).
+func TestRestart(t *testing.T) {
+	e, r := phase(t, rd100sproto.MonitorConfig{}, nil, func(e *Encoder) {
+		waitTicks(t, e, 30)
+		mustSet(t, e, RestartKey, "true")
+		waitTicks(t, e, 20)
+	})
+	s := r.mon.Snapshot()
+	if s.Restarts != 1 || s.JumpsBack != 0 || e.m.restarts.Get() != 1 {
+		t.Errorf("monitor: %d restarts, %d jumps back; encoder counted %d", s.Restarts, s.JumpsBack, e.m.restarts.Get())
+	}
+	ev := eventsOf(e, RestartKey)
+	if len(ev) != 1 || ev[0].Action != Applied {
+		t.Errorf("events %+v", ev)
+	}
+	if err := e.Set(RestartKey, "false"); err == nil {
+		t.Error("restart=false accepted")
+	}
+}
+
 func TestSilence(t *testing.T) {
 	e, r := phase(t, rd100sproto.MonitorConfig{StreamTimeout: 50 * time.Millisecond}, nil, func(e *Encoder) {
 		mustSet(t, e, "silence", "true")

@@ -16,7 +16,7 @@ type encoderMetrics struct {
 	droppedLoss, droppedBurst, silenced        *metrics.Counter
 	duplicated, delayed, reordered, reorderOvf *metrics.Counter
 	jittered, frozen, seqJumps                 *metrics.Counter
-	nonFinite                                  *metrics.Counter
+	nonFinite, restarts                        *metrics.Counter
 	eventsUnlogged                             *metrics.Counter
 	activations, deactivations                 [numKinds]*metrics.Counter
 }
@@ -46,6 +46,7 @@ func newEncoderMetrics(ms *metrics.Set, name string) *encoderMetrics {
 		jittered:       c("packets_jittered_total"),
 		frozen:         c("packets_frozen_total"),
 		nonFinite:      c("nonfinite_readings_total"),
+		restarts:       c("simulated_restarts_total"),
 		seqJumps:       c("seq_jumps_total"),
 		eventsUnlogged: c("events_unlogged_total"),
 	}
