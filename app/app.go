@@ -228,7 +228,7 @@ func (a *App) newGAMInstance(g *config.GAM, oi int, sig *datasource.Signal, tc *
 			Type: sig.Type, Elements: sig.Elements(), CyclePeriod: tc.Period,
 		})
 		if err != nil {
-			return nil, gam.Output{}, err
+			return nil, gam.Output{}, a.gamErrors(g, oi, err)
 		}
 		return inst, inst.Outputs()[0], nil
 	case config.ClassIOGAM:
@@ -242,6 +242,32 @@ func (a *App) newGAMInstance(g *config.GAM, oi int, sig *datasource.Signal, tc *
 		return inst, inst.Outputs()[0], nil
 	}
 	return nil, gam.Output{}, fmt.Errorf("GAM %q: unknown class %q", g.Name, g.Class)
+}
+
+// gamErrors positions the GAM's rule errors at their keys in the file: a
+// waveform's parameters are checked against the type and element count of
+// each signal it feeds, which only the built GAM knows.
+func (a *App) gamErrors(g *config.GAM, oi int, err error) error {
+	gi := a.file.GAM(g.Name)
+	var errs []error
+	for _, e := range unjoin(err) {
+		var ce *gam.ConfigError
+		if !errors.As(e, &ce) {
+			errs = append(errs, e)
+			continue
+		}
+		o := &g.Outputs[oi]
+		errs = append(errs, a.file.Errorf(fmt.Sprintf("GAMs[%d].%s", gi, ce.Parameter), "%s (for output %q feeding %s.%s)", ce.Rule, o.Signal, o.DataSource, o.Alias))
+	}
+	return errors.Join(errs...)
+}
+
+// unjoin returns the errors joined in err, or err alone.
+func unjoin(err error) []error {
+	if u, ok := err.(interface{ Unwrap() []error }); ok {
+		return u.Unwrap()
+	}
+	return []error{err}
 }
 
 // Start opens the datasources' sockets, starts their network threads, the
