@@ -131,12 +131,6 @@ func (r *rx) count() int {
 	return len(r.pkts)
 }
 
-func (r *rx) stats() rd100sproto.Stats {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.mon.Snapshot()
-}
-
 func (r *rx) last() (rd100sproto.Packet, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
