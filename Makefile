@@ -72,7 +72,7 @@ fuzz:
 # soak: the whole application at 10 kHz with a client for 10 minutes (CI
 # runs the same test for 30 s in make test).
 soak:
-	$(GO) test -count=1 -run '^TestSoak$$' -timeout 20m -v ./app -soak 10m
+	$(GO) test -count=1 -run '^TestSoak$$' -timeout 20m -v ./internal/app -soak 10m
 
 run: build
 	./$(BIN)/streamerd -config $(CONFIG)

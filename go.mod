@@ -1,4 +1,4 @@
-module streamerd
+module github.com/streamerd/streamerd
 
 go 1.26.0
 

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"testing"
 
-	"streamerd/cpu"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // BenchmarkCyclictest runs cyclictest (rt-tests) with the period, policy

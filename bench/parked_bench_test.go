@@ -11,10 +11,10 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"streamerd/cpu"
-	"streamerd/datasource"
-	"streamerd/datasource/udpstreamer"
-	"streamerd/internal/latency"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/udpstreamer"
+	"github.com/streamerd/streamerd/internal/latency"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // BenchmarkSynchroniseParked explains datasource/udpstreamer's

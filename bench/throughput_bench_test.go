@@ -20,12 +20,12 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 	"golang.org/x/sys/unix"
 
-	"streamerd/cpu"
-	"streamerd/datasource"
-	"streamerd/datasource/udpstreamer"
-	"streamerd/internal/latency"
-	"streamerd/rt"
-	"streamerd/udpsprotocol"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/udpstreamer"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/latency"
+	"github.com/streamerd/streamerd/rt"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // sustainCase is one configuration whose sustained rate is searched.
@@ -60,7 +60,7 @@ func sustainCases() []sustainCase {
 // BenchmarkSustained searches the largest update rate a UDPStreamer holds
 // with a client on loopback receiving every update: an rt.Thread paced at
 // the rate (Default sleep nature) copies a counter into signal memory and
-// calls Synchronise; a client built from the udpsprotocol Reassembler and
+// calls Synchronise; a client built from the wire package's Reassembler and
 // SequenceGate reads with a large SO_RCVBUF. A step counts as held when
 // every Synchronise of the step reached the client as a whole update
 // (nothing skipped by the latest-value-wins hand-off, nothing dropped by the
@@ -195,7 +195,7 @@ func newHarness(tb testing.TB, cfg udpstreamer.Config, fifo bool) *harness {
 		}
 	}
 	h := &harness{tb: tb, pacer: pacer, s: s, counter: s.GetSignalMemoryBuffer(0),
-		wireBytes: s.PayloadSize() + s.FragmentCount()*udpsprotocol.HeaderSize,
+		wireBytes: s.PayloadSize() + s.FragmentCount()*wire.HeaderSize,
 		// The Streamer registered this counter; GetOrCreate returns it.
 		skipped: ms.GetOrCreateCounter(fmt.Sprintf(`streamerd_udpstreamer_cycles_skipped_total{datasource=%q}`, cfg.Name)),
 	}
@@ -405,8 +405,8 @@ func (h *harness) search(short, full time.Duration) searchResult {
 type client struct {
 	conn    *net.UDPConn
 	srv     netip.AddrPort
-	data    *udpsprotocol.Reassembler
-	gate    udpsprotocol.SequenceGate
+	data    *wire.Reassembler
+	gate    wire.SequenceGate
 	updates atomic.Uint64 // whole updates accepted
 	lost    atomic.Uint64 // counters skipped by the gate
 	done    chan struct{}
@@ -439,8 +439,8 @@ func dialClient(srv netip.AddrPort, timeout time.Duration) (*client, error) {
 		conn.Close()
 		return nil, err
 	}
-	size := udpsprotocol.DataPayloadSize(infos)
-	c.data, err = udpsprotocol.NewReassembler(udpsprotocol.ReassemblerConfig{Type: udpsprotocol.Data, MaxPayload: size, InFlight: 8})
+	size := wire.DataPayloadSize(infos)
+	c.data, err = wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Data, MaxPayload: size, InFlight: 8})
 	if err != nil {
 		conn.Close()
 		return nil, err
@@ -452,13 +452,13 @@ func dialClient(srv netip.AddrPort, timeout time.Duration) (*client, error) {
 }
 
 // connect sends CONNECT until a whole CONFIG arrives.
-func (c *client) connect(timeout time.Duration) ([]udpsprotocol.SignalInfo, error) {
-	cfg, err := udpsprotocol.NewReassembler(udpsprotocol.ReassemblerConfig{Type: udpsprotocol.Config, MaxPayload: 1 << 20})
+func (c *client) connect(timeout time.Duration) ([]wire.SignalInfo, error) {
+	cfg, err := wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Config, MaxPayload: 1 << 20})
 	if err != nil {
 		return nil, err
 	}
 	buf := make([]byte, 65536)
-	hello := udpsprotocol.AppendHeader(nil, udpsprotocol.Header{Type: udpsprotocol.Connect, TotalFragments: 1})
+	hello := wire.AppendHeader(nil, wire.Header{Type: wire.Connect, TotalFragments: 1})
 	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); {
 		if _, err := c.conn.WriteToUDPAddrPort(hello, c.srv); err != nil {
 			return nil, err
@@ -473,7 +473,7 @@ func (c *client) connect(timeout time.Duration) ([]udpsprotocol.SignalInfo, erro
 			if err != nil || p == nil {
 				continue
 			}
-			return udpsprotocol.ParseConfig(p)
+			return wire.ParseConfig(p)
 		}
 	}
 	return nil, errors.New("bench: no CONFIG from the server")
@@ -497,7 +497,7 @@ func (c *client) read() {
 		}
 		if lost, ok := c.gate.Accept(ctr); ok {
 			// hrtTimestamp is CLOCK_MONOTONIC_RAW captured in Synchronise.
-			if ts, err := udpsprotocol.ParseDataTimestamp(p); err == nil {
+			if ts, err := wire.ParseDataTimestamp(p); err == nil {
 				d := int64(cpu.MonotonicRawNanos() - ts)
 				c.mu.Lock()
 				if len(c.e2e) < cap(c.e2e) {

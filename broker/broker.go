@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource"
 )
 
 // Output binds one GAM output array to the datasource signal it feeds. Src is

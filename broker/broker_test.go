@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"streamerd/datasource"
-	"streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // memoryDataSource is the smallest real DataSource: memory and a count of

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 func TestTypeSizesAndNames(t *testing.T) {

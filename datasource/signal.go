@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"streamerd/quant"
+	"github.com/streamerd/streamerd/quant"
 )
 
 // Signal describes one signal of a DataSource. The first block of fields is

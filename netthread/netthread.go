@@ -19,7 +19,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"streamerd/cpu"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // Config describes a service thread.

@@ -8,8 +8,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"streamerd/cpu"
-	"streamerd/rtsync"
+	"github.com/streamerd/streamerd/rt/cpu"
+	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
 func twoCPUs(t *testing.T) bool {

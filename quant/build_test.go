@@ -18,7 +18,7 @@ func TestCompilerChecks(t *testing.T) {
 	}
 	gobin := runtime.GOROOT() + "/bin/go"
 	out, err := exec.Command(gobin, "build", "-o", "/dev/null",
-		"-gcflags=-m -d=ssa/check_bce", "streamerd/quant").CombinedOutput()
+		"-gcflags=-m -d=ssa/check_bce", "github.com/streamerd/streamerd/quant").CombinedOutput()
 	if err != nil {
 		t.Skipf("skipped: cannot run the compiler: %v\n%s", err, out)
 	}

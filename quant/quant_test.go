@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 var wireTypes = []WireType{Uint8, Int8, Uint16, Int16}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"streamerd/cpu"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // GAM is one step of the cycle: a MARTe2 GAM or broker. Execute runs on the

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"streamerd/cpu"
-	"streamerd/internal/testenv"
-	"streamerd/netthread"
-	"streamerd/rtsync"
+	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/netthread"
+	"github.com/streamerd/streamerd/rt/cpu"
+	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
 // TestRTToNetThread is the end-to-end hand-off: an RT thread at 2 kHz runs

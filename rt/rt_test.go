@@ -10,8 +10,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"streamerd/cpu"
-	"streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 func nop() error { return nil }

@@ -8,8 +8,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"streamerd/cpu"
-	"streamerd/internal/latency"
+	"github.com/streamerd/streamerd/internal/latency"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // BenchmarkWakeLatency runs b.N cycles of an empty RT thread pinned to CPU 1

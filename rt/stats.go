@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"streamerd/cpu"
-	"streamerd/rtsync"
+	"github.com/streamerd/streamerd/rt/cpu"
+	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
 // LatencyBuckets are the upper bounds (inclusive) of the wake-up latency

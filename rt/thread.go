@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"streamerd/cpu"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // maxSleepChunk bounds a single clock_nanosleep so that Stop is seen within

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"streamerd/quant"
+	"github.com/streamerd/streamerd/quant"
 )
 
 const n = 1000

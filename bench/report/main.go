@@ -129,7 +129,7 @@ func (r *Run) Get(key string) string {
 // Find returns the result of pkg and name, or nil.
 func (r *Run) Find(pkg, name string) *Result { return r.byKey[pkg+"\x00"+name] }
 
-const module = "streamerd/"
+const module = "github.com/streamerd/streamerd/"
 
 var headerLine = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*):\s*(.*)$`)
 

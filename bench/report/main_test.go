@@ -69,7 +69,7 @@ func TestParse(t *testing.T) {
 
 func TestParseNoProcsSuffix(t *testing.T) {
 	// GOMAXPROCS=1: go test adds no suffix, so nothing may be stripped.
-	in := "pkg: streamerd/bench\n" +
+	in := "pkg: github.com/streamerd/streamerd/bench\n" +
 		"BenchmarkSustained/64KiB-65507B \t 1 \t 5 ns/op \t 3 MB/s\n" +
 		"BenchmarkLoopback/65507B \t 1 \t 5 ns/op \t 6 MB/s\n"
 	run, err := Parse(strings.NewReader(in))
@@ -83,7 +83,7 @@ func TestParseNoProcsSuffix(t *testing.T) {
 		t.Errorf("names changed: %+v", run.Results)
 	}
 	// Mixed suffixes: strip nothing either.
-	in = "pkg: streamerd/x\nBenchmarkA-2 \t 1 \t 5 ns/op\nBenchmarkB-1400 \t 1 \t 5 ns/op\n"
+	in = "pkg: github.com/streamerd/streamerd/x\nBenchmarkA-2 \t 1 \t 5 ns/op\nBenchmarkB-1400 \t 1 \t 5 ns/op\n"
 	if run, _ = Parse(strings.NewReader(in)); run.Find("x", "A-2") == nil || run.Find("x", "B-1400") == nil {
 		t.Errorf("mixed suffixes stripped: %+v", run.Results)
 	}

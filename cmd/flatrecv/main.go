@@ -32,7 +32,8 @@ import (
 	"syscall"
 	"time"
 
-	"streamerd/flatproto"
+	"github.com/streamerd/streamerd/datasource/flatudp/client"
+	"github.com/streamerd/streamerd/datasource/flatudp/wire"
 )
 
 func main() {
@@ -59,7 +60,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("flatrecv", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.listen, "listen", ":"+strconv.Itoa(flatproto.DefaultPort), "`host:port` to listen on; with -group only the port is used")
+	fs.StringVar(&o.listen, "listen", ":"+strconv.Itoa(client.DefaultPort), "`host:port` to listen on; with -group only the port is used")
 	fs.StringVar(&o.group, "group", "", "IPv4 multicast `group` to join (empty: unicast)")
 	fs.StringVar(&o.iface, "iface", "", "local `address` or interface name for the multicast join (empty: the kernel's choice)")
 	fs.StringVar(&o.signals, "signals", "", "signal `list`: name:type[count],... as in 'Trigger:uint8,Ia:float32,Wave:float32[16]' (required)")
@@ -95,17 +96,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		}
 		return exitUsage
 	}
-	sigs, err := flatproto.ParseSignals(o.signals)
+	sigs, err := wire.ParseSignals(o.signals)
 	if err != nil {
 		fmt.Fprintln(stderr, "flatrecv:", err)
 		return exitUsage
 	}
-	order, err := flatproto.ParseByteOrder(o.endian)
+	order, err := wire.ParseByteOrder(o.endian)
 	if err != nil {
 		fmt.Fprintln(stderr, "flatrecv:", err)
 		return exitUsage
 	}
-	l, err := flatproto.NewLayout(sigs)
+	l, err := wire.NewLayout(sigs)
 	if err != nil {
 		fmt.Fprintln(stderr, "flatrecv:", err)
 		return exitUsage
@@ -115,7 +116,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		fmt.Fprintln(stderr, "flatrecv:", err)
 		return exitError
 	}
-	r := flatproto.NewReceiver(conn, l)
+	r := client.NewReceiver(conn, l)
 	if ready != nil {
 		ready(conn.LocalAddr())
 	}
@@ -141,7 +142,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		}
 	}
 	code := exitOK
-	var se *flatproto.SizeError
+	var se *wire.SizeError
 	for got := uint64(0); o.n == 0 || got < o.n; {
 		b, from, err := r.Read()
 		if err != nil {
@@ -172,7 +173,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 
 func listen(o options) (*net.UDPConn, error) {
 	if o.group == "" {
-		return flatproto.ListenUnicast(o.listen)
+		return client.ListenUnicast(o.listen)
 	}
 	_, p, err := net.SplitHostPort(o.listen)
 	if err != nil {
@@ -182,11 +183,11 @@ func listen(o options) (*net.UDPConn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-listen %q: bad port", o.listen)
 	}
-	return flatproto.ListenMulticast(o.group, o.iface, int(port))
+	return client.ListenMulticast(o.group, o.iface, int(port))
 }
 
 // printStats prints the rates of each interval until ctx is done.
-func printStats(ctx context.Context, r *flatproto.Receiver, every time.Duration, w io.Writer) {
+func printStats(ctx context.Context, r *client.Receiver, every time.Duration, w io.Writer) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	last, lastT := r.Stats(), time.Now()
@@ -207,15 +208,15 @@ func printStats(ctx context.Context, r *flatproto.Receiver, every time.Duration,
 
 // rowWriter formats decoded datagrams into one reused buffer.
 type rowWriter struct {
-	l     *flatproto.Layout
+	l     *wire.Layout
 	json  bool
 	keys  [][]byte // JSON: `"name":` per signal
 	raw   []uint64
-	types []flatproto.Type
+	types []wire.Type
 	buf   []byte
 }
 
-func newRowWriter(l *flatproto.Layout, asJSON bool) *rowWriter {
+func newRowWriter(l *wire.Layout, asJSON bool) *rowWriter {
 	w := &rowWriter{l: l, json: asJSON, raw: make([]uint64, l.TotalElements())}
 	for k := range w.raw {
 		w.types = append(w.types, l.ElementType(k))
@@ -254,7 +255,7 @@ func appendCSVField(b []byte, f string) []byte {
 
 // row returns the line of one datagram of the layout's size. The bytes are
 // the writer's buffer, valid until the next call.
-func (w *rowWriter) row(dg []byte, order flatproto.ByteOrder) []byte {
+func (w *rowWriter) row(dg []byte, order wire.ByteOrder) []byte {
 	b := w.buf[:0]
 	if err := w.l.DecodeRaw(w.raw, dg, order); err != nil {
 		return b // the receiver hands over only datagrams of the layout's size
@@ -298,18 +299,18 @@ func (w *rowWriter) row(dg []byte, order flatproto.ByteOrder) []byte {
 // appendValue formats a raw value of type t: integers exactly, floats in
 // the shortest form that reads back to the same value at their own
 // precision. In JSON, NaN and the infinities are null.
-func appendValue(b []byte, t flatproto.Type, raw uint64, asJSON bool) []byte {
+func appendValue(b []byte, t wire.Type, raw uint64, asJSON bool) []byte {
 	switch t {
-	case flatproto.Float32, flatproto.Float64:
-		f, bits := flatproto.RawToFloat64(t, raw), 64
-		if t == flatproto.Float32 {
+	case wire.Float32, wire.Float64:
+		f, bits := wire.RawToFloat64(t, raw), 64
+		if t == wire.Float32 {
 			bits = 32
 		}
 		if asJSON && (math.IsNaN(f) || math.IsInf(f, 0)) {
 			return append(b, "null"...)
 		}
 		return strconv.AppendFloat(b, f, 'g', -1, bits)
-	case flatproto.Int8, flatproto.Int16, flatproto.Int32, flatproto.Int64:
+	case wire.Int8, wire.Int16, wire.Int32, wire.Int64:
 		return strconv.AppendInt(b, int64(raw), 10)
 	}
 	return strconv.AppendUint(b, raw, 10)

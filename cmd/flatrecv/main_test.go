@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"streamerd/flatproto"
+	"github.com/streamerd/streamerd/datasource/flatudp/client"
+	"github.com/streamerd/streamerd/datasource/flatudp/wire"
 )
 
 // syncBuffer is a bytes.Buffer safe for the stats goroutine and the test.
@@ -79,13 +80,13 @@ func (s *session) wait(t *testing.T) int {
 	}
 }
 
-func layout(t *testing.T, sigs string) *flatproto.Layout {
+func layout(t *testing.T, sigs string) *wire.Layout {
 	t.Helper()
-	list, err := flatproto.ParseSignals(sigs)
+	list, err := wire.ParseSignals(sigs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := flatproto.NewLayout(list)
+	l, err := wire.NewLayout(list)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestCSV(t *testing.T) {
 	s := start(t, "-signals", sigs, "-n", "3")
 	l := layout(t, sigs)
 	raw := []uint64{1, uint64(math.Float32bits(0.1)), uint64(0xFFFFFFFFFFFFFFFF), 0, 300, 0xFEDCBA9876543210}
-	dg := l.AppendRaw(nil, raw, flatproto.Little)
+	dg := l.AppendRaw(nil, raw, wire.Little)
 	for _, b := range [][]byte{dg, dg[:5], dg, dg[:5], {1, 2}, dg, dg} {
 		s.sender.Write(b)
 	}
@@ -126,7 +127,7 @@ func TestJSONBigEndian(t *testing.T) {
 	s := start(t, "-signals", sigs, "-endian", "big", "-format", "json", "-n", "2")
 	l := layout(t, sigs)
 	vals := []float64{7, math.Pi, math.NaN(), -1.5, math.Inf(1), -(1 << 62)}
-	dg := l.AppendValues(nil, vals, flatproto.Big)
+	dg := l.AppendValues(nil, vals, wire.Big)
 	s.sender.Write(dg)
 	s.sender.Write(dg)
 	if code := s.wait(t); code != 0 {
@@ -188,7 +189,7 @@ func TestMulticast(t *testing.T) {
 	case <-code:
 		t.Skipf("sandbox refuses the multicast join: %s", stderr.String())
 	}
-	snd, err := flatproto.DialMulticastSender(group, "127.0.0.1", port, 1, true)
+	snd, err := client.DialMulticastSender(group, "127.0.0.1", port, 1, true)
 	if err != nil {
 		t.Skipf("sandbox refuses a multicast sender: %v", err)
 	}
@@ -240,7 +241,7 @@ func TestCSVHeaderQuoting(t *testing.T) {
 	if got := string(newRowWriter(l, false).header()); got != "\"x\"\"y\",V[0],V[1]\n" {
 		t.Errorf("header %q", got)
 	}
-	if got := string(newRowWriter(l, true).row([]byte{1, 2, 3}, flatproto.Little)); got != `{"x\"y":1,"V":[2,3]}`+"\n" {
+	if got := string(newRowWriter(l, true).row([]byte{1, 2, 3}, wire.Little)); got != `{"x\"y":1,"V":[2,3]}`+"\n" {
 		t.Errorf("JSON row %q", got)
 	}
 }

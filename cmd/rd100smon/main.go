@@ -23,7 +23,7 @@ import (
 	"syscall"
 	"time"
 
-	"streamerd/rd100sproto"
+	"github.com/streamerd/streamerd/datasource/rd100s/client"
 )
 
 type options struct {
@@ -46,9 +46,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var o options
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:5100", "UDP `address` to listen on")
-	fs.DurationVar(&o.timeout, "timeout", rd100sproto.DefaultStreamTimeout, "declare the stream lost after this silence")
-	fs.Float64Var(&o.rate, "rate", rd100sproto.DefaultNominalRate, "nominal emission rate in Hz")
-	fs.IntVar(&o.freeze, "freeze", rd100sproto.DefaultFreezePackets, "identical positions in a row that make a frozen event (negative disables)")
+	fs.DurationVar(&o.timeout, "timeout", client.DefaultStreamTimeout, "declare the stream lost after this silence")
+	fs.Float64Var(&o.rate, "rate", client.DefaultNominalRate, "nominal emission rate in Hz")
+	fs.IntVar(&o.freeze, "freeze", client.DefaultFreezePackets, "identical positions in a row that make a frozen event (negative disables)")
 	fs.DurationVar(&o.interval, "interval", time.Second, "report interval")
 	fs.BoolVar(&o.json, "json", false, "print JSON lines")
 	fs.Uint64Var(&o.n, "n", 0, "stop after this many valid packets (0: no limit)")
@@ -90,7 +90,7 @@ func monitor(ctx context.Context, conn *net.UDPConn, o options, out io.Writer) e
 		ctx, cancel = context.WithTimeout(ctx, o.duration)
 		defer cancel()
 	}
-	m := rd100sproto.NewMonitor(rd100sproto.MonitorConfig{
+	m := client.NewMonitor(client.MonitorConfig{
 		StreamTimeout: o.timeout,
 		NominalRate:   o.rate,
 		FreezePackets: o.freeze,
@@ -100,7 +100,7 @@ func monitor(ctx context.Context, conn *net.UDPConn, o options, out io.Writer) e
 	if !o.json {
 		fmt.Fprintf(out, "rd100smon: listening on %s, timeout %v, nominal %g Hz\n", conn.LocalAddr(), m.Config().StreamTimeout, m.Config().NominalRate)
 	}
-	err := rd100sproto.Listen(ctx, conn, m, rd100sproto.RunOptions{
+	err := client.Listen(ctx, conn, m, client.RunOptions{
 		ReportInterval: o.interval,
 		OnReport:       p.report,
 		MaxPackets:     o.n,
@@ -118,15 +118,15 @@ type printer struct {
 
 // line is one JSON report.
 type line struct {
-	Type      string                   `json:"type"` // "interval" or "summary"
-	ElapsedS  float64                  `json:"elapsed_s"`
-	RatePps   float64                  `json:"rate_pps"` // valid packets per second over the interval (summary: whole run)
-	Interval  *rd100sproto.PeriodStats `json:"interval_period,omitempty"`
-	Stats     rd100sproto.Stats        `json:"stats"`
-	LastState string                   `json:"last_status,omitempty"`
+	Type      string              `json:"type"` // "interval" or "summary"
+	ElapsedS  float64             `json:"elapsed_s"`
+	RatePps   float64             `json:"rate_pps"` // valid packets per second over the interval (summary: whole run)
+	Interval  *client.PeriodStats `json:"interval_period,omitempty"`
+	Stats     client.Stats        `json:"stats"`
+	LastState string              `json:"last_status,omitempty"`
 }
 
-func (p *printer) report(m *rd100sproto.Monitor, now time.Time) {
+func (p *printer) report(m *client.Monitor, now time.Time) {
 	s := m.Snapshot()
 	ip := m.TakeIntervalPeriod()
 	rate := float64(s.Packets-p.lastPackets) / now.Sub(p.last).Seconds()
@@ -134,7 +134,7 @@ func (p *printer) report(m *rd100sproto.Monitor, now time.Time) {
 	p.emit("interval", now, rate, &ip, &s)
 }
 
-func (p *printer) summary(m *rd100sproto.Monitor, now time.Time) {
+func (p *printer) summary(m *client.Monitor, now time.Time) {
 	s := m.Snapshot()
 	rate := 0.0
 	if el := now.Sub(p.start).Seconds(); el > 0 {
@@ -143,7 +143,7 @@ func (p *printer) summary(m *rd100sproto.Monitor, now time.Time) {
 	p.emit("summary", now, rate, nil, &s)
 }
 
-func (p *printer) emit(kind string, now time.Time, rate float64, ip *rd100sproto.PeriodStats, s *rd100sproto.Stats) {
+func (p *printer) emit(kind string, now time.Time, rate float64, ip *client.PeriodStats, s *client.Stats) {
 	el := now.Sub(p.start).Seconds()
 	if p.json {
 		l := line{Type: kind, ElapsedS: el, RatePps: rate, Interval: ip, Stats: *s}

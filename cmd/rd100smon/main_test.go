@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"streamerd/rd100sproto"
+	"github.com/streamerd/streamerd/datasource/rd100s/wire"
 )
 
 func listen(t *testing.T) (*net.UDPConn, *net.UDPConn) {
@@ -37,8 +37,8 @@ func sendN(t *testing.T, tx *net.UDPConn, dst *net.UDPConn, n int, every time.Du
 		if i == 5 {
 			continue // one lost packet
 		}
-		b = rd100sproto.AppendPacket(b[:0], &rd100sproto.Packet{
-			Seq: uint32(i), TUs: uint64(i) * 10000, AzMdeg: int32(i), Status: rd100sproto.AzValid | rd100sproto.ElValid | rd100sproto.Sim,
+		b = wire.AppendPacket(b[:0], &wire.Packet{
+			Seq: uint32(i), TUs: uint64(i) * 10000, AzMdeg: int32(i), Status: wire.AzValid | wire.ElValid | wire.Sim,
 		})
 		if _, err := tx.WriteToUDPAddrPort(b, addr); err != nil {
 			t.Error(err)

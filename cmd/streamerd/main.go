@@ -20,9 +20,9 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"streamerd/app"
-	"streamerd/config"
-	"streamerd/configs"
+	"github.com/streamerd/streamerd/configs"
+	"github.com/streamerd/streamerd/internal/app"
+	"github.com/streamerd/streamerd/internal/config"
 )
 
 func main() {

@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"streamerd/rd100sproto"
-	"streamerd/udpsprotocol"
+	rdclient "github.com/streamerd/streamerd/datasource/rd100s/client"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 )
 
 var binary string
@@ -284,8 +284,8 @@ type client struct {
 	conn *net.UDPConn
 	srv  netip.AddrPort
 	buf  []byte
-	data *udpsprotocol.Reassembler
-	cfg  *udpsprotocol.Reassembler
+	data *wire.Reassembler
+	cfg  *wire.Reassembler
 }
 
 func dial(t *testing.T, port int) *client {
@@ -294,15 +294,15 @@ func dial(t *testing.T, port int) *client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	cfg, _ := udpsprotocol.NewReassembler(udpsprotocol.ReassemblerConfig{Type: udpsprotocol.Config, MaxPayload: 1 << 16})
+	cfg, _ := wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Config, MaxPayload: 1 << 16})
 	return &client{conn: conn, srv: netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port)), buf: make([]byte, 65536), cfg: cfg}
 }
 
-func (c *client) connect(t *testing.T) []udpsprotocol.SignalInfo {
+func (c *client) connect(t *testing.T) []wire.SignalInfo {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		c.conn.WriteToUDPAddrPort(udpsprotocol.AppendHeader(nil, udpsprotocol.Header{Type: udpsprotocol.Connect, TotalFragments: 1}), c.srv)
+		c.conn.WriteToUDPAddrPort(wire.AppendHeader(nil, wire.Header{Type: wire.Connect, TotalFragments: 1}), c.srv)
 		c.conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
 		for {
 			n, _, err := c.conn.ReadFromUDPAddrPort(c.buf)
@@ -310,11 +310,11 @@ func (c *client) connect(t *testing.T) []udpsprotocol.SignalInfo {
 				break
 			}
 			if p, _, err := c.cfg.AddDatagram(c.buf[:n]); err == nil && p != nil {
-				infos, err := udpsprotocol.ParseConfig(p)
+				infos, err := wire.ParseConfig(p)
 				if err != nil {
 					t.Fatal(err)
 				}
-				c.data, _ = udpsprotocol.NewReassembler(udpsprotocol.ReassemblerConfig{Type: udpsprotocol.Data, MaxPayload: udpsprotocol.DataPayloadSize(infos)})
+				c.data, _ = wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Data, MaxPayload: wire.DataPayloadSize(infos)})
 				return infos
 			}
 		}
@@ -342,7 +342,7 @@ func TestDaemonStreamsServesHTTPAndStops(t *testing.T) {
 	d := startDaemon(t, appConfig(port))
 	c := dial(t, port)
 	infos := c.connect(t)
-	if len(infos) != 3 || infos[0].Name != "Counter" || infos[1].Quant != udpsprotocol.QuantInt16 || infos[2].Name != "Setpoint" {
+	if len(infos) != 3 || infos[0].Name != "Counter" || infos[1].Quant != wire.QuantInt16 || infos[2].Name != "Setpoint" {
 		t.Fatalf("CONFIG %+v", infos)
 	}
 	// payload: 8 timestamp + 4 Counter + 2 V (int16) + 8 Setpoint
@@ -505,7 +505,7 @@ func TestDaemonRD100SDegradationOverHTTP(t *testing.T) {
 	}
 	defer rx.Close()
 	d := startDaemon(t, rd100sConfig(rx.LocalAddr().(*net.UDPAddr).Port))
-	mon := rd100sproto.NewMonitor(rd100sproto.MonitorConfig{StreamTimeout: 2 * time.Second})
+	mon := rdclient.NewMonitor(rdclient.MonitorConfig{StreamTimeout: 2 * time.Second})
 	buf := make([]byte, 64)
 	read := func(n int) {
 		for i := 0; i < n; i++ {

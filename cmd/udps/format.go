@@ -9,8 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"streamerd/udpsclient"
-	"streamerd/udpsprotocol"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 )
 
 // Output formats.
@@ -23,14 +23,14 @@ const (
 
 // writeConfigTable prints cfg as an aligned table: index, name, type, wire
 // type, dimensions, unit, quantisation range and time mode.
-func writeConfigTable(w io.Writer, server string, cfg *udpsclient.Config) error {
+func writeConfigTable(w io.Writer, server string, cfg *client.Config) error {
 	fmt.Fprintf(w, "CONFIG from %s: %d signals, DATA payload %d bytes\n", server, len(cfg.Signals), cfg.PayloadSize)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tNAME\tTYPE\tWIRE\tDIMS\tUNIT\tRANGE\tTIME")
 	for i := range cfg.Signals {
 		s := &cfg.Signals[i]
 		rng := "-"
-		if s.Quant != udpsprotocol.QuantNone {
+		if s.Quant != wire.QuantNone {
 			rng = "[" + fmtFloat(s.RangeMin) + ", " + fmtFloat(s.RangeMax) + "]"
 		}
 		unit := s.Unit
@@ -44,7 +44,7 @@ func writeConfigTable(w io.Writer, server string, cfg *udpsclient.Config) error 
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-func dims(s *udpsprotocol.SignalInfo) string {
+func dims(s *wire.SignalInfo) string {
 	switch s.NumDimensions {
 	case 0:
 		return "scalar"
@@ -54,7 +54,7 @@ func dims(s *udpsprotocol.SignalInfo) string {
 	return "[" + strconv.FormatUint(uint64(s.NumRows), 10) + "x" + strconv.FormatUint(uint64(s.NumCols), 10) + "]"
 }
 
-func timeDesc(cfg *udpsclient.Config, s *udpsprotocol.SignalInfo) string {
+func timeDesc(cfg *client.Config, s *wire.SignalInfo) string {
 	if !s.TimeMode.NeedsTimeSignal() {
 		return s.TimeMode.String()
 	}
@@ -75,14 +75,14 @@ const (
 	kindUint                // unsigned integer, exact
 )
 
-func kindOf(cfg *udpsclient.Config, i int) kind {
+func kindOf(cfg *client.Config, i int) kind {
 	s := &cfg.Signals[i]
 	switch {
-	case s.Quant != udpsprotocol.QuantNone || s.Type == udpsprotocol.Float64:
+	case s.Quant != wire.QuantNone || s.Type == wire.Float64:
 		return kindFloat
-	case s.Type == udpsprotocol.Float32:
+	case s.Type == wire.Float32:
 		return kindFloat32
-	case s.Type == udpsprotocol.Int8 || s.Type == udpsprotocol.Int16 || s.Type == udpsprotocol.Int32 || s.Type == udpsprotocol.Int64:
+	case s.Type == wire.Int8 || s.Type == wire.Int16 || s.Type == wire.Int32 || s.Type == wire.Int64:
 		return kindInt
 	}
 	return kindUint
@@ -91,7 +91,7 @@ func kindOf(cfg *udpsclient.Config, i int) kind {
 // printer formats updates of one Config into a reused buffer. Not safe for
 // concurrent use.
 type printer struct {
-	cfg       *udpsclient.Config
+	cfg       *client.Config
 	format    string
 	perSample bool
 
@@ -109,7 +109,7 @@ type printer struct {
 	tnames  []string // per time column, its name
 }
 
-func newPrinter(cfg *udpsclient.Config, format string, perSample bool) *printer {
+func newPrinter(cfg *client.Config, format string, perSample bool) *printer {
 	n := len(cfg.Signals)
 	p := &printer{cfg: cfg, format: format, perSample: perSample, ints: make([][]int64, n), uints: make([][]uint64, n)}
 	for i := range cfg.Signals {
@@ -122,7 +122,7 @@ func newPrinter(cfg *udpsclient.Config, format string, perSample bool) *printer 
 		return p
 	}
 	type base struct {
-		mode udpsprotocol.TimeMode
+		mode wire.TimeMode
 		idx  uint32
 		rate float64
 	}
@@ -195,14 +195,14 @@ func appendCSVField(b []byte, f string) []byte {
 // rows returns the lines of one update in the printer's format: one line, or
 // with per-sample one line per sample. The bytes are the printer's buffer,
 // valid until the next call.
-func (p *printer) rows(u *udpsclient.Update) []byte {
+func (p *printer) rows(u *client.Update) []byte {
 	b := p.buf[:0]
 	for i, k := range p.kinds {
 		switch k {
 		case kindInt:
-			p.ints[i] = udpsclient.AppendValues(p.ints[i][:0], u, i)
+			p.ints[i] = client.AppendValues(p.ints[i][:0], u, i)
 		case kindUint:
-			p.uints[i] = udpsclient.AppendValues(p.uints[i][:0], u, i)
+			p.uints[i] = client.AppendValues(p.uints[i][:0], u, i)
 		}
 	}
 	switch {
@@ -221,7 +221,7 @@ func (p *printer) rows(u *udpsclient.Update) []byte {
 	return b
 }
 
-func (p *printer) prefix(b []byte, u *udpsclient.Update) []byte {
+func (p *printer) prefix(b []byte, u *client.Update) []byte {
 	if p.format == formatJSON {
 		b = append(b, `{"counter":`...)
 		b = strconv.AppendUint(b, uint64(u.Counter), 10)
@@ -237,7 +237,7 @@ func (p *printer) prefix(b []byte, u *udpsclient.Update) []byte {
 	return strconv.AppendUint(b, uint64(u.Lost), 10)
 }
 
-func (p *printer) csvRow(b []byte, u *udpsclient.Update) []byte {
+func (p *printer) csvRow(b []byte, u *client.Update) []byte {
 	b = p.prefix(b, u)
 	for i := range p.cfg.Signals {
 		for k := range p.cfg.Slots[i].Elements {
@@ -247,7 +247,7 @@ func (p *printer) csvRow(b []byte, u *udpsclient.Update) []byte {
 	return append(b, '\n')
 }
 
-func (p *printer) jsonRow(b []byte, u *udpsclient.Update) []byte {
+func (p *printer) jsonRow(b []byte, u *client.Update) []byte {
 	b = append(p.prefix(b, u), `,"signals":{`...)
 	for i := range p.cfg.Signals {
 		if i > 0 {
@@ -261,7 +261,7 @@ func (p *printer) jsonRow(b []byte, u *udpsclient.Update) []byte {
 
 // appendJSONValue writes a scalar as a number, a vector as an array and a
 // matrix as an array of rows.
-func (p *printer) appendJSONValue(b []byte, u *udpsclient.Update, i int) []byte {
+func (p *printer) appendJSONValue(b []byte, u *client.Update, i int) []byte {
 	s := &p.cfg.Signals[i]
 	switch s.NumDimensions {
 	case 0:
@@ -295,7 +295,7 @@ func (p *printer) appendJSONValue(b []byte, u *udpsclient.Update, i int) []byte 
 
 // tableRow is the human form: "#counter hrt=.. lost=..  name=value ...", long
 // arrays shortened to their first four and last two elements.
-func (p *printer) tableRow(b []byte, u *udpsclient.Update) []byte {
+func (p *printer) tableRow(b []byte, u *client.Update) []byte {
 	b = append(b, '#')
 	b = strconv.AppendUint(b, uint64(u.Counter), 10)
 	b = append(b, " hrt="...)
@@ -335,7 +335,7 @@ func (p *printer) tableRow(b []byte, u *udpsclient.Update) []byte {
 }
 
 // sampleRow is row k of an update in per-sample mode.
-func (p *printer) sampleRow(b []byte, u *udpsclient.Update, k int) []byte {
+func (p *printer) sampleRow(b []byte, u *client.Update, k int) []byte {
 	j := p.format == formatJSON
 	b = p.prefix(b, u)
 	if j {
@@ -381,7 +381,7 @@ func (p *printer) sampleRow(b []byte, u *udpsclient.Update, k int) []byte {
 // appendElem formats element k of signal i: integers exactly, raw floats in
 // the shortest form of their own precision, dequantised values as float64.
 // In JSON, NaN and the infinities are null.
-func (p *printer) appendElem(b []byte, u *udpsclient.Update, i, k int, asJSON bool) []byte {
+func (p *printer) appendElem(b []byte, u *client.Update, i, k int, asJSON bool) []byte {
 	switch p.kinds[i] {
 	case kindInt:
 		return strconv.AppendInt(b, p.ints[i][k], 10)

@@ -26,7 +26,7 @@
 // signal (N elements) instead: columns counter, hrt_ns, lost, k, then one
 // time column per distinct time base among the N-element signals ("time_s", or
 // "time_s:<first signal>" when there are several), in seconds as
-// udpsclient.Update.Times computes them, then every N-element signal's sample
+// client.Update.Times computes them, then every N-element signal's sample
 // k and every scalar's value, repeated. Arrays of other lengths are left out
 // (listed on stderr).
 //
@@ -50,7 +50,7 @@ import (
 	"syscall"
 	"time"
 
-	"streamerd/udpsclient"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 )
 
 func main() {
@@ -78,11 +78,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("udps", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.server, "server", "127.0.0.1:44500", "UDPStreamer server `host:port`")
-	fs.StringVar(&o.local, "local", udpsclient.DefaultLocalAddr, "local `host:port` to bind (port 0: any free port)")
+	fs.StringVar(&o.local, "local", client.DefaultLocalAddr, "local `host:port` to bind (port 0: any free port)")
 	fs.StringVar(&o.format, "format", formatTable, "output: table, csv, json (one object per line) or stats (once per -interval)")
 	fs.BoolVar(&o.perSample, "per-sample", false, "csv/json: one row per sample index, with per-sample times in seconds")
 	fs.Uint64Var(&o.n, "n", 0, "stop after `N` updates (0: run until SIGINT or SIGTERM)")
-	fs.DurationVar(&o.timeout, "timeout", udpsclient.DefaultConnectTimeout, "how long to wait for the CONFIG")
+	fs.DurationVar(&o.timeout, "timeout", client.DefaultConnectTimeout, "how long to wait for the CONFIG")
 	fs.DurationVar(&o.interval, "interval", time.Second, "statistics period for -format stats")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -110,7 +110,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "udps:", err)
 		return exitUsage
 	}
-	c, err := udpsclient.Dial(o.server, udpsclient.Options{LocalAddr: o.local, ConnectTimeout: o.timeout})
+	c, err := client.Dial(o.server, client.Options{LocalAddr: o.local, ConnectTimeout: o.timeout})
 	if err != nil {
 		fmt.Fprintln(stderr, "udps:", err)
 		return exitError
@@ -154,10 +154,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	code := exitOK
-	var u udpsclient.Update
+	var u client.Update
 	for got := uint64(0); o.n == 0 || got < o.n; {
 		err := c.Next(&u)
-		if errors.Is(err, udpsclient.ErrConfigChanged) {
+		if errors.Is(err, client.ErrConfigChanged) {
 			fmt.Fprintln(cfgOut, "udps: the server sent a new CONFIG")
 			p = start(o, server, c.Config(), out, cfgOut, stderr)
 			continue
@@ -183,7 +183,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // start prints cfg's table and, for csv and json, returns a printer (after
 // writing the CSV header). It returns nil for stats.
-func start(o options, server string, cfg *udpsclient.Config, out *bufio.Writer, cfgOut, stderr io.Writer) *printer {
+func start(o options, server string, cfg *client.Config, out *bufio.Writer, cfgOut, stderr io.Writer) *printer {
 	writeConfigTable(cfgOut, server, cfg)
 	if o.format == formatStats {
 		out.Flush()
@@ -201,7 +201,7 @@ func start(o options, server string, cfg *udpsclient.Config, out *bufio.Writer, 
 }
 
 // printStats prints the rates and counts of every interval until ctx ends.
-func printStats(ctx context.Context, c *udpsclient.Client, every time.Duration, w io.Writer) {
+func printStats(ctx context.Context, c *client.Client, every time.Duration, w io.Writer) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	last, lastT := c.Stats(), time.Now()
@@ -220,7 +220,7 @@ func printStats(ctx context.Context, c *udpsclient.Client, every time.Duration, 
 	}
 }
 
-func summary(w io.Writer, st udpsclient.Stats) {
+func summary(w io.Writer, st client.Stats) {
 	var bad, dropped uint64
 	for _, n := range st.BadHeader {
 		bad += n

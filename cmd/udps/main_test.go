@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"streamerd/udpsclient"
-	"streamerd/udpsclient/udpstest"
-	"streamerd/udpsprotocol"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 )
 
 const wait = 10 * time.Second // generous: the CI box is a loaded 2-core VM
@@ -35,19 +35,19 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-const none = udpsprotocol.NoTimeSignal
+const none = wire.NoTimeSignal
 
 // testSigs: a µs time base, a quantised scalar, a 4-sample FirstSample
 // vector, a signed int vector and a 2x2 matrix.
-func testSigs() []udpsprotocol.SignalInfo {
-	return []udpsprotocol.SignalInfo{
-		{Name: "T0", Type: udpsprotocol.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: none, Unit: "us"},
-		{Name: "P", Type: udpsprotocol.Float32, NumRows: 1, NumCols: 1, TimeSignalIdx: none, Unit: "Pa",
-			Quant: udpsprotocol.QuantUint8, RangeMin: 0, RangeMax: 255},
-		{Name: "Ch1", Type: udpsprotocol.Float32, NumDimensions: 1, NumRows: 1, NumCols: 4, Unit: "V",
-			TimeMode: udpsprotocol.FirstSample, TimeSignalIdx: 0, SamplingRate: 1000},
-		{Name: "I", Type: udpsprotocol.Int16, NumDimensions: 1, NumRows: 1, NumCols: 4, TimeSignalIdx: none},
-		{Name: "M", Type: udpsprotocol.Float64, NumDimensions: 2, NumRows: 2, NumCols: 2, TimeSignalIdx: none},
+func testSigs() []wire.SignalInfo {
+	return []wire.SignalInfo{
+		{Name: "T0", Type: wire.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: none, Unit: "us"},
+		{Name: "P", Type: wire.Float32, NumRows: 1, NumCols: 1, TimeSignalIdx: none, Unit: "Pa",
+			Quant: wire.QuantUint8, RangeMin: 0, RangeMax: 255},
+		{Name: "Ch1", Type: wire.Float32, NumDimensions: 1, NumRows: 1, NumCols: 4, Unit: "V",
+			TimeMode: wire.FirstSample, TimeSignalIdx: 0, SamplingRate: 1000},
+		{Name: "I", Type: wire.Int16, NumDimensions: 1, NumRows: 1, NumCols: 4, TimeSignalIdx: none},
+		{Name: "M", Type: wire.Float64, NumDimensions: 2, NumRows: 2, NumCols: 2, TimeSignalIdx: none},
 	}
 }
 
@@ -275,7 +275,7 @@ func TestMidStreamConfig(t *testing.T) {
 	}
 	p, _ := udpstest.Payload(testSigs(), 1, nil)
 	srv.SendUpdate(0, p)
-	sigs2 := []udpsprotocol.SignalInfo{{Name: "X", Type: udpsprotocol.Int8, NumRows: 1, NumCols: 1, TimeSignalIdx: none}}
+	sigs2 := []wire.SignalInfo{{Name: "X", Type: wire.Int8, NumRows: 1, NumCols: 1, TimeSignalIdx: none}}
 	if err := srv.SetSignals(sigs2); err != nil {
 		t.Fatal(err)
 	}
@@ -324,10 +324,10 @@ func TestUsage(t *testing.T) {
 }
 
 func TestCSVQuotingAndJSONKeys(t *testing.T) {
-	sigs := []udpsprotocol.SignalInfo{{Name: `a,"b"`, Type: udpsprotocol.Uint64, NumRows: 1, NumCols: 1, TimeSignalIdx: none},
-		{Name: "big", Type: udpsprotocol.Int64, NumRows: 1, NumCols: 1, TimeSignalIdx: none}}
+	sigs := []wire.SignalInfo{{Name: `a,"b"`, Type: wire.Uint64, NumRows: 1, NumCols: 1, TimeSignalIdx: none},
+		{Name: "big", Type: wire.Int64, NumRows: 1, NumCols: 1, TimeSignalIdx: none}}
 	srv := udpstest.NewServer(t, sigs, 1400)
-	c, err := udpsclient.Dial(srv.Addr().String(), udpsclient.Options{LocalAddr: "127.0.0.1:0", ConnectTimeout: wait})
+	c, err := client.Dial(srv.Addr().String(), client.Options{LocalAddr: "127.0.0.1:0", ConnectTimeout: wait})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +342,7 @@ func TestCSVQuotingAndJSONKeys(t *testing.T) {
 	}
 	p[23] = 0x80 // int64 min
 	srv.SendUpdate(0, p)
-	var u udpsclient.Update
+	var u client.Update
 	c.SetReadDeadline(time.Now().Add(wait))
 	if err := c.Next(&u); err != nil {
 		t.Fatal(err)

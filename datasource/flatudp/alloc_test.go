@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"streamerd/flatproto"
-	"streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 var sinkErr error
@@ -54,7 +54,7 @@ func TestEndToEndNoAllocs(t *testing.T) {
 	testenv.SkipIfRace(t)
 	const cycles = 5000
 	for _, mode := range []ExecutionMode{RealTimeThread, IndependentThread} {
-		for _, order := range []flatproto.ByteOrder{flatproto.Little, flatproto.Big} {
+		for _, order := range []wire.ByteOrder{wire.Little, wire.Big} {
 			t.Run(mode.String()+"/"+order.String(), func(t *testing.T) {
 				cfg := Config{ExecutionMode: mode, NumberOfBuffers: 1024, ByteOrder: order}
 				if mode == IndependentThread {

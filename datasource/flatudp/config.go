@@ -6,15 +6,16 @@ import (
 	"fmt"
 	"net/netip"
 
-	"streamerd/cpu"
-	"streamerd/datasource"
-	"streamerd/flatproto"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/flatudp/client"
+	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // Defaults of the datasource parameters.
 const (
 	// DefaultPort is MARTe2 UDPSender's port.
-	DefaultPort = flatproto.DefaultPort
+	DefaultPort = client.DefaultPort
 	// DefaultNumberOfBuffers is the ring length in IndependentThread mode.
 	DefaultNumberOfBuffers = 10
 	// DefaultQueueLength is the ring length in RealTimeThread mode: 64
@@ -114,7 +115,7 @@ type Config struct {
 	NumberOfBuffers int
 	// ByteOrder of every element on the wire; Little, the zero value, is
 	// what MARTe2 sends on x86.
-	ByteOrder flatproto.ByteOrder
+	ByteOrder wire.ByteOrder
 	// TTL (0..255), Interface (a local IPv4 address or an interface name;
 	// "" leaves the kernel's choice) and Loopback (deliver to receivers on
 	// this host too) apply to a multicast Address only. Interface must be
@@ -203,7 +204,7 @@ func Validate(cfg *Config) error {
 	case indep && c.NumberOfPreTriggers >= c.NumberOfBuffers:
 		bad("NumberOfPreTriggers", "must be less than NumberOfBuffers (%d), got %d: the ring keeps the pre-trigger cycles and needs one slot more", c.NumberOfBuffers, c.NumberOfPreTriggers)
 	}
-	if c.ByteOrder != flatproto.Little && c.ByteOrder != flatproto.Big {
+	if c.ByteOrder != wire.Little && c.ByteOrder != wire.Big {
 		bad("ByteOrder", "must be little or big, got %v", c.ByteOrder)
 	}
 	if c.TTL < 0 || c.TTL > 255 {
@@ -212,7 +213,7 @@ func Validate(cfg *Config) error {
 	if dstOK {
 		if dst.IsMulticast() {
 			if c.TTL >= 0 && c.TTL <= 255 {
-				if _, err := flatproto.MulticastSendControl(c.Interface, c.TTL, c.Loopback); err != nil {
+				if _, err := client.MulticastSendControl(c.Interface, c.TTL, c.Loopback); err != nil {
 					bad("Interface", "%v", err)
 				}
 			}
@@ -231,13 +232,13 @@ func Validate(cfg *Config) error {
 	sigs := c.Signals
 	total := 0
 	for i := range sigs {
-		if n := sigs[i].Elements(); n < 1 || n > flatproto.MaxCount {
-			errs = append(errs, datasource.SignalError(ds, sigs, i, "NumberOfElements", "must be 1..%d for FlatUDP, got %d", flatproto.MaxCount, n))
+		if n := sigs[i].Elements(); n < 1 || n > wire.MaxCount {
+			errs = append(errs, datasource.SignalError(ds, sigs, i, "NumberOfElements", "must be 1..%d for FlatUDP, got %d", wire.MaxCount, n))
 		}
 		total += sigs[i].ByteSize()
 	}
-	if total > flatproto.MaxDatagramSize {
-		bad("Signals", "a datagram of %d bytes exceeds the UDP limit of %d bytes", total, flatproto.MaxDatagramSize)
+	if total > wire.MaxDatagramSize {
+		bad("Signals", "a datagram of %d bytes exceeds the UDP limit of %d bytes", total, wire.MaxDatagramSize)
 	}
 	if indep {
 		if s := &sigs[0]; s.Name != TriggerSignal || s.Type != datasource.Uint8 || s.Elements() != 1 {
@@ -248,8 +249,8 @@ func Validate(cfg *Config) error {
 	if len(errs) == 0 {
 		// The signals string's own rules (names free of ",:[]", spaces at
 		// the ends and control characters), so SignalsString round-trips.
-		if err := flatproto.Validate(flatSignals(sigs)); err != nil {
-			var se *flatproto.SignalError
+		if err := wire.Validate(flatSignals(sigs)); err != nil {
+			var se *wire.SignalError
 			if errors.As(err, &se) && se.Index >= 0 {
 				errs = append(errs, datasource.SignalError(ds, sigs, se.Index, "Name", "%s", se.Rule))
 			} else {
@@ -263,12 +264,12 @@ func Validate(cfg *Config) error {
 	return errors.Join(errs...)
 }
 
-// flatSignals converts validated signals to a flatproto signal list. The
+// flatSignals converts validated signals to a wire signal list. The
 // type codes of the two packages are the same.
-func flatSignals(sigs []datasource.Signal) []flatproto.Signal {
-	out := make([]flatproto.Signal, len(sigs))
+func flatSignals(sigs []datasource.Signal) []wire.Signal {
+	out := make([]wire.Signal, len(sigs))
 	for i := range sigs {
-		out[i] = flatproto.Signal{Name: sigs[i].Name, Type: flatproto.Type(sigs[i].Type), Count: sigs[i].Elements()}
+		out[i] = wire.Signal{Name: sigs[i].Name, Type: wire.Type(sigs[i].Type), Count: sigs[i].Elements()}
 	}
 	return out
 }

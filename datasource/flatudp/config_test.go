@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"streamerd/datasource"
-	"streamerd/flatproto"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/flatudp/wire"
 )
 
 func trigCfg() Config {
@@ -41,7 +41,7 @@ func TestValidateGood(t *testing.T) {
 		t.Errorf("RealTimeThread queue %d", d.NumberOfBuffers)
 	}
 	m := trigCfg()
-	m.Address, m.Interface, m.TTL, m.Loopback, m.ByteOrder = "239.1.2.3", "127.0.0.1", 1, true, flatproto.Big
+	m.Address, m.Interface, m.TTL, m.Loopback, m.ByteOrder = "239.1.2.3", "127.0.0.1", 1, true, wire.Big
 	if err := Validate(&m); err != nil {
 		t.Fatal(err)
 	}
@@ -164,8 +164,8 @@ func TestExecutionModeText(t *testing.T) {
 // TestTypeCodes checks the assumption that lets flatSignals cast a type.
 func TestTypeCodes(t *testing.T) {
 	for ty := datasource.Type(0); ty.Valid(); ty++ {
-		if f := flatproto.Type(ty); f.String() != ty.String() || f.Size() != ty.Size() {
-			t.Errorf("%v is %v in flatproto", ty, f)
+		if f := wire.Type(ty); f.String() != ty.String() || f.Size() != ty.Size() {
+			t.Errorf("%v is %v in the wire package", ty, f)
 		}
 	}
 }
@@ -181,8 +181,8 @@ func TestSignalsString(t *testing.T) {
 	if got := s.SignalsString(); got != want {
 		t.Errorf("SignalsString = %q, want %q", got, want)
 	}
-	sigs, err := flatproto.ParseSignals(s.SignalsString())
-	if err != nil || flatproto.TotalSize(sigs) != 1+4+64+12 || s.DatagramSize() != 81 {
+	sigs, err := wire.ParseSignals(s.SignalsString())
+	if err != nil || wire.TotalSize(sigs) != 1+4+64+12 || s.DatagramSize() != 81 {
 		t.Errorf("round trip %v, %v, size %d", sigs, err, s.DatagramSize())
 	}
 }

@@ -1,7 +1,7 @@
 // Package flatudp is the FlatUDP output DataSource, MARTe2's UDPSender: each datagram is one cycle of signal memory, the signals packed in declaration order with no padding and no header.
 //
-// The wire format is flatproto's: a receiver decodes it with a
-// flatproto.Layout built from the string SignalsString returns
+// The wire format is the wire package's: a receiver decodes it with a
+// wire.Layout built from the string SignalsString returns
 // ("Trigger:uint8,Ia:float32,Wave:float32[16]"). ByteOrder little (the
 // default, what MARTe2 sends on x86) sends signal memory as it lies; big
 // reverses the bytes of every element on the sender thread.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"streamerd/datasource"
-	"streamerd/datasource/flatudp"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/flatudp"
 )
 
 // A MARTe2 UDPSender in IndependentThread mode, and the signals string a

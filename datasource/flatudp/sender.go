@@ -12,10 +12,11 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"streamerd/datasource"
-	"streamerd/flatproto"
-	"streamerd/netthread"
-	"streamerd/rtsync"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/flatudp/client"
+	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/netthread"
+	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
 // ErrOverflow is returned by Synchronise in RealTimeThread mode when the
@@ -38,7 +39,7 @@ type Sender struct {
 	// Read-only once PrepareNextState has returned.
 	cfg     Config
 	sigs    []datasource.Signal
-	layout  *flatproto.Layout
+	layout  *wire.Layout
 	sigStr  string
 	dst     netip.AddrPort
 	log     *slog.Logger
@@ -94,7 +95,7 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Sender, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := cfg.withDefaults()
-	layout, err := flatproto.NewLayout(flatSignals(c.Signals))
+	layout, err := wire.NewLayout(flatSignals(c.Signals))
 	if err != nil { // Validate checked the same rules
 		return nil, fmt.Errorf("datasource %q: %w", c.Name, err)
 	}
@@ -103,10 +104,10 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Sender, error) {
 		cfg:    c,
 		sigs:   c.Signals,
 		layout: layout,
-		sigStr: flatproto.FormatSignals(layout.Signals),
+		sigStr: wire.FormatSignals(layout.Signals),
 		dst:    netip.AddrPortFrom(a.Unmap(), uint16(c.Port)),
 		log:    log.With("datasource", c.Name),
-		big:    c.ByteOrder == flatproto.Big,
+		big:    c.ByteOrder == wire.Big,
 	}
 	if c.ExecutionMode == IndependentThread {
 		s.keep = uint64(c.NumberOfPreTriggers)
@@ -120,7 +121,7 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Sender, error) {
 		}
 		return 0
 	})
-	if err := flatproto.ValidateReceiver(layout.Signals); err != nil {
+	if err := wire.ValidateReceiver(layout.Signals); err != nil {
 		s.log.Warn("udpscope will refuse this signal list", "signals", s.sigStr, "reason", err.Error())
 	}
 	return s, nil
@@ -147,7 +148,7 @@ func (s *Sender) SignalsString() string { return s.sigStr }
 
 // Layout returns the datagram layout (size, offsets); receivers decode with
 // it.
-func (s *Sender) Layout() *flatproto.Layout { return s.layout }
+func (s *Sender) Layout() *wire.Layout { return s.layout }
 
 // DatagramSize returns the size of every datagram in bytes.
 func (s *Sender) DatagramSize() int { return s.layout.Size }
@@ -223,7 +224,7 @@ func (s *Sender) open() (*net.UDPConn, error) {
 	}
 	var lc net.ListenConfig
 	if s.dst.Addr().IsMulticast() {
-		ctl, err := flatproto.MulticastSendControl(s.cfg.Interface, s.cfg.TTL, s.cfg.Loopback)
+		ctl, err := client.MulticastSendControl(s.cfg.Interface, s.cfg.TTL, s.cfg.Loopback)
 		if err != nil {
 			return nil, err
 		}

@@ -15,8 +15,9 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"streamerd/datasource"
-	"streamerd/flatproto"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/flatudp/client"
+	"github.com/streamerd/streamerd/datasource/flatudp/wire"
 )
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -62,7 +63,7 @@ func setCycle(s *Sender, c uint32, trig bool) {
 }
 
 // checkCycle decodes a datagram bit-exact and returns its cycle counter.
-func checkCycle(t testing.TB, l *flatproto.Layout, b []byte, order flatproto.ByteOrder, raw []uint64) uint32 {
+func checkCycle(t testing.TB, l *wire.Layout, b []byte, order wire.ByteOrder, raw []uint64) uint32 {
 	t.Helper()
 	if err := l.DecodeRaw(raw, b, order); err != nil {
 		t.Fatal(err)
@@ -78,8 +79,8 @@ func checkCycle(t testing.TB, l *flatproto.Layout, b []byte, order flatproto.Byt
 type harness struct {
 	t     testing.TB
 	s     *Sender
-	r     *flatproto.Receiver
-	order flatproto.ByteOrder
+	r     *client.Receiver
+	order wire.ByteOrder
 	raw   []uint64
 }
 
@@ -87,7 +88,7 @@ type harness struct {
 // and windows, and starts it. hook, if set, runs before every drain.
 func start(t testing.TB, cfg Config, hook func()) *harness {
 	t.Helper()
-	conn, err := flatproto.ListenUnicast("127.0.0.1:0")
+	conn, err := client.ListenUnicast("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,15 +115,15 @@ func startTo(t testing.TB, cfg Config, conn *net.UDPConn, hook func()) *harness 
 	}
 	s.beforeDrain = hook
 	// The receiver's layout comes from the printed signals string.
-	sigs, err := flatproto.ParseSignals(s.SignalsString())
+	sigs, err := wire.ParseSignals(s.SignalsString())
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := flatproto.NewLayout(sigs)
+	l, err := wire.NewLayout(sigs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := flatproto.NewReceiver(conn, l)
+	r := client.NewReceiver(conn, l)
 	t.Cleanup(func() { r.Close() })
 	if err := s.AllocateMemory(); err != nil {
 		t.Fatal(err)
@@ -186,7 +187,7 @@ func counts(cs []int) []uint32 {
 // order, bit-exact, in both byte orders. The driver keeps at most 128
 // cycles ahead of the receiver, so the socket buffer never overflows.
 func TestRealTimeThreadEveryCycle(t *testing.T) {
-	for _, order := range []flatproto.ByteOrder{flatproto.Little, flatproto.Big} {
+	for _, order := range []wire.ByteOrder{wire.Little, wire.Big} {
 		t.Run(order.String(), func(t *testing.T) {
 			const cycles = 2000
 			h := start(t, Config{ExecutionMode: RealTimeThread, NumberOfBuffers: 256, ByteOrder: order}, nil)
@@ -249,7 +250,7 @@ func TestRealTimeThreadEveryCycle(t *testing.T) {
 // TestBitExact sends one cycle of each byte order and checks every byte of
 // the datagram against a hand-built one.
 func TestBitExact(t *testing.T) {
-	for _, order := range []flatproto.ByteOrder{flatproto.Little, flatproto.Big} {
+	for _, order := range []wire.ByteOrder{wire.Little, wire.Big} {
 		h := start(t, Config{ExecutionMode: RealTimeThread, ByteOrder: order}, nil)
 		setCycle(h.s, 77, true)
 		if err := h.s.Synchronise(); err != nil {
@@ -261,7 +262,7 @@ func TestBitExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		var e binary.AppendByteOrder = binary.LittleEndian
-		if order == flatproto.Big {
+		if order == wire.Big {
 			e = binary.BigEndian
 		}
 		want := []byte{1 + 77}
@@ -301,7 +302,7 @@ func TestTriggerWindows(t *testing.T) {
 		{"no windows", 0, 0, 1, 10, []int{0, 4, 5, 9}},
 		{"long windows", 9, 9, 10, 100, []int{30, 60, 61, 99}},
 	} {
-		for _, order := range []flatproto.ByteOrder{flatproto.Little, flatproto.Big} {
+		for _, order := range []wire.ByteOrder{wire.Little, wire.Big} {
 			for _, burst := range []bool{false, true} {
 				name := tc.name + "/" + order.String()
 				if burst {
@@ -518,14 +519,14 @@ func TestMulticastLoopback(t *testing.T) {
 	for i, iface := range []string{"127.0.0.1", "lo"} {
 		t.Run(iface, func(t *testing.T) {
 			group := "239.77.88." + string(rune('1'+i))
-			conn, err := flatproto.ListenMulticast(group, iface, 0)
+			conn, err := client.ListenMulticast(group, iface, 0)
 			if err != nil {
 				t.Skipf("sandbox refuses the multicast join of %s on %s: %v", group, iface, err)
 			}
 			conn.SetReadBuffer(4 << 20)
 			cfg := Config{Name: "Flat", Address: group, Port: conn.LocalAddr().(*net.UDPAddr).Port,
 				ExecutionMode: RealTimeThread, Interface: iface, TTL: 1, Loopback: true,
-				ByteOrder: flatproto.Big, Signals: testSignals()}
+				ByteOrder: wire.Big, Signals: testSignals()}
 			h := startTo(t, cfg, conn, nil)
 			// Multicast on loopback is reliable; resend a few times anyway.
 			h.r.Conn().SetReadDeadline(time.Now().Add(3 * time.Second))
@@ -547,7 +548,7 @@ func TestMulticastLoopback(t *testing.T) {
 						t.Skipf("no multicast datagram arrived on %s via %s (sent %d, send errors %d)",
 							group, iface, h.s.m.datagrams.Get(), h.s.m.errors.Get())
 					}
-					if v := checkCycle(t, h.r.Layout(), b, flatproto.Big, h.raw); v != 5 {
+					if v := checkCycle(t, h.r.Layout(), b, wire.Big, h.raw); v != 5 {
 						t.Errorf("cycle %d", v)
 					}
 					if a := h.s.Destination(); a.Addr().String() != group {
@@ -564,7 +565,7 @@ func TestMulticastLoopback(t *testing.T) {
 // TestNoReceiver sends to a port nobody listens on: the unconnected socket
 // sees no ICMP error, and nothing stops the sender.
 func TestNoReceiver(t *testing.T) {
-	conn, err := flatproto.ListenUnicast("127.0.0.1:0")
+	conn, err := client.ListenUnicast("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -597,7 +598,7 @@ func TestNoReceiver(t *testing.T) {
 
 // TestIPv6Loopback sends to ::1 (skipped where the sandbox has no IPv6).
 func TestIPv6Loopback(t *testing.T) {
-	conn, err := flatproto.ListenUnicast("[::1]:0")
+	conn, err := client.ListenUnicast("[::1]:0")
 	if err != nil {
 		t.Skipf("no IPv6 loopback: %v", err)
 	}

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"streamerd/flatproto"
-	"streamerd/internal/latency"
+	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/latency"
 )
 
 // BenchmarkSynchronise is the RT thread's cost per cycle: copy into the
@@ -51,7 +51,7 @@ func BenchmarkSynchronise(b *testing.B) {
 // from Synchronise until the datagram is counted as sent. Latency
 // percentiles are reported in µs.
 func BenchmarkCycle(b *testing.B) {
-	for _, order := range []flatproto.ByteOrder{flatproto.Little, flatproto.Big} {
+	for _, order := range []wire.ByteOrder{wire.Little, wire.Big} {
 		b.Run(order.String(), func(b *testing.B) {
 			h := start(b, Config{ExecutionMode: RealTimeThread, ByteOrder: order}, nil)
 			lat := make([]time.Duration, 0, min(b.N, 1<<20))

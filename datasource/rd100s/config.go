@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"streamerd/cpu"
-	"streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // Defaults of the parameters (spec sections 1 and 8).
@@ -25,7 +25,7 @@ const (
 
 // Unit is the unit of a mapped signal: Degrees (deg, or deg/s for a rate)
 // or Millidegrees (mdeg, mdeg/s). Degrees are converted with
-// rd100sproto.DegreesToMdeg (round to nearest, halves away from zero).
+// wire.DegreesToMdeg (round to nearest, halves away from zero).
 type Unit uint8
 
 // Units of a mapped signal. Degrees is the zero value.

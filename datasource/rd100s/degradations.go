@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource"
 )
 
 // Degradations is the state of the injected faults of section 6. The zero

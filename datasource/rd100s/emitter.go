@@ -9,9 +9,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"streamerd/datasource"
-	"streamerd/rd100sproto"
-	"streamerd/rtsync"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/rd100s/wire"
+	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
 // ReorderCapacity is how many packets the reorder window can hold back.
@@ -88,7 +88,7 @@ func readFloat(b []byte, t datasource.Type) float64 {
 }
 
 // roundSat rounds to nearest, halves away from zero; NaN is 0 and values
-// beyond int64 saturate (as rd100sproto.DegreesToMdeg).
+// beyond int64 saturate (as wire.DegreesToMdeg).
 func roundSat(v float64) int64 {
 	v = math.Round(v)
 	switch {
@@ -114,7 +114,7 @@ func (r *sigRef) mdeg(snap []byte) int64 {
 		}
 		return readInt(b, r.typ)
 	}
-	return rd100sproto.DegreesToMdeg(readFloat(b, r.typ))
+	return wire.DegreesToMdeg(readFloat(b, r.typ))
 }
 
 // finite reports whether the signal holds a usable number: true when it is
@@ -134,7 +134,7 @@ type heldPkt struct {
 	due int64
 	seq uint32
 	dup bool
-	b   [rd100sproto.PacketSize]byte
+	b   [wire.PacketSize]byte
 }
 
 // emitter is the network thread's state. Only the network thread touches
@@ -146,13 +146,13 @@ type emitter struct {
 	origin  int64
 	periodF float64
 	refs    sigRefs
-	base    rd100sproto.Status // status bits 0..5 when no status signal
+	base    wire.Status // status bits 0..5 when no status signal
 
 	k      uint64 // index of the next tick on the grid
 	target int64  // its (jittered) instant
 	seq    uint32 // seq of the next tick
 	snap   []byte
-	buf    [rd100sproto.PacketSize]byte
+	buf    [wire.PacketSize]byte
 
 	// Degradation state, copied from control when its gen moves.
 	gen          uint64
@@ -202,9 +202,9 @@ func newEmitter(e *Encoder) *emitter {
 	}
 	for _, b := range []struct {
 		on  bool
-		bit rd100sproto.Status
-	}{{c.AzValid, rd100sproto.AzValid}, {c.ElValid, rd100sproto.ElValid}, {c.AzRefOK, rd100sproto.AzRefOK},
-		{c.ElRefOK, rd100sproto.ElRefOK}, {c.AzFault, rd100sproto.AzFault}, {c.ElFault, rd100sproto.ElFault}} {
+		bit wire.Status
+	}{{c.AzValid, wire.AzValid}, {c.ElValid, wire.ElValid}, {c.AzRefOK, wire.AzRefOK},
+		{c.ElRefOK, wire.ElRefOK}, {c.AzFault, wire.AzFault}, {c.ElFault, wire.ElFault}} {
 		if b.on {
 			em.base |= b.bit
 		}
@@ -354,7 +354,7 @@ func (em *emitter) tick(now int64) {
 	e.lock.FastUnLock()
 
 	r := &em.refs
-	az := rd100sproto.NormalizeAzimuthMdeg(r.az.mdeg(em.snap))
+	az := wire.NormalizeAzimuthMdeg(r.az.mdeg(em.snap))
 	el := clamp32(r.el.mdeg(em.snap))
 	azRate := clamp32(r.azRate.mdeg(em.snap))
 	elRate := clamp32(r.elRate.mdeg(em.snap))
@@ -385,20 +385,20 @@ func (em *emitter) tick(now int64) {
 	}
 	st := em.base
 	if r.status.ok {
-		st = rd100sproto.Status(readInt(em.snap[r.status.off:r.status.end], r.status.typ)) & 0x3f
+		st = wire.Status(readInt(em.snap[r.status.off:r.status.end], r.status.typ)) & 0x3f
 	}
-	st |= rd100sproto.Sim
+	st |= wire.Sim
 	if !have || em.d.InvalidAz || !azFinite {
-		st &^= rd100sproto.AzValid
+		st &^= wire.AzValid
 	}
 	if !have || em.d.InvalidEl || !elFinite {
-		st &^= rd100sproto.ElValid
+		st &^= wire.ElValid
 	}
 	if em.degradedBase || em.burstActive || jumped {
-		st |= rd100sproto.Degraded
+		st |= wire.Degraded
 	}
-	p := rd100sproto.Packet{Seq: seq, TUs: e.tUs(now), AzMdeg: az, ElMdeg: el, AzRate: azRate, ElRate: elRate, Status: st}
-	rd100sproto.AppendPacket(em.buf[:0], &p)
+	p := wire.Packet{Seq: seq, TUs: e.tUs(now), AzMdeg: az, ElMdeg: el, AzRate: azRate, ElRate: elRate, Status: st}
+	wire.AppendPacket(em.buf[:0], &p)
 
 	switch {
 	case em.d.Silence:

@@ -9,8 +9,9 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"streamerd/internal/testenv"
-	"streamerd/rd100sproto"
+	"github.com/streamerd/streamerd/datasource/rd100s/client"
+	"github.com/streamerd/streamerd/datasource/rd100s/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // stepEncoder opens an encoder without its network thread, so a test can
@@ -51,7 +52,7 @@ func (em *emitter) step() { em.run(em.next()) }
 // nominal grid never drifts, jittered instants stay within ±J of it, and
 // each packet's t_us is its real (jittered) instant.
 func TestGridAndJitter(t *testing.T) {
-	r := newRx(t, rd100sproto.MonitorConfig{NominalRate: 1000})
+	r := newRx(t, client.MonitorConfig{NominalRate: 1000})
 	e, em := stepEncoder(t, testConfig(1000), r)
 	const J = 400 * time.Microsecond
 	if err := e.apply(Degradations{Jitter: J}, allKinds, "operator", e.origin); err != nil {
@@ -117,7 +118,7 @@ func TestMissedTicks(t *testing.T) {
 // TestReorderOverflow fills the reorder window: the packet due first leaves
 // at once and nothing is lost.
 func TestReorderOverflow(t *testing.T) {
-	r := newRx(t, rd100sproto.MonitorConfig{NominalRate: 10000})
+	r := newRx(t, client.MonitorConfig{NominalRate: 10000})
 	cfg := testConfig(10000)
 	e, em := stepEncoder(t, cfg, r)
 	if err := e.apply(Degradations{ReorderWindow: 10 * time.Second}, allKinds, "operator", e.origin); err != nil {
@@ -296,7 +297,7 @@ func BenchmarkCadence(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				p, err := rd100sproto.ParsePacket(buf[:k])
+				p, err := wire.ParsePacket(buf[:k])
 				if err != nil {
 					b.Fatal(err)
 				}

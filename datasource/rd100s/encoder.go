@@ -11,9 +11,9 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"streamerd/datasource"
-	"streamerd/netthread"
-	"streamerd/rtsync"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/netthread"
+	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
 // Spec names the wire contract this datasource implements.

@@ -11,15 +11,16 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"streamerd/datasource"
-	"streamerd/rd100sproto"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/rd100s/client"
+	"github.com/streamerd/streamerd/datasource/rd100s/wire"
 )
 
 // TestNominalStream checks a 100 Hz stream packet by packet against the
 // layout of section 2, the seq wrap from FirstSeq, the conversions, and
 // the cadence.
 func TestNominalStream(t *testing.T) {
-	r := newRx(t, rd100sproto.MonitorConfig{NominalRate: 100, StreamTimeout: time.Second})
+	r := newRx(t, client.MonitorConfig{NominalRate: 100, StreamTimeout: time.Second})
 	cfg := testConfig(100)
 	cfg.FirstSeq = 0xFFFFFFF0
 	e := startEnc(t, cfg, r)
@@ -43,7 +44,7 @@ func TestNominalStream(t *testing.T) {
 	for _, c := range conv {
 		put(e, c.az, c.el, c.azRate, c.elRate)
 		e.Synchronise()
-		p := r.waitLast(func(p rd100sproto.Packet) bool {
+		p := r.waitLast(func(p wire.Packet) bool {
 			return p.AzMdeg == c.wantAz && p.ElMdeg == c.wantEl && p.AzRate == c.wantAzR && p.ElRate == c.wantE
 		})
 		if p.AzMdeg != c.wantAz || p.ElMdeg != c.wantEl || p.AzRate != c.wantAzR || p.ElRate != c.wantE {
@@ -55,7 +56,7 @@ func TestNominalStream(t *testing.T) {
 	e.Stop()
 	r.drain(50 * time.Millisecond)
 
-	const want = rd100sproto.AzValid | rd100sproto.ElValid | rd100sproto.AzRefOK | rd100sproto.ElRefOK | rd100sproto.Sim
+	const want = wire.AzValid | wire.ElValid | wire.AzRefOK | wire.ElRefOK | wire.Sim
 	wrapped := false
 	var prevT uint64
 	for i, b := range r.raw {
@@ -101,18 +102,18 @@ func TestNominalStream(t *testing.T) {
 // TestNoReadingBeforeSynchronise: before the first Synchronise there is no
 // reading, so AZ_VALID and EL_VALID are clear.
 func TestNoReadingBeforeSynchronise(t *testing.T) {
-	r := newRx(t, rd100sproto.MonitorConfig{NominalRate: 500})
+	r := newRx(t, client.MonitorConfig{NominalRate: 500})
 	e := startEnc(t, testConfig(500), r)
 	run(t, e)
 	waitFor(t, "packets", func() bool { return r.count() >= 5 })
 	p, _ := r.last()
-	if p.Status.Has(rd100sproto.AzValid) || p.Status.Has(rd100sproto.ElValid) || !p.Status.Has(rd100sproto.AzRefOK|rd100sproto.Sim) {
+	if p.Status.Has(wire.AzValid) || p.Status.Has(wire.ElValid) || !p.Status.Has(wire.AzRefOK|wire.Sim) {
 		t.Errorf("before Synchronise: status %v", p.Status)
 	}
 	put(e, 1, 2, 0, 0)
 	e.Synchronise()
-	p = r.waitLast(func(p rd100sproto.Packet) bool { return p.AzMdeg == 1000 })
-	if !p.Status.Has(rd100sproto.AzValid|rd100sproto.ElValid) || p.AzMdeg != 1000 || p.ElMdeg != 2000 {
+	p = r.waitLast(func(p wire.Packet) bool { return p.AzMdeg == 1000 })
+	if !p.Status.Has(wire.AzValid|wire.ElValid) || p.AzMdeg != 1000 || p.ElMdeg != 2000 {
 		t.Errorf("after Synchronise: %+v", p)
 	}
 }
@@ -121,22 +122,22 @@ func TestNoReadingBeforeSynchronise(t *testing.T) {
 // clears that axis's VALID bit and repeats the last good values; the other
 // axis is unaffected.
 func TestNonFiniteReadingIsInvalid(t *testing.T) {
-	r := newRx(t, rd100sproto.MonitorConfig{NominalRate: 500})
+	r := newRx(t, client.MonitorConfig{NominalRate: 500})
 	e := startEnc(t, testConfig(500), r)
 	run(t, e)
 	put(e, 10, 20, 1, 2)
 	e.Synchronise()
-	r.waitLast(func(p rd100sproto.Packet) bool { return p.AzMdeg == 10000 })
+	r.waitLast(func(p wire.Packet) bool { return p.AzMdeg == 10000 })
 	put(e, math.Inf(1), 30, 1, 2)
 	e.Synchronise()
-	p := r.waitLast(func(p rd100sproto.Packet) bool { return p.ElMdeg == 30000 })
-	if p.AzMdeg != 10000 || p.Status.Has(rd100sproto.AzValid) || !p.Status.Has(rd100sproto.ElValid) {
+	p := r.waitLast(func(p wire.Packet) bool { return p.ElMdeg == 30000 })
+	if p.AzMdeg != 10000 || p.Status.Has(wire.AzValid) || !p.Status.Has(wire.ElValid) {
 		t.Errorf("az = +Inf: %+v (%v)", p, p.Status)
 	}
 	put(e, 40, math.NaN(), 1, 2)
 	e.Synchronise()
-	p = r.waitLast(func(p rd100sproto.Packet) bool { return p.AzMdeg == 40000 })
-	if p.ElMdeg != 30000 || p.Status.Has(rd100sproto.ElValid) || !p.Status.Has(rd100sproto.AzValid) {
+	p = r.waitLast(func(p wire.Packet) bool { return p.AzMdeg == 40000 })
+	if p.ElMdeg != 30000 || p.Status.Has(wire.ElValid) || !p.Status.Has(wire.AzValid) {
 		t.Errorf("el = NaN: %+v (%v)", p, p.Status)
 	}
 	if e.m.nonFinite.Get() == 0 {
@@ -147,7 +148,7 @@ func TestNonFiniteReadingIsInvalid(t *testing.T) {
 // TestMdegSignalsAndStatusSignal maps integer millidegree signals and a
 // status signal whose bits 0..5 drive the status word.
 func TestMdegSignalsAndStatusSignal(t *testing.T) {
-	r := newRx(t, rd100sproto.MonitorConfig{NominalRate: 500})
+	r := newRx(t, client.MonitorConfig{NominalRate: 500})
 	cfg := testConfig(500)
 	cfg.AzimuthUnit, cfg.ElevationUnit, cfg.RateUnit = Millidegrees, Millidegrees, Millidegrees
 	cfg.StatusSignal = "St"
@@ -169,8 +170,8 @@ func TestMdegSignalsAndStatusSignal(t *testing.T) {
 	run(t, e)
 	waitFor(t, "packets", func() bool { return r.count() >= 3 })
 	p, _ := r.last()
-	want := rd100sproto.Packet{Seq: p.Seq, TUs: p.TUs, AzMdeg: 359999, ElMdeg: 100000, AzRate: -3, ElRate: -32768,
-		Status: rd100sproto.ElValid | rd100sproto.AzRefOK | rd100sproto.AzFault | rd100sproto.ElFault | rd100sproto.Sim}
+	want := wire.Packet{Seq: p.Seq, TUs: p.TUs, AzMdeg: 359999, ElMdeg: 100000, AzRate: -3, ElRate: -32768,
+		Status: wire.ElValid | wire.AzRefOK | wire.AzFault | wire.ElFault | wire.Sim}
 	if p != want {
 		t.Errorf("got  %+v\nwant %+v", p, want)
 	}
@@ -178,7 +179,7 @@ func TestMdegSignalsAndStatusSignal(t *testing.T) {
 
 // phase runs an encoder at 500 Hz with a moving driver: warm up, body,
 // stop, drain. It returns the received packets.
-func phase(t *testing.T, mc rd100sproto.MonitorConfig, mod func(*Config), body func(e *Encoder)) (*Encoder, *rx) {
+func phase(t *testing.T, mc client.MonitorConfig, mod func(*Config), body func(e *Encoder)) (*Encoder, *rx) {
 	t.Helper()
 	mc.NominalRate = 500
 	r := newRx(t, mc)
@@ -238,7 +239,7 @@ func checkEvents(t *testing.T, e *Encoder, name string, act, deact uint64) {
 }
 
 func TestLossEveryN(t *testing.T) {
-	e, r := phase(t, rd100sproto.MonitorConfig{}, nil, func(e *Encoder) {
+	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
 		mustSet(t, e, "loss_every_n", "5")
 		waitTicks(t, e, 100)
 		mustSet(t, e, "loss_every_n", "0")
@@ -256,7 +257,7 @@ func TestLossEveryN(t *testing.T) {
 // TestLossEveryNExact starts with 1-in-5 from the config: over the first
 // 100 packets exactly 20 are missing.
 func TestLossEveryNExact(t *testing.T) {
-	r := newRx(t, rd100sproto.MonitorConfig{NominalRate: 500})
+	r := newRx(t, client.MonitorConfig{NominalRate: 500})
 	cfg := testConfig(500)
 	cfg.FirstSeq = 1000
 	cfg.Degradations.LossEveryN = 5
@@ -285,7 +286,7 @@ func TestLossEveryNExact(t *testing.T) {
 }
 
 func TestLossProbability(t *testing.T) {
-	e, r := phase(t, rd100sproto.MonitorConfig{}, nil, func(e *Encoder) {
+	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
 		mustSet(t, e, "loss_probability", "0.2")
 		waitTicks(t, e, 150)
 		mustSet(t, e, "loss_probability", "0")
@@ -302,7 +303,7 @@ func TestLossProbability(t *testing.T) {
 }
 
 func TestBurstLoss(t *testing.T) {
-	e, r := phase(t, rd100sproto.MonitorConfig{}, nil, func(e *Encoder) {
+	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
 		mustSet(t, e, "burst_loss_ms", "40")
 		if d := e.Degradations(); d.BurstLoss <= 0 || d.BurstLoss > 40*time.Millisecond {
 			t.Errorf("burst left %v", d.BurstLoss)
@@ -328,7 +329,7 @@ func TestBurstLoss(t *testing.T) {
 }
 
 func TestDuplicate(t *testing.T) {
-	e, r := phase(t, rd100sproto.MonitorConfig{}, nil, func(e *Encoder) {
+	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
 		mustSet(t, e, "duplicate_probability", "0.3")
 		waitTicks(t, e, 100)
 		mustSet(t, e, "duplicate_probability", "0")
@@ -353,7 +354,7 @@ func TestDuplicate(t *testing.T) {
 }
 
 func TestReorder(t *testing.T) {
-	e, r := phase(t, rd100sproto.MonitorConfig{}, nil, func(e *Encoder) {
+	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
 		mustSet(t, e, "reorder_window_ms", "10")
 		waitTicks(t, e, 150)
 		mustSet(t, e, "reorder_window_ms", "0")
@@ -374,7 +375,7 @@ func TestReorder(t *testing.T) {
 }
 
 func TestJitter(t *testing.T) {
-	e, r := phase(t, rd100sproto.MonitorConfig{}, nil, func(e *Encoder) {
+	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
 		if err := e.Set("jitter_ms", "1.5"); err == nil || !strings.Contains(err.Error(), "jitter_ms") || !strings.Contains(err.Error(), "half the period") {
 			t.Errorf("jitter beyond half a period: %v", err)
 		}
@@ -392,17 +393,17 @@ func TestJitter(t *testing.T) {
 }
 
 func TestFreeze(t *testing.T) {
-	e, r := phase(t, rd100sproto.MonitorConfig{FreezePackets: 20}, nil, func(e *Encoder) {
+	e, r := phase(t, client.MonitorConfig{FreezePackets: 20}, nil, func(e *Encoder) {
 		mustSet(t, e, "freeze", "true")
 		waitTicks(t, e, 60)
 		mustSet(t, e, "freeze", "false")
 		waitTicks(t, e, 30)
 	})
-	var held *rd100sproto.Packet
+	var held *wire.Packet
 	frozen := 0
 	for i := range r.pkts {
 		p := &r.pkts[i]
-		if !p.Status.Has(rd100sproto.Degraded) {
+		if !p.Status.Has(wire.Degraded) {
 			continue
 		}
 		frozen++
@@ -424,7 +425,7 @@ func TestFreeze(t *testing.T) {
 }
 
 func TestInvalidEncoder(t *testing.T) {
-	e, r := phase(t, rd100sproto.MonitorConfig{}, nil, func(e *Encoder) {
+	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
 		mustSet(t, e, "invalid_az", "on")
 		waitTicks(t, e, 30)
 		mustSet(t, e, "invalid_az", "off")
@@ -436,11 +437,11 @@ func TestInvalidEncoder(t *testing.T) {
 	})
 	var az, el, deg int
 	for _, p := range r.pkts {
-		a, l := !p.Status.Has(rd100sproto.AzValid), !p.Status.Has(rd100sproto.ElValid)
+		a, l := !p.Status.Has(wire.AzValid), !p.Status.Has(wire.ElValid)
 		if a && l {
 			t.Fatalf("both invalid: %+v", p)
 		}
-		if (a || l) != p.Status.Has(rd100sproto.Degraded) {
+		if (a || l) != p.Status.Has(wire.Degraded) {
 			t.Fatalf("invalid without DEGRADED or the reverse: %+v", p)
 		}
 		if a {
@@ -449,7 +450,7 @@ func TestInvalidEncoder(t *testing.T) {
 		if l {
 			el++
 		}
-		if p.Status.Has(rd100sproto.Degraded) {
+		if p.Status.Has(wire.Degraded) {
 			deg++
 		}
 	}
@@ -462,7 +463,7 @@ func TestInvalidEncoder(t *testing.T) {
 }
 
 func TestSeqJump(t *testing.T) {
-	e, r := phase(t, rd100sproto.MonitorConfig{}, nil, func(e *Encoder) {
+	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
 		mustSet(t, e, "seq_jump", "1000")
 		waitTicks(t, e, 20)
 		mustSet(t, e, "seq_jump", "-50")
@@ -474,7 +475,7 @@ func TestSeqJump(t *testing.T) {
 	}
 	var degraded []uint32
 	for _, p := range r.pkts {
-		if p.Status.Has(rd100sproto.Degraded) {
+		if p.Status.Has(wire.Degraded) {
 			degraded = append(degraded, p.Seq)
 		}
 	}
@@ -488,7 +489,7 @@ func TestSeqJump(t *testing.T) {
 // TestRestart simulates an emitter restart: seq and t_us go back together,
 // which the monitor must classify as a restart (unlike a seq jump).
 func TestRestart(t *testing.T) {
-	e, r := phase(t, rd100sproto.MonitorConfig{}, nil, func(e *Encoder) {
+	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
 		waitTicks(t, e, 30)
 		mustSet(t, e, RestartKey, "true")
 		waitTicks(t, e, 20)
@@ -507,7 +508,7 @@ func TestRestart(t *testing.T) {
 }
 
 func TestSilence(t *testing.T) {
-	e, r := phase(t, rd100sproto.MonitorConfig{StreamTimeout: 50 * time.Millisecond}, nil, func(e *Encoder) {
+	e, r := phase(t, client.MonitorConfig{StreamTimeout: 50 * time.Millisecond}, nil, func(e *Encoder) {
 		mustSet(t, e, "silence", "true")
 		time.Sleep(200 * time.Millisecond)
 		mustSet(t, e, "silence", "false")
@@ -522,7 +523,7 @@ func TestSilence(t *testing.T) {
 
 // TestEventsAccounting switches every degradation on and off at once.
 func TestEventsAccounting(t *testing.T) {
-	r := newRx(t, rd100sproto.MonitorConfig{NominalRate: 500})
+	r := newRx(t, client.MonitorConfig{NominalRate: 500})
 	e := startEnc(t, testConfig(500), r)
 	if err := e.Set("freeze", "true"); !errors.Is(err, ErrNotRunning) {
 		t.Errorf("before start: %v", err)

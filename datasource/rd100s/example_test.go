@@ -6,8 +6,8 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"streamerd/datasource"
-	"streamerd/datasource/rd100s"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/rd100s"
 )
 
 // An emulated encoder fed by four GAM outputs, with the operator injecting

@@ -14,8 +14,9 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"streamerd/datasource"
-	"streamerd/rd100sproto"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/rd100s/client"
+	"github.com/streamerd/streamerd/datasource/rd100s/wire"
 )
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -49,26 +50,26 @@ func testConfig(rate float64) Config {
 }
 
 // rx is the receiving side: a loopback socket read by a goroutine into an
-// rd100sproto.Monitor, keeping every datagram for packet-level checks.
+// client.Monitor, keeping every datagram for packet-level checks.
 type rx struct {
 	conn *net.UDPConn
 	mu   sync.Mutex
-	mon  *rd100sproto.Monitor
-	raw  [][rd100sproto.PacketSize]byte
-	pkts []rd100sproto.Packet
-	cls  []rd100sproto.SeqClass
+	mon  *client.Monitor
+	raw  [][wire.PacketSize]byte
+	pkts []wire.Packet
+	cls  []client.SeqClass
 	bad  int
 	done chan struct{}
 }
 
-func newRx(t testing.TB, mc rd100sproto.MonitorConfig) *rx {
+func newRx(t testing.TB, mc client.MonitorConfig) *rx {
 	t.Helper()
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	conn.SetReadBuffer(4 << 20)
-	r := &rx{conn: conn, mon: rd100sproto.NewMonitor(mc), done: make(chan struct{})}
+	r := &rx{conn: conn, mon: client.NewMonitor(mc), done: make(chan struct{})}
 	go r.loop()
 	t.Cleanup(r.close)
 	return r
@@ -94,12 +95,12 @@ func (r *rx) loop() {
 			return
 		}
 		c := r.mon.Observe(buf[:n], now)
-		if n != rd100sproto.PacketSize {
+		if n != wire.PacketSize {
 			r.bad++
 		} else {
-			var a [rd100sproto.PacketSize]byte
+			var a [wire.PacketSize]byte
 			copy(a[:], buf)
-			p, _ := rd100sproto.ParsePacket(buf[:n])
+			p, _ := wire.ParsePacket(buf[:n])
 			r.raw = append(r.raw, a)
 			r.pkts = append(r.pkts, p)
 			r.cls = append(r.cls, c)
@@ -131,18 +132,18 @@ func (r *rx) count() int {
 	return len(r.pkts)
 }
 
-func (r *rx) last() (rd100sproto.Packet, bool) {
+func (r *rx) last() (wire.Packet, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.pkts) == 0 {
-		return rd100sproto.Packet{}, false
+		return wire.Packet{}, false
 	}
 	return r.pkts[len(r.pkts)-1], true
 }
 
 // waitLast waits up to 5 s for the last packet received to satisfy ok and
 // returns it (the last one seen if it never does).
-func (r *rx) waitLast(ok func(p rd100sproto.Packet) bool) rd100sproto.Packet {
+func (r *rx) waitLast(ok func(p wire.Packet) bool) wire.Packet {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		p, have := r.last()
@@ -153,10 +154,10 @@ func (r *rx) waitLast(ok func(p rd100sproto.Packet) bool) rd100sproto.Packet {
 	}
 }
 
-func (r *rx) packets() []rd100sproto.Packet {
+func (r *rx) packets() []wire.Packet {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]rd100sproto.Packet(nil), r.pkts...)
+	return append([]wire.Packet(nil), r.pkts...)
 }
 
 // startEnc builds, allocates and starts an Encoder sending to r.
@@ -260,13 +261,13 @@ func eventsOf(e *Encoder, name string) []Event {
 // run in which a degradation was active: from the first DEGRADED or missing
 // seq to the last DEGRADED one, and the set of seq numbers received. It
 // assumes no wrap in the test window.
-func seqSpan(pkts []rd100sproto.Packet) (first, last uint32, got map[uint32]int) {
+func seqSpan(pkts []wire.Packet) (first, last uint32, got map[uint32]int) {
 	got = map[uint32]int{}
 	var prev uint32
 	first, last = math.MaxUint32, 0
 	for i, p := range pkts {
 		got[p.Seq]++
-		if p.Status.Has(rd100sproto.Degraded) {
+		if p.Status.Has(wire.Degraded) {
 			first = min(first, p.Seq)
 			last = max(last, p.Seq)
 		}

@@ -8,12 +8,12 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"streamerd/cpu"
-	"streamerd/rd100sproto"
+	"github.com/streamerd/streamerd/datasource/rd100s/client"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 func TestLifecycleErrors(t *testing.T) {
-	r := newRx(t, rd100sproto.MonitorConfig{NominalRate: 500})
+	r := newRx(t, client.MonitorConfig{NominalRate: 500})
 	cfg := testConfig(500)
 	cfg.DestPort = r.port()
 	e, err := New(cfg, metrics.NewSet(), discard())

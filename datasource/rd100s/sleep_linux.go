@@ -3,7 +3,7 @@ package rd100s
 import (
 	"golang.org/x/sys/unix"
 
-	"streamerd/cpu"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // monoNow returns CLOCK_MONOTONIC in nanoseconds: the clock of t_us and of

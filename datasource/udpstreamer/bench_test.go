@@ -9,11 +9,11 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"streamerd/datasource"
-	"streamerd/internal/latency"
-	"streamerd/quant"
-	"streamerd/udpsend"
-	"streamerd/udpsprotocol"
+	"github.com/streamerd/streamerd/datasource"
+	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/latency"
+	"github.com/streamerd/streamerd/internal/udpsend"
+	"github.com/streamerd/streamerd/quant"
 )
 
 // The two configurations of the datasource doc.
@@ -92,7 +92,7 @@ func BenchmarkSerialiseFragmentSend(b *testing.B) {
 				b.SetBytes(int64(s.dataLayout.WireSize()))
 				for b.Loop() {
 					s.serialise()
-					s.wire = s.dataLayout.AppendWire(s.wire[:0], udpsprotocol.Data, s.counter, s.payload)
+					s.wire = s.dataLayout.AppendWire(s.wire[:0], udpswire.Data, s.counter, s.payload)
 					if _, err := s.sender.Send(s.wire, s.dataLayout.SegmentSize()); err != nil {
 						b.Fatal(err)
 					}

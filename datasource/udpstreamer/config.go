@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"streamerd/cpu"
-	"streamerd/datasource"
-	"streamerd/quant"
-	"streamerd/udpsend"
-	"streamerd/udpsprotocol"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/udpsend"
+	"github.com/streamerd/streamerd/quant"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // Defaults of the datasource parameters, as the datasource doc gives them.
@@ -82,9 +82,9 @@ func Validate(cfg *Config) error {
 	if c.Port < 0 || c.Port > 65535 {
 		errs = append(errs, datasource.ParamError(ds, "Port", "must be 0..65535, got %d", c.Port))
 	}
-	if c.MaxPayloadSize < udpsprotocol.MinMaxPayloadSize || c.MaxPayloadSize > udpsprotocol.MaxMaxPayloadSize {
+	if c.MaxPayloadSize < wire.MinMaxPayloadSize || c.MaxPayloadSize > wire.MaxMaxPayloadSize {
 		errs = append(errs, datasource.ParamError(ds, "MaxPayloadSize", "must be %d..%d (the 17-byte header plus at least one byte, at most the IPv4 UDP payload limit), got %d",
-			udpsprotocol.MinMaxPayloadSize, udpsprotocol.MaxMaxPayloadSize, c.MaxPayloadSize))
+			wire.MinMaxPayloadSize, wire.MaxMaxPayloadSize, c.MaxPayloadSize))
 	}
 	if c.Priority < 0 || c.Priority > 99 {
 		errs = append(errs, datasource.ParamError(ds, "Priority", "must be 0 (normal scheduling) or 1..99 (SCHED_FIFO), got %d", c.Priority))
@@ -110,13 +110,13 @@ func Validate(cfg *Config) error {
 		errs = append(errs, validateSignal(ds, sigs, i)...)
 	}
 	if len(errs) == 0 {
-		payload := udpsprotocol.DataPayloadSize(signalInfos(sigs))
-		if _, err := udpsprotocol.NumFragments(payload, c.MaxPayloadSize); err != nil {
-			errs = append(errs, datasource.ParamError(ds, "MaxPayloadSize", "the DATA payload of %d bytes needs more than 65535 fragments of %d bytes", payload, c.MaxPayloadSize-udpsprotocol.HeaderSize))
+		payload := wire.DataPayloadSize(signalInfos(sigs))
+		if _, err := wire.NumFragments(payload, c.MaxPayloadSize); err != nil {
+			errs = append(errs, datasource.ParamError(ds, "MaxPayloadSize", "the DATA payload of %d bytes needs more than 65535 fragments of %d bytes", payload, c.MaxPayloadSize-wire.HeaderSize))
 		}
-		cfgSize := udpsprotocol.ConfigSize(len(sigs))
-		if _, err := udpsprotocol.NumFragments(cfgSize, c.MaxPayloadSize); err != nil {
-			errs = append(errs, datasource.ParamError(ds, "MaxPayloadSize", "the CONFIG message of %d bytes (%d signals) needs more than 65535 fragments of %d bytes", cfgSize, len(sigs), c.MaxPayloadSize-udpsprotocol.HeaderSize))
+		cfgSize := wire.ConfigSize(len(sigs))
+		if _, err := wire.NumFragments(cfgSize, c.MaxPayloadSize); err != nil {
+			errs = append(errs, datasource.ParamError(ds, "MaxPayloadSize", "the CONFIG message of %d bytes (%d signals) needs more than 65535 fragments of %d bytes", cfgSize, len(sigs), c.MaxPayloadSize-wire.HeaderSize))
 		}
 	}
 	return errors.Join(errs...)
@@ -130,14 +130,14 @@ func validateSignal(ds string, sigs []datasource.Signal, i int) []error {
 	bad := func(p, format string, args ...any) {
 		errs = append(errs, datasource.SignalError(ds, sigs, i, p, format, args...))
 	}
-	if len(s.Name) > udpsprotocol.MaxNameLen {
-		bad("Name", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", udpsprotocol.MaxNameLen, len(s.Name))
+	if len(s.Name) > wire.MaxNameLen {
+		bad("Name", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", wire.MaxNameLen, len(s.Name))
 	}
 	if strings.IndexByte(s.Name, 0) >= 0 {
 		bad("Name", "must not contain a NUL byte")
 	}
-	if len(s.Unit) > udpsprotocol.MaxUnitLen {
-		bad("Unit", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", udpsprotocol.MaxUnitLen, len(s.Unit))
+	if len(s.Unit) > wire.MaxUnitLen {
+		bad("Unit", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", wire.MaxUnitLen, len(s.Unit))
 	}
 	if strings.IndexByte(s.Unit, 0) >= 0 {
 		bad("Unit", "must not contain a NUL byte")
@@ -197,23 +197,23 @@ func validateSignal(ds string, sigs []datasource.Signal, i int) []error {
 }
 
 // signalInfos converts validated signals to their CONFIG records.
-func signalInfos(sigs []datasource.Signal) []udpsprotocol.SignalInfo {
-	infos := make([]udpsprotocol.SignalInfo, len(sigs))
+func signalInfos(sigs []datasource.Signal) []wire.SignalInfo {
+	infos := make([]wire.SignalInfo, len(sigs))
 	for i := range sigs {
 		s := &sigs[i]
 		rows, cols := s.Shape()
-		info := udpsprotocol.SignalInfo{
+		info := wire.SignalInfo{
 			Name:          s.Name,
-			Type:          udpsprotocol.TypeCode(s.Type),
-			Quant:         udpsprotocol.QuantCode(s.QuantizedType),
+			Type:          wire.TypeCode(s.Type),
+			Quant:         wire.QuantCode(s.QuantizedType),
 			NumDimensions: uint8(s.NumberOfDimensions),
 			NumRows:       uint32(rows),
 			NumCols:       uint32(cols),
-			TimeMode:      udpsprotocol.TimeMode(s.TimeMode),
+			TimeMode:      wire.TimeMode(s.TimeMode),
 			SamplingRate:  s.SamplingRate,
 			RangeMin:      s.RangeMin,
 			RangeMax:      s.RangeMax,
-			TimeSignalIdx: udpsprotocol.NoTimeSignal,
+			TimeSignalIdx: wire.NoTimeSignal,
 			Unit:          s.Unit,
 		}
 		if s.TimeMode != datasource.PacketTime {

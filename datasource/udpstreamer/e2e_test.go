@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"streamerd/broker"
-	"streamerd/cpu"
-	"streamerd/datasource"
-	"streamerd/internal/testenv"
-	"streamerd/quant"
-	"streamerd/rt"
-	"streamerd/udpsclient"
+	"github.com/streamerd/streamerd/broker"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
+	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/quant"
+	"github.com/streamerd/streamerd/rt"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // e2eSignals covers every type, every quantisation, every time mode and a
@@ -148,7 +148,7 @@ func runE2E(t *testing.T, sigs []datasource.Signal, maxPayload int, hz float64, 
 	}
 	w.counter = th.Counter()
 
-	cl, err := udpsclient.Dial(s.LocalAddr().String(), udpsclient.Options{LocalAddr: "127.0.0.1:0", ReadBuffer: 16 << 20})
+	cl, err := client.Dial(s.LocalAddr().String(), client.Options{LocalAddr: "127.0.0.1:0", ReadBuffer: 16 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func runE2E(t *testing.T, sigs []datasource.Signal, maxPayload int, hz float64, 
 	}
 	defer th.Stop()
 
-	var u udpsclient.Update
+	var u client.Update
 	ints := make([]uint64, 0, 64)
 	var m0, m1 runtime.MemStats
 	for n := 0; n < updates; n++ {
@@ -175,12 +175,12 @@ func runE2E(t *testing.T, sigs []datasource.Signal, maxPayload int, hz float64, 
 		if u.Lost != 0 {
 			t.Fatalf("update %d: %d lost", n, u.Lost)
 		}
-		ints = udpsclient.AppendValues(ints[:0], &u, 0)
+		ints = client.AppendValues(ints[:0], &u, 0)
 		c := uint32(ints[0])
 		for i := 1; i < len(sigs); i++ {
 			sig := &sigs[i]
 			if !sig.Type.IsFloat() {
-				ints = udpsclient.AppendValues(ints[:0], &u, i)
+				ints = client.AppendValues(ints[:0], &u, i)
 				for k, got := range ints {
 					if _, want := expected(sig, i, k, c); got&maskOf(sig.Type) != want {
 						t.Fatalf("cycle %d: %s[%d] = %#x, want %#x", c, sig.Name, k, got&maskOf(sig.Type), want)
@@ -220,7 +220,7 @@ func maskOf(t datasource.Type) uint64 {
 }
 
 // checkTimes checks the reconstructed per-sample times of the e2e signals.
-func checkTimes(t *testing.T, u *udpsclient.Update, sigs []datasource.Signal, c uint32) {
+func checkTimes(t *testing.T, u *client.Update, sigs []datasource.Signal, c uint32) {
 	for i := range sigs {
 		sig := &sigs[i]
 		if sig.Elements() < 2 {

@@ -9,11 +9,11 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"streamerd/broker"
-	"streamerd/datasource"
-	"streamerd/datasource/udpstreamer"
-	"streamerd/quant"
-	"streamerd/rt"
+	"github.com/streamerd/streamerd/broker"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/udpstreamer"
+	"github.com/streamerd/streamerd/quant"
+	"github.com/streamerd/streamerd/rt"
 )
 
 // Example builds, from Go code and without TOML, the streamer of the

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"streamerd/datasource"
-	"streamerd/udpsprotocol"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 )
 
 // patternCfg is 64 KiB of uint32 words; every cycle writes its number into
@@ -67,7 +67,7 @@ func TestStalledNetworkThreadNeverTearsOrBlocks(t *testing.T) {
 		if err != nil {
 			break
 		}
-		words := p[udpsprotocol.DataTimestampSize:]
+		words := p[wire.DataTimestampSize:]
 		first := binary.LittleEndian.Uint32(words)
 		for i := 4; i < len(words); i += 4 {
 			if w := binary.LittleEndian.Uint32(words[i:]); w != first {
@@ -132,8 +132,8 @@ func TestConnectStormFromOutsideAllowedClients(t *testing.T) {
 	}
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	connect := udpsprotocol.AppendHeader(nil, udpsprotocol.Header{Type: udpsprotocol.Connect, TotalFragments: 1})
-	disconnect := udpsprotocol.AppendHeader(nil, udpsprotocol.Header{Type: udpsprotocol.Disconnect, TotalFragments: 1})
+	connect := wire.AppendHeader(nil, wire.Header{Type: wire.Connect, TotalFragments: 1})
+	disconnect := wire.AppendHeader(nil, wire.Header{Type: wire.Disconnect, TotalFragments: 1})
 	for round := 0; round < 20; round++ {
 		for _, conn := range storm {
 			conn.WriteToUDPAddrPort(connect, s.LocalAddr())

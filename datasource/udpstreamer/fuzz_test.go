@@ -6,16 +6,16 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"streamerd/udpsprotocol"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 )
 
 // FuzzHandleDatagram feeds arbitrary datagrams to the server's handling of
 // its port: it never panics, every datagram lands in exactly one counter
 // (or the bounded control queue), and nothing else changes.
 func FuzzHandleDatagram(f *testing.F) {
-	for _, typ := range []udpsprotocol.PacketType{udpsprotocol.Data, udpsprotocol.Config, udpsprotocol.Ack, udpsprotocol.Connect, udpsprotocol.Disconnect} {
-		f.Add(udpsprotocol.AppendHeader(nil, udpsprotocol.Header{Type: typ, TotalFragments: 1}), false)
-		f.Add(udpsprotocol.AppendHeader(nil, udpsprotocol.Header{Type: typ, TotalFragments: 2, FragmentIdx: 1, PayloadBytes: 3}), true)
+	for _, typ := range []wire.PacketType{wire.Data, wire.Config, wire.Ack, wire.Connect, wire.Disconnect} {
+		f.Add(wire.AppendHeader(nil, wire.Header{Type: typ, TotalFragments: 1}), false)
+		f.Add(wire.AppendHeader(nil, wire.Header{Type: typ, TotalFragments: 2, FragmentIdx: 1, PayloadBytes: 3}), true)
 	}
 	f.Add([]byte{}, false)
 	f.Add([]byte("UDPS"), false)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"streamerd/udpsprotocol"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 )
 
 // streamerMetrics holds the counters of one Streamer. Counters and gauges
@@ -68,15 +68,15 @@ func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
 // badDatagram returns the counter for a header parse error.
 func (m *streamerMetrics) badDatagram(err error) *metrics.Counter {
 	switch err {
-	case udpsprotocol.ErrShort:
+	case wire.ErrShort:
 		return m.badShort
-	case udpsprotocol.ErrMagic:
+	case wire.ErrMagic:
 		return m.badMagic
-	case udpsprotocol.ErrType:
+	case wire.ErrType:
 		return m.badType
-	case udpsprotocol.ErrFragment:
+	case wire.ErrFragment:
 		return m.badFragment
-	case udpsprotocol.ErrPayloadLength:
+	case wire.ErrPayloadLength:
 		return m.badPayloadLength
 	}
 	return m.badOther

@@ -12,13 +12,13 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"streamerd/cpu"
-	"streamerd/datasource"
-	"streamerd/netthread"
-	"streamerd/quant"
-	"streamerd/rtsync"
-	"streamerd/udpsend"
-	"streamerd/udpsprotocol"
+	"github.com/streamerd/streamerd/datasource"
+	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/udpsend"
+	"github.com/streamerd/streamerd/netthread"
+	"github.com/streamerd/streamerd/quant"
+	"github.com/streamerd/streamerd/rt/cpu"
+	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
 // ErrLockTimeout is returned by Synchronise when the FastLock could not be
@@ -31,7 +31,7 @@ var ErrLockTimeout = errors.New("udpstreamer: FastLock timeout in Synchronise")
 type Streamer struct {
 	cfg   Config
 	sigs  []datasource.Signal
-	infos []udpsprotocol.SignalInfo
+	infos []udpswire.SignalInfo
 	log   *slog.Logger
 	m     *streamerMetrics
 
@@ -51,10 +51,10 @@ type Streamer struct {
 	takenStamp uint64 // the same instant in CLOCK_MONOTONIC_RAW ns: the hrtTimestamp
 	slots      []slot
 	payload    []byte
-	dataLayout udpsprotocol.Layout
+	dataLayout udpswire.Layout
 	wire       []byte
 	configMsg  []byte // the CONFIG payload, built once
-	cfgLayout  udpsprotocol.Layout
+	cfgLayout  udpswire.Layout
 	cfgWire    []byte
 	sender     *udpsend.Sender
 	client     netip.AddrPort // zero when no session
@@ -142,7 +142,7 @@ func (s *Streamer) Name() string { return s.cfg.Name }
 func (s *Streamer) Signals() []datasource.Signal { return s.sigs }
 
 // SignalInfos returns the signals as the CONFIG message describes them.
-func (s *Streamer) SignalInfos() []udpsprotocol.SignalInfo { return s.infos }
+func (s *Streamer) SignalInfos() []udpswire.SignalInfo { return s.infos }
 
 // AllocateMemory allocates signal memory and every buffer of the data path:
 // the ready and taken buffers, the payload and the wire buffer.
@@ -153,14 +153,14 @@ func (s *Streamer) AllocateMemory() error {
 	s.mem = datasource.NewMemory(s.sigs)
 	s.ready = make([]byte, s.mem.Size())
 	s.taken = make([]byte, s.mem.Size())
-	size := udpsprotocol.DataPayloadSize(s.infos)
+	size := udpswire.DataPayloadSize(s.infos)
 	var err error
-	if s.dataLayout, err = udpsprotocol.NewLayout(size, s.cfg.MaxPayloadSize); err != nil {
+	if s.dataLayout, err = udpswire.NewLayout(size, s.cfg.MaxPayloadSize); err != nil {
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
 	}
 	s.payload = make([]byte, size)
 	s.wire = make([]byte, 0, s.dataLayout.WireSize())
-	off := udpsprotocol.DataTimestampSize
+	off := udpswire.DataTimestampSize
 	s.slots = make([]slot, len(s.sigs))
 	for i := range s.sigs {
 		sig := &s.sigs[i]
@@ -175,10 +175,10 @@ func (s *Streamer) AllocateMemory() error {
 		s.slots[i] = sl
 		off += s.infos[i].WireBytes()
 	}
-	if s.configMsg, err = udpsprotocol.AppendConfig(nil, s.infos); err != nil {
+	if s.configMsg, err = udpswire.AppendConfig(nil, s.infos); err != nil {
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
 	}
-	if s.cfgLayout, err = udpsprotocol.NewLayout(len(s.configMsg), s.cfg.MaxPayloadSize); err != nil {
+	if s.cfgLayout, err = udpswire.NewLayout(len(s.configMsg), s.cfg.MaxPayloadSize); err != nil {
 		return fmt.Errorf("datasource %q: CONFIG: %w", s.cfg.Name, err)
 	}
 	s.cfgWire = make([]byte, 0, s.cfgLayout.WireSize())
@@ -328,19 +328,19 @@ func (s *Streamer) receive() {
 
 // handleDatagram classifies one datagram from the server socket.
 func (s *Streamer) handleDatagram(b []byte, from netip.AddrPort) {
-	h, _, err := udpsprotocol.ParseHeader(b)
+	h, _, err := udpswire.ParseHeader(b)
 	if err != nil {
 		s.m.badDatagram(err).Inc()
 		return
 	}
 	switch h.Type {
-	case udpsprotocol.Connect:
+	case udpswire.Connect:
 		if !s.allowed(from.Addr()) {
 			s.m.refused.Inc()
 			return
 		}
 		s.queue(controlEvent{kind: connect, from: from})
-	case udpsprotocol.Disconnect:
+	case udpswire.Disconnect:
 		// Only the client's own DISCONNECT can matter: drop strangers'
 		// here, so a flood of them cannot crowd CONNECTs out of the queue.
 		if from != s.currentClient() {
@@ -348,7 +348,7 @@ func (s *Streamer) handleDatagram(b []byte, from netip.AddrPort) {
 			return
 		}
 		s.queue(controlEvent{kind: disconnect, from: from})
-	case udpsprotocol.Ack:
+	case udpswire.Ack:
 		s.m.acks.Inc()
 	default: // DATA or CONFIG sent to the server
 		s.m.badType.Inc()
@@ -473,7 +473,7 @@ func (s *Streamer) setClient(c netip.AddrPort, why string) {
 }
 
 func (s *Streamer) sendConfig() {
-	s.cfgWire = s.cfgLayout.AppendWire(s.cfgWire[:0], udpsprotocol.Config, s.cfgCounter, s.configMsg)
+	s.cfgWire = s.cfgLayout.AppendWire(s.cfgWire[:0], udpswire.Config, s.cfgCounter, s.configMsg)
 	s.cfgCounter++
 	n, err := s.sender.Send(s.cfgWire, s.cfgLayout.SegmentSize())
 	s.m.configFragments.Add(n)
@@ -504,7 +504,7 @@ func (s *Streamer) takeAndSend() {
 	}
 	s.takenStamp = s.rawStamp(stamp)
 	s.serialise()
-	s.wire = s.dataLayout.AppendWire(s.wire[:0], udpsprotocol.Data, s.counter, s.payload)
+	s.wire = s.dataLayout.AppendWire(s.wire[:0], udpswire.Data, s.counter, s.payload)
 	s.counter++
 	n, err := s.sender.Send(s.wire, s.dataLayout.SegmentSize())
 	s.m.fragments.Add(n)
@@ -535,7 +535,7 @@ func (s *Streamer) rawStamp(mono int64) uint64 {
 // serialise writes the DATA payload of the taken cycle: the hrtTimestamp,
 // then every signal in CONFIG order, quantised where configured.
 func (s *Streamer) serialise() {
-	udpsprotocol.PutDataTimestamp(s.payload, s.takenStamp)
+	udpswire.PutDataTimestamp(s.payload, s.takenStamp)
 	nans := 0
 	for i := range s.slots {
 		sl := &s.slots[i]

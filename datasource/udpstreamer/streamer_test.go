@@ -19,11 +19,11 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"streamerd/cpu"
-	"streamerd/datasource"
-	"streamerd/internal/testenv"
-	"streamerd/quant"
-	"streamerd/udpsprotocol"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/quant"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -54,10 +54,10 @@ type rawClient struct {
 	t     testing.TB
 	conn  *net.UDPConn
 	srv   netip.AddrPort
-	cfg   *udpsprotocol.Reassembler
-	data  *udpsprotocol.Reassembler
-	gate  udpsprotocol.SequenceGate
-	infos []udpsprotocol.SignalInfo
+	cfg   *wire.Reassembler
+	data  *wire.Reassembler
+	gate  wire.SequenceGate
+	infos []wire.SignalInfo
 	buf   []byte
 }
 
@@ -69,16 +69,16 @@ func newRawClient(t testing.TB, srv netip.AddrPort) *rawClient {
 	}
 	conn.SetReadBuffer(8 << 20)
 	t.Cleanup(func() { conn.Close() })
-	cfg, err := udpsprotocol.NewReassembler(udpsprotocol.ReassemblerConfig{Type: udpsprotocol.Config, MaxPayload: 1 << 20})
+	cfg, err := wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Config, MaxPayload: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &rawClient{t: t, conn: conn, srv: srv, cfg: cfg, buf: make([]byte, 65536)}
 }
 
-func (c *rawClient) send(typ udpsprotocol.PacketType) {
+func (c *rawClient) send(typ wire.PacketType) {
 	c.t.Helper()
-	b := udpsprotocol.AppendHeader(nil, udpsprotocol.Header{Type: typ, TotalFragments: 1})
+	b := wire.AppendHeader(nil, wire.Header{Type: typ, TotalFragments: 1})
 	if _, err := c.conn.WriteToUDPAddrPort(b, c.srv); err != nil {
 		c.t.Fatal(err)
 	}
@@ -86,36 +86,36 @@ func (c *rawClient) send(typ udpsprotocol.PacketType) {
 
 // connect sends CONNECT until a whole CONFIG arrives, and prepares DATA
 // reassembly for it.
-func (c *rawClient) connect() []udpsprotocol.SignalInfo {
+func (c *rawClient) connect() []wire.SignalInfo {
 	c.t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	c.cfg.Reset()
 	for time.Now().Before(deadline) {
-		c.send(udpsprotocol.Connect)
+		c.send(wire.Connect)
 		c.conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
 		for {
 			n, _, err := c.conn.ReadFromUDPAddrPort(c.buf)
 			if err != nil {
 				break
 			}
-			h, _, err := udpsprotocol.ParseHeader(c.buf[:n])
-			if err != nil || h.Type != udpsprotocol.Config {
+			h, _, err := wire.ParseHeader(c.buf[:n])
+			if err != nil || h.Type != wire.Config {
 				continue
 			}
 			p, _, err := c.cfg.AddDatagram(c.buf[:n])
 			if err != nil || p == nil {
 				continue
 			}
-			infos, err := udpsprotocol.ParseConfig(p)
+			infos, err := wire.ParseConfig(p)
 			if err != nil {
 				c.t.Fatalf("CONFIG: %v", err)
 			}
 			c.infos = infos
-			c.data, err = udpsprotocol.NewReassembler(udpsprotocol.ReassemblerConfig{Type: udpsprotocol.Data, MaxPayload: udpsprotocol.DataPayloadSize(infos), InFlight: 8})
+			c.data, err = wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Data, MaxPayload: wire.DataPayloadSize(infos), InFlight: 8})
 			if err != nil {
 				c.t.Fatal(err)
 			}
-			c.data.SetExpectedPayload(udpsprotocol.DataPayloadSize(infos))
+			c.data.SetExpectedPayload(wire.DataPayloadSize(infos))
 			c.gate.Reset()
 			return infos
 		}
@@ -133,8 +133,8 @@ func (c *rawClient) next(timeout time.Duration) (payload []byte, counter, lost u
 		if err != nil {
 			return nil, 0, 0, err
 		}
-		h, _, err := udpsprotocol.ParseHeader(c.buf[:n])
-		if err != nil || h.Type != udpsprotocol.Data {
+		h, _, err := wire.ParseHeader(c.buf[:n])
+		if err != nil || h.Type != wire.Data {
 			continue
 		}
 		p, ctr, err := c.data.AddDatagram(c.buf[:n])
@@ -178,7 +178,7 @@ func TestConnectConfigAndData(t *testing.T) {
 	s := start(t, scalarCfg())
 	c := newRawClient(t, s.LocalAddr())
 	infos := c.connect()
-	if len(infos) != 2 || infos[0].Name != "Counter" || infos[1].Quant != udpsprotocol.QuantUint16 || infos[1].Unit != "V" || infos[1].RangeMax != 10 {
+	if len(infos) != 2 || infos[0].Name != "Counter" || infos[1].Quant != wire.QuantUint16 || infos[1].Unit != "V" || infos[1].RangeMax != 10 {
 		t.Fatalf("CONFIG %+v", infos)
 	}
 	stop := driver(s, time.Millisecond)
@@ -246,14 +246,14 @@ func TestDisconnectOnlyFromClient(t *testing.T) {
 	c := newRawClient(t, s.LocalAddr())
 	c.connect()
 	stranger := newRawClient(t, s.LocalAddr())
-	stranger.send(udpsprotocol.Disconnect)
+	stranger.send(wire.Disconnect)
 	waitFor(t, func() bool { return s.m.strangerDisconnects.Get() == 1 })
 	for i := 0; i < 10; i++ {
 		if _, _, _, err := c.next(5 * time.Second); err != nil {
 			t.Fatalf("stream stopped after a stranger's DISCONNECT: %v", err)
 		}
 	}
-	c.send(udpsprotocol.Disconnect)
+	c.send(wire.Disconnect)
 	waitFor(t, func() bool { return !s.Status().Connected })
 	if s.m.disconnects.Get() != 1 {
 		t.Errorf("disconnects %d", s.m.disconnects.Get())
@@ -265,7 +265,7 @@ func TestAllowedClientsRefusesOthers(t *testing.T) {
 	cfg.AllowedClients = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
 	s := start(t, cfg)
 	c := newRawClient(t, s.LocalAddr())
-	c.send(udpsprotocol.Connect)
+	c.send(wire.Connect)
 	waitFor(t, func() bool { return s.m.refused.Get() == 1 })
 	if s.Status().Connected {
 		t.Error("refused client connected")
@@ -283,18 +283,18 @@ func TestGarbageChangesNothingForTheClient(t *testing.T) {
 	c := newRawClient(t, s.LocalAddr())
 	c.connect()
 	g := newRawClient(t, s.LocalAddr())
-	hdr := func(h udpsprotocol.Header) []byte { return udpsprotocol.AppendHeader(nil, h) }
-	lying := hdr(udpsprotocol.Header{Type: udpsprotocol.Connect, TotalFragments: 1, PayloadBytes: 50})
-	badMagic := hdr(udpsprotocol.Header{Type: udpsprotocol.Connect, TotalFragments: 1})
+	hdr := func(h wire.Header) []byte { return wire.AppendHeader(nil, h) }
+	lying := hdr(wire.Header{Type: wire.Connect, TotalFragments: 1, PayloadBytes: 50})
+	badMagic := hdr(wire.Header{Type: wire.Connect, TotalFragments: 1})
 	badMagic[0] ^= 0xFF
-	badType := hdr(udpsprotocol.Header{Type: udpsprotocol.Connect, TotalFragments: 1})
+	badType := hdr(wire.Header{Type: wire.Connect, TotalFragments: 1})
 	badType[4] = 9
 	garbage := [][]byte{
 		{}, {1}, bytes.Repeat([]byte{0xFF}, 16), badMagic, badType, lying,
-		hdr(udpsprotocol.Header{Type: udpsprotocol.Connect, TotalFragments: 0}),
-		hdr(udpsprotocol.Header{Type: udpsprotocol.Data, TotalFragments: 1}),
-		hdr(udpsprotocol.Header{Type: udpsprotocol.Config, TotalFragments: 1}),
-		hdr(udpsprotocol.Header{Type: udpsprotocol.Ack, TotalFragments: 1}),
+		hdr(wire.Header{Type: wire.Connect, TotalFragments: 0}),
+		hdr(wire.Header{Type: wire.Data, TotalFragments: 1}),
+		hdr(wire.Header{Type: wire.Config, TotalFragments: 1}),
+		hdr(wire.Header{Type: wire.Ack, TotalFragments: 1}),
 		bytes.Repeat([]byte{0x55}, 65000),
 	}
 	for round := 0; round < 20; round++ {

@@ -1,0 +1,123 @@
+package client
+
+import (
+	"math/bits"
+	"net"
+	"net/netip"
+	"sync/atomic"
+
+	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+)
+
+// maxDatagram is the receive buffer: larger than any UDP payload (IPv4
+// 65507, IPv6 without jumbograms 65527), so a size is never truncated.
+const maxDatagram = 1 << 16
+
+// Receiver reads datagrams of one Layout from a UDP socket. It keeps the
+// ones of the expected size, drops the others, and reports each distinct
+// wrong size once.
+//
+// Read belongs to one goroutine, and so do the bytes it returns; Stats,
+// WrongSizes and Close may be called from any goroutine. The receiver owns
+// one 64 KiB buffer; Read allocates nothing except the error of a newly
+// seen wrong size.
+type Receiver struct {
+	conn   *net.UDPConn
+	layout *wire.Layout
+	buf    []byte
+
+	// seen has one bit per datagram size already reported. It is written
+	// by Read's goroutine only; WrongSizes reads it atomically.
+	seen [maxDatagram/64 + 1]atomic.Uint64
+
+	datagrams atomic.Uint64
+	bytes     atomic.Uint64
+	valid     atomic.Uint64
+	wrongSize atomic.Uint64
+}
+
+// Stats are a Receiver's counters since it was made.
+type Stats struct {
+	Datagrams  uint64 // datagrams received, any size
+	Bytes      uint64 // payload bytes of those datagrams
+	Valid      uint64 // datagrams of the expected size
+	WrongSize  uint64 // datagrams dropped for their size
+	WrongSizes int    // distinct wrong sizes seen (each reported once)
+}
+
+// NewReceiver returns a receiver of l's datagrams on conn. The receiver
+// takes over conn: Close closes it.
+func NewReceiver(conn *net.UDPConn, l *wire.Layout) *Receiver {
+	return &Receiver{conn: conn, layout: l, buf: make([]byte, maxDatagram)}
+}
+
+// Conn returns the socket, for deadlines and addresses.
+func (r *Receiver) Conn() *net.UDPConn { return r.conn }
+
+// Layout returns the layout the receiver expects.
+func (r *Receiver) Layout() *wire.Layout { return r.layout }
+
+// Close closes the socket; a blocked Read returns net.ErrClosed.
+func (r *Receiver) Close() error { return r.conn.Close() }
+
+// Read blocks until a datagram of the layout's size arrives and returns it
+// with its sender. The bytes are the receiver's buffer, valid until the next
+// Read. A datagram of any other size is dropped and counted; the first of
+// each distinct size makes Read return a *SizeError (errors.Is ErrSize)
+// with the sender, and the caller may keep reading. Socket errors (a
+// deadline, net.ErrClosed) are returned as they are.
+func (r *Receiver) Read() ([]byte, netip.AddrPort, error) {
+	for {
+		n, from, err := r.conn.ReadFromUDPAddrPort(r.buf)
+		if err != nil {
+			return nil, from, err
+		}
+		r.datagrams.Add(1)
+		r.bytes.Add(uint64(n))
+		if n == r.layout.Size {
+			r.valid.Add(1)
+			return r.buf[:n], from, nil
+		}
+		r.wrongSize.Add(1)
+		w, bit := &r.seen[n/64], uint64(1)<<(n%64)
+		if w.Load()&bit == 0 {
+			w.Or(bit)
+			return nil, from, &wire.SizeError{Got: n, Want: r.layout.Size}
+		}
+	}
+}
+
+// Stats returns the counters. Each is read atomically; together they are a
+// near-snapshot while Read runs.
+func (r *Receiver) Stats() Stats {
+	return Stats{
+		Datagrams:  r.datagrams.Load(),
+		Bytes:      r.bytes.Load(),
+		Valid:      r.valid.Load(),
+		WrongSize:  r.wrongSize.Load(),
+		WrongSizes: r.distinctWrongSizes(),
+	}
+}
+
+func (r *Receiver) distinctWrongSizes() int {
+	n := 0
+	for i := range r.seen {
+		n += bits.OnesCount64(r.seen[i].Load())
+	}
+	return n
+}
+
+// WrongSizes returns the distinct wrong sizes seen so far, ascending.
+func (r *Receiver) WrongSizes() []int {
+	var sizes []int
+	for i := range r.seen {
+		w := r.seen[i].Load()
+		for b := 0; w != 0; b++ {
+			if w&1 != 0 {
+				sizes = append(sizes, i*64+b)
+			}
+			w >>= 1
+		}
+	}
+	return sizes
+}

@@ -1,0 +1,370 @@
+package client
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/latency"
+	"github.com/streamerd/streamerd/internal/testenv"
+)
+
+// pair is a receiver on a loopback socket and a connected sender.
+func pair(tb testing.TB, sigs string) (*Receiver, *net.UDPConn) {
+	tb.Helper()
+	conn, err := ListenUnicast("127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r := NewReceiver(conn, mustLayout(tb, sigs))
+	tb.Cleanup(func() { r.Close() })
+	s, err := net.DialUDP("udp", nil, conn.LocalAddr().(*net.UDPAddr))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return r, s
+}
+
+func TestReceiverWrongSizes(t *testing.T) {
+	r, s := pair(t, "Trigger:uint8,Ia:float32,Wave:float32[16]")
+	l := r.Layout()
+	valid := l.AppendValues(nil, slices.Repeat([]float64{1}, l.TotalElements()), wire.Little)
+	// Sizes sent in order; 0 is valid. Each distinct wrong size must be
+	// reported by the first Read that meets it and never again.
+	sent := []int{0, 3, 3, 0, 70, 0, 3, 70, 0, 68, 0}
+	type event struct {
+		valid bool
+		size  int
+	}
+	var want []event
+	reported := map[int]bool{}
+	for _, n := range sent {
+		switch {
+		case n == 0:
+			want = append(want, event{valid: true})
+		case !reported[n]:
+			reported[n] = true
+			want = append(want, event{size: n})
+		}
+	}
+	// Wrong sizes carry different bytes so the test sees no stale buffer.
+	for i, n := range sent {
+		b := valid
+		if n != 0 {
+			b = bytes.Repeat([]byte{byte(i)}, n)
+		}
+		if _, err := s.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
+	from := s.LocalAddr().(*net.UDPAddr).AddrPort()
+	for i, w := range want {
+		b, src, err := r.Read()
+		if src.Port() != from.Port() {
+			t.Errorf("event %d: sender %v, want %v", i, src, from)
+		}
+		if w.valid {
+			if err != nil || !bytes.Equal(b, valid) {
+				t.Fatalf("event %d: Read = % x, %v; want the valid datagram", i, b, err)
+			}
+			continue
+		}
+		var se *wire.SizeError
+		if !errors.As(err, &se) || !errors.Is(err, wire.ErrSize) || se.Got != w.size || se.Want != l.Size || b != nil {
+			t.Fatalf("event %d: Read = %v, %v; want a SizeError for %d bytes", i, b, err, w.size)
+		}
+		if want := "datagram of " + strconv.Itoa(w.size) + " bytes, expected 69, check the signal list"; err.Error() != "flatudp/client: "+want {
+			t.Errorf("message %q", err)
+		}
+	}
+	st := r.Stats()
+	wantSt := Stats{Datagrams: 11, Bytes: 5*69 + 3*3 + 2*70 + 68, Valid: 5, WrongSize: 6, WrongSizes: 3}
+	if st != wantSt {
+		t.Errorf("Stats = %+v, want %+v", st, wantSt)
+	}
+	if got := r.WrongSizes(); !slices.Equal(got, []int{3, 68, 70}) {
+		t.Errorf("WrongSizes = %v", got)
+	}
+	// An empty datagram and one of the largest size are wrong sizes too.
+	s.Write(nil)
+	s.Write(make([]byte, wire.MaxDatagramSize))
+	s.Write(valid)
+	for _, size := range []int{0, wire.MaxDatagramSize} {
+		if _, _, err := r.Read(); !errors.Is(err, wire.ErrSize) || err.(*wire.SizeError).Got != size {
+			t.Fatalf("Read = %v, want a SizeError for %d bytes", err, size)
+		}
+	}
+	if _, _, err := r.Read(); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.WrongSizes(); !slices.Equal(got, []int{0, 3, 68, 70, wire.MaxDatagramSize}) {
+		t.Errorf("WrongSizes = %v", got)
+	}
+}
+
+func TestReceiverDeadlineAndClose(t *testing.T) {
+	r, _ := pair(t, "a:uint8")
+	r.Conn().SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+	if _, _, err := r.Read(); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("Read past the deadline = %v", err)
+	}
+	r.Conn().SetReadDeadline(time.Time{})
+	done := make(chan error)
+	go func() {
+		_, _, err := r.Read()
+		done <- err
+	}()
+	time.Sleep(10 * time.Millisecond)
+	r.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, net.ErrClosed) {
+			t.Errorf("Read after Close = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Read did not return after Close")
+	}
+}
+
+// TestReceiverLoopbackDecode sends encoder output of many cycles and checks
+// each decodes to what was sent, with the stats reader running alongside
+// (under -race this checks the counters).
+func TestReceiverLoopbackDecode(t *testing.T) {
+	r, s := pair(t, fixtureSignals)
+	l := r.Layout()
+	stop := make(chan struct{})
+	statsDone := make(chan struct{})
+	go func() {
+		defer close(statsDone)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				_ = r.Stats()
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}()
+	raw := slices.Clone(fixtureRaw)
+	got := make([]uint64, l.TotalElements())
+	r.Conn().SetReadDeadline(time.Now().Add(20 * time.Second))
+	const cycles = 200
+	for i := range cycles {
+		raw[0] = uint64(i % 256)
+		order := wire.ByteOrder(i % 2)
+		if _, err := s.Write(l.AppendRaw(nil, raw, order)); err != nil {
+			t.Fatal(err)
+		}
+		b, _, err := r.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.DecodeRaw(got, b, order); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, raw) {
+			t.Fatalf("cycle %d: got %x, want %x", i, got, raw)
+		}
+	}
+	close(stop)
+	<-statsDone
+	if st := r.Stats(); st.Valid != cycles || st.Datagrams != cycles || st.Bytes != uint64(cycles*l.Size) {
+		t.Errorf("Stats = %+v", st)
+	}
+}
+
+func TestReceiveNoAllocs(t *testing.T) {
+	testenv.SkipIfRace(t)
+	r, s := pair(t, fixtureSignals)
+	l := r.Layout()
+	dg := fixtureDatagram(t)
+	vals := make([]float64, l.TotalElements())
+	r.Conn().SetReadDeadline(time.Now().Add(30 * time.Second))
+	var err error
+	n := testing.AllocsPerRun(1000, func() {
+		if _, err = s.Write(dg); err != nil {
+			return
+		}
+		var b []byte
+		if b, _, err = r.Read(); err != nil {
+			return
+		}
+		err = l.Decode(vals, b, wire.Little)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("send, Read and Decode allocate %v times per datagram", n)
+	}
+	// A repeated wrong size is counted and skipped without allocating.
+	s.Write(dg[:1])
+	if _, _, err := r.Read(); !errors.Is(err, wire.ErrSize) {
+		t.Fatal(err)
+	}
+	n = testing.AllocsPerRun(1000, func() {
+		s.Write(dg[:1])
+		s.Write(dg)
+		_, _, err = r.Read()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("a repeated wrong size allocates %v times", n)
+	}
+}
+
+// TestMulticastLoopback joins a group on the loopback interface and sends
+// to it with IP_MULTICAST_IF and IP_MULTICAST_LOOP. It skips, with the
+// reason, where the sandbox refuses multicast; it never changes routing.
+func TestMulticastLoopback(t *testing.T) {
+	for _, iface := range []string{"127.0.0.1", "lo"} {
+		t.Run(iface, func(t *testing.T) {
+			group := netip.AddrFrom4([4]byte{239, 255, byte(rand.IntN(256)), byte(1 + rand.IntN(254))}).String()
+			conn, err := ListenMulticast(group, iface, 0)
+			if err != nil {
+				t.Skipf("sandbox refuses the multicast join of %s on %s: %v", group, iface, err)
+			}
+			l := mustLayout(t, "Trigger:uint8,Ia:float32,Wave:float32[16]")
+			r := NewReceiver(conn, l)
+			defer r.Close()
+			port := conn.LocalAddr().(*net.UDPAddr).Port
+			if got := conn.LocalAddr().(*net.UDPAddr).IP.String(); got != group {
+				t.Errorf("bound to %s, want the group %s", got, group)
+			}
+			s, err := DialMulticastSender(group, iface, port, 1, true)
+			if err != nil {
+				t.Skipf("sandbox refuses a multicast sender to %s via %s: %v (try: ip route add 224.0.0.0/4 dev lo)", group, iface, err)
+			}
+			defer s.Close()
+			vals := make([]float64, l.TotalElements())
+			for k := range vals {
+				vals[k] = float64(k)
+			}
+			dg := l.AppendValues(nil, vals, wire.Little)
+			// A unicast datagram to the port must not reach a socket bound
+			// to the group: it would be reported as a wrong size first.
+			if u, err := net.DialUDP("udp4", nil, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}); err == nil {
+				u.Write([]byte("unicast"))
+				u.Close()
+			}
+			// Multicast over loopback is reliable, but resend a few times
+			// before concluding that the sandbox drops it.
+			got := make([]float64, l.TotalElements())
+			for attempt := 0; ; attempt++ {
+				if _, err := s.Write(dg); err != nil {
+					t.Skipf("sandbox refuses sending to %s: %v", group, err)
+				}
+				conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+				b, _, err := r.Read()
+				if err == nil {
+					if err := l.Decode(got, b, wire.Little); err != nil || !slices.Equal(got, vals) {
+						t.Fatalf("decoded %v, %v", got, err)
+					}
+					break
+				}
+				if attempt == 2 {
+					t.Skipf("no multicast datagram arrived on %s via %s: %v", group, iface, err)
+				}
+			}
+		})
+	}
+}
+
+func TestSocketErrors(t *testing.T) {
+	for _, g := range []string{"", "10.0.0.1", "ff02::1", "239.1.1"} {
+		if _, err := ListenMulticast(g, "", 0); err == nil {
+			t.Errorf("ListenMulticast(%q) succeeded", g)
+		}
+		if _, err := DialMulticastSender(g, "", 1, 1, true); err == nil {
+			t.Errorf("DialMulticastSender(%q) succeeded", g)
+		}
+	}
+	if _, err := ListenMulticast("239.1.2.3", "no-such-iface0", 0); err == nil {
+		t.Error("unknown interface accepted")
+	}
+	if _, err := ListenMulticast("239.1.2.3", "::1", 0); err == nil {
+		t.Error("IPv6 interface address accepted")
+	}
+	if _, err := ListenMulticast("239.1.2.3", "", 70000); err == nil {
+		t.Error("port 70000 accepted")
+	}
+	for _, ttl := range []int{-1, 256} {
+		if _, err := DialMulticastSender("239.1.2.3", "127.0.0.1", 1, ttl, true); err == nil {
+			t.Errorf("TTL %d accepted", ttl)
+		}
+	}
+	if _, err := ListenUnicast("127.0.0.1:99999"); err == nil {
+		t.Error("ListenUnicast accepted port 99999")
+	}
+}
+
+// BenchmarkReceive measures one datagram through loopback: send, Read and
+// Decode, with the latency percentiles of that round trip.
+func BenchmarkReceive(b *testing.B) {
+	r, s := pair(b, fixtureSignals)
+	l := r.Layout()
+	dg := fixtureDatagram(b)
+	vals := make([]float64, l.TotalElements())
+	lat := make([]time.Duration, 0, 1<<16)
+	r.Conn().SetReadDeadline(time.Now().Add(5 * time.Minute))
+	b.ReportAllocs()
+	b.SetBytes(int64(len(dg)))
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := s.Write(dg); err != nil {
+			b.Fatal(err)
+		}
+		p, _, err := r.Read()
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinkErr = l.Decode(vals, p, wire.Little)
+		if len(lat) < cap(lat) {
+			lat = append(lat, time.Since(t0))
+		}
+	}
+	latency.ReportDurations(b, lat, "", "ns")
+}
+
+func mustLayout(tb testing.TB, s string) *wire.Layout {
+	tb.Helper()
+	sigs, err := wire.ParseSignals(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	l, err := wire.NewLayout(sigs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return l
+}
+
+// The receiver tests' datagram: every element type, a NaN with a payload
+// and an infinity, encoded by the wire package (whose own tests check the
+// bytes against a hand-built datagram).
+const fixtureSignals = "Trigger:uint8,Ia:float32,Wave:int16[3],Big:uint64,D:float64,S:int8,U16:uint16,I32:int32,U32:uint32,I64:int64,N:float64,V:float32[2]"
+
+var fixtureRaw = []uint64{
+	1, 0x3FC00000, 0xFFFFFFFFFFFFFFFE, 0, 300, 0xFEDCBA9876543210, 0x400921FB54442D18,
+	0xFFFFFFFFFFFFFF80, 0xFFFF, 0xFFFFFFFFFFFE7960, 4000000000, 0x8000000000000001,
+	0x7FF8000000000123, 0xBF800000, 0x7F800000,
+}
+
+func fixtureDatagram(tb testing.TB) []byte {
+	return mustLayout(tb, fixtureSignals).AppendRaw(nil, fixtureRaw, wire.Little)
+}
+
+var sinkErr error

@@ -1,0 +1,124 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"testing"
+)
+
+var seedLists = [][]Signal{
+	{{"Trigger", Uint8, 1, false}, {"Ia", Float32, 1, false}, {"Wave", Float32, 16, false}},
+	{{"Wave", Float32, 16, true}, {"Cur", Int16, 16, true}},
+	{{"Counter", Uint32, 1, false}, {"Time", Uint32, 1, false}, {"F", Float32, 1, false},
+		{"D", Float64, 1, false}, {"V", Uint16, 4, false}},
+	{{"a", Int8, 3, false}, {"b", Int64, 2, false}, {"c", Uint64, 1, false}, {"d", Float64, 4096, false}},
+}
+
+// FuzzParseSignals: whatever parses is valid, formats canonically, and
+// parses back to the same list.
+func FuzzParseSignals(f *testing.F) {
+	for _, sigs := range seedLists {
+		f.Add(FormatSignals(sigs))
+	}
+	f.Add(" a : UINT8 , b:float32[ 3 ]w")
+	f.Add("a:float32[4097]")
+	f.Add("a:uint8,,b:int8")
+	f.Add("a[1]:uint8")
+	f.Fuzz(func(t *testing.T, s string) {
+		sigs, err := ParseSignals(s)
+		if err != nil {
+			var se *SignalError
+			if !errors.As(err, &se) {
+				t.Fatalf("ParseSignals(%q) error %T %v is not a *SignalError", s, err, err)
+			}
+			return
+		}
+		if err := Validate(sigs); err != nil {
+			t.Fatalf("ParseSignals(%q) returned an invalid list: %v", s, err)
+		}
+		canon := FormatSignals(sigs)
+		again, err := ParseSignals(canon)
+		if err != nil {
+			t.Fatalf("ParseSignals(FormatSignals(%q) = %q): %v", s, canon, err)
+		}
+		if !reflect.DeepEqual(again, sigs) {
+			t.Fatalf("round trip of %q: %+v, want %+v", s, again, sigs)
+		}
+		if FormatSignals(again) != canon {
+			t.Fatalf("format of %q is not canonical", s)
+		}
+		if _, err := NewLayout(sigs); err != nil {
+			t.Fatalf("NewLayout: %v", err)
+		}
+	})
+}
+
+// FuzzDecode: Decode never panics; a datagram of the layout's size decodes,
+// re-encodes bit-exact, agrees with DecodeRaw, and swaps to the other
+// order consistently; any other size is a SizeError.
+func FuzzDecode(f *testing.F) {
+	for _, sigs := range seedLists {
+		l, err := NewLayout(sigs)
+		if err != nil {
+			f.Fatal(err)
+		}
+		raw := make([]uint64, l.TotalElements())
+		for k := range raw {
+			raw[k] = 0x0123456789ABCDEF * uint64(k+1)
+		}
+		for _, order := range []ByteOrder{Little, Big} {
+			dg := l.AppendRaw(nil, raw, order)
+			f.Add(FormatSignals(sigs), dg, order == Big)
+			f.Add(FormatSignals(sigs), dg[:len(dg)-1], order == Big)
+		}
+	}
+	f.Add(handBuilt.signals, handDatagram(Big), true)
+	f.Fuzz(func(t *testing.T, s string, dg []byte, big bool) {
+		sigs, err := ParseSignals(s)
+		if err != nil {
+			return
+		}
+		l, err := NewLayout(sigs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		order := Little
+		if big {
+			order = Big
+		}
+		vals := make([]float64, l.TotalElements())
+		raw := make([]uint64, l.TotalElements())
+		err = l.Decode(vals, dg, order)
+		rerr := l.DecodeRaw(raw, dg, order)
+		if len(dg) != l.Size {
+			var se *SizeError
+			if !errors.As(err, &se) || se.Got != len(dg) || se.Want != l.Size || !errors.Is(rerr, ErrSize) {
+				t.Fatalf("%d bytes for a %d-byte layout: %v, %v", len(dg), l.Size, err, rerr)
+			}
+			return
+		}
+		if err != nil || rerr != nil {
+			t.Fatalf("Decode: %v, %v", err, rerr)
+		}
+		if back := l.AppendRaw(nil, raw, order); !bytes.Equal(back, dg) {
+			t.Fatalf("AppendRaw(DecodeRaw(dg)) differs:\n% x\n% x", back, dg)
+		}
+		for k := range vals {
+			if got := RawToFloat64(l.ElementType(k), raw[k]); !sameFloat(got, vals[k]) {
+				t.Fatalf("element %d: Decode %v, RawToFloat64 %v", k, vals[k], got)
+			}
+		}
+		// The same values, read from the swapped datagram in the other order.
+		swapped := make([]byte, l.Size)
+		l.SwapToBig(swapped, dg)
+		other := Big
+		if order == Big {
+			other = Little
+		}
+		raw2 := make([]uint64, l.TotalElements())
+		if err := l.DecodeRaw(raw2, swapped, other); err != nil || !reflect.DeepEqual(raw2, raw) {
+			t.Fatalf("swapped datagram decodes differently: %v", err)
+		}
+	})
+}

@@ -1,0 +1,309 @@
+package wire
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Limits of a signal list.
+const (
+	// MaxCount is the largest element count of one signal.
+	MaxCount = 4096
+	// MaxDatagramSize is the IPv4 UDP payload limit, the largest total size
+	// of a signal list.
+	MaxDatagramSize = 65507
+	// MaxReceiverChannels is udpscope's cap on the channel total of a list
+	// (see ValidateReceiver).
+	MaxReceiverChannels = 256
+)
+
+// reservedNameChars cannot appear in a name: the signals string uses them.
+const reservedNameChars = ",:[]"
+
+// Signal is one row of a signal list: Count elements of Type, packed.
+//
+// In the signals string a row reads name:type, or name:type[count] when
+// Count is not 1, with a trailing "w" when Waveform is set. Waveform changes
+// only how a receiver shows a vector (one channel of Count consecutive
+// samples instead of Count channels); the wire bytes are the same.
+type Signal struct {
+	Name     string
+	Type     Type
+	Count    int // elements, 1..MaxCount
+	Waveform bool
+}
+
+// Size returns the size of the signal in bytes.
+func (s Signal) Size() int { return s.Type.Size() * s.Count }
+
+// AppendText appends the signal's row of the signals string to b.
+func (s Signal) AppendText(b []byte) []byte {
+	b = append(b, s.Name...)
+	b = append(b, ':')
+	b = append(b, s.Type.String()...)
+	if s.Count != 1 || s.Waveform {
+		b = append(b, '[')
+		b = strconv.AppendInt(b, int64(s.Count), 10)
+		b = append(b, ']')
+		if s.Waveform {
+			b = append(b, 'w')
+		}
+	}
+	return b
+}
+
+// String returns the signal's row of the signals string.
+func (s Signal) String() string { return string(s.AppendText(nil)) }
+
+// SignalError is a signal list that breaks a rule. Index is the 0-based row
+// (-1 for a rule about the whole list); the message shows it 1-based, as a
+// form's row number.
+type SignalError struct {
+	Index int
+	Name  string
+	Rule  string
+}
+
+func (e *SignalError) Error() string {
+	if e.Index < 0 {
+		return "flatudp/wire: signal list: " + e.Rule
+	}
+	s := "flatudp/wire: signal "
+	if e.Name != "" {
+		s += strconv.Quote(e.Name) + " "
+	}
+	return s + "(row " + strconv.Itoa(e.Index+1) + "): " + e.Rule
+}
+
+func rowError(i int, name, rule string) error { return &SignalError{Index: i, Name: name, Rule: rule} }
+
+// AppendSignals appends the signals string of sigs to b: the rows joined by
+// commas, without spaces.
+func AppendSignals(b []byte, sigs []Signal) []byte {
+	for i, s := range sigs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = s.AppendText(b)
+	}
+	return b
+}
+
+// FormatSignals returns the signals string of sigs, the inverse of
+// ParseSignals: "Trigger:uint8,Ia:float32,Wave:float32[16]".
+func FormatSignals(sigs []Signal) string { return string(AppendSignals(nil, sigs)) }
+
+// ParseSignals parses a signals string (rows name:type[count] with an
+// optional trailing w, joined by commas; spaces around names, types and rows
+// are ignored) and checks the result with Validate. Errors are
+// *SignalError, naming the row and the rule.
+func ParseSignals(s string) ([]Signal, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, &SignalError{Index: -1, Rule: "at least one signal is required"}
+	}
+	sigs := make([]Signal, 0, strings.Count(s, ",")+1)
+	for i := 0; ; i++ {
+		row, rest, more := strings.Cut(s, ",")
+		sig, err := parseRow(i, row)
+		if err != nil {
+			return nil, err
+		}
+		sigs = append(sigs, sig)
+		if !more {
+			break
+		}
+		s = rest
+	}
+	if err := Validate(sigs); err != nil {
+		return nil, err
+	}
+	return sigs, nil
+}
+
+func parseRow(i int, row string) (Signal, error) {
+	row = strings.TrimSpace(row)
+	if row == "" {
+		return Signal{}, rowError(i, "", "empty row (a stray comma?)")
+	}
+	name, spec, ok := strings.Cut(row, ":")
+	name = strings.TrimSpace(name)
+	if !ok {
+		return Signal{}, rowError(i, name, "missing \":type\" after the name")
+	}
+	sig := Signal{Name: name, Count: 1}
+	typ := spec
+	if open := strings.IndexByte(spec, '['); open >= 0 {
+		typ = spec[:open]
+		inner, suffix, ok := strings.Cut(spec[open+1:], "]")
+		if !ok {
+			return Signal{}, rowError(i, name, "missing \"]\" after the count")
+		}
+		n, ok := parseCount(strings.TrimSpace(inner))
+		if !ok {
+			return Signal{}, rowError(i, name, "count "+strconv.Quote(inner)+" is not a decimal number")
+		}
+		sig.Count = n
+		switch strings.TrimSpace(suffix) {
+		case "":
+		case "w":
+			sig.Waveform = true
+		default:
+			return Signal{}, rowError(i, name, "unexpected "+strconv.Quote(suffix)+" after the count (only \"w\" may follow it)")
+		}
+	}
+	typ = strings.TrimSpace(typ)
+	t, err := ParseType(typ)
+	if err != nil {
+		rule := "unknown type " + strconv.Quote(typ)
+		if strings.HasSuffix(typ, "w") {
+			rule += " (a waveform is written type[count]w)"
+		}
+		return Signal{}, rowError(i, name, rule)
+	}
+	sig.Type = t
+	return sig, nil
+}
+
+// parseCount parses an unsigned decimal of at most 9 digits, so it cannot
+// overflow; anything longer is far out of range anyway and reported as such.
+func parseCount(s string) (int, bool) {
+	if s == "" {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if i < 9 {
+			n = n*10 + int(c-'0')
+		} else {
+			n = MaxCount + 1 // saturate: out of range, reported by Validate
+		}
+	}
+	return n, true
+}
+
+// Validate checks the wire rules of a signal list: at least one signal;
+// names non-empty, unique and free of the signals string's separators
+// (",:[]", leading or trailing spaces, control characters); a valid type;
+// count 1..MaxCount; total size at most MaxDatagramSize bytes; and a
+// waveform row has count > 1 (otherwise its "w" cannot be written). The
+// list-level waveform rules and udpscope's channel cap are in
+// ValidateReceiver. Errors are *SignalError.
+func Validate(sigs []Signal) error {
+	if len(sigs) == 0 {
+		return &SignalError{Index: -1, Rule: "at least one signal is required"}
+	}
+	total := 0
+	rows := make(map[string]int, len(sigs))
+	for i, s := range sigs {
+		if err := validateName(i, s.Name); err != nil {
+			return err
+		}
+		if j, dup := rows[s.Name]; dup {
+			return rowError(i, s.Name, "duplicate name (also row "+strconv.Itoa(j+1)+")")
+		}
+		rows[s.Name] = i
+		if !s.Type.Valid() {
+			return rowError(i, s.Name, "invalid type "+s.Type.String())
+		}
+		if s.Count < 1 || s.Count > MaxCount {
+			return rowError(i, s.Name, "count "+strconv.Itoa(s.Count)+" is outside 1.."+strconv.Itoa(MaxCount))
+		}
+		if s.Waveform && s.Count < 2 {
+			return rowError(i, s.Name, "a waveform (w) needs count > 1")
+		}
+		total += s.Size()
+		if total > MaxDatagramSize {
+			return rowError(i, s.Name, "total size reaches "+strconv.Itoa(total)+
+				" bytes, over the "+strconv.Itoa(MaxDatagramSize)+"-byte UDP payload limit")
+		}
+	}
+	return nil
+}
+
+func validateName(i int, name string) error {
+	if name == "" {
+		return rowError(i, "", "name is empty")
+	}
+	if strings.TrimSpace(name) != name {
+		return rowError(i, name, "name has leading or trailing spaces")
+	}
+	for k := 0; k < len(name); k++ {
+		c := name[k]
+		if c < 0x20 || c == 0x7f {
+			return rowError(i, name, "name has a control character")
+		}
+		if strings.IndexByte(reservedNameChars, c) >= 0 {
+			return rowError(i, name, "name contains "+strconv.QuoteRune(rune(c))+
+				", reserved by the signals string")
+		}
+	}
+	return nil
+}
+
+// ValidateReceiver checks Validate's rules plus udpscope's receiver rules
+// (the 2026-11-02 amendment): a list with a waveform row has only waveform
+// rows, all of the same count; and the channel total (a scalar or a
+// waveform row counts 1, a vector shown as channels counts its count) is at
+// most MaxReceiverChannels. A producer that prints a signals string for
+// udpscope can use it to warn that udpscope will refuse the string.
+func ValidateReceiver(sigs []Signal) error {
+	if err := Validate(sigs); err != nil {
+		return err
+	}
+	wave := -1
+	for i, s := range sigs {
+		if s.Waveform {
+			wave = i
+			break
+		}
+	}
+	if wave >= 0 {
+		w := sigs[wave]
+		for i, s := range sigs {
+			switch {
+			case !s.Waveform:
+				return rowError(i, s.Name, "not a waveform, but row "+strconv.Itoa(wave+1)+" ("+
+					strconv.Quote(w.Name)+") is: a list with a waveform row must have only waveform rows")
+			case s.Count != w.Count:
+				return rowError(i, s.Name, "waveform count "+strconv.Itoa(s.Count)+" differs from "+
+					strconv.Itoa(w.Count)+" of "+strconv.Quote(w.Name)+": all waveform rows need the same count")
+			}
+		}
+	}
+	ch := 0
+	for i, s := range sigs {
+		if s.Waveform {
+			ch++
+		} else {
+			ch += s.Count
+		}
+		if ch > MaxReceiverChannels {
+			return rowError(i, s.Name, "channel total reaches "+strconv.Itoa(ch)+", over the cap of "+
+				strconv.Itoa(MaxReceiverChannels)+" (mark vectors as waveforms with w, or shorten them)")
+		}
+	}
+	return nil
+}
+
+// TotalSize returns the datagram size of sigs in bytes.
+func TotalSize(sigs []Signal) int {
+	n := 0
+	for _, s := range sigs {
+		n += s.Size()
+	}
+	return n
+}
+
+// TotalElements returns the number of elements of sigs, the length of the
+// slices Decode and DecodeRaw fill.
+func TotalElements(sigs []Signal) int {
+	n := 0
+	for _, s := range sigs {
+		n += s.Count
+	}
+	return n
+}

@@ -1,0 +1,243 @@
+package wire
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestTypes(t *testing.T) {
+	want := []struct {
+		name string
+		size int
+	}{{"uint8", 1}, {"int8", 1}, {"uint16", 2}, {"int16", 2}, {"uint32", 4}, {"int32", 4},
+		{"uint64", 8}, {"int64", 8}, {"float32", 4}, {"float64", 8}}
+	for code, w := range want {
+		typ := Type(code)
+		if typ.String() != w.name || typ.Size() != w.size || !typ.Valid() {
+			t.Errorf("Type(%d) = %q size %d valid %v, want %q size %d", code, typ, typ.Size(), typ.Valid(), w.name, w.size)
+		}
+		got, err := ParseType(w.name)
+		if err != nil || got != typ {
+			t.Errorf("ParseType(%q) = %v, %v", w.name, got, err)
+		}
+		if got, err := ParseType(strings.ToUpper(w.name)); err != nil || got != typ {
+			t.Errorf("ParseType(%q) = %v, %v", strings.ToUpper(w.name), got, err)
+		}
+	}
+	if Type(10).Valid() || Type(10).Size() != 0 || Type(10).String() != "Type(10)" {
+		t.Errorf("Type(10): valid %v size %d %q", Type(10).Valid(), Type(10).Size(), Type(10))
+	}
+	for _, bad := range []string{"", "float", "uint128", "float32w", " uint8"} {
+		if _, err := ParseType(bad); err == nil {
+			t.Errorf("ParseType(%q) succeeded", bad)
+		}
+	}
+	for s, want := range map[string]ByteOrder{"": Little, "little": Little, "LITTLE": Little, "big": Big, "Big": Big} {
+		if got, err := ParseByteOrder(s); err != nil || got != want {
+			t.Errorf("ParseByteOrder(%q) = %v, %v", s, got, err)
+		}
+	}
+	if _, err := ParseByteOrder("native"); err == nil {
+		t.Error("ParseByteOrder(native) succeeded")
+	}
+	if Little.String() != "little" || Big.String() != "big" {
+		t.Errorf("ByteOrder strings %q %q", Little, Big)
+	}
+}
+
+func TestParseFormatRoundTrip(t *testing.T) {
+	cases := []struct {
+		in, canon string
+		want      []Signal
+	}{
+		{"Trigger:uint8,Ia:float32,Wave:float32[16]", "",
+			[]Signal{{"Trigger", Uint8, 1, false}, {"Ia", Float32, 1, false}, {"Wave", Float32, 16, false}}},
+		{"Wave:float32[16]w", "", []Signal{{"Wave", Float32, 16, true}}},
+		{"A:int16[4]w,B:int16[4]w", "", []Signal{{"A", Int16, 4, true}, {"B", Int16, 4, true}}},
+		{" Trigger : UINT8 , Ia:float64[1] ,W: float32 [ 8 ] w ", "Trigger:uint8,Ia:float64,W:float32[8]w",
+			[]Signal{{"Trigger", Uint8, 1, false}, {"Ia", Float64, 1, false}, {"W", Float32, 8, true}}},
+		{"x:uint64[0004096]", "x:uint64[4096]", []Signal{{"x", Uint64, 4096, false}}},
+		{"Counter:uint32,Time:uint32,F:float32,D:float64,V:uint16[4]", "",
+			[]Signal{{"Counter", Uint32, 1, false}, {"Time", Uint32, 1, false}, {"F", Float32, 1, false},
+				{"D", Float64, 1, false}, {"V", Uint16, 4, false}}},
+		{"a:int8,b:int32,c:int64,d:uint16", "",
+			[]Signal{{"a", Int8, 1, false}, {"b", Int32, 1, false}, {"c", Int64, 1, false}, {"d", Uint16, 1, false}}},
+	}
+	for _, c := range cases {
+		got, err := ParseSignals(c.in)
+		if err != nil {
+			t.Errorf("ParseSignals(%q): %v", c.in, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("ParseSignals(%q) = %+v, want %+v", c.in, got, c.want)
+		}
+		canon := c.canon
+		if canon == "" {
+			canon = c.in
+		}
+		if f := FormatSignals(got); f != canon {
+			t.Errorf("FormatSignals(ParseSignals(%q)) = %q, want %q", c.in, f, canon)
+		}
+		again, err := ParseSignals(FormatSignals(got))
+		if err != nil || !reflect.DeepEqual(again, got) {
+			t.Errorf("round trip of %q: %+v, %v", c.in, again, err)
+		}
+	}
+	// The MARTe2 RealTimeThread example of the README: 28 bytes.
+	sigs, _ := ParseSignals("Counter:uint32,Time:uint32,F:float32,D:float64,V:uint16[4]")
+	if n := TotalSize(sigs); n != 28 {
+		t.Errorf("TotalSize = %d, want 28", n)
+	}
+	if n := TotalElements(sigs); n != 8 {
+		t.Errorf("TotalElements = %d, want 8", n)
+	}
+}
+
+// TestRules checks every validity rule: the error is a *SignalError whose
+// message names the signal (or row) and the rule.
+func TestRules(t *testing.T) {
+	cases := []struct {
+		in   string
+		row  int    // 0-based; -1 for the list
+		name string // the signal named in the message
+		rule string // a fragment of the rule
+	}{
+		{"", -1, "", "at least one signal"},
+		{"   ", -1, "", "at least one signal"},
+		{"a:uint8,", 1, "", "empty row"},
+		{"a:uint8,,b:uint8", 1, "", "empty row"},
+		{"a", 0, "a", "missing \":type\""},
+		{":uint8", 0, "", "name is empty"},
+		{"a:uint8,a:int8", 1, "a", "duplicate name (also row 1)"},
+		{"a:uint8,b:int8,a:float32", 2, "a", "duplicate name (also row 1)"},
+		{"a:uint9", 0, "a", "unknown type \"uint9\""},
+		{"a:float32w", 0, "a", "written type[count]w"},
+		{"a:float32[16", 0, "a", "missing \"]\""},
+		{"a:float32[]", 0, "a", "not a decimal number"},
+		{"a:float32[-1]", 0, "a", "not a decimal number"},
+		{"a:float32[+4]", 0, "a", "not a decimal number"},
+		{"a:float32[0x10]", 0, "a", "not a decimal number"},
+		{"a:float32[0]", 0, "a", "count 0 is outside 1..4096"},
+		{"a:float32[4097]", 0, "a", "count 4097 is outside 1..4096"},
+		{"a:float32[99999999999999999999]", 0, "a", "outside 1..4096"},
+		{"a:float32[4]x", 0, "a", "only \"w\" may follow"},
+		{"a:float32[4]ww", 0, "a", "only \"w\" may follow"},
+		{"a:float32[1]w", 0, "a", "waveform (w) needs count > 1"},
+		{"a[2]:float32", 0, "a[2]", "reserved by the signals string"},
+		{"a]:float32", 0, "a]", "reserved"},
+		{"a:b:float32", 0, "a", "unknown type \"b:float32\""},
+		{"a:float64[4096],b:float64[4092],c:uint8[4]", 2, "c", "total size reaches 65508 bytes, over the 65507-byte"},
+	}
+	for _, c := range cases {
+		_, err := ParseSignals(c.in)
+		var se *SignalError
+		if !errors.As(err, &se) {
+			t.Errorf("ParseSignals(%q) = %v, want a *SignalError", c.in, err)
+			continue
+		}
+		if se.Index != c.row || se.Name != c.name || !strings.Contains(se.Rule, c.rule) {
+			t.Errorf("ParseSignals(%q): row %d name %q rule %q, want row %d name %q rule containing %q",
+				c.in, se.Index, se.Name, se.Rule, c.row, c.name, c.rule)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, c.rule) || (c.name != "" && !strings.Contains(msg, `"`+c.name+`"`)) {
+			t.Errorf("message %q does not name signal %q and rule %q", msg, c.name, c.rule)
+		}
+		if c.row >= 0 && !strings.Contains(msg, "(row ") {
+			t.Errorf("message %q does not name the row", msg)
+		}
+	}
+
+	// Exactly at the limit is valid.
+	ok := []Signal{{"a", Float64, 4096, false}, {"b", Float64, 4092, false}, {"c", Uint8, 3, false}}
+	if n := TotalSize(ok); n != MaxDatagramSize {
+		t.Fatalf("test list is %d bytes", n)
+	}
+	if err := Validate(ok); err != nil {
+		t.Errorf("Validate(65507 bytes) = %v", err)
+	}
+
+	// Rules that the string cannot express, on hand-built lists.
+	structCases := []struct {
+		sigs []Signal
+		rule string
+	}{
+		{nil, "at least one signal"},
+		{[]Signal{{"a", Type(10), 1, false}}, "invalid type Type(10)"},
+		{[]Signal{{" a", Uint8, 1, false}}, "leading or trailing spaces"},
+		{[]Signal{{"a\n", Uint8, 1, false}}, "leading or trailing spaces"},
+		{[]Signal{{"a\x01b", Uint8, 1, false}}, "control character"},
+		{[]Signal{{"a,b", Uint8, 1, false}}, "','"},
+		{[]Signal{{"a:b", Uint8, 1, false}}, "':'"},
+		{[]Signal{{"a", Uint8, -3, false}}, "count -3 is outside"},
+		{[]Signal{{"a", Uint8, 1, true}}, "needs count > 1"},
+	}
+	for _, c := range structCases {
+		err := Validate(c.sigs)
+		if err == nil || !strings.Contains(err.Error(), c.rule) {
+			t.Errorf("Validate(%+v) = %v, want rule %q", c.sigs, err, c.rule)
+		}
+	}
+}
+
+func TestValidateReceiver(t *testing.T) {
+	good := []string{
+		"Trigger:uint8,Ia:float32,Wave:float32[16]",
+		"Wave:float32[16]w",
+		"A:float32[16]w,B:int16[16]w",
+		"V:float32[256]",
+		"A:float32[128],B:float32[127],C:uint8",
+		"W:float64[4096]w",
+	}
+	for _, s := range good {
+		sigs, err := ParseSignals(s)
+		if err != nil {
+			t.Fatalf("ParseSignals(%q): %v", s, err)
+		}
+		if err := ValidateReceiver(sigs); err != nil {
+			t.Errorf("ValidateReceiver(%q) = %v", s, err)
+		}
+	}
+	bad := []struct {
+		in, name, rule string
+	}{
+		{"Trigger:uint8,Wave:float32[16]w", "Trigger", "must have only waveform rows"},
+		{"Wave:float32[16]w,Trigger:uint8", "Trigger", "must have only waveform rows"},
+		{"A:float32[16]w,B:float32[8]w", "B", "waveform count 8 differs from 16"},
+		{"V:float32[257]", "V", "channel total reaches 257, over the cap of 256"},
+		{"A:float32[200],B:float32[56],C:uint8", "C", "channel total reaches 257"},
+	}
+	for _, c := range bad {
+		sigs, err := ParseSignals(c.in)
+		if err != nil {
+			t.Fatalf("ParseSignals(%q): %v (wire-valid lists only)", c.in, err)
+		}
+		err = ValidateReceiver(sigs)
+		if err == nil || !strings.Contains(err.Error(), c.rule) || !strings.Contains(err.Error(), `"`+c.name+`"`) {
+			t.Errorf("ValidateReceiver(%q) = %v, want signal %q and rule %q", c.in, err, c.name, c.rule)
+		}
+	}
+	// The wire rules come first.
+	if err := ValidateReceiver(nil); err == nil {
+		t.Error("ValidateReceiver(nil) succeeded")
+	}
+}
+
+func TestFormatSignals(t *testing.T) {
+	sigs := []Signal{{"T", Uint8, 1, false}, {"W", Int64, 3, true}, {"V", Float32, 2, false}}
+	if got := FormatSignals(sigs); got != "T:uint8,W:int64[3]w,V:float32[2]" {
+		t.Errorf("FormatSignals = %q", got)
+	}
+	if got := string(AppendSignals([]byte("x="), sigs[:1])); got != "x=T:uint8" {
+		t.Errorf("AppendSignals = %q", got)
+	}
+	if got := sigs[1].String(); got != "W:int64[3]w" {
+		t.Errorf("Signal.String = %q", got)
+	}
+	if FormatSignals(nil) != "" {
+		t.Error("FormatSignals(nil) not empty")
+	}
+}

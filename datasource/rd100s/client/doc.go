@@ -1,0 +1,11 @@
+// Package client receives an RD100S-ENC-UDP stream and monitors its link quality: timeouts, gaps, duplicates, reordering, restarts and a frozen position.
+//
+// Usage:
+//  1. m := NewMonitor(MonitorConfig{}) holds the link state of one stream.
+//  2. Hand it every datagram, either directly with m.Observe(datagram, now),
+//     or through r := NewReceiver(conn, m) and r.ReadOne or r.Run, which
+//     read a *net.UDPConn.
+//  3. m.Snapshot() returns the counters of section 7 of the specification.
+//
+// Monitor.Observe and Receiver.ReadOne do not allocate.
+package client

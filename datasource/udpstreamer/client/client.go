@@ -1,0 +1,425 @@
+// Package client receives a UDPStreamer server's stream: it connects, reassembles CONFIG and DATA, orders updates by counter and decodes every signal to values and per-sample times.
+//
+// Usage:
+//
+//  1. Dial the server's address; it opens one UDP socket.
+//  2. Connect: it sends CONNECT (again every ResendInterval) until a complete
+//     CONFIG arrives and returns the signal list.
+//  3. Call Next in a loop with one reused Update; read signals with
+//     Update.Float64s (dequantised), AppendValues (exact wire values),
+//     Update.Raw (wire bytes) and Update.Times (per-element times in seconds).
+//     Next returns ErrConfigChanged once when the server sends a different
+//     CONFIG; the new one is Client.Config.
+//  4. Disconnect, then Close. Stats may be read from any goroutine meanwhile.
+//
+// Performance: Next takes no lock and does not allocate once the Update's buffers have
+// been used once (per signal, for the accessors called). Datagrams are read
+// with ReadFromUDPAddrPort into one buffer; reassembly and ordering are
+// the wire package's Reassembler and SequenceGate.
+package client
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+)
+
+// Defaults for Options' zero fields.
+const (
+	DefaultLocalAddr      = ":0"
+	DefaultConnectTimeout = 2 * time.Second
+	DefaultResendInterval = 250 * time.Millisecond
+	DefaultReadBuffer     = 8 << 20
+	DefaultMaxInFlight    = 4
+	DefaultMaxDataSize    = 16 << 20
+	DefaultMaxConfigSize  = wire.ConfigCountSize + 4096*wire.ConfigRecordSize // 4096 signals
+)
+
+// Options configures Dial. The zero value gives the defaults.
+type Options struct {
+	LocalAddr      string        // local UDP address to bind; "" means DefaultLocalAddr (any address, ephemeral port)
+	ConnectTimeout time.Duration // how long Connect waits for CONFIG; 0 means DefaultConnectTimeout
+	ResendInterval time.Duration // Connect resends CONNECT this often; 0 means DefaultResendInterval
+	ReadBuffer     int           // socket receive buffer: SO_RCVBUFFORCE when privileged, else SO_RCVBUF capped by net.core.rmem_max; 0 means DefaultReadBuffer, < 0 leaves the system's
+	MaxInFlight    int           // DATA updates reassembled at once; 0 means DefaultMaxInFlight
+	MaxConfigSize  int           // largest CONFIG payload in bytes; 0 means DefaultMaxConfigSize
+	MaxDataSize    int           // largest DATA payload a CONFIG may imply; 0 means DefaultMaxDataSize (the reassembler allocates MaxInFlight of them)
+}
+
+// Errors.
+var (
+	// ErrConnectTimeout is wrapped by Connect's error when no CONFIG came in time.
+	ErrConnectTimeout = errors.New("udpstreamer/client: no CONFIG from the server")
+	// ErrNotConnected is returned by Next before a successful Connect.
+	ErrNotConnected = errors.New("udpstreamer/client: not connected")
+	// ErrConfigChanged is returned by Next, without an update, when the server
+	// sent a CONFIG different from the session's: Config returns the new one and
+	// the next Next continues with it. Updates filled earlier keep their Config.
+	ErrConfigChanged = errors.New("udpstreamer/client: server sent a new CONFIG")
+	// ErrUnsupportedConfig is wrapped by the error of Connect or Next when a
+	// valid CONFIG exceeds the client's limits (Options.MaxDataSize).
+	ErrUnsupportedConfig = errors.New("udpstreamer/client: CONFIG beyond the client's limits")
+)
+
+// recvBufSize holds the largest UDP payload.
+const recvBufSize = 1 << 16
+
+// Client is one UDP socket talking to one UDPStreamer server.
+//
+// Connect and Next (and the Updates they fill) belong to one goroutine.
+// Disconnect, Close, Stats, Config, SetReadDeadline, LocalAddr and Server may
+// be called from any goroutine; Close unblocks a pending Next or Connect.
+type Client struct {
+	conn   *net.UDPConn
+	server netip.AddrPort // unmapped
+	opts   Options
+	buf    []byte
+
+	cfgR     *wire.Reassembler
+	dataR    *wire.Reassembler
+	dataMax  int    // dataR's MaxPayload
+	evicted0 uint64 // evictions of replaced DATA reassemblers
+	gate     wire.SequenceGate
+	cfg      atomic.Pointer[Config]
+	fresh    bool // the next accepted update starts a session
+
+	st counters
+}
+
+// Dial resolves server ("host:port"), binds a UDP socket to opts.LocalAddr of
+// the same address family and sizes its receive buffer. It sends nothing:
+// call Connect.
+func Dial(server string, opts Options) (*Client, error) {
+	if opts.LocalAddr == "" {
+		opts.LocalAddr = DefaultLocalAddr
+	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = DefaultConnectTimeout
+	}
+	if opts.ResendInterval <= 0 {
+		opts.ResendInterval = DefaultResendInterval
+	}
+	if opts.ReadBuffer == 0 {
+		opts.ReadBuffer = DefaultReadBuffer
+	}
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = DefaultMaxInFlight
+	}
+	if opts.MaxConfigSize <= 0 {
+		opts.MaxConfigSize = DefaultMaxConfigSize
+	}
+	if opts.MaxDataSize <= 0 {
+		opts.MaxDataSize = DefaultMaxDataSize
+	}
+	if opts.MaxConfigSize < wire.ConfigSize(1) {
+		return nil, fmt.Errorf("udpstreamer/client: MaxConfigSize %d is smaller than one signal's CONFIG", opts.MaxConfigSize)
+	}
+	sa, err := net.ResolveUDPAddr("udp", server)
+	if err != nil {
+		return nil, fmt.Errorf("udpstreamer/client: server %q: %w", server, err)
+	}
+	srv := sa.AddrPort()
+	srv = netip.AddrPortFrom(srv.Addr().Unmap(), srv.Port())
+	if !srv.Addr().IsValid() || srv.Port() == 0 {
+		return nil, fmt.Errorf("udpstreamer/client: server %q: need an address and a port", server)
+	}
+	network := "udp6"
+	if srv.Addr().Is4() {
+		network = "udp4"
+	}
+	la, err := net.ResolveUDPAddr(network, opts.LocalAddr)
+	if err != nil {
+		return nil, fmt.Errorf("udpstreamer/client: local address %q: %w", opts.LocalAddr, err)
+	}
+	cfgR, err := wire.NewReassembler(wire.ReassemblerConfig{
+		Type: wire.Config, MaxPayload: opts.MaxConfigSize, InFlight: 2,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("udpstreamer/client: %w", err)
+	}
+	conn, err := net.ListenUDP(network, la)
+	if err != nil {
+		return nil, fmt.Errorf("udpstreamer/client: %w", err)
+	}
+	if opts.ReadBuffer > 0 {
+		if err := setReadBuffer(conn, opts.ReadBuffer); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("udpstreamer/client: %w", err)
+		}
+	}
+	return &Client{conn: conn, server: srv, opts: opts, buf: make([]byte, recvBufSize), cfgR: cfgR}, nil
+}
+
+// Server returns the server's address.
+func (c *Client) Server() netip.AddrPort { return c.server }
+
+// LocalAddr returns the socket's bound address.
+func (c *Client) LocalAddr() netip.AddrPort {
+	return c.conn.LocalAddr().(*net.UDPAddr).AddrPort()
+}
+
+// Config returns the current session's Config, nil before Connect succeeds.
+func (c *Client) Config() *Config { return c.cfg.Load() }
+
+// Stats returns the counters since Dial.
+func (c *Client) Stats() Stats { return c.st.snapshot() }
+
+// SetReadDeadline bounds Next: a Next still waiting at t returns an error
+// wrapping os.ErrDeadlineExceeded. The zero time removes the bound. Connect
+// sets its own deadlines and leaves none behind.
+func (c *Client) SetReadDeadline(t time.Time) error { return c.conn.SetReadDeadline(t) }
+
+// Close closes the socket; a blocked Next or Connect returns net.ErrClosed.
+// It sends nothing: call Disconnect first to end the session politely.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// Disconnect sends DISCONNECT, which ends the session on the server. DATA
+// already on its way may still be returned by Next; Connect starts a new session.
+func (c *Client) Disconnect() error { return c.send(wire.Disconnect) }
+
+func (c *Client) send(t wire.PacketType) error {
+	var b [wire.HeaderSize]byte
+	wire.PutHeader(b[:], wire.Header{Type: t, TotalFragments: 1})
+	_, err := c.conn.WriteToUDPAddrPort(b[:], c.server)
+	return err
+}
+
+// Connect starts a session: it sends CONNECT, resending it every
+// ResendInterval, until a complete CONFIG arrives from the server, then
+// resets the sequence gate and the reassemblers (the server restarts its DATA
+// counter on every CONNECT) and returns the parsed Config. It gives up after
+// ConnectTimeout with an error wrapping ErrConnectTimeout, or when ctx ends.
+// A CONFIG that fails to parse (wrapping wire.ErrConfig) or exceeds
+// the limits (ErrUnsupportedConfig) ends Connect with that error.
+// DATA arriving before the CONFIG is ignored (Stats.Early). Connect may be
+// called again to reconnect; it clears any read deadline.
+func (c *Client) Connect(ctx context.Context) (*Config, error) {
+	deadline := time.Now().Add(c.opts.ConnectTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	// Wake a blocked read when ctx ends; the loop then sees ctx.Err().
+	stop := context.AfterFunc(ctx, func() { c.conn.SetReadDeadline(time.Unix(1, 0)) })
+	defer func() {
+		stop()
+		c.conn.SetReadDeadline(time.Time{})
+	}()
+
+	c.cfgR.Reset()
+	c.resetSession()
+	sent := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		now := time.Now()
+		if !now.Before(deadline) {
+			return nil, fmt.Errorf("%w %v after %d CONNECTs in %v", ErrConnectTimeout, c.server, sent, c.opts.ConnectTimeout)
+		}
+		if err := c.send(wire.Connect); err != nil {
+			return nil, fmt.Errorf("udpstreamer/client: CONNECT: %w", err)
+		}
+		sent++
+		wait := now.Add(c.opts.ResendInterval)
+		if wait.After(deadline) {
+			wait = deadline
+		}
+		c.conn.SetReadDeadline(wait)
+		for {
+			h, frag, err := c.read()
+			if err != nil {
+				if errors.Is(err, os.ErrDeadlineExceeded) {
+					break // resend, or time out
+				}
+				return nil, err
+			}
+			switch h.Type {
+			case wire.Config:
+				payload, _, err := c.cfgR.Add(h, frag)
+				if err != nil {
+					c.st.countDrop(err)
+					continue
+				}
+				if payload == nil {
+					continue
+				}
+				c.st.configs.Add(1)
+				cfg, err := c.newConfig(payload)
+				if err != nil {
+					return nil, err
+				}
+				if err := c.install(cfg); err != nil {
+					return nil, err
+				}
+				return cfg, nil
+			case wire.Data:
+				c.st.early.Add(1)
+			}
+		}
+	}
+}
+
+// read waits for the next well-formed datagram from the server and returns its
+// header and payload, counting and skipping everything else.
+func (c *Client) read() (wire.Header, []byte, error) {
+	for {
+		n, from, err := c.conn.ReadFromUDPAddrPort(c.buf)
+		if err != nil {
+			return wire.Header{}, nil, err
+		}
+		if from.Port() != c.server.Port() || from.Addr().Unmap() != c.server.Addr() {
+			c.st.foreign.Add(1)
+			continue
+		}
+		c.st.datagrams.Add(1)
+		c.st.bytes.Add(uint64(n))
+		b := c.buf[:n]
+		h, hn, err := wire.ParseHeader(b)
+		if err != nil {
+			if e, ok := err.(wire.HeaderError); ok && int(e) < len(c.st.badHeader) {
+				c.st.badHeader[e].Add(1)
+			}
+			continue
+		}
+		if h.Type != wire.Data && h.Type != wire.Config {
+			c.st.unexpected.Add(1)
+			continue
+		}
+		return h, b[hn:], nil
+	}
+}
+
+// newConfig parses and plans a CONFIG payload within the client's limits.
+func (c *Client) newConfig(payload []byte) (*Config, error) {
+	cfg, err := newConfig(payload)
+	if err == nil && cfg.PayloadSize > c.opts.MaxDataSize {
+		err = fmt.Errorf("%w: DATA payload of %d bytes exceeds MaxDataSize %d", ErrUnsupportedConfig, cfg.PayloadSize, c.opts.MaxDataSize)
+	}
+	if err != nil {
+		c.st.badConfigs.Add(1)
+		return nil, fmt.Errorf("udpstreamer/client: server %v: %w", c.server, err)
+	}
+	return cfg, nil
+}
+
+// install makes cfg the session's Config and starts a new session.
+func (c *Client) install(cfg *Config) error {
+	if c.dataR == nil || c.dataMax < cfg.PayloadSize {
+		r, err := wire.NewReassembler(wire.ReassemblerConfig{
+			Type: wire.Data, MaxPayload: cfg.PayloadSize, InFlight: c.opts.MaxInFlight,
+		})
+		if err != nil {
+			return fmt.Errorf("udpstreamer/client: %w", err)
+		}
+		if c.dataR != nil {
+			c.evicted0 += c.dataR.Stats().Evicted
+		}
+		c.dataR, c.dataMax = r, cfg.PayloadSize
+	}
+	if err := c.dataR.SetExpectedPayload(cfg.PayloadSize); err != nil {
+		return fmt.Errorf("udpstreamer/client: %w", err)
+	}
+	c.cfg.Store(cfg)
+	c.resetSession()
+	return nil
+}
+
+// resetSession forgets DATA counters: the server restarts them at every CONNECT.
+func (c *Client) resetSession() {
+	if c.dataR != nil {
+		c.dataR.Reset()
+	}
+	c.gate.Reset()
+	c.fresh = true
+}
+
+// Next blocks until the next complete DATA update that advances the counter
+// and fills u with it, reusing u's buffers. Stale and duplicated updates are
+// dropped (Stats.Stale, Stats.Dropped); u.Lost says how many the counter
+// skipped. A CONFIG that repeats the session's (the answer to a resent
+// CONNECT) restarts the counter sequence and marks the next update's
+// SessionStart; a different CONFIG makes Next return ErrConfigChanged, and
+// one Connect would refuse makes Next return that error (the session's DATA
+// can no longer be decoded; Connect again or give up).
+// Other errors come from the socket: a deadline set with SetReadDeadline
+// (os.ErrDeadlineExceeded) or Close (net.ErrClosed).
+func (c *Client) Next(u *Update) error {
+	cfg := c.cfg.Load()
+	if cfg == nil || c.dataR == nil {
+		return ErrNotConnected
+	}
+	for {
+		h, frag, err := c.read()
+		if err != nil {
+			return err
+		}
+		if h.Type == wire.Config {
+			if changed, err := c.config(h, frag); err != nil {
+				return err
+			} else if changed {
+				return ErrConfigChanged
+			}
+			cfg = c.cfg.Load()
+			continue
+		}
+		payload, counter, err := c.dataR.Add(h, frag)
+		if n := c.evicted0 + c.dataR.Stats().Evicted; n != c.st.incomplete.Load() {
+			c.st.incomplete.Store(n)
+		}
+		if err != nil {
+			c.st.countDrop(err)
+			continue
+		}
+		if payload == nil {
+			continue
+		}
+		lost, ok := c.gate.Accept(counter)
+		if !ok {
+			c.st.stale.Add(1)
+			continue
+		}
+		if err := u.fill(cfg, counter, lost, payload); err != nil {
+			// The reassembler enforces the size; count it as inconsistent anyway.
+			c.st.dropped[wire.DropInconsistent].Add(1)
+			continue
+		}
+		u.SessionStart, c.fresh = c.fresh, false
+		c.st.updates.Add(1)
+		c.st.lost.Add(uint64(lost))
+		return nil
+	}
+}
+
+// config handles a CONFIG fragment during a session; changed reports a new
+// Config installed.
+func (c *Client) config(h wire.Header, frag []byte) (changed bool, err error) {
+	payload, _, err := c.cfgR.Add(h, frag)
+	if err != nil {
+		c.st.countDrop(err)
+		return false, nil
+	}
+	if payload == nil {
+		return false, nil
+	}
+	c.st.configs.Add(1)
+	if cur := c.cfg.Load(); bytes.Equal(cur.raw, payload) {
+		c.resetSession()
+		return false, nil
+	}
+	cfg, err := c.newConfig(payload)
+	if err != nil {
+		return false, err
+	}
+	if err := c.install(cfg); err != nil {
+		return false, err
+	}
+	return true, nil
+}

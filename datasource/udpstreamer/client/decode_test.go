@@ -1,0 +1,398 @@
+package client
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/quant"
+)
+
+var allTypes = []wire.TypeCode{
+	wire.Uint8, wire.Int8, wire.Uint16, wire.Int16,
+	wire.Uint32, wire.Int32, wire.Uint64, wire.Int64,
+	wire.Float32, wire.Float64,
+}
+
+func allTypeSigs() []wire.SignalInfo {
+	var sigs []wire.SignalInfo
+	for _, ty := range allTypes {
+		sigs = append(sigs, vector(ty.String(), ty, 16))
+	}
+	return sigs
+}
+
+// randomPayload fills every signal with random bits, the first four elements
+// of each with all-zero, all-one, sign-bit-only and all-but-sign bit patterns.
+func randomPayload(sigs []wire.SignalInfo, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, seed))
+	p := make([]byte, wire.DataPayloadSize(sigs))
+	for i := range p {
+		p[i] = byte(r.Uint32())
+	}
+	slots, _ := wire.AppendSlots(nil, sigs)
+	for _, sl := range slots {
+		n := sl.ElemSize()
+		e := func(k int) []byte { return p[sl.Offset+k*n : sl.Offset+(k+1)*n] }
+		for j := range n {
+			e(0)[j], e(1)[j], e(2)[j], e(3)[j] = 0, 0xFF, 0, 0xFF
+		}
+		e(2)[n-1], e(3)[n-1] = 0x80, 0x7F
+	}
+	return p
+}
+
+func sameFloat(a, b float64) bool {
+	return a == b && math.Signbit(a) == math.Signbit(b) || math.IsNaN(a) && math.IsNaN(b)
+}
+
+// checkExact compares signal i of u with an independent reflection-based
+// decoding of its wire bytes raw.
+func checkExact[E Number](t *testing.T, u *Update, i int, raw []byte) {
+	t.Helper()
+	var z E
+	ref := make([]E, len(raw)/binary.Size(z))
+	if err := binary.Read(bytes.NewReader(raw), binary.LittleEndian, ref); err != nil {
+		t.Fatal(err)
+	}
+	got := AppendValues([]E(nil), u, i)
+	if back, _ := binary.Append(nil, binary.LittleEndian, got); !bytes.Equal(back, raw) {
+		t.Errorf("signal %d (%T): AppendValues not bit-exact:\n%v\nwant\n%v", i, z, got, ref)
+	}
+	f := u.Float64s(i)
+	if len(f) != len(ref) {
+		t.Fatalf("signal %d: %d Float64s, want %d", i, len(f), len(ref))
+	}
+	for k := range ref {
+		if !sameFloat(f[k], float64(ref[k])) {
+			t.Errorf("signal %d (%T) [%d]: Float64s %v, want %v", i, z, k, f[k], float64(ref[k]))
+		}
+	}
+}
+
+func TestEveryTypeBitExact(t *testing.T) {
+	sigs := allTypeSigs()
+	srv, c := session(t, sigs, 1400)
+	p := randomPayload(sigs, 7)
+	send(t, srv, 0, p)
+	var u Update
+	expect(t, c, &u, 0, 0)
+	for i, ty := range allTypes {
+		raw := u.Raw(i)
+		sl := c.Config().Slots[i]
+		if !bytes.Equal(raw, p[sl.Offset:sl.Offset+sl.Len]) || c.Config().WireType(i) != ty {
+			t.Fatalf("signal %d: Raw differs from the payload slot", i)
+		}
+		switch ty {
+		case wire.Uint8:
+			checkExact[uint8](t, &u, i, raw)
+		case wire.Int8:
+			checkExact[int8](t, &u, i, raw)
+		case wire.Uint16:
+			checkExact[uint16](t, &u, i, raw)
+		case wire.Int16:
+			checkExact[int16](t, &u, i, raw)
+		case wire.Uint32:
+			checkExact[uint32](t, &u, i, raw)
+		case wire.Int32:
+			checkExact[int32](t, &u, i, raw)
+		case wire.Uint64:
+			checkExact[uint64](t, &u, i, raw)
+		case wire.Int64:
+			checkExact[int64](t, &u, i, raw)
+		case wire.Float32:
+			checkExact[float32](t, &u, i, raw)
+		case wire.Float64:
+			checkExact[float64](t, &u, i, raw)
+		}
+	}
+	// Conversions to another type follow Go's: int8 -1 as int64 is -1.
+	i8 := c.Config().Index("int8")
+	if got := AppendValues([]int64(nil), &u, i8)[1]; got != -1 {
+		t.Errorf("int8 0xFF as int64 = %d, want -1", got)
+	}
+	if got := AppendValues([]int64(nil), &u, i8)[2]; got != math.MinInt8 {
+		t.Errorf("int8 0x80 as int64 = %d, want -128", got)
+	}
+	// The caller's buffer is appended to and reused.
+	buf := make([]uint64, 1, 64)
+	if got := AppendValues(buf, &u, c.Config().Index("uint64")); len(got) != 17 || &got[0] != &buf[0] {
+		t.Errorf("AppendValues did not append into the caller's buffer")
+	}
+}
+
+func quantSigs() []wire.SignalInfo {
+	var sigs []wire.SignalInfo
+	for q := wire.QuantUint8; q <= wire.QuantInt16; q++ {
+		for _, ty := range []wire.TypeCode{wire.Float32, wire.Float64} {
+			s := vector(fmt.Sprintf("%v_%v", ty, q), ty, 64)
+			s.Quant, s.RangeMin, s.RangeMax, s.Unit = q, -3.5, 12.25, "V"
+			sigs = append(sigs, s)
+		}
+	}
+	return sigs
+}
+
+func TestQuantisedWithinHalfStep(t *testing.T) {
+	sigs := quantSigs()
+	srv, c := session(t, sigs, 1400)
+	r := rand.New(rand.NewPCG(5, 6))
+	in := []float64{-3.5, 12.25, 4.375, -3.6, 12.3, math.Inf(1), math.Inf(-1), math.NaN(), -1e300, 1e300}
+	for len(in) < 64 {
+		in = append(in, -3.5+r.Float64()*15.75)
+	}
+	vals := make([][]float64, len(sigs))
+	for i := range vals {
+		vals[i] = in
+	}
+	send(t, srv, 0, payload(t, sigs, 0, vals))
+	var u Update
+	expect(t, c, &u, 0, 0)
+	for i, s := range sigs {
+		q, err := quant.New(quant.WireType(s.Quant), s.RangeMin, s.RangeMax)
+		if err != nil {
+			t.Fatal(err)
+		}
+		half := q.Step()/2 + 1e-12
+		got := u.Float64s(i)
+		for k, v := range in {
+			want := math.Max(s.RangeMin, math.Min(s.RangeMax, v))
+			if math.IsNaN(v) {
+				want = s.RangeMin // NaN encodes as RangeMin's code
+			}
+			if d := math.Abs(got[k] - want); !(d <= half) {
+				t.Errorf("%s [%d]: %v decoded as %v, %v from %v (half step %v)", s.Name, k, v, got[k], d, want, half)
+			}
+		}
+		codes := AppendValues([]int32(nil), &u, i)
+		for k, code := range codes {
+			if code < q.MinCode() || code > q.MaxCode() {
+				t.Errorf("%s [%d]: code %d outside [%d, %d]", s.Name, k, code, q.MinCode(), q.MaxCode())
+			}
+		}
+	}
+}
+
+func TestMatrix(t *testing.T) {
+	m := wire.SignalInfo{Name: "M", Type: wire.Int16, NumDimensions: 2, NumRows: 2, NumCols: 3, TimeSignalIdx: noTime}
+	f := wire.SignalInfo{Name: "F", Type: wire.Float64, NumDimensions: 2, NumRows: 3, NumCols: 2, TimeSignalIdx: noTime,
+		Quant: wire.QuantUint8, RangeMin: 0, RangeMax: 255}
+	sigs := []wire.SignalInfo{m, f}
+	srv, c := session(t, sigs, 1400)
+	mv := []float64{0, -100, -200, 300, 400, -500} // row 0 then row 1
+	fv := []float64{1, 2, 3, 4, 5, 255}
+	send(t, srv, 0, payload(t, sigs, 0, [][]float64{mv, fv}))
+	var u Update
+	expect(t, c, &u, 0, 0)
+	if !reflect.DeepEqual(u.Float64s(0), mv) || !reflect.DeepEqual(u.Float64s(1), fv) {
+		t.Errorf("M %v F %v", u.Float64s(0), u.Float64s(1))
+	}
+	if got := AppendValues([]int16(nil), &u, 0); !reflect.DeepEqual(got, []int16{0, -100, -200, 300, 400, -500}) {
+		t.Errorf("M values %v", got)
+	}
+	if n := len(u.Raw(0)); n != 12 || len(u.Raw(1)) != 6 || len(u.Times(0)) != 6 {
+		t.Errorf("Raw(0) %d bytes, Raw(1) %d, Times(0) %d", n, len(u.Raw(1)), len(u.Times(0)))
+	}
+	if cfg := c.Config(); cfg.Signals[0].NumRows != 2 || cfg.Signals[0].NumCols != 3 || cfg.Slots[0].Elements != 6 {
+		t.Errorf("matrix shape %+v", cfg.Signals[0])
+	}
+}
+
+// timeSigs has every time mode, time signals in four units and a quantised one.
+func timeSigs() []wire.SignalInfo {
+	with := func(s wire.SignalInfo, m wire.TimeMode, idx uint32, rate float64) wire.SignalInfo {
+		s.TimeMode, s.TimeSignalIdx, s.SamplingRate = m, idx, rate
+		return s
+	}
+	ta := vector("TA", wire.Float64, 4)
+	ta.Unit = "ms"
+	tq := vector("TQ", wire.Float32, 4)
+	tq.Quant, tq.RangeMin, tq.RangeMax, tq.Unit = wire.QuantUint16, 0, 1000, "µs"
+	return []wire.SignalInfo{
+		scalar("T0", wire.Uint32, "us"),  // 0
+		scalar("Tns", wire.Uint64, "ns"), // 1
+		ta,                               // 2
+		with(vector("A", wire.Float32, 4), wire.FirstSample, 0, 1e3), // 3
+		with(vector("B", wire.Int16, 4), wire.LastSample, 1, 2e6),    // 4
+		with(vector("C", wire.Uint8, 4), wire.FullArray, 2, 0),       // 5
+		vector("D", wire.Float32, 4),                                 // 6: PacketTime
+		scalar("Tx", wire.Float32, "furlongs"),                       // 7: unknown unit: seconds
+		with(vector("E", wire.Uint8, 3), wire.LastSample, 7, 10),     // 8
+		tq, // 9
+		with(vector("F", wire.Int8, 4), wire.FullArray, 9, 0), // 10
+	}
+}
+
+func TestTimeModes(t *testing.T) {
+	sigs := timeSigs()
+	srv, c := session(t, sigs, 1400)
+	const hrt = 5_000_000_123
+	vals := make([][]float64, len(sigs))
+	vals[0] = []float64{1_500_000}
+	vals[1] = []float64{2_000_000_000}
+	vals[2] = []float64{10, 11, 12.5, 20}
+	vals[7] = []float64{3}
+	vals[9] = []float64{0, 250, 500, 1000}
+	send(t, srv, 0, payload(t, sigs, hrt, vals))
+	var u Update
+	expect(t, c, &u, 0, 0)
+	want := map[string][]float64{
+		"T0": {5.000000123},
+		"A":  {1.5, 1.501, 1.502, 1.503},
+		"B":  {2 - 3/2e6, 2 - 2/2e6, 2 - 1/2e6, 2},
+		"C":  {0.010, 0.011, 0.0125, 0.020},
+		"D":  {5.000000123, 5.000000123, 5.000000123, 5.000000123},
+		"E":  {2.8, 2.9, 3},
+	}
+	// F's time signal is quantised: its times are its dequantised values in µs.
+	tq := u.Float64s(9)
+	want["F"] = []float64{tq[0] / 1e6, tq[1] / 1e6, tq[2] / 1e6, tq[3] / 1e6}
+	for k, v := range vals[9] {
+		if math.Abs(tq[k]-v) > 1000/65535.0/2 {
+			t.Errorf("TQ[%d] = %v, want %v within half a step", k, tq[k], v)
+		}
+	}
+	for name, w := range want {
+		got := u.Times(c.Config().Index(name))
+		if len(got) != len(w) {
+			t.Fatalf("%s: %d times, want %d", name, len(got), len(w))
+		}
+		for k := range w {
+			if math.Abs(got[k]-w[k]) > 1e-12*math.Max(1, math.Abs(w[k])) {
+				t.Errorf("%s: times %v, want %v", name, got, w)
+				break
+			}
+		}
+	}
+	// Times is cached per update and recomputed for the next one.
+	a := c.Config().Index("A")
+	first := &u.Times(a)[0]
+	vals[0] = []float64{2_500_000}
+	send(t, srv, 1, payload(t, sigs, hrt, vals))
+	expect(t, c, &u, 1, 0)
+	if got := u.Times(a); got[0] != 2.5 || &got[0] != first {
+		t.Errorf("A after a new update: %v (buffer reused: %v)", got, &got[0] == first)
+	}
+}
+
+func TestUnitsPerSecond(t *testing.T) {
+	for unit, want := range map[string]float64{"s": 1, "ms": 1e3, "us": 1e6, "\u00b5s": 1e6, "\u03bcs": 1e6, "ns": 1e9, " ms ": 1e3} {
+		if got, known := UnitsPerSecond(unit); got != want || !known {
+			t.Errorf("UnitsPerSecond(%q) = %v, %v", unit, got, known)
+		}
+	}
+	for _, unit := range []string{"", "V", "min", "S"} {
+		if got, known := UnitsPerSecond(unit); got != 1 || known {
+			t.Errorf("UnitsPerSecond(%q) = %v, %v; want 1, false", unit, got, known)
+		}
+	}
+}
+
+func TestQuantCodesMatch(t *testing.T) {
+	// newConfig converts the wire package's quantisation codes to quant's wire types.
+	pairs := map[wire.QuantCode]quant.WireType{
+		wire.QuantNone: quant.None, wire.QuantUint8: quant.Uint8, wire.QuantInt8: quant.Int8,
+		wire.QuantUint16: quant.Uint16, wire.QuantInt16: quant.Int16,
+	}
+	for p, q := range pairs {
+		if quant.WireType(p) != q || p.String() != q.String() {
+			t.Errorf("%v != %v", p, q)
+		}
+	}
+}
+
+func TestBeforeFirstUpdate(t *testing.T) {
+	var u Update
+	if u.Float64s(0) != nil || u.Times(0) != nil || u.Config() != nil {
+		t.Error("accessors of an empty Update must return nil")
+	}
+}
+
+// fuzzConfigs are the plans FuzzDecode decodes arbitrary payloads against.
+func fuzzConfigs(tb testing.TB) []*Config {
+	var out []*Config
+	for _, sigs := range [][]wire.SignalInfo{allTypeSigs(), quantSigs(), timeSigs(), burstSigs()} {
+		b, err := wire.AppendConfig(nil, sigs)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		c, err := newConfig(b)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// decodeAll runs every accessor on every signal.
+func decodeAll(u *Update) {
+	for i := range u.cfg.Signals {
+		u.Float64s(i)
+		u.Times(i)
+		u.Raw(i)
+		AppendValues([]float64(nil), u, i)
+		AppendValues([]int64(nil), u, i)
+		AppendValues([]uint8(nil), u, i)
+	}
+}
+
+// FuzzDecode decodes arbitrary payload bytes against fixed plans: a payload of
+// the wrong size is refused, any bytes of the right size decode, and nothing
+// panics.
+func FuzzDecode(f *testing.F) {
+	cfgs := fuzzConfigs(f)
+	for i, c := range cfgs {
+		p, err := udpstest.Payload(c.Signals, 1, nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(i), p)
+		f.Add(uint8(i), randomPayload(c.Signals, uint64(i)))
+	}
+	f.Add(uint8(0), []byte{})
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		cfg := cfgs[int(which)%len(cfgs)]
+		var u Update
+		if err := u.fill(cfg, 1, 0, data); err == nil {
+			decodeAll(&u)
+		} else if len(data) == cfg.PayloadSize {
+			t.Fatalf("payload of the right size refused: %v", err)
+		}
+		p := make([]byte, cfg.PayloadSize)
+		for k := range p {
+			if len(data) > 0 {
+				p[k] = data[k%len(data)]
+			}
+		}
+		if err := u.fill(cfg, 2, 0, p); err != nil {
+			t.Fatal(err)
+		}
+		decodeAll(&u)
+	})
+}
+
+// FuzzConfig plans arbitrary CONFIG payloads and decodes a payload with every
+// accepted one.
+func FuzzConfig(f *testing.F) {
+	for _, c := range fuzzConfigs(f) {
+		f.Add(c.raw)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		cfg, err := newConfig(b)
+		if err != nil || cfg.PayloadSize > 1<<20 {
+			return
+		}
+		var u Update
+		if err := u.fill(cfg, 0, 0, make([]byte, cfg.PayloadSize)); err != nil {
+			t.Fatal(err)
+		}
+		decodeAll(&u)
+	})
+}

@@ -1,0 +1,133 @@
+package client
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+)
+
+const (
+	noTime   = wire.NoTimeSignal
+	waitLong = 10 * time.Second // generous: the CI box is a loaded 2-core VM
+)
+
+func scalar(name string, t wire.TypeCode, unit string) wire.SignalInfo {
+	return wire.SignalInfo{Name: name, Type: t, NumRows: 1, NumCols: 1, TimeSignalIdx: noTime, Unit: unit}
+}
+
+func vector(name string, t wire.TypeCode, n uint32) wire.SignalInfo {
+	return wire.SignalInfo{Name: name, Type: t, NumDimensions: 1, NumRows: 1, NumCols: n, TimeSignalIdx: noTime}
+}
+
+// burstSigs is the datasource spec's high-frequency burst example: 4012-byte
+// payloads, 3 fragments at MaxPayloadSize 1400.
+func burstSigs() []wire.SignalInfo {
+	ch := vector("Ch1", wire.Float32, 1000)
+	ch.Unit, ch.TimeMode, ch.TimeSignalIdx, ch.SamplingRate = "V", wire.FirstSample, 0, 1e6
+	return []wire.SignalInfo{scalar("T0", wire.Uint32, "us"), ch}
+}
+
+func burstValues(t0 uint32, n int) [][]float64 {
+	v := make([]float64, n)
+	for k := range v {
+		v[k] = float64(k) * 0.25
+	}
+	return [][]float64{{float64(t0)}, v}
+}
+
+func dial(tb testing.TB, srv *udpstest.Server, opts Options) *Client {
+	tb.Helper()
+	if opts.LocalAddr == "" {
+		opts.LocalAddr = "127.0.0.1:0"
+	}
+	if opts.ConnectTimeout == 0 {
+		opts.ConnectTimeout = waitLong
+	}
+	c, err := Dial(srv.Addr().String(), opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
+func connect(tb testing.TB, c *Client) *Config {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
+	defer cancel()
+	cfg, err := c.Connect(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return cfg
+}
+
+// session starts a server for sigs and a connected client.
+func session(tb testing.TB, sigs []wire.SignalInfo, maxPayloadSize int) (*udpstest.Server, *Client) {
+	tb.Helper()
+	srv := udpstest.NewServer(tb, sigs, maxPayloadSize)
+	c := dial(tb, srv, Options{})
+	connect(tb, c)
+	return srv, c
+}
+
+func payload(tb testing.TB, sigs []wire.SignalInfo, hrt uint64, vals [][]float64) []byte {
+	tb.Helper()
+	p, err := udpstest.Payload(sigs, hrt, vals)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+func next(tb testing.TB, c *Client, u *Update) {
+	tb.Helper()
+	c.SetReadDeadline(time.Now().Add(waitLong))
+	if err := c.Next(u); err != nil {
+		tb.Fatalf("Next: %v", err)
+	}
+}
+
+// expect reads the next update and checks its counter and Lost.
+func expect(tb testing.TB, c *Client, u *Update, counter, lost uint32) {
+	tb.Helper()
+	next(tb, c, u)
+	if u.Counter != counter || u.Lost != lost {
+		tb.Fatalf("update counter %d lost %d, want counter %d lost %d", u.Counter, u.Lost, counter, lost)
+	}
+}
+
+func send(tb testing.TB, srv *udpstest.Server, counter uint32, p []byte) {
+	tb.Helper()
+	if err := srv.SendUpdate(counter, p); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func sendDatagrams(tb testing.TB, srv *udpstest.Server, dgs [][]byte) {
+	tb.Helper()
+	for _, d := range dgs {
+		if err := srv.SendDatagram(d); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+func datagrams(tb testing.TB, srv *udpstest.Server, counter uint32, p []byte) [][]byte {
+	tb.Helper()
+	d, err := srv.Datagrams(counter, p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
+}
+
+func shuffled(r *rand.Rand, d [][]byte) [][]byte {
+	d = append([][]byte(nil), d...)
+	r.Shuffle(len(d), func(i, j int) { d[i], d[j] = d[j], d[i] })
+	return d
+}

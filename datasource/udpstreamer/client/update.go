@@ -1,0 +1,258 @@
+package client
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+)
+
+// Update is one DATA update accepted by the sequence gate, filled in place by
+// Client.Next. It owns a copy of the payload and one decode buffer per signal
+// and per kind (values, times); all are reused by the next Next, so reusing one
+// Update makes the receive path allocation-free once every buffer has been
+// touched. Slices returned by its methods are valid until the next Next into
+// the same Update. An Update is not safe for concurrent use.
+type Update struct {
+	Counter      uint32 // DATA counter of the session
+	HRT          uint64 // hrtTimestamp: ns of the server's CLOCK_MONOTONIC_RAW at Synchronise()
+	Lost         uint32 // updates missing between the previous accepted update and this one
+	SessionStart bool   // first update after a CONFIG: counters and Lost restart here
+	Payload      []byte // the whole DATA payload: HRT then every signal's wire bytes
+
+	cfg    *Config
+	gen    uint64      // incremented per fill; a buffer is current when its gen matches
+	vals   [][]float64 // per signal, Float64s
+	valGen []uint64
+	times  [][]float64 // per signal, Times
+	tGen   []uint64
+}
+
+// Config returns the Config the update was decoded with, nil before the first
+// update.
+func (u *Update) Config() *Config { return u.cfg }
+
+// fill takes a reassembled payload of cfg's session. It allocates only when the
+// Config differs from the previous fill's or the payload buffer is short.
+func (u *Update) fill(cfg *Config, counter, lost uint32, payload []byte) error {
+	if len(payload) != cfg.PayloadSize {
+		return wire.ErrDataLength
+	}
+	if u.cfg != cfg {
+		n := len(cfg.Signals)
+		u.cfg = cfg
+		u.vals, u.valGen = make([][]float64, n), make([]uint64, n)
+		u.times, u.tGen = make([][]float64, n), make([]uint64, n)
+	}
+	u.Payload = append(u.Payload[:0], payload...)
+	u.HRT = binary.LittleEndian.Uint64(u.Payload)
+	u.Counter, u.Lost = counter, lost
+	u.gen++
+	return nil
+}
+
+// Raw returns the wire bytes of signal i (little-endian elements of
+// Config().WireType(i)). It aliases Payload. It panics if i is out of range.
+func (u *Update) Raw(i int) []byte {
+	s := u.cfg.Slots[i]
+	return u.Payload[s.Offset : s.Offset+s.Len : s.Offset+s.Len]
+}
+
+// Float64s returns the values of signal i as float64: dequantised for a
+// quantised signal (by the protocol's formula, through package quant),
+// converted otherwise (exact for every type but 64-bit integers beyond 2^53).
+// Elements are in wire order, columns fastest for a matrix. The slice belongs to
+// the Update; the signal is decoded at most once per update. It returns nil
+// before the first update and panics if i is out of range.
+func (u *Update) Float64s(i int) []float64 {
+	if u.cfg == nil {
+		return nil
+	}
+	dst := u.vals[i]
+	if u.valGen[i] == u.gen {
+		return dst
+	}
+	sl := u.cfg.Slots[i]
+	if dst == nil {
+		dst = make([]float64, sl.Elements)
+		u.vals[i] = dst
+	}
+	src := u.Payload[sl.Offset : sl.Offset+sl.Len]
+	if p := &u.cfg.plans[i]; p.quantised {
+		p.q.DecodeFloat64(dst, src)
+	} else {
+		decodeFloat64(dst, src, sl.WireType)
+	}
+	u.valGen[i] = u.gen
+	return dst
+}
+
+// decodeFloat64 converts the little-endian elements of src, of type t, into
+// dst. src must hold len(dst) elements.
+func decodeFloat64(dst []float64, src []byte, t wire.TypeCode) {
+	le := binary.LittleEndian
+	switch t {
+	case wire.Uint8:
+		for k, b := range src[:len(dst)] {
+			dst[k] = float64(b)
+		}
+	case wire.Int8:
+		for k, b := range src[:len(dst)] {
+			dst[k] = float64(int8(b))
+		}
+	case wire.Uint16:
+		src = src[:2*len(dst)]
+		for k := range dst {
+			dst[k] = float64(le.Uint16(src[2*k:]))
+		}
+	case wire.Int16:
+		src = src[:2*len(dst)]
+		for k := range dst {
+			dst[k] = float64(int16(le.Uint16(src[2*k:])))
+		}
+	case wire.Uint32:
+		src = src[:4*len(dst)]
+		for k := range dst {
+			dst[k] = float64(le.Uint32(src[4*k:]))
+		}
+	case wire.Int32:
+		src = src[:4*len(dst)]
+		for k := range dst {
+			dst[k] = float64(int32(le.Uint32(src[4*k:])))
+		}
+	case wire.Uint64:
+		src = src[:8*len(dst)]
+		for k := range dst {
+			dst[k] = float64(le.Uint64(src[8*k:]))
+		}
+	case wire.Int64:
+		src = src[:8*len(dst)]
+		for k := range dst {
+			dst[k] = float64(int64(le.Uint64(src[8*k:])))
+		}
+	case wire.Float32:
+		src = src[:4*len(dst)]
+		for k := range dst {
+			dst[k] = float64(math.Float32frombits(le.Uint32(src[4*k:])))
+		}
+	case wire.Float64:
+		src = src[:8*len(dst)]
+		for k := range dst {
+			dst[k] = math.Float64frombits(le.Uint64(src[8*k:]))
+		}
+	}
+}
+
+// Number is the set of element types AppendValues converts to.
+type Number interface {
+	~uint8 | ~int8 | ~uint16 | ~int16 | ~uint32 | ~int32 | ~uint64 | ~int64 |
+		~float32 | ~float64 | ~int | ~uint
+}
+
+// AppendValues appends the wire elements of signal i to dst, each converted to T
+// as the Go conversion T(x) from its wire type (Config.WireType) would: exact
+// when T is the wire type, and the raw codes, not physical values, for a
+// quantised signal (use Float64s for those). It allocates only when dst lacks
+// capacity; it panics if i is out of range or before the first update.
+func AppendValues[T Number](dst []T, u *Update, i int) []T {
+	sl := u.cfg.Slots[i]
+	src := u.Payload[sl.Offset : sl.Offset+sl.Len]
+	le := binary.LittleEndian
+	switch sl.WireType {
+	case wire.Uint8:
+		for _, b := range src {
+			dst = append(dst, T(b))
+		}
+	case wire.Int8:
+		for _, b := range src {
+			dst = append(dst, T(int8(b)))
+		}
+	case wire.Uint16:
+		for ; len(src) >= 2; src = src[2:] {
+			dst = append(dst, T(le.Uint16(src)))
+		}
+	case wire.Int16:
+		for ; len(src) >= 2; src = src[2:] {
+			dst = append(dst, T(int16(le.Uint16(src))))
+		}
+	case wire.Uint32:
+		for ; len(src) >= 4; src = src[4:] {
+			dst = append(dst, T(le.Uint32(src)))
+		}
+	case wire.Int32:
+		for ; len(src) >= 4; src = src[4:] {
+			dst = append(dst, T(int32(le.Uint32(src))))
+		}
+	case wire.Uint64:
+		for ; len(src) >= 8; src = src[8:] {
+			dst = append(dst, T(le.Uint64(src)))
+		}
+	case wire.Int64:
+		for ; len(src) >= 8; src = src[8:] {
+			dst = append(dst, T(int64(le.Uint64(src))))
+		}
+	case wire.Float32:
+		for ; len(src) >= 4; src = src[4:] {
+			dst = append(dst, T(math.Float32frombits(le.Uint32(src))))
+		}
+	case wire.Float64:
+		for ; len(src) >= 8; src = src[8:] {
+			dst = append(dst, T(math.Float64frombits(le.Uint64(src))))
+		}
+	}
+	return dst
+}
+
+// Times returns the time of every element of signal i, in seconds, by the
+// signal's time mode:
+//
+//   - PacketTime: HRT/1e9 for every element (the server's monotonic clock).
+//   - FullArray: element k of the time signal, divided by the time signal's
+//     UnitsPerSecond (its values as Float64s gives them, dequantised if need be).
+//   - FirstSample: t0 + k/SamplingRate, t0 the scalar time signal in seconds.
+//   - LastSample: tN - (N-1-k)/SamplingRate, tN the scalar time signal in seconds.
+//
+// The time signal's unit is read from its CONFIG Unit: "s", "ms", "us"/"µs",
+// "ns"; any other unit, or none, is taken as seconds (see UnitsPerSecond).
+// k is the element index in wire order (columns fastest for a matrix). The
+// slice belongs to the Update; it returns nil before the first update and
+// panics if i is out of range.
+func (u *Update) Times(i int) []float64 {
+	if u.cfg == nil {
+		return nil
+	}
+	dst := u.times[i]
+	if u.tGen[i] == u.gen {
+		return dst
+	}
+	s := &u.cfg.Signals[i]
+	if dst == nil {
+		dst = make([]float64, s.Elements())
+		u.times[i] = dst
+	}
+	perSecond := u.cfg.plans[i].timePerSecond
+	switch s.TimeMode {
+	case wire.FullArray:
+		ts := u.Float64s(int(s.TimeSignalIdx))
+		for k := range dst {
+			dst[k] = ts[k] / perSecond
+		}
+	case wire.FirstSample:
+		t0, rate := u.Float64s(int(s.TimeSignalIdx))[0]/perSecond, s.SamplingRate
+		for k := range dst {
+			dst[k] = t0 + float64(k)/rate
+		}
+	case wire.LastSample:
+		tn, rate, last := u.Float64s(int(s.TimeSignalIdx))[0]/perSecond, s.SamplingRate, len(dst)-1
+		for k := range dst {
+			dst[k] = tn - float64(last-k)/rate
+		}
+	default: // PacketTime
+		t := float64(u.HRT) / 1e9
+		for k := range dst {
+			dst[k] = t
+		}
+	}
+	u.tGen[i] = u.gen
+	return dst
+}

@@ -1,0 +1,58 @@
+package wire_test
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+)
+
+// Example shows one DATA update of the burst configuration serialised in place
+// into a preallocated wire buffer, then reassembled and decoded by a client.
+func Example() {
+	sigs := []wire.SignalInfo{
+		{Name: "T0", Type: wire.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: wire.NoTimeSignal, Unit: "us"},
+		{Name: "Ch1", Type: wire.Float32, NumDimensions: 1, NumRows: 1, NumCols: 1000,
+			TimeMode: wire.FirstSample, SamplingRate: 1e6, TimeSignalIdx: 0, Unit: "V"},
+	}
+	if err := wire.ValidateSignals(sigs); err != nil {
+		panic(err)
+	}
+
+	// Server, at configuration time: plan the datagrams and allocate once.
+	layout, err := wire.NewLayout(wire.DataPayloadSize(sigs), 1400)
+	if err != nil {
+		panic(err)
+	}
+	buf := make([]byte, layout.WireSize())
+
+	// Server, every update: serialise straight into place, then stamp the headers.
+	w := layout.Writer(buf)
+	w.PutUint64(123456789) // hrtTimestamp
+	w.PutUint32(42)        // T0
+	for k := 0; k < 1000; k++ {
+		w.PutUint32(math.Float32bits(float32(k)))
+	}
+	layout.PutHeaders(buf, wire.Data, 0)
+	// buf is now ready for one sendmsg with UDP_SEGMENT = layout.SegmentSize(),
+	// or for sendmmsg over layout.AppendDatagrams(msgs[:0], buf).
+
+	// Client: reassemble, order, decode.
+	r, _ := wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Data, MaxPayload: 65536})
+	slots, size := wire.AppendSlots(nil, sigs)
+	r.SetExpectedPayload(size)
+	var gate wire.SequenceGate
+	for i := layout.Fragments - 1; i >= 0; i-- { // any order
+		payload, counter, err := r.AddDatagram(layout.Datagram(buf, i))
+		if err != nil || payload == nil {
+			continue
+		}
+		if _, ok := gate.Accept(counter); !ok {
+			continue
+		}
+		ts, _ := wire.ParseDataTimestamp(payload)
+		ch1, _ := slots[1].Bytes(payload)
+		fmt.Println(layout.Fragments, "datagrams,", len(payload), "bytes, hrt", ts, "Ch1 elements", len(ch1)/slots[1].ElemSize())
+	}
+	// Output: 3 datagrams, 4012 bytes, hrt 123456789 Ch1 elements 1000
+}

@@ -1,0 +1,197 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"testing"
+)
+
+func pattern(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i*7 + i>>8)
+	}
+	return b
+}
+
+// checkWire parses every datagram of wire and checks it against layout and payload.
+func checkWire(t *testing.T, l Layout, wire []byte, typ PacketType, counter uint32, payload []byte) {
+	t.Helper()
+	if len(wire) != l.WireSize() {
+		t.Fatalf("wire %d bytes, want %d", len(wire), l.WireSize())
+	}
+	var got []byte
+	off := 0
+	for i := 0; i < l.Fragments; i++ {
+		d := l.Datagram(wire, i)
+		if &d[0] != &wire[off] {
+			t.Fatalf("datagram %d not at offset %d", i, off)
+		}
+		if i < l.Fragments-1 && len(d) != l.SegmentSize() {
+			t.Fatalf("datagram %d is %d bytes, segment size %d", i, len(d), l.SegmentSize())
+		}
+		if len(d) > l.SegmentSize() {
+			t.Fatalf("datagram %d exceeds MaxPayloadSize", i)
+		}
+		h, n, err := ParseHeader(d)
+		if err != nil {
+			t.Fatalf("datagram %d: %v", i, err)
+		}
+		if h.Type != typ || h.Counter != counter || int(h.FragmentIdx) != i || int(h.TotalFragments) != l.Fragments {
+			t.Fatalf("datagram %d header %+v", i, h)
+		}
+		got = append(got, d[n:]...)
+		off += len(d)
+	}
+	if off != len(wire) || !bytes.Equal(got, payload) {
+		t.Fatal("datagrams do not carry the payload")
+	}
+}
+
+func TestSpecExample8016(t *testing.T) {
+	if ChunkSize(1400) != 1383 {
+		t.Fatalf("chunk %d", ChunkSize(1400))
+	}
+	n, err := NumFragments(8016, 1400)
+	if err != nil || n != 6 {
+		t.Fatalf("NumFragments = %d, %v", n, err)
+	}
+	l, _ := NewLayout(8016, 1400)
+	if l.FragmentLen(5) != 8016-5*1383 || l.SegmentSize() != 1400 || l.WireSize() != 8016+6*17 {
+		t.Fatalf("%+v", l)
+	}
+	payload := pattern(8016)
+	checkWire(t, l, l.AppendWire(nil, Data, 42, payload), Data, 42, payload)
+}
+
+func TestSpecExampleBurst(t *testing.T) {
+	sigs := burstSignals()
+	size := DataPayloadSize(sigs)
+	if size != 4012 {
+		t.Fatalf("payload %d, want 4012", size)
+	}
+	n, err := NumFragments(size, 1400)
+	if err != nil || n != 3 {
+		t.Fatalf("NumFragments = %d, %v", n, err)
+	}
+	l, _ := NewLayout(size, 1400)
+	if l.FragmentLen(0) != 1383 || l.FragmentLen(1) != 1383 || l.FragmentLen(2) != 4012-2*1383 {
+		t.Fatalf("%+v", l)
+	}
+}
+
+func TestChunkOfOne(t *testing.T) {
+	if ChunkSize(18) != 1 || ChunkSize(17) != 0 || ChunkSize(65507) != 65490 || ChunkSize(65508) != 0 {
+		t.Fatal("ChunkSize bounds")
+	}
+	l, err := NewLayout(100, 18)
+	if err != nil || l.Fragments != 100 || l.SegmentSize() != 18 {
+		t.Fatalf("%+v %v", l, err)
+	}
+	payload := pattern(100)
+	checkWire(t, l, l.AppendWire(nil, Config, 1, payload), Config, 1, payload)
+	if n, err := NumFragments(65535, 18); err != nil || n != 65535 {
+		t.Fatalf("65535 fragments: %d %v", n, err)
+	}
+	if _, err := NumFragments(65536, 18); !errors.Is(err, ErrTooManyFragments) {
+		t.Fatalf("65536 fragments: %v", err)
+	}
+	if _, err := NewLayout(65536, 18); !errors.Is(err, ErrTooManyFragments) {
+		t.Fatalf("NewLayout 65536 fragments: %v", err)
+	}
+	if big := uint64(MaxUpdatePayload) + 1; big <= math.MaxInt {
+		if _, err := NumFragments(int(big-1), 65507); err != nil {
+			t.Fatalf("largest payload: %v", err)
+		}
+		if _, err := NumFragments(int(big), 65507); !errors.Is(err, ErrTooManyFragments) {
+			t.Fatalf("largest payload + 1: %v", err)
+		}
+	}
+	if _, err := NumFragments(10, 17); !errors.Is(err, ErrMaxPayloadSize) {
+		t.Fatal("MaxPayloadSize 17 accepted")
+	}
+	if n, _ := NumFragments(0, 1400); n != 1 {
+		t.Fatal("empty payload needs one datagram")
+	}
+}
+
+// TestInPlace serialises payloads through PayloadWriter straight into the wire
+// buffer, across awkward chunk sizes, and compares with AppendWire.
+func TestInPlace(t *testing.T) {
+	for _, maxp := range []int{18, 19, 20, 21, 24, 25, 100, 1400, 4029, 65507} {
+		for _, size := range []int{0, 1, 8, 9, 100, 4012, 8016} {
+			l, err := NewLayout(size, maxp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			payload := pattern(size)
+			wire := make([]byte, l.WireSize())
+			w := l.Writer(wire)
+			p := payload
+			// Mix the writer's methods: u64, u32, u16, u8, bulk, Avail/Advance.
+			for step := 0; len(p) > 0; step++ {
+				switch k := step % 6; {
+				case k == 0 && len(p) >= 8:
+					w.PutUint64(uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 | uint64(p[4])<<32 | uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56)
+					p = p[8:]
+				case k == 1 && len(p) >= 4:
+					w.PutUint32(uint32(p[0]) | uint32(p[1])<<8 | uint32(p[2])<<16 | uint32(p[3])<<24)
+					p = p[4:]
+				case k == 2 && len(p) >= 2:
+					w.PutUint16(uint16(p[0]) | uint16(p[1])<<8)
+					p = p[2:]
+				case k == 3:
+					w.PutUint8(p[0])
+					p = p[1:]
+				case k == 4:
+					n := min(len(p), 37)
+					w.Write(p[:n])
+					p = p[n:]
+				default:
+					a := w.Avail()
+					n := copy(a, p[:min(len(p), 50)])
+					w.Advance(n)
+					p = p[n:]
+				}
+			}
+			if w.Offset() != size || len(w.Avail()) != 0 {
+				t.Fatalf("writer at %d of %d", w.Offset(), size)
+			}
+			l.PutHeaders(wire, Data, 9)
+			checkWire(t, l, wire, Data, 9, payload)
+			if want := l.AppendWire(nil, Data, 9, payload); !bytes.Equal(wire, want) {
+				t.Fatalf("max %d size %d: in-place differs from AppendWire", maxp, size)
+			}
+			// WireOffset agrees with the writer.
+			for off := 0; off < size; off += max(1, size/50) {
+				if wire[l.WireOffset(off)] != payload[off] {
+					t.Fatalf("WireOffset(%d)", off)
+				}
+			}
+			var seg []byte
+			for i := 0; i < l.Fragments; i++ {
+				seg = AppendFragment(seg, Data, 9, payload, i, l.Fragments, l.Chunk)
+			}
+			if !bytes.Equal(seg, wire) {
+				t.Fatal("AppendFragment differs")
+			}
+			if ds := l.AppendDatagrams(nil, wire); len(ds) != l.Fragments {
+				t.Fatal("AppendDatagrams")
+			}
+		}
+	}
+}
+
+func TestWriterOverrunPanics(t *testing.T) {
+	l, _ := NewLayout(3, 20)
+	wire := make([]byte, l.WireSize())
+	w := l.Writer(wire)
+	w.PutUint16(1)
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic")
+		}
+	}()
+	w.PutUint16(2)
+}

@@ -1,0 +1,372 @@
+package wire
+
+import "errors"
+
+// DropReason is why a Reassembler refused a fragment. Values are small integers
+// (index counters with them) and the error values do not allocate.
+type DropReason uint8
+
+// Drop reasons.
+const (
+	DropMalformed    DropReason = iota + 1 // header fields or fragment length inconsistent (or AddDatagram's header failed to parse)
+	DropWrongType                          // not the packet type this Reassembler handles
+	DropTooLarge                           // update would exceed MaxPayload or the fragment limit
+	DropInconsistent                       // disagrees with the in-flight update (totalFragments, chunk size) or the expected payload size
+	DropDuplicate                          // fragment already received, or update already completed
+	DropStale                              // counter too old: beyond MaxAge, or older than every in-flight update with no slot free
+)
+
+// NumDropReasons is one more than the largest DropReason, for sizing counter arrays.
+const NumDropReasons = int(DropStale) + 1
+
+func (d DropReason) Error() string {
+	switch d {
+	case DropMalformed:
+		return "udpstreamer/wire: malformed fragment"
+	case DropWrongType:
+		return "udpstreamer/wire: fragment of another packet type"
+	case DropTooLarge:
+		return "udpstreamer/wire: fragment exceeds reassembly limits"
+	case DropInconsistent:
+		return "udpstreamer/wire: fragment inconsistent with its update"
+	case DropDuplicate:
+		return "udpstreamer/wire: duplicate fragment"
+	case DropStale:
+		return "udpstreamer/wire: stale fragment"
+	}
+	return "udpstreamer/wire: fragment dropped"
+}
+
+// ReassemblerConfig sizes a Reassembler. All memory is allocated by NewReassembler
+// from these numbers: about InFlight * (MaxPayload [+ chunk stash] + MaxPayload/512) bytes.
+type ReassemblerConfig struct {
+	Type       PacketType // packet type handled; others are dropped
+	MaxPayload int        // largest reassembled payload in bytes, at least 1
+	Chunk      int        // if > 0, every fragment but the last must carry exactly Chunk bytes; 0 learns it per update
+	InFlight   int        // updates reassembled at once; 0 means 4
+	MaxAge     int        // an incomplete update is dropped when a counter more than MaxAge newer arrives; 0 means InFlight
+}
+
+type reslot struct {
+	used     bool
+	counter  uint32
+	total    int
+	chunk    int // 0 while unknown
+	got      int
+	size     int // payload size, valid once the last fragment is placed
+	stashed  bool
+	stashLen int
+	bits     []uint64
+	buf      []byte
+	stash    []byte // the last fragment while the chunk size is unknown
+}
+
+// ReassemblerStats counts what a Reassembler did since construction.
+type ReassemblerStats struct {
+	Completed uint64                 // updates returned
+	Evicted   uint64                 // incomplete updates discarded (too old, or slot needed)
+	Drops     [NumDropReasons]uint64 // fragments refused, indexed by DropReason
+}
+
+// Reassembler rebuilds the payloads of one packet type (DATA or CONFIG) from
+// fragments arriving in any order, duplicated, or interleaved across up to
+// InFlight counters. Memory is fixed at construction and Add never allocates.
+// Completion order is arrival order: pass DATA counters through a SequenceGate.
+// Call Reset on every (re)connect, since the producer restarts its counters.
+// Not safe for concurrent use.
+type Reassembler struct {
+	typ      PacketType
+	max      int
+	chunk    int
+	maxFrags int
+	maxAge   int32
+	expect   int
+
+	slots     []reslot
+	done      []uint32 // ring of recently completed counters
+	doneN     int
+	doneNext  int
+	newest    uint32
+	hasNewest bool
+
+	stats ReassemblerStats
+}
+
+// NewReassembler allocates a Reassembler for cfg.
+func NewReassembler(cfg ReassemblerConfig) (*Reassembler, error) {
+	if cfg.MaxPayload < 1 || uint64(cfg.MaxPayload) > maxUpdateInt {
+		return nil, errors.New("udpstreamer/wire: ReassemblerConfig.MaxPayload out of range")
+	}
+	if cfg.Chunk < 0 || cfg.Chunk > MaxMaxPayloadSize-HeaderSize || cfg.InFlight < 0 || cfg.MaxAge < 0 || cfg.MaxAge > 1<<30 {
+		return nil, errors.New("udpstreamer/wire: invalid ReassemblerConfig")
+	}
+	if cfg.InFlight == 0 {
+		cfg.InFlight = 4
+	}
+	if cfg.MaxAge == 0 {
+		cfg.MaxAge = cfg.InFlight
+	}
+	r := &Reassembler{typ: cfg.Type, max: cfg.MaxPayload, chunk: cfg.Chunk, maxAge: int32(cfg.MaxAge)}
+	if cfg.Chunk > 0 {
+		r.maxFrags = (cfg.MaxPayload-1)/cfg.Chunk + 1
+	} else {
+		r.maxFrags = cfg.MaxPayload
+	}
+	r.maxFrags = min(r.maxFrags, MaxFragments)
+	stash := 0
+	if cfg.Chunk == 0 {
+		stash = min(cfg.MaxPayload, MaxMaxPayloadSize-HeaderSize)
+	}
+	r.slots = make([]reslot, cfg.InFlight)
+	for i := range r.slots {
+		r.slots[i].bits = make([]uint64, (r.maxFrags+63)/64)
+		r.slots[i].buf = make([]byte, cfg.MaxPayload)
+		r.slots[i].stash = make([]byte, stash)
+	}
+	r.done = make([]uint32, cfg.MaxAge+1)
+	return r, nil
+}
+
+// SetExpectedPayload makes every update other than of exactly n bytes be refused
+// (DropInconsistent), e.g. the DATA size implied by the session's CONFIG. With n = 0
+// any size up to MaxPayload is accepted. In-flight updates are discarded, since
+// they were checked against the previous size; the counter history is kept.
+func (r *Reassembler) SetExpectedPayload(n int) error {
+	if n < 0 || n > r.max {
+		return errors.New("udpstreamer/wire: expected payload exceeds MaxPayload")
+	}
+	r.expect = n
+	for i := range r.slots {
+		r.slots[i].used = false
+	}
+	return nil
+}
+
+// Stats returns the counters.
+func (r *Reassembler) Stats() ReassemblerStats { return r.stats }
+
+// Reset discards every in-flight update and the counter history; statistics and
+// the expected payload size are kept.
+func (r *Reassembler) Reset() {
+	for i := range r.slots {
+		r.slots[i].used = false
+	}
+	r.doneN, r.doneNext = 0, 0
+	r.hasNewest = false
+}
+
+func (r *Reassembler) drop(d DropReason) ([]byte, uint32, error) {
+	r.stats.Drops[d]++
+	return nil, 0, d
+}
+
+// AddDatagram parses a whole datagram with ParseHeader and passes it to Add. A header
+// that fails to parse is counted as DropMalformed and its HeaderError returned.
+func (r *Reassembler) AddDatagram(d []byte) (payload []byte, counter uint32, err error) {
+	h, n, err := ParseHeader(d)
+	if err != nil {
+		r.stats.Drops[DropMalformed]++
+		return nil, 0, err
+	}
+	return r.Add(h, d[n:])
+}
+
+// Add takes one fragment: its parsed header and the payload bytes after it. When
+// the fragment completes an update it returns the whole payload and the update's
+// counter; otherwise payload is nil and err is nil (fragment kept, counter set) or
+// a DropReason (refused and counted). The returned payload aliases either frag (single-fragment updates)
+// or the Reassembler's memory: it is valid until the next call to Add, AddDatagram
+// or Reset, and until the caller reuses frag.
+func (r *Reassembler) Add(h Header, frag []byte) (payload []byte, counter uint32, err error) {
+	if h.Type != r.typ {
+		return r.drop(DropWrongType)
+	}
+	total, idx, n := int(h.TotalFragments), int(h.FragmentIdx), len(frag)
+	if total == 0 || idx >= total || uint64(n) != uint64(h.PayloadBytes) {
+		return r.drop(DropMalformed)
+	}
+	last := idx == total-1
+	if total > 1 && n == 0 {
+		return r.drop(DropMalformed)
+	}
+	if n > r.max || total > r.maxFrags {
+		return r.drop(DropTooLarge)
+	}
+	if r.chunk > 0 && n > r.chunk {
+		return r.drop(DropInconsistent)
+	}
+	// Chunk size implied by this fragment alone, 0 if it implies none.
+	chunk := 0
+	if !last {
+		chunk = n
+		if u64(total-1)*u64(n) >= u64(r.max) {
+			return r.drop(DropTooLarge)
+		}
+	}
+	if r.expect > 0 {
+		switch {
+		case total == 1:
+			if n != r.expect {
+				return r.drop(DropInconsistent)
+			}
+		case !last:
+			if u64(total-1)*u64(n) >= u64(r.expect) || u64(total)*u64(n) < u64(r.expect) {
+				return r.drop(DropInconsistent)
+			}
+		default:
+			rest := r.expect - n
+			if rest <= 0 || rest%(total-1) != 0 || n > rest/(total-1) {
+				return r.drop(DropInconsistent)
+			}
+			chunk = rest / (total - 1)
+		}
+	}
+	if r.chunk > 0 && total > 1 {
+		if chunk != 0 && chunk != r.chunk {
+			return r.drop(DropInconsistent)
+		}
+		chunk = r.chunk
+	}
+	// Checks that need only this fragment, before it may claim a slot.
+	if chunk != 0 && last && (n > chunk || u64(total-1)*u64(chunk)+u64(n) > u64(r.max)) {
+		return r.drop(DropInconsistent)
+	}
+	if chunk == 0 && n > len(r.slots[0].stash) {
+		return r.drop(DropTooLarge)
+	}
+	c := h.Counter
+	if r.hasNewest && int32(r.newest-c) > r.maxAge {
+		return r.drop(DropStale)
+	}
+	if r.completed(c) {
+		return r.drop(DropDuplicate)
+	}
+	if total == 1 {
+		r.advance(c)
+		r.finish(c)
+		return frag, c, nil
+	}
+
+	s := r.find(c)
+	if s == nil {
+		if s = r.alloc(c); s == nil {
+			return r.drop(DropStale)
+		}
+		s.used, s.counter, s.total, s.chunk, s.got, s.stashed = true, c, total, 0, 0, false
+		clear(s.bits[:(total+63)/64])
+	}
+	if s.total != total {
+		return r.drop(DropInconsistent)
+	}
+	if chunk != 0 && s.chunk != 0 && chunk != s.chunk {
+		return r.drop(DropInconsistent)
+	}
+	if chunk == 0 {
+		chunk = s.chunk
+	}
+	if chunk != 0 {
+		if last && (n > chunk || u64(total-1)*u64(chunk)+u64(n) > u64(r.max)) {
+			return r.drop(DropInconsistent)
+		}
+		if s.stashed && (s.stashLen > chunk || u64(total-1)*u64(chunk)+u64(s.stashLen) > u64(r.max)) {
+			return r.drop(DropInconsistent)
+		}
+	}
+	w, bit := idx/64, uint64(1)<<(idx%64)
+	if s.bits[w]&bit != 0 {
+		return r.drop(DropDuplicate)
+	}
+
+	s.bits[w] |= bit
+	s.got++
+	switch {
+	case chunk == 0: // last fragment, chunk unknown: keep it aside
+		s.stashLen = copy(s.stash, frag)
+		s.stashed = true
+	case last:
+		copy(s.buf[idx*chunk:], frag)
+		s.size = idx*chunk + n
+	default:
+		copy(s.buf[idx*chunk:], frag)
+	}
+	if s.chunk == 0 && chunk != 0 {
+		s.chunk = chunk
+		if s.stashed {
+			off := (total - 1) * chunk
+			copy(s.buf[off:], s.stash[:s.stashLen])
+			s.size = off + s.stashLen
+			s.stashed = false
+		}
+	}
+	r.advance(c)
+	if s.got < total {
+		return nil, c, nil
+	}
+	s.used = false
+	r.finish(c)
+	return s.buf[:s.size:s.size], c, nil
+}
+
+// advance records c as seen and evicts updates that became too old.
+func (r *Reassembler) advance(c uint32) {
+	if !r.hasNewest || int32(c-r.newest) > 0 {
+		r.newest, r.hasNewest = c, true
+	}
+	for i := range r.slots {
+		s := &r.slots[i]
+		if s.used && int32(r.newest-s.counter) > r.maxAge {
+			s.used = false
+			r.stats.Evicted++
+		}
+	}
+}
+
+func (r *Reassembler) finish(c uint32) {
+	r.stats.Completed++
+	r.done[r.doneNext] = c
+	r.doneNext = (r.doneNext + 1) % len(r.done)
+	r.doneN = min(r.doneN+1, len(r.done))
+}
+
+func (r *Reassembler) completed(c uint32) bool {
+	for _, d := range r.done[:r.doneN] {
+		if d == c {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Reassembler) find(c uint32) *reslot {
+	for i := range r.slots {
+		if s := &r.slots[i]; s.used && s.counter == c {
+			return s
+		}
+	}
+	return nil
+}
+
+// alloc returns a free slot, or evicts the oldest in-flight update if it is older
+// than c; nil if c is older than every in-flight update.
+func (r *Reassembler) alloc(c uint32) *reslot {
+	var oldest *reslot
+	for i := range r.slots {
+		s := &r.slots[i]
+		if !s.used {
+			return s
+		}
+		if oldest == nil || int32(oldest.counter-s.counter) > 0 {
+			oldest = s
+		}
+	}
+	if int32(c-oldest.counter) <= 0 {
+		return nil
+	}
+	oldest.used = false
+	r.stats.Evicted++
+	return oldest
+}
+
+// u64 widens sizes so products of a fragment count and a size cannot overflow int
+// on 32-bit platforms.
+func u64(n int) uint64 { return uint64(n) }

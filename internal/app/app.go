@@ -1,0 +1,406 @@
+// Package app builds a streamerd application from its configuration and runs it: datasources, GAMs, brokers, RT threads, HTTP metrics, status and operator control.
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/streamerd/streamerd/broker"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/gam"
+	"github.com/streamerd/streamerd/rt"
+	"github.com/streamerd/streamerd/rt/cpu"
+)
+
+// App is a built application. Build wires everything and allocates all
+// memory; Start opens sockets and starts threads; Stop undoes Start. The
+// methods are safe to call from any goroutine.
+type App struct {
+	file *config.File
+	log  *slog.Logger
+	ms   *metrics.Set
+
+	sources []*source
+	threads []*thread
+
+	httpSrv *http.Server
+	httpLn  net.Listener
+
+	events eventLog
+
+	wakeHold io.Closer // the PM QoS wake-latency hold, when configured
+
+	stopPublish chan struct{}
+	publishDone chan struct{}
+
+	mu      sync.Mutex
+	started bool
+	stopped bool
+}
+
+// source is one datasource with what the app keeps about it.
+type source struct {
+	cfg    *config.DataSource
+	ds     datasource.DataSource
+	forces broker.Forces
+	thread int // index of the thread that synchronises it
+}
+
+// thread is one RT thread with its GAMs and brokers.
+type thread struct {
+	cfg     *config.Thread
+	rt      *rt.Thread
+	gams    []gam.GAM // per output instances, in execution order
+	brokers []*broker.MemoryMapSynchronisedOutputBroker
+	timers  []*gam.Timer // bound to the rt.Thread once it exists
+	stats   rt.Stats     // publisher's buffer
+	pub     threadMetrics
+}
+
+// Build wires the application described by f: it constructs and validates
+// the datasources (their errors carry f's file positions), allocates their
+// memory, builds one GAM instance per output, one broker per thread and
+// datasource, and the RT threads. Metrics go to ms; logs to log.
+func Build(f *config.File, ms *metrics.Set, log *slog.Logger) (*App, error) {
+	a := &App{file: f, log: log, ms: ms}
+	a.events.init(256)
+	var errs []error
+	for i := range f.DataSources {
+		d := &f.DataSources[i]
+		ds, err := newDataSource(d, ms, log)
+		if err != nil {
+			errs = append(errs, f.WrapConfigErrors(i, err))
+			continue
+		}
+		a.sources = append(a.sources, &source{cfg: d, ds: ds, thread: -1})
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	for _, s := range a.sources {
+		if err := s.ds.AllocateMemory(); err != nil {
+			return nil, err
+		}
+	}
+	for ti := range f.Threads {
+		th, err := a.buildThread(ti)
+		if err != nil {
+			return nil, err
+		}
+		a.threads = append(a.threads, th)
+	}
+	return a, nil
+}
+
+// buildThread builds the GAMs of thread ti, a broker per datasource they
+// feed, and the rt.Thread.
+func (a *App) buildThread(ti int) (*thread, error) {
+	tc := &a.file.Threads[ti]
+	th := &thread{cfg: tc}
+	var steps []rt.Step
+	// outputs[g][o] is the memory of output o of GAM g (file indices).
+	outputs := map[int][]gam.Output{}
+	feeds := map[int][]broker.Output{} // by datasource index
+	for _, gi := range tc.GAMIndex {
+		g := &a.file.GAMs[gi]
+		mems := make([]gam.Output, len(g.Outputs))
+		for oi := range g.Outputs {
+			o := &g.Outputs[oi]
+			sig := &a.file.DataSources[o.DataSourceIndex].Signals[o.SignalIndex]
+			inst, mem, err := a.newGAMInstance(g, oi, sig, tc, outputs, th)
+			if err != nil {
+				return nil, err
+			}
+			mems[oi] = mem
+			if inst != nil {
+				steps = append(steps, rt.Step{Name: inst.Name(), Exec: inst})
+				th.gams = append(th.gams, inst)
+			}
+			feeds[o.DataSourceIndex] = append(feeds[o.DataSourceIndex], broker.Output{Signal: sig.Name, Src: mem.Mem})
+		}
+		outputs[gi] = mems
+	}
+	// Datasources fed by no GAM are synchronised by the first thread, so
+	// forced values and RD100S emission still reach them.
+	if ti == 0 {
+		for di := range a.sources {
+			if !a.fedByAnyThread(di) {
+				feeds[di] = nil
+			}
+		}
+	}
+	var brokers []rt.Step
+	for di := range a.sources {
+		outs, ok := feeds[di]
+		if !ok {
+			continue
+		}
+		s := a.sources[di]
+		if s.thread >= 0 {
+			return nil, fmt.Errorf("datasource %q is fed by threads %q and %q; a datasource is synchronised by one thread",
+				s.cfg.Name, a.file.Threads[s.thread].Name, tc.Name)
+		}
+		s.thread = ti
+		b, err := broker.NewMemoryMapSynchronisedOutputBroker(s.ds, outs)
+		if err != nil {
+			return nil, err
+		}
+		b.SetForces(&s.forces)
+		th.brokers = append(th.brokers, b)
+		brokers = append(brokers, rt.Step{Name: "Broker." + s.cfg.Name, Exec: b})
+	}
+	r, err := rt.New(rt.Config{
+		Name:            tc.Name,
+		Period:          tc.Period,
+		CPUMask:         tc.CPUMask,
+		Priority:        tc.Priority,
+		SleepNature:     rt.SleepNature(tc.SleepNature),
+		SleepPercentage: tc.SleepPercentage,
+		LockMemory:      a.file.App.LockMemory && ti == 0,
+		GCOff:           a.file.App.GCPolicy == "off" && ti == 0,
+		MemoryLimit:     a.file.App.MemoryLimit,
+	}, steps, brokers)
+	if err != nil {
+		return nil, fmt.Errorf("thread %q: %w", tc.Name, err)
+	}
+	for _, w := range r.Warnings() {
+		a.log.Warn("RT thread configuration", "thread", tc.Name, "warning", w)
+	}
+	for _, t := range th.timers {
+		t.Bind(r.Counter(), r.Time())
+	}
+	th.rt = r
+	th.pub = newThreadMetrics(a.ms, tc.Name)
+	return th, nil
+}
+
+func (a *App) fedByAnyThread(di int) bool {
+	for _, g := range a.file.GAMs {
+		for _, o := range g.Outputs {
+			if o.DataSourceIndex == di {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// newGAMInstance builds the GAM that produces output oi of g, typed after
+// the datasource signal it feeds. It returns the instance to run (nil when
+// the output is served by an instance already built, as a Timer's second
+// output) and the output memory.
+func (a *App) newGAMInstance(g *config.GAM, oi int, sig *datasource.Signal, tc *config.Thread, outputs map[int][]gam.Output, th *thread) (gam.GAM, gam.Output, error) {
+	o := &g.Outputs[oi]
+	name := g.Name + "." + o.Signal + "→" + o.DataSource + "." + sig.Name
+	switch g.Class {
+	case config.ClassTimer:
+		if sig.Type != datasource.Uint32 || sig.Elements() != 1 {
+			return nil, gam.Output{}, fmt.Errorf("GAM %q: output %q feeds %s.%s, a %s[%d]; Timer outputs are uint32 scalars",
+				g.Name, o.Signal, o.DataSource, sig.Name, sig.Type, sig.Elements())
+		}
+		// One Timer per output keeps each output's memory its own.
+		var placeholder uint32
+		t := gam.NewTimer(name, &placeholder, &placeholder)
+		th.timers = append(th.timers, t)
+		idx := 0
+		if o.Signal == config.TimerTime {
+			idx = 1
+		}
+		return t, t.Outputs()[idx], nil
+	case config.ClassWaveform:
+		w := g.Waveform
+		shape, err := gam.ParseShape(w.Shape)
+		if err != nil {
+			return nil, gam.Output{}, fmt.Errorf("GAM %q: %w", g.Name, err)
+		}
+		inst, err := gam.NewWaveform(name, gam.WaveformConfig{
+			Shape: shape, Amplitude: w.Amplitude, Frequency: w.Frequency, Offset: w.Offset, Phase: w.Phase,
+			DutyCycle: w.DutyCycle, Seed: w.Seed, SamplingRate: w.SamplingRate,
+			Type: sig.Type, Elements: sig.Elements(), CyclePeriod: tc.Period,
+		})
+		if err != nil {
+			return nil, gam.Output{}, a.gamErrors(g, oi, err)
+		}
+		return inst, inst.Outputs()[0], nil
+	case config.ClassIOGAM:
+		in := g.Inputs[oi]
+		src := outputs[in.GAMIndex][in.OutputIndex]
+		if src.Type != sig.Type || src.Elements != sig.Elements() {
+			return nil, gam.Output{}, fmt.Errorf("GAM %q: input %s.%s is %s[%d] but output %q feeds %s.%s, a %s[%d]",
+				g.Name, in.GAM, in.Signal, src.Type, src.Elements, o.Signal, o.DataSource, sig.Name, sig.Type, sig.Elements())
+		}
+		inst := gam.NewIOGAM(name, []gam.Output{src})
+		return inst, inst.Outputs()[0], nil
+	}
+	return nil, gam.Output{}, fmt.Errorf("GAM %q: unknown class %q", g.Name, g.Class)
+}
+
+// gamErrors positions the GAM's rule errors at their keys in the file: a
+// waveform's parameters are checked against the type and element count of
+// each signal it feeds, which only the built GAM knows.
+func (a *App) gamErrors(g *config.GAM, oi int, err error) error {
+	gi := a.file.GAM(g.Name)
+	var errs []error
+	for _, e := range unjoin(err) {
+		var ce *gam.ConfigError
+		if !errors.As(e, &ce) {
+			errs = append(errs, e)
+			continue
+		}
+		o := &g.Outputs[oi]
+		errs = append(errs, a.file.Errorf(fmt.Sprintf("GAMs[%d].%s", gi, ce.Parameter), "%s (for output %q feeding %s.%s)", ce.Rule, o.Signal, o.DataSource, o.Alias))
+	}
+	return errors.Join(errs...)
+}
+
+// unjoin returns the errors joined in err, or err alone.
+func unjoin(err error) []error {
+	if u, ok := err.(interface{ Unwrap() []error }); ok {
+		return u.Unwrap()
+	}
+	return []error{err}
+}
+
+// Start opens the datasources' sockets, starts their network threads, the
+// RT threads, the HTTP endpoint and the metrics publisher. On error it
+// stops what it started.
+func (a *App) Start() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.started {
+		return errors.New("app: already started")
+	}
+	a.started = true
+	var prepared []*source
+	fail := func(err error) error {
+		for _, s := range prepared {
+			s.ds.Stop()
+		}
+		a.stopHTTP()
+		a.releaseWakeHold()
+		return err
+	}
+	for _, s := range a.sources {
+		if err := s.ds.PrepareNextState(); err != nil {
+			return fail(err)
+		}
+		prepared = append(prepared, s)
+	}
+	if err := a.startHTTP(); err != nil {
+		return fail(err)
+	}
+	if us := a.file.App.CPUWakeLatency; us >= 0 {
+		h, err := cpu.HoldWakeLatency(us)
+		if err != nil {
+			return fail(err)
+		}
+		a.wakeHold = h
+		a.log.Info("holding the CPU wake-up latency", "us", us)
+	}
+	// Idle OS threads for the runtime to hand to goroutines blocked in
+	// system calls, created now rather than lazily during the run.
+	rt.WarmThreadPool(warmThreads)
+	for i, th := range a.threads {
+		if err := th.rt.Start(); err != nil {
+			for _, t := range a.threads[:i] {
+				t.rt.Stop()
+			}
+			return fail(fmt.Errorf("thread %q: %w", th.cfg.Name, err))
+		}
+		a.log.Info("RT thread started", "thread", th.cfg.Name, "period", th.rt.Period().String(), "affinity", th.rt.Affinity().String())
+	}
+	a.stopPublish = make(chan struct{})
+	a.publishDone = make(chan struct{})
+	go a.publish()
+	return nil
+}
+
+// Stop stops the RT threads first (no more Synchronise), then the
+// datasources, then HTTP and the publisher. It returns the first error.
+func (a *App) Stop() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.started || a.stopped {
+		return nil
+	}
+	a.stopped = true
+	var errs []error
+	for i := len(a.threads) - 1; i >= 0; i-- {
+		if err := a.threads[i].rt.Stop(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, s := range a.sources {
+		if err := s.ds.Stop(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if a.stopPublish != nil {
+		close(a.stopPublish)
+		<-a.publishDone
+	}
+	a.stopHTTP()
+	a.releaseWakeHold()
+	return errors.Join(errs...)
+}
+
+func (a *App) releaseWakeHold() {
+	if a.wakeHold != nil {
+		a.wakeHold.Close()
+		a.wakeHold = nil
+	}
+}
+
+// HTTPAddr returns the address the HTTP endpoint listens on ("" if off).
+func (a *App) HTTPAddr() string {
+	if a.httpLn == nil {
+		return ""
+	}
+	return a.httpLn.Addr().String()
+}
+
+// DataSource returns the datasource named name, or nil.
+func (a *App) DataSource(name string) datasource.DataSource {
+	for _, s := range a.sources {
+		if s.cfg.Name == name {
+			return s.ds
+		}
+	}
+	return nil
+}
+
+// warmThreads is how many idle OS threads Start asks the runtime for.
+const warmThreads = 8
+
+// publishInterval is how often RT statistics reach the metrics.
+const publishInterval = time.Second
+
+// publish copies RT thread statistics into metrics, off the RT thread.
+func (a *App) publish() {
+	defer close(a.publishDone)
+	tick := time.NewTicker(publishInterval)
+	defer tick.Stop()
+	for _, th := range a.threads {
+		th.stats = *th.rt.NewStats()
+	}
+	for {
+		for _, th := range a.threads {
+			th.rt.ReadStats(&th.stats)
+			th.pub.update(&th.stats)
+		}
+		select {
+		case <-a.stopPublish:
+			return
+		case <-tick.C:
+		}
+	}
+}

@@ -1,0 +1,121 @@
+package app
+
+import (
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/streamerd/streamerd/configs"
+	"github.com/streamerd/streamerd/datasource/flatudp"
+	"github.com/streamerd/streamerd/datasource/rd100s"
+	"github.com/streamerd/streamerd/internal/config"
+)
+
+// TestStopLeavesNoGoroutine builds and runs every example configuration
+// briefly and checks that Stop returns every goroutine it started: the RT
+// threads, the network threads, the receive goroutines, HTTP and the
+// metrics publisher.
+func TestStopLeavesNoGoroutine(t *testing.T) {
+	entries, err := configs.FS.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Run(e.Name(), func(t *testing.T) {
+			data, _ := configs.FS.ReadFile(e.Name())
+			// Free ports and a loopback HTTP port, so tests can run beside
+			// a streamerd on the defaults.
+			text := strings.ReplaceAll(string(data), `"127.0.0.1:9100"`, `"127.0.0.1:0"`)
+			text = strings.ReplaceAll(text, "Port = 44500", "Port = "+strconv.Itoa(freePort(t)))
+			f, err := config.Parse(e.Name(), []byte(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := runtime.NumGoroutine()
+			a, err := Build(f, metrics.NewSet(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(100 * time.Millisecond)
+			t0 := time.Now()
+			if err := a.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("Stop took %v", time.Since(t0))
+			deadline := time.Now().Add(2 * time.Second)
+			for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if n := runtime.NumGoroutine(); n > before {
+				buf := make([]byte, 1<<16)
+				t.Fatalf("%d goroutines before, %d after Stop:\n%s", before, n, buf[:runtime.Stack(buf, true)])
+			}
+		})
+	}
+}
+
+// TestGarbageAtProducerPorts sends datagrams of every malformed shape to
+// the sending sockets of the RD100S and FlatUDP producers (they read
+// nothing; the kernel queues and drops): the streams go on untouched.
+func TestGarbageAtProducerPorts(t *testing.T) {
+	for _, name := range []string{"rd100s.toml", "flatudp.toml"} {
+		t.Run(name, func(t *testing.T) {
+			data, _ := configs.FS.ReadFile(name)
+			text := strings.ReplaceAll(string(data), `"127.0.0.1:9100"`, `"127.0.0.1:0"`)
+			f, err := config.Parse(name, []byte(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := Build(f, metrics.NewSet(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer a.Stop()
+			ds := a.sources[0].ds
+			port := ds.(interface{ LocalAddr() netip.AddrPort }).LocalAddr().Port()
+			sent := func() uint64 {
+				switch s := statusOf(ds).(type) {
+				case rd100s.Status:
+					return s.PacketsSent
+				case flatudp.Status:
+					return s.DatagramsSent
+				}
+				t.Fatalf("status %T", statusOf(ds))
+				return 0
+			}
+			g, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Close()
+			dst := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), port)
+			before := sent()
+			for _, b := range [][]byte{{}, {0x44, 0x52}, make([]byte, 36), make([]byte, 17), make([]byte, 65000)} {
+				for i := 0; i < 50; i++ {
+					g.WriteToUDPAddrPort(b, dst)
+				}
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for sent() < before+20 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if sent() < before+20 {
+				t.Errorf("stream stalled after garbage: %d → %d", before, sent())
+			}
+		})
+	}
+}

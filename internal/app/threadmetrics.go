@@ -1,0 +1,114 @@
+package app
+
+import (
+	"fmt"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/streamerd/streamerd/rt"
+)
+
+// threadMetrics are the metrics of one RT thread, written by the publisher
+// goroutine from rt.Stats snapshots; the RT thread never touches them.
+type threadMetrics struct {
+	cycles, overruns, missed, failures               *metrics.Counter
+	cycleLast, cycleMin, cycleMax                    *metrics.Gauge
+	latLast, latMin, latMax, latP50, latP99, busyMax *metrics.Gauge
+	steps                                            []stepMetrics
+	set                                              *metrics.Set
+	name                                             string
+}
+
+type stepMetrics struct {
+	executions, failures *metrics.Counter
+	last, max, mean      *metrics.Gauge
+}
+
+func newThreadMetrics(ms *metrics.Set, name string) threadMetrics {
+	l := fmt.Sprintf(`thread=%q`, name)
+	g := func(metric, extra string) *metrics.Gauge {
+		return ms.NewGauge(fmt.Sprintf("streamerd_rt_%s{%s%s}", metric, l, extra), nil)
+	}
+	return threadMetrics{
+		set:       ms,
+		name:      name,
+		cycles:    ms.NewCounter(fmt.Sprintf("streamerd_rt_cycles_total{%s}", l)),
+		overruns:  ms.NewCounter(fmt.Sprintf("streamerd_rt_overruns_total{%s}", l)),
+		missed:    ms.NewCounter(fmt.Sprintf("streamerd_rt_missed_periods_total{%s}", l)),
+		failures:  ms.NewCounter(fmt.Sprintf("streamerd_rt_step_failures_total{%s}", l)),
+		cycleLast: g("cycle_time_seconds", `,stat="last"`),
+		cycleMin:  g("cycle_time_seconds", `,stat="min"`),
+		cycleMax:  g("cycle_time_seconds", `,stat="max"`),
+		latLast:   g("wakeup_latency_seconds", `,stat="last"`),
+		latMin:    g("wakeup_latency_seconds", `,stat="min"`),
+		latMax:    g("wakeup_latency_seconds", `,stat="max"`),
+		latP50:    g("wakeup_latency_seconds", `,stat="p50"`),
+		latP99:    g("wakeup_latency_seconds", `,stat="p99"`),
+		busyMax:   g("busy_seconds", `,stat="max"`),
+	}
+}
+
+// update publishes s. It runs on the publisher goroutine.
+func (m *threadMetrics) update(s *rt.Stats) {
+	m.cycles.Set(s.Cycles)
+	m.overruns.Set(s.Overruns)
+	m.missed.Set(s.MissedPeriods)
+	m.failures.Set(s.Failures)
+	m.cycleLast.Set(s.LastCycle.Seconds())
+	m.cycleMin.Set(s.MinCycle.Seconds())
+	m.cycleMax.Set(s.MaxCycle.Seconds())
+	m.latLast.Set(s.LastLatency.Seconds())
+	m.latMin.Set(s.MinLatency.Seconds())
+	m.latMax.Set(s.MaxLatency.Seconds())
+	m.latP50.Set(latencyQuantile(s, 0.50))
+	m.latP99.Set(latencyQuantile(s, 0.99))
+	m.busyMax.Set(s.MaxBusy.Seconds())
+	if m.steps == nil && len(s.Steps) > 0 {
+		m.steps = make([]stepMetrics, len(s.Steps))
+		for i := range s.Steps {
+			l := fmt.Sprintf(`thread=%q,step=%q`, m.name, s.Steps[i].Name)
+			m.steps[i] = stepMetrics{
+				executions: m.set.NewCounter(fmt.Sprintf("streamerd_rt_step_executions_total{%s}", l)),
+				failures:   m.set.NewCounter(fmt.Sprintf("streamerd_rt_step_failures_total{%s}", l)),
+				last:       m.set.NewGauge(fmt.Sprintf(`streamerd_rt_step_exec_seconds{%s,stat="last"}`, l), nil),
+				max:        m.set.NewGauge(fmt.Sprintf(`streamerd_rt_step_exec_seconds{%s,stat="max"}`, l), nil),
+				mean:       m.set.NewGauge(fmt.Sprintf(`streamerd_rt_step_exec_seconds{%s,stat="mean"}`, l), nil),
+			}
+		}
+	}
+	for i := range m.steps {
+		st := &s.Steps[i]
+		sm := &m.steps[i]
+		sm.executions.Set(st.Executions)
+		sm.failures.Set(st.Failures)
+		sm.last.Set(st.LastExec.Seconds())
+		sm.max.Set(st.MaxExec.Seconds())
+		if st.Executions > 0 {
+			sm.mean.Set(st.TotalExec.Seconds() / float64(st.Executions))
+		}
+	}
+}
+
+// latencyQuantile estimates a wake-up latency quantile from the histogram:
+// the upper bound of the bucket that holds it (the maximum for the last).
+func latencyQuantile(s *rt.Stats, q float64) float64 {
+	var total uint64
+	for _, n := range s.LatencyHist {
+		total += n
+	}
+	if total == 0 {
+		return 0
+	}
+	rank := uint64(q*float64(total-1)) + 1
+	var seen uint64
+	for i, n := range s.LatencyHist {
+		seen += n
+		if seen >= rank {
+			if i < len(rt.LatencyBuckets) {
+				return rt.LatencyBuckets[i].Seconds()
+			}
+			return s.MaxLatency.Seconds()
+		}
+	}
+	return s.MaxLatency.Seconds()
+}

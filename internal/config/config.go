@@ -1,0 +1,279 @@
+// Package config loads the TOML file that describes a streamerd application the MARTe2 way: RT threads, GAMs and datasources.
+//
+// Usage:
+//  1. f, err := config.Load("app.toml") reads, strictly decodes and validates
+//     the file. On failure err is an Errors value listing every problem
+//     found, one "<file>:<line>:<col>: <where>: <key>: <message>" per line.
+//  2. Build the producers from f.DataSources (Signals are already converted
+//     to datasource.Signal; the class parameters sit in UDPStreamer, RD100S
+//     or FlatUDP) and pass their validation errors through
+//     f.WrapConfigErrors so the user sees file positions too.
+//  3. Build the threads from f.Threads and f.GAMs; every cross reference is
+//     already resolved to indexes (GAM.Thread, Output.DataSource/Signal
+//     indexes, Input.GAM/Output indexes).
+//
+// The package does no I/O beyond Load reading the file. A *File is
+// immutable after Parse returns and safe to read from any goroutine.
+package config
+
+import (
+	"log/slog"
+	"net/netip"
+	"os"
+	"time"
+
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/rt/cpu"
+)
+
+// File is a loaded configuration. Path is the name used in error messages.
+type File struct {
+	Path        string
+	App         App
+	Threads     []Thread
+	GAMs        []GAM
+	DataSources []DataSource
+
+	// Warnings lists legal but risky choices (spinning SCHED_FIFO threads,
+	// a UDPStreamer open to any client), positioned like errors, for the
+	// caller to log.
+	Warnings []*Error
+
+	ix  *index         // key positions
+	raw map[string]any // the decoded document, for names in messages
+}
+
+// App holds the process-wide settings of the [App] table.
+type App struct {
+	HTTPAddress string // host:port of the HTTP endpoint; "" disables it
+	LogLevel    string // "debug", "info", "warn" or "error"
+	LogFormat   string // "text" or "json"
+	LockMemory  bool   // mlockall(MCL_CURRENT|MCL_FUTURE) at start
+	GCPolicy    string // "default" or "off" (GOGC off during the run)
+	MemoryLimit int64  // bytes for debug.SetMemoryLimit; 0 = none (1 GiB is filled in when GCPolicy is "off")
+	// CPUWakeLatency, when ≥ 0, holds the PM QoS CPU wake-up latency at
+	// this many µs while the application runs (/dev/cpu_dma_latency); -1
+	// leaves the system's setting.
+	CPUWakeLatency int
+}
+
+// SlogLevel returns LogLevel as a slog.Level.
+func (a *App) SlogLevel() slog.Level {
+	switch a.LogLevel {
+	case "debug":
+		return slog.LevelDebug
+	case "warn":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
+}
+
+// SleepNature says how an RT thread waits for its next period.
+type SleepNature uint8
+
+// The sleep natures of an RT thread.
+const (
+	SleepDefault SleepNature = iota // sleep on the timer for the whole period
+	SleepBusy                       // spin on the clock for the whole period
+	SleepHybrid                     // sleep SleepPercentage of the period, then spin
+)
+
+var sleepNatureNames = []string{"Default", "Busy", "Hybrid"}
+
+func (s SleepNature) String() string {
+	if int(s) < len(sleepNatureNames) {
+		return sleepNatureNames[s]
+	}
+	return "SleepNature(?)"
+}
+
+// Thread is one RT thread: it runs its GAMs in order once per Period.
+type Thread struct {
+	Name            string
+	Frequency       float64       // Hz, 1/Period
+	Period          time.Duration // from Frequency or Period
+	CPUMask         cpu.Mask      // 0 = no pinning
+	Priority        int           // 0 normal scheduling, 1..99 SCHED_FIFO
+	SleepNature     SleepNature
+	SleepPercentage int      // Hybrid only: percent of the period slept before spinning
+	GAMs            []string // GAM names in execution order
+	GAMIndex        []int    // indexes into File.GAMs, same order
+}
+
+// GAM classes.
+const (
+	ClassTimer    = "Timer"
+	ClassWaveform = "Waveform"
+	ClassIOGAM    = "IOGAM"
+)
+
+// Timer output names.
+const (
+	TimerCounter = "Counter" // cycle counter, starts at 1, jumps by missed periods
+	TimerTime    = "Time"    // microseconds since the thread started
+)
+
+// GAM is one function block. Waveform is set for Class Waveform only;
+// Inputs for IOGAM only.
+type GAM struct {
+	Name     string
+	Class    string
+	Thread   int // index into File.Threads of the thread that runs it
+	Waveform *Waveform
+	Inputs   []Input
+	Outputs  []Output
+}
+
+// Waveform holds the parameters of a Waveform GAM. Every value is finite.
+type Waveform struct {
+	Shape        string  // sine, square, triangle, sawtooth, ramp, constant or noise
+	Amplitude    float64 // signal units
+	Frequency    float64 // Hz of the waveform, ≥ 0
+	Offset       float64 // signal units
+	Phase        float64 // radians
+	DutyCycle    float64 // square only, 0..1
+	Seed         uint64  // noise only
+	SamplingRate float64 // Hz between the elements of an array output; 0 = all elements equal
+}
+
+// Input is an IOGAM input: an output of a GAM that runs earlier in the
+// same thread.
+type Input struct {
+	GAM, Signal string // as written: "GAM.Signal"
+	GAMIndex    int    // index into File.GAMs
+	OutputIndex int    // index into that GAM's Outputs
+}
+
+// Output feeds one datasource signal.
+type Output struct {
+	Signal          string // the GAM's output name
+	DataSource      string // datasource name
+	Alias           string // datasource signal name (defaults to Signal)
+	DataSourceIndex int    // index into File.DataSources
+	SignalIndex     int    // index into that datasource's Signals
+}
+
+// Datasource classes.
+const (
+	ClassUDPStreamer = "UDPStreamer"
+	ClassRD100S      = "RD100S"
+	ClassFlatUDP     = "FlatUDP"
+)
+
+// DataSource is one output datasource; exactly one of the class pointers
+// is set, matching Class.
+type DataSource struct {
+	Name        string
+	Class       string
+	Signals     []datasource.Signal
+	UDPStreamer *UDPStreamerParams
+	RD100S      *RD100SParams
+	FlatUDP     *FlatUDPParams
+}
+
+// UDPStreamerParams are the parameters of a UDPStreamer datasource.
+type UDPStreamerParams struct {
+	Port           uint16         // 1..65535
+	MaxPayloadSize int            // bytes of a whole datagram, 18..65507
+	Address        netip.Addr     // bind address; invalid (zero) = all
+	AllowedClients []netip.Prefix // empty = any client
+	CPUMask        cpu.Mask       // network thread; 0 = no pinning
+	Priority       int            // network thread: 0 normal, 1..99 SCHED_FIFO
+	StackSize      int            // informational: goroutine stacks grow
+}
+
+// RD100SParams are the parameters of an RD100S encoder emulator
+// (rd100s-enc-udp.md section 8). Signal names are "" when not mapped.
+type RD100SParams struct {
+	DestHost        string  // host name or IP literal
+	DestPort        uint16  // 1..65535
+	SrcPort         uint16  // 0 = ephemeral
+	RateHz          float64 // emission cadence, > 0
+	FirstSeq        uint32
+	AzimuthSignal   string
+	AzimuthUnit     string // "deg" or "mdeg"
+	ElevationSignal string
+	ElevationUnit   string // "deg" or "mdeg"
+	AzRateSignal    string
+	ElRateSignal    string
+	RateUnit        string // "deg/s" or "mdeg/s"
+	StatusSignal    string // uint16 scalar whose bits 0-5 replace the constants below
+	AzValid         bool
+	ElValid         bool
+	AzRefOK         bool
+	ElRefOK         bool
+	AzFault         bool
+	ElFault         bool
+	CPUMask         cpu.Mask
+	Seed            uint64
+	Degradations    Degradations // initial state
+}
+
+// Degradations is the state of the section 6 fault injections.
+type Degradations struct {
+	LossProbability      float64       // 0..1
+	LossEveryN           int           // drop 1 packet in N; 0 = off
+	BurstLoss            time.Duration // one outage of this length; 0 = off
+	DuplicateProbability float64       // 0..1
+	ReorderWindow        time.Duration // 0 = off
+	Jitter               time.Duration // maximum deviation; 0 = off
+	Freeze               bool
+	InvalidAz            bool
+	InvalidEl            bool
+	SeqJump              int64 // delta added to seq once; 0 = off
+	Silence              bool
+}
+
+// FlatUDP execution modes.
+const (
+	IndependentThread = "IndependentThread"
+	RealTimeThread    = "RealTimeThread"
+)
+
+// FlatUDPParams are the parameters of a FlatUDP (MARTe2 UDPSender)
+// datasource.
+type FlatUDPParams struct {
+	Address              netip.Addr // destination: unicast or multicast group
+	Port                 uint16
+	ExecutionMode        string // IndependentThread or RealTimeThread
+	NumberOfPreTriggers  int
+	NumberOfPostTriggers int
+	NumberOfBuffers      int
+	BigEndian            bool   // ByteOrder = "big"
+	TTL                  int    // multicast TTL
+	Interface            string // multicast interface: IP literal or name; "" = default
+	Loopback             bool   // multicast loopback
+	CPUMask              cpu.Mask
+	StackSize            int
+}
+
+// Load reads the file at path and parses it with Parse.
+func Load(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// DataSource returns the index of the datasource named name, or -1.
+func (f *File) DataSource(name string) int {
+	for i := range f.DataSources {
+		if f.DataSources[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// GAM returns the index of the GAM named name, or -1.
+func (f *File) GAM(name string) int {
+	for i := range f.GAMs {
+		if f.GAMs[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,448 @@
+package config
+
+import (
+	"errors"
+	"net/netip"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streamerd/streamerd/configs"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/quant"
+)
+
+func loadExample(t *testing.T, name string) *File {
+	t.Helper()
+	f, err := Load(filepath.Join("..", "configs", name))
+	if err != nil {
+		t.Fatalf("%s:\n%v", name, err)
+	}
+	return f
+}
+
+// TestExamplesLoad parses every configuration of configs/, from the
+// directory and from the embedded copy.
+func TestExamplesLoad(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("..", "configs", "*.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) < 5 {
+		t.Fatalf("found %d example configurations, want at least 5", len(paths))
+	}
+	for _, p := range paths {
+		name := filepath.Base(p)
+		t.Run(name, func(t *testing.T) {
+			f := loadExample(t, name)
+			checkResolved(t, f)
+			data, err := configs.FS.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Parse(name, data); err != nil {
+				t.Fatalf("embedded copy:\n%v", err)
+			}
+		})
+	}
+	if _, err := Parse("app.toml", configs.Default); err != nil {
+		t.Fatalf("configs.Default:\n%v", err)
+	}
+}
+
+// checkResolved verifies the indexes Parse resolved.
+func checkResolved(t *testing.T, f *File) {
+	t.Helper()
+	for ti, th := range f.Threads {
+		if len(th.GAMIndex) != len(th.GAMs) {
+			t.Fatalf("thread %s: GAMIndex %v for GAMs %v", th.Name, th.GAMIndex, th.GAMs)
+		}
+		for k, gi := range th.GAMIndex {
+			if f.GAMs[gi].Name != th.GAMs[k] || f.GAMs[gi].Thread != ti {
+				t.Errorf("thread %s GAM %d resolved to %d (%s, thread %d)", th.Name, k, gi, f.GAMs[gi].Name, f.GAMs[gi].Thread)
+			}
+		}
+		if th.Period <= 0 || th.Frequency <= 0 {
+			t.Errorf("thread %s: period %v frequency %g", th.Name, th.Period, th.Frequency)
+		}
+	}
+	for _, g := range f.GAMs {
+		for _, o := range g.Outputs {
+			ds := &f.DataSources[o.DataSourceIndex]
+			if ds.Name != o.DataSource || ds.Signals[o.SignalIndex].Name != o.Alias {
+				t.Errorf("GAM %s output %s resolved to %s.%s", g.Name, o.Alias, ds.Name, ds.Signals[o.SignalIndex].Name)
+			}
+		}
+		for _, in := range g.Inputs {
+			if f.GAMs[in.GAMIndex].Name != in.GAM || f.GAMs[in.GAMIndex].Outputs[in.OutputIndex].Signal != in.Signal {
+				t.Errorf("GAM %s input %s.%s resolved wrongly", g.Name, in.GAM, in.Signal)
+			}
+		}
+	}
+	for _, ds := range f.DataSources {
+		n := 0
+		for _, p := range []bool{ds.UDPStreamer != nil, ds.RD100S != nil, ds.FlatUDP != nil} {
+			if p {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("datasource %s: %d class parameter sets", ds.Name, n)
+		}
+		if err := datasource.ValidateSignals(ds.Name, ds.Signals); err != nil {
+			t.Errorf("datasource %s: %v", ds.Name, err)
+		}
+	}
+}
+
+func TestExampleApp(t *testing.T) {
+	f := loadExample(t, "app.toml")
+	if f.App.HTTPAddress != "127.0.0.1:9100" {
+		t.Errorf("HTTPAddress %q", f.App.HTTPAddress)
+	}
+	if len(f.Threads) != 1 || f.Threads[0].Frequency != 1000 || f.Threads[0].Period != time.Millisecond {
+		t.Errorf("threads %+v", f.Threads)
+	}
+	if len(f.DataSources) != 1 || f.DataSources[0].UDPStreamer == nil {
+		t.Fatalf("datasources %+v", f.DataSources)
+	}
+	ds := f.DataSources[0]
+	if ds.UDPStreamer.Port != 44500 {
+		t.Errorf("Port %d", ds.UDPStreamer.Port)
+	}
+	types := map[datasource.Type]bool{}
+	quants := map[quant.WireType]bool{}
+	var firstSample, matrix bool
+	for _, s := range ds.Signals {
+		types[s.Type] = true
+		quants[s.QuantizedType] = true
+		if s.TimeMode == datasource.FirstSample && s.Elements() > 1 && s.SamplingRate > 0 {
+			firstSample = true
+		}
+		if s.NumberOfDimensions == 2 && s.Rows > 1 && s.Cols > 1 && s.NumberOfElements == s.Rows*s.Cols {
+			matrix = true
+		}
+	}
+	if len(types) != 10 {
+		t.Errorf("app.toml has %d of the 10 signal types", len(types))
+	}
+	if len(quants) != 5 {
+		t.Errorf("app.toml has %d of the 5 quantisations", len(quants))
+	}
+	if !firstSample || !matrix {
+		t.Errorf("FirstSample array %v, 2-D signal %v", firstSample, matrix)
+	}
+}
+
+func TestExampleBurst(t *testing.T) {
+	f := loadExample(t, "burst.toml")
+	sigs := f.DataSources[0].Signals
+	if len(sigs) != 2 || sigs[0].Name != "T0" || sigs[0].Type != datasource.Uint32 {
+		t.Fatalf("signals %+v", sigs)
+	}
+	ch := sigs[1]
+	if ch.Name != "Ch1" || ch.Type != datasource.Float32 || ch.Elements() != 1000 || ch.TimeMode != datasource.FirstSample || ch.TimeSignal != "T0" || ch.SamplingRate != 1e6 {
+		t.Errorf("Ch1 %+v", ch)
+	}
+	if f.Threads[0].Frequency != 1000 {
+		t.Errorf("frequency %g", f.Threads[0].Frequency)
+	}
+}
+
+func TestExampleRD100S(t *testing.T) {
+	f := loadExample(t, "rd100s.toml")
+	p := f.DataSources[0].RD100S
+	if p == nil || p.DestHost != "127.0.0.1" || p.DestPort != 5100 || p.RateHz != 100 {
+		t.Fatalf("RD100S %+v", p)
+	}
+	if p.AzimuthSignal == "" || p.ElevationSignal == "" || p.AzRateSignal == "" || p.ElRateSignal == "" || p.StatusSignal == "" {
+		t.Errorf("unmapped channels: %+v", p)
+	}
+	az := f.GAMs[f.GAM("Azimuth")].Waveform
+	if az.Shape != "ramp" || az.Offset >= 360 || az.Offset+az.Amplitude*az.Frequency*2 < 360 {
+		t.Errorf("azimuth %+v does not cross the 360 deg wrap within 2 s", az)
+	}
+}
+
+func TestExampleFlatUDP(t *testing.T) {
+	f := loadExample(t, "flatudp.toml")
+	ds := f.DataSources[0]
+	p := ds.FlatUDP
+	if p == nil || p.Address != netip.MustParseAddr("127.0.0.1") || p.Port != 44488 || p.ExecutionMode != RealTimeThread {
+		t.Fatalf("FlatUDP %+v", p)
+	}
+	size, arrays := 0, 0
+	types := map[datasource.Type]bool{}
+	for _, s := range ds.Signals {
+		size += s.ByteSize()
+		types[s.Type] = true
+		if s.Elements() > 1 {
+			arrays++
+		}
+	}
+	if size != 28 || arrays != 1 || len(types) < 3 {
+		t.Errorf("%d bytes, %d arrays, %d types", size, arrays, len(types))
+	}
+	if f.Threads[0].Frequency != 1000 {
+		t.Errorf("frequency %g", f.Threads[0].Frequency)
+	}
+
+	f = loadExample(t, "flatudp_trigger.toml")
+	ds = f.DataSources[0]
+	if ds.FlatUDP.ExecutionMode != IndependentThread || ds.Signals[0].Name != "Trigger" || ds.Signals[0].Type != datasource.Uint8 {
+		t.Errorf("trigger example: %+v %+v", ds.FlatUDP, ds.Signals[0])
+	}
+	if ds.FlatUDP.CPUMask != 1 || ds.FlatUDP.NumberOfPreTriggers != 2 || ds.FlatUDP.NumberOfPostTriggers != 3 {
+		t.Errorf("trigger example: %+v", ds.FlatUDP)
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	src := baseUDPS + `
+[[DataSources]]
+Name = "F"
+Class = "FlatUDP"
+Address = "239.1.2.3"
+  [[DataSources.Signals]]
+  Name = "Trigger"
+  Type = "uint8"
+
+[[DataSources]]
+Name = "E"
+Class = "RD100S"
+dest_host = "controller"
+azimuth_signal = "Az"
+elevation_signal = "El"
+  [[DataSources.Signals]]
+  Name = "Az"
+  Type = "float64"
+  [[DataSources.Signals]]
+  Name = "El"
+  Type = "float64"
+  NumberOfElements = 1
+`
+	src = strings.Replace(src, "[App]\nHTTPAddress = \"127.0.0.1:0\"\n", "[App]\nGCPolicy = \"off\"\n", 1)
+	src = strings.Replace(src, "Frequency = 1000.0", "Period = \"250us\"\nSleepNature = \"Hybrid\"\nCPUMask = 6", 1)
+	f, err := Parse("d.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := f.App
+	if a.HTTPAddress != "127.0.0.1:9100" || a.LogLevel != "info" || a.LogFormat != "text" || a.LockMemory || a.GCPolicy != "off" || a.MemoryLimit != 1<<30 {
+		t.Errorf("App %+v", a)
+	}
+	th := f.Threads[0]
+	if th.Period != 250*time.Microsecond || th.Frequency != 4000 || th.SleepNature != SleepHybrid || th.SleepPercentage != 90 || th.CPUMask != 6 || th.Priority != 0 {
+		t.Errorf("thread %+v", th)
+	}
+	w := f.GAMs[1].Waveform
+	if *w != (Waveform{Shape: "sine", Amplitude: 1, Frequency: 1, DutyCycle: 0.5, Seed: 1}) {
+		t.Errorf("waveform %+v", *w)
+	}
+	u := f.DataSources[0].UDPStreamer
+	if u.Port != 44500 || u.MaxPayloadSize != 1400 || u.Address.IsValid() || u.AllowedClients != nil || u.CPUMask != 0 || u.StackSize != 1<<20 {
+		t.Errorf("UDPStreamer %+v", u)
+	}
+	s := f.DataSources[0].Signals[1]
+	if s.NumberOfDimensions != 0 || s.NumberOfElements != 1 || s.RangeMin != 0 || s.RangeMax != 1 || s.QuantizedType != quant.None || s.TimeMode != datasource.PacketTime {
+		t.Errorf("signal %+v", s)
+	}
+	fl := f.DataSources[1].FlatUDP
+	if fl.Port != 44488 || fl.ExecutionMode != IndependentThread || fl.NumberOfBuffers != 10 || fl.BigEndian || fl.TTL != 1 || !fl.Loopback || fl.StackSize != 1<<20 {
+		t.Errorf("FlatUDP %+v", fl)
+	}
+	rd := f.DataSources[2].RD100S
+	want := RD100SParams{DestHost: "controller", DestPort: 5100, RateHz: 100, AzimuthSignal: "Az", AzimuthUnit: "deg", ElevationSignal: "El", ElevationUnit: "deg",
+		RateUnit: "deg/s", AzValid: true, ElValid: true, AzRefOK: true, ElRefOK: true, Seed: 1}
+	if *rd != want {
+		t.Errorf("RD100S\n%+v\nwant\n%+v", *rd, want)
+	}
+}
+
+// TestAllErrorsAtOnce: three independent mistakes give three lines, in
+// file order.
+func TestAllErrorsAtOnce(t *testing.T) {
+	src := edit(t, baseUDPS,
+		`Type = "float32"`, `Type = "float33"`,
+		"Frequency = 1000.0", "Frequency = 1000.0\nPriority = -1",
+		`HTTPAddress = "127.0.0.1:0"`, `LogFormat = "xml"`,
+	)
+	_, err := Parse("three.toml", []byte(src))
+	want := `three.toml:2:1: App: LogFormat: expected one of "text", "json", got "xml"
+three.toml:7:1: Threads[0] "RT1": Priority: must be 0..99, got -1
+three.toml:34:3: DataSources[0] "S" Signals[1] "Ch1": Type: expected one of uint8, int8, uint16, int16, uint32, int32, uint64, int64, float32, float64, got "float33"`
+	if err == nil || err.Error() != want {
+		t.Fatalf("got\n%v\nwant\n%s", err, want)
+	}
+	var es Errors
+	if !errors.As(err, &es) || len(es) != 3 || es[1].Line != 7 || es[1].Key != "Priority" {
+		t.Errorf("Errors %#v", es)
+	}
+}
+
+func TestPositionAndErrorf(t *testing.T) {
+	src := edit(t, baseUDPS, `Type = "float32"`, "Type = \"float32\"\n  QuantizedType = \"none\"")
+	f, err := Parse("p.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path      string
+		line, col int
+	}{
+		{"DataSources[0].Signals[1].QuantizedType", 34, 3},
+		{"DataSources[0].Signals[1].SamplingRate", 31, 3}, // absent: its table
+		{"DataSources[0].Signals[1]", 31, 3},
+		{"DataSources[0].Name", 26, 1},
+		{"DataSources[0]", 25, 1},
+		{"Threads[0].GAMs[1]", 7, 18},
+		{"App", 1, 1},
+		{"Nothing.Here", 1, 1},
+	} {
+		if l, col := f.Position(c.path); l != c.line || col != c.col {
+			t.Errorf("Position(%q) = %d:%d, want %d:%d", c.path, l, col, c.line, c.col)
+		}
+	}
+	got := f.Errorf("DataSources[0].Signals[1].QuantizedType", "needs %s", "care").Error()
+	if want := `p.toml:34:3: DataSources[0] "S" Signals[1] "Ch1": QuantizedType: needs care`; got != want {
+		t.Errorf("Errorf: %s\nwant     %s", got, want)
+	}
+	got = f.Errorf("Threads[0]", "too fast").Error()
+	if want := `p.toml:4:1: Threads[0] "RT1": too fast`; got != want {
+		t.Errorf("Errorf: %s\nwant     %s", got, want)
+	}
+}
+
+func TestPositionInlineTables(t *testing.T) {
+	src := strings.Replace(baseUDPS, `  [[DataSources.Signals]]
+  Name = "T0"
+  Type = "uint32"
+  [[DataSources.Signals]]
+  Name = "Ch1"
+  Type = "float32"
+`, `Signals = [
+  { Name = "T0", Type = "uint32" },
+  { Name = "Ch1", Type = "float32", QuantizedType = "int8", RangeMin = 1.0, RangeMax = -1.0 },
+]
+`, 1)
+	_, err := Parse("i.toml", []byte(src))
+	want := `i.toml:30:77: DataSources[0] "S" Signals[1] "Ch1": RangeMax: quantisation needs RangeMin < RangeMax, got 1 and -1`
+	if err == nil || err.Error() != want {
+		t.Fatalf("got\n%v\nwant\n%s", err, want)
+	}
+}
+
+func TestWrapConfigErrors(t *testing.T) {
+	f, err := Parse("w.toml", []byte(baseUDPS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.WrapConfigErrors(0, nil) != nil {
+		t.Error("nil error wrapped to non-nil")
+	}
+	sigs := f.DataSources[0].Signals
+	perr := errors.Join(
+		datasource.SignalError("S", sigs, 1, "QuantizedType", "not supported here"),
+		datasource.ParamError("S", "Port", "port in use"),
+		datasource.SignalError("S", sigs, 0, "Rows/Cols", "bad shape"),
+		errors.New("something else"),
+	)
+	got := f.WrapConfigErrors(0, perr)
+	want := `w.toml:25:1: DataSources[0] "S": Port: port in use
+w.toml:25:1: DataSources[0] "S": something else
+w.toml:28:3: DataSources[0] "S" Signals[0] "T0": Rows/Cols: bad shape
+w.toml:31:3: DataSources[0] "S" Signals[1] "Ch1": QuantizedType: not supported here`
+	if got == nil || got.Error() != want {
+		t.Errorf("got\n%v\nwant\n%s", got, want)
+	}
+	// A wrapped single ConfigError.
+	got = f.WrapConfigErrors(0, fmtWrap(datasource.ParamError("S", "MaxPayloadSize", "too small")))
+	if want := `w.toml:25:1: DataSources[0] "S": MaxPayloadSize: too small`; got == nil || got.Error() != want {
+		t.Errorf("got %v\nwant %s", got, want)
+	}
+}
+
+type wrapped struct{ err error }
+
+func (w wrapped) Error() string { return "wrapped: " + w.err.Error() }
+func (w wrapped) Unwrap() error { return w.err }
+
+func fmtWrap(err error) error { return wrapped{err} }
+
+func TestColumnCountsCharacters(t *testing.T) {
+	src := edit(t, baseUDPS, `Name = "RT1"`, `Name = "RT1" # ünïcödé`, "Frequency = 1000.0", `Frequency = 1000.0 ; Priority = 1`)
+	_, err := Parse("c.toml", []byte(src))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	src = edit(t, baseUDPS, `GAMs = ["Timer", "Sine"]`, `GAMs = ["Tïmer", "Sine"]`)
+	_, err = Parse("c.toml", []byte(src))
+	if err == nil || !strings.HasPrefix(err.Error(), "c.toml:7:9: ") {
+		t.Errorf("got %v", err)
+	}
+	src = edit(t, baseUDPS, `GAMs = ["Timer", "Sine"]`, `GAMs = ["Tïmer", "Sïne"]`)
+	_, err = Parse("c.toml", []byte(src))
+	if err == nil || !strings.Contains(err.Error(), "c.toml:7:18: ") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	paths, _ := filepath.Glob(filepath.Join("..", "configs", "*.toml"))
+	for _, p := range paths {
+		data, err := configs.FS.ReadFile(filepath.Base(p))
+		if err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(baseUDPS))
+	f.Add([]byte(baseFlat))
+	f.Add([]byte(baseRD))
+	f.Add([]byte("Signals = [1, [2, {a = 3}]]\n[[DataSources]]\nSignals = [{Name = 1}]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cf, err := Parse("fuzz.toml", data)
+		if err != nil {
+			if cf != nil {
+				t.Fatal("non-nil *File with an error")
+			}
+			var es Errors
+			if !errors.As(err, &es) || len(es) == 0 {
+				t.Fatalf("error %T %v is not a non-empty Errors", err, err)
+			}
+			for _, e := range es {
+				if e.Line < 1 || e.Col < 1 {
+					t.Fatalf("bad position in %v", e)
+				}
+			}
+			return
+		}
+		checkResolved(t, cf)
+	})
+}
+
+func TestWarnings(t *testing.T) {
+	src := edit(t, baseUDPS, "Frequency = 1000.0", "Frequency = 1000.0\nPriority = 80\nSleepNature = \"Busy\"",
+		`GAMs = ["Timer", "Sine"]`, "GAMs = [\"Timer\"]\n\n[[Threads]]\nName = \"RT2\"\nFrequency = 10.0\nPriority = 80\nSleepNature = \"Hybrid\"\nSleepPercentage = 5\nGAMs = [\"Sine\"]",
+		`Alias = "Ch1"`, "Alias = \"Ch1\"\n\n[[DataSources]]\nName = \"S2\"\nClass = \"UDPStreamer\"\nPort = 44501\n  [[DataSources.Signals]]\n  Name = \"Ch1\"\n  Type = \"float32\"",
+		`  DataSource = "S"`+"\n  Alias = \"Ch1\"", `  DataSource = "S2"`+"\n  Alias = \"Ch1\"",
+	)
+	f, err := Parse("w.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Errors(f.Warnings).Error()
+	want := `w.toml:8:1: Threads[0] "RT1": SleepNature: a SCHED_FIFO thread that spins for its whole period hits the kernel's real-time throttling (about one 50 ms stall per second); use Hybrid or Default
+w.toml:11:1: Threads[1] "RT2": CPUMask: this thread and thread "RT1" both spin under SCHED_FIFO and may share a CPU: they can starve each other; pin them to disjoint CPUs
+w.toml:16:1: Threads[1] "RT2": SleepPercentage: a SCHED_FIFO thread that sleeps less than 10% of its period risks the kernel's real-time throttling
+w.toml:35:1: DataSources[0] "S2": AllowedClients: any host that can reach the port can start a stream, and a spoofed CONNECT directs it at a third party; list the allowed clients
+w.toml:43:1: DataSources[1] "S": AllowedClients: any host that can reach the port can start a stream, and a spoofed CONNECT directs it at a third party; list the allowed clients`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s\n%s", got, want, src)
+	}
+	for _, name := range []string{"app.toml", "burst.toml", "rd100s.toml", "flatudp.toml", "flatudp_trigger.toml"} {
+		if f := loadExample(t, name); len(f.Warnings) > 0 {
+			t.Errorf("%s: %v", name, Errors(f.Warnings))
+		}
+	}
+}
