@@ -15,7 +15,7 @@ import (
 
 func loadExample(t *testing.T, name string) *File {
 	t.Helper()
-	f, err := Load(filepath.Join("..", "configs", name))
+	f, err := Load(filepath.Join("..", "..", "configs", name))
 	if err != nil {
 		t.Fatalf("%s:\n%v", name, err)
 	}
@@ -25,7 +25,7 @@ func loadExample(t *testing.T, name string) *File {
 // TestExamplesLoad parses every configuration of configs/, from the
 // directory and from the embedded copy.
 func TestExamplesLoad(t *testing.T) {
-	paths, err := filepath.Glob(filepath.Join("..", "configs", "*.toml"))
+	paths, err := filepath.Glob(filepath.Join("..", "..", "configs", "*.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestColumnCountsCharacters(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	paths, _ := filepath.Glob(filepath.Join("..", "configs", "*.toml"))
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "configs", "*.toml"))
 	for _, p := range paths {
 		data, err := configs.FS.ReadFile(filepath.Base(p))
 		if err == nil {

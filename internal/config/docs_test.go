@@ -11,12 +11,12 @@ import (
 // TestDocsCoverEveryKey checks that docs/config.md names every key the
 // schema knows, and that its TOML examples parse.
 func TestDocsCoverEveryKey(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "docs", "config.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "config.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	known := map[string]bool{}
-	paths, _ := filepath.Glob(filepath.Join("..", "configs", "*.toml"))
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "configs", "*.toml"))
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {

@@ -83,7 +83,7 @@ func TestReceiverWrongSizes(t *testing.T) {
 		if !errors.As(err, &se) || !errors.Is(err, wire.ErrSize) || se.Got != w.size || se.Want != l.Size || b != nil {
 			t.Fatalf("event %d: Read = %v, %v; want a SizeError for %d bytes", i, b, err, w.size)
 		}
-		if want := "datagram of " + strconv.Itoa(w.size) + " bytes, expected 69, check the signal list"; err.Error() != "flatudp/client: "+want {
+		if want := "datagram of " + strconv.Itoa(w.size) + " bytes, expected 69, check the signal list"; err.Error() != "flatudp/wire: "+want {
 			t.Errorf("message %q", err)
 		}
 	}
