@@ -11,7 +11,7 @@ import (
 // common to every producer; the second holds the UDPStreamer extras, which
 // other producers leave at their zero values.
 //
-// Shape follows the UDPStreamer decisions: a scalar has NumberOfDimensions 0
+// Shape follows the UDPStreamer CONFIG record: a scalar has NumberOfDimensions 0
 // and one element; a 1-D array has NumberOfDimensions 1 and NumberOfElements
 // elements; a 2-D matrix has NumberOfDimensions 2, Rows × Cols elements, and
 // NumberOfElements equal to that product (0 means "derive it").

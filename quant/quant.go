@@ -91,7 +91,7 @@ func (w WireType) levels() (l float64, lowest int32) {
 // [Quantizer.DecodeFloat32], [Quantizer.DecodeFloat64]) never allocate and
 // write into caller-owned buffers.
 //
-// Encoding (specs/README.md item 7): with L the number of steps (255, 254,
+// Encoding (docs/udpstreamer.md, Quantisation): with L the number of steps (255, 254,
 // 65535 or 65534) and t = (v-RangeMin) * (L/(RangeMax-RangeMin)) computed in
 // float64, t is clamped to [0, L] (-Inf to 0, +Inf to L, NaN to 0, so NaN
 // encodes as the code of RangeMin and is counted), offset by the lowest code

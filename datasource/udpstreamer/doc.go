@@ -18,8 +18,8 @@
 //
 // A receive goroutine reads CONNECT, DISCONNECT and ACK from the server
 // socket and queues session changes for the network thread, so the data path
-// never waits for the network. Sessions follow the decisions of the specs'
-// README: a CONNECT from any allowed address replaces the session and is
+// never waits for the network. Sessions follow docs/udpstreamer.md
+// ("Sessions"): a CONNECT from any allowed address replaces the session and is
 // answered with CONFIG; DISCONNECT counts only from the client's own address
 // and port; ACK is counted and ignored; anything else is dropped and counted
 // by reason. Send errors are counted and never stop the server.

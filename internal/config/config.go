@@ -185,7 +185,7 @@ type UDPStreamerParams struct {
 }
 
 // RD100SParams are the parameters of an RD100S encoder emulator
-// (rd100s-enc-udp.md section 8). Signal names are "" when not mapped.
+// (docs/rd100s.md, section 8). Signal names are "" when not mapped.
 type RD100SParams struct {
 	DestHost        string  // host name or IP literal
 	DestPort        uint16  // 1..65535
@@ -211,7 +211,7 @@ type RD100SParams struct {
 	Degradations    Degradations // initial state
 }
 
-// Degradations is the state of the section 6 fault injections.
+// Degradations is the state of the fault injections (docs/rd100s.md, section 6).
 type Degradations struct {
 	LossProbability      float64       // 0..1
 	LossEveryN           int           // drop 1 packet in N; 0 = off
