@@ -11,7 +11,7 @@ import (
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
-// Defaults of the parameters (spec sections 1 and 8).
+// Defaults of the parameters (docs/rd100s.md, sections 1 and 8).
 const (
 	DefaultDestPort = 5100
 	DefaultRateHz   = 100.0
@@ -71,7 +71,7 @@ func (u *Unit) UnmarshalText(b []byte) error {
 }
 
 // Config is the configuration of an RD100S encoder emulator. Parameter
-// names in errors are the keys of section 8 of the spec (dest_host,
+// names in errors are the keys of section 8 of docs/rd100s.md (dest_host,
 // rate_hz, azimuth_signal, ...) and the degradation keys of Degradations.
 //
 // A zero DestPort means 5100 and a zero RateHz means 100 Hz. The six status

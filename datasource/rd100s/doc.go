@@ -1,5 +1,8 @@
 // Package rd100s is the RD100S-ENC-UDP v1 encoder emulator: an output DataSource that sends the position of mapped signals as 36-byte packets on its own monotonic cadence, with operator-controlled degradations.
 //
+// Section numbers in this package's comments ("section 6") are those of
+// docs/rd100s.md, which describes the protocol.
+//
 // # Data path
 //
 // The RT thread's share is Synchronise: take the FastLock, copy signal
@@ -71,8 +74,8 @@
 //   - restart (an operator action beside the degradations, Set("restart",
 //     "true")): at the next packet seq starts again at first_seq and t_us at
 //     0, both going back together, which is how a receiver recognises an
-//     emitter restart (section 2); the spec's "salto de secuencia" row is
-//     there to test that detection, which a seq_jump alone cannot trigger.
+//     emitter restart (section 2), which a seq_jump alone cannot make a
+//     receiver see.
 //   - silence: nothing is sent, not even packets held by the reorder window;
 //     seq keeps advancing because the emitter keeps running, so after the
 //     silence the receiver sees a timeout followed by a gap.

@@ -5,7 +5,7 @@
 //  2. Hand it every datagram, either directly with m.Observe(datagram, now),
 //     or through r := NewReceiver(conn, m) and r.ReadOne or r.Run, which
 //     read a *net.UDPConn.
-//  3. m.Snapshot() returns the counters of section 7 of the specification.
+//  3. m.Snapshot() returns the counters of section 7 of docs/rd100s.md.
 //
 // Monitor.Observe and Receiver.ReadOne do not allocate.
 package client

@@ -12,7 +12,7 @@ import (
 	"math"
 )
 
-// Wire constants of RD100S-ENC-UDP v1 (spec sections 1, 2 and 5).
+// Wire constants of RD100S-ENC-UDP v1 (docs/rd100s.md, sections 1, 2 and 5).
 const (
 	PacketSize        = 36     // every datagram is exactly this long
 	Magic      uint16 = 0x5244 // "DR" little-endian; rejects foreign traffic

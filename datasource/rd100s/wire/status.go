@@ -30,7 +30,7 @@ func (s Status) Has(f Status) bool { return s&f == f }
 // Known returns s without the reserved bits 8-15.
 func (s Status) Known() Status { return s & KnownBits }
 
-// String returns the set bits by their spec names joined by '|', for
+// String returns the set bits by their protocol names joined by '|', for
 // example "AZ_VALID|EL_VALID|SIM"; reserved bits that are set follow as one
 // hexadecimal term, and 0 prints as "0".
 func (s Status) String() string {
