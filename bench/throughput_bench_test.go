@@ -34,7 +34,7 @@ type sustainCase struct {
 	cfg  udpstreamer.Config
 }
 
-// sustainCases are the 1000-sample float32 burst of the datasource doc
+// sustainCases are the 1000-sample float32 burst example of docs/udpstreamer.md
 // (4012 B of payload, 3 fragments of at most 1400 B) and a 64 KiB update,
 // once fragmented at 1400 B (48 fragments) and once at the protocol's
 // largest datagram (65507 B, 2 fragments).

@@ -16,7 +16,7 @@ import (
 	"github.com/streamerd/streamerd/quant"
 )
 
-// The two configurations of the datasource doc.
+// The minimal and burst examples of docs/udpstreamer.md.
 func docScalarCfg() Config {
 	return Config{Name: "Scalar", Signals: []datasource.Signal{
 		{Name: "Counter", Type: datasource.Uint32},

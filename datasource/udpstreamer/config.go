@@ -15,7 +15,7 @@ import (
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
-// Defaults of the datasource parameters, as the datasource doc gives them.
+// Defaults of the datasource parameters (docs/config.md, Class UDPStreamer).
 const (
 	DefaultPort           = 44500
 	DefaultMaxPayloadSize = 1400

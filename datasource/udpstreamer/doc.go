@@ -42,7 +42,7 @@
 // on whether the other vCPU has halted (5 to 7 µs when it has, 0.3 µs when
 // it has not): pin the network thread apart and set App.CPUWakeLatency to
 // keep it near the low figure (BENCHMARKS.md, finding 1). Serialise, lay out
-// and send the datasource doc's 1000-sample burst (3 datagrams): 6.6 µs with
+// and send the burst example of docs/udpstreamer.md (3 datagrams): 6.6 µs with
 // GSO, 13.7 µs with a sendto loop. Synchronise to the last fragment at a
 // client on loopback: p50 49 µs, two thread wake-ups, beside 4.4 µs for a
 // bare datagram written and read by one goroutine (BenchmarkEndToEnd).

@@ -17,7 +17,7 @@ import (
 )
 
 // Example builds, from Go code and without TOML, the streamer of the
-// datasource doc's minimal example, driven by a control loop of the
+// minimal example of docs/udpstreamer.md, driven by a control loop of the
 // embedding program at 1 kHz.
 func Example() {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -23,7 +23,7 @@ func vector(name string, t wire.TypeCode, n uint32) wire.SignalInfo {
 	return wire.SignalInfo{Name: name, Type: t, NumDimensions: 1, NumRows: 1, NumCols: n, TimeSignalIdx: noTime}
 }
 
-// burstSigs is the datasource spec's high-frequency burst example: 4012-byte
+// burstSigs is the burst example of docs/udpstreamer.md: 4012-byte
 // payloads, 3 fragments at MaxPayloadSize 1400.
 func burstSigs() []wire.SignalInfo {
 	ch := vector("Ch1", wire.Float32, 1000)

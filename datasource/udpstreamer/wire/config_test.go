@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// burstSignals is the datasource spec's high-frequency burst example.
+// burstSignals is the burst example of docs/udpstreamer.md.
 func burstSignals() []SignalInfo {
 	return []SignalInfo{
 		{Name: "T0", Type: Uint32, NumRows: 1, NumCols: 1, RangeMax: 1, TimeSignalIdx: NoTimeSignal, Unit: "us"},
@@ -17,7 +17,7 @@ func burstSignals() []SignalInfo {
 	}
 }
 
-// scalarSignals is the datasource spec's minimal scalar example.
+// scalarSignals is the minimal example of docs/udpstreamer.md.
 func scalarSignals() []SignalInfo {
 	return []SignalInfo{
 		{Name: "Counter", Type: Uint32, NumRows: 1, NumCols: 1, RangeMax: 1, TimeSignalIdx: NoTimeSignal},

@@ -1,7 +1,7 @@
 package wire
 
-// SequenceGate orders DATA updates by counter as the protocol's "Ordering DATA"
-// section requires: an update is accepted only if its counter is ahead of the last
+// SequenceGate orders DATA updates by counter as docs/udpstreamer.md ("Sequence
+// counters") requires: an update is accepted only if its counter is ahead of the last
 // accepted one by a signed 32-bit difference, which survives the uint32 wrap.
 // The zero value is ready and accepts any first counter. Not safe for concurrent use.
 type SequenceGate struct {

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// BenchmarkFragment8016 fragments the protocol spec's 8016-byte example into a
+// BenchmarkFragment8016 fragments the 8016-byte example of docs/udpstreamer.md into a
 // preallocated wire buffer.
 func BenchmarkFragment8016(b *testing.B) {
 	l, _ := NewLayout(8016, 1400)
@@ -31,7 +31,7 @@ func BenchmarkFragment8016(b *testing.B) {
 	})
 }
 
-// BenchmarkFragmentBurst serialises the datasource spec's burst example (T0
+// BenchmarkFragmentBurst serialises the burst example of docs/udpstreamer.md (T0
 // uint32 + Ch1 float32[1000], 4012 B in 3 datagrams) in place, element by element
 // as a serialiser would, and as raw copies of signal memory.
 func BenchmarkFragmentBurst(b *testing.B) {
