@@ -245,7 +245,7 @@ func validateName(i int, name string) error {
 }
 
 // ValidateReceiver checks Validate's rules plus udpscope's receiver rules
-// (the 2026-11-02 amendment): a list with a waveform row has only waveform
+// (docs/flatudp.md, "Signals string"): a list with a waveform row has only waveform
 // rows, all of the same count; and the channel total (a scalar or a
 // waveform row counts 1, a vector shown as channels counts its count) is at
 // most MaxReceiverChannels. A producer that prints a signals string for
