@@ -148,7 +148,7 @@ func (b *builder) signal(sk *sink, sig *dsSignal, o *origin) table {
 			t.comments = append(t.comments, "not fed (stays zero): "+o.why)
 			b.im.approx(pos, path, "", "not fed, stays zero: %s", o.why)
 		} else {
-			b.im.errorf(pos, "%s would not be fed: %s (-import-marte2-partial keeps it, at zero)", path, o.why)
+			b.im.errorf(pos, "%s is unfed: %s (-import-marte2-partial keeps it, at zero)", path, o.why)
 		}
 	default:
 		if (o.kind == originCounter || o.kind == originTime) && typ != "uint32" {

@@ -176,7 +176,10 @@ func (im *importer) readApplication(o object) *application {
 func (im *importer) readFunctions(a *application, n *Node, path, prefix string) {
 	for _, c := range n.Objects() {
 		o := newObject(c, path)
-		if o.kind == "ReferenceContainer" || o.kind == "GAMGroup" || (o.class == "" && len(c.Objects()) > 0) {
+		// A group holds GAMs: a ReferenceContainer, or any object (a
+		// GAMGroup) with objects inside and no signals of its own.
+		group := len(c.Objects()) > 0 && c.Block("InputSignals") == nil && c.Block("OutputSignals") == nil
+		if o.kind == "ReferenceContainer" || group {
 			im.readFunctions(a, c, o.path, prefix+o.name+".")
 			continue
 		}
@@ -293,6 +296,10 @@ func (im *importer) readState(a *application, o object) *state {
 // expandFunction returns the GAMs a thread's Functions entry names: one
 // GAM, or every GAM of a group, in order.
 func (a *application) expandFunction(name string) []*gamDef {
+	// ":Functions.GAM" names it from the application.
+	if strings.HasPrefix(name, ":") {
+		name = strings.TrimPrefix(strings.TrimLeft(name, ":"), "Functions.")
+	}
 	if g := a.gamByName[name]; g != nil {
 		return []*gamDef{g}
 	}
