@@ -209,7 +209,7 @@ func (b *builder) route(sk *sink, sig *dsSignal, o *origin) {
 		if src == nil {
 			src = o.gam
 		}
-		k, signal = "timer|"+t.def.path, map[originKind]string{originCounter: "Counter", originTime: "Time"}[o.kind]
+		k, signal = "timer|"+t.def.path, o.timerSignal()
 	case originWave:
 		src, k, signal = o.gam, "wave|"+o.gam.path, "Out"
 	case originConst:

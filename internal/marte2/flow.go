@@ -239,13 +239,21 @@ func (a *application) signalShape(s *gamSignal) (string, int) {
 	return typ, n
 }
 
+// timerSignal returns the Timer output of a Counter or Time origin.
+func (o *origin) timerSignal() string {
+	if o.kind == originCounter {
+		return "Counter"
+	}
+	return "Time"
+}
+
 // describe returns a short account of where a value comes from, for
 // comments and messages.
 func (o *origin) describe() string {
 	var b strings.Builder
 	switch o.kind {
 	case originCounter, originTime:
-		fmt.Fprintf(&b, "%s %s", o.thread.timer.path, map[originKind]string{originCounter: "Counter", originTime: "Time"}[o.kind])
+		fmt.Fprintf(&b, "%s %s", o.thread.timer.path, o.timerSignal())
 	case originWave, originConst:
 		b.WriteString(o.gam.path)
 		if o.kind == originConst {

@@ -106,6 +106,8 @@ func (l *lexer) skip() error {
 		switch {
 		case isSeparator(c):
 			l.advance()
+		case c != '/':
+			return nil
 		case l.startsWith("//"):
 			for l.off < len(l.src) && l.src[l.off] != '\n' {
 				l.advance()
@@ -224,7 +226,7 @@ func (l *lexer) bare(p Pos) (token, error) {
 		if c == 0 {
 			return token{}, l.errorf(l.pos, "NUL byte: not a text file")
 		}
-		if isSeparator(c) || isTerminal(c) || l.startsWith("//") || l.startsWith("/*") {
+		if isSeparator(c) || isTerminal(c) || (c == '/' && (l.startsWith("//") || l.startsWith("/*"))) {
 			break
 		}
 		if c == '\\' {
@@ -240,6 +242,9 @@ func (l *lexer) bare(p Pos) (token, error) {
 			b.WriteByte(c)
 		}
 		l.advance()
+	}
+	if l.off-start > MaxTokenLen {
+		return token{}, l.errorf(p, "name or value longer than %d bytes", MaxTokenLen)
 	}
 	text := l.src[start:l.off]
 	if b != nil {

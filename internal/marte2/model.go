@@ -67,7 +67,11 @@ type gamSignal struct {
 }
 
 func (s *gamSignal) String() string {
-	return s.gam.path + "." + map[bool]string{true: "InputSignals", false: "OutputSignals"}[s.input] + "." + s.name
+	dir := ".OutputSignals."
+	if s.input {
+		dir = ".InputSignals."
+	}
+	return s.gam.path + dir + s.name
 }
 
 // dataSource is one datasource of +Data with its signals: those declared
