@@ -88,3 +88,26 @@ func golden(t *testing.T, path string, got []byte) {
 		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
+
+// Every table of the TOML excerpt in docs/marte2.md is printed as it is
+// by the import of testdata/udpsender.cfg.
+func TestDocsExample(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "marte2.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile(filepath.Join("testdata", "udpsender.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(doc), "```toml\n")
+	block, _, _ = strings.Cut(block, "```")
+	if !ok {
+		t.Fatal("no TOML example in docs/marte2.md")
+	}
+	for _, table := range strings.Split(block, "\n\n") {
+		if !strings.Contains(string(golden), table) {
+			t.Errorf("docs/marte2.md shows a table testdata/udpsender.toml does not hold:\n%s", table)
+		}
+	}
+}
