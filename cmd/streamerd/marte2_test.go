@@ -45,7 +45,7 @@ func TestImportMARTe2Check(t *testing.T) {
 	}
 	for _, want := range []string{
 		"maps          udpsender.cfg:119:9",
-		"skipped       udpsender.cfg:132:9   $SenderApp.+Data.+Recorder (FileWriter)",
+		"skipped       udpsender.cfg:132:9   $SenderApp.+Data.+Recorder (FileDataSource::FileWriter)",
 		"udpsender.cfg: 11 maps, 1 approximated, 3 skipped",
 		"udpsender.cfg: the imported configuration is valid",
 	} {
@@ -122,7 +122,7 @@ func TestImportMARTe2EndToEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("import: exit %d\n%s", code, errs)
 	}
-	if !strings.Contains(errs, "warning: app.cfg:132:9: $SenderApp.+Data.+Recorder (FileWriter): skipped") {
+	if !strings.Contains(errs, "warning: app.cfg:132:9: $SenderApp.+Data.+Recorder (FileDataSource::FileWriter): skipped") {
 		t.Errorf("the FileWriter is not reported as skipped:\n%s", errs)
 	}
 	toml = "[App]\nHTTPAddress = \"127.0.0.1:0\"\n" + toml
