@@ -62,14 +62,14 @@ func TestImportMARTe2Unfed(t *testing.T) {
 	if code != 1 || out != "" {
 		t.Fatalf("exit %d, stdout %q", code, out)
 	}
-	if !strings.Contains(errs, "groups-unfed.cfg:59:21: $TwoThreads.+Data.+FastUDP.Signals.Sweep is unfed: $TwoThreads.+Functions.+Fast.+Chirp sweeps from 1 Hz to 100 Hz") {
+	if !strings.Contains(errs, "groups-unfed.cfg:120:17: $TwoThreads.+Data.+FastUDP.Signals.Sweep is unfed: $TwoThreads.+Functions.+Fast.+Chirp sweeps from 1 Hz to 100 Hz") {
 		t.Errorf("stderr:\n%s", errs)
 	}
 	out, errs, code = streamerd(t, marte2Testdata, "-import-marte2", "groups-partial.cfg", "-import-marte2-partial")
 	if code != 0 || !strings.HasPrefix(out, "# Imported from groups-partial.cfg") {
 		t.Fatalf("partial: exit %d\n%s\n%s", code, out, errs)
 	}
-	if !strings.Contains(errs, "warning: groups-partial.cfg:59:21: $TwoThreads.+Data.+FastUDP.Signals.Sweep: approximated: not fed, stays zero") {
+	if !strings.Contains(errs, "warning: groups-partial.cfg:120:17: $TwoThreads.+Data.+FastUDP.Signals.Sweep: approximated: not fed, stays zero") {
 		t.Errorf("partial: stderr:\n%s", errs)
 	}
 }

@@ -119,6 +119,10 @@ func (b *builder) source(sk *sink) {
 		b.im.udpsParams(ds, &s.table)
 	}
 	for i, sig := range ds.signals {
+		if sk.class == "FlatUDP" && sig.node == nil && len(sig.refs) > 0 {
+			// UDPSender locks its Signals: a GAM may not add one.
+			b.im.errorf(sig.refs[0].node.Pos, "%s writes %s.%s, which the UDPSender does not declare in its Signals (MARTe2 refuses: the UDPSender's signals are locked)", sig.refs[0].gam.path, ds.path, sig.name)
+		}
 		s.signals = append(s.signals, b.signal(sk, sig, sk.origins[i]))
 	}
 	b.c.sources = append(b.c.sources, s)

@@ -147,6 +147,9 @@ func (im *importer) flatParams(ds *dataSource, t *table) {
 		if u, ok := p.uint("NumberOfBuffers", 1<<20); ok {
 			buffers = u
 		}
+		if buffers != 1 {
+			im.approx(ds.node.Leaf("NumberOfBuffers").Pos, ds.path+".NumberOfBuffers", "", "MARTe2's UDPSender refuses NumberOfBuffers other than 1 in IndependentThread mode (its trigger broker needs one memory buffer); streamerd keeps a ring of %d cycles for the trigger window", buffers)
+		}
 		if pre+post >= buffers {
 			im.errorf(ds.node.Pos, "%s: NumberOfPreTriggers + NumberOfPostTriggers (%d) must be less than NumberOfBuffers (%d, MARTe2's default 1 when absent)", ds.path, pre+post, buffers)
 		}
