@@ -167,26 +167,41 @@ func (l *lexer) quoted(p Pos) (token, error) {
 		case 0:
 			return token{}, l.errorf(l.pos, "NUL byte: not a text file")
 		case '"':
-			text := l.src[start:l.off]
-			if b != nil {
-				text = b.String()
-			}
+			text := l.text(start, b)
 			l.advance()
 			return token{kind: tokString, text: text, quoted: true, pos: p}, nil
-		case '\\':
-			if b == nil {
-				b = &strings.Builder{}
-				b.WriteString(l.src[start:l.off])
-			}
-			l.advance()
-			l.escape(b)
-			continue
 		}
-		if b != nil {
-			b.WriteByte(c)
+		l.consume(&b, start)
+	}
+}
+
+// consume moves past the character at l.off. A backslash starts an
+// escape; from the first escape on, the token's text differs from the
+// input and is collected in *b.
+func (l *lexer) consume(b **strings.Builder, start int) {
+	c := l.src[l.off]
+	if c == '\\' {
+		if *b == nil {
+			*b = &strings.Builder{}
+			(*b).WriteString(l.src[start:l.off])
 		}
 		l.advance()
+		l.escape(*b)
+		return
 	}
+	if *b != nil {
+		(*b).WriteByte(c)
+	}
+	l.advance()
+}
+
+// text returns the token read from start: the input itself, or b when an
+// escape changed it.
+func (l *lexer) text(start int, b *strings.Builder) string {
+	if b != nil {
+		return b.String()
+	}
+	return l.src[start:l.off]
 }
 
 // escape writes the character after a backslash, resolved, into b; a
@@ -229,26 +244,10 @@ func (l *lexer) bare(p Pos) (token, error) {
 		if isSeparator(c) || isTerminal(c) || (c == '/' && (l.startsWith("//") || l.startsWith("/*"))) {
 			break
 		}
-		if c == '\\' {
-			if b == nil {
-				b = &strings.Builder{}
-				b.WriteString(l.src[start:l.off])
-			}
-			l.advance()
-			l.escape(b)
-			continue
-		}
-		if b != nil {
-			b.WriteByte(c)
-		}
-		l.advance()
+		l.consume(&b, start)
 	}
 	if l.off-start > MaxTokenLen {
 		return token{}, l.errorf(p, "name or value longer than %d bytes", MaxTokenLen)
 	}
-	text := l.src[start:l.off]
-	if b != nil {
-		text = b.String()
-	}
-	return token{kind: tokString, text: text, pos: p}, nil
+	return token{kind: tokString, text: l.text(start, b), pos: p}, nil
 }
