@@ -149,6 +149,8 @@ func (p *parser) definition(depth int) (*Node, error) {
 		return nil, p.errorf(t.pos, "expected a name, got the number %s", t.text)
 	case t.text == "":
 		return nil, p.errorf(t.pos, "expected a name, got an empty string")
+	case !t.quoted && strings.HasPrefix(t.text, "#"):
+		return nil, p.errorf(t.pos, "%s: a C preprocessor directive; import the preprocessed file (gcc -x c -P -E app.cfg), as MARTe2's build does", t.text)
 	}
 	n := &Node{Name: t.text, Pos: t.pos}
 	if err := p.advance(); err != nil {

@@ -78,6 +78,7 @@ func TestParseErrors(t *testing.T) {
 		{"1 = 2", "t.cfg:1:1: expected a name, got the number 1"},
 		{`"" = 2`, "t.cfg:1:1: expected a name, got an empty string"},
 		{"= 2", "t.cfg:1:1: expected a name, got '='"},
+		{"#include \"x.cfg\"", "t.cfg:1:1: #include: a C preprocessor directive; import the preprocessed file (gcc -x c -P -E app.cfg), as MARTe2's build does"},
 		{"A = {}", "t.cfg:1:6: empty vector or block: MARTe2 needs at least one element"},
 		{"A = { B = 1", "t.cfg:1:12: unexpected end of file: a block is not closed"},
 		{"A = 1 }", "t.cfg:1:7: unexpected '}': no block to close"},
