@@ -3,10 +3,14 @@
 // Usage:
 //
 //	streamerd [-config app.toml] [-check] [-describe] [-log-level info] [-log-format text]
+//	streamerd -import-marte2 app.cfg [-import-marte2-partial] [-check | -describe] > app.toml
 //
 // Without -config it runs the embedded default (configs/app.toml).
 // -check validates the file and exits 0 or 1; -describe prints the resolved
 // signal layout. SIGINT or SIGTERM stops the threads in order and exits 0.
+// -import-marte2 converts a MARTe2 application (.cfg) into streamerd TOML
+// (docs/marte2.md); with -check it reports what maps, what is approximated
+// and what is skipped instead.
 package main
 
 import (
@@ -39,12 +43,21 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	describe := fs.Bool("describe", false, "print the resolved signal layout and exit")
 	level := fs.String("log-level", "", "debug, info, warn or error (overrides App.LogLevel)")
 	format := fs.String("log-format", "", "text or json (overrides App.LogFormat)")
+	importCfg := fs.String("import-marte2", "", "MARTe2 application (`app.cfg`) to convert: prints the streamerd TOML, or with -check what maps and what is skipped")
+	partial := fs.Bool("import-marte2-partial", false, "with -import-marte2: keep signals fed by what is not imported (they stay zero) instead of failing")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "streamerd: unexpected argument %q\n", fs.Arg(0))
 		return 2
+	}
+	if *importCfg != "" {
+		if *path != "" {
+			fmt.Fprintln(stderr, "streamerd: -import-marte2 and -config exclude each other")
+			return 2
+		}
+		return importMARTe2(*importCfg, *partial, *check, *describe, stdout, stderr)
 	}
 
 	var f *config.File

@@ -61,8 +61,9 @@ type thread struct {
 	rt      *rt.Thread
 	gams    []gam.GAM // per output instances, in execution order
 	brokers []*broker.MemoryMapSynchronisedOutputBroker
-	timers  []*gam.Timer // bound to the rt.Thread once it exists
-	stats   rt.Stats     // publisher's buffer
+	timers  []*gam.Timer    // bound to the rt.Thread once it exists
+	timed   []*gam.Waveform // TimeInput waveforms, bound to its Time likewise
+	stats   rt.Stats        // publisher's buffer
 	pub     threadMetrics
 }
 
@@ -178,6 +179,9 @@ func (a *App) buildThread(ti int) (*thread, error) {
 	for _, t := range th.timers {
 		t.Bind(r.Counter(), r.Time())
 	}
+	for _, w := range th.timed {
+		w.BindTime(r.Time())
+	}
 	th.rt = r
 	th.pub = newThreadMetrics(a.ms, tc.Name)
 	return th, nil
@@ -225,10 +229,13 @@ func (a *App) newGAMInstance(g *config.GAM, oi int, sig *datasource.Signal, tc *
 		inst, err := gam.NewWaveform(name, gam.WaveformConfig{
 			Shape: shape, Amplitude: w.Amplitude, Frequency: w.Frequency, Offset: w.Offset, Phase: w.Phase,
 			DutyCycle: w.DutyCycle, Seed: w.Seed, SamplingRate: w.SamplingRate,
-			Type: sig.Type, Elements: sig.Elements(), CyclePeriod: tc.Period,
+			Type: sig.Type, Elements: sig.Elements(), CyclePeriod: tc.Period, TimeInput: w.TimeInput != "",
 		})
 		if err != nil {
 			return nil, gam.Output{}, a.gamErrors(g, oi, err)
+		}
+		if w.TimeInput != "" {
+			th.timed = append(th.timed, inst)
 		}
 		return inst, inst.Outputs()[0], nil
 	case config.ClassIOGAM:

@@ -136,6 +136,7 @@ type Waveform struct {
 	DutyCycle    float64 // square only, 0..1
 	Seed         uint64  // noise only
 	SamplingRate float64 // Hz between the elements of an array output; 0 = all elements equal
+	TimeInput    string  // "" (cycle count) or "Time": evaluated at the thread's Time signal, as MARTe2's WaveformGAM
 }
 
 // Input is an IOGAM input: an output of a GAM that runs earlier in the

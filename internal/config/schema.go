@@ -217,6 +217,10 @@ func waveform(t *tbl) *Waveform {
 	if w.SamplingRate < 0 {
 		t.errf("SamplingRate", "must be ≥ 0 Hz, got %g", w.SamplingRate)
 	}
+	w.TimeInput = t.enum("TimeInput", "", "Time")
+	if w.TimeInput != "" && w.SamplingRate != 0 {
+		t.errf("SamplingRate", "must be 0 with TimeInput: the element spacing comes from the time input")
+	}
 	return w
 }
 

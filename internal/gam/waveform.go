@@ -48,6 +48,16 @@ type WaveformConfig struct {
 	Type         datasource.Type // element type of the output
 	Elements     int             // element count of the output, ≥ 1
 	CyclePeriod  time.Duration   // period of the RT thread; needed when the cycle time is the time base
+
+	// TimeInput selects MARTe2's WaveformGAM time base instead of the
+	// count above: every Execute reads a time in µs (the RT thread's Time
+	// signal, Counter × period, given to BindTime), so a missed period
+	// advances the waveform as in MARTe2. As MARTe2's WaveformGAM, the
+	// first cycle writes zeros; the element spacing of an array is the
+	// time between the first two cycles divided by Elements (SamplingRate
+	// must be 0); integer outputs are truncated toward zero, as C
+	// converts (then clamped); see executeTime.
+	TimeInput bool
 }
 
 // Waveform is a signal generator GAM (MARTe2's WaveformGAM family): one output
@@ -73,6 +83,8 @@ type Waveform struct {
 	rotSin, rotCos float64 // sin and cos of 2π·step: the per-sample rotation of a sine array
 
 	tMul, tDiv float64 // time of index k in seconds: k·tMul/tDiv
+
+	ti timeInput // TimeInput mode only
 }
 
 // NewWaveform validates cfg and returns a Waveform named name, its output
@@ -113,6 +125,9 @@ func NewWaveform(name string, cfg WaveformConfig) (*Waveform, error) {
 	if cfg.CyclePeriod < 0 {
 		bad("CyclePeriod", "must be ≥ 0, got %v", cfg.CyclePeriod)
 	}
+	if cfg.TimeInput && cfg.SamplingRate != 0 {
+		bad("SamplingRate", "must be 0 with TimeInput: the element spacing comes from the time input, got %v Hz", cfg.SamplingRate)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -129,7 +144,7 @@ func NewWaveform(name string, cfg WaveformConfig) (*Waveform, error) {
 		step = cfg.Frequency * float64(cfg.CyclePeriod) / 1e9
 		w.tMul, w.tDiv = float64(cfg.CyclePeriod), 1e9
 		timed := cfg.Shape == Ramp || (cfg.Frequency > 0 && (cfg.Shape == Sine || cfg.Shape == Square || cfg.Shape == Triangle || cfg.Shape == Sawtooth))
-		if timed && cfg.CyclePeriod == 0 {
+		if timed && cfg.CyclePeriod == 0 && !cfg.TimeInput {
 			bad("CyclePeriod", "must be > 0: a %v %s takes its time from the cycle count", cfg.Shape, timeBaseName(cfg))
 		}
 	}
@@ -159,6 +174,9 @@ func NewWaveform(name string, cfg WaveformConfig) (*Waveform, error) {
 	} else {
 		w.vals = make([]float64, cfg.Elements)
 	}
+	if cfg.TimeInput {
+		w.initTimeInput()
+	}
 	return w, nil
 }
 
@@ -179,8 +197,12 @@ func (w *Waveform) Config() WaveformConfig { return w.cfg }
 func (w *Waveform) Outputs() []Output { return w.outputs[:] }
 
 // Execute writes the next cycle's values into the output. It does not
-// allocate and never fails.
+// allocate. It never fails, except in TimeInput mode where it fails as
+// MARTe2's WaveformGAM does (ErrTimeStill, ErrNyquist).
 func (w *Waveform) Execute() error {
+	if w.cfg.TimeInput {
+		return w.executeTime()
+	}
 	v, k := w.vals, w.next
 	if w.perElement {
 		w.fill(v, k)

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	flatclient "github.com/streamerd/streamerd/datasource/flatudp/client"
+	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
+)
+
+const marte2Testdata = "../../internal/marte2/testdata"
+
+// streamerd runs the built binary and returns stdout, stderr and the exit
+// code.
+func streamerd(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestImportMARTe2Check(t *testing.T) {
+	out, errs, code := streamerd(t, marte2Testdata, "-import-marte2", "udpsender.cfg", "-check")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"maps          udpsender.cfg:119:9",
+		"skipped       udpsender.cfg:132:9   $SenderApp.+Data.+Recorder (FileDataSource::FileWriter)",
+		"udpsender.cfg: 11 maps, 1 approximated, 3 skipped",
+		"udpsender.cfg: the imported configuration is valid",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// A signal fed by what is not imported fails the import and is named;
+// -import-marte2-partial imports the rest with warnings.
+func TestImportMARTe2Unfed(t *testing.T) {
+	out, errs, code := streamerd(t, marte2Testdata, "-import-marte2", "groups-unfed.cfg")
+	if code != 1 || out != "" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	if !strings.Contains(errs, "groups-unfed.cfg:120:17: $TwoThreads.+Data.+FastUDP.Signals.Sweep is unfed: $TwoThreads.+Functions.+Fast.+Chirp sweeps from 1 Hz to 100 Hz") {
+		t.Errorf("stderr:\n%s", errs)
+	}
+	out, errs, code = streamerd(t, marte2Testdata, "-import-marte2", "groups-partial.cfg", "-import-marte2-partial")
+	if code != 0 || !strings.HasPrefix(out, "# Imported from groups-partial.cfg") {
+		t.Fatalf("partial: exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "warning: groups-partial.cfg:120:17: $TwoThreads.+Data.+FastUDP.Signals.Sweep: approximated: not fed, stays zero") {
+		t.Errorf("partial: stderr:\n%s", errs)
+	}
+}
+
+func TestImportMARTe2Errors(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.cfg")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("A = 1\n"), 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-import-marte2", "syntax-error.cfg"}, 1, "syntax-error.cfg:12:1: unexpected end of file: a block is not closed"},
+		{[]string{"-import-marte2", "missing.cfg"}, 1, "no such file"},
+		{[]string{"-import-marte2", big}, 1, "big.cfg:1:1: file larger than 4194304 bytes"},
+		{[]string{"-import-marte2", "udpsender.cfg", "-config", "x.toml"}, 2, "-import-marte2 and -config exclude each other"},
+	} {
+		_, errs, code := streamerd(t, marte2Testdata, tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+}
+
+// The end-to-end path of an imported application: import a UDPSender
+// application, print its signals string with -describe, run it, decode its
+// datagrams as flatrecv does with that string, and check each value is the
+// one MARTe2 computes for the datagram's Counter, also across the periods
+// missed while the daemon is stopped.
+func TestImportMARTe2EndToEnd(t *testing.T) {
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	port := conn.LocalAddr().(*net.UDPAddr).Port
+	cfg, err := os.ReadFile(filepath.Join(marte2Testdata, "udpsender.cfg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	app := strings.Replace(string(cfg), "Port = 44488", "Port = "+strconv.Itoa(port), 1)
+	if err := os.WriteFile(filepath.Join(dir, "app.cfg"), []byte(app), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	toml, errs, code := streamerd(t, dir, "-import-marte2", "app.cfg")
+	if code != 0 {
+		t.Fatalf("import: exit %d\n%s", code, errs)
+	}
+	if !strings.Contains(errs, "warning: app.cfg:132:9: $SenderApp.+Data.+Recorder (FileDataSource::FileWriter): skipped") {
+		t.Errorf("the FileWriter is not reported as skipped:\n%s", errs)
+	}
+	toml = "[App]\nHTTPAddress = \"127.0.0.1:0\"\n" + toml
+	if err := os.WriteFile(filepath.Join(dir, "app.toml"), []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	desc, errs, code := streamerd(t, dir, "-config", "app.toml", "-describe")
+	m := regexp.MustCompile(`udpscope signals: (\S+)`).FindStringSubmatch(desc)
+	if code != 0 || m == nil {
+		t.Fatalf("describe: exit %d\n%s%s", code, desc, errs)
+	}
+	if want := "Counter:uint32,Time:uint32,Sine:float32,Cosine:float64,Wave:uint16[4]"; m[1] != want {
+		t.Fatalf("signals %q, want %q", m[1], want)
+	}
+	sigs, err := flatwire.ParseSignals(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout, err := flatwire.NewLayout(sigs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rx := flatclient.NewReceiver(conn, layout)
+
+	d := startDaemon(t, toml)
+	var got [][]uint64
+	read := func(n int) {
+		for range n {
+			conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+			dg, _, err := rx.Read()
+			if err != nil {
+				t.Fatalf("after %d datagrams: %v\n%s", len(got), err, d.stderr)
+			}
+			raw := make([]uint64, layout.TotalElements())
+			if err := layout.DecodeRaw(raw, dg, flatwire.Little); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, raw)
+		}
+	}
+	read(300)
+	// Stop the whole daemon for 50 periods: its RT thread misses them and
+	// LinuxTimer's Counter jumps, as in MARTe2.
+	d.cmd.Process.Signal(syscall.SIGSTOP)
+	time.Sleep(50 * time.Millisecond)
+	d.cmd.Process.Signal(syscall.SIGCONT)
+	read(300)
+	d.stop(t)
+	checkMARTe2Values(t, got)
+}
+
+// checkMARTe2Values checks datagrams [Counter, Time, Sine, Cosine,
+// Wave[4]] against MARTe2's WaveformSin for their Counter: Time = Counter ×
+// 1000 µs, the first cycle zero, array elements spaced by the first two
+// cycles' times over 4, integers truncated.
+func checkMARTe2Values(t *testing.T, got [][]uint64) {
+	t.Helper()
+	if got[0][0] != 1 {
+		t.Fatalf("first datagram: Counter %d, want 1 (the first datagram was lost?)", got[0][0])
+	}
+	sine := func(a, f, ph, o, tm float64) float64 {
+		return float64(a*math.Sin(float64(2*math.Pi*f*tm)+ph)) + o
+	}
+	inc := float64(got[1][1]-got[0][1]) / 4 / 1e6
+	jumps, prev := 0, uint64(0)
+	for i, g := range got {
+		c, tm := g[0], g[1]
+		if i > 0 && c <= prev {
+			t.Fatalf("datagram %d: Counter %d after %d", i, c, prev)
+		}
+		if i > 0 && c > prev+1 {
+			jumps++
+		}
+		prev = c
+		if tm != c*1000 {
+			t.Fatalf("datagram %d: Time %d, want Counter %d × 1000", i, tm, c)
+		}
+		s := float64(tm) / 1e6
+		want := [8]uint64{c, tm}
+		if i > 0 {
+			want[2] = uint64(math.Float32bits(float32(sine(1.5, 7.3, 0.3, 0.25, s))))
+			want[3] = math.Float64bits(sine(2, 5, 1.5707963267948966, 0, s))
+			te := s // elements at s, s+inc, ... accumulated as MARTe2 does
+			for e := range 4 {
+				want[4+e] = uint64(uint16(sine(30000, 50, 0, 32768, te)))
+				te += inc
+			}
+		}
+		if [8]uint64(g) != want {
+			t.Fatalf("datagram %d (Counter %d): got %v, want %v", i, c, g, want)
+		}
+	}
+	if jumps == 0 {
+		t.Errorf("no missed period in %d datagrams (Counter %d..%d): the SIGSTOP did not show", len(got), got[0][0], prev)
+	}
+	t.Logf("%d datagrams, Counter 1..%d, %d jumps over missed periods: every value as MARTe2 computes it", len(got), prev, jumps)
+}

@@ -1,0 +1,308 @@
+package marte2
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// sink is a datasource streamerd imports as a producer, with the origin of
+// each of its signals in the imported state.
+type sink struct {
+	ds      *dataSource
+	class   string       // streamerd class: FlatUDP or UDPStreamer
+	thread  *threadState // the thread whose GAMs write it
+	origins []*origin    // per signal; nil when nothing writes it
+}
+
+// mapsTo returns the streamerd class of an output datasource, or "".
+func (im *importer) mapsTo(ds *dataSource) string {
+	switch ds.kind {
+	case "UDPSender":
+		return "FlatUDP"
+	case "UDPStreamer":
+		return "UDPStreamer"
+	}
+	return ""
+}
+
+// findSinks returns the imported datasources that the state writes.
+func (im *importer) findSinks(a *application, st *state, threads []*threadState) []*sink {
+	var sinks []*sink
+	for _, ds := range a.sources {
+		class := im.mapsTo(ds)
+		if class == "" {
+			continue
+		}
+		sk := &sink{ds: ds, class: class, origins: make([]*origin, len(ds.signals))}
+		for i, s := range ds.signals {
+			for _, t := range threads {
+				o := t.produced[key(ds.name, s.name)]
+				if o == nil {
+					continue
+				}
+				if sk.thread != nil && sk.thread != t {
+					im.errorf(ds.node.Pos, "%s is written by threads %s and %s; streamerd synchronises a datasource from one thread", ds.path, sk.thread.def.name, t.def.name)
+				}
+				sk.thread, sk.origins[i] = t, o
+			}
+		}
+		if sk.thread == nil {
+			im.skip(ds.node.Pos, ds.path, ds.class, "no GAM of state %s writes it", st.name)
+			continue
+		}
+		if sk.thread.timer == nil {
+			im.threadWithoutTimer(sk)
+			continue
+		}
+		sinks = append(sinks, sk)
+	}
+	return sinks
+}
+
+func (im *importer) threadWithoutTimer(sk *sink) {
+	t := sk.thread.def
+	msg := fmt.Sprintf("thread %s, which writes %s, reads no LinuxTimer signal with a Frequency; a streamerd thread runs at a period", t.path, sk.ds.path)
+	if im.opt.Partial {
+		im.skip(sk.ds.node.Pos, sk.ds.path, sk.ds.class, "%s", msg)
+		return
+	}
+	im.errorf(t.node.Pos, "%s", msg)
+}
+
+// build maps the resolved state onto the streamerd configuration.
+func (im *importer) build(a *application, st *state, threads []*threadState) *outConfig {
+	c := &outConfig{}
+	sinks := im.findSinks(a, st, threads)
+	b := &builder{im: im, a: a, c: c, gamByKey: map[string]*outGAM{}, used: map[*gamDef]string{}, names: map[string]bool{}}
+	for _, sk := range sinks {
+		b.source(sk)
+	}
+	for _, t := range threads {
+		b.thread(t)
+	}
+	c.gams = c.gams[:0]
+	for _, t := range c.threads {
+		c.gams = append(c.gams, t.gams...)
+	}
+	if len(c.threads) == 0 && len(im.errs) == 0 {
+		im.errorf(st.node.Pos, "%s: nothing to import: no UDPSender or UDPStreamer datasource is written in this state", st.path)
+	}
+	im.noteGAMs(a, st, b.used)
+	im.noteSources(a, sinks, threads)
+	im.noteObjects(a)
+	c.header = im.header(a, st)
+	return c
+}
+
+// builder collects the streamerd tables.
+type builder struct {
+	im       *importer
+	a        *application
+	c        *outConfig
+	gamByKey map[string]*outGAM
+	used     map[*gamDef]string // MARTe2 GAM → what it became
+	names    map[string]bool    // streamerd GAM names taken
+}
+
+// source writes the [[DataSources]] table of a sink and the outputs that
+// feed its signals.
+func (b *builder) source(sk *sink) {
+	ds := sk.ds
+	s := &outSource{name: ds.name}
+	s.comments = []string{fmt.Sprintf("%s (%s), %s:%d: written by thread %s", ds.path, ds.class, b.im.file, ds.node.Pos.Line, sk.thread.def.name)}
+	s.set("Name", tomlString(ds.name), "")
+	s.set("Class", tomlString(sk.class), "")
+	if sk.class == "FlatUDP" {
+		b.im.flatParams(ds, &s.table)
+	} else {
+		b.im.udpsParams(ds, &s.table)
+	}
+	for i, sig := range ds.signals {
+		if sk.class == "FlatUDP" && sig.node == nil && len(sig.refs) > 0 {
+			// UDPSender locks its Signals: a GAM may not add one.
+			b.im.errorf(sig.refs[0].node.Pos, "%s writes %s.%s, which the UDPSender does not declare in its Signals (MARTe2 refuses: the UDPSender's signals are locked)", sig.refs[0].gam.path, ds.path, sig.name)
+		}
+		s.signals = append(s.signals, b.signal(sk, sig, sk.origins[i]))
+	}
+	b.c.sources = append(b.c.sources, s)
+}
+
+// signal writes one [[DataSources.Signals]] table and routes its origin.
+func (b *builder) signal(sk *sink, sig *dsSignal, o *origin) table {
+	var t table
+	pos := sig.ds.node.Pos
+	if sig.node != nil {
+		pos = sig.node.Pos
+	} else if len(sig.refs) > 0 {
+		pos = sig.refs[0].node.Pos
+	}
+	path := sig.ds.path + ".Signals." + sig.name
+	typ := b.im.signalType(sig, pos, path)
+	elems, dims := sig.elems, sig.dims
+	if elems == 0 {
+		elems = 1
+	}
+	switch {
+	case o == nil:
+		t.comments = append(t.comments, "nothing writes it in this state: it stays zero, as in MARTe2")
+	case o.kind == originUnfed:
+		b.im.unfed = append(b.im.unfed, o)
+		if b.im.opt.Partial {
+			t.comments = append(t.comments, "not fed (stays zero): "+o.why)
+			b.im.approx(pos, path, "", "not fed, stays zero: %s", o.why)
+		} else {
+			b.im.errorf(pos, "%s is unfed: %s (-import-marte2-partial keeps it, at zero)", path, o.why)
+		}
+	default:
+		if (o.kind == originCounter || o.kind == originTime) && typ != "uint32" {
+			if typ == "int32" && elems == 1 {
+				b.im.approx(pos, path, "", "int32 in MARTe2; streamerd's Timer writes uint32 (the same bytes below 2^31)")
+				typ = "uint32"
+			} else {
+				b.im.errorf(pos, "%s is %s[%d], fed by a LinuxTimer signal; streamerd's Timer writes uint32 scalars", path, typ, elems)
+			}
+		}
+		t.comments = append(t.comments, "from "+o.describe())
+		b.route(sk, sig, o)
+	}
+	t.set("Name", tomlString(sig.name), "")
+	t.set("Type", tomlString(typ), "")
+	if dims == 2 && sk.class == "UDPStreamer" && sig.node != nil && sig.node.Leaf("Rows") != nil {
+		t.set("NumberOfDimensions", "2", "")
+		t.set("Rows", tomlInt(int64(b.im.count(sig.node, "Rows"))), "")
+		t.set("Cols", tomlInt(int64(b.im.count(sig.node, "Cols"))), "")
+	} else if elems > 1 || dims > 0 {
+		if dims == 2 {
+			b.im.approx(pos, path, "", "a MARTe2 matrix of %d elements is sent as an array of %d elements: the same bytes, in the same order", elems, elems)
+		}
+		t.set("NumberOfDimensions", "1", "")
+		t.set("NumberOfElements", tomlInt(int64(elems)), "")
+	}
+	if sig.node != nil {
+		b.im.signalParams(sk.class, sig, &t, path)
+	}
+	return t
+}
+
+// signalType returns the streamerd type of a datasource signal.
+func (im *importer) signalType(sig *dsSignal, pos Pos, path string) string {
+	switch {
+	case isNumericType(sig.typ):
+		return sig.typ
+	case sig.typ == "char8" || sig.typ == "bool":
+		im.approx(pos, path, "", "%s is sent as uint8: the same byte", sig.typ)
+		return "uint8"
+	case sig.typ == "":
+		im.errorf(pos, "%s has no Type (neither the datasource nor a GAM gives one)", path)
+	default:
+		im.errorf(pos, "%s has type %q; streamerd sends uint8..uint64, int8..int64, float32 and float64", path, sig.typ)
+	}
+	return "uint8"
+}
+
+// route adds the output that writes sig to the streamerd GAM that
+// produces o, creating the GAM the first time.
+func (b *builder) route(sk *sink, sig *dsSignal, o *origin) {
+	t := o.thread
+	var k, signal string
+	var src *gamDef
+	switch o.kind {
+	case originCounter, originTime:
+		src = t.timerGAM
+		if src == nil {
+			src = o.gam
+		}
+		k, signal = "timer|"+t.def.path, o.timerSignal()
+	case originWave:
+		src, k, signal = o.gam, "wave|"+o.gam.path, "Out"
+	case originConst:
+		src, k, signal = o.gam, "const|"+o.gam.path+"|"+o.out.name, "Out"
+	}
+	b.im.routes = append(b.im.routes, o)
+	g := b.gamByKey[k]
+	if g == nil {
+		g = b.newGAM(t, src, o)
+		b.gamByKey[k] = g
+	}
+	out := table{}
+	out.set("Signal", tomlString(signal), "")
+	out.set("DataSource", tomlString(sk.ds.name), "")
+	if sig.name != signal {
+		out.set("Alias", tomlString(sig.name), "")
+	}
+	if len(o.via) > 0 {
+		out.comments = append(out.comments, "via "+strings.Join(o.via, " → "))
+	}
+	g.outputs = append(g.outputs, out)
+}
+
+// newGAM creates the streamerd GAM for the origin o, named after the
+// MARTe2 GAM src.
+func (b *builder) newGAM(t *threadState, src *gamDef, o *origin) *outGAM {
+	name := gamName(src.qname)
+	if o.kind == originConst && len(src.outputs) > 1 {
+		name += "_" + gamName(o.out.name)
+	}
+	for base, i := name, 2; b.names[name]; i++ {
+		name = base + "_" + strconv.Itoa(i)
+	}
+	b.names[name] = true
+	g := &outGAM{name: name, thread: t, order: indexOf(t.def.gams, src)}
+	g.comments = []string{fmt.Sprintf("%s (%s), %s:%d", src.path, src.class, b.im.file, src.node.Pos.Line)}
+	g.set("Name", tomlString(name), "")
+	switch o.kind {
+	case originCounter, originTime:
+		g.set("Class", tomlString("Timer"), "")
+		g.comments = append(g.comments, fmt.Sprintf("reads %s: Counter and Time of thread %s", t.timer.path, t.def.name))
+		b.used[src] = "its LinuxTimer reads become GAM " + name + " (Timer)"
+	case originWave:
+		w := b.im.waves[src]
+		g.set("Class", tomlString("Waveform"), "")
+		g.set("Waveform", tomlString("sine"), "")
+		g.set("Amplitude", tomlFloat(w.amplitude), "")
+		g.set("Frequency", tomlFloat(w.frequency), "Hz")
+		g.set("Offset", tomlFloat(w.offset), "")
+		g.set("Phase", tomlFloat(w.phase), "radians")
+		g.set("TimeInput", tomlString("Time"), "evaluated at the LinuxTimer Time, as MARTe2's WaveformGAM")
+		b.used[src] = "GAM " + name + " (Waveform sine, TimeInput = \"Time\")"
+		if w.chirp {
+			b.used[src] += ": Frequency1 = Frequency2, a sine"
+		}
+	case originConst:
+		g.set("Class", tomlString("Waveform"), "")
+		g.set("Waveform", tomlString("constant"), "")
+		g.set("Offset", tomlFloat(b.im.consts[o.out]), "Default of "+o.out.name)
+		if b.used[src] == "" {
+			b.used[src] = "GAM " + name + " (Waveform constant)"
+		} else {
+			b.used[src] += ", GAM " + name
+		}
+	}
+	b.c.gams = append(b.c.gams, g)
+	return g
+}
+
+// gamName makes a MARTe2 name a valid streamerd GAM name (no '.' or
+// spaces).
+func gamName(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '.' || r == ' ' || r == '\t' || r < ' ' {
+			return '_'
+		}
+		return r
+	}, s)
+	if s == "" {
+		return "GAM"
+	}
+	return s
+}
+
+func indexOf(gams []*gamDef, g *gamDef) int {
+	for i, x := range gams {
+		if x == g {
+			return i
+		}
+	}
+	return len(gams)
+}

@@ -1,0 +1,269 @@
+package marte2
+
+import (
+	"fmt"
+	"strings"
+)
+
+// originKind says where the value of a signal comes from, once the GAMs
+// that only move data (IOGAM, GAMDataSource) are looked through.
+type originKind uint8
+
+const (
+	originUnfed   originKind = iota // from something not imported; why says what
+	originCounter                   // the thread's LinuxTimer Counter
+	originTime                      // the thread's LinuxTimer Time
+	originWave                      // a WaveformGAM's output
+	originConst                     // a ConstantGAM's output
+)
+
+// origin is where a value comes from.
+type origin struct {
+	kind   originKind
+	thread *threadState // the thread that produces it
+	gam    *gamDef      // Wave, Const: the generator; Counter, Time: the GAM that reads the timer
+	out    *gamSignal   // Const: the output, with its Default
+	why    string       // Unfed: the reason, naming the objects
+	blame  *gamDef      // Unfed: the GAM that is not imported, if a GAM is the cause
+	via    []string     // the GAMs it passed through (IOGAMs), in order
+}
+
+func unfed(format string, args ...any) *origin {
+	return &origin{kind: originUnfed, why: fmt.Sprintf(format, args...)}
+}
+
+// unfedBy is unfed with the GAM g to blame.
+func unfedBy(g *gamDef, format string, args ...any) *origin {
+	o := unfed(format, args...)
+	o.blame = g
+	return o
+}
+
+// through returns o as seen after the IOGAM g.
+func (o *origin) through(g *gamDef) *origin {
+	c := *o
+	c.via = append(append([]string(nil), o.via...), g.path)
+	return &c
+}
+
+// threadState is what resolving one thread found: its timer and the
+// values its GAMs produce.
+type threadState struct {
+	def       *threadDef
+	timer     *dataSource // the LinuxTimer that paces it
+	timerGAM  *gamDef     // the GAM whose input carries Frequency
+	frequency string      // the Frequency as written
+	freqPos   Pos
+	produced  map[string]*origin // "DataSource.Signal" → origin
+}
+
+func key(ds, sig string) string { return ds + "." + sig }
+
+// resolveThread follows the data through the thread's GAMs in order.
+func (im *importer) resolveThread(a *application, t *threadState) {
+	t.produced = map[string]*origin{}
+	for _, g := range t.def.gams {
+		ins := make([]*origin, len(g.inputs))
+		for i, s := range g.inputs {
+			ins[i] = im.resolveInput(a, t, s)
+		}
+		outs := im.gamOutputs(a, t, g, ins)
+		for i, s := range g.outputs {
+			ds := s.ds
+			if ds == "" {
+				ds = a.defaultDS
+			}
+			if a.dsByName[ds] == nil {
+				im.errorf(s.node.Pos, "%s: DataSource %q: no datasource of that name in %s.+Data", s, ds, a.obj.path)
+			}
+			t.produced[key(ds, s.alias)] = outs[i]
+		}
+	}
+}
+
+// resolveInput returns where the value an input reads comes from.
+func (im *importer) resolveInput(a *application, t *threadState, s *gamSignal) *origin {
+	if s.unsupp != "" {
+		return unfed("%s uses %s, which streamerd does not support", s, s.unsupp)
+	}
+	ds := a.dsByName[s.ds]
+	if ds == nil {
+		if s.ds == "" {
+			im.errorf(s.node.Pos, "%s: no DataSource and no DefaultDataSource in %s.+Data", s, a.obj.path)
+		} else {
+			im.errorf(s.node.Pos, "%s: DataSource %q: no datasource of that name in %s.+Data", s, s.ds, a.obj.path)
+		}
+		return unfed("%s names a datasource that does not exist", s)
+	}
+	switch ds.kind {
+	case "LinuxTimer":
+		return im.timerInput(t, ds, s)
+	case "GAMDataSource":
+		if o := t.produced[key(ds.name, s.alias)]; o != nil {
+			return o
+		}
+		if writer := im.writerOf(a, ds, s.alias); writer != nil {
+			if inThread(t.def, writer) {
+				return unfed("%s reads %s.%s before %s writes it in the cycle (MARTe2 passes the previous cycle's value); streamerd has no one-cycle delay", s.gam.path, ds.path, s.alias, writer.path)
+			}
+			return unfed("%s reads %s.%s, which %s writes in another thread or state", s.gam.path, ds.path, s.alias, writer.path)
+		}
+		return unfed("nothing writes %s.%s", ds.path, s.alias)
+	}
+	if im.mapsTo(ds) != "" {
+		return unfed("%s reads %s, an output datasource", s, ds.path)
+	}
+	return unfed("%s comes from %s (%s), which is not imported", s, ds.path, ds.class)
+}
+
+func inThread(t *threadDef, g *gamDef) bool {
+	for _, x := range t.gams {
+		if x == g {
+			return true
+		}
+	}
+	return false
+}
+
+// writerOf returns a GAM of the application that writes ds.sig, or nil.
+func (im *importer) writerOf(a *application, ds *dataSource, sig string) *gamDef {
+	for _, g := range a.gams {
+		for _, o := range g.outputs {
+			if (o.ds == ds.name || (o.ds == "" && a.defaultDS == ds.name)) && o.alias == sig {
+				return g
+			}
+		}
+	}
+	return nil
+}
+
+// timerInput resolves a read of a LinuxTimer signal. LinuxTimer knows its
+// signals by position: Counter, Time, AbsoluteTime, DeltaTime, TrigRephase.
+func (im *importer) timerInput(t *threadState, ds *dataSource, s *gamSignal) *origin {
+	if f := s.node.Leaf("Frequency"); f != nil {
+		text, _ := f.Value.Text()
+		switch {
+		case t.timer != nil && t.timer != ds:
+			im.errorf(f.Pos, "%s: Frequency: thread %s is already paced by %s", s, t.def.path, t.timer.path)
+		case t.timer == nil:
+			t.timer, t.timerGAM, t.frequency, t.freqPos = ds, s.gam, text, f.Pos
+		}
+	}
+	switch i := ds.index(s.alias); i {
+	case 0:
+		return &origin{kind: originCounter, thread: t, gam: s.gam}
+	case 1:
+		return &origin{kind: originTime, thread: t, gam: s.gam}
+	default:
+		names := []string{"Counter", "Time", "AbsoluteTime", "DeltaTime", "TrigRephase"}
+		what := "signal " + s.alias
+		if i < len(names) {
+			what = names[i] + " (" + s.alias + ")"
+		}
+		return unfed("%s reads LinuxTimer %s, which streamerd's timer does not provide (only Counter and Time)", s, what)
+	}
+}
+
+// gamOutputs returns the origin of each output of g, given its inputs'.
+func (im *importer) gamOutputs(a *application, t *threadState, g *gamDef, ins []*origin) []*origin {
+	outs := make([]*origin, len(g.outputs))
+	fill := func(o *origin) {
+		for i := range outs {
+			outs[i] = o
+		}
+	}
+	for _, s := range g.outputs {
+		if s.unsupp != "" {
+			fill(unfedBy(g, "%s uses %s, which streamerd does not support", s, s.unsupp))
+			return outs
+		}
+	}
+	switch g.kind {
+	case "IOGAM":
+		im.ioGAM(a, g, ins, outs)
+	case "WaveformSin", "WaveformChirp":
+		fill(im.waveform(a, t, g, ins))
+	case "ConstantGAM":
+		for i, s := range g.outputs {
+			outs[i] = im.constant(a, t, g, s)
+		}
+	default:
+		why := fmt.Sprintf("%s (%s) has no streamerd equivalent", g.path, g.class)
+		if g.class == "" {
+			why = g.path + " has no Class"
+		}
+		fill(unfedBy(g, "%s", why))
+	}
+	return outs
+}
+
+// ioGAM passes each input's origin to the output in the same position
+// when they have the same type and element count (the IOGAM copies
+// bytes, so the value is unchanged).
+func (im *importer) ioGAM(a *application, g *gamDef, ins, outs []*origin) {
+	if len(g.inputs) != len(g.outputs) {
+		for i := range outs {
+			outs[i] = unfedBy(g, "%s copies %d inputs into %d outputs; streamerd maps an IOGAM signal by signal", g.path, len(g.inputs), len(g.outputs))
+		}
+		return
+	}
+	for i, out := range g.outputs {
+		in := g.inputs[i]
+		ti, ni := a.signalShape(in)
+		to, no := a.signalShape(out)
+		if ti != to || ni != no {
+			outs[i] = unfedBy(g, "%s copies %s %s[%d] into %s %s[%d]: the bytes are reinterpreted, which streamerd does not do", g.path, in.name, ti, ni, out.name, to, no)
+			continue
+		}
+		outs[i] = ins[i].through(g)
+	}
+}
+
+// signalShape returns the type and element count of a GAM signal: its own,
+// or its datasource's declaration.
+func (a *application) signalShape(s *gamSignal) (string, int) {
+	typ, n := s.typ, s.elems
+	if ds := a.dsByName[s.ds]; ds != nil {
+		if d := ds.signal(s.alias); d != nil {
+			if typ == "" {
+				typ = d.typ
+			}
+			if n == 0 {
+				n = d.elems
+			}
+		}
+	}
+	if n == 0 {
+		n = 1
+	}
+	return typ, n
+}
+
+// timerSignal returns the Timer output of a Counter or Time origin.
+func (o *origin) timerSignal() string {
+	if o.kind == originCounter {
+		return "Counter"
+	}
+	return "Time"
+}
+
+// describe returns a short account of where a value comes from, for
+// comments and messages.
+func (o *origin) describe() string {
+	var b strings.Builder
+	switch o.kind {
+	case originCounter, originTime:
+		fmt.Fprintf(&b, "%s %s", o.thread.timer.path, o.timerSignal())
+	case originWave, originConst:
+		b.WriteString(o.gam.path)
+		if o.kind == originConst {
+			b.WriteString("." + o.out.name)
+		}
+	default:
+		return o.why
+	}
+	for _, v := range o.via {
+		b.WriteString(" → " + v)
+	}
+	return b.String()
+}

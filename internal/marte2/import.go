@@ -1,0 +1,230 @@
+package marte2
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Options tune Import.
+type Options struct {
+	// Partial imports even when a signal of an imported datasource comes
+	// from something that is not imported: the signal is kept, stays zero,
+	// and a warning names it. Without Partial such a signal is an error.
+	Partial bool
+}
+
+// Result is an imported application.
+type Result struct {
+	File  string // the MARTe2 file's name, as given
+	TOML  []byte // the streamerd configuration; nil when Import failed
+	Notes []Note // what became of every object, in file order
+}
+
+// Errors is every problem that stopped an import, sorted by position; its
+// Error method prints one per line.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	s := make([]string, len(es))
+	for i, e := range es {
+		s[i] = e.Error()
+	}
+	return strings.Join(s, "\n")
+}
+
+type importer struct {
+	file   string
+	opt    Options
+	errs   []*Error
+	notes  []Note
+	waves  map[*gamDef]*wave
+	consts map[*gamSignal]float64
+	routes []*origin // the origins of the imported signals
+	unfed  []*origin // the imported signals' origins that are not imported
+}
+
+// ReadFile reads a MARTe2 configuration file, refusing one larger than
+// MaxFileSize before reading it all.
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, &Error{File: path, Pos: Pos{1, 1}, Msg: fmt.Sprintf("file larger than %d bytes", MaxFileSize)}
+	}
+	return data, nil
+}
+
+// Import parses a MARTe2 configuration and maps its RealTimeApplication
+// onto a streamerd configuration (TOML, for internal/config). name is the
+// file name used in messages and comments.
+//
+// The Result lists what maps, what is approximated and what is skipped,
+// with positions. A syntax error, a broken reference, or (without
+// opt.Partial) a signal of an imported datasource that would be fed by
+// something not imported is an error; the Result is then still returned
+// with its notes, and TOML is nil.
+func Import(name string, data []byte, opt Options) (*Result, error) {
+	root, err := Parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	im := &importer{file: name, opt: opt, waves: map[*gamDef]*wave{}, consts: map[*gamSignal]float64{}}
+	res := &Result{File: name}
+	out := im.run(root)
+	sortNotes(im.notes)
+	res.Notes = im.notes
+	if len(im.errs) > 0 {
+		sort.SliceStable(im.errs, func(i, j int) bool {
+			a, b := im.errs[i].Pos, im.errs[j].Pos
+			return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col)
+		})
+		return res, Errors(im.errs)
+	}
+	res.TOML = out.render()
+	return res, nil
+}
+
+// run imports the first RealTimeApplication of the tree.
+func (im *importer) run(root *Node) *outConfig {
+	apps := findApplications(root, "", nil)
+	if len(apps) == 0 {
+		im.errorf(Pos{1, 1}, "no RealTimeApplication: nothing to import (streamerd imports an object with Class = RealTimeApplication)")
+		return nil
+	}
+	for _, o := range apps[1:] {
+		im.skip(o.node.Pos, o.path, o.class, "streamerd imports one RealTimeApplication, the first (%s)", apps[0].path)
+	}
+	im.noteOutside(root, "", apps[0].node)
+	a := im.readApplication(apps[0])
+	st := im.chooseState(root, a)
+	if st == nil {
+		return nil
+	}
+	var threads []*threadState
+	for _, t := range st.threads {
+		ts := &threadState{def: t}
+		im.resolveThread(a, ts)
+		threads = append(threads, ts)
+	}
+	return im.build(a, st, threads)
+}
+
+// noteOutside notes the objects outside the application, which streamerd
+// does not import.
+func (im *importer) noteOutside(n *Node, parent string, app *Node) {
+	for _, c := range n.Objects() {
+		if c == app {
+			continue
+		}
+		o := newObject(c, parent)
+		if containsNode(c, app) {
+			im.noteOutside(c, o.path, app)
+			continue
+		}
+		why := "not part of the RealTimeApplication; streamerd imports the application only"
+		switch o.kind {
+		case "StateMachine":
+			why = "streamerd runs one state and has no state machine; operators act on the datasources over HTTP"
+		case "HttpService", "HttpObjectBrowser", "HttpDirectoryResource", "HttpMessageInterface", "HttpDataExportI":
+			why = "streamerd serves metrics, status and control over HTTP at App.HTTPAddress (127.0.0.1:9100 by default)"
+		}
+		im.skip(c.Pos, o.path, o.class, "%s", why)
+	}
+}
+
+func containsNode(n, x *Node) bool {
+	for _, c := range n.Children {
+		if c == x || (c.IsBlock() && containsNode(c, x)) {
+			return true
+		}
+	}
+	return false
+}
+
+// chooseState picks the state to import: the one the application's state
+// machine enters first (a PrepareNextState message to the application),
+// else the first.
+func (im *importer) chooseState(root *Node, a *application) *state {
+	if len(a.states) == 0 {
+		im.errorf(a.obj.node.Pos, "%s: no +States with a RealTimeState: no thread to import", a.obj.path)
+		return nil
+	}
+	chosen, why := a.states[0], "the first state"
+	if name, p, ok := firstPrepareNextState(root, a.obj.name); ok {
+		for _, s := range a.states {
+			if s.name == name {
+				chosen, why = s, fmt.Sprintf("the state the StateMachine prepares first (line %d)", p.Line)
+			}
+		}
+	}
+	for _, s := range a.states {
+		if s == chosen {
+			im.maps(s.node.Pos, s.path, s.class, "imported (%s): its %d thread(s) become [[Threads]]", why, len(s.threads))
+			continue
+		}
+		im.skip(s.node.Pos, s.path, s.class, "streamerd runs one state; %s was imported (%s)", chosen.name, why)
+	}
+	return chosen
+}
+
+// firstPrepareNextState finds, in file order, the first Message whose
+// Function is PrepareNextState and whose Destination is the application,
+// and returns the state it names (Parameters.param1).
+func firstPrepareNextState(n *Node, app string) (string, Pos, bool) {
+	for _, c := range n.Children {
+		if !c.IsBlock() {
+			continue
+		}
+		if text(c, "Function") == "PrepareNextState" && lastPathElem(text(c, "Destination")) == app {
+			if p := c.Block("+Parameters"); p != nil {
+				if s := text(p, "param1"); s != "" {
+					return s, c.Pos, true
+				}
+			}
+		}
+		if s, p, ok := firstPrepareNextState(c, app); ok {
+			return s, p, true
+		}
+	}
+	return "", Pos{}, false
+}
+
+func lastPathElem(s string) string {
+	if i := strings.LastIndex(s, "."); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// text returns the scalar leaf key of n, or "" (no error: for searches).
+func text(n *Node, key string) string {
+	if l := n.Leaf(key); l != nil {
+		s, _ := l.Value.Text()
+		return s
+	}
+	return ""
+}
+
+// errorList returns err's errors, for callers that print them one by one.
+func errorList(err error) []*Error {
+	var es Errors
+	if errors.As(err, &es) {
+		return es
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return []*Error{e}
+	}
+	return nil
+}

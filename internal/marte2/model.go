@@ -1,0 +1,347 @@
+package marte2
+
+import (
+	"fmt"
+	"strings"
+)
+
+// application is the RealTimeApplication read from the tree: its GAMs
+// (+Functions flattened, in declaration order), its datasources (+Data)
+// and its states.
+type application struct {
+	obj       object
+	gams      []*gamDef
+	gamByName map[string]*gamDef // by qualified name: "GAM" or "Group.GAM"
+	sources   []*dataSource
+	dsByName  map[string]*dataSource
+	defaultDS string
+	states    []*state
+	scheduler *object
+	others    []object // objects of the application that are none of the above
+}
+
+// object is a MARTe2 object: a block named +Name or $Name with a Class.
+type object struct {
+	node  *Node
+	path  string // $App.+Functions.+GAM1
+	name  string // without its prefix
+	class string // as written: "WaveformGAM::WaveformSin"
+	kind  string // the class without its library: "WaveformSin"
+}
+
+func newObject(n *Node, parent string) object {
+	o := object{node: n, path: n.Name, name: bareName(n.Name)}
+	if parent != "" {
+		o.path = parent + "." + n.Name
+	}
+	if c := n.Leaf("Class"); c != nil {
+		o.class, _ = c.Value.Text()
+	}
+	o.kind = o.class
+	if i := strings.LastIndex(o.kind, "::"); i >= 0 {
+		o.kind = o.kind[i+2:]
+	}
+	return o
+}
+
+// gamDef is one GAM with its signals.
+type gamDef struct {
+	object
+	qname   string // qualified name in +Functions: "GAM1" or "Group.GAM1"
+	inputs  []*gamSignal
+	outputs []*gamSignal
+}
+
+// gamSignal is one signal of a GAM's InputSignals or OutputSignals.
+type gamSignal struct {
+	node   *Node
+	gam    *gamDef
+	input  bool
+	name   string // the GAM's name for it
+	ds     string // the datasource: DataSource, or the default
+	alias  string // the datasource's name for it: Alias, or name
+	typ    string // Type, "" when not given here
+	elems  int    // NumberOfElements, 0 when not given here
+	dims   int    // NumberOfDimensions, -1 when not given here
+	unsupp string // a parameter streamerd cannot honour (Samples > 1, Ranges)
+}
+
+func (s *gamSignal) String() string {
+	dir := ".OutputSignals."
+	if s.input {
+		dir = ".InputSignals."
+	}
+	return s.gam.path + dir + s.name
+}
+
+// dataSource is one datasource of +Data with its signals: those declared
+// in its Signals block, then those GAMs add by naming them, in the order
+// MARTe2 adds them (functions in declaration order, inputs then outputs).
+type dataSource struct {
+	object
+	signals []*dsSignal
+}
+
+type dsSignal struct {
+	ds    *dataSource
+	name  string
+	node  *Node // the declaration in Signals, nil when added by a GAM
+	typ   string
+	elems int // 0 when not given
+	dims  int // -1 when not given
+	refs  []*gamSignal
+}
+
+func (d *dataSource) signal(name string) *dsSignal {
+	for _, s := range d.signals {
+		if s.name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+func (d *dataSource) index(name string) int {
+	for i, s := range d.signals {
+		if s.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// state is a RealTimeState and its threads.
+type state struct {
+	object
+	threads []*threadDef
+}
+
+// threadDef is a RealTimeThread and the GAMs it runs, in order.
+type threadDef struct {
+	object
+	gams []*gamDef
+}
+
+// findApplications returns every RealTimeApplication object in the tree,
+// at any depth, in file order.
+func findApplications(n *Node, parent string, out []object) []object {
+	for _, c := range n.Objects() {
+		o := newObject(c, parent)
+		if o.kind == "RealTimeApplication" {
+			out = append(out, o)
+			continue
+		}
+		out = findApplications(c, o.path, out)
+	}
+	return out
+}
+
+// readApplication builds the model of the application o. Problems that
+// stop the import (a thread naming a GAM that does not exist) are
+// returned as errors.
+func (im *importer) readApplication(o object) *application {
+	a := &application{obj: o, gamByName: map[string]*gamDef{}, dsByName: map[string]*dataSource{}}
+	for _, c := range o.node.Objects() {
+		co := newObject(c, o.path)
+		switch {
+		case co.name == "Functions":
+			im.readFunctions(a, c, co.path, "")
+		case co.name == "Data":
+			if d := c.Leaf("DefaultDataSource"); d != nil {
+				a.defaultDS, _ = d.Value.Text()
+			}
+			for _, dn := range c.Objects() {
+				ds := &dataSource{object: newObject(dn, co.path)}
+				a.sources = append(a.sources, ds)
+				a.dsByName[ds.name] = ds
+				im.readDeclaredSignals(ds)
+			}
+		case co.name == "States":
+			for _, sn := range c.Objects() {
+				a.states = append(a.states, im.readState(a, newObject(sn, co.path)))
+			}
+		case strings.HasSuffix(co.kind, "Scheduler"):
+			s := co
+			a.scheduler = &s
+		default:
+			a.others = append(a.others, co)
+		}
+	}
+	for _, g := range a.gams {
+		for _, s := range append(append([]*gamSignal{}, g.inputs...), g.outputs...) {
+			im.addReference(a, s)
+		}
+	}
+	return a
+}
+
+// readFunctions flattens +Functions: a ReferenceContainer of GAMs is a
+// group, its GAMs named Group.GAM.
+func (im *importer) readFunctions(a *application, n *Node, path, prefix string) {
+	for _, c := range n.Objects() {
+		o := newObject(c, path)
+		// A group holds GAMs: a ReferenceContainer, or any object (a
+		// GAMGroup) with objects inside and no signals of its own.
+		group := len(c.Objects()) > 0 && c.Block("InputSignals") == nil && c.Block("OutputSignals") == nil
+		if o.kind == "ReferenceContainer" || group {
+			im.readFunctions(a, c, o.path, prefix+o.name+".")
+			continue
+		}
+		g := &gamDef{object: o, qname: prefix + o.name}
+		g.inputs = im.readGAMSignals(a, g, c.Block("InputSignals"), true)
+		g.outputs = im.readGAMSignals(a, g, c.Block("OutputSignals"), false)
+		a.gams = append(a.gams, g)
+		a.gamByName[g.qname] = g
+	}
+}
+
+func (im *importer) readGAMSignals(a *application, g *gamDef, n *Node, input bool) []*gamSignal {
+	if n == nil {
+		return nil
+	}
+	var out []*gamSignal
+	for _, c := range n.Children {
+		if !c.IsBlock() {
+			continue
+		}
+		s := &gamSignal{node: c, gam: g, input: input, name: c.Name, alias: c.Name, dims: -1}
+		s.ds = im.text(c, "DataSource")
+		if a := im.text(c, "Alias"); a != "" {
+			s.alias = a
+		}
+		s.typ = im.text(c, "Type")
+		s.elems = im.count(c, "NumberOfElements")
+		if c.Leaf("NumberOfDimensions") != nil {
+			s.dims = im.count(c, "NumberOfDimensions")
+		}
+		if c.Leaf("Samples") != nil && im.count(c, "Samples") > 1 {
+			s.unsupp = "Samples > 1 (several samples per cycle)"
+		}
+		if c.Leaf("Ranges") != nil {
+			s.unsupp = "Ranges (a part of the signal)"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// readDeclaredSignals reads the Signals block of a datasource.
+func (im *importer) readDeclaredSignals(ds *dataSource) {
+	sigs := ds.node.Block("Signals")
+	if sigs == nil {
+		return
+	}
+	for _, c := range sigs.Children {
+		if !c.IsBlock() {
+			continue // Locked = 1 and the like
+		}
+		s := &dsSignal{ds: ds, name: c.Name, node: c, typ: im.text(c, "Type"), elems: im.count(c, "NumberOfElements"), dims: -1}
+		if c.Leaf("NumberOfDimensions") != nil {
+			s.dims = im.count(c, "NumberOfDimensions")
+		}
+		ds.signals = append(ds.signals, s)
+	}
+}
+
+// addReference adds the signal a GAM names to its datasource, as MARTe2's
+// configuration builder does, and records the reference.
+func (im *importer) addReference(a *application, s *gamSignal) {
+	if s.ds == "" {
+		s.ds = a.defaultDS
+	}
+	ds := a.dsByName[s.ds]
+	if ds == nil {
+		return // reported where the signal is resolved
+	}
+	d := ds.signal(s.alias)
+	if d == nil {
+		d = &dsSignal{ds: ds, name: s.alias, dims: -1}
+		ds.signals = append(ds.signals, d)
+	}
+	if d.typ == "" {
+		d.typ = s.typ
+	}
+	if d.elems == 0 {
+		d.elems = s.elems
+	}
+	if d.dims < 0 {
+		d.dims = s.dims
+	}
+	d.refs = append(d.refs, s)
+}
+
+// readState reads a RealTimeState: its +Threads container of
+// RealTimeThreads, each with its Functions list.
+func (im *importer) readState(a *application, o object) *state {
+	st := &state{object: o}
+	threads := o.node.Block("+Threads")
+	if threads == nil {
+		return st
+	}
+	tp := o.path + ".+Threads"
+	for _, tn := range threads.Objects() {
+		t := &threadDef{object: newObject(tn, tp)}
+		if f := tn.Leaf("Functions"); f != nil {
+			for _, it := range f.Value.Items {
+				gs := a.expandFunction(it.Text)
+				if len(gs) == 0 {
+					im.errorf(it.Pos, "%s: Functions: no GAM or group named %q in %s.+Functions", t.path, it.Text, a.obj.path)
+				}
+				t.gams = append(t.gams, gs...)
+			}
+		} else {
+			im.errorf(tn.Pos, "%s: no Functions: a RealTimeThread lists the GAMs it runs", t.path)
+		}
+		st.threads = append(st.threads, t)
+	}
+	return st
+}
+
+// expandFunction returns the GAMs a thread's Functions entry names: one
+// GAM, or every GAM of a group, in order.
+func (a *application) expandFunction(name string) []*gamDef {
+	// ":Functions.GAM" names it from the application.
+	if strings.HasPrefix(name, ":") {
+		name = strings.TrimPrefix(strings.TrimLeft(name, ":"), "Functions.")
+	}
+	if g := a.gamByName[name]; g != nil {
+		return []*gamDef{g}
+	}
+	var out []*gamDef
+	for _, g := range a.gams {
+		if strings.HasPrefix(g.qname, name+".") {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// text returns the scalar leaf key of n, or "".
+func (im *importer) text(n *Node, key string) string {
+	l := n.Leaf(key)
+	if l == nil {
+		return ""
+	}
+	s, ok := l.Value.Text()
+	if !ok {
+		im.errorf(l.Value.Pos, "%s: expected a single value, got %v", key, l.Value)
+	}
+	return s
+}
+
+// count returns the non-negative integer leaf key of n, or 0.
+func (im *importer) count(n *Node, key string) int {
+	s := im.text(n, key)
+	if s == "" {
+		return 0
+	}
+	u, ok := parseUint(s, 31)
+	if !ok {
+		im.errorf(n.Leaf(key).Value.Pos, "%s: expected a non-negative integer, got %q", key, s)
+	}
+	return int(u)
+}
+
+func (im *importer) errorf(p Pos, format string, args ...any) {
+	im.errs = append(im.errs, &Error{File: im.file, Pos: p, Msg: fmt.Sprintf(format, args...)})
+}
