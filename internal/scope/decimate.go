@@ -22,13 +22,17 @@ func (p *Points) Len() int { return len(p.T) }
 const (
 	// MaxColumns caps the columns a viewer may ask for (a 4K screen's width).
 	MaxColumns = 4096
-	// minScan and maxScan bound the points one trace of one frame scans:
-	// eight per column, so each column sees its own minimum and maximum.
-	minScan = 2048
-	maxScan = 32768
+	// scanPerColumn, minScan and maxScan bound the points one trace of one
+	// frame scans. A level is picked when its points in the window are at
+	// most scanPerColumn per column, so at least a quarter of that (the
+	// levels are 4 times apart): each column then sees several min/max
+	// pairs and is drawn as a full vertical stroke.
+	scanPerColumn = 16
+	minScan       = 4096
+	maxScan       = scanPerColumn * MaxColumns
 )
 
-func scanLimit(cols int) int { return min(max(8*cols, minScan), maxScan) }
+func scanLimit(cols int) int { return min(max(scanPerColumn*cols, minScan), maxScan) }
 
 // decimator reduces time-ordered points to what cols pixel columns of
 // [t0, t1] can show: in each column its minimum and its maximum, in time

@@ -100,8 +100,8 @@ func TestDecimatorExactOnSmallInput(t *testing.T) {
 // sample once, a break kept.
 func TestDecimatorOneColumn(t *testing.T) {
 	for _, c := range []struct {
-		name       string
-		ts, vs     []float64
+		name         string
+		ts, vs       []float64
 		wantT, wantV []float64
 	}{
 		{"max first", []float64{0, 1, 2, 3}, []float64{1, 9, -4, 2}, []float64{1, 2}, []float64{9, -4}},

@@ -10,9 +10,10 @@ const (
 	// groupPoints points of level k make one min/max pair of level k+1.
 	groupPoints = 8
 	// rawMaxCap and levelMaxCap cap the points of level 0 and of the
-	// others (1 MiB and 256 KiB).
+	// others (1 MiB each): a level can cover any window it is picked for
+	// (maxScan points).
 	rawMaxCap   = 1 << 16
-	levelMaxCap = 1 << 14
+	levelMaxCap = maxScan
 	// initialCap is a level's capacity when it is created.
 	initialCap = 64
 	// resetJump is how far back in time (seconds) a sample must go to
