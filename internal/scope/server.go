@@ -223,7 +223,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Accept answered the request
 	}
-	conn.SetReadLimit(s.opts.MaxMessage)
+	conn.SetReadLimit(s.opts.MaxMessage + 1) // the viewer's reader checks the size itself
 	if n := s.viewers.Add(1); int(n) > s.opts.MaxViewers {
 		s.viewers.Add(-1)
 		s.viewersRefused.Add(1)
@@ -234,14 +234,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	id := s.viewerN.Add(1)
 	vw := &viewer{s: s, conn: conn, wake: make(chan struct{}, 1)}
 	err = vw.run(s.ctx)
-	switch {
-	case errors.Is(err, errWriteTimeout), errors.Is(err, errAckTimeout):
+	if errors.Is(err, errWriteTimeout) || errors.Is(err, errAckTimeout) || errors.Is(err, errMessageTooBig) {
 		s.viewersDropped.Add(1)
 		s.log.Warn("viewer dropped", "viewer", id, "remote", r.RemoteAddr, "reason", err.Error())
-		conn.Close(closeDropped, err.Error())
-	case websocket.CloseStatus(err) == websocket.StatusMessageTooBig:
-		s.viewersDropped.Add(1)
-		s.log.Warn("viewer dropped", "viewer", id, "remote", r.RemoteAddr, "reason", "message larger than "+strconv.FormatInt(s.opts.MaxMessage, 10)+" bytes")
 	}
 }
 
@@ -270,13 +265,20 @@ const (
 	MaxHeaderBytes    = 16 << 10
 )
 
+// httpBounds are the bounds NewHTTPServer applies (tests shorten them).
+var httpBounds = struct {
+	readHeader, read, write, idle time.Duration
+	maxHeader                     int
+}{ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout, MaxHeaderBytes}
+
 // NewHTTPServer returns an http.Server for h with the scope's bounds on
 // time and header size. WebSocket connections leave its deadlines behind
 // and are bounded by Options instead.
 func NewHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	b := httpBounds
 	return &http.Server{
-		Handler: h, ReadHeaderTimeout: ReadHeaderTimeout, ReadTimeout: ReadTimeout,
-		WriteTimeout: WriteTimeout, IdleTimeout: IdleTimeout, MaxHeaderBytes: MaxHeaderBytes,
+		Handler: h, ReadHeaderTimeout: b.readHeader, ReadTimeout: b.read,
+		WriteTimeout: b.write, IdleTimeout: b.idle, MaxHeaderBytes: b.maxHeader,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"sync"
 	"time"
 
@@ -47,34 +48,55 @@ type clientMsg struct {
 }
 
 // run serves the viewer until the page goes, ctx ends or a bound is hit;
-// it returns why.
+// it returns why, after closing the connection (with the reason when the
+// page can still hear it).
 func (vw *viewer) run(ctx context.Context) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	rctx, cancelRead := context.WithCancel(ctx)
+	defer cancelRead()
 	readErr := make(chan error, 1)
-	go func() {
-		readErr <- vw.read(ctx)
-		cancel()
-	}()
-	err := vw.write(ctx)
-	cancel()
-	vw.conn.CloseNow()
-	if rerr := <-readErr; err == nil || errors.Is(err, context.Canceled) {
-		err = rerr
+	go func() { readErr <- vw.read(rctx) }()
+	err := vw.write(ctx, readErr)
+	if errors.Is(err, errReaderDone) {
+		err = <-readErr
+		readErr <- err
 	}
+	switch {
+	case errors.Is(err, errMessageTooBig):
+		vw.conn.Close(websocket.StatusMessageTooBig, err.Error())
+	case errors.Is(err, errAckTimeout), errors.Is(err, errWriteTimeout):
+		vw.conn.Close(closeDropped, err.Error())
+	}
+	cancelRead()
+	vw.conn.CloseNow()
+	<-readErr
 	return err
 }
 
-// read takes the page's messages: views and acknowledgements.
+var (
+	errReaderDone    = errors.New("scope: the page's reader ended")
+	errMessageTooBig = errors.New("scope: message from the page over the size limit")
+)
+
+// read takes the page's messages: views and acknowledgements. A message
+// over MaxMessage ends it with errMessageTooBig.
 func (vw *viewer) read(ctx context.Context) error {
+	buf := make([]byte, vw.s.opts.MaxMessage+1)
 	for {
-		typ, data, err := vw.conn.Read(ctx)
+		typ, r, err := vw.conn.Reader(ctx)
 		if err != nil {
 			return err
 		}
-		if typ != websocket.MessageText {
-			return errors.New("binary message from a page")
+		n, err := io.ReadFull(r, buf)
+		switch {
+		case err == nil:
+			return errMessageTooBig
+		case err != io.ErrUnexpectedEOF && err != io.EOF:
+			return err
 		}
+		if typ != websocket.MessageText {
+			return errors.New("scope: binary message from a page")
+		}
+		data := buf[:n]
 		var m clientMsg
 		if err := json.Unmarshal(data, &m); err != nil {
 			return err
@@ -82,19 +104,17 @@ func (vw *viewer) read(ctx context.Context) error {
 		switch m.Type {
 		case "ack":
 			vw.mu.Lock()
-			if int32(m.Seq-vw.acked) > 0 && int32(m.Seq-vw.seqSent()) <= 0 {
+			if int32(m.Seq-vw.acked) > 0 && int32(m.Seq-vw.seq) <= 0 {
 				vw.acked, vw.ackedAt = m.Seq, time.Now()
 			}
 			vw.mu.Unlock()
 		case "view":
 			vw.setView(data)
 		default:
-			return errors.New("unknown message type " + m.Type)
+			return errors.New("scope: unknown message type " + m.Type)
 		}
 	}
 }
-
-func (vw *viewer) seqSent() uint32 { return vw.seq }
 
 // setView installs a page's new view; a refused one is told back.
 func (vw *viewer) setView(data []byte) {
@@ -133,8 +153,9 @@ func (vw *viewer) setView(data []byte) {
 	}
 }
 
-// write sends meta, stats and frames until an error.
-func (vw *viewer) write(ctx context.Context) error {
+// write sends meta, stats and frames until an error, or errReaderDone
+// when the reader ends.
+func (vw *viewer) write(ctx context.Context, readErr chan error) error {
 	o := &vw.s.opts
 	tick := time.NewTicker(time.Second / time.Duration(o.FrameRate))
 	defer tick.Stop()
@@ -143,6 +164,9 @@ func (vw *viewer) write(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case err := <-readErr:
+			readErr <- err // for run
+			return errReaderDone
 		case <-tick.C:
 		case <-vw.wake:
 		}
