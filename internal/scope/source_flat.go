@@ -29,6 +29,7 @@ type FlatUDP struct {
 
 	r        atomic.Pointer[flatclient.Receiver]
 	silences atomic.Uint64
+	addr     string // the address bound, for messages
 }
 
 // statusEvery is how often a listening source looks at its counters to
@@ -85,13 +86,14 @@ func (f *FlatUDP) Run(ctx context.Context, h *Hub) error {
 		h.SetStatus(StateError, err.Error())
 		return err
 	}
+	f.addr = r.Conn().LocalAddr().String()
 	f.r.Store(r)
 	defer r.Close()
 	stop := context.AfterFunc(ctx, func() { r.Close() })
 	defer stop()
 	l := r.Layout()
-	h.Configure(f.Info(), flatSignals(l, f.Rate))
-	h.SetStatus(StateWaiting, "listening for FlatUDP datagrams of "+strconv.Itoa(l.Size)+" bytes on "+r.Conn().LocalAddr().String())
+	h.Configure(Info{Kind: "FlatUDP", Address: f.addr}, flatSignals(l, f.Rate))
+	h.SetStatus(StateWaiting, "listening for FlatUDP datagrams of "+strconv.Itoa(l.Size)+" bytes on "+f.addr)
 	u := newFlatUpdate(l, f.Rate)
 	fs := flatState{start: time.Now()}
 	fs.clock.period = 1 / f.Rate
@@ -163,9 +165,9 @@ func (f *FlatUDP) updateStatus(h *Hub, r *flatclient.Receiver, fs *flatState, no
 			fs.silent = true
 			f.silences.Add(1)
 		}
-		h.SetStatus(StateSilent, fmt.Sprintf("FlatUDP on %s: no datagram for %v (silence)", f.Listen, fs.clock.timeout()))
+		h.SetStatus(StateSilent, fmt.Sprintf("FlatUDP on %s: no datagram for %v (silence)", f.addr, fs.clock.timeout()))
 	case fs.started:
-		h.SetStatus(StateReceiving, "receiving FlatUDP datagrams on "+f.Listen)
+		h.SetStatus(StateReceiving, "receiving FlatUDP datagrams on "+f.addr)
 	}
 }
 

@@ -23,6 +23,7 @@ type RD100S struct {
 	Monitor rdclient.MonitorConfig // zero fields: the receiver rules' defaults
 
 	bytes atomic.Uint64
+	addr  string // the address bound, for messages; Run's goroutine only
 	mu    sync.Mutex
 	snap  rdclient.Stats // the Monitor's, copied by the receive loop
 }
@@ -83,12 +84,13 @@ func (s *RD100S) Run(ctx context.Context, h *Hub) error {
 		return err
 	}
 	defer conn.Close()
+	s.addr = conn.LocalAddr().String()
 	conn.SetReadBuffer(1 << 20)
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	m := rdclient.NewMonitor(s.Monitor)
-	h.Configure(s.Info(), rd100sSignals)
-	h.SetStatus(StateWaiting, "listening for RD100S-ENC-UDP on "+conn.LocalAddr().String())
+	h.Configure(Info{Kind: "RD100S", Address: s.addr}, rd100sSignals)
+	h.SetStatus(StateWaiting, "listening for RD100S-ENC-UDP on "+s.addr)
 	var u rdUpdate
 	var buf [512]byte // longer than a packet, so a long datagram is seen as long
 	var checked time.Time
@@ -132,11 +134,11 @@ func (s *RD100S) publish(h *Hub, m *rdclient.Monitor) {
 	s.mu.Unlock()
 	switch {
 	case st.TimedOut:
-		h.SetStatus(StateSilent, fmt.Sprintf("RD100S on %s: no packet for %v (stream timeout)", s.Listen, m.Config().StreamTimeout))
+		h.SetStatus(StateSilent, fmt.Sprintf("RD100S on %s: no packet for %v (stream timeout)", s.addr, m.Config().StreamTimeout))
 	case st.Frozen:
-		h.SetStatus(StateWarning, "RD100S on "+s.Listen+": position frozen")
+		h.SetStatus(StateWarning, "RD100S on "+s.addr+": position frozen")
 	case st.HaveLast:
-		h.SetStatus(StateReceiving, "receiving RD100S-ENC-UDP on "+s.Listen)
+		h.SetStatus(StateReceiving, "receiving RD100S-ENC-UDP on "+s.addr)
 	}
 }
 

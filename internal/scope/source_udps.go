@@ -28,10 +28,11 @@ type UDPStreamer struct {
 
 	c        atomic.Pointer[client.Client]
 	silences atomic.Uint64
+	quiet    bool // a silence was counted and no update came since; Run's goroutine only
 }
 
-// Reconnection back-off bounds.
-const (
+// Reconnection back-off bounds (variables for tests).
+var (
 	minBackoff = time.Second
 	maxBackoff = 30 * time.Second
 )
@@ -85,7 +86,7 @@ func (u *UDPStreamer) Run(ctx context.Context, h *Hub) error {
 	}()
 	backoff := minBackoff
 	for ctx.Err() == nil {
-		if h.Status().State != StateError {
+		if h.Status().State == StateStarting {
 			h.SetStatus(StateWaiting, "connecting to UDPStreamer "+u.Server)
 		}
 		cfg, err := c.Connect(ctx)
@@ -183,7 +184,10 @@ func (u *UDPStreamer) receive(ctx context.Context, c *client.Client, h *Hub) err
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			u.silences.Add(1)
+			if !u.quiet {
+				u.quiet = true
+				u.silences.Add(1)
+			}
 			h.SetStatus(StateSilent, fmt.Sprintf("UDPStreamer %s: no update for %v (silence)", u.Server, clock.timeout()))
 			c.SetReadDeadline(time.Time{})
 			return errSilence
@@ -191,6 +195,7 @@ func (u *UDPStreamer) receive(ctx context.Context, c *client.Client, h *Hub) err
 			return err
 		}
 		clock.arrived(time.Now())
+		u.quiet = false
 		if !receiving {
 			receiving = true
 			h.SetStatus(StateReceiving, "receiving from UDPStreamer "+u.Server)
