@@ -217,10 +217,10 @@ function makePlot(p) {
   }
   const opts = {
     width: plotWidth(), height: 240, series,
-    scales: { x: time ? { time: false, range: () => [S.from, S.to] } : { time: false } },
+    scales: { x: time ? { time: false, range: () => [S.from, S.to] } : { time: false }, y: { range: yRange } },
     axes: [
       { values: (u, splits) => splits.map((v) => time || p.axis === "wave-time" ? fmtTime(v) : String(v)) },
-      { values: (u, splits) => splits.map(fmtNum), size: 60 },
+      { values: (u, splits) => splits.map((v) => fmtNum(v)), size: axisSize },
     ],
     cursor: { drag: { x: true, y: false, setScale: !time } },
     legend: { live: true },
@@ -242,6 +242,23 @@ function makePlot(p) {
     zoomAt(u.posToVal(e.offsetX, "x"), e.deltaY > 0 ? 1.25 : 0.8);
   }, { passive: false });
   return u;
+}
+
+// yRange fits the values with a 5% margin, and a flat line in the middle.
+function yRange(u, min, max) {
+  if (min == null || max == null) return [0, 1];
+  if (min === max) {
+    const pad = Math.abs(min) > 0 ? Math.abs(min) * 0.01 : 1;
+    return [min - pad, max + pad];
+  }
+  const pad = (max - min) * 0.05;
+  return [min - pad, max + pad];
+}
+
+// axisSize makes a y axis as wide as its longest label.
+function axisSize(u, values) {
+  if (!values) return 50;
+  return 24 + 8 * Math.max(3, ...values.map((v) => String(v).length));
 }
 
 function emptyData(n) {
