@@ -107,7 +107,6 @@ type lossyProxy struct {
 	dropped     atomic.Int64
 }
 
-
 func newLossyProxy(tb testing.TB, server string) *lossyProxy {
 	tb.Helper()
 	front, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
