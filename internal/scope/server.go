@@ -82,7 +82,8 @@ type Server struct {
 	cancel context.CancelFunc
 
 	viewers                                 atomic.Int32
-	framesSent, framesHeld, frameBytes      atomic.Uint64
+	framesSent, framesAcked, framesHeld     atomic.Uint64
+	frameBytes                              atomic.Uint64
 	viewersRefused, viewersDropped, viewerN atomic.Uint64
 
 	statsMu  sync.Mutex
@@ -242,18 +243,19 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 
 // ViewerStats are a server's viewer counts.
 type ViewerStats struct {
-	Viewers    int    // pages served now
-	Refused    uint64 // pages refused for MaxViewers
-	Dropped    uint64 // pages dropped for a bound (write or acknowledgement timeout, message size)
-	FramesSent uint64 // frames sent to every page
-	FramesHeld uint64 // frame ticks skipped because the page had not acknowledged
-	FrameBytes uint64
+	Viewers     int    // pages served now
+	Refused     uint64 // pages refused for MaxViewers
+	Dropped     uint64 // pages dropped for a bound (write or acknowledgement timeout, message size)
+	FramesSent  uint64 // frames sent to every page
+	FramesAcked uint64 // frames the pages acknowledged: delivered
+	FramesHeld  uint64 // frame ticks skipped because the page had not acknowledged
+	FrameBytes  uint64
 }
 
 // ViewerStats returns the viewer counts.
 func (s *Server) ViewerStats() ViewerStats {
 	return ViewerStats{Viewers: int(s.viewers.Load()), Refused: s.viewersRefused.Load(), Dropped: s.viewersDropped.Load(),
-		FramesSent: s.framesSent.Load(), FramesHeld: s.framesHeld.Load(), FrameBytes: s.frameBytes.Load()}
+		FramesSent: s.framesSent.Load(), FramesAcked: s.framesAcked.Load(), FramesHeld: s.framesHeld.Load(), FrameBytes: s.frameBytes.Load()}
 }
 
 // HTTP bounds of NewHTTPServer.

@@ -105,6 +105,7 @@ func (vw *viewer) read(ctx context.Context) error {
 		case "ack":
 			vw.mu.Lock()
 			if int32(m.Seq-vw.acked) > 0 && int32(m.Seq-vw.seq) <= 0 {
+				vw.s.framesAcked.Add(uint64(m.Seq - vw.acked))
 				vw.acked, vw.ackedAt = m.Seq, time.Now()
 			}
 			vw.mu.Unlock()
