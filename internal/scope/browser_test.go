@@ -42,9 +42,10 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// newAllocator starts one headless Chromium for the test, with a fresh
-// profile and without the background traffic a closed network makes slow.
-func newAllocator(t *testing.T, width, height int) context.Context {
+// newBrowser starts one headless Chromium for the test, with a fresh
+// profile and without the background traffic a closed network makes slow,
+// and returns its context: openPage opens tabs in it.
+func newBrowser(t *testing.T, width, height int) context.Context {
 	exe := chromium(t)
 	dir, err := os.MkdirTemp("", "scope-chromium")
 	if err != nil {
@@ -57,9 +58,16 @@ func newAllocator(t *testing.T, width, height int) context.Context {
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
 		chromedp.WindowSize(width, height),
 	}
-	ctx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	if err := chromedp.Do(ctx); err != nil {
+		cancel()
+		cancelAlloc()
+		t.Fatalf("starting %s: %v", exe, err)
+	}
 	t.Cleanup(func() {
 		cancel()
+		cancelAlloc()
 		// Chromium's children may write in the profile for a moment after it
 		// stops.
 		for range 50 {
@@ -81,9 +89,9 @@ type page struct {
 	errors []string
 }
 
-func openPage(t *testing.T, alloc context.Context, url string) *page {
+func openPage(t *testing.T, browser context.Context, url string) *page {
 	t.Helper()
-	ctx, cancel := chromedp.NewContext(alloc)
+	ctx, cancel := chromedp.NewContext(browser)
 	t.Cleanup(cancel)
 	p := &page{t: t, ctx: ctx}
 	msgs := chromedp.Console(ctx)
@@ -191,17 +199,36 @@ func (p *page) waitCounter(id string, cond string) string {
 // forced value as the plotted last value, the lost counter moving when
 // datagrams are dropped on purpose, and no error in the console.
 func TestBrowser(t *testing.T) {
-	alloc := newAllocator(t, 1400, 900)
-	t.Run("UDPStreamer", func(t *testing.T) { browseUDPStreamer(t, alloc) })
-	t.Run("FlatUDP", func(t *testing.T) { browseFlatUDP(t, alloc) })
-	t.Run("RD100S", func(t *testing.T) { browseRD100S(t, alloc) })
+	browser := newBrowser(t, 1400, 900)
+	t.Run("UDPStreamer", func(t *testing.T) { browseUDPStreamer(t, browser) })
+	t.Run("FlatUDP", func(t *testing.T) { browseFlatUDP(t, browser) })
+	t.Run("RD100S", func(t *testing.T) { browseRD100S(t, browser) })
+	t.Run("Banners", func(t *testing.T) { browseBanners(t, browser) })
 }
 
-func browseUDPStreamer(t *testing.T, alloc context.Context) {
+// browseBanners: what the terminal says in one line, the page says in its
+// banner: a wrong signals string, a server that does not answer, and a page
+// over the viewer cap.
+func browseBanners(t *testing.T, browser context.Context) {
+	_, pageURL := startScope(t, &scope.FlatUDP{Listen: "127.0.0.1:0", Signals: "A:uint8,B:nope", Rate: 100}, scope.Options{MaxViewers: 1})
+	p := openPage(t, browser, pageURL)
+	poll[bool](p, "the signals banner", `[...document.querySelectorAll(".banner.error")].some((b) => b.textContent.includes('unknown type "nope"'))`)
+	second := openPage(t, browser, pageURL)
+	poll[bool](second, "the viewer cap banner", `[...document.querySelectorAll(".banner.error")].some((b) => b.textContent.includes("too many viewers"))`)
+
+	mute := freePort(t)
+	_, pageURL = startScope(t, &scope.UDPStreamer{Server: "127.0.0.1:" + strconv.Itoa(mute)}, scope.Options{})
+	p2 := openPage(t, browser, pageURL)
+	poll[bool](p2, "the silent server banner", `[...document.querySelectorAll(".banner.error")].some((b) => b.textContent.includes("does not answer"))`)
+	p.noConsoleErrors()
+	p2.noConsoleErrors()
+}
+
+func browseUDPStreamer(t *testing.T, browser context.Context) {
 	a := startApp(t, "app.toml", "Port = 44500", udpsPort(freePort(t)))
 	proxy := newLossyProxy(t, streamerAddr(a))
 	_, pageURL := startScope(t, &scope.UDPStreamer{Server: proxy.addr()}, scope.Options{})
-	p := openPage(t, alloc, pageURL)
+	p := openPage(t, browser, pageURL)
 
 	var want []string
 	for _, s := range a.DataSource("Streamer").Signals() {
@@ -221,12 +248,12 @@ func browseUDPStreamer(t *testing.T, alloc context.Context) {
 	p.noConsoleErrors()
 }
 
-func browseFlatUDP(t *testing.T, alloc context.Context) {
+func browseFlatUDP(t *testing.T, browser context.Context) {
 	port := freePort(t)
 	a := startApp(t, "flatudp.toml", "Port = 44488", "Port = "+strconv.Itoa(port))
 	signals := a.DataSource("Flat").(interface{ SignalsString() string }).SignalsString()
 	_, pageURL := startScope(t, &scope.FlatUDP{Listen: "127.0.0.1:" + strconv.Itoa(port), Signals: signals, Rate: 1000}, scope.Options{})
-	p := openPage(t, alloc, pageURL)
+	p := openPage(t, browser, pageURL)
 	var want []string
 	for _, s := range a.DataSource("Flat").Signals() {
 		want = append(want, s.Name)
@@ -240,11 +267,11 @@ func browseFlatUDP(t *testing.T, alloc context.Context) {
 	p.noConsoleErrors()
 }
 
-func browseRD100S(t *testing.T, alloc context.Context) {
+func browseRD100S(t *testing.T, browser context.Context) {
 	port := freePort(t)
 	a := startApp(t, "rd100s.toml", "dest_port = 5100", "dest_port = "+strconv.Itoa(port))
 	_, pageURL := startScope(t, &scope.RD100S{Listen: "127.0.0.1:" + strconv.Itoa(port)}, scope.Options{})
-	p := openPage(t, alloc, pageURL)
+	p := openPage(t, browser, pageURL)
 	want := []string{"az", "el", "az_rate", "el_rate", "status", "seq"}
 	if got := p.signalNames(len(want)); !slices.Equal(got, want) {
 		t.Fatalf("signal list %v, want the packet's fields %v", got, want)
@@ -265,10 +292,10 @@ func TestScreenshot(t *testing.T) {
 	if *screenshot == "" {
 		t.Skip("give -screenshot FILE to write the picture")
 	}
-	alloc := newAllocator(t, 1400, 820)
+	browser := newBrowser(t, 1400, 820)
 	a := startApp(t, "burst.toml", "Port = 44500", udpsPort(freePort(t)))
 	_, pageURL := startScope(t, &scope.UDPStreamer{Server: streamerAddr(a)}, scope.Options{})
-	p := openPage(t, alloc, pageURL)
+	p := openPage(t, browser, pageURL)
 	p.signalNames(2)
 	eval[bool](p, `(() => {
 		const row = [...document.querySelectorAll("#signals tbody tr")][0];

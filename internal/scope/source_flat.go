@@ -58,7 +58,7 @@ func (f *FlatUDP) Counters() Counters {
 func (f *FlatUDP) open() (*flatclient.Receiver, wire.ByteOrder, error) {
 	sigs, err := wire.ParseSignals(f.Signals)
 	if err != nil {
-		return nil, 0, fmt.Errorf("signals %q: %w", f.Signals, err)
+		return nil, 0, fmt.Errorf("signals: %w", err)
 	}
 	order, err := wire.ParseByteOrder(f.Order)
 	if err != nil {
