@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	udpsclient "github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // runSource runs src into a fresh hub until the test ends; the hub's log
@@ -337,5 +339,51 @@ func TestRD100SSource(t *testing.T) {
 	waitState(t, h, StateSilent)
 	if cn := src.Counters(); cn.Link != "timed out" || cn.Silences != 1 {
 		t.Fatalf("counters after the stream stopped %+v", cn)
+	}
+}
+
+// TestUDPStreamerReceiveAllocs: once the session runs, receiving an update
+// and adding it to the history allocate nothing (counted over thousands of
+// updates, the test's own sending included).
+func TestUDPStreamerReceiveAllocs(t *testing.T) {
+	testenv.SkipIfRace(t)
+	srv := udpstest.NewServer(t, udpsSigs, 1400)
+	src := &UDPStreamer{Server: srv.Addr().String()}
+	h, _, _ := runSource(t, src)
+	if _, ok := srv.WaitClient(waitFor); !ok {
+		t.Fatal("no CONNECT")
+	}
+	payloads := make([][]byte, 100)
+	for k := range payloads {
+		payloads[k] = udpsPayload(t, k)
+	}
+	// waitPushed waits, without allocating, until n updates reached the hub.
+	waitPushed := func(n uint64) {
+		deadline := time.Now().Add(waitFor)
+		for h.updates.Load() < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d of %d updates pushed", h.updates.Load(), n)
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
+	send := func(from, n int) {
+		for k := from; k < from+n; k++ {
+			srv.SendUpdate(uint32(k), payloads[k%len(payloads)])
+			if k%50 == 49 { // let the receiver keep up: nothing is lost
+				waitPushed(uint64(k + 1))
+			}
+		}
+	}
+	send(0, 3000) // levels and buffers reach their size
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	send(3000, 5000)
+	runtime.ReadMemStats(&m1)
+	if n := m1.Mallocs - m0.Mallocs; n > 10 { // a few for the runtime's own timers
+		t.Errorf("%d allocations over 5000 updates", n)
+	}
+	if c := src.Counters(); c.Lost != 0 {
+		t.Errorf("lost %d", c.Lost)
 	}
 }
