@@ -88,7 +88,7 @@ func (s *series) reset() {
 	s.hasLast = false
 }
 
-// level returns level k, making it (and any level below) when the budget
+// level returns level k, making the levels up to it when the budget
 // allows; nil when it does not.
 func (s *series) level(k int) *ring {
 	for len(s.levels) <= k {
@@ -100,6 +100,25 @@ func (s *series) level(k int) *ring {
 	return s.levels[k]
 }
 
+// addLevel adds a level above the top one, filled from the top level's
+// points: it reaches as far back as they do. A level is added only when
+// the top one holds more than minScan points, so a slow signal keeps few
+// levels, and a series that has held its longest window for a while stops
+// allocating.
+func (s *series) addLevel() {
+	top := len(s.levels) - 1
+	r := s.levels[top]
+	if s.level(top+1) == nil {
+		return
+	}
+	s.levels[top+1].dropped = r.dropped
+	s.acc[top] = accumulator{}
+	for i := range r.n {
+		t, v := r.at(i)
+		s.feed(top, t, v)
+	}
+}
+
 func levelCap(k int) int {
 	if k == 0 {
 		return rawMaxCap
@@ -107,16 +126,24 @@ func levelCap(k int) int {
 	return levelMaxCap
 }
 
-// push adds a point to level k and feeds level k+1.
+// push adds a point to level k and feeds level k+1, adding that level when
+// level k has grown past minScan points.
 func (s *series) push(k int, t, v float64) {
 	r := s.level(k)
 	if r == nil {
 		return
 	}
 	r.push(t, v, s.keep, levelCap(k), s.b)
-	if k+1 == maxLevels {
-		return
+	switch {
+	case k+1 < len(s.levels):
+		s.feed(k, t, v)
+	case k+1 < maxLevels && r.n > minScan:
+		s.addLevel()
 	}
+}
+
+// feed gives a point of level k to the accumulator that builds level k+1.
+func (s *series) feed(k int, t, v float64) {
 	a := &s.acc[k]
 	if math.IsNaN(v) {
 		s.flush(k)
