@@ -241,6 +241,54 @@ func browseUDPStreamer(t *testing.T, browser context.Context) {
 	poll[bool](p, "VoltageRaw plotted", `scope.data.some((d, i) => d && scope.traces[i].label === "VoltageRaw" && d.y.length > 10)`)
 	post(t, a, "/force", url.Values{"signal": {"Streamer.VoltageRaw"}, "value": {"3.25"}})
 	t.Logf("forced value plotted after %v", p.waitLast("VoltageRaw", 3.25))
+	csv := eval[string](p, `csvText()`)
+	if lines := strings.Split(csv, "\n"); !strings.Contains(csv, "t_s,VoltageU16,VoltageI16,VoltageU8,VoltageI8,VoltageRaw\n") ||
+		!strings.HasSuffix(strings.TrimSpace(csv), ",3.25") || len(lines) < 20 {
+		t.Errorf("CSV of the visible window:\n%.600s", csv)
+	}
+
+	// Pause, zoom in with the toolbar: the frozen window is redrawn from the
+	// history, at full resolution.
+	eval[bool](p, `(() => {
+		const w = document.querySelector("#window");
+		w.value = "1";
+		w.dispatchEvent(new Event("change"));
+		return true;
+	})()`)
+	poll[bool](p, "a second of history", `scope.data.some((d, i) => d && scope.traces[i].label === "VoltageRaw" && d.oldest <= -1 && d.x[0] >= -1.01)`)
+	eval[bool](p, `(() => { document.querySelector("#pause").click(); document.querySelector("#zoomin").click(); return true; })()`)
+	poll[bool](p, "the zoomed frozen window", `(() => {
+		const i = scope.traces.findIndex((t) => t.label === "VoltageRaw");
+		const d = scope.data[i];
+		return !scope.live && scope.to === -0.25 && !!d && d.level === 0 && d.x[d.x.length - 1] < -0.24 && d.x[0] > -0.76;
+	})()`)
+	eval[bool](p, `(() => { document.querySelector("#pause").click(); return scope.live; })()`)
+
+	// Arrays: Grid (3x4, one time for all) as a waveform in plot 2, then one
+	// of its elements over time.
+	eval[bool](p, `(() => {
+		const row = [...document.querySelectorAll("#signals tbody tr")].find((r) => r.querySelector("td.name").textContent === "Grid");
+		const [plot, as] = row.querySelectorAll("select");
+		plot.value = "2";
+		plot.dispatchEvent(new Event("change"));
+		return as.value === "wave";
+	})()`)
+	poll[bool](p, "Grid's waveform", `(() => {
+		const i = scope.traces.findIndex((t) => t.label === "Grid" && t.kind === "wave");
+		return i >= 0 && !!scope.data[i] && scope.data[i].x.length === 12 && scope.plots.has("2:wave-index");
+	})()`)
+	eval[bool](p, `(() => {
+		const row = [...document.querySelectorAll("#signals tbody tr")].find((r) => r.querySelector("td.name").textContent === "Grid");
+		const as = row.querySelectorAll("select")[1], elem = row.querySelector("input.elem");
+		as.value = "elem";
+		elem.value = "5";
+		as.dispatchEvent(new Event("change"));
+		return true;
+	})()`)
+	poll[bool](p, "Grid[5] over time", `(() => {
+		const i = scope.traces.findIndex((t) => t.label === "Grid[5]" && t.kind === "elem");
+		return i >= 0 && !!scope.data[i] && scope.data[i].y.length > 5;
+	})()`)
 
 	proxy.drop.Store(5)
 	lost := p.waitCounter("lost", "Number(v) > 0")

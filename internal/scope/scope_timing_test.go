@@ -62,7 +62,7 @@ func benchScope(b *testing.B, viewers int) {
 	waitUntil(b, "updates", func() bool { return src.Counters().Updates > 100 })
 	pages := startChild(b, "viewers", url, strconv.Itoa(viewers))
 	pages.line(b, "ready")
-	time.Sleep(500 * time.Millisecond) // every page at its steady rate
+	time.Sleep(d) // every page at its steady rate, the window filling
 	var frames, updates, cpu, mb, lost float64
 	n := 0
 	for b.Loop() {

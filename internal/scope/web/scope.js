@@ -451,10 +451,10 @@ function renderReadout() {
 
 // ---- CSV ----
 
-// downloadCSV writes the visible window of every plot: the time plots'
+// csvText is the visible window of every plot as CSV: the time plots'
 // traces joined on time (seconds relative to each trace's anchor, which a
 // comment line gives), then each waveform plot's traces.
-function downloadCSV() {
+function csvText() {
   const lines = ["# streamerd scope: " + $("#source").textContent + ", window " + S.from + " to " + S.to + " s" + (S.live ? " (live)" : " (paused)")];
   for (const p of S.plots.values()) {
     lines.push("# plot " + p.plot + " (" + p.axis + ")");
@@ -463,7 +463,7 @@ function downloadCSV() {
       if (d) lines.push("# " + S.traces[i].label + ": anchor " + d.anchor + " s, " + (d.level === 0 ? "samples" : "min/max per point, level " + d.level));
     }
     const data = plotData(p);
-    lines.push([p.axis === "wave-index" ? "k" : "t_s", ...p.traces.map((i) => csvField(S.traces[i].label))].join(","));
+    lines.push([p.axis === "wave-index" ? "k" : p.axis === "wave-time" ? "x_s" : "t_s", ...p.traces.map((i) => csvField(S.traces[i].label))].join(","));
     for (let k = 0; k < data[0].length; k++) {
       const x = data[0][k];
       if (p.axis === "time" && (x < S.from || x > S.to)) continue;
@@ -473,7 +473,12 @@ function downloadCSV() {
     }
     lines.push("");
   }
-  const blob = new Blob([lines.join("\n")], { type: "text/csv" });
+  return lines.join("\n");
+}
+
+// downloadCSV saves csvText as a file.
+function downloadCSV() {
+  const blob = new Blob([csvText()], { type: "text/csv" });
   const a = el("a", { href: URL.createObjectURL(blob), download: "scope-" + new Date().toISOString().replace(/[:.]/g, "-") + ".csv" });
   document.body.append(a);
   a.click();
