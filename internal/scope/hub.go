@@ -93,6 +93,7 @@ type signalState struct {
 // wave is the latest update of an array, x by Signal.WaveX.
 type wave struct {
 	x, y []float64
+	time bool // x is the time after the first element; else the index, set once
 	ok   bool
 }
 
@@ -243,7 +244,11 @@ func (h *Hub) Configure(info Info, sigs []Signal) (omitted []string) {
 			h.state[i].trace = newSeries(keep, &h.mem)
 		}
 		if s.Elements > 1 && h.mem.take(int64(s.Elements)*pointBytes) {
-			h.state[i].wave = &wave{x: make([]float64, s.Elements), y: make([]float64, s.Elements)}
+			w := &wave{x: make([]float64, s.Elements), y: make([]float64, s.Elements), time: s.WaveX == "time"}
+			for k := range w.x {
+				w.x[k] = float64(k)
+			}
+			h.state[i].wave = w
 		}
 	}
 	h.clocks = make([]clockState, nclocks)
@@ -283,11 +288,9 @@ func (h *Hub) push(u update, gap bool) {
 		}
 		if w := st.wave; w != nil && len(vs) == len(w.y) {
 			copy(w.y, vs)
-			for k := range w.x {
-				if h.sigs[i].WaveX == "time" {
-					w.x[k] = ts[k] - ts[0]
-				} else {
-					w.x[k] = float64(k)
+			if w.time {
+				for k, t := range ts[:len(w.x)] {
+					w.x[k] = t - ts[0]
 				}
 			}
 			w.ok = true
