@@ -42,7 +42,6 @@ func (u *fakeUpdate) fill(k int) {
 	}
 }
 
-
 // BenchmarkPush is the receive side's cost per update: 100 scalars (one
 // update of a 10 kHz × 100 signals stream) and the 1000-sample burst.
 // Reported: ns per update and what that makes per second of one core.
