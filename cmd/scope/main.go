@@ -4,6 +4,7 @@
 //
 //	scope -udps 127.0.0.1:44500
 //	scope -flat 127.0.0.1:44488 -signals 'Counter:uint32,Sine:float32,Wave:uint16[4]' -rate 1000 [-endian big]
+//	      [-group 239.0.0.1 [-iface 127.0.0.1]]
 //	scope -rd100s 127.0.0.1:5100
 //
 // and open the URL it prints (-listen, default 127.0.0.1:8090). Any number
@@ -54,6 +55,7 @@ const (
 type options struct {
 	udps, flat, rd100s, listen string
 	signals, endian            string
+	group, iface               string
 	rate                       float64
 	timeout                    time.Duration
 	reconnect                  bool
@@ -71,6 +73,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.signals, "signals", "", "-flat: the signal `list`, e.g. 'Counter:uint32,Sine:float32,Wave:uint16[4]' (as flatrecv and streamerd -describe)")
 	fs.Float64Var(&o.rate, "rate", 0, "-flat: datagrams per second the sender emits (the time base)")
 	fs.StringVar(&o.endian, "endian", "little", "-flat: byte order of the datagrams, little or big")
+	fs.StringVar(&o.group, "group", "", "-flat: IPv4 multicast `group` to join (then only the port of -flat counts)")
+	fs.StringVar(&o.iface, "iface", "", "-flat -group: local `address` or interface name to join on (empty: the kernel's choice)")
 	fs.DurationVar(&o.timeout, "timeout", udpsclient.DefaultConnectTimeout, "-udps: how long each CONNECT attempt waits for the CONFIG")
 	fs.BoolVar(&o.reconnect, "reconnect", true, "-udps: connect again after a silence (takes the session back if another client took it)")
 	fs.IntVar(&o.viewers, "viewers", scope.DefaultMaxViewers, "pages served at once")
@@ -89,8 +93,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case n != 1:
 		return o, errors.New("give one source: -udps HOST:PORT, -flat HOST:PORT or -rd100s HOST:PORT")
-	case o.flat == "" && (o.signals != "" || o.rate != 0):
-		return o, errors.New("-signals and -rate go with -flat")
+	case o.flat == "" && (o.signals != "" || o.rate != 0 || o.group != ""):
+		return o, errors.New("-signals, -rate and -group go with -flat")
+	case o.iface != "" && o.group == "":
+		return o, errors.New("-iface goes with -group")
 	case o.viewers < 1 || o.memoryMiB < 1 || o.timeout <= 0:
 		return o, errors.New("-viewers, -memory and -timeout must be positive")
 	}
@@ -102,7 +108,7 @@ func (o options) source() scope.Source {
 	case o.udps != "":
 		return &scope.UDPStreamer{Server: o.udps, Client: udpsclient.Options{ConnectTimeout: o.timeout}, Reconnect: o.reconnect}
 	case o.flat != "":
-		return &scope.FlatUDP{Listen: o.flat, Signals: o.signals, Rate: o.rate, Order: o.endian}
+		return &scope.FlatUDP{Listen: o.flat, Group: o.group, Iface: o.iface, Signals: o.signals, Rate: o.rate, Order: o.endian}
 	}
 	return &scope.RD100S{Listen: o.rd100s}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"strconv"
 	"sync/atomic"
@@ -22,7 +23,9 @@ import (
 // spread over that period, and after a silence the clock jumps by the
 // time that really passed (a break in every trace). Loss cannot be seen.
 type FlatUDP struct {
-	Listen  string  // local host:port to receive on
+	Listen  string  // local host:port to receive on; with Group only the port counts
+	Group   string  // IPv4 multicast group to join; "" receives unicast
+	Iface   string  // with Group: local address or interface name to join on; "" the kernel's choice
 	Signals string  // "Name:type[count],…", a trailing w for a waveform row
 	Rate    float64 // datagrams per second the sender emits
 	Order   string  // byte order, "little" (the default when empty) or "big"
@@ -71,12 +74,27 @@ func (f *FlatUDP) open() (*flatclient.Receiver, wire.ByteOrder, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	conn, err := flatclient.ListenUnicast(f.Listen)
+	conn, err := f.listen()
 	if err != nil {
 		return nil, 0, fmt.Errorf("FlatUDP listen on %s: %w", f.Listen, err)
 	}
 	conn.SetReadBuffer(4 << 20)
 	return flatclient.NewReceiver(conn, l), order, nil
+}
+
+func (f *FlatUDP) listen() (*net.UDPConn, error) {
+	if f.Group == "" {
+		return flatclient.ListenUnicast(f.Listen)
+	}
+	_, p, err := net.SplitHostPort(f.Listen)
+	if err != nil {
+		return nil, err
+	}
+	port, err := strconv.ParseUint(p, 10, 16)
+	if err != nil {
+		return nil, fmt.Errorf("bad port %q", p)
+	}
+	return flatclient.ListenMulticast(f.Group, f.Iface, int(port))
 }
 
 // Run listens until ctx ends.

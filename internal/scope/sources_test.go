@@ -5,13 +5,17 @@ import (
 	"context"
 	"log/slog"
 	"math"
+	"math/rand/v2"
 	"net"
+	"net/netip"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	flatclient "github.com/streamerd/streamerd/datasource/flatudp/client"
 	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
 	rdwire "github.com/streamerd/streamerd/datasource/rd100s/wire"
 	udpsclient "github.com/streamerd/streamerd/datasource/udpstreamer/client"
@@ -395,4 +399,31 @@ func TestUDPStreamerReceiveAllocs(t *testing.T) {
 	if c := src.Counters(); c.Lost != 0 {
 		t.Errorf("lost %d", c.Lost)
 	}
+}
+
+// TestFlatUDPMulticast: with Group the source joins the group on the
+// loopback interface and receives what is sent to it.
+func TestFlatUDPMulticast(t *testing.T) {
+	group := netip.AddrFrom4([4]byte{239, 255, byte(rand.IntN(256)), byte(1 + rand.IntN(254))}).String()
+	probe, err := flatclient.ListenMulticast(group, "127.0.0.1", 0)
+	if err != nil {
+		t.Skipf("the machine refuses the multicast join of %s on 127.0.0.1: %v", group, err)
+	}
+	port := probe.LocalAddr().(*net.UDPAddr).Port
+	probe.Close()
+	src := &FlatUDP{Listen: ":" + strconv.Itoa(port), Group: group, Iface: "127.0.0.1", Signals: "A:float64", Rate: 100}
+	h, _, _ := runSource(t, src)
+	eventually(t, "the receiver", func() bool { return src.r.Load() != nil })
+	s, err := flatclient.DialMulticastSender(group, "127.0.0.1", port, 1, true)
+	if err != nil {
+		t.Skipf("the machine refuses a multicast sender to %s: %v", group, err)
+	}
+	defer s.Close()
+	l, _ := flatwire.NewLayout([]flatwire.Signal{{Name: "A", Type: flatwire.Float64, Count: 1}})
+	eventually(t, "a datagram through the group", func() bool {
+		s.Write(l.AppendValues(nil, []float64{7.5}, flatwire.Little))
+		time.Sleep(time.Millisecond)
+		_, v, ok := lastOf(h, 0)
+		return ok && v == 7.5
+	})
 }
