@@ -350,3 +350,32 @@ func TestStatusJSON(t *testing.T) {
 		return json.Unmarshal([]byte(body), &m) == nil && m.Counters.Updates == 1 && m.LastUpdateS >= 0
 	})
 }
+
+// TestElementTracesBounded: at most MaxElementTraces elements are recorded
+// at once; one unused for a while gives its place to a new one.
+func TestElementTracesBounded(t *testing.T) {
+	h := NewHub(Limits{MaxElementTraces: 2}, quietLog())
+	h.Configure(Info{}, fakeSigs)
+	for _, k := range []int{0, 1, 1} {
+		if err := h.ensureElement(1, 2, k); err != nil {
+			t.Fatalf("element %d: %v", k, err)
+		}
+	}
+	if err := h.ensureElement(1, 2, 3); !errors.Is(err, errElementsBusy) {
+		t.Fatalf("a third element: %v", err)
+	}
+	h.mu.Lock()
+	h.elems[0].used.Store(time.Now().Add(-2 * elementIdleBefore).UnixNano())
+	h.mu.Unlock()
+	if err := h.ensureElement(1, 2, 3); err != nil {
+		t.Fatalf("in the idle one's place: %v", err)
+	}
+	if h.elementSeries(2, 0) != nil || h.elementSeries(2, 3) == nil || len(h.elems) != 2 {
+		t.Fatal("the idle element was not replaced")
+	}
+	for _, c := range [][3]int{{2, 1, 0}, {1, 0, 0}, {1, 2, 4}, {1, 9, 0}} { // other generation, scalar, out of range
+		if err := h.ensureElement(uint64(c[0]), c[1], c[2]); !errors.Is(err, errNoSuchElement) {
+			t.Errorf("ensureElement(%v): %v", c, err)
+		}
+	}
+}
