@@ -311,6 +311,15 @@ func Rules() []Rule {
 		{Section: "RD100S cadence", Pkg: "datasource/rd100s",
 			Figure: `^Cadence/(\w+)$`, Base: "$0", Metrics: []string{"late-p99-µs", "late-max-µs", "period-dev-p99-µs", "period-dev-max-µs"}, BaseMetric: "budget-µs", Limit: 1,
 			Note: "beside the ±2 ms budget of the spec"},
+		{Section: "Web scope on configs/burst.toml", Pkg: "internal/scope",
+			Figure: `^Scope/burst/viewers=(\d+)$`, Metrics: []string{"frames/s", "updates/s", "cpu-%", "cpu-%-per-1k-updates/s", "frame-MB/s", "lost"},
+			Note: "frames/s delivered to each page (acknowledged; 30 at most), the scope's CPU (% of one core) and that per 1000 updates/s, lost in the scope's own session (must be 0)"},
+		{Section: "Web scope on configs/burst.toml", Pkg: "internal/scope",
+			Figure: `^Scope/burst/viewers=8$`, Base: "Scope/burst/viewers=1", Metrics: []string{"cpu-%-per-1k-updates/s"},
+			Note: "eight pages beside one: what the fan-out costs"},
+		{Section: "Web scope on configs/burst.toml", Pkg: "internal/scope",
+			Figure: `^Scope/burst/viewers=8$`, Base: "Scope/burst/viewers=1", Metrics: []string{"frames/s"}, HigherBetter: true, Limit: 0.5,
+			Note: "eight pages beside one: each page keeps at least half the frame rate"},
 	}
 }
 

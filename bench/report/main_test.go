@@ -149,6 +149,27 @@ func TestPair(t *testing.T) {
 	if n != 2 {
 		t.Errorf("WakeLatency/1000Hz/Default p99 has %d rows, want 2", n)
 	}
+	// The scope's figures stand alone, and eight pages are set beside one.
+	for _, c := range []struct {
+		metric string
+		ratio  float64
+	}{{"cpu-%-per-1k-updates/s", 3}, {"frames/s", 1}} {
+		n := 0
+		for _, r := range rows {
+			if r.Figure == "Scope/burst/viewers=8" && r.Metric == c.metric && r.Base == "Scope/burst/viewers=1" {
+				n++
+				if math.Abs(r.Ratio-c.ratio) > 1e-9 || r.Past {
+					t.Errorf("scope %s row %+v", c.metric, r)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("scope %s: %d rows beside one page", c.metric, n)
+		}
+	}
+	if r := find(rows, "Scope/burst/viewers=1", "lost"); r == nil || !math.IsNaN(r.Ratio) || r.Value != 0 {
+		t.Errorf("scope lost row %+v", r)
+	}
 	// A rule without a baseline lists the figure alone.
 	if r := find(rows, "Sustained/Burst", "e2e-p99-µs"); r != nil || len(rows) == 0 {
 		t.Errorf("e2e row without the metric in the input: %+v", r)

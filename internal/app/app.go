@@ -34,6 +34,7 @@ type App struct {
 
 	httpSrv *http.Server
 	httpLn  net.Listener
+	scope   *appScope // the web scope, when App.ScopeAddress is set
 
 	events eventLog
 
@@ -289,6 +290,7 @@ func (a *App) Start() error {
 	a.started = true
 	var prepared []*source
 	fail := func(err error) error {
+		a.stopScope()
 		for _, s := range prepared {
 			s.ds.Stop()
 		}
@@ -303,6 +305,9 @@ func (a *App) Start() error {
 		prepared = append(prepared, s)
 	}
 	if err := a.startHTTP(); err != nil {
+		return fail(err)
+	}
+	if err := a.startScope(); err != nil {
 		return fail(err)
 	}
 	if us := a.file.App.CPUWakeLatency; us >= 0 {
@@ -340,6 +345,7 @@ func (a *App) Stop() error {
 		return nil
 	}
 	a.stopped = true
+	a.stopScope()
 	var errs []error
 	for i := len(a.threads) - 1; i >= 0; i-- {
 		if err := a.threads[i].rt.Stop(); err != nil {

@@ -48,15 +48,9 @@ func (d *decoder) decode(root *tbl) {
 func (d *decoder) app(t *tbl) {
 	a := &d.f.App
 	a.HTTPAddress = t.str("HTTPAddress", "127.0.0.1:9100")
-	if a.HTTPAddress != "" {
-		if _, err := netip.ParseAddrPort(a.HTTPAddress); err != nil {
-			if _, port, ok := strings.Cut(a.HTTPAddress, ":"); !ok || port == "" || strings.Contains(port, ":") {
-				t.errf("HTTPAddress", "expected host:port such as \"127.0.0.1:9100\" or \"\" to disable HTTP, got %q", a.HTTPAddress)
-			} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-				t.errf("HTTPAddress", "port must be 0..65535, got %q", port)
-			}
-		}
-	}
+	t.hostPort("HTTPAddress", a.HTTPAddress, "127.0.0.1:9100", "HTTP")
+	a.ScopeAddress = t.str("ScopeAddress", "")
+	t.hostPort("ScopeAddress", a.ScopeAddress, "127.0.0.1:8090", "the scope")
 	a.LogLevel = t.enum("LogLevel", "info", "debug", "info", "warn", "error")
 	a.LogFormat = t.enum("LogFormat", "text", "text", "json")
 	a.LockMemory = t.boolean("LockMemory", false)
@@ -67,6 +61,22 @@ func (d *decoder) app(t *tbl) {
 	}
 	a.CPUWakeLatency = int(t.integer("CPUWakeLatency", -1, -1, 2_000_000_000))
 	t.done()
+}
+
+// hostPort checks the address key: host:port, or "" to disable what it
+// serves.
+func (t *tbl) hostPort(key, value, example, what string) {
+	if value == "" {
+		return
+	}
+	if _, err := netip.ParseAddrPort(value); err == nil {
+		return
+	}
+	if _, port, ok := strings.Cut(value, ":"); !ok || port == "" || strings.Contains(port, ":") {
+		t.errf(key, "expected host:port such as %q or \"\" to disable %s, got %q", example, what, value)
+	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		t.errf(key, "port must be 0..65535, got %q", port)
+	}
 }
 
 func (d *decoder) thread(t *tbl) Thread {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/streamerd/streamerd/datasource"
@@ -31,6 +32,9 @@ func (d *decoder) validate() {
 	unique("Threads", len(f.Threads), func(i int) string { return f.Threads[i].Name })
 	unique("GAMs", len(f.GAMs), func(i int) string { return f.GAMs[i].Name })
 	unique("DataSources", len(f.DataSources), func(i int) string { return f.DataSources[i].Name })
+	if f.App.ScopeAddress != "" && !slices.ContainsFunc(f.DataSources, func(ds DataSource) bool { return ds.Class == ClassUDPStreamer }) {
+		d.errf("App.ScopeAddress", "the scope shows UDPStreamer datasources, and there is none")
+	}
 
 	// Threads → GAMs; each GAM in exactly one thread.
 	pos := make([]int, len(f.GAMs)) // position of each GAM inside its thread

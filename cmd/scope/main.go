@@ -1,0 +1,182 @@
+// Command scope shows one stream live in a browser: a UDPStreamer session, FlatUDP (MARTe2 UDPSender) datagrams or an RD100S-ENC-UDP position stream.
+//
+// Usage:
+//
+//	scope -udps 127.0.0.1:44500
+//	scope -flat 127.0.0.1:44488 -signals 'Counter:uint32,Sine:float32,Wave:uint16[4]' -rate 1000 [-endian big]
+//	      [-group 239.0.0.1 [-iface 127.0.0.1]]
+//	scope -rd100s 127.0.0.1:5100
+//
+// and open the URL it prints (-listen, default 127.0.0.1:8090). Any number
+// of browsers (up to -viewers) share the scope's one session: the scope is
+// the server's single client and the fan-out to the pages. The page lists
+// every signal, plots the ones picked against the stream's own times, and
+// shows the counters and the stream's status; see internal/scope.
+//
+// A problem with the stream (a server that does not answer, a wrong
+// signals string, datagrams of the wrong size, a silence) is printed once
+// on stderr and shown in the page's banner; the scope keeps serving the page
+// until SIGINT or SIGTERM. It exits 0 then, 1 if the source could not run,
+// 2 on bad flags.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	udpsclient "github.com/streamerd/streamerd/datasource/udpstreamer/client"
+	"github.com/streamerd/streamerd/internal/scope"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil))
+}
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+type options struct {
+	udps, flat, rd100s, listen string
+	signals, endian            string
+	group, iface               string
+	rate                       float64
+	timeout                    time.Duration
+	reconnect                  bool
+	viewers, memoryMiB         int
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("scope", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.udps, "udps", "", "UDPStreamer server `host:port` to hold a session with")
+	fs.StringVar(&o.flat, "flat", "", "local `host:port` to receive FlatUDP datagrams on")
+	fs.StringVar(&o.rd100s, "rd100s", "", "local `host:port` to receive an RD100S-ENC-UDP stream on")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8090", "`host:port` of the page")
+	fs.StringVar(&o.signals, "signals", "", "-flat: the signal `list`, e.g. 'Counter:uint32,Sine:float32,Wave:uint16[4]' (as flatrecv and streamerd -describe)")
+	fs.Float64Var(&o.rate, "rate", 0, "-flat: datagrams per second the sender emits (the time base)")
+	fs.StringVar(&o.endian, "endian", "little", "-flat: byte order of the datagrams, little or big")
+	fs.StringVar(&o.group, "group", "", "-flat: IPv4 multicast `group` to join (then only the port of -flat counts)")
+	fs.StringVar(&o.iface, "iface", "", "-flat -group: local `address` or interface name to join on (empty: the kernel's choice)")
+	fs.DurationVar(&o.timeout, "timeout", udpsclient.DefaultConnectTimeout, "-udps: how long each CONNECT attempt waits for the CONFIG")
+	fs.BoolVar(&o.reconnect, "reconnect", true, "-udps: connect again after a silence (takes the session back if another client took it)")
+	fs.IntVar(&o.viewers, "viewers", scope.DefaultMaxViewers, "pages served at once")
+	fs.IntVar(&o.memoryMiB, "memory", scope.DefaultMaxHistoryBytes>>20, "MiB of history kept for the signals")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	n := 0
+	for _, s := range []string{o.udps, o.flat, o.rd100s} {
+		if s != "" {
+			n++
+		}
+	}
+	switch {
+	case fs.NArg() > 0:
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case n != 1:
+		return o, errors.New("give one source: -udps HOST:PORT, -flat HOST:PORT or -rd100s HOST:PORT")
+	case o.flat == "" && (o.signals != "" || o.rate != 0 || o.group != ""):
+		return o, errors.New("-signals, -rate and -group go with -flat")
+	case o.iface != "" && o.group == "":
+		return o, errors.New("-iface goes with -group")
+	case o.viewers < 1 || o.memoryMiB < 1 || o.timeout <= 0:
+		return o, errors.New("-viewers, -memory and -timeout must be positive")
+	}
+	return o, nil
+}
+
+func (o options) source() scope.Source {
+	switch {
+	case o.udps != "":
+		return &scope.UDPStreamer{Server: o.udps, Client: udpsclient.Options{ConnectTimeout: o.timeout}, Reconnect: o.reconnect}
+	case o.flat != "":
+		return &scope.FlatUDP{Listen: o.flat, Group: o.group, Iface: o.iface, Signals: o.signals, Rate: o.rate, Order: o.endian}
+	}
+	return &scope.RD100S{Listen: o.rd100s}
+}
+
+// run is scope's main; ready, if not nil, gets the page's URL.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready func(url string)) int {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintln(stderr, "scope:", err)
+		return exitUsage
+	}
+	log := slog.New(&lineHandler{w: stderr})
+	src := o.source()
+	srv := scope.New(src, scope.Options{MaxViewers: o.viewers, Limits: scope.Limits{MaxHistoryBytes: int64(o.memoryMiB) << 20}}, log)
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		fmt.Fprintln(stderr, "scope:", err)
+		return exitError
+	}
+	url := "http://" + ln.Addr().String() + "/"
+	info := src.Info()
+	fmt.Fprintf(stdout, "scope: %s %s on %s\n", info.Kind, info.Address, url)
+	if ready != nil {
+		ready(url)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { scope.Serve(ctx, ln, srv, log) })
+	err = srv.Run(ctx)
+	wg.Wait()
+	if err != nil {
+		return exitError
+	}
+	return exitOK
+}
+
+// lineHandler prints each record as one line, "scope: message key=value".
+type lineHandler struct {
+	mu    sync.Mutex
+	w     io.Writer
+	attrs []slog.Attr
+}
+
+func (h *lineHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
+
+func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString("scope: ")
+	b.WriteString(r.Message)
+	add := func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+		return true
+	}
+	for _, a := range h.attrs {
+		add(a)
+	}
+	r.Attrs(add)
+	b.WriteByte('\n')
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, err := io.WriteString(h.w, b.String())
+	return err
+}
+
+func (h *lineHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return &lineHandler{w: h.w, attrs: append(append([]slog.Attr(nil), h.attrs...), as...)}
+}
+
+func (h *lineHandler) WithGroup(string) slog.Handler { return h }

@@ -1,0 +1,305 @@
+package scope
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// Options configures a Server. Zero fields take the defaults.
+type Options struct {
+	// MaxViewers is how many pages are served at once; one more is
+	// refused with the reason, shown in its banner.
+	MaxViewers int
+	// FrameRate is the most frames per second a page gets.
+	FrameRate int
+	// WriteTimeout drops a page whose connection takes no data this long.
+	WriteTimeout time.Duration
+	// AckTimeout drops a page that acknowledges no frame this long while
+	// frames wait for it.
+	AckTimeout time.Duration
+	// MaxMessage is the largest message a page may send, in bytes.
+	MaxMessage int64
+	// StatsInterval is how often counters and rates reach the pages.
+	StatsInterval time.Duration
+	// Limits bound the history.
+	Limits Limits
+}
+
+// Defaults of Options.
+const (
+	DefaultMaxViewers    = 32
+	DefaultFrameRate     = 30
+	DefaultWriteTimeout  = 5 * time.Second
+	DefaultAckTimeout    = 30 * time.Second
+	DefaultMaxMessage    = 4096
+	DefaultStatsInterval = 500 * time.Millisecond
+)
+
+func (o Options) withDefaults() Options {
+	if o.MaxViewers <= 0 {
+		o.MaxViewers = DefaultMaxViewers
+	}
+	if o.FrameRate <= 0 {
+		o.FrameRate = DefaultFrameRate
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = DefaultWriteTimeout
+	}
+	if o.AckTimeout <= 0 {
+		o.AckTimeout = DefaultAckTimeout
+	}
+	if o.MaxMessage <= 0 {
+		o.MaxMessage = DefaultMaxMessage
+	}
+	if o.StatsInterval <= 0 {
+		o.StatsInterval = DefaultStatsInterval
+	}
+	return o
+}
+
+// Server is the scope of one source: it runs the source into its Hub and
+// serves the page, its files and the viewers' WebSocket (an http.Handler;
+// the page uses relative paths, so it may be mounted under a prefix).
+type Server struct {
+	hub  *Hub
+	src  Source
+	opts Options
+	log  *slog.Logger
+	mux  *http.ServeMux
+
+	ctx    context.Context // ends the viewers at Close
+	cancel context.CancelFunc
+
+	viewers                                 atomic.Int32
+	framesSent, framesAcked, framesHeld     atomic.Uint64
+	frameBytes                              atomic.Uint64
+	viewersRefused, viewersDropped, viewerN atomic.Uint64
+
+	statsMu  sync.Mutex
+	statsN   uint64
+	statsMsg []byte
+}
+
+// New returns the scope of src. log receives one line per change of the
+// source's status and per viewer dropped.
+func New(src Source, opts Options, log *slog.Logger) *Server {
+	opts = opts.withDefaults()
+	s := &Server{hub: NewHub(opts.Limits, log), src: src, opts: opts, log: log, mux: http.NewServeMux()}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	static, _ := fs.Sub(webFS, "web")
+	s.mux.HandleFunc("GET /{$}", s.serveIndex)
+	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	s.mux.HandleFunc("GET /ws", s.serveWS)
+	s.mux.HandleFunc("GET /status.json", s.serveStatus)
+	s.makeStats(&statsPrev{})
+	return s
+}
+
+// Hub returns the server's hub.
+func (s *Server) Hub() *Hub { return s.hub }
+
+// ServeHTTP serves the page, its files, /ws and /status.json.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Close ends every viewer's connection.
+func (s *Server) Close() { s.cancel() }
+
+// Run runs the source and publishes counters until ctx ends, then closes
+// the viewers. A source that fails leaves its error in the page's banner
+// and Run waits for ctx all the same, so the page can say why; Run then
+// returns that error.
+func (s *Server) Run(ctx context.Context) error {
+	defer s.Close()
+	srcErr := make(chan error, 1)
+	go func() { srcErr <- s.src.Run(ctx, s.hub) }()
+	t := time.NewTicker(s.opts.StatsInterval)
+	defer t.Stop()
+	prev := statsPrev{}
+	var err error
+	for done := false; ; {
+		s.makeStats(&prev)
+		select {
+		case <-ctx.Done():
+			if !done {
+				err = <-srcErr
+			}
+			return err
+		case err = <-srcErr:
+			done = true
+			srcErr = nil
+		case <-t.C:
+		}
+	}
+}
+
+// statsMsg is the message with the counters, rates and status.
+type statsMsg struct {
+	Type         string   `json:"type"`
+	Status       Status   `json:"status"`
+	Counters     Counters `json:"counters"`
+	UpdatesPerS  float64  `json:"updatesPerS"`
+	MBPerS       float64  `json:"mbPerS"`
+	LastUpdateS  float64  `json:"lastUpdateS"` // seconds since the last update; -1 before the first
+	Viewers      int      `json:"viewers"`
+	HistoryBytes int64    `json:"historyBytes"`
+	FramesSent   uint64   `json:"framesSent"`
+}
+
+type statsPrev struct {
+	c Counters
+	t time.Time
+}
+
+// makeStats builds the stats message from the source's counters, with
+// rates over the time since the previous call.
+func (s *Server) makeStats(prev *statsPrev) {
+	now := time.Now()
+	c := s.src.Counters()
+	m := statsMsg{Type: "stats", Status: s.hub.Status(), Counters: c, LastUpdateS: -1,
+		Viewers: int(s.viewers.Load()), HistoryBytes: s.hub.memoryUsed(), FramesSent: s.framesSent.Load()}
+	if dt := now.Sub(prev.t).Seconds(); !prev.t.IsZero() && dt > 0 {
+		m.UpdatesPerS = float64(c.Updates-prev.c.Updates) / dt
+		m.MBPerS = float64(c.Bytes-prev.c.Bytes) / dt / 1e6
+	}
+	if _, at := s.hub.lastUpdate(); !at.IsZero() {
+		m.LastUpdateS = now.Sub(at).Seconds()
+	}
+	prev.c, prev.t = c, now
+	b, _ := json.Marshal(m)
+	s.statsMu.Lock()
+	s.statsN++
+	s.statsMsg = b
+	s.statsMu.Unlock()
+}
+
+// stats returns the latest stats message and its number.
+func (s *Server) stats() (uint64, []byte) {
+	s.statsMu.Lock()
+	defer s.statsMu.Unlock()
+	return s.statsN, s.statsMsg
+}
+
+func (s *Server) serveIndex(w http.ResponseWriter, _ *http.Request) {
+	b, err := webFS.ReadFile("web/index.html")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Write(b)
+}
+
+func (s *Server) serveStatus(w http.ResponseWriter, _ *http.Request) {
+	_, b := s.stats()
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(b)
+}
+
+// Close codes a page sees.
+const (
+	closeTooManyViewers = websocket.StatusTryAgainLater
+	closeDropped        = websocket.StatusPolicyViolation
+)
+
+// serveWS upgrades a page's connection and serves it as a viewer, or
+// refuses it with the reason when MaxViewers pages are served.
+func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+	// The HTTP server's deadlines cover the request; a viewer has its own.
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Time{})
+	rc.SetWriteDeadline(time.Time{})
+	conn, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return // Accept answered the request
+	}
+	conn.SetReadLimit(s.opts.MaxMessage + 1) // the viewer's reader checks the size itself
+	if n := s.viewers.Add(1); int(n) > s.opts.MaxViewers {
+		s.viewers.Add(-1)
+		s.viewersRefused.Add(1)
+		conn.Close(closeTooManyViewers, "too many viewers: this scope serves at most "+strconv.Itoa(s.opts.MaxViewers)+" pages at once")
+		return
+	}
+	defer s.viewers.Add(-1)
+	id := s.viewerN.Add(1)
+	vw := &viewer{s: s, conn: conn, wake: make(chan struct{}, 1)}
+	err = vw.run(s.ctx)
+	if errors.Is(err, errWriteTimeout) || errors.Is(err, errAckTimeout) || errors.Is(err, errMessageTooBig) {
+		s.viewersDropped.Add(1)
+		s.log.Warn("viewer dropped", "viewer", id, "remote", r.RemoteAddr, "reason", err.Error())
+	}
+}
+
+// ViewerStats are a server's viewer counts.
+type ViewerStats struct {
+	Viewers     int    // pages served now
+	Refused     uint64 // pages refused for MaxViewers
+	Dropped     uint64 // pages dropped for a bound (write or acknowledgement timeout, message size)
+	FramesSent  uint64 // frames sent to every page
+	FramesAcked uint64 // frames the pages acknowledged: delivered
+	FramesHeld  uint64 // frame ticks skipped because the page had not acknowledged
+	FrameBytes  uint64
+}
+
+// ViewerStats returns the viewer counts.
+func (s *Server) ViewerStats() ViewerStats {
+	return ViewerStats{Viewers: int(s.viewers.Load()), Refused: s.viewersRefused.Load(), Dropped: s.viewersDropped.Load(),
+		FramesSent: s.framesSent.Load(), FramesAcked: s.framesAcked.Load(), FramesHeld: s.framesHeld.Load(), FrameBytes: s.frameBytes.Load()}
+}
+
+// HTTP bounds of NewHTTPServer.
+const (
+	ReadHeaderTimeout = 5 * time.Second
+	ReadTimeout       = 10 * time.Second
+	WriteTimeout      = 10 * time.Second
+	IdleTimeout       = 60 * time.Second
+	MaxHeaderBytes    = 16 << 10
+)
+
+// httpBounds are the bounds NewHTTPServer applies (tests shorten them).
+var httpBounds = struct {
+	readHeader, read, write, idle time.Duration
+	maxHeader                     int
+}{ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout, MaxHeaderBytes}
+
+// NewHTTPServer returns an http.Server for h with the scope's bounds on
+// time and header size. WebSocket connections leave its deadlines behind
+// and are bounded by Options instead.
+func NewHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	b := httpBounds
+	return &http.Server{
+		Handler: h, ReadHeaderTimeout: b.readHeader, ReadTimeout: b.read,
+		WriteTimeout: b.write, IdleTimeout: b.idle, MaxHeaderBytes: b.maxHeader,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+}
+
+// Serve serves h on ln until ctx ends, then shuts down within a second.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger) error {
+	srv := NewHTTPServer(h, log)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if srv.Shutdown(sctx) != nil {
+		srv.Close()
+	}
+	<-errc
+	return nil
+}

@@ -1,0 +1,267 @@
+package scope
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+)
+
+// UDPStreamer is a source that holds one session with a UDPStreamer
+// server through the client library: the scope is the server's one client
+// and the fan-out to every page.
+//
+// Silence: no update for max(MinSilence, 5 expected periods) is counted and
+// shown; with Reconnect the source then sends CONNECT again (the server
+// may have restarted, or another client taken the session), backing off
+// from 1 s to 30 s while no CONFIG comes.
+type UDPStreamer struct {
+	Server    string         // host:port
+	Client    client.Options // the client library's limits
+	Reconnect bool
+
+	c        atomic.Pointer[client.Client]
+	silences atomic.Uint64
+	quiet    bool // a silence was counted and no update came since; Run's goroutine only
+}
+
+// Reconnection back-off bounds (variables for tests).
+var (
+	minBackoff = time.Second
+	maxBackoff = 30 * time.Second
+)
+
+var errSilence = errors.New("scope: the stream went silent")
+
+// Info names the source.
+func (u *UDPStreamer) Info() Info { return Info{Kind: "UDPStreamer", Address: u.Server} }
+
+// Counters returns the session's counts.
+func (u *UDPStreamer) Counters() Counters {
+	c := u.c.Load()
+	if c == nil {
+		return Counters{Silences: u.silences.Load()}
+	}
+	st := c.Stats()
+	var bad, dropped uint64
+	for _, n := range st.BadHeader {
+		bad += n
+	}
+	for _, n := range st.Dropped {
+		dropped += n
+	}
+	return Counters{
+		Updates: st.Updates, Bytes: st.Bytes, Lost: st.Lost, Stale: st.Stale, Incomplete: st.Incomplete,
+		Bad: bad + st.Foreign + st.Unexpected + st.BadConfigs, Silences: u.silences.Load(),
+		Extra: []Count{
+			{"datagrams", st.Datagrams}, {"CONFIGs", st.Configs}, {"CONFIGs refused", st.BadConfigs},
+			{"fragments dropped", dropped}, {"malformed datagrams", bad}, {"from other senders", st.Foreign},
+		},
+	}
+}
+
+// Run connects, receives, and reconnects after a silence until ctx ends.
+func (u *UDPStreamer) Run(ctx context.Context, h *Hub) error {
+	c, err := client.Dial(u.Server, u.Client)
+	if err != nil {
+		h.SetStatus(StateError, err.Error())
+		return err
+	}
+	u.c.Store(c)
+	stop := context.AfterFunc(ctx, func() {
+		c.Disconnect()
+		c.Close()
+	})
+	defer func() {
+		if stop() {
+			c.Disconnect()
+			c.Close()
+		}
+	}()
+	backoff := minBackoff
+	for ctx.Err() == nil {
+		if h.Status().State == StateStarting {
+			h.SetStatus(StateWaiting, "connecting to UDPStreamer "+u.Server)
+		}
+		cfg, err := c.Connect(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			h.SetStatus(StateError, u.connectProblem(err)+"; retrying")
+			if !sleep(ctx, backoff) {
+				return nil
+			}
+			backoff = min(2*backoff, maxBackoff)
+			continue
+		}
+		backoff = minBackoff
+		u.configure(h, cfg)
+		err = u.receive(ctx, c, h)
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case errors.Is(err, errSilence):
+			if !u.Reconnect {
+				return u.waitSilent(ctx, c, h)
+			}
+		case errors.Is(err, client.ErrUnsupportedConfig), errors.Is(err, wire.ErrConfig):
+			h.SetStatus(StateError, err.Error())
+			if !sleep(ctx, backoff) {
+				return nil
+			}
+		default:
+			h.SetStatus(StateError, err.Error())
+			return err
+		}
+	}
+	return nil
+}
+
+// connectProblem says in one line, the same at every try, why Connect
+// failed.
+func (u *UDPStreamer) connectProblem(err error) string {
+	if errors.Is(err, client.ErrConnectTimeout) {
+		to := u.Client.ConnectTimeout
+		if to <= 0 {
+			to = client.DefaultConnectTimeout
+		}
+		return fmt.Sprintf("UDPStreamer %s does not answer: no CONFIG within %v", u.Server, to)
+	}
+	return err.Error()
+}
+
+// waitSilent keeps the session after a silence without reconnecting,
+// until updates come back (then receives again) or ctx ends.
+func (u *UDPStreamer) waitSilent(ctx context.Context, c *client.Client, h *Hub) error {
+	for {
+		err := u.receive(ctx, c, h)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !errors.Is(err, errSilence) {
+			h.SetStatus(StateError, err.Error())
+			return err
+		}
+	}
+}
+
+// sleep waits d or until ctx ends; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// receive pushes updates to the hub until a silence (errSilence), a
+// CONFIG the client refuses, or a socket error.
+func (u *UDPStreamer) receive(ctx context.Context, c *client.Client, h *Hub) error {
+	var upd client.Update
+	var clock silenceClock
+	receiving, gap := false, true
+	for {
+		c.SetReadDeadline(time.Now().Add(clock.timeout()))
+		err := c.Next(&upd)
+		switch {
+		case err == nil:
+		case errors.Is(err, client.ErrConfigChanged):
+			u.configure(h, c.Config())
+			clock.restart()
+			receiving = false
+			continue
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if !u.quiet {
+				u.quiet = true
+				u.silences.Add(1)
+			}
+			h.SetStatus(StateSilent, fmt.Sprintf("UDPStreamer %s: no update for %v (silence)", u.Server, clock.timeout()))
+			c.SetReadDeadline(time.Time{})
+			return errSilence
+		default:
+			return err
+		}
+		clock.arrived(time.Now())
+		u.quiet = false
+		if !receiving {
+			receiving = true
+			h.SetStatus(StateReceiving, "receiving from UDPStreamer "+u.Server)
+		}
+		h.push(udpsUpdate{&upd}, gap || upd.Lost > 0)
+		gap = false
+	}
+}
+
+// udpsUpdate hands a client Update to the hub.
+type udpsUpdate struct{ u *client.Update }
+
+func (a udpsUpdate) Values(i int) []float64 { return a.u.Float64s(i) }
+func (a udpsUpdate) Times(i int) []float64  { return a.u.Times(i) }
+
+// configure gives the hub the session's signal list.
+func (u *UDPStreamer) configure(h *Hub, cfg *client.Config) {
+	sigs := make([]Signal, len(cfg.Signals))
+	clocks := map[uint32]int{} // time signal index to clock; PacketTime is clock 0
+	for i := range cfg.Signals {
+		s := &cfg.Signals[i]
+		sig := Signal{Name: s.Name, Type: s.Type.String(), Unit: s.Unit, Elements: s.Elements(),
+			Dims: udpsDims(s), Time: udpsTimeDesc(cfg, s), Trace: s.Elements() == 1 || s.TimeMode != wire.PacketTime}
+		if s.Quant != wire.QuantNone {
+			sig.Type += " as " + cfg.WireType(i).String()
+			sig.Range = []float64{s.RangeMin, s.RangeMax}
+		}
+		if s.TimeMode != wire.PacketTime {
+			c, ok := clocks[s.TimeSignalIdx]
+			if !ok {
+				c = len(clocks) + 1
+				clocks[s.TimeSignalIdx] = c
+			}
+			sig.Clock = c
+		}
+		if sig.Elements > 1 {
+			sig.WaveX = "index"
+			if s.TimeMode != wire.PacketTime {
+				sig.WaveX = "time"
+			}
+		}
+		sigs[i] = sig
+	}
+	if omitted := h.Configure(u.Info(), sigs); len(omitted) > 0 {
+		h.log.Warn(fmt.Sprintf("UDPStreamer %s: the CONFIG has %d signals; the scope shows the first %d and leaves out %q and the rest",
+			u.Server, len(sigs), len(sigs)-len(omitted), omitted[0]))
+	}
+}
+
+func udpsDims(s *wire.SignalInfo) string {
+	switch s.NumDimensions {
+	case 0:
+		return "scalar"
+	case 1:
+		return "[" + strconv.FormatUint(uint64(s.NumCols), 10) + "]"
+	}
+	return "[" + strconv.FormatUint(uint64(s.NumRows), 10) + "x" + strconv.FormatUint(uint64(s.NumCols), 10) + "]"
+}
+
+func udpsTimeDesc(cfg *client.Config, s *wire.SignalInfo) string {
+	if !s.TimeMode.NeedsTimeSignal() {
+		return s.TimeMode.String() + " (server clock)"
+	}
+	d := s.TimeMode.String() + "(" + cfg.Signals[s.TimeSignalIdx].Name
+	if s.TimeMode.NeedsSamplingRate() {
+		d += ", " + strconv.FormatFloat(s.SamplingRate, 'g', -1, 64) + " Hz"
+	}
+	return d + ")"
+}

@@ -1,0 +1,599 @@
+// streamerd scope: the page. It asks the server for a view (which traces,
+// which window, how many pixel columns), draws the binary frames the
+// server sends back with uPlot, and shows the counters and the source's
+// status. No build step and no framework: plain DOM and one uPlot per plot.
+"use strict";
+
+const COLORS = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bc4c00", "#0598bc", "#bf3989", "#6e7781", "#4d2d00", "#116329"];
+const WINDOWS = [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60];
+const PLOTS = ["1", "2", "3", "4"];
+const FRAME_MAGIC = 0x31464353;
+
+// S is the page's state; the browser test reads it.
+const S = {
+  ws: null, gen: 0, source: null, signals: [], omitted: [], limits: null,
+  sel: new Map(),           // signal name -> {plot, as, elem}
+  traces: [],               // [{sig, kind, elem, plot, axis, label, color}]
+  data: [],                 // per trace: {x, y, last, anchor, level, oldest}
+  plots: new Map(),         // plot key -> {u, traces: [trace indexes], axis, el}
+  live: true, window: 5, from: -5, to: 0, paused: null,
+  vid: 0, lastSeq: 0, frames: 0,
+  cursors: {},              // axis -> {a, b, next}
+  stats: null, prevStats: null, notice: null, closeReason: null,
+  drawPending: false,
+};
+window.scope = S;
+
+const $ = (sel) => document.querySelector(sel);
+const el = (tag, props = {}, ...kids) => {
+  const e = document.createElement(tag);
+  const { dataset, ...rest } = props;
+  Object.assign(e, rest);
+  if (dataset) Object.assign(e.dataset, dataset);
+  for (const k of kids) e.append(k);
+  return e;
+};
+
+// ---- connection ----
+
+function connect() {
+  const url = new URL("ws", location.href);
+  url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(url);
+  ws.binaryType = "arraybuffer";
+  S.ws = ws;
+  ws.onopen = () => { S.closeReason = null; renderBanners(); sendView(); };
+  ws.onmessage = (ev) => {
+    if (typeof ev.data === "string") onText(JSON.parse(ev.data));
+    else onFrame(ev.data);
+  };
+  ws.onclose = (ev) => {
+    S.ws = null;
+    const tooMany = ev.code === 1013;
+    S.closeReason = (tooMany ? "" : "disconnected from the scope") + (ev.reason ? (tooMany ? "" : ": ") + ev.reason : "") +
+      (tooMany ? "; trying again in 10 s" : "; reconnecting in 2 s");
+    renderBanners();
+    setTimeout(connect, tooMany ? 10000 : 2000);
+  };
+}
+
+function send(msg) {
+  if (S.ws && S.ws.readyState === WebSocket.OPEN) S.ws.send(JSON.stringify(msg));
+}
+
+function onText(m) {
+  switch (m.type) {
+    case "meta": onMeta(m); break;
+    case "stats": onStats(m); break;
+    case "notice":
+      S.notice = m.message;
+      renderBanners();
+      setTimeout(() => { if (S.notice === m.message) { S.notice = null; renderBanners(); } }, 10000);
+      break;
+  }
+}
+
+// ---- signal list ----
+
+function onMeta(m) {
+  S.gen = m.gen;
+  S.source = m.source;
+  S.signals = m.signals || [];
+  S.omitted = m.omitted || [];
+  S.limits = m.limits;
+  $("#source").textContent = m.source && m.source.kind ? m.source.kind + " " + m.source.address : "";
+  document.title = "scope: " + $("#source").textContent;
+  fillWindows();
+  const names = new Set(S.signals.map((s) => s.name));
+  for (const n of [...S.sel.keys()]) if (!names.has(n)) S.sel.delete(n);
+  if (S.sel.size === 0) defaultSelection();
+  renderSignals();
+  renderBanners();
+  rebuild();
+}
+
+// defaultSelection plots up to four signals in plot 1: floats first, and
+// never a signal that only serves as another's time.
+function defaultSelection() {
+  const timeNames = new Set();
+  for (const s of S.signals) {
+    const m = /^\w+\((\w+)/.exec(s.time);
+    if (m) timeNames.add(m[1]);
+  }
+  const cands = S.signals.filter((s) => !timeNames.has(s.name));
+  const floats = cands.filter((s) => s.type.startsWith("float"));
+  for (const s of (floats.length ? floats : cands).slice(0, 4)) {
+    S.sel.set(s.name, { plot: "1", as: defaultAs(s), elem: 0 });
+  }
+}
+
+function defaultAs(s) {
+  if (s.elements <= 1) return "trace";
+  return s.trace ? "trace" : "wave";
+}
+
+function renderSignals() {
+  const tb = $("#signals tbody");
+  tb.replaceChildren();
+  S.signals.forEach((s, i) => {
+    const sel = S.sel.get(s.name);
+    const plot = el("select", { title: "plot this signal in" });
+    plot.append(el("option", { value: "", textContent: "—" }));
+    for (const p of PLOTS) plot.append(el("option", { value: p, textContent: p }));
+    plot.value = sel ? sel.plot : "";
+    plot.onchange = () => {
+      if (plot.value === "") S.sel.delete(s.name);
+      else S.sel.set(s.name, Object.assign(S.sel.get(s.name) || { as: defaultAs(s), elem: 0 }, { plot: plot.value }));
+      renderSignals();
+      rebuild();
+    };
+    const asCell = el("td");
+    if (s.elements > 1) {
+      const as = el("select", { title: "draw the array as" });
+      if (s.trace) as.append(el("option", { value: "trace", textContent: "samples over time" }));
+      as.append(el("option", { value: "wave", textContent: "waveform" }));
+      as.append(el("option", { value: "elem", textContent: "element over time" }));
+      as.value = sel ? sel.as : defaultAs(s);
+      const elem = el("input", { type: "number", min: 0, max: s.elements - 1, value: sel ? sel.elem : 0, className: "elem", title: "element index" });
+      elem.hidden = as.value !== "elem";
+      const update = () => {
+        elem.hidden = as.value !== "elem";
+        const cur = S.sel.get(s.name);
+        const k = Math.min(Math.max(0, Math.floor(Number(elem.value) || 0)), s.elements - 1);
+        if (cur) { cur.as = as.value; cur.elem = k; rebuild(); }
+      };
+      as.onchange = update;
+      elem.onchange = update;
+      asCell.append(as, elem);
+    }
+    const range = s.range ? "[" + fmtNum(s.range[0]) + ", " + fmtNum(s.range[1]) + "]" : "";
+    tb.append(el("tr", { dataset: { sig: i } },
+      el("td", {}, plot),
+      el("td", { className: "name", textContent: s.name }),
+      el("td", { textContent: s.type }),
+      el("td", { textContent: s.unit || "" }),
+      el("td", { textContent: s.dims }),
+      el("td", { textContent: range }),
+      el("td", { className: "muted", textContent: s.time }),
+      asCell));
+  });
+}
+
+// ---- view: traces, plots, request ----
+
+function rebuild() {
+  S.traces = [];
+  let color = 0;
+  S.signals.forEach((s, sig) => {
+    const sel = S.sel.get(s.name);
+    if (!sel) return;
+    const kind = s.elements > 1 ? sel.as : "trace";
+    const axis = kind === "wave" ? "wave-" + (s.waveX || "index") : "time";
+    const label = kind === "elem" ? s.name + "[" + sel.elem + "]" : s.name;
+    S.traces.push({ sig, kind, elem: kind === "elem" ? sel.elem : 0, plot: sel.plot, axis, label, unit: s.unit || "", color: COLORS[color++ % COLORS.length] });
+  });
+  S.data = S.traces.map(() => null);
+  S.vid = (S.vid + 1) & 0xff;
+  buildPlots();
+  renderTraces();
+  sendView();
+}
+
+function plotWidth() {
+  return Math.max(200, Math.floor($("#plots").clientWidth || $("#view").clientWidth - 24));
+}
+
+function buildPlots() {
+  for (const p of S.plots.values()) p.u.destroy();
+  S.plots.clear();
+  const host = $("#plots");
+  host.replaceChildren();
+  if (S.traces.length === 0) {
+    host.append(el("div", { className: "empty", textContent: "Pick signals to plot in the list (the plot column)." }));
+    return;
+  }
+  const keys = [];
+  S.traces.forEach((t, i) => {
+    const key = t.plot + ":" + t.axis;
+    if (!S.plots.has(key)) { S.plots.set(key, { traces: [], axis: t.axis, plot: t.plot }); keys.push(key); }
+    S.plots.get(key).traces.push(i);
+  });
+  keys.sort();
+  for (const key of keys) {
+    const p = S.plots.get(key);
+    const title = "plot " + p.plot + (p.axis === "time" ? "" : p.axis === "wave-time" ? " · waveform (time after the first sample)" : " · waveform (element index)");
+    p.el = el("div", { className: "plot" }, el("h2", { textContent: title }));
+    host.append(p.el);
+    p.u = makePlot(p);
+  }
+}
+
+function makePlot(p) {
+  const time = p.axis === "time";
+  const series = [{ label: time ? "t" : p.axis === "wave-time" ? "x" : "k", value: (u, v) => v == null ? "—" : time || p.axis === "wave-time" ? fmtTime(v) : String(v) }];
+  for (const i of p.traces) {
+    const t = S.traces[i];
+    series.push({ label: t.label + (t.unit ? " [" + t.unit + "]" : ""), stroke: t.color, width: 1, spanGaps: false, points: { show: false }, value: (u, v) => v == null ? "—" : fmtNum(v) });
+  }
+  const opts = {
+    width: plotWidth(), height: 240, series,
+    scales: { x: time ? { time: false, range: () => [S.from, S.to] } : { time: false }, y: { range: yRange } },
+    axes: [
+      { values: (u, splits) => splits.map((v) => time || p.axis === "wave-time" ? fmtTime(v) : String(v)) },
+      { values: (u, splits) => splits.map((v) => fmtNum(v)), size: axisSize },
+    ],
+    cursor: { drag: { x: true, y: false, setScale: !time } },
+    legend: { live: true },
+    hooks: {
+      draw: [(u) => drawCursors(u, p.axis)],
+      setSelect: [(u) => { if (time) onSelect(u); }],
+    },
+  };
+  const u = new uPlot(opts, emptyData(p.traces.length), p.el);
+  let down = null;
+  u.over.addEventListener("mousedown", (e) => { down = [e.clientX, e.clientY]; });
+  u.over.addEventListener("click", (e) => {
+    if (down && Math.hypot(e.clientX - down[0], e.clientY - down[1]) > 3) return;
+    setCursor(p.axis, u.posToVal(e.offsetX, "x"));
+  });
+  if (time) u.over.addEventListener("wheel", (e) => {
+    if (S.live) return;
+    e.preventDefault();
+    zoomAt(u.posToVal(e.offsetX, "x"), e.deltaY > 0 ? 1.25 : 0.8);
+  }, { passive: false });
+  return u;
+}
+
+// yRange fits the values with a 5% margin, and a flat line in the middle.
+function yRange(u, min, max) {
+  if (min == null || max == null) return [0, 1];
+  if (min === max) {
+    const pad = Math.abs(min) > 0 ? Math.abs(min) * 0.01 : 1;
+    return [min - pad, max + pad];
+  }
+  const pad = (max - min) * 0.05;
+  return [min - pad, max + pad];
+}
+
+// axisSize makes a y axis as wide as its longest label.
+function axisSize(u, values) {
+  if (!values) return 50;
+  return 24 + 8 * Math.max(3, ...values.map((v) => String(v).length));
+}
+
+function emptyData(n) {
+  const d = [[]];
+  for (let i = 0; i < n; i++) d.push([]);
+  return d;
+}
+
+function sendView() {
+  if (!S.gen) return;
+  const cols = Math.min(Math.max(16, plotWidth()), S.limits ? S.limits.maxColumns : 4096);
+  send({
+    type: "view", gen: S.gen, vid: S.vid, live: S.live, from: S.from, to: S.to, cols,
+    traces: S.traces.map((t) => ({ sig: t.sig, kind: t.kind, elem: t.elem })),
+  });
+}
+
+// ---- frames ----
+
+function onFrame(buf) {
+  const dv = new DataView(buf);
+  if (buf.byteLength < 32 || dv.getUint32(0, true) !== FRAME_MAGIC) return;
+  const seq = dv.getUint32(4, true), gen = dv.getUint32(8, true), n = dv.getUint16(12, true), vid = dv.getUint8(15);
+  send({ type: "ack", seq });
+  S.lastSeq = seq;
+  if (gen !== (S.gen >>> 0) || vid !== S.vid) return; // made for a view this page has left
+  S.frames++;
+  let off = 32;
+  for (let k = 0; k < n; k++) {
+    if (off + 32 > buf.byteLength) return;
+    const idx = dv.getUint16(off, true), level = dv.getUint8(off + 3), np = dv.getUint32(off + 4, true);
+    const anchor = dv.getFloat64(off + 8, true), last = dv.getFloat64(off + 16, true), oldest = dv.getFloat64(off + 24, true);
+    const xOff = off + 32, yOff = xOff + 4 * (np + (np & 1));
+    if (yOff + 8 * np > buf.byteLength) return;
+    if (idx < S.data.length) {
+      S.data[idx] = { x: new Float32Array(buf, xOff, np), y: new Float64Array(buf, yOff, np), last, anchor, level, oldest };
+    }
+    off = yOff + 8 * np;
+  }
+  scheduleDraw();
+}
+
+function scheduleDraw() {
+  if (S.drawPending) return;
+  S.drawPending = true;
+  requestAnimationFrame(() => { S.drawPending = false; draw(); });
+}
+
+function draw() {
+  for (const p of S.plots.values()) p.u.setData(plotData(p));
+  renderTraces();
+  renderReadout();
+}
+
+// plotData joins the plot's traces on their x values (uPlot draws series
+// of one x array); a NaN or an infinity becomes null, a break in the line.
+function plotData(p) {
+  const tables = p.traces.map((i) => {
+    const d = S.data[i];
+    if (!d) return [[], []];
+    const x = Array.from(d.x), y = new Array(d.y.length);
+    for (let k = 0; k < y.length; k++) y[k] = Number.isFinite(d.y[k]) ? d.y[k] : null;
+    return [x, y];
+  });
+  if (tables.length === 1) return tables[0];
+  return uPlot.join(tables);
+}
+
+function renderTraces() {
+  const host = $("#traces");
+  host.replaceChildren();
+  S.traces.forEach((t, i) => {
+    const d = S.data[i];
+    const last = d && Number.isFinite(d.last) ? fmtNum(d.last) : "—";
+    const lv = d ? (d.level === 0 ? "samples" : "min/max, level " + d.level) : "";
+    host.append(el("span", { className: "trace", dataset: { label: t.label } },
+      el("span", { className: "sw", style: "background:" + t.color }),
+      t.label + " ", el("span", { className: "last", textContent: last }), " " + t.unit + " ",
+      el("span", { className: "level", textContent: lv })));
+  });
+}
+
+// ---- pause, zoom, pan ----
+
+function setLive(live) {
+  if (live === S.live) return;
+  S.live = live;
+  if (live) { S.from = -S.window; S.to = 0; S.paused = null; }
+  else S.paused = [S.from, S.to];
+  $("#pause").textContent = live ? "pause" : "resume";
+  $("#pause").classList.toggle("paused", !live);
+  $("#frozen").hidden = live;
+  S.vid = (S.vid + 1) & 0xff;
+  sendView();
+}
+
+function setWindow(from, to) {
+  const maxW = S.limits ? S.limits.maxWindow : 60;
+  if (!(to - from > 1e-7) || to - from > 2 * maxW) return;
+  S.from = from; S.to = to;
+  S.vid = (S.vid + 1) & 0xff;
+  sendView();
+  for (const p of S.plots.values()) if (p.axis === "time") p.u.setScale("x", { min: from, max: to });
+}
+
+function onSelect(u) {
+  const w = u.select.width;
+  if (w < 4) return;
+  const a = u.posToVal(u.select.left, "x"), b = u.posToVal(u.select.left + w, "x");
+  u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+  setLive(false);
+  setWindow(a, b);
+}
+
+function zoomAt(center, factor) {
+  setWindow(center - (center - S.from) * factor, center + (S.to - center) * factor);
+}
+
+function pan(fraction) {
+  const d = (S.to - S.from) * fraction;
+  setWindow(S.from + d, S.to + d);
+}
+
+// ---- cursors ----
+
+function setCursor(axis, x) {
+  const c = S.cursors[axis] || (S.cursors[axis] = { a: null, b: null, next: "a" });
+  c[c.next] = x;
+  c.next = c.next === "a" ? "b" : "a";
+  for (const p of S.plots.values()) if (p.axis === axis) p.u.redraw(false);
+  renderReadout();
+}
+
+function drawCursors(u, axis) {
+  const c = S.cursors[axis];
+  if (!c) return;
+  const ctx = u.ctx;
+  ctx.save();
+  ctx.font = 12 * devicePixelRatio + "px system-ui";
+  for (const name of ["a", "b"]) {
+    if (c[name] == null) continue;
+    const x = Math.round(u.valToPos(c[name], "x", true));
+    if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) continue;
+    ctx.strokeStyle = name === "a" ? "#444" : "#999";
+    ctx.setLineDash([4, 3]);
+    ctx.beginPath();
+    ctx.moveTo(x, u.bbox.top);
+    ctx.lineTo(x, u.bbox.top + u.bbox.height);
+    ctx.stroke();
+    ctx.fillStyle = ctx.strokeStyle;
+    ctx.fillText(name.toUpperCase(), x + 3, u.bbox.top + 12 * devicePixelRatio);
+  }
+  ctx.restore();
+}
+
+// valueAt returns trace i's value at x: the nearest point's.
+function valueAt(i, x) {
+  const d = S.data[i];
+  if (!d || d.x.length === 0) return null;
+  let lo = 0, hi = d.x.length - 1;
+  while (lo < hi) {
+    const m = (lo + hi) >> 1;
+    if (d.x[m] < x) lo = m + 1; else hi = m;
+  }
+  if (lo > 0 && Math.abs(d.x[lo - 1] - x) < Math.abs(d.x[lo] - x)) lo--;
+  return d.y[lo];
+}
+
+function renderReadout() {
+  const host = $("#readout");
+  host.replaceChildren();
+  for (const [axis, c] of Object.entries(S.cursors)) {
+    if (c.a == null && c.b == null) continue;
+    const fmtX = axis === "wave-index" ? (v) => fmtNum(v) : fmtTime;
+    const tb = el("tbody");
+    const head = el("tr", {}, el("th", { textContent: axis === "time" ? "cursors" : "waveform cursors" }),
+      el("th", { textContent: "A " + (c.a == null ? "—" : fmtX(c.a)) }),
+      el("th", { textContent: "B " + (c.b == null ? "—" : fmtX(c.b)) }),
+      el("th", { textContent: c.a != null && c.b != null ? "B−A " + fmtX(c.b - c.a) + (axis !== "wave-index" && c.b !== c.a ? " (" + fmtNum(1 / Math.abs(c.b - c.a)) + " Hz)" : "") : "" }));
+    tb.append(head);
+    S.traces.forEach((t, i) => {
+      if (t.axis !== axis) return;
+      const va = c.a == null ? null : valueAt(i, c.a), vb = c.b == null ? null : valueAt(i, c.b);
+      tb.append(el("tr", {}, el("td", { textContent: t.label }), el("td", { textContent: fmtVal(va) }), el("td", { textContent: fmtVal(vb) }),
+        el("td", { textContent: va != null && vb != null ? fmtNum(vb - va) : "" })));
+    });
+    host.append(el("table", {}, tb));
+  }
+}
+
+// ---- CSV ----
+
+// csvText is the visible window of every plot as CSV: the time plots'
+// traces joined on time (seconds relative to each trace's anchor, which a
+// comment line gives), then each waveform plot's traces.
+function csvText() {
+  const lines = ["# streamerd scope: " + $("#source").textContent + ", window " + S.from + " to " + S.to + " s" + (S.live ? " (live)" : " (paused)")];
+  for (const p of S.plots.values()) {
+    lines.push("# plot " + p.plot + " (" + p.axis + ")");
+    for (const i of p.traces) {
+      const d = S.data[i];
+      if (d) lines.push("# " + S.traces[i].label + ": anchor " + d.anchor + " s, " + (d.level === 0 ? "samples" : "min/max per point, level " + d.level));
+    }
+    const data = plotData(p);
+    lines.push([p.axis === "wave-index" ? "k" : p.axis === "wave-time" ? "x_s" : "t_s", ...p.traces.map((i) => csvField(S.traces[i].label))].join(","));
+    for (let k = 0; k < data[0].length; k++) {
+      const x = data[0][k];
+      if (p.axis === "time" && (x < S.from || x > S.to)) continue;
+      const row = [x];
+      for (let s = 1; s < data.length; s++) row.push(data[s][k] == null ? "" : data[s][k]);
+      lines.push(row.join(","));
+    }
+    lines.push("");
+  }
+  return lines.join("\n");
+}
+
+// downloadCSV saves csvText as a file.
+function downloadCSV() {
+  const blob = new Blob([csvText()], { type: "text/csv" });
+  const a = el("a", { href: URL.createObjectURL(blob), download: "scope-" + new Date().toISOString().replace(/[:.]/g, "-") + ".csv" });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+}
+
+function csvField(s) {
+  return /[",\n]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
+}
+
+// ---- counters and banners ----
+
+function onStats(m) {
+  S.prevStats = S.stats;
+  S.stats = m;
+  const st = m.status || {};
+  const state = $("#state");
+  state.textContent = st.state || "";
+  state.className = "state " + (st.state || "");
+  const c = m.counters || {};
+  const p = (S.prevStats && S.prevStats.counters) || c;
+  const moved = (k) => (c[k] || 0) > (p[k] || 0);
+  const host = $("#counters");
+  host.replaceChildren();
+  const item = (id, label, value, bad) => host.append(el("span", { id: "c-" + id, className: bad ? "moved" : "" }, label + " ", el("b", { textContent: value })));
+  item("rate", "updates/s", fmtNum(m.updatesPerS, 4));
+  item("mbps", "MB/s", fmtNum(m.mbPerS, 3));
+  item("lost", "lost", c.lost || 0, moved("lost"));
+  item("stale", "stale", c.stale || 0, moved("stale"));
+  item("incomplete", "incomplete", c.incomplete || 0, moved("incomplete"));
+  item("silences", "silences", c.silences || 0, moved("silences"));
+  item("bad", "refused", c.bad || 0, moved("bad"));
+  if (c.link) item("link", "link", c.link, c.link !== "ok");
+  item("updates", "updates", c.updates || 0);
+  item("viewers", "viewers", m.viewers);
+  item("history", "history", fmtBytes(m.historyBytes));
+  const extra = $("#extra tbody");
+  extra.replaceChildren();
+  for (const x of c.extra || []) extra.append(el("tr", {}, el("td", { textContent: x.name }), el("td", { textContent: x.value })));
+  renderBanners();
+}
+
+function renderBanners() {
+  const host = $("#banners");
+  host.replaceChildren();
+  const add = (cls, text) => host.append(el("div", { className: "banner " + cls, textContent: text }));
+  if (S.closeReason) add("error", S.closeReason);
+  const st = S.stats && S.stats.status;
+  if (st && st.message && st.state !== "receiving") add(st.state === "waiting" ? "info" : st.state, st.message);
+  if (S.omitted.length) add("warning", S.omitted.length + " signals are not shown (the scope keeps the first " + S.signals.length + "): " + S.omitted.slice(0, 5).join(", ") + (S.omitted.length > 5 ? ", …" : ""));
+  if (S.notice) add("info", S.notice);
+}
+
+// ---- formatting ----
+
+function fmtNum(v, digits = 6) {
+  if (v == null || Number.isNaN(v)) return "—";
+  if (!Number.isFinite(v)) return v > 0 ? "+∞" : "−∞";
+  if (Number.isInteger(v) && Math.abs(v) < 1e15) return String(v);
+  const a = Math.abs(v);
+  if (a !== 0 && (a < 1e-4 || a >= 1e9)) return v.toExponential(digits - 1);
+  return String(Number(v.toPrecision(digits)));
+}
+
+function fmtTime(v) {
+  if (v == null || !Number.isFinite(v)) return "—";
+  const a = Math.abs(v);
+  if (a === 0) return "0 s";
+  if (a < 1e-3) return fmtNum(v * 1e6, 4) + " µs";
+  if (a < 1) return fmtNum(v * 1e3, 4) + " ms";
+  return fmtNum(v, 5) + " s";
+}
+
+function fmtVal(v) { return v == null ? "—" : fmtNum(v); }
+
+function fmtBytes(n) {
+  if (!(n > 0)) return "0 B";
+  const u = ["B", "KiB", "MiB", "GiB"];
+  let i = 0;
+  while (n >= 1024 && i < u.length - 1) { n /= 1024; i++; }
+  return fmtNum(n, 3) + " " + u[i];
+}
+
+function fillWindows() {
+  const sel = $("#window");
+  if (sel.options.length) return;
+  const lo = S.limits ? S.limits.minWindow : 0.1, hi = S.limits ? S.limits.maxWindow : 60;
+  for (const w of WINDOWS) if (w >= lo - 1e-9 && w <= hi + 1e-9) sel.append(el("option", { value: w, textContent: fmtTime(w) }));
+  sel.value = String(S.window);
+  sel.onchange = () => {
+    S.window = Number(sel.value);
+    if (S.live) { S.from = -S.window; S.to = 0; S.vid = (S.vid + 1) & 0xff; sendView(); }
+  };
+}
+
+// ---- start ----
+
+$("#pause").onclick = () => setLive(!S.live);
+$("#unzoom").onclick = () => { if (S.paused) setWindow(S.paused[0], S.paused[1]); };
+$("#panleft").onclick = () => pan(-0.5);
+$("#panright").onclick = () => pan(0.5);
+$("#zoomin").onclick = () => zoomAt((S.from + S.to) / 2, 0.5);
+$("#zoomout").onclick = () => zoomAt((S.from + S.to) / 2, 2);
+$("#clearcursors").onclick = () => { S.cursors = {}; for (const p of S.plots.values()) p.u.redraw(false); renderReadout(); };
+$("#csv").onclick = downloadCSV;
+document.addEventListener("keydown", (e) => {
+  if (e.key === " " && e.target === document.body) { e.preventDefault(); setLive(!S.live); }
+});
+let resizeTimer = 0;
+window.addEventListener("resize", () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(() => {
+    for (const p of S.plots.values()) p.u.setSize({ width: plotWidth(), height: 240 });
+    sendView();
+  }, 100);
+});
+connect();
