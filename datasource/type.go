@@ -1,9 +1,15 @@
 package datasource
 
-import "fmt"
+import (
+	"fmt"
 
-// Type is the element type of a signal. The values are the UDPStreamer wire
-// type codes, so a Type converts to the protocol's code with a plain cast.
+	"github.com/streamerd/streamerd/quant"
+)
+
+// Type is the element type of a signal, shared by every producer, its wire
+// codec and its client. The values are the UDPStreamer wire type codes, so
+// a Type converts to the byte of a CONFIG record with a plain cast; FlatUDP
+// names types in its signals string with String's spelling.
 type Type uint8
 
 // The ten signal types, in wire-code order.
@@ -43,10 +49,31 @@ func (t Type) String() string {
 // Valid reports whether t is one of the ten types.
 func (t Type) Valid() bool { return t < numTypes }
 
-// IsFloat reports whether t is float32 or float64.
+// IsFloat reports whether t is float32 or float64, the only types that may
+// be quantised.
 func (t Type) IsFloat() bool { return t == Float32 || t == Float64 }
 
-// ParseType parses a MARTe2 type name.
+// Signed reports whether t is a signed integer type.
+func (t Type) Signed() bool { return t == Int8 || t == Int16 || t == Int32 || t == Int64 }
+
+// Quantized returns the type of one element on the wire for a signal of type
+// t quantised to q: t itself for quant.None (and for an invalid q), else the
+// integer type q names.
+func (t Type) Quantized(q quant.WireType) Type {
+	switch q {
+	case quant.Uint8:
+		return Uint8
+	case quant.Int8:
+		return Int8
+	case quant.Uint16:
+		return Uint16
+	case quant.Int16:
+		return Int16
+	}
+	return t
+}
+
+// ParseType parses a MARTe2 type name ("uint8" ... "float64", lower case).
 func ParseType(s string) (Type, error) {
 	for i, n := range typeNames {
 		if n == s {
@@ -75,10 +102,10 @@ type TimeMode uint8
 
 // The four time modes of the UDPStreamer datasource.
 const (
-	PacketTime TimeMode = iota
-	FullArray
-	FirstSample
-	LastSample
+	PacketTime  TimeMode = iota // every element has the DATA payload's hrtTimestamp; no time signal
+	FullArray                   // the time signal has as many elements; t[k] = time[k]
+	FirstSample                 // scalar time signal; t[k] = t[0] + k/SamplingRate
+	LastSample                  // scalar time signal; t[k] = t[N-1] - (N-1-k)/SamplingRate
 	numTimeModes
 )
 
@@ -94,6 +121,12 @@ func (m TimeMode) String() string {
 
 // Valid reports whether m is one of the four time modes.
 func (m TimeMode) Valid() bool { return m < numTimeModes }
+
+// NeedsTimeSignal reports whether m takes its times from a time signal.
+func (m TimeMode) NeedsTimeSignal() bool { return m != PacketTime }
+
+// NeedsSamplingRate reports whether m derives times from SamplingRate.
+func (m TimeMode) NeedsSamplingRate() bool { return m == FirstSample || m == LastSample }
 
 // ParseTimeMode parses a MARTe2 time-mode name.
 func ParseTimeMode(s string) (TimeMode, error) {

@@ -32,6 +32,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
 )
@@ -212,7 +213,7 @@ type rowWriter struct {
 	json  bool
 	keys  [][]byte // JSON: `"name":` per signal
 	raw   []uint64
-	types []wire.Type
+	types []datasource.Type
 	buf   []byte
 }
 
@@ -299,18 +300,18 @@ func (w *rowWriter) row(dg []byte, order wire.ByteOrder) []byte {
 // appendValue formats a raw value of type t: integers exactly, floats in
 // the shortest form that reads back to the same value at their own
 // precision. In JSON, NaN and the infinities are null.
-func appendValue(b []byte, t wire.Type, raw uint64, asJSON bool) []byte {
+func appendValue(b []byte, t datasource.Type, raw uint64, asJSON bool) []byte {
 	switch t {
-	case wire.Float32, wire.Float64:
+	case datasource.Float32, datasource.Float64:
 		f, bits := wire.RawToFloat64(t, raw), 64
-		if t == wire.Float32 {
+		if t == datasource.Float32 {
 			bits = 32
 		}
 		if asJSON && (math.IsNaN(f) || math.IsInf(f, 0)) {
 			return append(b, "null"...)
 		}
 		return strconv.AppendFloat(b, f, 'g', -1, bits)
-	case wire.Int8, wire.Int16, wire.Int32, wire.Int64:
+	case datasource.Int8, datasource.Int16, datasource.Int32, datasource.Int64:
 		return strconv.AppendInt(b, int64(raw), 10)
 	}
 	return strconv.AppendUint(b, raw, 10)

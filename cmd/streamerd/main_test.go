@@ -21,6 +21,7 @@ import (
 
 	rdclient "github.com/streamerd/streamerd/datasource/rd100s/client"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/quant"
 )
 
 var binary string
@@ -342,7 +343,7 @@ func TestDaemonStreamsServesHTTPAndStops(t *testing.T) {
 	d := startDaemon(t, appConfig(port))
 	c := dial(t, port)
 	infos := c.connect(t)
-	if len(infos) != 3 || infos[0].Name != "Counter" || infos[1].Quant != wire.QuantInt16 || infos[2].Name != "Setpoint" {
+	if len(infos) != 3 || infos[0].Name != "Counter" || infos[1].Quant != quant.Int16 || infos[2].Name != "Setpoint" {
 		t.Fatalf("CONFIG %+v", infos)
 	}
 	// payload: 8 timestamp + 4 Counter + 2 V (int16) + 8 Setpoint

@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/quant"
 )
 
 const wait = 10 * time.Second // generous: the CI box is a loaded 2-core VM
@@ -41,13 +43,13 @@ const none = wire.NoTimeSignal
 // vector, a signed int vector and a 2x2 matrix.
 func testSigs() []wire.SignalInfo {
 	return []wire.SignalInfo{
-		{Name: "T0", Type: wire.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: none, Unit: "us"},
-		{Name: "P", Type: wire.Float32, NumRows: 1, NumCols: 1, TimeSignalIdx: none, Unit: "Pa",
-			Quant: wire.QuantUint8, RangeMin: 0, RangeMax: 255},
-		{Name: "Ch1", Type: wire.Float32, NumDimensions: 1, NumRows: 1, NumCols: 4, Unit: "V",
-			TimeMode: wire.FirstSample, TimeSignalIdx: 0, SamplingRate: 1000},
-		{Name: "I", Type: wire.Int16, NumDimensions: 1, NumRows: 1, NumCols: 4, TimeSignalIdx: none},
-		{Name: "M", Type: wire.Float64, NumDimensions: 2, NumRows: 2, NumCols: 2, TimeSignalIdx: none},
+		{Name: "T0", Type: datasource.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: none, Unit: "us"},
+		{Name: "P", Type: datasource.Float32, NumRows: 1, NumCols: 1, TimeSignalIdx: none, Unit: "Pa",
+			Quant: quant.Uint8, RangeMin: 0, RangeMax: 255},
+		{Name: "Ch1", Type: datasource.Float32, NumDimensions: 1, NumRows: 1, NumCols: 4, Unit: "V",
+			TimeMode: datasource.FirstSample, TimeSignalIdx: 0, SamplingRate: 1000},
+		{Name: "I", Type: datasource.Int16, NumDimensions: 1, NumRows: 1, NumCols: 4, TimeSignalIdx: none},
+		{Name: "M", Type: datasource.Float64, NumDimensions: 2, NumRows: 2, NumCols: 2, TimeSignalIdx: none},
 	}
 }
 
@@ -275,7 +277,7 @@ func TestMidStreamConfig(t *testing.T) {
 	}
 	p, _ := udpstest.Payload(testSigs(), 1, nil)
 	srv.SendUpdate(0, p)
-	sigs2 := []wire.SignalInfo{{Name: "X", Type: wire.Int8, NumRows: 1, NumCols: 1, TimeSignalIdx: none}}
+	sigs2 := []wire.SignalInfo{{Name: "X", Type: datasource.Int8, NumRows: 1, NumCols: 1, TimeSignalIdx: none}}
 	if err := srv.SetSignals(sigs2); err != nil {
 		t.Fatal(err)
 	}
@@ -324,8 +326,8 @@ func TestUsage(t *testing.T) {
 }
 
 func TestCSVQuotingAndJSONKeys(t *testing.T) {
-	sigs := []wire.SignalInfo{{Name: `a,"b"`, Type: wire.Uint64, NumRows: 1, NumCols: 1, TimeSignalIdx: none},
-		{Name: "big", Type: wire.Int64, NumRows: 1, NumCols: 1, TimeSignalIdx: none}}
+	sigs := []wire.SignalInfo{{Name: `a,"b"`, Type: datasource.Uint64, NumRows: 1, NumCols: 1, TimeSignalIdx: none},
+		{Name: "big", Type: datasource.Int64, NumRows: 1, NumCols: 1, TimeSignalIdx: none}}
 	srv := udpstest.NewServer(t, sigs, 1400)
 	c, err := client.Dial(srv.Addr().String(), client.Options{LocalAddr: "127.0.0.1:0", ConnectTimeout: wait})
 	if err != nil {

@@ -264,12 +264,11 @@ func Validate(cfg *Config) error {
 	return errors.Join(errs...)
 }
 
-// flatSignals converts validated signals to a wire signal list. The
-// type codes of the two packages are the same.
+// flatSignals converts validated signals to a wire signal list.
 func flatSignals(sigs []datasource.Signal) []wire.Signal {
 	out := make([]wire.Signal, len(sigs))
 	for i := range sigs {
-		out[i] = wire.Signal{Name: sigs[i].Name, Type: wire.Type(sigs[i].Type), Count: sigs[i].Elements()}
+		out[i] = wire.Signal{Name: sigs[i].Name, Type: sigs[i].Type, Count: sigs[i].Elements()}
 	}
 	return out
 }

@@ -161,15 +161,6 @@ func TestExecutionModeText(t *testing.T) {
 	}
 }
 
-// TestTypeCodes checks the assumption that lets flatSignals cast a type.
-func TestTypeCodes(t *testing.T) {
-	for ty := datasource.Type(0); ty.Valid(); ty++ {
-		if f := wire.Type(ty); f.String() != ty.String() || f.Size() != ty.Size() {
-			t.Errorf("%v is %v in the wire package", ty, f)
-		}
-	}
-}
-
 func TestSignalsString(t *testing.T) {
 	c := trigCfg()
 	c.Signals = append(c.Signals, datasource.Signal{Name: "M", Type: datasource.Int16, NumberOfDimensions: 2, Rows: 2, Cols: 3})

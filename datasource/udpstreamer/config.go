@@ -204,12 +204,12 @@ func signalInfos(sigs []datasource.Signal) []wire.SignalInfo {
 		rows, cols := s.Shape()
 		info := wire.SignalInfo{
 			Name:          s.Name,
-			Type:          wire.TypeCode(s.Type),
-			Quant:         wire.QuantCode(s.QuantizedType),
+			Type:          s.Type,
+			Quant:         s.QuantizedType,
 			NumDimensions: uint8(s.NumberOfDimensions),
 			NumRows:       uint32(rows),
 			NumCols:       uint32(cols),
-			TimeMode:      wire.TimeMode(s.TimeMode),
+			TimeMode:      s.TimeMode,
 			SamplingRate:  s.SamplingRate,
 			RangeMin:      s.RangeMin,
 			RangeMax:      s.RangeMax,

@@ -178,7 +178,7 @@ func TestConnectConfigAndData(t *testing.T) {
 	s := start(t, scalarCfg())
 	c := newRawClient(t, s.LocalAddr())
 	infos := c.connect()
-	if len(infos) != 2 || infos[0].Name != "Counter" || infos[1].Quant != wire.QuantUint16 || infos[1].Unit != "V" || infos[1].RangeMax != 10 {
+	if len(infos) != 2 || infos[0].Name != "Counter" || infos[1].Quant != quant.Uint16 || infos[1].Unit != "V" || infos[1].RangeMax != 10 {
 		t.Fatalf("CONFIG %+v", infos)
 	}
 	stop := driver(s, time.Millisecond)

@@ -8,6 +8,9 @@ import (
 	"math"
 	"math/bits"
 	"strings"
+
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/quant"
 )
 
 // NoTimeSignal is the timeSignalIdx of a PacketTime signal.
@@ -53,14 +56,14 @@ var ErrConfig = errors.New("udpstreamer/wire: invalid CONFIG")
 // SignalInfo describes one signal as carried in a CONFIG record.
 type SignalInfo struct {
 	Name          string // 1 to 63 bytes, no NUL
-	Type          TypeCode
-	Quant         QuantCode // QuantNone unless Type is float32/float64
-	NumDimensions uint8     // 0 scalar (rows=cols=1), 1 vector (rows=1), 2 matrix
+	Type          datasource.Type
+	Quant         quant.WireType // quant.None unless Type is float32/float64
+	NumDimensions uint8          // 0 scalar (rows=cols=1), 1 vector (rows=1), 2 matrix
 	NumRows       uint32
 	NumCols       uint32
 	RangeMin      float64 // quantisation range; finite with RangeMin < RangeMax when quantised
 	RangeMax      float64
-	TimeMode      TimeMode
+	TimeMode      datasource.TimeMode
 	SamplingRate  float64 // Hz; > 0 for FirstSample and LastSample
 	TimeSignalIdx uint32  // index in CONFIG order of the time signal; NoTimeSignal for PacketTime
 	Unit          string  // 0 to 31 bytes, no NUL
@@ -72,7 +75,11 @@ func (s *SignalInfo) Elements() int { return int(s.NumRows) * int(s.NumCols) }
 
 // WireBytes is the size in bytes of the signal's slot in the DATA payload:
 // Elements times the wire element size (the quantised size when quantised).
-func (s *SignalInfo) WireBytes() int { return s.Elements() * s.Quant.WireSize(s.Type) }
+func (s *SignalInfo) WireBytes() int { return s.Elements() * s.WireType().Size() }
+
+// WireType is the type of one element in the DATA payload: Type, or the
+// integer type Quant names when the signal is quantised.
+func (s *SignalInfo) WireType() datasource.Type { return s.Type.Quantized(s.Quant) }
 
 func sigErr(i int, s *SignalInfo, format string, args ...any) error {
 	return fmt.Errorf("%w: signal %d (%q): %s", ErrConfig, i, s.Name, fmt.Sprintf(format, args...))
@@ -116,7 +123,7 @@ func ValidateSignals(sigs []SignalInfo) error {
 		if !s.Quant.Valid() {
 			return sigErr(i, s, "unknown quantisation code %d", s.Quant)
 		}
-		if s.Quant != QuantNone {
+		if s.Quant != quant.None {
 			if !s.Type.IsFloat() {
 				return sigErr(i, s, "quantisation on %v", s.Type)
 			}
@@ -140,7 +147,7 @@ func ValidateSignals(sigs []SignalInfo) error {
 		default:
 			return sigErr(i, s, "numDimensions %d", s.NumDimensions)
 		}
-		hi, n := bits.Mul64(uint64(s.NumRows)*uint64(s.NumCols), uint64(s.Quant.WireSize(s.Type)))
+		hi, n := bits.Mul64(uint64(s.NumRows)*uint64(s.NumCols), uint64(s.WireType().Size()))
 		if hi != 0 || n > maxUpdateInt {
 			return sigErr(i, s, "too large for one update")
 		}
@@ -165,11 +172,11 @@ func ValidateSignals(sigs []SignalInfo) error {
 		}
 		t := &sigs[s.TimeSignalIdx]
 		switch s.TimeMode {
-		case FullArray:
+		case datasource.FullArray:
 			if uint64(t.NumRows)*uint64(t.NumCols) != uint64(s.NumRows)*uint64(s.NumCols) {
 				return sigErr(i, s, "FullArray time signal %q has a different element count", t.Name)
 			}
-		case FirstSample, LastSample:
+		case datasource.FirstSample, datasource.LastSample:
 			if t.NumRows != 1 || t.NumCols != 1 {
 				return sigErr(i, s, "%v time signal %q is not scalar", s.TimeMode, t.Name)
 			}
@@ -245,14 +252,14 @@ func ParseConfig(b []byte) ([]SignalInfo, error) {
 		}
 		*s = SignalInfo{
 			Name:          name,
-			Type:          TypeCode(r[recType]),
-			Quant:         QuantCode(r[recQuant]),
+			Type:          datasource.Type(r[recType]),
+			Quant:         quant.WireType(r[recQuant]),
 			NumDimensions: r[recNumDimensions],
 			NumRows:       binary.LittleEndian.Uint32(r[recNumRows:]),
 			NumCols:       binary.LittleEndian.Uint32(r[recNumCols:]),
 			RangeMin:      math.Float64frombits(binary.LittleEndian.Uint64(r[recRangeMin:])),
 			RangeMax:      math.Float64frombits(binary.LittleEndian.Uint64(r[recRangeMax:])),
-			TimeMode:      TimeMode(r[recTimeMode]),
+			TimeMode:      datasource.TimeMode(r[recTimeMode]),
 			SamplingRate:  math.Float64frombits(binary.LittleEndian.Uint64(r[recSamplingRate:])),
 			TimeSignalIdx: binary.LittleEndian.Uint32(r[recTimeSignalIdx:]),
 			Unit:          unit,

@@ -3,6 +3,8 @@ package wire
 import (
 	"encoding/binary"
 	"errors"
+
+	"github.com/streamerd/streamerd/datasource"
 )
 
 // DataTimestampSize is the size of the hrtTimestamp that starts every DATA payload.
@@ -36,10 +38,10 @@ func ParseDataTimestamp(b []byte) (uint64, error) {
 
 // Slot locates one signal's data inside a DATA payload.
 type Slot struct {
-	Offset   int      // from the start of the payload
-	Len      int      // bytes: Elements * ElemSize
-	Elements int      // NumRows*NumCols
-	WireType TypeCode // element type on the wire (the quantised type if quantised)
+	Offset   int             // from the start of the payload
+	Len      int             // bytes: Elements * ElemSize
+	Elements int             // NumRows*NumCols
+	WireType datasource.Type // element type on the wire (the quantised type if quantised)
 }
 
 // ElemSize is the size in bytes of one element on the wire.
@@ -52,7 +54,7 @@ func AppendSlots(dst []Slot, sigs []SignalInfo) ([]Slot, int) {
 	off := DataTimestampSize
 	for i := range sigs {
 		s := &sigs[i]
-		sl := Slot{Offset: off, Elements: s.Elements(), WireType: s.Quant.WireType(s.Type)}
+		sl := Slot{Offset: off, Elements: s.Elements(), WireType: s.WireType()}
 		sl.Len = sl.Elements * sl.WireType.Size()
 		dst = append(dst, sl)
 		off += sl.Len

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+
+	"github.com/streamerd/streamerd/datasource"
 )
 
 func TestDataSlots(t *testing.T) {
@@ -14,7 +16,7 @@ func TestDataSlots(t *testing.T) {
 	if size != DataPayloadSize(sigs) || size != 8+4+4000+4+2 {
 		t.Fatalf("size %d", size)
 	}
-	want := []Slot{{8, 4, 1, Uint32}, {12, 4000, 1000, Float32}, {4012, 4, 1, Uint32}, {4016, 2, 1, Uint16}}
+	want := []Slot{{8, 4, 1, datasource.Uint32}, {12, 4000, 1000, datasource.Float32}, {4012, 4, 1, datasource.Uint32}, {4016, 2, 1, datasource.Uint16}}
 	for i, s := range slots {
 		if s != want[i] {
 			t.Fatalf("slot %d = %+v, want %+v", i, s, want[i])

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 )
 
@@ -11,9 +12,9 @@ import (
 // into a preallocated wire buffer, then reassembled and decoded by a client.
 func Example() {
 	sigs := []wire.SignalInfo{
-		{Name: "T0", Type: wire.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: wire.NoTimeSignal, Unit: "us"},
-		{Name: "Ch1", Type: wire.Float32, NumDimensions: 1, NumRows: 1, NumCols: 1000,
-			TimeMode: wire.FirstSample, SamplingRate: 1e6, TimeSignalIdx: 0, Unit: "V"},
+		{Name: "T0", Type: datasource.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: wire.NoTimeSignal, Unit: "us"},
+		{Name: "Ch1", Type: datasource.Float32, NumDimensions: 1, NumRows: 1, NumCols: 1000,
+			TimeMode: datasource.FirstSample, SamplingRate: 1e6, TimeSignalIdx: 0, Unit: "V"},
 	}
 	if err := wire.ValidateSignals(sigs); err != nil {
 		panic(err)
