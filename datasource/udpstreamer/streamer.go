@@ -1,6 +1,7 @@
 package udpstreamer
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,7 +17,6 @@ import (
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/udpsend"
 	"github.com/streamerd/streamerd/netthread"
-	"github.com/streamerd/streamerd/quant"
 	"github.com/streamerd/streamerd/rt/cpu"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
@@ -38,24 +38,26 @@ type Streamer struct {
 	mem   *datasource.Memory
 	epoch time.Time // origin of the CLOCK_MONOTONIC stamps Synchronise takes
 
-	// RT ↔ network hand-off, guarded by lock. The RT thread copies into
-	// ready; the network thread swaps ready and taken.
+	// RT ↔ network hand-off, guarded by lock. The RT thread copies signal
+	// memory into ready; the network thread swaps ready and taken. Both
+	// hold the DATA payload before quantisation: room for the
+	// hrtTimestamp, then signal memory.
 	lock       rtsync.FastLock
 	sem        rtsync.EventSem
 	ready      []byte
 	readyStamp int64 // CLOCK_MONOTONIC ns since epoch, read through the vDSO
 	readyFresh bool
 
-	// Network thread state.
+	// Network thread state. wire holds the datagrams of one DATA update
+	// back to back: serialise writes the payload into it around the header
+	// gaps, piece by piece, and the headers follow once the counter is known.
 	taken      []byte
-	takenStamp uint64 // the same instant in CLOCK_MONOTONIC_RAW ns: the hrtTimestamp
-	slots      []slot
-	payload    []byte
+	pieces     []piece
 	dataLayout udpswire.Layout
 	wire       []byte
-	configMsg  []byte // the CONFIG payload, built once
 	cfgLayout  udpswire.Layout
-	cfgWire    []byte
+	cfgWire    []byte  // the CONFIG datagrams, built once; headers per send
+	scratch    [2]byte // a quantised code cut by a header gap
 	sender     *udpsend.Sender
 	client     netip.AddrPort // zero when no session
 	counter    uint32         // DATA counter of the session
@@ -75,14 +77,6 @@ type Streamer struct {
 	// beforeTake, when set by a test before PrepareNextState, runs on the
 	// network thread before each take: it stands for a busy network thread.
 	beforeTake func()
-}
-
-// slot is how one signal goes from taken to the DATA payload.
-type slot struct {
-	src, srcEnd int // in signal memory
-	dst         int // in the payload
-	typ         datasource.Type
-	q           *quant.Quantizer // nil: raw copy
 }
 
 type controlKind uint8
@@ -145,43 +139,35 @@ func (s *Streamer) Signals() []datasource.Signal { return s.sigs }
 func (s *Streamer) SignalInfos() []udpswire.SignalInfo { return s.infos }
 
 // AllocateMemory allocates signal memory and every buffer of the data path:
-// the ready and taken buffers, the payload and the wire buffer.
+// the ready and taken buffers and the wire buffers of DATA and CONFIG, and
+// plans how each cycle is serialised.
 func (s *Streamer) AllocateMemory() error {
 	if s.mem != nil {
 		return fmt.Errorf("datasource %q: AllocateMemory called twice", s.cfg.Name)
 	}
-	s.mem = datasource.NewMemory(s.sigs)
-	s.ready = make([]byte, s.mem.Size())
-	s.taken = make([]byte, s.mem.Size())
-	size := udpswire.DataPayloadSize(s.infos)
-	var err error
-	if s.dataLayout, err = udpswire.NewLayout(size, s.cfg.MaxPayloadSize); err != nil {
+	mem := datasource.NewMemory(s.sigs)
+	dataLayout, err := udpswire.NewLayout(udpswire.DataPayloadSize(s.infos), s.cfg.MaxPayloadSize)
+	if err != nil {
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
 	}
-	s.payload = make([]byte, size)
-	s.wire = make([]byte, 0, s.dataLayout.WireSize())
-	off := udpswire.DataTimestampSize
-	s.slots = make([]slot, len(s.sigs))
-	for i := range s.sigs {
-		sig := &s.sigs[i]
-		sl := slot{src: s.mem.Offset(i), srcEnd: s.mem.Offset(i) + sig.ByteSize(), dst: off, typ: sig.Type}
-		if sig.QuantizedType != quant.None {
-			q, err := quant.New(sig.QuantizedType, sig.RangeMin, sig.RangeMax)
-			if err != nil {
-				return fmt.Errorf("datasource %q: signal %q: %w", s.cfg.Name, sig.Name, err)
-			}
-			sl.q = &q
-		}
-		s.slots[i] = sl
-		off += s.infos[i].WireBytes()
-	}
-	if s.configMsg, err = udpswire.AppendConfig(nil, s.infos); err != nil {
+	pieces, err := planPieces(dataLayout, s.sigs, mem)
+	if err != nil {
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
 	}
-	if s.cfgLayout, err = udpswire.NewLayout(len(s.configMsg), s.cfg.MaxPayloadSize); err != nil {
+	configMsg, err := udpswire.AppendConfig(nil, s.infos)
+	if err != nil {
+		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
+	}
+	cfgLayout, err := udpswire.NewLayout(len(configMsg), s.cfg.MaxPayloadSize)
+	if err != nil {
 		return fmt.Errorf("datasource %q: CONFIG: %w", s.cfg.Name, err)
 	}
-	s.cfgWire = make([]byte, 0, s.cfgLayout.WireSize())
+	s.mem, s.pieces, s.dataLayout, s.cfgLayout = mem, pieces, dataLayout, cfgLayout
+	s.ready = make([]byte, stampSize+mem.Size())
+	s.taken = make([]byte, stampSize+mem.Size())
+	s.wire = make([]byte, dataLayout.WireSize())
+	s.cfgWire = make([]byte, cfgLayout.WireSize())
+	cfgLayout.PutPayload(s.cfgWire, configMsg)
 	return nil
 }
 
@@ -273,7 +259,7 @@ func (s *Streamer) Synchronise() error {
 		s.m.lockTimeouts.Inc()
 		return ErrLockTimeout
 	}
-	copy(s.ready, s.mem.Block())
+	copy(s.ready[stampSize:], s.mem.Block())
 	s.readyStamp = int64(time.Since(s.epoch))
 	fresh := s.readyFresh
 	s.readyFresh = true
@@ -473,7 +459,7 @@ func (s *Streamer) setClient(c netip.AddrPort, why string) {
 }
 
 func (s *Streamer) sendConfig() {
-	s.cfgWire = s.cfgLayout.AppendWire(s.cfgWire[:0], udpswire.Config, s.cfgCounter, s.configMsg)
+	s.cfgLayout.PutHeaders(s.cfgWire, udpswire.Config, s.cfgCounter)
 	s.cfgCounter++
 	n, err := s.sender.Send(s.cfgWire, s.cfgLayout.SegmentSize())
 	s.m.configFragments.Add(n)
@@ -502,9 +488,9 @@ func (s *Streamer) takeAndSend() {
 		s.m.noClient.Inc()
 		return
 	}
-	s.takenStamp = s.rawStamp(stamp)
+	binary.LittleEndian.PutUint64(s.taken, s.rawStamp(stamp))
 	s.serialise()
-	s.wire = s.dataLayout.AppendWire(s.wire[:0], udpswire.Data, s.counter, s.payload)
+	s.dataLayout.PutHeaders(s.wire, udpswire.Data, s.counter)
 	s.counter++
 	n, err := s.sender.Send(s.wire, s.dataLayout.SegmentSize())
 	s.m.fragments.Add(n)
@@ -530,27 +516,4 @@ func (s *Streamer) rawStamp(mono int64) uint64 {
 	raw := cpu.MonotonicRawNanos()
 	elapsed := int64(time.Since(s.epoch)) - mono
 	return raw - uint64(max(elapsed, 0))
-}
-
-// serialise writes the DATA payload of the taken cycle: the hrtTimestamp,
-// then every signal in CONFIG order, quantised where configured.
-func (s *Streamer) serialise() {
-	udpswire.PutDataTimestamp(s.payload, s.takenStamp)
-	nans := 0
-	for i := range s.slots {
-		sl := &s.slots[i]
-		src := s.taken[sl.src:sl.srcEnd]
-		if sl.q == nil {
-			copy(s.payload[sl.dst:], src)
-			continue
-		}
-		if sl.typ == datasource.Float32 {
-			nans += sl.q.EncodeFloat32(s.payload[sl.dst:], datasource.View[float32](src))
-		} else {
-			nans += sl.q.EncodeFloat64(s.payload[sl.dst:], datasource.View[float64](src))
-		}
-	}
-	if nans != 0 {
-		s.m.nanInputs.Add(nans)
-	}
 }

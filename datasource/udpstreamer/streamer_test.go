@@ -608,3 +608,95 @@ func TestHRTTimestampIsMonotonicRawAtSynchronise(t *testing.T) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+// TestSerialiseAroundHeaderGaps checks the in-place serialiser against the
+// payload built in one piece, for chunk sizes that cut samples and
+// quantised codes at every possible byte.
+func TestSerialiseAroundHeaderGaps(t *testing.T) {
+	q := func(name string, typ datasource.Type, n int, w quant.WireType) datasource.Signal {
+		return datasource.Signal{Name: name, Type: typ, NumberOfDimensions: 1, NumberOfElements: n, QuantizedType: w, RangeMin: -1, RangeMax: 1}
+	}
+	burst := quantBurstCfg()
+	burst.Signals = append(burst.Signals, q("Q8", datasource.Float64, 7, quant.Int8),
+		datasource.Signal{Name: "F64", Type: datasource.Float64, NumberOfDimensions: 1, NumberOfElements: 3})
+	mixed := Config{Name: "Mixed", Signals: []datasource.Signal{ // quantised first, last, and side by side
+		q("QF", datasource.Float32, 5, quant.Uint16), {Name: "U8", Type: datasource.Uint8, NumberOfDimensions: 1, NumberOfElements: 3},
+		q("QG", datasource.Float64, 4, quant.Int16), q("QH", datasource.Float32, 3, quant.Uint8),
+	}}
+	for _, cfg := range []Config{burst, mixed} {
+		for _, maxPayload := range []int{18, 19, 20, 21, 22, 23, 24, 25, 31, 1400} {
+			cfg.MaxPayloadSize = maxPayload
+			s, err := New(cfg, metrics.NewSet(), discard())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.AllocateMemory(); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := s.serialised(), s.payloadInOnePiece(); !bytes.Equal(got, want) {
+				t.Errorf("%s, MaxPayloadSize %d: payload differs from the one built in one piece", cfg.Name, maxPayload)
+			}
+		}
+	}
+}
+
+// signal returns the bytes of signal i in the taken buffer.
+func (s *Streamer) signal(i int) []byte {
+	off := stampSize + s.mem.Offset(i)
+	return s.taken[off : off+s.sigs[i].ByteSize()]
+}
+
+// serialised fills taken with a pattern (finite samples where quantised,
+// some out of range), serialises it and returns the reassembled payload.
+func (s *Streamer) serialised() []byte {
+	for i := range s.taken {
+		s.taken[i] = byte(i * 7)
+	}
+	for i, sig := range s.sigs {
+		if sig.QuantizedType == quant.None {
+			continue
+		}
+		mem := s.signal(i)
+		for k := range sig.Elements() {
+			v := float64(k%9)/4 - 1
+			if sig.Type == datasource.Float32 {
+				binary.LittleEndian.PutUint32(mem[4*k:], math.Float32bits(float32(v)))
+			} else {
+				binary.LittleEndian.PutUint64(mem[8*k:], math.Float64bits(v))
+			}
+		}
+	}
+	s.serialise()
+	s.dataLayout.PutHeaders(s.wire, wire.Data, 7)
+	var got []byte
+	for i := range s.dataLayout.Fragments {
+		h, n, err := wire.ParseHeader(s.dataLayout.Datagram(s.wire, i))
+		if err != nil || int(h.FragmentIdx) != i {
+			panic(fmt.Sprint("fragment ", i, err))
+		}
+		got = append(got, s.dataLayout.Datagram(s.wire, i)[n:]...)
+	}
+	return got
+}
+
+// payloadInOnePiece builds the DATA payload of taken without the wire
+// buffer: the stamp, raw signals copied, quantised ones encoded.
+func (s *Streamer) payloadInOnePiece() []byte {
+	want := append([]byte(nil), s.taken[:stampSize]...)
+	for i, sig := range s.sigs {
+		mem := s.signal(i)
+		if sig.QuantizedType == quant.None {
+			want = append(want, mem...)
+			continue
+		}
+		q, _ := quant.New(sig.QuantizedType, sig.RangeMin, sig.RangeMax)
+		codes := make([]byte, sig.Elements()*sig.QuantizedType.Size())
+		if sig.Type == datasource.Float32 {
+			q.EncodeFloat32(codes, datasource.View[float32](mem))
+		} else {
+			q.EncodeFloat64(codes, datasource.View[float64](mem))
+		}
+		want = append(want, codes...)
+	}
+	return want
+}

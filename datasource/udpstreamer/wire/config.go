@@ -42,13 +42,13 @@ const (
 	recUnitSize      = 32
 )
 
-// MaxUpdatePayload is the largest payload one update can carry: 65535 fragments of
+// maxUpdatePayload is the largest payload one update can carry: 65535 fragments of
 // the largest chunk. Larger signal sets are rejected by ValidateSignals (as are
 // sets over math.MaxInt bytes on 32-bit platforms).
-const MaxUpdatePayload = MaxFragments * (MaxMaxPayloadSize - HeaderSize)
+const maxUpdatePayload = maxFragments * (MaxMaxPayloadSize - HeaderSize)
 
 // maxUpdateInt also keeps sizes representable as int on 32-bit platforms.
-const maxUpdateInt = min(MaxUpdatePayload, math.MaxInt)
+const maxUpdateInt = min(maxUpdatePayload, math.MaxInt)
 
 // ErrConfig is wrapped by every error of ValidateSignals, AppendConfig and ParseConfig.
 var ErrConfig = errors.New("udpstreamer/wire: invalid CONFIG")

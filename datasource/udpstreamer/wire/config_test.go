@@ -237,7 +237,7 @@ func FuzzParseConfig(f *testing.F) {
 				t.Fatalf("round trip signal %d", i)
 			}
 		}
-		if n := DataPayloadSize(sigs); n < DataTimestampSize+len(sigs) || uint64(n) > MaxUpdatePayload {
+		if n := DataPayloadSize(sigs); n < DataTimestampSize+len(sigs) || uint64(n) > maxUpdatePayload {
 			t.Fatalf("DataPayloadSize %d", n)
 		}
 	})

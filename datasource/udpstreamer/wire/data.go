@@ -24,10 +24,6 @@ func DataPayloadSize(sigs []SignalInfo) int {
 	return n
 }
 
-// PutDataTimestamp writes the hrtTimestamp (nanoseconds of CLOCK_MONOTONIC_RAW)
-// into the first 8 bytes of a DATA payload. It panics if b is shorter.
-func PutDataTimestamp(b []byte, ns uint64) { binary.LittleEndian.PutUint64(b, ns) }
-
 // ParseDataTimestamp returns the hrtTimestamp of a DATA payload.
 func ParseDataTimestamp(b []byte) (uint64, error) {
 	if len(b) < DataTimestampSize {
@@ -69,13 +65,4 @@ func (s Slot) Bytes(payload []byte) ([]byte, error) {
 		return nil, ErrDataLength
 	}
 	return payload[s.Offset : s.Offset+s.Len : s.Offset+s.Len], nil
-}
-
-// CheckDataPayload returns ErrDataLength unless len(payload) equals size, the value
-// returned by AppendSlots or DataPayloadSize for the session's CONFIG.
-func CheckDataPayload(payload []byte, size int) error {
-	if len(payload) != size {
-		return ErrDataLength
-	}
-	return nil
 }

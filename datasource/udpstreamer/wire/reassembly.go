@@ -112,7 +112,7 @@ func NewReassembler(cfg ReassemblerConfig) (*Reassembler, error) {
 	} else {
 		r.maxFrags = cfg.MaxPayload
 	}
-	r.maxFrags = min(r.maxFrags, MaxFragments)
+	r.maxFrags = min(r.maxFrags, maxFragments)
 	stash := 0
 	if cfg.Chunk == 0 {
 		stash = min(cfg.MaxPayload, MaxMaxPayloadSize-HeaderSize)

@@ -185,7 +185,7 @@ func (s *Server) sendConfigLocked() error {
 	if err != nil {
 		return err
 	}
-	wire := l.AppendWire(nil, udpswire.Config, s.cfgCounter, s.config)
+	wire := fill(l, make([]byte, l.WireSize()), udpswire.Config, s.cfgCounter, s.config)
 	s.cfgCounter++
 	for i := 0; i < l.Fragments; i++ {
 		if _, err := s.conn.WriteToUDPAddrPort(l.Datagram(wire, i), s.client); err != nil {
@@ -205,7 +205,7 @@ func (s *Server) Datagrams(counter uint32, payload []byte) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	wire := l.AppendWire(nil, udpswire.Data, counter, payload)
+	wire := fill(l, make([]byte, l.WireSize()), udpswire.Data, counter, payload)
 	var out [][]byte
 	for i := 0; i < l.Fragments; i++ {
 		out = append(out, l.Datagram(wire, i))
@@ -225,16 +225,24 @@ func (s *Server) SendUpdate(counter uint32, payload []byte) error {
 			return err
 		}
 		s.sendLayout, s.sendLayoutOK = l, true
-		s.wire = make([]byte, 0, l.WireSize())
+		s.wire = make([]byte, l.WireSize())
 	}
 	l := s.sendLayout
-	s.wire = l.AppendWire(s.wire[:0], udpswire.Data, counter, payload)
+	fill(l, s.wire, udpswire.Data, counter, payload)
 	for i := 0; i < l.Fragments; i++ {
 		if _, err := s.conn.WriteToUDPAddrPort(l.Datagram(s.wire, i), s.client); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// fill writes the datagrams of the update carrying payload into wire, as
+// the producer does, and returns wire.
+func fill(l udpswire.Layout, wire []byte, typ udpswire.PacketType, counter uint32, payload []byte) []byte {
+	l.PutPayload(wire, payload)
+	l.PutHeaders(wire, typ, counter)
+	return wire
 }
 
 // SendDatagram sends b to the client as it is.
@@ -252,7 +260,7 @@ func (s *Server) SendDatagram(b []byte) error {
 // at the type's limits and maps NaN to 0.
 func Payload(sigs []udpswire.SignalInfo, hrt uint64, vals [][]float64) ([]byte, error) {
 	b := make([]byte, udpswire.DataPayloadSize(sigs))
-	udpswire.PutDataTimestamp(b, hrt)
+	binary.LittleEndian.PutUint64(b, hrt)
 	slots, _ := udpswire.AppendSlots(nil, sigs)
 	for i := range sigs {
 		s, sl := &sigs[i], slots[i]
