@@ -1,5 +1,7 @@
 package datasource
 
+import "errors"
+
 // DataSource is the MARTe2 DataSourceI contract for an output datasource.
 //
 // Configuration happens in the producer's constructor. AllocateMemory,
@@ -26,3 +28,12 @@ type DataSource interface {
 	// Stop stops the network thread and closes the sockets.
 	Stop() error
 }
+
+// The lifecycle errors a producer returns, wrapped with its name, when the
+// DataSource methods are called out of MARTe2's order; match them with
+// errors.Is.
+var (
+	ErrAllocatedTwice = errors.New("AllocateMemory called twice")
+	ErrNotAllocated   = errors.New("PrepareNextState before AllocateMemory")
+	ErrPreparedTwice  = errors.New("PrepareNextState called twice")
+)

@@ -626,8 +626,8 @@ func TestLifecycleErrors(t *testing.T) {
 	if err := s.Synchronise(); err == nil {
 		t.Error("Synchronise before AllocateMemory succeeded")
 	}
-	if err := s.PrepareNextState(); err == nil {
-		t.Error("PrepareNextState before AllocateMemory succeeded")
+	if err := s.PrepareNextState(); !errors.Is(err, datasource.ErrNotAllocated) {
+		t.Errorf("PrepareNextState before AllocateMemory: %v", err)
 	}
 	if err := s.Stop(); err != nil {
 		t.Errorf("Stop before start: %v", err)
@@ -635,8 +635,8 @@ func TestLifecycleErrors(t *testing.T) {
 	if err := s.AllocateMemory(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AllocateMemory(); err == nil {
-		t.Error("second AllocateMemory succeeded")
+	if err := s.AllocateMemory(); !errors.Is(err, datasource.ErrAllocatedTwice) {
+		t.Errorf("second AllocateMemory: %v", err)
 	}
 	if a := s.LocalAddr(); a.IsValid() {
 		t.Errorf("LocalAddr before start: %v", a)
@@ -644,8 +644,8 @@ func TestLifecycleErrors(t *testing.T) {
 	if err := s.PrepareNextState(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.PrepareNextState(); err == nil {
-		t.Error("second PrepareNextState succeeded")
+	if err := s.PrepareNextState(); !errors.Is(err, datasource.ErrPreparedTwice) {
+		t.Errorf("second PrepareNextState: %v", err)
 	}
 	if a := s.LocalAddr(); !a.IsValid() || a.Port() == 0 {
 		t.Errorf("LocalAddr %v", a)

@@ -167,8 +167,11 @@ func Validate(cfg *Config) error {
 	bad := func(p, format string, args ...any) {
 		errs = append(errs, datasource.ParamError(ds, p, format, args...))
 	}
-	if strings.TrimSpace(c.DestHost) == "" {
+	switch {
+	case strings.TrimSpace(c.DestHost) == "":
 		bad("dest_host", "is required (the receiver's IPv4 address or host name)")
+	case strings.ContainsAny(c.DestHost, " \t/"):
+		bad("dest_host", "must be an IPv4 address or a host name, got %q", c.DestHost)
 	}
 	if c.DestPort < 1 || c.DestPort > 65535 {
 		bad("dest_port", "must be 1..65535, got %d", c.DestPort)

@@ -1,6 +1,7 @@
 package rd100s
 
 import (
+	"errors"
 	"net"
 	"runtime"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/rd100s/client"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -20,8 +22,14 @@ func TestLifecycleErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.PrepareNextState(); err == nil || !strings.Contains(err.Error(), "before AllocateMemory") {
+	if err := e.PrepareNextState(); !errors.Is(err, datasource.ErrNotAllocated) {
 		t.Errorf("PrepareNextState before AllocateMemory: %v", err)
+	}
+	if err := e.AllocateMemory(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.AllocateMemory(); !errors.Is(err, datasource.ErrAllocatedTwice) {
+		t.Errorf("second AllocateMemory: %v", err)
 	}
 	if err := e.Stop(); err != nil {
 		t.Errorf("Stop before start: %v", err)
@@ -53,8 +61,8 @@ func TestLifecycleErrors(t *testing.T) {
 	if got := e.LocalAddr().Port(); got != uint16(port) {
 		t.Errorf("bound to port %d, want %d", got, port)
 	}
-	if err := e.PrepareNextState(); err == nil {
-		t.Error("second PrepareNextState succeeded")
+	if err := e.PrepareNextState(); !errors.Is(err, datasource.ErrPreparedTwice) {
+		t.Errorf("second PrepareNextState: %v", err)
 	}
 	waitTicks(t, e, 5)
 	if err := e.Stop(); err != nil {

@@ -146,8 +146,11 @@ func validateSignal(ds string, sigs []datasource.Signal, i int) []error {
 		if !s.Type.IsFloat() {
 			bad("QuantizedType", "quantisation needs a float32 or float64 signal, got %v", s.Type)
 		}
-		if _, err := quant.New(s.QuantizedType, s.RangeMin, s.RangeMax); err != nil {
-			bad("RangeMin/RangeMax", "quantisation needs finite RangeMin < RangeMax, got [%v, %v]", s.RangeMin, s.RangeMax)
+		switch {
+		case !finite(s.RangeMin):
+			bad("RangeMin", "quantisation needs a finite RangeMin, got %v", s.RangeMin)
+		case !finite(s.RangeMax) || !(s.RangeMin < s.RangeMax):
+			bad("RangeMax", "quantisation needs a finite RangeMax > RangeMin, got RangeMin %v and RangeMax %v", s.RangeMin, s.RangeMax)
 		}
 	}
 	if !finite(s.SamplingRate) || s.SamplingRate < 0 {

@@ -25,6 +25,8 @@ import (
 // taken within the configured LockTimeout; the cycle is counted as skipped.
 var ErrLockTimeout = errors.New("udpstreamer: FastLock timeout in Synchronise")
 
+var _ datasource.DataSource = (*Streamer)(nil)
+
 // Streamer is a UDPStreamer datasource. Its methods follow the
 // datasource.DataSource contract: Synchronise from the RT thread only, the
 // rest from the goroutine that builds and stops the application.
@@ -143,7 +145,7 @@ func (s *Streamer) SignalInfos() []udpswire.SignalInfo { return s.infos }
 // plans how each cycle is serialised.
 func (s *Streamer) AllocateMemory() error {
 	if s.mem != nil {
-		return fmt.Errorf("datasource %q: AllocateMemory called twice", s.cfg.Name)
+		return fmt.Errorf("datasource %q: %w", s.cfg.Name, datasource.ErrAllocatedTwice)
 	}
 	mem := datasource.NewMemory(s.sigs)
 	dataLayout, err := udpswire.NewLayout(udpswire.DataPayloadSize(s.infos), s.cfg.MaxPayloadSize)
@@ -195,10 +197,10 @@ func (s *Streamer) LocalAddr() netip.AddrPort {
 // the network thread.
 func (s *Streamer) PrepareNextState() error {
 	if s.mem == nil {
-		return fmt.Errorf("datasource %q: PrepareNextState before AllocateMemory", s.cfg.Name)
+		return fmt.Errorf("datasource %q: %w", s.cfg.Name, datasource.ErrNotAllocated)
 	}
 	if s.conn != nil {
-		return fmt.Errorf("datasource %q: PrepareNextState called twice", s.cfg.Name)
+		return fmt.Errorf("datasource %q: %w", s.cfg.Name, datasource.ErrPreparedTwice)
 	}
 	network := "udp"
 	var ip netip.Addr
@@ -292,6 +294,17 @@ func (s *Streamer) Status() Status {
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
 	return s.status
+}
+
+// StatusReport returns Status as an any, for a program that lists
+// producers of every class together (streamerd's /status).
+func (s *Streamer) StatusReport() any { return s.Status() }
+
+// Describe returns one line on the DATA datagrams for a layout listing
+// (streamerd -describe); valid after AllocateMemory.
+func (s *Streamer) Describe() string {
+	return fmt.Sprintf("DATA payload: %d bytes in %d fragment(s) of at most %d bytes (MaxPayloadSize %d), port %d",
+		s.dataLayout.Payload, s.dataLayout.Fragments, s.dataLayout.Chunk, s.cfg.MaxPayloadSize, s.cfg.Port)
 }
 
 // receive reads client datagrams until the socket closes. It allocates

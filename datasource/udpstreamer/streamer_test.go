@@ -491,10 +491,13 @@ func TestValidateNamesEveryRule(t *testing.T) {
 		}, `signal "I": QuantizedType: quantisation needs a float32 or float64 signal, got int32`},
 		{"range reversed", func(c *Config) {
 			c.Signals = []datasource.Signal{{Name: "F", Type: datasource.Float32, QuantizedType: quant.Uint8, RangeMin: 1, RangeMax: 0}}
-		}, `signal "F": RangeMin/RangeMax: quantisation needs finite RangeMin < RangeMax, got [1, 0]`},
+		}, `signal "F": RangeMax: quantisation needs a finite RangeMax > RangeMin, got RangeMin 1 and RangeMax 0`},
 		{"range inf", func(c *Config) {
 			c.Signals = []datasource.Signal{{Name: "F", Type: datasource.Float64, QuantizedType: quant.Int16, RangeMin: 0, RangeMax: math.Inf(1)}}
-		}, `RangeMin/RangeMax: quantisation needs finite`},
+		}, `RangeMax: quantisation needs a finite RangeMax`},
+		{"range min nan", func(c *Config) {
+			c.Signals = []datasource.Signal{{Name: "F", Type: datasource.Float64, QuantizedType: quant.Int16, RangeMin: math.NaN(), RangeMax: 1}}
+		}, `RangeMin: quantisation needs a finite RangeMin, got NaN`},
 		{"name long", func(c *Config) { c.Signals = []datasource.Signal{f32(strings.Repeat("n", 64))} }, `Name: at most 63 bytes`},
 		{"unit long", func(c *Config) { s := f32("u"); s.Unit = strings.Repeat("u", 32); c.Signals = []datasource.Signal{s} }, `signal "u": Unit: at most 31 bytes`},
 		{"time signal missing", func(c *Config) {
@@ -699,4 +702,30 @@ func (s *Streamer) payloadInOnePiece() []byte {
 		want = append(want, codes...)
 	}
 	return want
+}
+
+func TestLifecycleErrors(t *testing.T) {
+	s, err := New(Config{Name: "S", Address: "127.0.0.1", Signals: docScalarCfg().Signals}, metrics.NewSet(), discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PrepareNextState(); !errors.Is(err, datasource.ErrNotAllocated) {
+		t.Errorf("PrepareNextState before AllocateMemory: %v", err)
+	}
+	if err := s.Stop(); err != nil {
+		t.Errorf("Stop before start: %v", err)
+	}
+	if err := s.AllocateMemory(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AllocateMemory(); !errors.Is(err, datasource.ErrAllocatedTwice) {
+		t.Errorf("second AllocateMemory: %v", err)
+	}
+	if err := s.PrepareNextState(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	if err := s.PrepareNextState(); !errors.Is(err, datasource.ErrPreparedTwice) {
+		t.Errorf("second PrepareNextState: %v", err)
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/streamerd/streamerd/configs"
 	"github.com/streamerd/streamerd/datasource/flatudp"
 	"github.com/streamerd/streamerd/datasource/rd100s"
+	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/config"
 )
 
@@ -119,3 +120,13 @@ func TestGarbageAtProducerPorts(t *testing.T) {
 		})
 	}
 }
+
+// Every producer reports its status and sums up its datagrams.
+var (
+	_ statusReporter = (*udpstreamer.Streamer)(nil)
+	_ statusReporter = (*flatudp.Sender)(nil)
+	_ statusReporter = (*rd100s.Encoder)(nil)
+	_ describer      = (*udpstreamer.Streamer)(nil)
+	_ describer      = (*flatudp.Sender)(nil)
+	_ describer      = (*rd100s.Encoder)(nil)
+)
