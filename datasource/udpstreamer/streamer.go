@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/netip"
 	"sync"
@@ -39,6 +40,10 @@ type Streamer struct {
 
 	mem   *datasource.Memory
 	epoch time.Time // origin of the CLOCK_MONOTONIC stamps Synchronise takes
+	clock struct {  // what rawStamp reads: CLOCK_MONOTONIC ns since epoch, CLOCK_MONOTONIC_RAW ns
+		mono func() int64
+		raw  func() uint64
+	}
 
 	// RT ↔ network hand-off, guarded by lock. The RT thread copies signal
 	// memory into ready; the network thread swaps ready and taken. Both
@@ -128,6 +133,8 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 		epoch:   time.Now(),
 	}
 	s.status = Status{Name: c.Name, Class: "UDPStreamer"}
+	s.clock.mono = func() int64 { return int64(time.Since(s.epoch)) }
+	s.clock.raw = cpu.MonotonicRawNanos
 	return s, nil
 }
 
@@ -521,12 +528,40 @@ func (s *Streamer) takeAndSend() {
 // CLOCK_MONOTONIC_RAW, the clock of the hrtTimestamp. The RT thread reads
 // CLOCK_MONOTONIC through the vDSO (about 30 ns); CLOCK_MONOTONIC_RAW has no
 // vDSO path in Go and costs a system call (about 270 ns), which the network
-// thread pays here instead: it reads both clocks now and subtracts the time
-// elapsed since the stamp. The two clocks differ only in NTP's frequency
-// slew over that interval (microseconds at most), so the result is the RAW
-// time of the Synchronise to within nanoseconds.
+// thread pays here instead: it pairs a RAW reading with the CLOCK_MONOTONIC
+// time of that reading and subtracts the time elapsed since the stamp. The
+// two clocks differ only in NTP's frequency slew over that interval
+// (microseconds at most).
+//
+// The pair is the RAW read bracketed by two CLOCK_MONOTONIC reads, taken at
+// the bracket's midpoint: a preemption inside the bracket widens it rather
+// than shifting the result unseen, so a bracket wider than rawPairTight is
+// read again, up to rawPairTries times, and the tightest one kept. The
+// result is the RAW time of the Synchronise to within half that bracket.
 func (s *Streamer) rawStamp(mono int64) uint64 {
-	raw := cpu.MonotonicRawNanos()
-	elapsed := int64(time.Since(s.epoch)) - mono
-	return raw - uint64(max(elapsed, 0))
+	return rawStamp(mono, s.clock.mono, s.clock.raw)
 }
+
+func rawStamp(mono int64, monoNow func() int64, rawNow func() uint64) uint64 {
+	var raw uint64
+	var at, width int64 = 0, math.MaxInt64
+	for range rawPairTries {
+		m0 := monoNow()
+		r := rawNow()
+		m1 := monoNow()
+		if m1-m0 < width {
+			raw, at, width = r, m0+(m1-m0)/2, m1-m0
+		}
+		if width <= int64(rawPairTight) {
+			break
+		}
+	}
+	return raw - uint64(max(at-mono, 0))
+}
+
+// rawPairTight and rawPairTries bound rawStamp's readings: a bracket of a
+// few system calls is tight; a preempted one is tens of µs wide.
+const (
+	rawPairTight = 2 * time.Microsecond
+	rawPairTries = 4
+)

@@ -729,3 +729,29 @@ func TestLifecycleErrors(t *testing.T) {
 		t.Errorf("second PrepareNextState: %v", err)
 	}
 }
+
+// TestRawStampSurvivesAPreemption converts a stamp with clocks under the
+// test's control: the thread is preempted for 50 µs right after the first
+// RAW reading, which the bracket shows, so the conversion reads again and
+// is exact (a single RAW-then-MONOTONIC pair would be 50 µs early).
+func TestRawStampSurvivesAPreemption(t *testing.T) {
+	const offset = 7_000_000_000 // RAW - MONOTONIC
+	var now int64 = 1_000_000
+	reads := 0
+	mono := func() int64 { now += 100; return now }
+	raw := func() uint64 {
+		now += 100
+		r := uint64(now + offset)
+		if reads++; reads == 1 {
+			now += 50_000 // preempted right after the first reading
+		}
+		return r
+	}
+	stamp := now - 3_000 // Synchronise, 3 µs ago
+	if got, want := rawStamp(stamp, mono, raw), uint64(stamp+offset); got != want {
+		t.Errorf("rawStamp = %d, want %d (off by %d ns)", got, want, int64(got-want))
+	}
+	if reads != 2 {
+		t.Errorf("%d RAW readings, want 2", reads)
+	}
+}

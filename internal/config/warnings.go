@@ -5,8 +5,7 @@ import (
 	"strconv"
 )
 
-// Thresholds of the scheduling warnings (specs/README.md, "What MARTe2
-// does on this kind of machine").
+// Thresholds of the scheduling warnings.
 const minFIFOSleepPercentage = 10 // a SCHED_FIFO thread must sleep this much of its period
 
 // warn collects the legal but risky choices of the file, positioned like
