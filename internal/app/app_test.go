@@ -41,7 +41,8 @@ func TestStopLeavesNoGoroutine(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := runtime.NumGoroutine()
-			a, err := Build(f, metrics.NewSet(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			ms := metrics.NewSet()
+			a, err := Build(f, ms, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,6 +50,7 @@ func TestStopLeavesNoGoroutine(t *testing.T) {
 				t.Fatal(err)
 			}
 			time.Sleep(100 * time.Millisecond)
+			checkLabelSets(t, ms)
 			t0 := time.Now()
 			if err := a.Stop(); err != nil {
 				t.Fatal(err)
@@ -130,3 +132,33 @@ var (
 	_ describer      = (*flatudp.Sender)(nil)
 	_ describer      = (*rd100s.Encoder)(nil)
 )
+
+// checkLabelSets fails when a metric name is exported with two sets of
+// label names: a sum over the name would count the same events twice.
+func checkLabelSets(t *testing.T, ms *metrics.Set) {
+	t.Helper()
+	var b strings.Builder
+	ms.WritePrometheus(&b)
+	keys := map[string]string{} // metric name → its label names
+	for _, line := range strings.Split(b.String(), "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		series, _, _ := strings.Cut(line, " ")
+		name, labels, _ := strings.Cut(series, "{")
+		var names []string
+		for _, kv := range strings.Split(strings.TrimSuffix(labels, "}"), ",") {
+			if k, _, ok := strings.Cut(kv, "="); ok {
+				names = append(names, k)
+			}
+		}
+		if name == "" || strings.HasSuffix(name, "_bucket") {
+			continue // histogram buckets add vmrange
+		}
+		got := strings.Join(names, ",")
+		if prev, ok := keys[name]; ok && prev != got {
+			t.Errorf("%s has label sets {%s} and {%s}", name, prev, got)
+		}
+		keys[name] = got
+	}
+}
