@@ -95,6 +95,39 @@ func ParamError(ds, p, format string, args ...any) *ConfigError {
 	return &ConfigError{DataSource: ds, Index: -1, Parameter: p, Rule: fmt.Sprintf(format, args...)}
 }
 
+// ConfigErrors collects the broken rules of one datasource's
+// configuration as *ConfigError values, so a producer's Validate reports
+// them all at once. The zero value of errs is ready; set DataSource and
+// Signals first.
+type ConfigErrors struct {
+	DataSource string
+	Signals    []Signal
+	errs       []error
+}
+
+// Param records a broken rule of datasource-level parameter p.
+func (e *ConfigErrors) Param(p, format string, args ...any) {
+	e.errs = append(e.errs, ParamError(e.DataSource, p, format, args...))
+}
+
+// Signal records a broken rule of parameter p of signal i.
+func (e *ConfigErrors) Signal(i int, p, format string, args ...any) {
+	e.errs = append(e.errs, SignalError(e.DataSource, e.Signals, i, p, format, args...))
+}
+
+// Add records err (a *ConfigError or a join of them); nil is ignored.
+func (e *ConfigErrors) Add(err error) {
+	if err != nil {
+		e.errs = append(e.errs, err)
+	}
+}
+
+// Len returns how many errors were recorded.
+func (e *ConfigErrors) Len() int { return len(e.errs) }
+
+// Err returns every recorded error joined, or nil.
+func (e *ConfigErrors) Err() error { return errors.Join(e.errs...) }
+
 // ValidateSignals checks the rules every producer shares: at least one
 // signal, names non-empty and unique, a valid type, and a consistent shape.
 // It returns every broken rule joined (errors.Join of *ConfigError), or nil.

@@ -155,113 +155,117 @@ func (c *Config) withDefaults() Config {
 // datasource, the signal, the parameter and the rule), or nil.
 func Validate(cfg *Config) error {
 	c := cfg.withDefaults()
-	ds := c.Name
-	var errs []error
-	bad := func(p, format string, args ...any) {
-		errs = append(errs, datasource.ParamError(ds, p, format, args...))
+	e := &datasource.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
+	c.checkDestination(e)
+	c.checkRing(e)
+	if c.ByteOrder != wire.Little && c.ByteOrder != wire.Big {
+		e.Param("ByteOrder", "must be little or big, got %v", c.ByteOrder)
 	}
+	if c.StackSize < 0 {
+		e.Param("StackSize", "must not be negative, got %d", c.StackSize)
+	}
+	if err := datasource.ValidateSignals(c.Name, c.Signals); err != nil {
+		e.Add(err)
+		return e.Err()
+	}
+	c.checkSignals(e)
+	return e.Err()
+}
 
-	dst, dstOK := netip.Addr{}, false
-	if c.Address == "" {
-		bad("Address", "is required: the destination IP address (unicast or multicast group)")
-	} else if a, err := netip.ParseAddr(c.Address); err != nil {
-		bad("Address", "must be an IP address (unicast or multicast group), got %q", c.Address)
-	} else {
-		dst = a.Unmap()
-		switch {
-		case dst.IsUnspecified():
-			bad("Address", "must be a destination, not the unspecified address %s", dst)
-		case dst.IsMulticast() && !dst.Is4():
-			bad("Address", "a multicast group must be IPv4 (224.0.0.0/4), got %s", dst)
-		default:
-			dstOK = true
-		}
-	}
+// checkDestination checks Address, Port and the multicast parameters.
+func (c *Config) checkDestination(e *datasource.ConfigErrors) {
 	if c.Port < 1 || c.Port > 65535 {
-		bad("Port", "must be 1..65535, got %d", c.Port)
+		e.Param("Port", "must be 1..65535, got %d", c.Port)
 	}
-	if !c.ExecutionMode.Valid() {
-		bad("ExecutionMode", "invalid mode %d (want IndependentThread or RealTimeThread)", c.ExecutionMode)
+	if c.TTL < 0 || c.TTL > 255 {
+		e.Param("TTL", "must be 0..255, got %d", c.TTL)
 	}
-	indep := c.ExecutionMode == IndependentThread
-	if c.NumberOfPreTriggers < 0 {
-		bad("NumberOfPreTriggers", "must not be negative, got %d", c.NumberOfPreTriggers)
+	if c.Address == "" {
+		e.Param("Address", "is required: the destination IP address (unicast or multicast group)")
+		return
 	}
-	if c.NumberOfPostTriggers < 0 {
-		bad("NumberOfPostTriggers", "must not be negative, got %d", c.NumberOfPostTriggers)
+	a, err := netip.ParseAddr(c.Address)
+	if err != nil {
+		e.Param("Address", "must be an IP address (unicast or multicast group), got %q", c.Address)
+		return
 	}
-	if c.ExecutionMode == RealTimeThread {
-		if c.NumberOfPreTriggers != 0 {
-			bad("NumberOfPreTriggers", "applies only to ExecutionMode IndependentThread (RealTimeThread sends every cycle)")
+	dst := a.Unmap()
+	switch {
+	case dst.IsUnspecified():
+		e.Param("Address", "must be a destination, not the unspecified address %s", dst)
+	case dst.IsMulticast() && !dst.Is4():
+		e.Param("Address", "a multicast group must be IPv4 (224.0.0.0/4), got %s", dst)
+	case !dst.IsMulticast():
+		if c.Interface != "" {
+			e.Param("Interface", "applies only to a multicast Address; %s is unicast", dst)
 		}
-		if c.NumberOfPostTriggers != 0 {
-			bad("NumberOfPostTriggers", "applies only to ExecutionMode IndependentThread (RealTimeThread sends every cycle)")
+	case c.TTL >= 0 && c.TTL <= 255:
+		if _, err := client.MulticastSendControl(c.Interface, c.TTL, c.Loopback); err != nil {
+			e.Param("Interface", "%v", err)
+		}
+	}
+}
+
+// checkRing checks the execution mode, the trigger windows and the ring
+// length.
+func (c *Config) checkRing(e *datasource.ConfigErrors) {
+	if !c.ExecutionMode.Valid() {
+		e.Param("ExecutionMode", "invalid mode %d (want IndependentThread or RealTimeThread)", c.ExecutionMode)
+	}
+	for _, w := range []struct {
+		key string
+		n   int
+	}{{"NumberOfPreTriggers", c.NumberOfPreTriggers}, {"NumberOfPostTriggers", c.NumberOfPostTriggers}} {
+		switch {
+		case w.n < 0:
+			e.Param(w.key, "must not be negative, got %d", w.n)
+		case w.n != 0 && c.ExecutionMode == RealTimeThread:
+			e.Param(w.key, "applies only to ExecutionMode IndependentThread (RealTimeThread sends every cycle)")
 		}
 	}
 	switch {
 	case c.NumberOfBuffers < 1 || c.NumberOfBuffers > MaxNumberOfBuffers:
-		bad("NumberOfBuffers", "must be 1..%d, got %d", MaxNumberOfBuffers, c.NumberOfBuffers)
-	case indep && c.NumberOfPreTriggers >= c.NumberOfBuffers:
-		bad("NumberOfPreTriggers", "must be less than NumberOfBuffers (%d), got %d: the ring keeps the pre-trigger cycles and needs one slot more", c.NumberOfBuffers, c.NumberOfPreTriggers)
+		e.Param("NumberOfBuffers", "must be 1..%d, got %d", MaxNumberOfBuffers, c.NumberOfBuffers)
+	case c.ExecutionMode == IndependentThread && c.NumberOfPreTriggers >= c.NumberOfBuffers:
+		e.Param("NumberOfPreTriggers", "must be less than NumberOfBuffers (%d), got %d: the ring keeps the pre-trigger cycles and needs one slot more", c.NumberOfBuffers, c.NumberOfPreTriggers)
 	}
-	if c.ByteOrder != wire.Little && c.ByteOrder != wire.Big {
-		bad("ByteOrder", "must be little or big, got %v", c.ByteOrder)
-	}
-	if c.TTL < 0 || c.TTL > 255 {
-		bad("TTL", "must be 0..255, got %d", c.TTL)
-	}
-	if dstOK {
-		if dst.IsMulticast() {
-			if c.TTL >= 0 && c.TTL <= 255 {
-				if _, err := client.MulticastSendControl(c.Interface, c.TTL, c.Loopback); err != nil {
-					bad("Interface", "%v", err)
-				}
-			}
-		} else if c.Interface != "" {
-			bad("Interface", "applies only to a multicast Address; %s is unicast", dst)
-		}
-	}
-	if c.StackSize < 0 {
-		bad("StackSize", "must not be negative, got %d", c.StackSize)
-	}
+}
 
-	if err := datasource.ValidateSignals(ds, c.Signals); err != nil {
-		errs = append(errs, err)
-		return errors.Join(errs...)
-	}
+// checkSignals checks the FlatUDP rules of signals that pass the rules
+// every producer shares: element counts, the datagram size, the trigger,
+// the signals string and the ring memory.
+func (c *Config) checkSignals(e *datasource.ConfigErrors) {
 	sigs := c.Signals
 	total := 0
 	for i := range sigs {
 		if n := sigs[i].Elements(); n < 1 || n > wire.MaxCount {
-			errs = append(errs, datasource.SignalError(ds, sigs, i, "NumberOfElements", "must be 1..%d for FlatUDP, got %d", wire.MaxCount, n))
+			e.Signal(i, "NumberOfElements", "must be 1..%d for FlatUDP, got %d", wire.MaxCount, n)
 		}
 		total += sigs[i].ByteSize()
 	}
 	if total > wire.MaxDatagramSize {
-		bad("Signals", "a datagram of %d bytes exceeds the UDP limit of %d bytes", total, wire.MaxDatagramSize)
+		e.Param("Signals", "a datagram of %d bytes exceeds the UDP limit of %d bytes", total, wire.MaxDatagramSize)
 	}
-	if indep {
-		if s := &sigs[0]; s.Name != TriggerSignal || s.Type != datasource.Uint8 || s.Elements() != 1 {
-			errs = append(errs, datasource.SignalError(ds, sigs, 0, "Name",
-				"in IndependentThread mode the first signal must be the scalar uint8 %q, got %q %v[%d]", TriggerSignal, s.Name, s.Type, s.Elements()))
+	if s := &sigs[0]; c.ExecutionMode == IndependentThread && (s.Name != TriggerSignal || s.Type != datasource.Uint8 || s.Elements() != 1) {
+		e.Signal(0, "Name", "in IndependentThread mode the first signal must be the scalar uint8 %q, got %q %v[%d]", TriggerSignal, s.Name, s.Type, s.Elements())
+	}
+	if e.Len() > 0 {
+		return
+	}
+	// The signals string's own rules (names free of ",:[]", spaces at the
+	// ends and control characters), so SignalsString round-trips.
+	if err := wire.Validate(flatSignals(sigs)); err != nil {
+		var se *wire.SignalError
+		if errors.As(err, &se) && se.Index >= 0 {
+			e.Signal(se.Index, "Name", "%s", se.Rule)
+		} else {
+			e.Param("Signals", "%v", err)
 		}
+		return
 	}
-	if len(errs) == 0 {
-		// The signals string's own rules (names free of ",:[]", spaces at
-		// the ends and control characters), so SignalsString round-trips.
-		if err := wire.Validate(flatSignals(sigs)); err != nil {
-			var se *wire.SignalError
-			if errors.As(err, &se) && se.Index >= 0 {
-				errs = append(errs, datasource.SignalError(ds, sigs, se.Index, "Name", "%s", se.Rule))
-			} else {
-				bad("Signals", "%v", err)
-			}
-		}
+	if c.NumberOfBuffers*slotStride(total) > MaxRingBytes {
+		e.Param("NumberOfBuffers", "%d buffers of %d bytes exceed the ring limit of %d MiB", c.NumberOfBuffers, slotStride(total), MaxRingBytes>>20)
 	}
-	if len(errs) == 0 && c.NumberOfBuffers*slotStride(total) > MaxRingBytes {
-		bad("NumberOfBuffers", "%d buffers of %d bytes exceed the ring limit of %d MiB", c.NumberOfBuffers, slotStride(total), MaxRingBytes>>20)
-	}
-	return errors.Join(errs...)
 }
 
 // flatSignals converts validated signals to a wire signal list.

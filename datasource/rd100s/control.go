@@ -1,12 +1,13 @@
 package rd100s
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/streamerd/streamerd/datasource"
 )
 
 // EventRing is how many recent events Events and Status keep.
@@ -164,8 +165,9 @@ func (e *Encoder) apply(next Degradations, which kindSet, source string, now int
 	if !e.running() {
 		return ErrNotRunning
 	}
-	if errs := next.validate(e.cfg.Name, e.cfg.RateHz); len(errs) > 0 {
-		return errors.Join(errs...)
+	ce := &datasource.ConfigErrors{DataSource: e.cfg.Name}
+	if next.check(ce, e.cfg.RateHz); ce.Len() > 0 {
+		return ce.Err()
 	}
 	wall := time.Now()
 	ev := func(k kind, action, value, reason string) Event {

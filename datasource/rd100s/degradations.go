@@ -269,13 +269,10 @@ func parseBool(v string) (bool, error) {
 	return strconv.ParseBool(v)
 }
 
-// validate checks the ranges; rateHz bounds the jitter to half a period so
-// ticks never swap.
-func (d *Degradations) validate(ds string, rateHz float64) []error {
-	var errs []error
-	bad := func(k kind, format string, args ...any) {
-		errs = append(errs, datasource.ParamError(ds, Keys[k], format, args...))
-	}
+// check records the broken ranges in e; rateHz bounds the jitter to half a
+// period so ticks never swap.
+func (d *Degradations) check(e *datasource.ConfigErrors, rateHz float64) {
+	bad := func(k kind, format string, args ...any) { e.Param(Keys[k], format, args...) }
 	prob := func(k kind, p float64) {
 		if !(p >= 0 && p <= 1) {
 			bad(k, "must be a probability in 0..1, got %v", p)
@@ -296,7 +293,6 @@ func (d *Degradations) validate(ds string, rateHz float64) []error {
 	if d.Jitter < 0 || d.Jitter > half {
 		bad(kJitter, "must be 0..%v ms (half the period at %v Hz, so packets never swap), got %v", ms(half), rateHz, ms(d.Jitter))
 	}
-	return errs
 }
 
 // MarshalJSON writes the degradations under their keys, durations in

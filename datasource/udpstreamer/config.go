@@ -2,7 +2,6 @@ package udpstreamer
 
 import (
 	"encoding/binary"
-	"errors"
 	"math"
 	"net/netip"
 	"strings"
@@ -77,59 +76,61 @@ func (c *Config) withDefaults() Config {
 // the signal, the parameter and the rule), or nil.
 func Validate(cfg *Config) error {
 	c := cfg.withDefaults()
-	ds := c.Name
-	var errs []error
+	e := &datasource.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
 	if c.Port < 0 || c.Port > 65535 {
-		errs = append(errs, datasource.ParamError(ds, "Port", "must be 0..65535, got %d", c.Port))
+		e.Param("Port", "must be 0..65535, got %d", c.Port)
 	}
 	if c.MaxPayloadSize < wire.MinMaxPayloadSize || c.MaxPayloadSize > wire.MaxMaxPayloadSize {
-		errs = append(errs, datasource.ParamError(ds, "MaxPayloadSize", "must be %d..%d (the 17-byte header plus at least one byte, at most the IPv4 UDP payload limit), got %d",
-			wire.MinMaxPayloadSize, wire.MaxMaxPayloadSize, c.MaxPayloadSize))
+		e.Param("MaxPayloadSize", "must be %d..%d (the 17-byte header plus at least one byte, at most the IPv4 UDP payload limit), got %d",
+			wire.MinMaxPayloadSize, wire.MaxMaxPayloadSize, c.MaxPayloadSize)
 	}
 	if c.Priority < 0 || c.Priority > 99 {
-		errs = append(errs, datasource.ParamError(ds, "Priority", "must be 0 (normal scheduling) or 1..99 (SCHED_FIFO), got %d", c.Priority))
+		e.Param("Priority", "must be 0 (normal scheduling) or 1..99 (SCHED_FIFO), got %d", c.Priority)
 	}
 	if c.StackSize < 0 {
-		errs = append(errs, datasource.ParamError(ds, "StackSize", "must not be negative, got %d", c.StackSize))
+		e.Param("StackSize", "must not be negative, got %d", c.StackSize)
 	}
 	if c.Address != "" {
 		if _, err := netip.ParseAddr(c.Address); err != nil {
-			errs = append(errs, datasource.ParamError(ds, "Address", "must be an IP address to bind, got %q", c.Address))
+			e.Param("Address", "must be an IP address to bind, got %q", c.Address)
 		}
 	}
 	for _, p := range c.AllowedClients {
 		if !p.IsValid() {
-			errs = append(errs, datasource.ParamError(ds, "AllowedClients", "invalid prefix %v", p))
+			e.Param("AllowedClients", "invalid prefix %v", p)
 		}
 	}
-	if err := datasource.ValidateSignals(ds, c.Signals); err != nil {
-		errs = append(errs, err)
+	e.Add(datasource.ValidateSignals(c.Name, c.Signals))
+	for i := range c.Signals {
+		checkSignal(e, i)
 	}
-	sigs := c.Signals
-	for i := range sigs {
-		errs = append(errs, validateSignal(ds, sigs, i)...)
+	if e.Len() == 0 {
+		checkFragments(e, c.MaxPayloadSize)
 	}
-	if len(errs) == 0 {
-		payload := wire.DataPayloadSize(signalInfos(sigs))
-		if _, err := wire.NumFragments(payload, c.MaxPayloadSize); err != nil {
-			errs = append(errs, datasource.ParamError(ds, "MaxPayloadSize", "the DATA payload of %d bytes needs more than 65535 fragments of %d bytes", payload, c.MaxPayloadSize-wire.HeaderSize))
-		}
-		cfgSize := wire.ConfigSize(len(sigs))
-		if _, err := wire.NumFragments(cfgSize, c.MaxPayloadSize); err != nil {
-			errs = append(errs, datasource.ParamError(ds, "MaxPayloadSize", "the CONFIG message of %d bytes (%d signals) needs more than 65535 fragments of %d bytes", cfgSize, len(sigs), c.MaxPayloadSize-wire.HeaderSize))
-		}
+	return e.Err()
+}
+
+// checkFragments checks that the DATA payload and the CONFIG message each
+// fit in 65535 datagrams of maxPayloadSize bytes.
+func checkFragments(e *datasource.ConfigErrors, maxPayloadSize int) {
+	chunk := maxPayloadSize - wire.HeaderSize
+	payload := wire.DataPayloadSize(signalInfos(e.Signals))
+	if _, err := wire.NumFragments(payload, maxPayloadSize); err != nil {
+		e.Param("MaxPayloadSize", "the DATA payload of %d bytes needs more than 65535 fragments of %d bytes", payload, chunk)
 	}
-	return errors.Join(errs...)
+	cfgSize := wire.ConfigSize(len(e.Signals))
+	if _, err := wire.NumFragments(cfgSize, maxPayloadSize); err != nil {
+		e.Param("MaxPayloadSize", "the CONFIG message of %d bytes (%d signals) needs more than 65535 fragments of %d bytes", cfgSize, len(e.Signals), chunk)
+	}
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-func validateSignal(ds string, sigs []datasource.Signal, i int) []error {
-	s := &sigs[i]
-	var errs []error
-	bad := func(p, format string, args ...any) {
-		errs = append(errs, datasource.SignalError(ds, sigs, i, p, format, args...))
-	}
+// checkSignal checks the UDPStreamer rules of signal i: the CONFIG record's
+// string fields, quantisation and timing.
+func checkSignal(e *datasource.ConfigErrors, i int) {
+	s := &e.Signals[i]
+	bad := func(p, format string, args ...any) { e.Signal(i, p, format, args...) }
 	if len(s.Name) > wire.MaxNameLen {
 		bad("Name", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", wire.MaxNameLen, len(s.Name))
 	}
@@ -156,31 +157,38 @@ func validateSignal(ds string, sigs []datasource.Signal, i int) []error {
 	if !finite(s.SamplingRate) || s.SamplingRate < 0 {
 		bad("SamplingRate", "must be a finite number ≥ 0 Hz, got %v", s.SamplingRate)
 	}
-	if !s.TimeMode.Valid() {
+	checkTiming(e, i)
+}
+
+// checkTiming checks signal i's TimeMode against its time signal.
+func checkTiming(e *datasource.ConfigErrors, i int) {
+	sigs := e.Signals
+	s := &sigs[i]
+	bad := func(p, format string, args ...any) { e.Signal(i, p, format, args...) }
+	switch {
+	case !s.TimeMode.Valid():
 		bad("TimeMode", "invalid time mode %d", s.TimeMode)
-		return errs
-	}
-	if s.TimeMode == datasource.PacketTime {
+		return
+	case s.TimeMode == datasource.PacketTime:
 		if s.TimeSignal != "" {
 			bad("TimeSignal", "is set but TimeMode is PacketTime; set TimeMode to FullArray, FirstSample or LastSample")
 		}
-		return errs
+		return
 	}
 	if s.Elements() < 2 {
 		bad("TimeMode", "%v applies to arrays (NumberOfElements > 1); a scalar uses PacketTime", s.TimeMode)
 	}
-	if s.TimeSignal == "" {
-		bad("TimeSignal", "is required when TimeMode is %v", s.TimeMode)
-		return errs
-	}
 	j := datasource.Index(sigs, s.TimeSignal)
 	switch {
+	case s.TimeSignal == "":
+		bad("TimeSignal", "is required when TimeMode is %v", s.TimeMode)
+		return
 	case j < 0:
 		bad("TimeSignal", "names no signal of this datasource: %q", s.TimeSignal)
-		return errs
+		return
 	case j == i:
 		bad("TimeSignal", "a signal cannot be its own time signal")
-		return errs
+		return
 	}
 	t := &sigs[j]
 	switch s.TimeMode {
@@ -196,7 +204,6 @@ func validateSignal(ds string, sigs []datasource.Signal, i int) []error {
 			bad("SamplingRate", "%v needs SamplingRate > 0 Hz, got %v", s.TimeMode, s.SamplingRate)
 		}
 	}
-	return errs
 }
 
 // signalInfos converts validated signals to their CONFIG records.

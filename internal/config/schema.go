@@ -254,43 +254,18 @@ var udpsOnly = []string{"RangeMin", "RangeMax", "QuantizedType", "TimeMode", "Ti
 
 func signal(t *tbl, udps bool) datasource.Signal {
 	s := datasource.Signal{Name: t.reqStr("Name")}
-	if t.has("Type") {
-		ts := t.str("Type", "")
-		if t.isString("Type") {
-			typ, err := datasource.ParseType(ts)
-			if err != nil {
-				t.errf("Type", "expected one of uint8, int8, uint16, int16, uint32, int32, uint64, int64, float32, float64, got %q", ts)
-			}
-			s.Type = typ
-		}
-	} else {
+	if !t.has("Type") {
 		t.get("Type")
 		t.missing("Type", "a type name such as \"float32\"")
 	}
+	s.Type = parseStr(t, "Type", 0, "uint8, int8, uint16, int16, uint32, int32, uint64, int64, float32, float64", datasource.ParseType)
 	s.NumberOfDimensions = int(t.integer("NumberOfDimensions", 0, 0, 2))
 	def := int64(1)
 	if s.NumberOfDimensions == 2 {
 		def = 0
 	}
 	s.NumberOfElements = int(t.integer("NumberOfElements", def, 0, datasource.MaxElements))
-	for _, k := range []string{"Rows", "Cols"} {
-		present := t.has(k)
-		v := int(t.integer(k, 0, 1, datasource.MaxElements))
-		switch {
-		case present && s.NumberOfDimensions != 2:
-			t.errf(k, "applies only to NumberOfDimensions = 2")
-		case !present && s.NumberOfDimensions == 2:
-			t.missing(k, "an integer ≥ 1 for a matrix")
-			v = 1
-		case present && v == 0:
-			v = 1 // range error already reported
-		}
-		if k == "Rows" {
-			s.Rows = v
-		} else {
-			s.Cols = v
-		}
-	}
+	s.Rows, s.Cols = matrixSide(t, "Rows", s.NumberOfDimensions), matrixSide(t, "Cols", s.NumberOfDimensions)
 	s.Unit = t.str("Unit", "")
 	if !udps {
 		for _, k := range udpsOnly {
@@ -301,35 +276,42 @@ func signal(t *tbl, udps bool) datasource.Signal {
 	}
 	s.RangeMin = t.float("RangeMin", 0)
 	s.RangeMax = t.float("RangeMax", 1)
-	if t.has("QuantizedType") {
-		qs := t.str("QuantizedType", "none")
-		if t.isString("QuantizedType") {
-			q, err := quant.ParseWireType(qs)
-			if err != nil {
-				t.errf("QuantizedType", "expected one of none, uint8, int8, uint16, int16, got %q", qs)
-			}
-			s.QuantizedType = q
-		}
-	} else {
-		t.get("QuantizedType")
-	}
-	if t.has("TimeMode") {
-		ms := t.str("TimeMode", "PacketTime")
-		if t.isString("TimeMode") {
-			m, err := datasource.ParseTimeMode(ms)
-			if err != nil {
-				t.errf("TimeMode", "expected one of PacketTime, FullArray, FirstSample, LastSample, got %q", ms)
-			}
-			s.TimeMode = m
-		}
-	} else {
-		t.get("TimeMode")
-	}
+	s.QuantizedType = parseStr(t, "QuantizedType", quant.None, "none, uint8, int8, uint16, int16", quant.ParseWireType)
+	s.TimeMode = parseStr(t, "TimeMode", datasource.PacketTime, "PacketTime, FullArray, FirstSample, LastSample", datasource.ParseTimeMode)
 	s.TimeSignal = t.str("TimeSignal", "")
 	s.SamplingRate = t.float("SamplingRate", 0)
-	if s.SamplingRate < 0 {
-		t.errf("SamplingRate", "must be ≥ 0 Hz, got %g", s.SamplingRate)
-	}
 	t.done()
 	return s
+}
+
+// matrixSide reads Rows or Cols: required for a matrix, an error otherwise;
+// 1 when missing or out of range, the error already reported.
+func matrixSide(t *tbl, key string, dims int) int {
+	present := t.has(key)
+	v := int(t.integer(key, 0, 1, datasource.MaxElements))
+	switch {
+	case present && dims != 2:
+		t.errf(key, "applies only to NumberOfDimensions = 2")
+	case !present && dims == 2:
+		t.missing(key, "an integer ≥ 1 for a matrix")
+		v = 1
+	case present && v == 0:
+		v = 1
+	}
+	return v
+}
+
+// parseStr reads the string key with parse, def when absent; a spelling
+// parse refuses is reported with the ones it takes.
+func parseStr[T any](t *tbl, key string, def T, spellings string, parse func(string) (T, error)) T {
+	s := t.str(key, "")
+	if !t.isString(key) {
+		return def
+	}
+	v, err := parse(s)
+	if err != nil {
+		t.errf(key, "expected one of %s, got %q", spellings, s)
+		return def
+	}
+	return v
 }
