@@ -135,18 +135,12 @@ type Config struct {
 
 func (c *Config) withDefaults() Config {
 	d := *c
-	if d.Port == 0 {
-		d.Port = DefaultPort
+	datasource.SetDefault(&d.Port, DefaultPort)
+	if d.ExecutionMode == RealTimeThread {
+		datasource.SetDefault(&d.NumberOfBuffers, DefaultQueueLength)
 	}
-	if d.NumberOfBuffers == 0 {
-		d.NumberOfBuffers = DefaultNumberOfBuffers
-		if d.ExecutionMode == RealTimeThread {
-			d.NumberOfBuffers = DefaultQueueLength
-		}
-	}
-	if d.StackSize == 0 {
-		d.StackSize = DefaultStackSize
-	}
+	datasource.SetDefault(&d.NumberOfBuffers, DefaultNumberOfBuffers)
+	datasource.SetDefault(&d.StackSize, DefaultStackSize)
 	return d
 }
 

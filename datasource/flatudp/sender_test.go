@@ -18,6 +18,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/dstest"
 )
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -626,36 +627,10 @@ func TestLifecycleErrors(t *testing.T) {
 	if err := s.Synchronise(); err == nil {
 		t.Error("Synchronise before AllocateMemory succeeded")
 	}
-	if err := s.PrepareNextState(); !errors.Is(err, datasource.ErrNotAllocated) {
-		t.Errorf("PrepareNextState before AllocateMemory: %v", err)
-	}
-	if err := s.Stop(); err != nil {
-		t.Errorf("Stop before start: %v", err)
-	}
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AllocateMemory(); !errors.Is(err, datasource.ErrAllocatedTwice) {
-		t.Errorf("second AllocateMemory: %v", err)
-	}
 	if a := s.LocalAddr(); a.IsValid() {
 		t.Errorf("LocalAddr before start: %v", a)
 	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PrepareNextState(); !errors.Is(err, datasource.ErrPreparedTwice) {
-		t.Errorf("second PrepareNextState: %v", err)
-	}
-	if a := s.LocalAddr(); !a.IsValid() || a.Port() == 0 {
-		t.Errorf("LocalAddr %v", a)
-	}
-	if err := s.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Stop(); err != nil {
-		t.Errorf("second Stop: %v", err)
-	}
+	dstest.Lifecycle(t, s)
 	if s.Name() != "Flat" || len(s.Signals()) != 3 || s.Memory().Size() != 69 || s.Layout().Size != 69 {
 		t.Error("accessors")
 	}

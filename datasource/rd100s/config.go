@@ -144,15 +144,9 @@ func DefaultConfig() Config {
 
 func (c *Config) withDefaults() Config {
 	d := *c
-	if d.DestPort == 0 {
-		d.DestPort = DefaultDestPort
-	}
-	if d.RateHz == 0 {
-		d.RateHz = DefaultRateHz
-	}
-	if d.LockTimeout == 0 {
-		d.LockTimeout = DefaultLockTimeout
-	}
+	datasource.SetDefault(&d.DestPort, DefaultDestPort)
+	datasource.SetDefault(&d.RateHz, DefaultRateHz)
+	datasource.SetDefault(&d.LockTimeout, DefaultLockTimeout)
 	return d
 }
 

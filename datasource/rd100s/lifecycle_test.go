@@ -11,6 +11,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/rd100s/client"
+	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -22,18 +23,7 @@ func TestLifecycleErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.PrepareNextState(); !errors.Is(err, datasource.ErrNotAllocated) {
-		t.Errorf("PrepareNextState before AllocateMemory: %v", err)
-	}
-	if err := e.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.AllocateMemory(); !errors.Is(err, datasource.ErrAllocatedTwice) {
-		t.Errorf("second AllocateMemory: %v", err)
-	}
-	if err := e.Stop(); err != nil {
-		t.Errorf("Stop before start: %v", err)
-	}
+	dstest.Lifecycle(t, e)
 
 	// An impossible CPU mask fails the thread start; Stop stays safe.
 	if runtime.NumCPU() < 64 {

@@ -59,15 +59,9 @@ type Config struct {
 
 func (c *Config) withDefaults() Config {
 	d := *c
-	if d.MaxPayloadSize == 0 {
-		d.MaxPayloadSize = DefaultMaxPayloadSize
-	}
-	if d.StackSize == 0 {
-		d.StackSize = DefaultStackSize
-	}
-	if d.LockTimeout == 0 {
-		d.LockTimeout = DefaultLockTimeout
-	}
+	datasource.SetDefault(&d.MaxPayloadSize, DefaultMaxPayloadSize)
+	datasource.SetDefault(&d.StackSize, DefaultStackSize)
+	datasource.SetDefault(&d.LockTimeout, DefaultLockTimeout)
 	return d
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -709,49 +710,5 @@ func TestLifecycleErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.PrepareNextState(); !errors.Is(err, datasource.ErrNotAllocated) {
-		t.Errorf("PrepareNextState before AllocateMemory: %v", err)
-	}
-	if err := s.Stop(); err != nil {
-		t.Errorf("Stop before start: %v", err)
-	}
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AllocateMemory(); !errors.Is(err, datasource.ErrAllocatedTwice) {
-		t.Errorf("second AllocateMemory: %v", err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Stop()
-	if err := s.PrepareNextState(); !errors.Is(err, datasource.ErrPreparedTwice) {
-		t.Errorf("second PrepareNextState: %v", err)
-	}
-}
-
-// TestRawStampSurvivesAPreemption converts a stamp with clocks under the
-// test's control: the thread is preempted for 50 µs right after the first
-// RAW reading, which the bracket shows, so the conversion reads again and
-// is exact (a single RAW-then-MONOTONIC pair would be 50 µs early).
-func TestRawStampSurvivesAPreemption(t *testing.T) {
-	const offset = 7_000_000_000 // RAW - MONOTONIC
-	var now int64 = 1_000_000
-	reads := 0
-	mono := func() int64 { now += 100; return now }
-	raw := func() uint64 {
-		now += 100
-		r := uint64(now + offset)
-		if reads++; reads == 1 {
-			now += 50_000 // preempted right after the first reading
-		}
-		return r
-	}
-	stamp := now - 3_000 // Synchronise, 3 µs ago
-	if got, want := rawStamp(stamp, mono, raw), uint64(stamp+offset); got != want {
-		t.Errorf("rawStamp = %d, want %d (off by %d ns)", got, want, int64(got-want))
-	}
-	if reads != 2 {
-		t.Errorf("%d RAW readings, want 2", reads)
-	}
+	dstest.Lifecycle(t, s)
 }

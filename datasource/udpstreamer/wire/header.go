@@ -156,18 +156,17 @@ const (
 // NumHeaderErrors is one more than the largest HeaderError, for sizing counter arrays.
 const NumHeaderErrors = int(ErrPayloadLength) + 1
 
+var headerErrors = [NumHeaderErrors]string{
+	ErrShort:         "udpstreamer/wire: datagram shorter than header",
+	ErrMagic:         "udpstreamer/wire: bad magic",
+	ErrType:          "udpstreamer/wire: unknown packet type",
+	ErrFragment:      "udpstreamer/wire: bad fragment index or count",
+	ErrPayloadLength: "udpstreamer/wire: payloadBytes does not match datagram length",
+}
+
 func (e HeaderError) Error() string {
-	switch e {
-	case ErrShort:
-		return "udpstreamer/wire: datagram shorter than header"
-	case ErrMagic:
-		return "udpstreamer/wire: bad magic"
-	case ErrType:
-		return "udpstreamer/wire: unknown packet type"
-	case ErrFragment:
-		return "udpstreamer/wire: bad fragment index or count"
-	case ErrPayloadLength:
-		return "udpstreamer/wire: payloadBytes does not match datagram length"
+	if e == 0 || int(e) >= NumHeaderErrors {
+		return "udpstreamer/wire: header error"
 	}
-	return "udpstreamer/wire: header error"
+	return headerErrors[e]
 }

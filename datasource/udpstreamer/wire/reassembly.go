@@ -19,22 +19,20 @@ const (
 // NumDropReasons is one more than the largest DropReason, for sizing counter arrays.
 const NumDropReasons = int(DropStale) + 1
 
+var dropReasons = [NumDropReasons]string{
+	DropMalformed:    "udpstreamer/wire: malformed fragment",
+	DropWrongType:    "udpstreamer/wire: fragment of another packet type",
+	DropTooLarge:     "udpstreamer/wire: fragment exceeds reassembly limits",
+	DropInconsistent: "udpstreamer/wire: fragment inconsistent with its update",
+	DropDuplicate:    "udpstreamer/wire: duplicate fragment",
+	DropStale:        "udpstreamer/wire: stale fragment",
+}
+
 func (d DropReason) Error() string {
-	switch d {
-	case DropMalformed:
-		return "udpstreamer/wire: malformed fragment"
-	case DropWrongType:
-		return "udpstreamer/wire: fragment of another packet type"
-	case DropTooLarge:
-		return "udpstreamer/wire: fragment exceeds reassembly limits"
-	case DropInconsistent:
-		return "udpstreamer/wire: fragment inconsistent with its update"
-	case DropDuplicate:
-		return "udpstreamer/wire: duplicate fragment"
-	case DropStale:
-		return "udpstreamer/wire: stale fragment"
+	if d == 0 || int(d) >= NumDropReasons {
+		return "udpstreamer/wire: fragment dropped"
 	}
-	return "udpstreamer/wire: fragment dropped"
+	return dropReasons[d]
 }
 
 // ReassemblerConfig sizes a Reassembler. All memory is allocated by NewReassembler
