@@ -61,56 +61,18 @@ func freeUDPPort(t *testing.T) int {
 	return c.LocalAddr().(*net.UDPAddr).Port
 }
 
-// appConfig is a small UDPStreamer application on a free port with HTTP on
-// a free loopback port.
-func appConfig(port int) string {
-	return fmt.Sprintf(`[App]
-HTTPAddress = "127.0.0.1:0"
-
-[[Threads]]
-Name = "RT1"
-Frequency = 1000.0
-GAMs = ["Timer", "Sine"]
-
-[[GAMs]]
-Name = "Timer"
-Class = "Timer"
-  [[GAMs.Outputs]]
-  Signal = "Counter"
-  DataSource = "Streamer"
-
-[[GAMs]]
-Name = "Sine"
-Class = "Waveform"
-Waveform = "sine"
-Amplitude = 1.0
-Frequency = 5.0
-  [[GAMs.Outputs]]
-  Signal = "Out"
-  DataSource = "Streamer"
-  Alias = "V"
-
-[[DataSources]]
-Name = "Streamer"
-Class = "UDPStreamer"
-Address = "127.0.0.1"
-Port = %d
-AllowedClients = ["127.0.0.0/8"]
-  [[DataSources.Signals]]
-  Name = "Counter"
-  Type = "uint32"
-  [[DataSources.Signals]]
-  Name = "V"
-  Type = "float32"
-  Unit = "V"
-  RangeMin = -1.0
-  RangeMax = 1.0
-  QuantizedType = "int16"
-  [[DataSources.Signals]]
-  Name = "Setpoint"
-  Type = "float64"
-`, port)
+// testConfig returns testdata/name, a configuration with one %d for port.
+func testConfig(name string, port int) string {
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		panic(err)
+	}
+	return fmt.Sprintf(string(b), port)
 }
+
+// appConfig is a small UDPStreamer application on port with HTTP on a free
+// loopback port.
+func appConfig(port int) string { return testConfig("app.toml", port) }
 
 func TestCheckValidConfigs(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("..", "..", "configs", "*.toml"))
@@ -445,56 +407,7 @@ func TestFailedStartExitsNonZeroWithOneLine(t *testing.T) {
 }
 
 // rd100sConfig emits an RD100S stream to port with HTTP control.
-func rd100sConfig(port int) string {
-	return fmt.Sprintf(`[App]
-HTTPAddress = "127.0.0.1:0"
-
-[[Threads]]
-Name = "Antenna"
-Frequency = 200.0
-GAMs = ["Az", "El"]
-
-[[GAMs]]
-Name = "Az"
-Class = "Waveform"
-Waveform = "ramp"
-Amplitude = 90.0
-Offset = 355.0
-  [[GAMs.Outputs]]
-  Signal = "Out"
-  DataSource = "Encoder"
-  Alias = "Az"
-
-[[GAMs]]
-Name = "El"
-Class = "Waveform"
-Waveform = "sine"
-Amplitude = 10.0
-Offset = 45.0
-Frequency = 1.0
-  [[GAMs.Outputs]]
-  Signal = "Out"
-  DataSource = "Encoder"
-  Alias = "El"
-
-[[DataSources]]
-Name = "Encoder"
-Class = "RD100S"
-dest_host = "127.0.0.1"
-dest_port = %d
-rate_hz = 200.0
-azimuth_signal = "Az"
-elevation_signal = "El"
-  [[DataSources.Signals]]
-  Name = "Az"
-  Type = "float64"
-  Unit = "deg"
-  [[DataSources.Signals]]
-  Name = "El"
-  Type = "float64"
-  Unit = "deg"
-`, port)
-}
+func rd100sConfig(port int) string { return testConfig("rd100s.toml", port) }
 
 // TestDaemonRD100SDegradationOverHTTP switches a loss pattern on and off
 // through /degrade and checks the monitor sees exactly the missing packets
