@@ -82,66 +82,10 @@ func (u *Update) Float64s(i int) []float64 {
 	if p := &u.cfg.plans[i]; p.quantised {
 		p.q.DecodeFloat64(dst, src)
 	} else {
-		decodeFloat64(dst, src, sl.WireType)
+		appendElems(dst[:0], src, sl.WireType)
 	}
 	u.valGen[i] = u.gen
 	return dst
-}
-
-// decodeFloat64 converts the little-endian elements of src, of type t, into
-// dst. src must hold len(dst) elements.
-func decodeFloat64(dst []float64, src []byte, t datasource.Type) {
-	le := binary.LittleEndian
-	switch t {
-	case datasource.Uint8:
-		for k, b := range src[:len(dst)] {
-			dst[k] = float64(b)
-		}
-	case datasource.Int8:
-		for k, b := range src[:len(dst)] {
-			dst[k] = float64(int8(b))
-		}
-	case datasource.Uint16:
-		src = src[:2*len(dst)]
-		for k := range dst {
-			dst[k] = float64(le.Uint16(src[2*k:]))
-		}
-	case datasource.Int16:
-		src = src[:2*len(dst)]
-		for k := range dst {
-			dst[k] = float64(int16(le.Uint16(src[2*k:])))
-		}
-	case datasource.Uint32:
-		src = src[:4*len(dst)]
-		for k := range dst {
-			dst[k] = float64(le.Uint32(src[4*k:]))
-		}
-	case datasource.Int32:
-		src = src[:4*len(dst)]
-		for k := range dst {
-			dst[k] = float64(int32(le.Uint32(src[4*k:])))
-		}
-	case datasource.Uint64:
-		src = src[:8*len(dst)]
-		for k := range dst {
-			dst[k] = float64(le.Uint64(src[8*k:]))
-		}
-	case datasource.Int64:
-		src = src[:8*len(dst)]
-		for k := range dst {
-			dst[k] = float64(int64(le.Uint64(src[8*k:])))
-		}
-	case datasource.Float32:
-		src = src[:4*len(dst)]
-		for k := range dst {
-			dst[k] = float64(math.Float32frombits(le.Uint32(src[4*k:])))
-		}
-	case datasource.Float64:
-		src = src[:8*len(dst)]
-		for k := range dst {
-			dst[k] = math.Float64frombits(le.Uint64(src[8*k:]))
-		}
-	}
 }
 
 // Number is the set of element types AppendValues converts to.
@@ -157,9 +101,14 @@ type Number interface {
 // capacity; it panics if i is out of range or before the first update.
 func AppendValues[T Number](dst []T, u *Update, i int) []T {
 	sl := u.cfg.Slots[i]
-	src := u.Payload[sl.Offset : sl.Offset+sl.Len]
+	return appendElems(dst, u.Payload[sl.Offset:sl.Offset+sl.Len], sl.WireType)
+}
+
+// appendElems appends the little-endian elements of type t in src to dst,
+// each converted to T.
+func appendElems[T Number](dst []T, src []byte, t datasource.Type) []T {
 	le := binary.LittleEndian
-	switch sl.WireType {
+	switch t {
 	case datasource.Uint8:
 		for _, b := range src {
 			dst = append(dst, T(b))

@@ -157,6 +157,7 @@ const (
 const NumHeaderErrors = int(ErrPayloadLength) + 1
 
 var headerErrors = [NumHeaderErrors]string{
+	"udpstreamer/wire: header error",
 	ErrShort:         "udpstreamer/wire: datagram shorter than header",
 	ErrMagic:         "udpstreamer/wire: bad magic",
 	ErrType:          "udpstreamer/wire: unknown packet type",
@@ -164,9 +165,14 @@ var headerErrors = [NumHeaderErrors]string{
 	ErrPayloadLength: "udpstreamer/wire: payloadBytes does not match datagram length",
 }
 
-func (e HeaderError) Error() string {
-	if e == 0 || int(e) >= NumHeaderErrors {
-		return "udpstreamer/wire: header error"
+func (e HeaderError) Error() string { return errorText(headerErrors[:], int(e)) }
+
+// errorText returns the message of error code i from its table, whose
+// first entry stands for any code without one. The messages are constant
+// strings, so reporting an error code never allocates.
+func errorText(texts []string, i int) string {
+	if i < 0 || i >= len(texts) {
+		i = 0
 	}
-	return headerErrors[e]
+	return texts[i]
 }

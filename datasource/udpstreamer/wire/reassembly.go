@@ -20,6 +20,7 @@ const (
 const NumDropReasons = int(DropStale) + 1
 
 var dropReasons = [NumDropReasons]string{
+	"udpstreamer/wire: fragment dropped",
 	DropMalformed:    "udpstreamer/wire: malformed fragment",
 	DropWrongType:    "udpstreamer/wire: fragment of another packet type",
 	DropTooLarge:     "udpstreamer/wire: fragment exceeds reassembly limits",
@@ -28,12 +29,7 @@ var dropReasons = [NumDropReasons]string{
 	DropStale:        "udpstreamer/wire: stale fragment",
 }
 
-func (d DropReason) Error() string {
-	if d == 0 || int(d) >= NumDropReasons {
-		return "udpstreamer/wire: fragment dropped"
-	}
-	return dropReasons[d]
-}
+func (d DropReason) Error() string { return errorText(dropReasons[:], int(d)) }
 
 // ReassemblerConfig sizes a Reassembler. All memory is allocated by NewReassembler
 // from these numbers: about InFlight * (MaxPayload [+ chunk stash] + MaxPayload/512) bytes.
