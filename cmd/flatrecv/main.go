@@ -35,6 +35,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/cli"
 )
 
 func main() {
@@ -189,22 +190,14 @@ func listen(o options) (*net.UDPConn, error) {
 
 // printStats prints the rates of each interval until ctx is done.
 func printStats(ctx context.Context, r *client.Receiver, every time.Duration, w io.Writer) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	last, lastT := r.Stats(), time.Now()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			st := r.Stats()
-			dt := now.Sub(lastT).Seconds()
-			fmt.Fprintf(w, "%.0f datagrams/s, %.0f bytes/s, %d wrong-size (%d total, %d distinct sizes)\n",
-				float64(st.Datagrams-last.Datagrams)/dt, float64(st.Bytes-last.Bytes)/dt,
-				st.WrongSize-last.WrongSize, st.WrongSize, st.WrongSizes)
-			last, lastT = st, now
-		}
-	}
+	last := r.Stats()
+	cli.Every(ctx, every, func(dt float64) {
+		st := r.Stats()
+		fmt.Fprintf(w, "%.0f datagrams/s, %.0f bytes/s, %d wrong-size (%d total, %d distinct sizes)\n",
+			float64(st.Datagrams-last.Datagrams)/dt, float64(st.Bytes-last.Bytes)/dt,
+			st.WrongSize-last.WrongSize, st.WrongSize, st.WrongSizes)
+		last = st
+	})
 }
 
 // rowWriter formats decoded datagrams into one reused buffer.

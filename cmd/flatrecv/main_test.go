@@ -7,34 +7,16 @@ import (
 	"math"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
-// syncBuffer is a bytes.Buffer safe for the stats goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type session struct {
-	stdout, stderr syncBuffer
+	stdout, stderr testenv.Buffer
 	sender         *net.UDPConn
 	cancel         context.CancelFunc
 	code           chan int
@@ -174,7 +156,7 @@ func TestStatsAndSignalStop(t *testing.T) {
 func TestMulticast(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr testenv.Buffer
 	code := make(chan int, 1)
 	addr := make(chan net.Addr, 1)
 	const group = "239.255.31.77"

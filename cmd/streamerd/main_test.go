@@ -14,13 +14,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	rdclient "github.com/streamerd/streamerd/datasource/rd100s/client"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -148,33 +148,15 @@ func TestDescribe(t *testing.T) {
 type daemon struct {
 	cmd    *exec.Cmd
 	http   string
-	stderr *lockedBuffer
+	stderr *testenv.Buffer
 	exited chan error
-}
-
-// lockedBuffer collects the daemon's log while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) WriteString(s string) {
-	l.mu.Lock()
-	l.b.WriteString(s)
-	l.mu.Unlock()
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func startDaemon(t *testing.T, config string) *daemon {
 	t.Helper()
 	cmd := exec.Command(binary, "-config", writeConfig(t, config))
 	pr, pw := io.Pipe()
-	d := &daemon{cmd: cmd, stderr: new(lockedBuffer), exited: make(chan error, 1)}
+	d := &daemon{cmd: cmd, stderr: new(testenv.Buffer), exited: make(chan error, 1)}
 	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

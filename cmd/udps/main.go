@@ -51,6 +51,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
+	"github.com/streamerd/streamerd/internal/cli"
 )
 
 func main() {
@@ -202,22 +203,14 @@ func start(o options, server string, cfg *client.Config, out *bufio.Writer, cfgO
 
 // printStats prints the rates and counts of every interval until ctx ends.
 func printStats(ctx context.Context, c *client.Client, every time.Duration, w io.Writer) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	last, lastT := c.Stats(), time.Now()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			st := c.Stats()
-			dt := now.Sub(lastT).Seconds()
-			fmt.Fprintf(w, "updates/s=%.1f MB/s=%.3f lost=%d stale=%d incomplete=%d\n",
-				float64(st.Updates-last.Updates)/dt, float64(st.Bytes-last.Bytes)/dt/1e6,
-				st.Lost-last.Lost, st.Stale-last.Stale, st.Incomplete-last.Incomplete)
-			last, lastT = st, now
-		}
-	}
+	last := c.Stats()
+	cli.Every(ctx, every, func(dt float64) {
+		st := c.Stats()
+		fmt.Fprintf(w, "updates/s=%.1f MB/s=%.3f lost=%d stale=%d incomplete=%d\n",
+			float64(st.Updates-last.Updates)/dt, float64(st.Bytes-last.Bytes)/dt/1e6,
+			st.Lost-last.Lost, st.Stale-last.Stale, st.Incomplete-last.Incomplete)
+		last = st
+	})
 }
 
 func summary(w io.Writer, st client.Stats) {

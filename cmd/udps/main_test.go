@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"math"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,28 +13,11 @@ import (
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
 )
 
 const wait = 10 * time.Second // generous: the CI box is a loaded 2-core VM
-
-// syncBuffer is a bytes.Buffer safe for the stats goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 const none = wire.NoTimeSignal
 
@@ -69,7 +51,7 @@ func runAgainst(t *testing.T, srv *udpstest.Server, count int, args ...string) r
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr testenv.Buffer
 	done := make(chan int, 1)
 	connected := srv.Connected()
 	go func() {
@@ -227,7 +209,7 @@ func TestTable(t *testing.T) {
 func TestStatsUntilInterrupted(t *testing.T) {
 	srv := udpstest.NewServer(t, testSigs(), 1400)
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr syncBuffer
+	var stdout, stderr testenv.Buffer
 	done := make(chan int, 1)
 	connected := srv.Connected()
 	go func() {
@@ -264,7 +246,7 @@ func TestMidStreamConfig(t *testing.T) {
 	srv := udpstest.NewServer(t, testSigs(), 1400)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr testenv.Buffer
 	done := make(chan int, 1)
 	connected := srv.Connected()
 	go func() {
@@ -303,7 +285,7 @@ func TestMidStreamConfig(t *testing.T) {
 func TestNoServer(t *testing.T) {
 	srv := udpstest.NewServer(t, testSigs(), 1400)
 	srv.IgnoreConnects(1 << 30)
-	var stdout, stderr syncBuffer
+	var stdout, stderr testenv.Buffer
 	code := run(context.Background(), []string{"-server", srv.Addr().String(), "-timeout", "300ms"}, &stdout, &stderr)
 	if code != exitError || !strings.Contains(stderr.String(), "no CONFIG") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
@@ -314,12 +296,12 @@ func TestUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"-format", "xml"}, {"-per-sample"}, {"-timeout", "0s"}, {"extra"}, {"-n", "-1"},
 	} {
-		var stdout, stderr syncBuffer
+		var stdout, stderr testenv.Buffer
 		if code := run(context.Background(), args, &stdout, &stderr); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
 	}
-	var stdout, stderr syncBuffer
+	var stdout, stderr testenv.Buffer
 	if code := run(context.Background(), []string{"-server", "nohost.invalid:x:y"}, &stdout, &stderr); code != exitError {
 		t.Errorf("bad server: exit %d", code)
 	}

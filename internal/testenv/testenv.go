@@ -1,4 +1,4 @@
-// Package testenv tells tests about the build they run in.
+// Package testenv tells tests about the build they run in and holds the small helpers tests of several packages share.
 package testenv
 
 import "testing"
