@@ -2,6 +2,7 @@ package datasource
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/streamerd/streamerd/quant"
 )
@@ -39,12 +40,7 @@ func (t Type) Size() int {
 }
 
 // String returns the MARTe2 type name ("uint8" ... "float64").
-func (t Type) String() string {
-	if t >= numTypes {
-		return fmt.Sprintf("Type(%d)", uint8(t))
-	}
-	return typeNames[t]
-}
+func (t Type) String() string { return name(typeNames[:], t, "Type") }
 
 // Valid reports whether t is one of the ten types.
 func (t Type) Valid() bool { return t < numTypes }
@@ -75,25 +71,10 @@ func (t Type) Quantized(q quant.WireType) Type {
 
 // ParseType parses a MARTe2 type name ("uint8" ... "float64", lower case).
 func ParseType(s string) (Type, error) {
-	for i, n := range typeNames {
-		if n == s {
-			return Type(i), nil
-		}
+	if t, ok := parse[Type](typeNames[:], s); ok {
+		return t, nil
 	}
 	return 0, fmt.Errorf("unknown type %q (want one of uint8, int8, uint16, int16, uint32, int32, uint64, int64, float32, float64)", s)
-}
-
-// MarshalText implements encoding.TextMarshaler.
-func (t Type) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (t *Type) UnmarshalText(b []byte) error {
-	v, err := ParseType(string(b))
-	if err != nil {
-		return err
-	}
-	*t = v
-	return nil
 }
 
 // TimeMode says how a client reconstructs per-sample timestamps of an array
@@ -112,12 +93,7 @@ const (
 var timeModeNames = [numTimeModes]string{"PacketTime", "FullArray", "FirstSample", "LastSample"}
 
 // String returns the MARTe2 name of the time mode.
-func (m TimeMode) String() string {
-	if m >= numTimeModes {
-		return fmt.Sprintf("TimeMode(%d)", uint8(m))
-	}
-	return timeModeNames[m]
-}
+func (m TimeMode) String() string { return name(timeModeNames[:], m, "TimeMode") }
 
 // Valid reports whether m is one of the four time modes.
 func (m TimeMode) Valid() bool { return m < numTimeModes }
@@ -130,23 +106,22 @@ func (m TimeMode) NeedsSamplingRate() bool { return m == FirstSample || m == Las
 
 // ParseTimeMode parses a MARTe2 time-mode name.
 func ParseTimeMode(s string) (TimeMode, error) {
-	for i, n := range timeModeNames {
-		if n == s {
-			return TimeMode(i), nil
-		}
+	if m, ok := parse[TimeMode](timeModeNames[:], s); ok {
+		return m, nil
 	}
 	return 0, fmt.Errorf("unknown time mode %q (want PacketTime, FullArray, FirstSample or LastSample)", s)
 }
 
-// MarshalText implements encoding.TextMarshaler.
-func (m TimeMode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (m *TimeMode) UnmarshalText(b []byte) error {
-	v, err := ParseTimeMode(string(b))
-	if err != nil {
-		return err
+// name returns names[v], or "typ(v)" for a value without a name.
+func name[T ~uint8](names []string, v T, typ string) string {
+	if int(v) >= len(names) {
+		return fmt.Sprintf("%s(%d)", typ, uint8(v))
 	}
-	*m = v
-	return nil
+	return names[v]
+}
+
+// parse returns the value whose name is s.
+func parse[T ~uint8](names []string, s string) (T, bool) {
+	i := slices.Index(names, s)
+	return T(i), i >= 0
 }

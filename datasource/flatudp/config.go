@@ -79,18 +79,6 @@ func ParseExecutionMode(s string) (ExecutionMode, error) {
 	return 0, fmt.Errorf("unknown ExecutionMode %q (want IndependentThread or RealTimeThread)", s)
 }
 
-// MarshalText implements encoding.TextMarshaler.
-func (m ExecutionMode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (m *ExecutionMode) UnmarshalText(b []byte) error {
-	v, err := ParseExecutionMode(string(b))
-	if err != nil {
-		return err
-	}
-	*m = v
-	return nil
-}
 
 // Config is the configuration of a FlatUDP sender, with MARTe2 UDPSender's
 // parameter names. A zero Port, NumberOfBuffers or StackSize means its

@@ -141,19 +141,16 @@ func flatten(err error) []error {
 	return []error{err}
 }
 
-func TestExecutionModeText(t *testing.T) {
+func TestExecutionModeNames(t *testing.T) {
 	for _, m := range []ExecutionMode{IndependentThread, RealTimeThread} {
-		b, _ := m.MarshalText()
-		var got ExecutionMode
-		if err := got.UnmarshalText(b); err != nil || got != m {
+		if got, err := ParseExecutionMode(m.String()); err != nil || got != m {
 			t.Errorf("%v: round trip %v, %v", m, got, err)
 		}
 	}
 	if m, err := ParseExecutionMode(""); err != nil || m != IndependentThread {
 		t.Errorf("default mode %v, %v", m, err)
 	}
-	var m ExecutionMode
-	if err := m.UnmarshalText([]byte("Independent")); err == nil {
+	if _, err := ParseExecutionMode("Independent"); err == nil {
 		t.Error("accepted a bad mode")
 	}
 	if s := ExecutionMode(9).String(); s != "ExecutionMode(9)" {

@@ -3,7 +3,6 @@ package flatudp
 import (
 	"encoding/binary"
 	"errors"
-	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -21,7 +20,7 @@ import (
 	"github.com/streamerd/streamerd/internal/dstest"
 )
 
-func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 func newSet() *metrics.Set  { return metrics.NewSet() }
 
 // testSignals has every element width, the Trigger first and a cycle

@@ -56,18 +56,6 @@ func ParseUnit(s string) (Unit, error) {
 	return 0, fmt.Errorf("unknown unit %q (want deg or mdeg)", s)
 }
 
-// MarshalText implements encoding.TextMarshaler.
-func (u Unit) MarshalText() ([]byte, error) { return []byte(u.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (u *Unit) UnmarshalText(b []byte) error {
-	v, err := ParseUnit(string(b))
-	if err != nil {
-		return err
-	}
-	*u = v
-	return nil
-}
 
 // Config is the configuration of an RD100S encoder emulator. Parameter
 // names in errors are the keys of section 8 of the spec (dest_host,

@@ -3,7 +3,6 @@ package rd100s
 import (
 	"encoding/binary"
 	"errors"
-	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -19,7 +18,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
 )
 
-func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // Signal indices of testConfig.
 const (

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -27,7 +26,7 @@ import (
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
-func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // start builds, allocates and starts a Streamer on a free loopback port.
 func start(t testing.TB, cfg Config) *Streamer {

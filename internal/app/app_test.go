@@ -1,7 +1,6 @@
 package app
 
 import (
-	"io"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -42,7 +41,7 @@ func TestStopLeavesNoGoroutine(t *testing.T) {
 			}
 			before := runtime.NumGoroutine()
 			ms := metrics.NewSet()
-			a, err := Build(f, ms, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			a, err := Build(f, ms, slog.New(slog.DiscardHandler))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +79,7 @@ func TestGarbageAtProducerPorts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := Build(f, metrics.NewSet(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			a, err := Build(f, metrics.NewSet(), slog.New(slog.DiscardHandler))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -47,7 +46,7 @@ func TestSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	ms := metrics.NewSet()
-	a, err := Build(f, ms, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a, err := Build(f, ms, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +156,7 @@ func TestSoak(t *testing.T) {
 
 func freePort(t *testing.T) int {
 	t.Helper()
-	s, err := udpstreamer.New(udpstreamer.Config{Name: "probe", Address: "127.0.0.1", Signals: soakProbeSignals}, metrics.NewSet(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s, err := udpstreamer.New(udpstreamer.Config{Name: "probe", Address: "127.0.0.1", Signals: soakProbeSignals}, metrics.NewSet(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
