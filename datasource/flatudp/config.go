@@ -79,7 +79,6 @@ func ParseExecutionMode(s string) (ExecutionMode, error) {
 	return 0, fmt.Errorf("unknown ExecutionMode %q (want IndependentThread or RealTimeThread)", s)
 }
 
-
 // Config is the configuration of a FlatUDP sender, with MARTe2 UDPSender's
 // parameter names. A zero Port, NumberOfBuffers or StackSize means its
 // default; every other field is used as given (the config loader applies

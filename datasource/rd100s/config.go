@@ -56,7 +56,6 @@ func ParseUnit(s string) (Unit, error) {
 	return 0, fmt.Errorf("unknown unit %q (want deg or mdeg)", s)
 }
 
-
 // Config is the configuration of an RD100S encoder emulator. Parameter
 // names in errors are the keys of section 8 of the spec (dest_host,
 // rate_hz, azimuth_signal, ...) and the degradation keys of Degradations.
