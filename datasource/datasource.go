@@ -1,6 +1,9 @@
 package datasource
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // DataSource is the MARTe2 DataSourceI contract for an output datasource.
 //
@@ -37,3 +40,24 @@ var (
 	ErrNotAllocated   = errors.New("PrepareNextState before AllocateMemory")
 	ErrPreparedTwice  = errors.New("PrepareNextState called twice")
 )
+
+// CheckAllocate returns the error AllocateMemory of datasource name
+// returns once the memory is allocated, or nil.
+func CheckAllocate(name string, allocated bool) error {
+	if allocated {
+		return fmt.Errorf("datasource %q: %w", name, ErrAllocatedTwice)
+	}
+	return nil
+}
+
+// CheckPrepare returns the error PrepareNextState of datasource name
+// returns before AllocateMemory or once prepared, or nil.
+func CheckPrepare(name string, allocated, prepared bool) error {
+	switch {
+	case !allocated:
+		return fmt.Errorf("datasource %q: %w", name, ErrNotAllocated)
+	case prepared:
+		return fmt.Errorf("datasource %q: %w", name, ErrPreparedTwice)
+	}
+	return nil
+}

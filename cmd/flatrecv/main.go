@@ -44,13 +44,6 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil))
 }
 
-// Exit codes.
-const (
-	exitOK    = 0
-	exitError = 1 // a socket error
-	exitUsage = 2 // bad flags
-)
-
 type options struct {
 	listen, group, iface  string
 	signals, endian, form string
@@ -96,27 +89,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stderr, "flatrecv:", err)
 		}
-		return exitUsage
+		return cli.ExitUsage
 	}
 	sigs, err := wire.ParseSignals(o.signals)
 	if err != nil {
 		fmt.Fprintln(stderr, "flatrecv:", err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	order, err := wire.ParseByteOrder(o.endian)
 	if err != nil {
 		fmt.Fprintln(stderr, "flatrecv:", err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	l, err := wire.NewLayout(sigs)
 	if err != nil {
 		fmt.Fprintln(stderr, "flatrecv:", err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	conn, err := listen(o)
 	if err != nil {
 		fmt.Fprintln(stderr, "flatrecv:", err)
-		return exitError
+		return cli.ExitError
 	}
 	r := client.NewReceiver(conn, l)
 	if ready != nil {
@@ -143,7 +136,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 			out.Flush()
 		}
 	}
-	code := exitOK
+	code := cli.ExitOK
 	var se *wire.SizeError
 	for got := uint64(0); o.n == 0 || got < o.n; {
 		b, from, err := r.Read()
@@ -154,7 +147,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 			}
 			if !errors.Is(err, net.ErrClosed) || ctx.Err() == nil {
 				fmt.Fprintln(stderr, "flatrecv:", err)
-				code = exitError
+				code = cli.ExitError
 			}
 			break
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 
@@ -205,15 +206,15 @@ func TestUsage(t *testing.T) {
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer
-		if code := run(context.Background(), c.args, &stdout, &stderr, nil); code != exitUsage {
-			t.Errorf("%q: exit %d, want %d", c.args, code, exitUsage)
+		if code := run(context.Background(), c.args, &stdout, &stderr, nil); code != cli.ExitUsage {
+			t.Errorf("%q: exit %d, want %d", c.args, code, cli.ExitUsage)
 		}
 		if !strings.Contains(stderr.String(), c.msg) {
 			t.Errorf("%q: stderr %q, want %q", c.args, stderr.String(), c.msg)
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"-signals", "a:uint8", "-listen", "127.0.0.1:99999"}, &stdout, &stderr, nil); code != exitError {
+	if code := run(context.Background(), []string{"-signals", "a:uint8", "-listen", "127.0.0.1:99999"}, &stdout, &stderr, nil); code != cli.ExitError {
 		t.Errorf("bad listen address: exit %d", code)
 	}
 }

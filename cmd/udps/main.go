@@ -60,13 +60,6 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// Exit codes.
-const (
-	exitOK    = 0
-	exitError = 1 // no answer from the server, or a socket error
-	exitUsage = 2 // bad flags
-)
-
 type options struct {
 	server, local, format string
 	perSample             bool
@@ -106,15 +99,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+			return cli.ExitOK
 		}
 		fmt.Fprintln(stderr, "udps:", err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	c, err := client.Dial(o.server, client.Options{LocalAddr: o.local, ConnectTimeout: o.timeout})
 	if err != nil {
 		fmt.Fprintln(stderr, "udps:", err)
-		return exitError
+		return cli.ExitError
 	}
 	// Ending the session: DISCONNECT, then closing the socket unblocks Next.
 	var once sync.Once
@@ -138,10 +131,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg, err := c.Connect(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return exitOK // interrupted while connecting
+			return cli.ExitOK // interrupted while connecting
 		}
 		fmt.Fprintln(stderr, "udps:", err)
-		return exitError
+		return cli.ExitError
 	}
 	server := c.Server().String()
 	p := start(o, server, cfg, out, cfgOut, stderr)
@@ -154,7 +147,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		wg.Go(func() { printStats(tctx, c, o.interval, stdout) })
 	}
 
-	code := exitOK
+	code := cli.ExitOK
 	var u client.Update
 	for got := uint64(0); o.n == 0 || got < o.n; {
 		err := c.Next(&u)
@@ -166,7 +159,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			if !errors.Is(err, net.ErrClosed) || ctx.Err() == nil {
 				fmt.Fprintln(stderr, "udps:", err)
-				code = exitError
+				code = cli.ExitError
 			}
 			break
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
 )
@@ -287,7 +288,7 @@ func TestNoServer(t *testing.T) {
 	srv.IgnoreConnects(1 << 30)
 	var stdout, stderr testenv.Buffer
 	code := run(context.Background(), []string{"-server", srv.Addr().String(), "-timeout", "300ms"}, &stdout, &stderr)
-	if code != exitError || !strings.Contains(stderr.String(), "no CONFIG") {
+	if code != cli.ExitError || !strings.Contains(stderr.String(), "no CONFIG") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
 }
@@ -297,12 +298,12 @@ func TestUsage(t *testing.T) {
 		{"-format", "xml"}, {"-per-sample"}, {"-timeout", "0s"}, {"extra"}, {"-n", "-1"},
 	} {
 		var stdout, stderr testenv.Buffer
-		if code := run(context.Background(), args, &stdout, &stderr); code != exitUsage {
-			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		if code := run(context.Background(), args, &stdout, &stderr); code != cli.ExitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, cli.ExitUsage)
 		}
 	}
 	var stdout, stderr testenv.Buffer
-	if code := run(context.Background(), []string{"-server", "nohost.invalid:x:y"}, &stdout, &stderr); code != exitError {
+	if code := run(context.Background(), []string{"-server", "nohost.invalid:x:y"}, &stdout, &stderr); code != cli.ExitError {
 		t.Errorf("bad server: exit %d", code)
 	}
 }

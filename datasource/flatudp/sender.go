@@ -158,8 +158,8 @@ func (s *Sender) Destination() netip.AddrPort { return s.dst }
 
 // AllocateMemory allocates signal memory, the ring and the send buffer.
 func (s *Sender) AllocateMemory() error {
-	if s.mem != nil {
-		return fmt.Errorf("datasource %q: %w", s.cfg.Name, datasource.ErrAllocatedTwice)
+	if err := datasource.CheckAllocate(s.cfg.Name, s.mem != nil); err != nil {
+		return err
 	}
 	s.mem = datasource.NewMemory(s.sigs)
 	s.ring = newRing(s.cfg.NumberOfBuffers, s.mem.Size())
@@ -184,11 +184,8 @@ func (s *Sender) LocalAddr() netip.AddrPort {
 
 // PrepareNextState opens the sending socket and starts the sender thread.
 func (s *Sender) PrepareNextState() error {
-	if s.mem == nil {
-		return fmt.Errorf("datasource %q: %w", s.cfg.Name, datasource.ErrNotAllocated)
-	}
-	if s.conn != nil {
-		return fmt.Errorf("datasource %q: %w", s.cfg.Name, datasource.ErrPreparedTwice)
+	if err := datasource.CheckPrepare(s.cfg.Name, s.mem != nil, s.conn != nil); err != nil {
+		return err
 	}
 	conn, err := s.open()
 	if err != nil {

@@ -113,8 +113,8 @@ func (e *Encoder) RateHz() float64 { return e.cfg.RateHz }
 
 // AllocateMemory allocates signal memory and the ready buffer.
 func (e *Encoder) AllocateMemory() error {
-	if e.mem != nil {
-		return fmt.Errorf("datasource %q: %w", e.cfg.Name, datasource.ErrAllocatedTwice)
+	if err := datasource.CheckAllocate(e.cfg.Name, e.mem != nil); err != nil {
+		return err
 	}
 	e.mem = datasource.NewMemory(e.sigs)
 	e.ready = make([]byte, e.mem.Size())
@@ -138,11 +138,8 @@ func (e *Encoder) LocalAddr() netip.AddrPort {
 
 // open binds the socket and builds the emitter with t_us = 0 now.
 func (e *Encoder) open() error {
-	if e.mem == nil {
-		return fmt.Errorf("datasource %q: %w", e.cfg.Name, datasource.ErrNotAllocated)
-	}
-	if e.started.Load() {
-		return fmt.Errorf("datasource %q: %w", e.cfg.Name, datasource.ErrPreparedTwice)
+	if err := datasource.CheckPrepare(e.cfg.Name, e.mem != nil, e.started.Load()); err != nil {
+		return err
 	}
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{Port: e.cfg.SrcPort})
 	if err != nil {

@@ -151,8 +151,8 @@ func (s *Streamer) SignalInfos() []udpswire.SignalInfo { return s.infos }
 // the ready and taken buffers and the wire buffers of DATA and CONFIG, and
 // plans how each cycle is serialised.
 func (s *Streamer) AllocateMemory() error {
-	if s.mem != nil {
-		return fmt.Errorf("datasource %q: %w", s.cfg.Name, datasource.ErrAllocatedTwice)
+	if err := datasource.CheckAllocate(s.cfg.Name, s.mem != nil); err != nil {
+		return err
 	}
 	mem := datasource.NewMemory(s.sigs)
 	dataLayout, err := udpswire.NewLayout(udpswire.DataPayloadSize(s.infos), s.cfg.MaxPayloadSize)
@@ -203,11 +203,8 @@ func (s *Streamer) LocalAddr() netip.AddrPort {
 // PrepareNextState opens the server socket, starts the receive goroutine and
 // the network thread.
 func (s *Streamer) PrepareNextState() error {
-	if s.mem == nil {
-		return fmt.Errorf("datasource %q: %w", s.cfg.Name, datasource.ErrNotAllocated)
-	}
-	if s.conn != nil {
-		return fmt.Errorf("datasource %q: %w", s.cfg.Name, datasource.ErrPreparedTwice)
+	if err := datasource.CheckPrepare(s.cfg.Name, s.mem != nil, s.conn != nil); err != nil {
+		return err
 	}
 	network := "udp"
 	var ip netip.Addr

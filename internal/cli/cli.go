@@ -6,6 +6,13 @@ import (
 	"time"
 )
 
+// Exit codes of the receivers.
+const (
+	ExitOK    = 0
+	ExitError = 1 // a socket error, or no answer from the server
+	ExitUsage = 2 // bad flags
+)
+
 // Every calls f every interval until ctx is done, with the seconds elapsed
 // since the previous call (or since Every started).
 func Every(ctx context.Context, interval time.Duration, f func(seconds float64)) {

@@ -19,14 +19,15 @@ const (
 // NumDropReasons is one more than the largest DropReason, for sizing counter arrays.
 const NumDropReasons = int(DropStale) + 1
 
+// dropReasons are the messages of the drop reasons, in their order.
 var dropReasons = [NumDropReasons]string{
 	"udpstreamer/wire: fragment dropped",
-	DropMalformed:    "udpstreamer/wire: malformed fragment",
-	DropWrongType:    "udpstreamer/wire: fragment of another packet type",
-	DropTooLarge:     "udpstreamer/wire: fragment exceeds reassembly limits",
-	DropInconsistent: "udpstreamer/wire: fragment inconsistent with its update",
-	DropDuplicate:    "udpstreamer/wire: duplicate fragment",
-	DropStale:        "udpstreamer/wire: stale fragment",
+	"udpstreamer/wire: malformed fragment",
+	"udpstreamer/wire: fragment of another packet type",
+	"udpstreamer/wire: fragment exceeds reassembly limits",
+	"udpstreamer/wire: fragment inconsistent with its update",
+	"udpstreamer/wire: duplicate fragment",
+	"udpstreamer/wire: stale fragment",
 }
 
 func (d DropReason) Error() string { return errorText(dropReasons[:], int(d)) }
