@@ -120,17 +120,6 @@ type Config struct {
 	Signals []datasource.Signal
 }
 
-func (c *Config) withDefaults() Config {
-	d := *c
-	datasource.SetDefault(&d.Port, DefaultPort)
-	if d.ExecutionMode == RealTimeThread {
-		datasource.SetDefault(&d.NumberOfBuffers, DefaultQueueLength)
-	}
-	datasource.SetDefault(&d.NumberOfBuffers, DefaultNumberOfBuffers)
-	datasource.SetDefault(&d.StackSize, DefaultStackSize)
-	return d
-}
-
 // Validate checks every rule of the FlatUDP datasource and returns all
 // broken rules joined (each a *datasource.ConfigError naming the
 // datasource, the signal, the parameter and the rule), or nil.
@@ -261,3 +250,16 @@ func flatSignals(sigs []datasource.Signal) []wire.Signal {
 // nativeLittleEndian is checked in New: signal memory is native order and
 // the byte-order conversion starts from little-endian.
 var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// withDefaults returns c with every zero field that has a default set to
+// it.
+func (c *Config) withDefaults() Config {
+	d := *c
+	datasource.SetDefault(&d.Port, DefaultPort)
+	if d.ExecutionMode == RealTimeThread {
+		datasource.SetDefault(&d.NumberOfBuffers, DefaultQueueLength)
+	}
+	datasource.SetDefault(&d.NumberOfBuffers, DefaultNumberOfBuffers)
+	datasource.SetDefault(&d.StackSize, DefaultStackSize)
+	return d
+}

@@ -129,14 +129,6 @@ func DefaultConfig() Config {
 	}
 }
 
-func (c *Config) withDefaults() Config {
-	d := *c
-	datasource.SetDefault(&d.DestPort, DefaultDestPort)
-	datasource.SetDefault(&d.RateHz, DefaultRateHz)
-	datasource.SetDefault(&d.LockTimeout, DefaultLockTimeout)
-	return d
-}
-
 // Validate checks every rule of the configuration and returns all broken
 // rules joined (each a *datasource.ConfigError), or nil. It does not
 // resolve DestHost; New does.
@@ -218,3 +210,13 @@ func (c *Config) checkMapping(e *datasource.ConfigErrors) {
 
 // periodNs returns the nominal period in nanoseconds.
 func periodNs(rateHz float64) float64 { return 1e9 / rateHz }
+
+// withDefaults returns c with every zero field that has a default set to
+// it.
+func (c *Config) withDefaults() Config {
+	d := *c
+	datasource.SetDefault(&d.DestPort, DefaultDestPort)
+	datasource.SetDefault(&d.RateHz, DefaultRateHz)
+	datasource.SetDefault(&d.LockTimeout, DefaultLockTimeout)
+	return d
+}

@@ -245,6 +245,13 @@ func mustSet(t testing.TB, e *Encoder, key, value string) {
 	}
 }
 
+// setFor sets the degradation key to value and waits n ticks.
+func setFor(t testing.TB, e *Encoder, key, value string, n uint64) {
+	t.Helper()
+	mustSet(t, e, key, value)
+	waitTicks(t, e, n)
+}
+
 // eventsOf returns the events of one degradation.
 func eventsOf(e *Encoder, name string) []Event {
 	var out []Event

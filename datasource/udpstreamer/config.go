@@ -57,14 +57,6 @@ type Config struct {
 	Signals     []datasource.Signal
 }
 
-func (c *Config) withDefaults() Config {
-	d := *c
-	datasource.SetDefault(&d.MaxPayloadSize, DefaultMaxPayloadSize)
-	datasource.SetDefault(&d.StackSize, DefaultStackSize)
-	datasource.SetDefault(&d.LockTimeout, DefaultLockTimeout)
-	return d
-}
-
 // Validate checks every rule of the UDPStreamer datasource and returns all
 // broken rules joined (each a *datasource.ConfigError naming the datasource,
 // the signal, the parameter and the rule), or nil.
@@ -232,3 +224,13 @@ func signalInfos(sigs []datasource.Signal) []wire.SignalInfo {
 // lie in signal memory, which is native order, and the protocol is
 // little-endian.
 var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// withDefaults returns c with every zero field that has a default set to
+// it.
+func (c *Config) withDefaults() Config {
+	d := *c
+	datasource.SetDefault(&d.MaxPayloadSize, DefaultMaxPayloadSize)
+	datasource.SetDefault(&d.StackSize, DefaultStackSize)
+	datasource.SetDefault(&d.LockTimeout, DefaultLockTimeout)
+	return d
+}

@@ -132,17 +132,21 @@ func (t *tbl) wrong(key, what string, v any) {
 }
 
 // str returns a string value, def when absent.
-func (t *tbl) str(key, def string) string {
+func (t *tbl) str(key, def string) string { return typed(t, key, def, "a string") }
+
+// typed returns the value of key when it has the TOML type of T (what
+// names it in the error), def when absent or of another type.
+func typed[T any](t *tbl, key string, def T, what string) T {
 	v, ok := t.get(key)
 	if !ok {
 		return def
 	}
-	s, ok := v.(string)
+	x, ok := v.(T)
 	if !ok {
-		t.wrong(key, "a string", v)
+		t.wrong(key, what, v)
 		return def
 	}
-	return s
+	return x
 }
 
 // reqStr returns a required non-empty string.
@@ -276,16 +280,7 @@ func (t *tbl) floatIn(key string, def, min, max float64) float64 {
 }
 
 func (t *tbl) boolean(key string, def bool) bool {
-	v, ok := t.get(key)
-	if !ok {
-		return def
-	}
-	b, ok := v.(bool)
-	if !ok {
-		t.wrong(key, "a boolean (true or false)", v)
-		return def
-	}
-	return b
+	return typed(t, key, def, "a boolean (true or false)")
 }
 
 // strings returns an array of strings.

@@ -55,6 +55,12 @@ func sameFloat(a, b float64) bool {
 
 // checkExact compares signal i of u with an independent reflection-based
 // decoding of its wire bytes raw.
+// checkExactOf is checkExact for each type, in type-code order.
+var checkExactOf = [...]func(*testing.T, *Update, int, []byte){
+	checkExact[uint8], checkExact[int8], checkExact[uint16], checkExact[int16], checkExact[uint32],
+	checkExact[int32], checkExact[uint64], checkExact[int64], checkExact[float32], checkExact[float64],
+}
+
 func checkExact[E Number](t *testing.T, u *Update, i int, raw []byte) {
 	t.Helper()
 	var z E
@@ -90,28 +96,7 @@ func TestEveryTypeBitExact(t *testing.T) {
 		if !bytes.Equal(raw, p[sl.Offset:sl.Offset+sl.Len]) || c.Config().WireType(i) != ty {
 			t.Fatalf("signal %d: Raw differs from the payload slot", i)
 		}
-		switch ty {
-		case datasource.Uint8:
-			checkExact[uint8](t, &u, i, raw)
-		case datasource.Int8:
-			checkExact[int8](t, &u, i, raw)
-		case datasource.Uint16:
-			checkExact[uint16](t, &u, i, raw)
-		case datasource.Int16:
-			checkExact[int16](t, &u, i, raw)
-		case datasource.Uint32:
-			checkExact[uint32](t, &u, i, raw)
-		case datasource.Int32:
-			checkExact[int32](t, &u, i, raw)
-		case datasource.Uint64:
-			checkExact[uint64](t, &u, i, raw)
-		case datasource.Int64:
-			checkExact[int64](t, &u, i, raw)
-		case datasource.Float32:
-			checkExact[float32](t, &u, i, raw)
-		case datasource.Float64:
-			checkExact[float64](t, &u, i, raw)
-		}
+		checkExactOf[ty](t, &u, i, raw)
 	}
 	// Conversions to another type follow Go's: int8 -1 as int64 is -1.
 	i8 := c.Config().Index("int8")
