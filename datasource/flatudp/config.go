@@ -253,13 +253,12 @@ var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // withDefaults returns c with every zero field that has a default set to
 // it.
-func (c *Config) withDefaults() Config {
-	d := *c
-	datasource.SetDefault(&d.Port, DefaultPort)
-	if d.ExecutionMode == RealTimeThread {
-		datasource.SetDefault(&d.NumberOfBuffers, DefaultQueueLength)
+func (c Config) withDefaults() Config {
+	datasource.SetDefault(&c.Port, DefaultPort)
+	if c.ExecutionMode == RealTimeThread {
+		datasource.SetDefault(&c.NumberOfBuffers, DefaultQueueLength)
 	}
-	datasource.SetDefault(&d.NumberOfBuffers, DefaultNumberOfBuffers)
-	datasource.SetDefault(&d.StackSize, DefaultStackSize)
-	return d
+	datasource.SetDefault(&c.NumberOfBuffers, DefaultNumberOfBuffers)
+	datasource.SetDefault(&c.StackSize, DefaultStackSize)
+	return c
 }

@@ -213,10 +213,9 @@ func periodNs(rateHz float64) float64 { return 1e9 / rateHz }
 
 // withDefaults returns c with every zero field that has a default set to
 // it.
-func (c *Config) withDefaults() Config {
-	d := *c
-	datasource.SetDefault(&d.DestPort, DefaultDestPort)
-	datasource.SetDefault(&d.RateHz, DefaultRateHz)
-	datasource.SetDefault(&d.LockTimeout, DefaultLockTimeout)
-	return d
+func (c Config) withDefaults() Config {
+	datasource.SetDefault(&c.DestPort, DefaultDestPort)
+	datasource.SetDefault(&c.RateHz, DefaultRateHz)
+	datasource.SetDefault(&c.LockTimeout, DefaultLockTimeout)
+	return c
 }

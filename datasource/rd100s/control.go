@@ -233,34 +233,6 @@ func (e *Encoder) apply(next Degradations, which kindSet, source string, now int
 	return nil
 }
 
-// copyKind copies the field of degradation k from src to dst.
-func copyKind(dst, src *Degradations, k kind) {
-	switch k {
-	case kLossProbability:
-		dst.LossProbability = src.LossProbability
-	case kLossEveryN:
-		dst.LossEveryN = src.LossEveryN
-	case kBurstLoss:
-		dst.BurstLoss = src.BurstLoss
-	case kDuplicate:
-		dst.DuplicateProbability = src.DuplicateProbability
-	case kReorder:
-		dst.ReorderWindow = src.ReorderWindow
-	case kJitter:
-		dst.Jitter = src.Jitter
-	case kFreeze:
-		dst.Freeze = src.Freeze
-	case kInvalidAz:
-		dst.InvalidAz = src.InvalidAz
-	case kInvalidEl:
-		dst.InvalidEl = src.InvalidEl
-	case kSeqJump:
-		dst.SeqJump = src.SeqJump
-	case kSilence:
-		dst.Silence = src.Silence
-	}
-}
-
 // recordLocked puts ev in the ring and counts it. ctl.mu is held. It does
 // not allocate.
 func (e *Encoder) recordLocked(ev *Event) {

@@ -227,10 +227,9 @@ var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // withDefaults returns c with every zero field that has a default set to
 // it.
-func (c *Config) withDefaults() Config {
-	d := *c
-	datasource.SetDefault(&d.MaxPayloadSize, DefaultMaxPayloadSize)
-	datasource.SetDefault(&d.StackSize, DefaultStackSize)
-	datasource.SetDefault(&d.LockTimeout, DefaultLockTimeout)
-	return d
+func (c Config) withDefaults() Config {
+	datasource.SetDefault(&c.MaxPayloadSize, DefaultMaxPayloadSize)
+	datasource.SetDefault(&c.StackSize, DefaultStackSize)
+	datasource.SetDefault(&c.LockTimeout, DefaultLockTimeout)
+	return c
 }
