@@ -91,17 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		}
 		return cli.ExitUsage
 	}
-	sigs, err := wire.ParseSignals(o.signals)
-	if err != nil {
-		fmt.Fprintln(stderr, "flatrecv:", err)
-		return cli.ExitUsage
-	}
-	order, err := wire.ParseByteOrder(o.endian)
-	if err != nil {
-		fmt.Fprintln(stderr, "flatrecv:", err)
-		return cli.ExitUsage
-	}
-	l, err := wire.NewLayout(sigs)
+	l, order, err := layoutOf(o)
 	if err != nil {
 		fmt.Fprintln(stderr, "flatrecv:", err)
 		return cli.ExitUsage
@@ -126,17 +116,43 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if o.form == "stats" {
 		wg.Go(func() { printStats(ctx, r, o.interval, stdout) })
 	}
+	code := receive(ctx, r, o, order, stdout, stderr)
+	cancel()
+	wg.Wait()
+	st := r.Stats()
+	fmt.Fprintf(stderr, "flatrecv: %d datagrams, %d bytes: %d of %d bytes, %d of a wrong size (%d distinct sizes)\n",
+		st.Datagrams, st.Bytes, st.Valid, l.Size, st.WrongSize, st.WrongSizes)
+	return code
+}
 
+// layoutOf returns the layout and byte order the flags describe.
+func layoutOf(o options) (*wire.Layout, wire.ByteOrder, error) {
+	sigs, err := wire.ParseSignals(o.signals)
+	if err != nil {
+		return nil, 0, err
+	}
+	order, err := wire.ParseByteOrder(o.endian)
+	if err != nil {
+		return nil, 0, err
+	}
+	l, err := wire.NewLayout(sigs)
+	return l, order, err
+}
+
+// receive reads datagrams until -n of them, the end of ctx or an error,
+// printing a row for each unless only stats are wanted, and returns the
+// exit code.
+func receive(ctx context.Context, r *client.Receiver, o options, order wire.ByteOrder, stdout, stderr io.Writer) int {
 	out := bufio.NewWriterSize(stdout, 64<<10)
+	defer out.Flush()
 	var rw *rowWriter
 	if o.form != "stats" {
-		rw = newRowWriter(l, o.form == "json")
+		rw = newRowWriter(r.Layout(), o.form == "json")
 		if o.form == "csv" {
 			out.Write(rw.header())
 			out.Flush()
 		}
 	}
-	code := cli.ExitOK
 	var se *wire.SizeError
 	for got := uint64(0); o.n == 0 || got < o.n; {
 		b, from, err := r.Read()
@@ -147,7 +163,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 			}
 			if !errors.Is(err, net.ErrClosed) || ctx.Err() == nil {
 				fmt.Fprintln(stderr, "flatrecv:", err)
-				code = cli.ExitError
+				return cli.ExitError
 			}
 			break
 		}
@@ -157,13 +173,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 			out.Flush() // a row per datagram reaches a pipe at once
 		}
 	}
-	cancel()
-	wg.Wait()
-	out.Flush()
-	st := r.Stats()
-	fmt.Fprintf(stderr, "flatrecv: %d datagrams, %d bytes: %d of %d bytes, %d of a wrong size (%d distinct sizes)\n",
-		st.Datagrams, st.Bytes, st.Valid, l.Size, st.WrongSize, st.WrongSizes)
-	return code
+	return cli.ExitOK
 }
 
 func listen(o options) (*net.UDPConn, error) {
