@@ -101,91 +101,117 @@ func ValidateSignals(sigs []SignalInfo) error {
 	total := uint64(DataTimestampSize)
 	for i := range sigs {
 		s := &sigs[i]
-		if s.Name == "" {
-			return sigErr(i, s, "empty name")
-		}
-		if len(s.Name) > MaxNameLen {
-			return sigErr(i, s, "name longer than %d bytes", MaxNameLen)
-		}
-		if len(s.Unit) > MaxUnitLen {
-			return sigErr(i, s, "unit longer than %d bytes", MaxUnitLen)
-		}
-		if strings.IndexByte(s.Name, 0) >= 0 || strings.IndexByte(s.Unit, 0) >= 0 {
-			return sigErr(i, s, "NUL byte in name or unit")
-		}
 		if _, dup := names[s.Name]; dup {
 			return sigErr(i, s, "duplicate name")
 		}
 		names[s.Name] = struct{}{}
-		if !s.Type.Valid() {
-			return sigErr(i, s, "unknown type code %d", s.Type)
-		}
-		if !s.Quant.Valid() {
-			return sigErr(i, s, "unknown quantisation code %d", s.Quant)
-		}
-		if s.Quant != quant.None {
-			if !s.Type.IsFloat() {
-				return sigErr(i, s, "quantisation on %v", s.Type)
-			}
-			if math.IsNaN(s.RangeMin) || math.IsInf(s.RangeMin, 0) || math.IsNaN(s.RangeMax) || math.IsInf(s.RangeMax, 0) || !(s.RangeMin < s.RangeMax) {
-				return sigErr(i, s, "quantisation needs finite RangeMin < RangeMax")
+		for _, check := range []func(*SignalInfo) string{checkStrings, checkCodes, checkShape} {
+			if rule := check(s); rule != "" {
+				return sigErr(i, s, "%s", rule)
 			}
 		}
-		switch s.NumDimensions {
-		case 0:
-			if s.NumRows != 1 || s.NumCols != 1 {
-				return sigErr(i, s, "scalar must have rows=1 cols=1")
-			}
-		case 1:
-			if s.NumRows != 1 || s.NumCols == 0 {
-				return sigErr(i, s, "vector must have rows=1 cols>0")
-			}
-		case 2:
-			if s.NumRows == 0 || s.NumCols == 0 {
-				return sigErr(i, s, "matrix must have rows>0 cols>0")
-			}
-		default:
-			return sigErr(i, s, "numDimensions %d", s.NumDimensions)
-		}
-		hi, n := bits.Mul64(uint64(s.NumRows)*uint64(s.NumCols), uint64(s.WireType().Size()))
-		if hi != 0 || n > maxUpdateInt {
-			return sigErr(i, s, "too large for one update")
-		}
-		total += n
+		total += uint64(s.WireBytes())
 		if total > maxUpdateInt {
 			return sigErr(i, s, "signals too large for one update")
 		}
-		if !s.TimeMode.Valid() {
-			return sigErr(i, s, "unknown time mode %d", s.TimeMode)
-		}
-		if math.IsNaN(s.SamplingRate) || math.IsInf(s.SamplingRate, 0) || s.SamplingRate < 0 {
-			return sigErr(i, s, "sampling rate %v", s.SamplingRate)
-		}
-		if !s.TimeMode.NeedsTimeSignal() {
-			if s.TimeSignalIdx != NoTimeSignal {
-				return sigErr(i, s, "PacketTime with time signal index %d", s.TimeSignalIdx)
-			}
-			continue
-		}
-		if uint64(s.TimeSignalIdx) >= uint64(len(sigs)) || int(s.TimeSignalIdx) == i {
-			return sigErr(i, s, "time signal index %d out of range", s.TimeSignalIdx)
-		}
-		t := &sigs[s.TimeSignalIdx]
-		switch s.TimeMode {
-		case datasource.FullArray:
-			if uint64(t.NumRows)*uint64(t.NumCols) != uint64(s.NumRows)*uint64(s.NumCols) {
-				return sigErr(i, s, "FullArray time signal %q has a different element count", t.Name)
-			}
-		case datasource.FirstSample, datasource.LastSample:
-			if t.NumRows != 1 || t.NumCols != 1 {
-				return sigErr(i, s, "%v time signal %q is not scalar", s.TimeMode, t.Name)
-			}
-			if !(s.SamplingRate > 0) {
-				return sigErr(i, s, "%v needs SamplingRate > 0", s.TimeMode)
-			}
+		if rule := checkTiming(sigs, i); rule != "" {
+			return sigErr(i, s, "%s", rule)
 		}
 	}
 	return nil
+}
+
+// checkStrings checks the name and the unit of one CONFIG record: they fit
+// their NUL-terminated fields.
+func checkStrings(s *SignalInfo) string {
+	switch {
+	case s.Name == "":
+		return "empty name"
+	case len(s.Name) > MaxNameLen:
+		return fmt.Sprintf("name longer than %d bytes", MaxNameLen)
+	case len(s.Unit) > MaxUnitLen:
+		return fmt.Sprintf("unit longer than %d bytes", MaxUnitLen)
+	case strings.IndexByte(s.Name, 0) >= 0 || strings.IndexByte(s.Unit, 0) >= 0:
+		return "NUL byte in name or unit"
+	}
+	return ""
+}
+
+// checkCodes checks the type and quantisation codes, and the range of a
+// quantised signal.
+func checkCodes(s *SignalInfo) string {
+	switch {
+	case !s.Type.Valid():
+		return fmt.Sprintf("unknown type code %d", s.Type)
+	case !s.Quant.Valid():
+		return fmt.Sprintf("unknown quantisation code %d", s.Quant)
+	case s.Quant == quant.None:
+		return ""
+	case !s.Type.IsFloat():
+		return fmt.Sprintf("quantisation on %v", s.Type)
+	case math.IsNaN(s.RangeMin) || math.IsInf(s.RangeMin, 0) || math.IsNaN(s.RangeMax) || math.IsInf(s.RangeMax, 0) || !(s.RangeMin < s.RangeMax):
+		return "quantisation needs finite RangeMin < RangeMax"
+	}
+	return ""
+}
+
+// checkShape checks the dimensions against rows and columns, and that the
+// signal alone fits in one update.
+func checkShape(s *SignalInfo) string {
+	switch s.NumDimensions {
+	case 0:
+		if s.NumRows != 1 || s.NumCols != 1 {
+			return "scalar must have rows=1 cols=1"
+		}
+	case 1:
+		if s.NumRows != 1 || s.NumCols == 0 {
+			return "vector must have rows=1 cols>0"
+		}
+	case 2:
+		if s.NumRows == 0 || s.NumCols == 0 {
+			return "matrix must have rows>0 cols>0"
+		}
+	default:
+		return fmt.Sprintf("numDimensions %d", s.NumDimensions)
+	}
+	if hi, n := bits.Mul64(uint64(s.NumRows)*uint64(s.NumCols), uint64(s.WireType().Size())); hi != 0 || n > maxUpdateInt {
+		return "too large for one update"
+	}
+	return ""
+}
+
+// checkTiming checks the time mode, the sampling rate and the time signal
+// of signal i.
+func checkTiming(sigs []SignalInfo, i int) string {
+	s := &sigs[i]
+	switch {
+	case !s.TimeMode.Valid():
+		return fmt.Sprintf("unknown time mode %d", s.TimeMode)
+	case math.IsNaN(s.SamplingRate) || math.IsInf(s.SamplingRate, 0) || s.SamplingRate < 0:
+		return fmt.Sprintf("sampling rate %v", s.SamplingRate)
+	case !s.TimeMode.NeedsTimeSignal():
+		if s.TimeSignalIdx != NoTimeSignal {
+			return fmt.Sprintf("PacketTime with time signal index %d", s.TimeSignalIdx)
+		}
+		return ""
+	case uint64(s.TimeSignalIdx) >= uint64(len(sigs)) || int(s.TimeSignalIdx) == i:
+		return fmt.Sprintf("time signal index %d out of range", s.TimeSignalIdx)
+	}
+	t := &sigs[s.TimeSignalIdx]
+	switch s.TimeMode {
+	case datasource.FullArray:
+		if uint64(t.NumRows)*uint64(t.NumCols) != uint64(s.NumRows)*uint64(s.NumCols) {
+			return fmt.Sprintf("FullArray time signal %q has a different element count", t.Name)
+		}
+	case datasource.FirstSample, datasource.LastSample:
+		if t.NumRows != 1 || t.NumCols != 1 {
+			return fmt.Sprintf("%v time signal %q is not scalar", s.TimeMode, t.Name)
+		}
+		if !(s.SamplingRate > 0) {
+			return fmt.Sprintf("%v needs SamplingRate > 0", s.TimeMode)
+		}
+	}
+	return ""
 }
 
 // ConfigSize is the size in bytes of the CONFIG payload for n signals.
