@@ -50,8 +50,9 @@ func allocated(b *testing.B, cfg Config) *Streamer {
 	return s
 }
 
-// BenchmarkSerialise measures the network thread's quantise-and-copy of one
-// update into its places in the wire buffer.
+// BenchmarkSerialise measures the network thread's work on one update
+// before the send: quantise and copy the payload into its places in the
+// wire buffer, then write the fragment headers.
 func BenchmarkSerialise(b *testing.B) {
 	for _, cfg := range []Config{docScalarCfg(), docBurstCfg(), quantBurstCfg()} {
 		b.Run(cfg.Name, func(b *testing.B) {
@@ -63,6 +64,7 @@ func BenchmarkSerialise(b *testing.B) {
 			b.SetBytes(int64(s.dataLayout.Payload))
 			for b.Loop() {
 				s.serialise()
+				s.dataLayout.PutHeaders(s.wire, udpswire.Data, s.counter)
 			}
 		})
 	}

@@ -1,6 +1,9 @@
 package udpstreamer
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/streamerd/streamerd/datasource"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/quant"
@@ -12,9 +15,9 @@ const stampSize = udpswire.DataTimestampSize
 
 // piece is a run of the DATA payload that no header gap cuts, and how it is
 // made from the taken buffer: a raw copy (the stamp and the raw signals
-// next to it make one run), a run of whole quantised codes, or one code cut
-// by a header gap (split > 0: the code's first split bytes go to dst, the
-// rest to dst2).
+// next to it make one run), a run of whole quantised codes, or one 2-byte
+// code cut by a header gap (split > 0: its low byte goes to dst, its high
+// byte to dst2; signal memory and the wire are both little-endian).
 type piece struct {
 	src, srcEnd int              // bytes of taken
 	dst         int              // offset in the wire buffer
@@ -78,16 +81,26 @@ func (s *Streamer) serialise() {
 			copy(s.wire[p.dst:], src)
 		case p.split == 0:
 			nans += p.encode(s.wire[p.dst:], src)
-		default:
-			code := s.scratch[:p.q.WireType().Size()]
-			nans += p.encode(code, src)
-			copy(s.wire[p.dst:], code[:p.split])
-			copy(s.wire[p.dst2:], code[p.split:])
+		default: // a 2-byte code cut by a gap: the scalar reference, no kernel call
+			v := p.sample(src)
+			if v != v {
+				nans++
+			}
+			code := uint16(p.q.Code(v))
+			s.wire[p.dst], s.wire[p.dst2] = byte(code), byte(code>>8)
 		}
 	}
 	if nans != 0 {
 		s.m.nanInputs.Add(nans)
 	}
+}
+
+// sample returns the one sample of src as float64.
+func (p *piece) sample(src []byte) float64 {
+	if p.f32 {
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(src)))
+	}
+	return math.Float64frombits(binary.LittleEndian.Uint64(src))
 }
 
 // encode quantises the samples of src into dst and returns how many were

@@ -63,8 +63,7 @@ type Streamer struct {
 	dataLayout udpswire.Layout
 	wire       []byte
 	cfgLayout  udpswire.Layout
-	cfgWire    []byte  // the CONFIG datagrams, built once; headers per send
-	scratch    [2]byte // a quantised code cut by a header gap
+	cfgWire    []byte // the CONFIG datagrams, built once; headers per send
 	sender     *udpsend.Sender
 	client     netip.AddrPort // zero when no session
 	counter    uint32         // DATA counter of the session

@@ -649,8 +649,8 @@ func (s *Streamer) signal(i int) []byte {
 	return s.taken[off : off+s.sigs[i].ByteSize()]
 }
 
-// serialised fills taken with a pattern (finite samples where quantised,
-// some out of range), serialises it and returns the reassembled payload.
+// serialised fills taken with a pattern (samples in and out of range and
+// NaN where quantised), serialises it and returns the reassembled payload.
 func (s *Streamer) serialised() []byte {
 	for i := range s.taken {
 		s.taken[i] = byte(i * 7)
@@ -662,6 +662,9 @@ func (s *Streamer) serialised() []byte {
 		mem := s.signal(i)
 		for k := range sig.Elements() {
 			v := float64(k%9)/4 - 1
+			if k%7 == 6 {
+				v = math.NaN()
+			}
 			if sig.Type == datasource.Float32 {
 				binary.LittleEndian.PutUint32(mem[4*k:], math.Float32bits(float32(v)))
 			} else {
