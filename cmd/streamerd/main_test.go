@@ -53,11 +53,8 @@ func writeConfig(t *testing.T, text string) string {
 
 func freeUDPPort(t *testing.T) int {
 	t.Helper()
-	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := testenv.Loopback(t)
+	defer c.Close() // free again for the daemon
 	return c.LocalAddr().(*net.UDPAddr).Port
 }
 
@@ -234,11 +231,7 @@ type client struct {
 }
 
 func dial(t *testing.T, port int) *client {
-	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn := testenv.Loopback(t)
 	cfg, _ := wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Config, MaxPayload: 1 << 16})
 	return &client{conn: conn, srv: netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port)), buf: make([]byte, 65536), cfg: cfg}
 }
@@ -373,11 +366,7 @@ func TestDaemonStreamsServesHTTPAndStops(t *testing.T) {
 
 func TestFailedStartExitsNonZeroWithOneLine(t *testing.T) {
 	// The port is taken by another socket.
-	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := testenv.Loopback(t)
 	p := writeConfig(t, appConfig(c.LocalAddr().(*net.UDPAddr).Port))
 	out, err := exec.Command(binary, "-config", p).CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
@@ -395,11 +384,7 @@ func rd100sConfig(port int) string { return testConfig("rd100s.toml", port) }
 // through /degrade and checks the monitor sees exactly the missing packets
 // the encoder reports, the DEGRADED bit while it was on, and the events.
 func TestDaemonRD100SDegradationOverHTTP(t *testing.T) {
-	rx, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rx.Close()
+	rx := testenv.Loopback(t)
 	d := startDaemon(t, rd100sConfig(rx.LocalAddr().(*net.UDPAddr).Port))
 	mon := rdclient.NewMonitor(rdclient.MonitorConfig{StreamTimeout: 2 * time.Second})
 	buf := make([]byte, 64)

@@ -16,6 +16,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/rd100s/client"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
@@ -63,10 +64,7 @@ type rx struct {
 
 func newRx(t testing.TB, mc client.MonitorConfig) *rx {
 	t.Helper()
-	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := testenv.Loopback(t)
 	conn.SetReadBuffer(4 << 20)
 	r := &rx{conn: conn, mon: client.NewMonitor(mc), done: make(chan struct{})}
 	go r.loop()

@@ -12,6 +12,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/rd100s/client"
 	"github.com/streamerd/streamerd/internal/dstest"
+	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -38,10 +39,7 @@ func TestLifecycleErrors(t *testing.T) {
 	}
 
 	// src_port binds the given port; a second PrepareNextState fails.
-	probe, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	probe := testenv.Loopback(t)
 	port := probe.LocalAddr().(*net.UDPAddr).Port
 	probe.Close()
 	cfg.CPUMask = 0

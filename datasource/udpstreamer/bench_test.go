@@ -12,6 +12,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/latency"
+	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/internal/udpsend"
 	"github.com/streamerd/streamerd/quant"
 )
@@ -74,11 +75,7 @@ func BenchmarkSerialise(b *testing.B) {
 // thread (serialise, lay out the fragments, hand them to the kernel) per
 // send method, to a loopback socket that does not read.
 func BenchmarkSerialiseFragmentSend(b *testing.B) {
-	rcv, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rcv.Close()
+	rcv := testenv.Loopback(b)
 	for _, cfg := range []Config{docScalarCfg(), docBurstCfg()} {
 		for _, m := range []udpsend.Method{udpsend.Loop, udpsend.Sendmmsg, udpsend.GSO} {
 			b.Run(fmt.Sprintf("%s/%s", cfg.Name, m), func(b *testing.B) {

@@ -63,10 +63,7 @@ type rawClient struct {
 
 func newRawClient(t testing.TB, srv netip.AddrPort) *rawClient {
 	t.Helper()
-	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := testenv.Loopback(t)
 	conn.SetReadBuffer(8 << 20)
 	t.Cleanup(func() { conn.Close() })
 	cfg, err := wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Config, MaxPayload: 1 << 20})

@@ -2,7 +2,6 @@ package app
 
 import (
 	"log/slog"
-	"net"
 	"net/netip"
 	"runtime"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // TestStopLeavesNoGoroutine builds and runs every example configuration
@@ -99,11 +99,7 @@ func TestGarbageAtProducerPorts(t *testing.T) {
 				t.Fatalf("status %T", statusOf(ds))
 				return 0
 			}
-			g, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer g.Close()
+			g := testenv.Loopback(t)
 			dst := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), port)
 			before := sent()
 			for _, b := range [][]byte{{}, {0x44, 0x52}, make([]byte, 36), make([]byte, 17), make([]byte, 65000)} {

@@ -13,6 +13,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 func TestConnectResendsWhenConnectLost(t *testing.T) {
@@ -237,11 +238,7 @@ func TestStrangersAndBadDatagramsIgnored(t *testing.T) {
 	srv, c := session(t, sigs, 1400)
 	p := payload(t, sigs, 1, [][]float64{{1}})
 
-	stranger, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stranger.Close()
+	stranger := testenv.Loopback(t)
 	d := datagrams(t, srv, 50, payload(t, sigs, 50, [][]float64{{50}}))
 	if _, err := stranger.WriteToUDPAddrPort(d[0], c.LocalAddr()); err != nil {
 		t.Fatal(err)
