@@ -89,60 +89,62 @@ func (c *rawClient) connect() []wire.SignalInfo {
 	c.cfg.Reset()
 	for time.Now().Before(deadline) {
 		c.send(wire.Connect)
-		c.conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-		for {
-			n, _, err := c.conn.ReadFromUDPAddrPort(c.buf)
-			if err != nil {
-				break
-			}
-			h, _, err := wire.ParseHeader(c.buf[:n])
-			if err != nil || h.Type != wire.Config {
-				continue
-			}
-			p, _, err := c.cfg.AddDatagram(c.buf[:n])
-			if err != nil || p == nil {
-				continue
-			}
-			infos, err := wire.ParseConfig(p)
-			if err != nil {
-				c.t.Fatalf("CONFIG: %v", err)
-			}
-			c.infos = infos
-			c.data, err = wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Data, MaxPayload: wire.DataPayloadSize(infos), InFlight: 8})
-			if err != nil {
-				c.t.Fatal(err)
-			}
-			c.data.SetExpectedPayload(wire.DataPayloadSize(infos))
-			c.gate.Reset()
-			return infos
+		p, _, err := c.read(c.cfg, 300*time.Millisecond)
+		if err != nil {
+			continue
 		}
+		infos, err := wire.ParseConfig(p)
+		if err != nil {
+			c.t.Fatalf("CONFIG: %v", err)
+		}
+		c.infos = infos
+		c.data, err = wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Data, MaxPayload: wire.DataPayloadSize(infos), InFlight: 8})
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		c.data.SetExpectedPayload(wire.DataPayloadSize(infos))
+		c.gate.Reset()
+		return infos
 	}
 	c.t.Fatal("no CONFIG")
 	return nil
 }
 
-// next returns the next DATA payload accepted by the gate, its counter and
-// the updates lost before it.
-func (c *rawClient) next(timeout time.Duration) (payload []byte, counter, lost uint32, err error) {
+// read returns the next update r completes within timeout, and its counter.
+func (c *rawClient) read(r *wire.Reassembler, timeout time.Duration) (payload []byte, counter uint32, err error) {
 	c.conn.SetReadDeadline(time.Now().Add(timeout))
 	for {
 		n, _, err := c.conn.ReadFromUDPAddrPort(c.buf)
 		if err != nil {
+			return nil, 0, err
+		}
+		if p, ctr, err := r.AddDatagram(c.buf[:n]); err == nil && p != nil {
+			return p, ctr, nil
+		}
+	}
+}
+
+// next returns the next DATA payload accepted by the gate, its counter and
+// the updates lost before it.
+func (c *rawClient) next(timeout time.Duration) (payload []byte, counter, lost uint32, err error) {
+	for {
+		p, ctr, err := c.read(c.data, timeout)
+		if err != nil {
 			return nil, 0, 0, err
 		}
-		h, _, err := wire.ParseHeader(c.buf[:n])
-		if err != nil || h.Type != wire.Data {
-			continue
+		if l, ok := c.gate.Accept(ctr); ok {
+			return p, ctr, l, nil
 		}
-		p, ctr, err := c.data.AddDatagram(c.buf[:n])
-		if err != nil || p == nil {
-			continue
+	}
+}
+
+// expect reads n DATA updates, failing the test on a timeout.
+func (c *rawClient) expect(n int) {
+	c.t.Helper()
+	for range n {
+		if _, _, _, err := c.next(5 * time.Second); err != nil {
+			c.t.Fatal(err)
 		}
-		l, ok := c.gate.Accept(ctr)
-		if !ok {
-			continue
-		}
-		return p, ctr, l, nil
 	}
 }
 
@@ -207,11 +209,7 @@ func TestReconnectFromNewPortGetsConfigAndFreshCounter(t *testing.T) {
 	defer stop()
 	a := newRawClient(t, s.LocalAddr())
 	a.connect()
-	for i := 0; i < 20; i++ {
-		if _, _, _, err := a.next(5 * time.Second); err != nil {
-			t.Fatal(err)
-		}
-	}
+	a.expect(20)
 	b := newRawClient(t, s.LocalAddr())
 	b.connect()
 	_, ctr, _, err := b.next(5 * time.Second)
@@ -339,11 +337,7 @@ func TestVanishedClientDoesNotStopServer(t *testing.T) {
 	waitFor(t, func() bool { return s.m.updates.Get() > before+50 })
 	c := newRawClient(t, s.LocalAddr())
 	c.connect()
-	for i := 0; i < 20; i++ {
-		if _, _, _, err := c.next(5 * time.Second); err != nil {
-			t.Fatal(err)
-		}
-	}
+	c.expect(20)
 }
 
 func waitFor(t testing.TB, cond func() bool) {
