@@ -3,6 +3,7 @@ package datasource
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // ConfigError is a configuration rule broken by one parameter. It names the
@@ -62,6 +63,21 @@ func (e *ConfigErrors) Add(err error) {
 	if err != nil {
 		e.errs = append(e.errs, err)
 	}
+}
+
+// Failed reports whether an error was recorded for signal i.
+func (e *ConfigErrors) Failed(i int) bool {
+	var failed func(error) bool
+	failed = func(err error) bool {
+		if ce, ok := err.(*ConfigError); ok {
+			return ce.Index == i
+		}
+		if u, ok := err.(interface{ Unwrap() []error }); ok {
+			return slices.ContainsFunc(u.Unwrap(), failed)
+		}
+		return false
+	}
+	return slices.ContainsFunc(e.errs, failed)
 }
 
 // Len returns how many errors were recorded.

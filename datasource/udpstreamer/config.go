@@ -2,15 +2,12 @@ package udpstreamer
 
 import (
 	"encoding/binary"
-	"math"
 	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/udpsend"
-	"github.com/streamerd/streamerd/quant"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -88,7 +85,14 @@ func Validate(cfg *Config) error {
 	}
 	e.Add(datasource.ValidateSignals(c.Name, c.Signals))
 	for i := range c.Signals {
-		checkSignal(e, i)
+		checkTimeSignal(e, i)
+	}
+	// The protocol's own rules, on the CONFIG records of the signals that
+	// passed the rules above.
+	for _, se := range wire.SignalErrors(signalInfos(c.Signals)) {
+		if !e.Failed(se.Index) {
+			e.Signal(se.Index, se.Field, "%s", se.Rule)
+		}
 	}
 	if e.Len() == 0 {
 		checkFragments(e, c.MaxPayloadSize)
@@ -110,85 +114,24 @@ func checkFragments(e *datasource.ConfigErrors, maxPayloadSize int) {
 	}
 }
 
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-// checkSignal checks the UDPStreamer rules of signal i: the CONFIG record's
-// string fields, quantisation and timing.
-func checkSignal(e *datasource.ConfigErrors, i int) {
+// checkTimeSignal checks what the CONFIG record of signal i cannot carry:
+// its time signal is named, by a name of this datasource, only when
+// TimeMode needs one, and a time mode other than PacketTime is for arrays.
+func checkTimeSignal(e *datasource.ConfigErrors, i int) {
 	s := &e.Signals[i]
-	bad := func(p, format string, args ...any) { e.Signal(i, p, format, args...) }
-	if len(s.Name) > wire.MaxNameLen {
-		bad("Name", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", wire.MaxNameLen, len(s.Name))
-	}
-	if strings.IndexByte(s.Name, 0) >= 0 {
-		bad("Name", "must not contain a NUL byte")
-	}
-	if len(s.Unit) > wire.MaxUnitLen {
-		bad("Unit", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", wire.MaxUnitLen, len(s.Unit))
-	}
-	if strings.IndexByte(s.Unit, 0) >= 0 {
-		bad("Unit", "must not contain a NUL byte")
-	}
-	if s.QuantizedType != quant.None {
-		if !s.Type.IsFloat() {
-			bad("QuantizedType", "quantisation needs a float32 or float64 signal, got %v", s.Type)
-		}
-		switch {
-		case !finite(s.RangeMin):
-			bad("RangeMin", "quantisation needs a finite RangeMin, got %v", s.RangeMin)
-		case !finite(s.RangeMax) || !(s.RangeMin < s.RangeMax):
-			bad("RangeMax", "quantisation needs a finite RangeMax > RangeMin, got RangeMin %v and RangeMax %v", s.RangeMin, s.RangeMax)
-		}
-	}
-	if !finite(s.SamplingRate) || s.SamplingRate < 0 {
-		bad("SamplingRate", "must be a finite number ≥ 0 Hz, got %v", s.SamplingRate)
-	}
-	checkTiming(e, i)
-}
-
-// checkTiming checks signal i's TimeMode against its time signal.
-func checkTiming(e *datasource.ConfigErrors, i int) {
-	sigs := e.Signals
-	s := &sigs[i]
-	bad := func(p, format string, args ...any) { e.Signal(i, p, format, args...) }
 	switch {
 	case !s.TimeMode.Valid():
-		bad("TimeMode", "invalid time mode %d", s.TimeMode)
-		return
-	case s.TimeMode == datasource.PacketTime:
+	case !s.TimeMode.NeedsTimeSignal():
 		if s.TimeSignal != "" {
-			bad("TimeSignal", "is set but TimeMode is PacketTime; set TimeMode to FullArray, FirstSample or LastSample")
+			e.Signal(i, "TimeSignal", "is set but TimeMode is PacketTime; set TimeMode to FullArray, FirstSample or LastSample")
 		}
-		return
-	}
-	if s.Elements() < 2 {
-		bad("TimeMode", "%v applies to arrays (NumberOfElements > 1); a scalar uses PacketTime", s.TimeMode)
-	}
-	j := datasource.Index(sigs, s.TimeSignal)
-	switch {
 	case s.TimeSignal == "":
-		bad("TimeSignal", "is required when TimeMode is %v", s.TimeMode)
-		return
-	case j < 0:
-		bad("TimeSignal", "names no signal of this datasource: %q", s.TimeSignal)
-		return
-	case j == i:
-		bad("TimeSignal", "a signal cannot be its own time signal")
-		return
+		e.Signal(i, "TimeSignal", "is required when TimeMode is %v", s.TimeMode)
+	case datasource.Index(e.Signals, s.TimeSignal) < 0:
+		e.Signal(i, "TimeSignal", "names no signal of this datasource: %q", s.TimeSignal)
 	}
-	t := &sigs[j]
-	switch s.TimeMode {
-	case datasource.FullArray:
-		if t.Elements() != s.Elements() {
-			bad("TimeSignal", "FullArray needs a time signal with the same NumberOfElements (%d); %q has %d", s.Elements(), t.Name, t.Elements())
-		}
-	case datasource.FirstSample, datasource.LastSample:
-		if t.Elements() != 1 {
-			bad("TimeSignal", "%v needs a scalar time signal; %q has %d elements", s.TimeMode, t.Name, t.Elements())
-		}
-		if !(s.SamplingRate > 0) {
-			bad("SamplingRate", "%v needs SamplingRate > 0 Hz, got %v", s.TimeMode, s.SamplingRate)
-		}
+	if s.TimeMode.Valid() && s.TimeMode.NeedsTimeSignal() && s.Elements() < 2 {
+		e.Signal(i, "TimeMode", "%v applies to arrays (NumberOfElements > 1); a scalar uses PacketTime", s.TimeMode)
 	}
 }
 
