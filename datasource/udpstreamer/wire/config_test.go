@@ -3,8 +3,11 @@ package wire
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/streamerd/streamerd/datasource"
@@ -118,37 +121,59 @@ func TestNameAndUnitLimits(t *testing.T) {
 	}
 }
 
+// TestSignalErrorsNameTheirParameter: every broken rule of a set comes
+// back, each naming its signal and the parameter a configuration spells.
+func TestSignalErrorsNameTheirParameter(t *testing.T) {
+	sigs := burstSignals()
+	sigs[0].Unit = strings.Repeat("u", MaxUnitLen+1)
+	sigs[1].Quant, sigs[1].RangeMin, sigs[1].RangeMax = quant.Int16, 1, 1
+	sigs[1].SamplingRate = 0
+	var got []string
+	for _, e := range SignalErrors(sigs) {
+		if !errors.Is(e, ErrConfig) || e.Name != sigs[e.Index].Name {
+			t.Errorf("%v: not an ErrConfig of its signal", e)
+		}
+		got = append(got, fmt.Sprintf("%d %s", e.Index, e.Field))
+	}
+	if want := []string{"0 Unit", "1 RangeMax", "1 SamplingRate"}; !slices.Equal(got, want) {
+		t.Errorf("errors at %v, want %v", got, want)
+	}
+	if err := ValidateSignals(sigs); err == nil || !strings.Contains(err.Error(), `signal 0 ("T0"): Unit: at most 31 bytes`) {
+		t.Errorf("ValidateSignals = %v, want the first of them", err)
+	}
+}
+
 func TestValidateSignalsErrors(t *testing.T) {
 	type mod func([]SignalInfo) []SignalInfo
 	cases := map[string]mod{
-		"no signals":                     func(s []SignalInfo) []SignalInfo { return nil },
-		"empty name":                     func(s []SignalInfo) []SignalInfo { s[0].Name = ""; return s },
-		"NUL in name":                    func(s []SignalInfo) []SignalInfo { s[0].Name = "a\x00b"; return s },
-		"NUL in unit":                    func(s []SignalInfo) []SignalInfo { s[0].Unit = "\x00"; return s },
-		"duplicate name":                 func(s []SignalInfo) []SignalInfo { s[1].Name = "T0"; return s },
-		"type 10":                        func(s []SignalInfo) []SignalInfo { s[0].Type = 10; return s },
-		"quant 5":                        func(s []SignalInfo) []SignalInfo { s[1].Quant = 5; return s },
-		"quant on uint32":                func(s []SignalInfo) []SignalInfo { s[0].Quant = quant.Int16; s[0].RangeMin = -1; return s },
-		"quant empty range":              func(s []SignalInfo) []SignalInfo { s[1].Quant = quant.Int8; s[1].RangeMin = 1; return s },
-		"quant NaN range":                func(s []SignalInfo) []SignalInfo { s[1].Quant = quant.Int8; s[1].RangeMin = math.NaN(); return s },
-		"quant Inf range":                func(s []SignalInfo) []SignalInfo { s[1].Quant = quant.Int8; s[1].RangeMax = math.Inf(1); return s },
-		"scalar rows 0":                  func(s []SignalInfo) []SignalInfo { s[0].NumRows = 0; return s },
-		"scalar cols 2":                  func(s []SignalInfo) []SignalInfo { s[0].NumCols = 2; return s },
-		"vector rows 2":                  func(s []SignalInfo) []SignalInfo { s[1].NumRows = 2; return s },
-		"vector cols 0":                  func(s []SignalInfo) []SignalInfo { s[1].NumCols = 0; return s },
-		"matrix rows 0":                  func(s []SignalInfo) []SignalInfo { s[1].NumDimensions = 2; s[1].NumRows = 0; return s },
-		"3 dimensions":                   func(s []SignalInfo) []SignalInfo { s[1].NumDimensions = 3; return s },
-		"too large":                      func(s []SignalInfo) []SignalInfo { s[1].NumDimensions = 2; s[1].NumRows = 1 << 31; return s },
-		"time mode 4":                    func(s []SignalInfo) []SignalInfo { s[1].TimeMode = 4; return s },
-		"datasource.PacketTime with idx": func(s []SignalInfo) []SignalInfo { s[0].TimeSignalIdx = 1; return s },
-		"idx out of range":               func(s []SignalInfo) []SignalInfo { s[1].TimeSignalIdx = 2; return s },
-		"idx none":                       func(s []SignalInfo) []SignalInfo { s[1].TimeSignalIdx = NoTimeSignal; return s },
-		"idx self":                       func(s []SignalInfo) []SignalInfo { s[1].TimeSignalIdx = 1; return s },
-		"datasource.FirstSample rate 0":  func(s []SignalInfo) []SignalInfo { s[1].SamplingRate = 0; return s },
-		"negative rate":                  func(s []SignalInfo) []SignalInfo { s[0].SamplingRate = -1; return s },
-		"NaN rate":                       func(s []SignalInfo) []SignalInfo { s[1].SamplingRate = math.NaN(); return s },
-		"datasource.FullArray mismatch":  func(s []SignalInfo) []SignalInfo { s[1].TimeMode = datasource.FullArray; return s },
-		"datasource.LastSample vector ts": func(s []SignalInfo) []SignalInfo {
+		"no signals":          func(s []SignalInfo) []SignalInfo { return nil },
+		"empty name":          func(s []SignalInfo) []SignalInfo { s[0].Name = ""; return s },
+		"NUL in name":         func(s []SignalInfo) []SignalInfo { s[0].Name = "a\x00b"; return s },
+		"NUL in unit":         func(s []SignalInfo) []SignalInfo { s[0].Unit = "\x00"; return s },
+		"duplicate name":      func(s []SignalInfo) []SignalInfo { s[1].Name = "T0"; return s },
+		"type 10":             func(s []SignalInfo) []SignalInfo { s[0].Type = 10; return s },
+		"quant 5":             func(s []SignalInfo) []SignalInfo { s[1].Quant = 5; return s },
+		"quant on uint32":     func(s []SignalInfo) []SignalInfo { s[0].Quant = quant.Int16; s[0].RangeMin = -1; return s },
+		"quant empty range":   func(s []SignalInfo) []SignalInfo { s[1].Quant = quant.Int8; s[1].RangeMin = 1; return s },
+		"quant NaN range":     func(s []SignalInfo) []SignalInfo { s[1].Quant = quant.Int8; s[1].RangeMin = math.NaN(); return s },
+		"quant Inf range":     func(s []SignalInfo) []SignalInfo { s[1].Quant = quant.Int8; s[1].RangeMax = math.Inf(1); return s },
+		"scalar rows 0":       func(s []SignalInfo) []SignalInfo { s[0].NumRows = 0; return s },
+		"scalar cols 2":       func(s []SignalInfo) []SignalInfo { s[0].NumCols = 2; return s },
+		"vector rows 2":       func(s []SignalInfo) []SignalInfo { s[1].NumRows = 2; return s },
+		"vector cols 0":       func(s []SignalInfo) []SignalInfo { s[1].NumCols = 0; return s },
+		"matrix rows 0":       func(s []SignalInfo) []SignalInfo { s[1].NumDimensions = 2; s[1].NumRows = 0; return s },
+		"3 dimensions":        func(s []SignalInfo) []SignalInfo { s[1].NumDimensions = 3; return s },
+		"too large":           func(s []SignalInfo) []SignalInfo { s[1].NumDimensions = 2; s[1].NumRows = 1 << 31; return s },
+		"time mode 4":         func(s []SignalInfo) []SignalInfo { s[1].TimeMode = 4; return s },
+		"PacketTime with idx": func(s []SignalInfo) []SignalInfo { s[0].TimeSignalIdx = 1; return s },
+		"idx out of range":    func(s []SignalInfo) []SignalInfo { s[1].TimeSignalIdx = 2; return s },
+		"idx none":            func(s []SignalInfo) []SignalInfo { s[1].TimeSignalIdx = NoTimeSignal; return s },
+		"idx self":            func(s []SignalInfo) []SignalInfo { s[1].TimeSignalIdx = 1; return s },
+		"FirstSample rate 0":  func(s []SignalInfo) []SignalInfo { s[1].SamplingRate = 0; return s },
+		"negative rate":       func(s []SignalInfo) []SignalInfo { s[0].SamplingRate = -1; return s },
+		"NaN rate":            func(s []SignalInfo) []SignalInfo { s[1].SamplingRate = math.NaN(); return s },
+		"FullArray mismatch":  func(s []SignalInfo) []SignalInfo { s[1].TimeMode = datasource.FullArray; return s },
+		"LastSample vector ts": func(s []SignalInfo) []SignalInfo {
 			s[0].TimeMode = datasource.LastSample
 			s[0].TimeSignalIdx = 1
 			s[0].SamplingRate = 1
@@ -167,7 +192,7 @@ func TestValidateSignalsErrors(t *testing.T) {
 	ok := burstSignals()
 	ok[1].TimeMode, ok[0].NumDimensions, ok[0].NumCols = datasource.FullArray, 1, 1000
 	if err := ValidateSignals(ok); err != nil {
-		t.Errorf("datasource.FullArray with 1000-element time signal: %v", err)
+		t.Errorf("FullArray with 1000-element time signal: %v", err)
 	}
 }
 
