@@ -14,6 +14,12 @@ import (
 // outputs; it must not allocate, log, block on the network or make a syscall
 // other than waking the network thread. Stop may be called from any goroutine
 // once; it stops the network thread and releases the sockets.
+//
+// A producer called out of this order returns ErrAllocatedTwice,
+// ErrNotAllocated or ErrPreparedTwice (CheckAllocate, CheckPrepare). Beside
+// the contract, every producer of this module offers StatusReport() any (a
+// JSON-friendly snapshot) and Describe() string (a line on its datagrams),
+// which a program listing producers of every class finds by type assertion.
 type DataSource interface {
 	// Name returns the datasource name used in logs, metrics and errors.
 	Name() string
