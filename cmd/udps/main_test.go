@@ -53,18 +53,7 @@ func runAgainst(t *testing.T, srv *udpstest.Server, count int, args ...string) r
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stdout, stderr testenv.Buffer
-	done := make(chan int, 1)
-	connected := srv.Connected()
-	go func() {
-		done <- run(ctx, append([]string{"-server", srv.Addr().String(), "-local", "127.0.0.1:0", "-timeout", "10s"}, args...), &stdout, &stderr)
-	}()
-	select {
-	case <-connected:
-	case code := <-done:
-		t.Fatalf("udps exited with %d before connecting: %s", code, stderr.String())
-	case <-time.After(wait):
-		t.Fatal("udps never connected")
-	}
+	done := startAgainst(t, ctx, srv, &stdout, &stderr, append([]string{"-local", "127.0.0.1:0", "-timeout", "10s"}, args...)...)
 	sigs := testSigs()
 	for i := range count {
 		p, err := udpstest.Payload(sigs, uint64(1000+i), testValues(i))
@@ -84,6 +73,25 @@ func runAgainst(t *testing.T, srv *udpstest.Server, count int, args ...string) r
 		t.Fatalf("udps did not stop; stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	}
 	return result{}
+}
+
+// startAgainst starts udps with args against srv and returns, once it
+// connects, the channel its exit code comes on.
+func startAgainst(t *testing.T, ctx context.Context, srv *udpstest.Server, stdout, stderr *testenv.Buffer, args ...string) <-chan int {
+	t.Helper()
+	done := make(chan int, 1)
+	connected := srv.Connected()
+	go func() {
+		done <- run(ctx, append([]string{"-server", srv.Addr().String()}, args...), stdout, stderr)
+	}()
+	select {
+	case <-connected:
+	case code := <-done:
+		t.Fatalf("udps exited with %d before connecting: %s", code, stderr.String())
+	case <-time.After(wait):
+		t.Fatal("udps never connected")
+	}
+	return done
 }
 
 func waitDisconnect(t *testing.T, srv *udpstest.Server) {
@@ -211,16 +219,7 @@ func TestStatsUntilInterrupted(t *testing.T) {
 	srv := udpstest.NewServer(t, testSigs(), 1400)
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr testenv.Buffer
-	done := make(chan int, 1)
-	connected := srv.Connected()
-	go func() {
-		done <- run(ctx, []string{"-server", srv.Addr().String(), "-format", "stats", "-interval", "20ms"}, &stdout, &stderr)
-	}()
-	select {
-	case <-connected:
-	case <-time.After(wait):
-		t.Fatal("udps never connected")
-	}
+	done := startAgainst(t, ctx, srv, &stdout, &stderr, "-format", "stats", "-interval", "20ms")
 	p, _ := udpstest.Payload(testSigs(), 1, nil)
 	for deadline := time.Now().Add(wait); strings.Count(stdout.String(), "updates/s=") < 2; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -248,16 +247,7 @@ func TestMidStreamConfig(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stdout, stderr testenv.Buffer
-	done := make(chan int, 1)
-	connected := srv.Connected()
-	go func() {
-		done <- run(ctx, []string{"-server", srv.Addr().String(), "-format", "csv", "-n", "2"}, &stdout, &stderr)
-	}()
-	select {
-	case <-connected:
-	case <-time.After(wait):
-		t.Fatal("udps never connected")
-	}
+	done := startAgainst(t, ctx, srv, &stdout, &stderr, "-format", "csv", "-n", "2")
 	p, _ := udpstest.Payload(testSigs(), 1, nil)
 	srv.SendUpdate(0, p)
 	sigs2 := []wire.SignalInfo{{Name: "X", Type: datasource.Int8, NumRows: 1, NumCols: 1, TimeSignalIdx: none}}
