@@ -1,5 +1,10 @@
 package datasource
 
+import (
+	"errors"
+	"fmt"
+)
+
 // DataSource is the MARTe2 DataSourceI contract for an output datasource.
 //
 // Configuration happens in the producer's constructor. AllocateMemory,
@@ -9,6 +14,12 @@ package datasource
 // outputs; it must not allocate, log, block on the network or make a syscall
 // other than waking the network thread. Stop may be called from any goroutine
 // once; it stops the network thread and releases the sockets.
+//
+// A producer called out of this order returns ErrAllocatedTwice,
+// ErrNotAllocated or ErrPreparedTwice (CheckAllocate, CheckPrepare). Beside
+// the contract, every producer of this module offers StatusReport() any (a
+// JSON-friendly snapshot) and Describe() string (a line on its datagrams),
+// which a program listing producers of every class finds by type assertion.
 type DataSource interface {
 	// Name returns the datasource name used in logs, metrics and errors.
 	Name() string
@@ -25,4 +36,34 @@ type DataSource interface {
 	Synchronise() error
 	// Stop stops the network thread and closes the sockets.
 	Stop() error
+}
+
+// The lifecycle errors a producer returns, wrapped with its name, when the
+// DataSource methods are called out of MARTe2's order; match them with
+// errors.Is.
+var (
+	ErrAllocatedTwice = errors.New("AllocateMemory called twice")
+	ErrNotAllocated   = errors.New("PrepareNextState before AllocateMemory")
+	ErrPreparedTwice  = errors.New("PrepareNextState called twice")
+)
+
+// CheckAllocate returns the error AllocateMemory of datasource name
+// returns once the memory is allocated, or nil.
+func CheckAllocate(name string, allocated bool) error {
+	if allocated {
+		return fmt.Errorf("datasource %q: %w", name, ErrAllocatedTwice)
+	}
+	return nil
+}
+
+// CheckPrepare returns the error PrepareNextState of datasource name
+// returns before AllocateMemory or once prepared, or nil.
+func CheckPrepare(name string, allocated, prepared bool) error {
+	switch {
+	case !allocated:
+		return fmt.Errorf("datasource %q: %w", name, ErrNotAllocated)
+	case prepared:
+		return fmt.Errorf("datasource %q: %w", name, ErrPreparedTwice)
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/quant"
 )
 
 func TestTypeSizesAndNames(t *testing.T) {
@@ -26,11 +27,32 @@ func TestTypeSizesAndNames(t *testing.T) {
 	if Type(10).Size() != 0 || Type(10).Valid() {
 		t.Error("Type(10) valid")
 	}
-	for _, m := range []string{"PacketTime", "FullArray", "FirstSample", "LastSample"} {
+	for i, m := range []string{"PacketTime", "FullArray", "FirstSample", "LastSample"} {
 		tm, err := ParseTimeMode(m)
-		if err != nil || tm.String() != m {
+		if err != nil || tm.String() != m || tm != TimeMode(i) {
 			t.Errorf("%s: %v %v", m, tm, err)
 		}
+	}
+	if _, err := ParseTimeMode("Later"); err == nil || TimeMode(4).Valid() {
+		t.Error("time mode 4 accepted")
+	}
+}
+
+// TestWireCodes pins the values the UDPStreamer CONFIG record carries: a
+// Type, a TimeMode and a quant.WireType are written as their own byte.
+func TestWireCodes(t *testing.T) {
+	for i, name := range []string{"uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64", "float32", "float64"} {
+		if ty, _ := ParseType(name); ty != Type(i) {
+			t.Errorf("%s is code %d, want %d", name, ty, i)
+		}
+	}
+	for q, want := range map[quant.WireType]Type{quant.None: Float64, quant.Uint8: Uint8, quant.Int8: Int8, quant.Uint16: Uint16, quant.Int16: Int16, 5: Float64} {
+		if got := Float64.Quantized(q); got != want {
+			t.Errorf("Float64.Quantized(%v) = %v, want %v", q, got, want)
+		}
+	}
+	if quant.Int16 != 4 || !quant.Int16.Valid() || quant.WireType(5).Valid() {
+		t.Error("quantisation codes moved")
 	}
 }
 

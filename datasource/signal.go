@@ -2,7 +2,6 @@ package datasource
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/streamerd/streamerd/quant"
 )
@@ -62,38 +61,6 @@ func (s *Signal) Shape() (rows, cols int) {
 // MaxElements bounds the element count of one signal; it keeps the arithmetic
 // of sizes far from overflow and is far above any datagram limit.
 const MaxElements = 1 << 24
-
-// ConfigError is a configuration rule broken by one parameter. It names the
-// datasource, the signal (empty for a datasource-level parameter), the
-// parameter and the rule, so a config loader can point at the key in its file.
-type ConfigError struct {
-	DataSource string
-	Signal     string // empty for a datasource parameter
-	Index      int    // signal index in declaration order, -1 for a datasource parameter
-	Parameter  string
-	Rule       string
-}
-
-func (e *ConfigError) Error() string {
-	if e.Signal == "" && e.Index < 0 {
-		return fmt.Sprintf("datasource %q: %s: %s", e.DataSource, e.Parameter, e.Rule)
-	}
-	name := e.Signal
-	if name == "" {
-		name = fmt.Sprintf("#%d", e.Index)
-	}
-	return fmt.Sprintf("datasource %q: signal %q: %s: %s", e.DataSource, name, e.Parameter, e.Rule)
-}
-
-// SignalError returns a ConfigError for parameter p of signal i.
-func SignalError(ds string, sigs []Signal, i int, p, format string, args ...any) *ConfigError {
-	return &ConfigError{DataSource: ds, Signal: sigs[i].Name, Index: i, Parameter: p, Rule: fmt.Sprintf(format, args...)}
-}
-
-// ParamError returns a ConfigError for a datasource-level parameter p.
-func ParamError(ds, p, format string, args ...any) *ConfigError {
-	return &ConfigError{DataSource: ds, Index: -1, Parameter: p, Rule: fmt.Sprintf(format, args...)}
-}
 
 // ValidateSignals checks the rules every producer shares: at least one
 // signal, names non-empty and unique, a valid type, and a consistent shape.

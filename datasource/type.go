@@ -1,9 +1,16 @@
 package datasource
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
 
-// Type is the element type of a signal. The values are the UDPStreamer wire
-// type codes, so a Type converts to the protocol's code with a plain cast.
+	"github.com/streamerd/streamerd/quant"
+)
+
+// Type is the element type of a signal, shared by every producer, its wire
+// codec and its client. The values are the UDPStreamer wire type codes, so
+// a Type converts to the byte of a CONFIG record with a plain cast; FlatUDP
+// names types in its signals string with String's spelling.
 type Type uint8
 
 // The ten signal types, in wire-code order.
@@ -33,40 +40,41 @@ func (t Type) Size() int {
 }
 
 // String returns the MARTe2 type name ("uint8" ... "float64").
-func (t Type) String() string {
-	if t >= numTypes {
-		return fmt.Sprintf("Type(%d)", uint8(t))
-	}
-	return typeNames[t]
-}
+func (t Type) String() string { return name(typeNames[:], t, "Type") }
 
 // Valid reports whether t is one of the ten types.
 func (t Type) Valid() bool { return t < numTypes }
 
-// IsFloat reports whether t is float32 or float64.
+// IsFloat reports whether t is float32 or float64, the only types that may
+// be quantised.
 func (t Type) IsFloat() bool { return t == Float32 || t == Float64 }
 
-// ParseType parses a MARTe2 type name.
-func ParseType(s string) (Type, error) {
-	for i, n := range typeNames {
-		if n == s {
-			return Type(i), nil
-		}
+// Signed reports whether t is a signed integer type.
+func (t Type) Signed() bool { return t == Int8 || t == Int16 || t == Int32 || t == Int64 }
+
+// Quantized returns the type of one element on the wire for a signal of type
+// t quantised to q: t itself for quant.None (and for an invalid q), else the
+// integer type q names.
+func (t Type) Quantized(q quant.WireType) Type {
+	switch q {
+	case quant.Uint8:
+		return Uint8
+	case quant.Int8:
+		return Int8
+	case quant.Uint16:
+		return Uint16
+	case quant.Int16:
+		return Int16
 	}
-	return 0, fmt.Errorf("unknown type %q (want one of uint8, int8, uint16, int16, uint32, int32, uint64, int64, float32, float64)", s)
+	return t
 }
 
-// MarshalText implements encoding.TextMarshaler.
-func (t Type) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (t *Type) UnmarshalText(b []byte) error {
-	v, err := ParseType(string(b))
-	if err != nil {
-		return err
+// ParseType parses a MARTe2 type name ("uint8" ... "float64", lower case).
+func ParseType(s string) (Type, error) {
+	if t, ok := parse[Type](typeNames[:], s); ok {
+		return t, nil
 	}
-	*t = v
-	return nil
+	return 0, fmt.Errorf("unknown type %q (want one of uint8, int8, uint16, int16, uint32, int32, uint64, int64, float32, float64)", s)
 }
 
 // TimeMode says how a client reconstructs per-sample timestamps of an array
@@ -75,45 +83,45 @@ type TimeMode uint8
 
 // The four time modes of the UDPStreamer datasource.
 const (
-	PacketTime TimeMode = iota
-	FullArray
-	FirstSample
-	LastSample
+	PacketTime  TimeMode = iota // every element has the DATA payload's hrtTimestamp; no time signal
+	FullArray                   // the time signal has as many elements; t[k] = time[k]
+	FirstSample                 // scalar time signal; t[k] = t[0] + k/SamplingRate
+	LastSample                  // scalar time signal; t[k] = t[N-1] - (N-1-k)/SamplingRate
 	numTimeModes
 )
 
 var timeModeNames = [numTimeModes]string{"PacketTime", "FullArray", "FirstSample", "LastSample"}
 
 // String returns the MARTe2 name of the time mode.
-func (m TimeMode) String() string {
-	if m >= numTimeModes {
-		return fmt.Sprintf("TimeMode(%d)", uint8(m))
-	}
-	return timeModeNames[m]
-}
+func (m TimeMode) String() string { return name(timeModeNames[:], m, "TimeMode") }
 
 // Valid reports whether m is one of the four time modes.
 func (m TimeMode) Valid() bool { return m < numTimeModes }
 
+// NeedsTimeSignal reports whether m takes its times from a time signal.
+func (m TimeMode) NeedsTimeSignal() bool { return m != PacketTime }
+
+// NeedsSamplingRate reports whether m derives times from SamplingRate.
+func (m TimeMode) NeedsSamplingRate() bool { return m == FirstSample || m == LastSample }
+
 // ParseTimeMode parses a MARTe2 time-mode name.
 func ParseTimeMode(s string) (TimeMode, error) {
-	for i, n := range timeModeNames {
-		if n == s {
-			return TimeMode(i), nil
-		}
+	if m, ok := parse[TimeMode](timeModeNames[:], s); ok {
+		return m, nil
 	}
 	return 0, fmt.Errorf("unknown time mode %q (want PacketTime, FullArray, FirstSample or LastSample)", s)
 }
 
-// MarshalText implements encoding.TextMarshaler.
-func (m TimeMode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (m *TimeMode) UnmarshalText(b []byte) error {
-	v, err := ParseTimeMode(string(b))
-	if err != nil {
-		return err
+// name returns names[v], or "typ(v)" for a value without a name.
+func name[T ~uint8](names []string, v T, typ string) string {
+	if int(v) >= len(names) {
+		return fmt.Sprintf("%s(%d)", typ, uint8(v))
 	}
-	*m = v
-	return nil
+	return names[v]
+}
+
+// parse returns the value whose name is s.
+func parse[T ~uint8](names []string, s string) (T, bool) {
+	i := slices.Index(names, s)
+	return T(i), i >= 0
 }

@@ -20,6 +20,9 @@ const (
 	Int16                  // [RangeMin, RangeMax] -> [-32767, 32767]
 )
 
+// Valid reports whether w is one of the five codes.
+func (w WireType) Valid() bool { return w <= Int16 }
+
 // Size returns the number of bytes per element on the wire, 0 for None and
 // for unknown codes.
 func (w WireType) Size() int {

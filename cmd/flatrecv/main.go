@@ -32,8 +32,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/cli"
 )
 
 func main() {
@@ -41,13 +43,6 @@ func main() {
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil))
 }
-
-// Exit codes.
-const (
-	exitOK    = 0
-	exitError = 1 // a socket error
-	exitUsage = 2 // bad flags
-)
 
 type options struct {
 	listen, group, iface  string
@@ -94,27 +89,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stderr, "flatrecv:", err)
 		}
-		return exitUsage
+		return cli.ExitUsage
 	}
-	sigs, err := wire.ParseSignals(o.signals)
+	l, order, err := layoutOf(o)
 	if err != nil {
 		fmt.Fprintln(stderr, "flatrecv:", err)
-		return exitUsage
-	}
-	order, err := wire.ParseByteOrder(o.endian)
-	if err != nil {
-		fmt.Fprintln(stderr, "flatrecv:", err)
-		return exitUsage
-	}
-	l, err := wire.NewLayout(sigs)
-	if err != nil {
-		fmt.Fprintln(stderr, "flatrecv:", err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	conn, err := listen(o)
 	if err != nil {
 		fmt.Fprintln(stderr, "flatrecv:", err)
-		return exitError
+		return cli.ExitError
 	}
 	r := client.NewReceiver(conn, l)
 	if ready != nil {
@@ -131,17 +116,43 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if o.form == "stats" {
 		wg.Go(func() { printStats(ctx, r, o.interval, stdout) })
 	}
+	code := receive(ctx, r, o, order, stdout, stderr)
+	cancel()
+	wg.Wait()
+	st := r.Stats()
+	fmt.Fprintf(stderr, "flatrecv: %d datagrams, %d bytes: %d of %d bytes, %d of a wrong size (%d distinct sizes)\n",
+		st.Datagrams, st.Bytes, st.Valid, l.Size, st.WrongSize, st.WrongSizes)
+	return code
+}
 
+// layoutOf returns the layout and byte order the flags describe.
+func layoutOf(o options) (*wire.Layout, wire.ByteOrder, error) {
+	sigs, err := wire.ParseSignals(o.signals)
+	if err != nil {
+		return nil, 0, err
+	}
+	order, err := wire.ParseByteOrder(o.endian)
+	if err != nil {
+		return nil, 0, err
+	}
+	l, err := wire.NewLayout(sigs)
+	return l, order, err
+}
+
+// receive reads datagrams until -n of them, the end of ctx or an error,
+// printing a row for each unless only stats are wanted, and returns the
+// exit code.
+func receive(ctx context.Context, r *client.Receiver, o options, order wire.ByteOrder, stdout, stderr io.Writer) int {
 	out := bufio.NewWriterSize(stdout, 64<<10)
+	defer out.Flush()
 	var rw *rowWriter
 	if o.form != "stats" {
-		rw = newRowWriter(l, o.form == "json")
+		rw = newRowWriter(r.Layout(), o.form == "json")
 		if o.form == "csv" {
 			out.Write(rw.header())
 			out.Flush()
 		}
 	}
-	code := exitOK
 	var se *wire.SizeError
 	for got := uint64(0); o.n == 0 || got < o.n; {
 		b, from, err := r.Read()
@@ -152,7 +163,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 			}
 			if !errors.Is(err, net.ErrClosed) || ctx.Err() == nil {
 				fmt.Fprintln(stderr, "flatrecv:", err)
-				code = exitError
+				return cli.ExitError
 			}
 			break
 		}
@@ -162,13 +173,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 			out.Flush() // a row per datagram reaches a pipe at once
 		}
 	}
-	cancel()
-	wg.Wait()
-	out.Flush()
-	st := r.Stats()
-	fmt.Fprintf(stderr, "flatrecv: %d datagrams, %d bytes: %d of %d bytes, %d of a wrong size (%d distinct sizes)\n",
-		st.Datagrams, st.Bytes, st.Valid, l.Size, st.WrongSize, st.WrongSizes)
-	return code
+	return cli.ExitOK
 }
 
 func listen(o options) (*net.UDPConn, error) {
@@ -188,22 +193,14 @@ func listen(o options) (*net.UDPConn, error) {
 
 // printStats prints the rates of each interval until ctx is done.
 func printStats(ctx context.Context, r *client.Receiver, every time.Duration, w io.Writer) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	last, lastT := r.Stats(), time.Now()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			st := r.Stats()
-			dt := now.Sub(lastT).Seconds()
-			fmt.Fprintf(w, "%.0f datagrams/s, %.0f bytes/s, %d wrong-size (%d total, %d distinct sizes)\n",
-				float64(st.Datagrams-last.Datagrams)/dt, float64(st.Bytes-last.Bytes)/dt,
-				st.WrongSize-last.WrongSize, st.WrongSize, st.WrongSizes)
-			last, lastT = st, now
-		}
-	}
+	last := r.Stats()
+	cli.Every(ctx, every, func(dt float64) {
+		st := r.Stats()
+		fmt.Fprintf(w, "%.0f datagrams/s, %.0f bytes/s, %d wrong-size (%d total, %d distinct sizes)\n",
+			float64(st.Datagrams-last.Datagrams)/dt, float64(st.Bytes-last.Bytes)/dt,
+			st.WrongSize-last.WrongSize, st.WrongSize, st.WrongSizes)
+		last = st
+	})
 }
 
 // rowWriter formats decoded datagrams into one reused buffer.
@@ -212,7 +209,7 @@ type rowWriter struct {
 	json  bool
 	keys  [][]byte // JSON: `"name":` per signal
 	raw   []uint64
-	types []wire.Type
+	types []datasource.Type
 	buf   []byte
 }
 
@@ -299,18 +296,18 @@ func (w *rowWriter) row(dg []byte, order wire.ByteOrder) []byte {
 // appendValue formats a raw value of type t: integers exactly, floats in
 // the shortest form that reads back to the same value at their own
 // precision. In JSON, NaN and the infinities are null.
-func appendValue(b []byte, t wire.Type, raw uint64, asJSON bool) []byte {
+func appendValue(b []byte, t datasource.Type, raw uint64, asJSON bool) []byte {
 	switch t {
-	case wire.Float32, wire.Float64:
+	case datasource.Float32, datasource.Float64:
 		f, bits := wire.RawToFloat64(t, raw), 64
-		if t == wire.Float32 {
+		if t == datasource.Float32 {
 			bits = 32
 		}
 		if asJSON && (math.IsNaN(f) || math.IsInf(f, 0)) {
 			return append(b, "null"...)
 		}
 		return strconv.AppendFloat(b, f, 'g', -1, bits)
-	case wire.Int8, wire.Int16, wire.Int32, wire.Int64:
+	case datasource.Int8, datasource.Int16, datasource.Int32, datasource.Int64:
 		return strconv.AppendInt(b, int64(raw), 10)
 	}
 	return strconv.AppendUint(b, raw, 10)

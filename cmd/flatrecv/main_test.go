@@ -7,34 +7,17 @@ import (
 	"math"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/cli"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
-// syncBuffer is a bytes.Buffer safe for the stats goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type session struct {
-	stdout, stderr syncBuffer
+	stdout, stderr testenv.Buffer
 	sender         *net.UDPConn
 	cancel         context.CancelFunc
 	code           chan int
@@ -174,7 +157,7 @@ func TestStatsAndSignalStop(t *testing.T) {
 func TestMulticast(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr testenv.Buffer
 	code := make(chan int, 1)
 	addr := make(chan net.Addr, 1)
 	const group = "239.255.31.77"
@@ -223,15 +206,15 @@ func TestUsage(t *testing.T) {
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer
-		if code := run(context.Background(), c.args, &stdout, &stderr, nil); code != exitUsage {
-			t.Errorf("%q: exit %d, want %d", c.args, code, exitUsage)
+		if code := run(context.Background(), c.args, &stdout, &stderr, nil); code != cli.ExitUsage {
+			t.Errorf("%q: exit %d, want %d", c.args, code, cli.ExitUsage)
 		}
 		if !strings.Contains(stderr.String(), c.msg) {
 			t.Errorf("%q: stderr %q, want %q", c.args, stderr.String(), c.msg)
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"-signals", "a:uint8", "-listen", "127.0.0.1:99999"}, &stdout, &stderr, nil); code != exitError {
+	if code := run(context.Background(), []string{"-signals", "a:uint8", "-listen", "127.0.0.1:99999"}, &stdout, &stderr, nil); code != cli.ExitError {
 		t.Errorf("bad listen address: exit %d", code)
 	}
 }

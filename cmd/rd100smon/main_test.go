@@ -13,20 +13,13 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 func listen(t *testing.T) (*net.UDPConn, *net.UDPConn) {
 	t.Helper()
-	rx, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rx.Close() })
-	tx, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tx.Close() })
+	rx := testenv.Loopback(t)
+	tx := testenv.Loopback(t)
 	return rx, tx
 }
 

@@ -14,13 +14,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	rdclient "github.com/streamerd/streamerd/datasource/rd100s/client"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/quant"
 )
 
 var binary string
@@ -52,64 +53,23 @@ func writeConfig(t *testing.T, text string) string {
 
 func freeUDPPort(t *testing.T) int {
 	t.Helper()
-	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := testenv.Loopback(t)
+	defer c.Close() // free again for the daemon
 	return c.LocalAddr().(*net.UDPAddr).Port
 }
 
-// appConfig is a small UDPStreamer application on a free port with HTTP on
-// a free loopback port.
-func appConfig(port int) string {
-	return fmt.Sprintf(`[App]
-HTTPAddress = "127.0.0.1:0"
-
-[[Threads]]
-Name = "RT1"
-Frequency = 1000.0
-GAMs = ["Timer", "Sine"]
-
-[[GAMs]]
-Name = "Timer"
-Class = "Timer"
-  [[GAMs.Outputs]]
-  Signal = "Counter"
-  DataSource = "Streamer"
-
-[[GAMs]]
-Name = "Sine"
-Class = "Waveform"
-Waveform = "sine"
-Amplitude = 1.0
-Frequency = 5.0
-  [[GAMs.Outputs]]
-  Signal = "Out"
-  DataSource = "Streamer"
-  Alias = "V"
-
-[[DataSources]]
-Name = "Streamer"
-Class = "UDPStreamer"
-Address = "127.0.0.1"
-Port = %d
-AllowedClients = ["127.0.0.0/8"]
-  [[DataSources.Signals]]
-  Name = "Counter"
-  Type = "uint32"
-  [[DataSources.Signals]]
-  Name = "V"
-  Type = "float32"
-  Unit = "V"
-  RangeMin = -1.0
-  RangeMax = 1.0
-  QuantizedType = "int16"
-  [[DataSources.Signals]]
-  Name = "Setpoint"
-  Type = "float64"
-`, port)
+// testConfig returns testdata/name, a configuration with one %d for port.
+func testConfig(name string, port int) string {
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		panic(err)
+	}
+	return fmt.Sprintf(string(b), port)
 }
+
+// appConfig is a small UDPStreamer application on port with HTTP on a free
+// loopback port.
+func appConfig(port int) string { return testConfig("app.toml", port) }
 
 func TestCheckValidConfigs(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("..", "..", "configs", "*.toml"))
@@ -185,33 +145,15 @@ func TestDescribe(t *testing.T) {
 type daemon struct {
 	cmd    *exec.Cmd
 	http   string
-	stderr *lockedBuffer
+	stderr *testenv.Buffer
 	exited chan error
-}
-
-// lockedBuffer collects the daemon's log while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) WriteString(s string) {
-	l.mu.Lock()
-	l.b.WriteString(s)
-	l.mu.Unlock()
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func startDaemon(t *testing.T, config string) *daemon {
 	t.Helper()
 	cmd := exec.Command(binary, "-config", writeConfig(t, config))
 	pr, pw := io.Pipe()
-	d := &daemon{cmd: cmd, stderr: new(lockedBuffer), exited: make(chan error, 1)}
+	d := &daemon{cmd: cmd, stderr: new(testenv.Buffer), exited: make(chan error, 1)}
 	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -289,11 +231,7 @@ type client struct {
 }
 
 func dial(t *testing.T, port int) *client {
-	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn := testenv.Loopback(t)
 	cfg, _ := wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Config, MaxPayload: 1 << 16})
 	return &client{conn: conn, srv: netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port)), buf: make([]byte, 65536), cfg: cfg}
 }
@@ -342,7 +280,7 @@ func TestDaemonStreamsServesHTTPAndStops(t *testing.T) {
 	d := startDaemon(t, appConfig(port))
 	c := dial(t, port)
 	infos := c.connect(t)
-	if len(infos) != 3 || infos[0].Name != "Counter" || infos[1].Quant != wire.QuantInt16 || infos[2].Name != "Setpoint" {
+	if len(infos) != 3 || infos[0].Name != "Counter" || infos[1].Quant != quant.Int16 || infos[2].Name != "Setpoint" {
 		t.Fatalf("CONFIG %+v", infos)
 	}
 	// payload: 8 timestamp + 4 Counter + 2 V (int16) + 8 Setpoint
@@ -428,11 +366,7 @@ func TestDaemonStreamsServesHTTPAndStops(t *testing.T) {
 
 func TestFailedStartExitsNonZeroWithOneLine(t *testing.T) {
 	// The port is taken by another socket.
-	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := testenv.Loopback(t)
 	p := writeConfig(t, appConfig(c.LocalAddr().(*net.UDPAddr).Port))
 	out, err := exec.Command(binary, "-config", p).CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
@@ -444,66 +378,13 @@ func TestFailedStartExitsNonZeroWithOneLine(t *testing.T) {
 }
 
 // rd100sConfig emits an RD100S stream to port with HTTP control.
-func rd100sConfig(port int) string {
-	return fmt.Sprintf(`[App]
-HTTPAddress = "127.0.0.1:0"
-
-[[Threads]]
-Name = "Antenna"
-Frequency = 200.0
-GAMs = ["Az", "El"]
-
-[[GAMs]]
-Name = "Az"
-Class = "Waveform"
-Waveform = "ramp"
-Amplitude = 90.0
-Offset = 355.0
-  [[GAMs.Outputs]]
-  Signal = "Out"
-  DataSource = "Encoder"
-  Alias = "Az"
-
-[[GAMs]]
-Name = "El"
-Class = "Waveform"
-Waveform = "sine"
-Amplitude = 10.0
-Offset = 45.0
-Frequency = 1.0
-  [[GAMs.Outputs]]
-  Signal = "Out"
-  DataSource = "Encoder"
-  Alias = "El"
-
-[[DataSources]]
-Name = "Encoder"
-Class = "RD100S"
-dest_host = "127.0.0.1"
-dest_port = %d
-rate_hz = 200.0
-azimuth_signal = "Az"
-elevation_signal = "El"
-  [[DataSources.Signals]]
-  Name = "Az"
-  Type = "float64"
-  Unit = "deg"
-  [[DataSources.Signals]]
-  Name = "El"
-  Type = "float64"
-  Unit = "deg"
-`, port)
-}
+func rd100sConfig(port int) string { return testConfig("rd100s.toml", port) }
 
 // TestDaemonRD100SDegradationOverHTTP switches a loss pattern on and off
 // through /degrade and checks the monitor sees exactly the missing packets
 // the encoder reports, the DEGRADED bit while it was on, and the events.
 func TestDaemonRD100SDegradationOverHTTP(t *testing.T) {
-	rx, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rx.Close()
+	rx := testenv.Loopback(t)
 	d := startDaemon(t, rd100sConfig(rx.LocalAddr().(*net.UDPAddr).Port))
 	mon := rdclient.NewMonitor(rdclient.MonitorConfig{StreamTimeout: 2 * time.Second})
 	buf := make([]byte, 64)

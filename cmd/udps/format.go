@@ -9,8 +9,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/quant"
 )
 
 // Output formats.
@@ -30,7 +32,7 @@ func writeConfigTable(w io.Writer, server string, cfg *client.Config) error {
 	for i := range cfg.Signals {
 		s := &cfg.Signals[i]
 		rng := "-"
-		if s.Quant != wire.QuantNone {
+		if s.Quant != quant.None {
 			rng = "[" + fmtFloat(s.RangeMin) + ", " + fmtFloat(s.RangeMax) + "]"
 		}
 		unit := s.Unit
@@ -78,11 +80,11 @@ const (
 func kindOf(cfg *client.Config, i int) kind {
 	s := &cfg.Signals[i]
 	switch {
-	case s.Quant != wire.QuantNone || s.Type == wire.Float64:
+	case s.Quant != quant.None || s.Type == datasource.Float64:
 		return kindFloat
-	case s.Type == wire.Float32:
+	case s.Type == datasource.Float32:
 		return kindFloat32
-	case s.Type == wire.Int8 || s.Type == wire.Int16 || s.Type == wire.Int32 || s.Type == wire.Int64:
+	case s.Type.Signed():
 		return kindInt
 	}
 	return kindUint
@@ -122,7 +124,7 @@ func newPrinter(cfg *client.Config, format string, perSample bool) *printer {
 		return p
 	}
 	type base struct {
-		mode wire.TimeMode
+		mode datasource.TimeMode
 		idx  uint32
 		rate float64
 	}

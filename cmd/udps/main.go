@@ -51,6 +51,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
+	"github.com/streamerd/streamerd/internal/cli"
 )
 
 func main() {
@@ -58,13 +59,6 @@ func main() {
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
-
-// Exit codes.
-const (
-	exitOK    = 0
-	exitError = 1 // no answer from the server, or a socket error
-	exitUsage = 2 // bad flags
-)
 
 type options struct {
 	server, local, format string
@@ -105,15 +99,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+			return cli.ExitOK
 		}
 		fmt.Fprintln(stderr, "udps:", err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	c, err := client.Dial(o.server, client.Options{LocalAddr: o.local, ConnectTimeout: o.timeout})
 	if err != nil {
 		fmt.Fprintln(stderr, "udps:", err)
-		return exitError
+		return cli.ExitError
 	}
 	// Ending the session: DISCONNECT, then closing the socket unblocks Next.
 	var once sync.Once
@@ -137,10 +131,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg, err := c.Connect(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return exitOK // interrupted while connecting
+			return cli.ExitOK // interrupted while connecting
 		}
 		fmt.Fprintln(stderr, "udps:", err)
-		return exitError
+		return cli.ExitError
 	}
 	server := c.Server().String()
 	p := start(o, server, cfg, out, cfgOut, stderr)
@@ -153,7 +147,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		wg.Go(func() { printStats(tctx, c, o.interval, stdout) })
 	}
 
-	code := exitOK
+	code := cli.ExitOK
 	var u client.Update
 	for got := uint64(0); o.n == 0 || got < o.n; {
 		err := c.Next(&u)
@@ -165,7 +159,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			if !errors.Is(err, net.ErrClosed) || ctx.Err() == nil {
 				fmt.Fprintln(stderr, "udps:", err)
-				code = exitError
+				code = cli.ExitError
 			}
 			break
 		}
@@ -202,22 +196,14 @@ func start(o options, server string, cfg *client.Config, out *bufio.Writer, cfgO
 
 // printStats prints the rates and counts of every interval until ctx ends.
 func printStats(ctx context.Context, c *client.Client, every time.Duration, w io.Writer) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	last, lastT := c.Stats(), time.Now()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			st := c.Stats()
-			dt := now.Sub(lastT).Seconds()
-			fmt.Fprintf(w, "updates/s=%.1f MB/s=%.3f lost=%d stale=%d incomplete=%d\n",
-				float64(st.Updates-last.Updates)/dt, float64(st.Bytes-last.Bytes)/dt/1e6,
-				st.Lost-last.Lost, st.Stale-last.Stale, st.Incomplete-last.Incomplete)
-			last, lastT = st, now
-		}
-	}
+	last := c.Stats()
+	cli.Every(ctx, every, func(dt float64) {
+		st := c.Stats()
+		fmt.Fprintf(w, "updates/s=%.1f MB/s=%.3f lost=%d stale=%d incomplete=%d\n",
+			float64(st.Updates-last.Updates)/dt, float64(st.Bytes-last.Bytes)/dt/1e6,
+			st.Lost-last.Lost, st.Stale-last.Stale, st.Incomplete-last.Incomplete)
+		last = st
+	})
 }
 
 func summary(w io.Writer, st client.Stats) {

@@ -6,34 +6,19 @@ import (
 	"encoding/json"
 	"math"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/cli"
+	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/quant"
 )
 
 const wait = 10 * time.Second // generous: the CI box is a loaded 2-core VM
-
-// syncBuffer is a bytes.Buffer safe for the stats goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 const none = wire.NoTimeSignal
 
@@ -41,13 +26,13 @@ const none = wire.NoTimeSignal
 // vector, a signed int vector and a 2x2 matrix.
 func testSigs() []wire.SignalInfo {
 	return []wire.SignalInfo{
-		{Name: "T0", Type: wire.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: none, Unit: "us"},
-		{Name: "P", Type: wire.Float32, NumRows: 1, NumCols: 1, TimeSignalIdx: none, Unit: "Pa",
-			Quant: wire.QuantUint8, RangeMin: 0, RangeMax: 255},
-		{Name: "Ch1", Type: wire.Float32, NumDimensions: 1, NumRows: 1, NumCols: 4, Unit: "V",
-			TimeMode: wire.FirstSample, TimeSignalIdx: 0, SamplingRate: 1000},
-		{Name: "I", Type: wire.Int16, NumDimensions: 1, NumRows: 1, NumCols: 4, TimeSignalIdx: none},
-		{Name: "M", Type: wire.Float64, NumDimensions: 2, NumRows: 2, NumCols: 2, TimeSignalIdx: none},
+		{Name: "T0", Type: datasource.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: none, Unit: "us"},
+		{Name: "P", Type: datasource.Float32, NumRows: 1, NumCols: 1, TimeSignalIdx: none, Unit: "Pa",
+			Quant: quant.Uint8, RangeMin: 0, RangeMax: 255},
+		{Name: "Ch1", Type: datasource.Float32, NumDimensions: 1, NumRows: 1, NumCols: 4, Unit: "V",
+			TimeMode: datasource.FirstSample, TimeSignalIdx: 0, SamplingRate: 1000},
+		{Name: "I", Type: datasource.Int16, NumDimensions: 1, NumRows: 1, NumCols: 4, TimeSignalIdx: none},
+		{Name: "M", Type: datasource.Float64, NumDimensions: 2, NumRows: 2, NumCols: 2, TimeSignalIdx: none},
 	}
 }
 
@@ -67,19 +52,8 @@ func runAgainst(t *testing.T, srv *udpstest.Server, count int, args ...string) r
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stdout, stderr syncBuffer
-	done := make(chan int, 1)
-	connected := srv.Connected()
-	go func() {
-		done <- run(ctx, append([]string{"-server", srv.Addr().String(), "-local", "127.0.0.1:0", "-timeout", "10s"}, args...), &stdout, &stderr)
-	}()
-	select {
-	case <-connected:
-	case code := <-done:
-		t.Fatalf("udps exited with %d before connecting: %s", code, stderr.String())
-	case <-time.After(wait):
-		t.Fatal("udps never connected")
-	}
+	var stdout, stderr testenv.Buffer
+	done := startAgainst(t, ctx, srv, &stdout, &stderr, append([]string{"-local", "127.0.0.1:0", "-timeout", "10s"}, args...)...)
 	sigs := testSigs()
 	for i := range count {
 		p, err := udpstest.Payload(sigs, uint64(1000+i), testValues(i))
@@ -99,6 +73,25 @@ func runAgainst(t *testing.T, srv *udpstest.Server, count int, args ...string) r
 		t.Fatalf("udps did not stop; stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	}
 	return result{}
+}
+
+// startAgainst starts udps with args against srv and returns, once it
+// connects, the channel its exit code comes on.
+func startAgainst(t *testing.T, ctx context.Context, srv *udpstest.Server, stdout, stderr *testenv.Buffer, args ...string) <-chan int {
+	t.Helper()
+	done := make(chan int, 1)
+	connected := srv.Connected()
+	go func() {
+		done <- run(ctx, append([]string{"-server", srv.Addr().String()}, args...), stdout, stderr)
+	}()
+	select {
+	case <-connected:
+	case code := <-done:
+		t.Fatalf("udps exited with %d before connecting: %s", code, stderr.String())
+	case <-time.After(wait):
+		t.Fatal("udps never connected")
+	}
+	return done
 }
 
 func waitDisconnect(t *testing.T, srv *udpstest.Server) {
@@ -225,17 +218,8 @@ func TestTable(t *testing.T) {
 func TestStatsUntilInterrupted(t *testing.T) {
 	srv := udpstest.NewServer(t, testSigs(), 1400)
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr syncBuffer
-	done := make(chan int, 1)
-	connected := srv.Connected()
-	go func() {
-		done <- run(ctx, []string{"-server", srv.Addr().String(), "-format", "stats", "-interval", "20ms"}, &stdout, &stderr)
-	}()
-	select {
-	case <-connected:
-	case <-time.After(wait):
-		t.Fatal("udps never connected")
-	}
+	var stdout, stderr testenv.Buffer
+	done := startAgainst(t, ctx, srv, &stdout, &stderr, "-format", "stats", "-interval", "20ms")
 	p, _ := udpstest.Payload(testSigs(), 1, nil)
 	for deadline := time.Now().Add(wait); strings.Count(stdout.String(), "updates/s=") < 2; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -262,20 +246,11 @@ func TestMidStreamConfig(t *testing.T) {
 	srv := udpstest.NewServer(t, testSigs(), 1400)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stdout, stderr syncBuffer
-	done := make(chan int, 1)
-	connected := srv.Connected()
-	go func() {
-		done <- run(ctx, []string{"-server", srv.Addr().String(), "-format", "csv", "-n", "2"}, &stdout, &stderr)
-	}()
-	select {
-	case <-connected:
-	case <-time.After(wait):
-		t.Fatal("udps never connected")
-	}
+	var stdout, stderr testenv.Buffer
+	done := startAgainst(t, ctx, srv, &stdout, &stderr, "-format", "csv", "-n", "2")
 	p, _ := udpstest.Payload(testSigs(), 1, nil)
 	srv.SendUpdate(0, p)
-	sigs2 := []wire.SignalInfo{{Name: "X", Type: wire.Int8, NumRows: 1, NumCols: 1, TimeSignalIdx: none}}
+	sigs2 := []wire.SignalInfo{{Name: "X", Type: datasource.Int8, NumRows: 1, NumCols: 1, TimeSignalIdx: none}}
 	if err := srv.SetSignals(sigs2); err != nil {
 		t.Fatal(err)
 	}
@@ -301,9 +276,9 @@ func TestMidStreamConfig(t *testing.T) {
 func TestNoServer(t *testing.T) {
 	srv := udpstest.NewServer(t, testSigs(), 1400)
 	srv.IgnoreConnects(1 << 30)
-	var stdout, stderr syncBuffer
+	var stdout, stderr testenv.Buffer
 	code := run(context.Background(), []string{"-server", srv.Addr().String(), "-timeout", "300ms"}, &stdout, &stderr)
-	if code != exitError || !strings.Contains(stderr.String(), "no CONFIG") {
+	if code != cli.ExitError || !strings.Contains(stderr.String(), "no CONFIG") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
 }
@@ -312,20 +287,20 @@ func TestUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"-format", "xml"}, {"-per-sample"}, {"-timeout", "0s"}, {"extra"}, {"-n", "-1"},
 	} {
-		var stdout, stderr syncBuffer
-		if code := run(context.Background(), args, &stdout, &stderr); code != exitUsage {
-			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		var stdout, stderr testenv.Buffer
+		if code := run(context.Background(), args, &stdout, &stderr); code != cli.ExitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, cli.ExitUsage)
 		}
 	}
-	var stdout, stderr syncBuffer
-	if code := run(context.Background(), []string{"-server", "nohost.invalid:x:y"}, &stdout, &stderr); code != exitError {
+	var stdout, stderr testenv.Buffer
+	if code := run(context.Background(), []string{"-server", "nohost.invalid:x:y"}, &stdout, &stderr); code != cli.ExitError {
 		t.Errorf("bad server: exit %d", code)
 	}
 }
 
 func TestCSVQuotingAndJSONKeys(t *testing.T) {
-	sigs := []wire.SignalInfo{{Name: `a,"b"`, Type: wire.Uint64, NumRows: 1, NumCols: 1, TimeSignalIdx: none},
-		{Name: "big", Type: wire.Int64, NumRows: 1, NumCols: 1, TimeSignalIdx: none}}
+	sigs := []wire.SignalInfo{{Name: `a,"b"`, Type: datasource.Uint64, NumRows: 1, NumCols: 1, TimeSignalIdx: none},
+		{Name: "big", Type: datasource.Int64, NumRows: 1, NumCols: 1, TimeSignalIdx: none}}
 	srv := udpstest.NewServer(t, sigs, 1400)
 	c, err := client.Dial(srv.Addr().String(), client.Options{LocalAddr: "127.0.0.1:0", ConnectTimeout: wait})
 	if err != nil {

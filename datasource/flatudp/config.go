@@ -79,19 +79,6 @@ func ParseExecutionMode(s string) (ExecutionMode, error) {
 	return 0, fmt.Errorf("unknown ExecutionMode %q (want IndependentThread or RealTimeThread)", s)
 }
 
-// MarshalText implements encoding.TextMarshaler.
-func (m ExecutionMode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (m *ExecutionMode) UnmarshalText(b []byte) error {
-	v, err := ParseExecutionMode(string(b))
-	if err != nil {
-		return err
-	}
-	*m = v
-	return nil
-}
-
 // Config is the configuration of a FlatUDP sender, with MARTe2 UDPSender's
 // parameter names. A zero Port, NumberOfBuffers or StackSize means its
 // default; every other field is used as given (the config loader applies
@@ -133,143 +120,129 @@ type Config struct {
 	Signals []datasource.Signal
 }
 
-func (c *Config) withDefaults() Config {
-	d := *c
-	if d.Port == 0 {
-		d.Port = DefaultPort
-	}
-	if d.NumberOfBuffers == 0 {
-		d.NumberOfBuffers = DefaultNumberOfBuffers
-		if d.ExecutionMode == RealTimeThread {
-			d.NumberOfBuffers = DefaultQueueLength
-		}
-	}
-	if d.StackSize == 0 {
-		d.StackSize = DefaultStackSize
-	}
-	return d
-}
-
 // Validate checks every rule of the FlatUDP datasource and returns all
 // broken rules joined (each a *datasource.ConfigError naming the
 // datasource, the signal, the parameter and the rule), or nil.
 func Validate(cfg *Config) error {
 	c := cfg.withDefaults()
-	ds := c.Name
-	var errs []error
-	bad := func(p, format string, args ...any) {
-		errs = append(errs, datasource.ParamError(ds, p, format, args...))
+	e := &datasource.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
+	c.checkDestination(e)
+	c.checkRing(e)
+	if c.ByteOrder != wire.Little && c.ByteOrder != wire.Big {
+		e.Param("ByteOrder", "must be little or big, got %v", c.ByteOrder)
 	}
+	if c.StackSize < 0 {
+		e.Param("StackSize", "must not be negative, got %d", c.StackSize)
+	}
+	if err := datasource.ValidateSignals(c.Name, c.Signals); err != nil {
+		e.Add(err)
+		return e.Err()
+	}
+	c.checkSignals(e)
+	return e.Err()
+}
 
-	dst, dstOK := netip.Addr{}, false
-	if c.Address == "" {
-		bad("Address", "is required: the destination IP address (unicast or multicast group)")
-	} else if a, err := netip.ParseAddr(c.Address); err != nil {
-		bad("Address", "must be an IP address (unicast or multicast group), got %q", c.Address)
-	} else {
-		dst = a.Unmap()
-		switch {
-		case dst.IsUnspecified():
-			bad("Address", "must be a destination, not the unspecified address %s", dst)
-		case dst.IsMulticast() && !dst.Is4():
-			bad("Address", "a multicast group must be IPv4 (224.0.0.0/4), got %s", dst)
-		default:
-			dstOK = true
-		}
-	}
+// checkDestination checks Address, Port and the multicast parameters.
+func (c *Config) checkDestination(e *datasource.ConfigErrors) {
 	if c.Port < 1 || c.Port > 65535 {
-		bad("Port", "must be 1..65535, got %d", c.Port)
+		e.Param("Port", "must be 1..65535, got %d", c.Port)
 	}
-	if !c.ExecutionMode.Valid() {
-		bad("ExecutionMode", "invalid mode %d (want IndependentThread or RealTimeThread)", c.ExecutionMode)
+	if c.TTL < 0 || c.TTL > 255 {
+		e.Param("TTL", "must be 0..255, got %d", c.TTL)
 	}
-	indep := c.ExecutionMode == IndependentThread
-	if c.NumberOfPreTriggers < 0 {
-		bad("NumberOfPreTriggers", "must not be negative, got %d", c.NumberOfPreTriggers)
+	if c.Address == "" {
+		e.Param("Address", "is required: the destination IP address (unicast or multicast group)")
+		return
 	}
-	if c.NumberOfPostTriggers < 0 {
-		bad("NumberOfPostTriggers", "must not be negative, got %d", c.NumberOfPostTriggers)
+	a, err := netip.ParseAddr(c.Address)
+	if err != nil {
+		e.Param("Address", "must be an IP address (unicast or multicast group), got %q", c.Address)
+		return
 	}
-	if c.ExecutionMode == RealTimeThread {
-		if c.NumberOfPreTriggers != 0 {
-			bad("NumberOfPreTriggers", "applies only to ExecutionMode IndependentThread (RealTimeThread sends every cycle)")
+	dst := a.Unmap()
+	switch {
+	case dst.IsUnspecified():
+		e.Param("Address", "must be a destination, not the unspecified address %s", dst)
+	case dst.IsMulticast() && !dst.Is4():
+		e.Param("Address", "a multicast group must be IPv4 (224.0.0.0/4), got %s", dst)
+	case !dst.IsMulticast():
+		if c.Interface != "" {
+			e.Param("Interface", "applies only to a multicast Address; %s is unicast", dst)
 		}
-		if c.NumberOfPostTriggers != 0 {
-			bad("NumberOfPostTriggers", "applies only to ExecutionMode IndependentThread (RealTimeThread sends every cycle)")
+	case c.TTL >= 0 && c.TTL <= 255:
+		if _, err := client.MulticastSendControl(c.Interface, c.TTL, c.Loopback); err != nil {
+			e.Param("Interface", "%v", err)
+		}
+	}
+}
+
+// checkRing checks the execution mode, the trigger windows and the ring
+// length.
+func (c *Config) checkRing(e *datasource.ConfigErrors) {
+	if !c.ExecutionMode.Valid() {
+		e.Param("ExecutionMode", "invalid mode %d (want IndependentThread or RealTimeThread)", c.ExecutionMode)
+	}
+	for _, w := range []struct {
+		key string
+		n   int
+	}{{"NumberOfPreTriggers", c.NumberOfPreTriggers}, {"NumberOfPostTriggers", c.NumberOfPostTriggers}} {
+		switch {
+		case w.n < 0:
+			e.Param(w.key, "must not be negative, got %d", w.n)
+		case w.n != 0 && c.ExecutionMode == RealTimeThread:
+			e.Param(w.key, "applies only to ExecutionMode IndependentThread (RealTimeThread sends every cycle)")
 		}
 	}
 	switch {
 	case c.NumberOfBuffers < 1 || c.NumberOfBuffers > MaxNumberOfBuffers:
-		bad("NumberOfBuffers", "must be 1..%d, got %d", MaxNumberOfBuffers, c.NumberOfBuffers)
-	case indep && c.NumberOfPreTriggers >= c.NumberOfBuffers:
-		bad("NumberOfPreTriggers", "must be less than NumberOfBuffers (%d), got %d: the ring keeps the pre-trigger cycles and needs one slot more", c.NumberOfBuffers, c.NumberOfPreTriggers)
+		e.Param("NumberOfBuffers", "must be 1..%d, got %d", MaxNumberOfBuffers, c.NumberOfBuffers)
+	case c.ExecutionMode == IndependentThread && c.NumberOfPreTriggers >= c.NumberOfBuffers:
+		e.Param("NumberOfPreTriggers", "must be less than NumberOfBuffers (%d), got %d: the ring keeps the pre-trigger cycles and needs one slot more", c.NumberOfBuffers, c.NumberOfPreTriggers)
 	}
-	if c.ByteOrder != wire.Little && c.ByteOrder != wire.Big {
-		bad("ByteOrder", "must be little or big, got %v", c.ByteOrder)
-	}
-	if c.TTL < 0 || c.TTL > 255 {
-		bad("TTL", "must be 0..255, got %d", c.TTL)
-	}
-	if dstOK {
-		if dst.IsMulticast() {
-			if c.TTL >= 0 && c.TTL <= 255 {
-				if _, err := client.MulticastSendControl(c.Interface, c.TTL, c.Loopback); err != nil {
-					bad("Interface", "%v", err)
-				}
-			}
-		} else if c.Interface != "" {
-			bad("Interface", "applies only to a multicast Address; %s is unicast", dst)
-		}
-	}
-	if c.StackSize < 0 {
-		bad("StackSize", "must not be negative, got %d", c.StackSize)
-	}
+}
 
-	if err := datasource.ValidateSignals(ds, c.Signals); err != nil {
-		errs = append(errs, err)
-		return errors.Join(errs...)
-	}
+// checkSignals checks the FlatUDP rules of signals that pass the rules
+// every producer shares: element counts, the datagram size, the trigger,
+// the signals string and the ring memory.
+func (c *Config) checkSignals(e *datasource.ConfigErrors) {
 	sigs := c.Signals
 	total := 0
 	for i := range sigs {
 		if n := sigs[i].Elements(); n < 1 || n > wire.MaxCount {
-			errs = append(errs, datasource.SignalError(ds, sigs, i, "NumberOfElements", "must be 1..%d for FlatUDP, got %d", wire.MaxCount, n))
+			e.Signal(i, "NumberOfElements", "must be 1..%d for FlatUDP, got %d", wire.MaxCount, n)
 		}
 		total += sigs[i].ByteSize()
 	}
 	if total > wire.MaxDatagramSize {
-		bad("Signals", "a datagram of %d bytes exceeds the UDP limit of %d bytes", total, wire.MaxDatagramSize)
+		e.Param("Signals", "a datagram of %d bytes exceeds the UDP limit of %d bytes", total, wire.MaxDatagramSize)
 	}
-	if indep {
-		if s := &sigs[0]; s.Name != TriggerSignal || s.Type != datasource.Uint8 || s.Elements() != 1 {
-			errs = append(errs, datasource.SignalError(ds, sigs, 0, "Name",
-				"in IndependentThread mode the first signal must be the scalar uint8 %q, got %q %v[%d]", TriggerSignal, s.Name, s.Type, s.Elements()))
+	if s := &sigs[0]; c.ExecutionMode == IndependentThread && (s.Name != TriggerSignal || s.Type != datasource.Uint8 || s.Elements() != 1) {
+		e.Signal(0, "Name", "in IndependentThread mode the first signal must be the scalar uint8 %q, got %q %v[%d]", TriggerSignal, s.Name, s.Type, s.Elements())
+	}
+	if e.Len() > 0 {
+		return
+	}
+	// The signals string's own rules (names free of ",:[]", spaces at the
+	// ends and control characters), so SignalsString round-trips.
+	if err := wire.Validate(flatSignals(sigs)); err != nil {
+		var se *wire.SignalError
+		if errors.As(err, &se) && se.Index >= 0 {
+			e.Signal(se.Index, "Name", "%s", se.Rule)
+		} else {
+			e.Param("Signals", "%v", err)
 		}
+		return
 	}
-	if len(errs) == 0 {
-		// The signals string's own rules (names free of ",:[]", spaces at
-		// the ends and control characters), so SignalsString round-trips.
-		if err := wire.Validate(flatSignals(sigs)); err != nil {
-			var se *wire.SignalError
-			if errors.As(err, &se) && se.Index >= 0 {
-				errs = append(errs, datasource.SignalError(ds, sigs, se.Index, "Name", "%s", se.Rule))
-			} else {
-				bad("Signals", "%v", err)
-			}
-		}
+	if c.NumberOfBuffers*slotStride(total) > MaxRingBytes {
+		e.Param("NumberOfBuffers", "%d buffers of %d bytes exceed the ring limit of %d MiB", c.NumberOfBuffers, slotStride(total), MaxRingBytes>>20)
 	}
-	if len(errs) == 0 && c.NumberOfBuffers*slotStride(total) > MaxRingBytes {
-		bad("NumberOfBuffers", "%d buffers of %d bytes exceed the ring limit of %d MiB", c.NumberOfBuffers, slotStride(total), MaxRingBytes>>20)
-	}
-	return errors.Join(errs...)
 }
 
-// flatSignals converts validated signals to a wire signal list. The
-// type codes of the two packages are the same.
+// flatSignals converts validated signals to a wire signal list.
 func flatSignals(sigs []datasource.Signal) []wire.Signal {
 	out := make([]wire.Signal, len(sigs))
 	for i := range sigs {
-		out[i] = wire.Signal{Name: sigs[i].Name, Type: wire.Type(sigs[i].Type), Count: sigs[i].Elements()}
+		out[i] = wire.Signal{Name: sigs[i].Name, Type: sigs[i].Type, Count: sigs[i].Elements()}
 	}
 	return out
 }
@@ -277,3 +250,15 @@ func flatSignals(sigs []datasource.Signal) []wire.Signal {
 // nativeLittleEndian is checked in New: signal memory is native order and
 // the byte-order conversion starts from little-endian.
 var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// withDefaults returns c with every zero field that has a default set to
+// it.
+func (c Config) withDefaults() Config {
+	datasource.SetDefault(&c.Port, DefaultPort)
+	if c.ExecutionMode == RealTimeThread {
+		datasource.SetDefault(&c.NumberOfBuffers, DefaultQueueLength)
+	}
+	datasource.SetDefault(&c.NumberOfBuffers, DefaultNumberOfBuffers)
+	datasource.SetDefault(&c.StackSize, DefaultStackSize)
+	return c
+}

@@ -2,7 +2,6 @@ package flatudp_test
 
 import (
 	"fmt"
-	"io"
 	"log/slog"
 
 	"github.com/VictoriaMetrics/metrics"
@@ -24,7 +23,7 @@ func ExampleSender_SignalsString() {
 			{Name: "Ia", Type: datasource.Float32},
 			{Name: "Wave", Type: datasource.Float32, NumberOfDimensions: 1, NumberOfElements: 16},
 		},
-	}, metrics.NewSet(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}, metrics.NewSet(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		panic(err)
 	}

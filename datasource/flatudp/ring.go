@@ -2,14 +2,16 @@ package flatudp
 
 import "sync/atomic"
 
-// cacheLine separates the indices the two threads write. 128 bytes covers
-// the adjacent-line prefetcher of x86 as well as 64-byte lines.
+// cacheLine separates what the two threads write: the indices and the
+// slots. 128 bytes covers the adjacent-line prefetcher of x86 as well as
+// 64-byte lines.
 const cacheLine = 128
 
 // slotStride returns the distance between two slots of size bytes: size
-// rounded up to a cache line, so the RT thread filling one slot never
-// shares a line with the sender thread reading the one before.
-func slotStride(size int) int { return (size + 63) &^ 63 }
+// rounded up to cacheLine, so the RT thread filling one slot never shares a
+// line (or a prefetched pair of lines) with the sender thread reading the
+// one before.
+func slotStride(size int) int { return (size + cacheLine - 1) &^ (cacheLine - 1) }
 
 // ring is a single-producer single-consumer ring of fixed-size cycles, with
 // no lock. The RT thread is the only producer (push), the sender thread the

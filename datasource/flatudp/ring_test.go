@@ -10,7 +10,7 @@ import (
 
 func TestRingFullAndWrap(t *testing.T) {
 	r := newRing(3, 5)
-	if r.stride != 64 || len(r.buf) != 3*64 {
+	if r.stride != cacheLine || len(r.buf) != 3*cacheLine {
 		t.Fatalf("stride %d, buf %d", r.stride, len(r.buf))
 	}
 	cyc := func(v byte) []byte { return []byte{v, v, v, v, v} }

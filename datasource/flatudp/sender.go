@@ -158,8 +158,8 @@ func (s *Sender) Destination() netip.AddrPort { return s.dst }
 
 // AllocateMemory allocates signal memory, the ring and the send buffer.
 func (s *Sender) AllocateMemory() error {
-	if s.mem != nil {
-		return fmt.Errorf("datasource %q: AllocateMemory called twice", s.cfg.Name)
+	if err := datasource.CheckAllocate(s.cfg.Name, s.mem != nil); err != nil {
+		return err
 	}
 	s.mem = datasource.NewMemory(s.sigs)
 	s.ring = newRing(s.cfg.NumberOfBuffers, s.mem.Size())
@@ -184,11 +184,8 @@ func (s *Sender) LocalAddr() netip.AddrPort {
 
 // PrepareNextState opens the sending socket and starts the sender thread.
 func (s *Sender) PrepareNextState() error {
-	if s.mem == nil {
-		return fmt.Errorf("datasource %q: PrepareNextState before AllocateMemory", s.cfg.Name)
-	}
-	if s.conn != nil {
-		return fmt.Errorf("datasource %q: PrepareNextState called twice", s.cfg.Name)
+	if err := datasource.CheckPrepare(s.cfg.Name, s.mem != nil, s.conn != nil); err != nil {
+		return err
 	}
 	conn, err := s.open()
 	if err != nil {
@@ -390,6 +387,16 @@ type Status struct {
 	Overflows     uint64 `json:"overflows"`
 	SendErrors    uint64 `json:"send_errors"`
 	Triggers      uint64 `json:"triggers,omitempty"`
+}
+
+// StatusReport returns Status as an any, for a program that lists
+// producers of every class together (streamerd's /status).
+func (s *Sender) StatusReport() any { return s.Status() }
+
+// Describe returns one line on the datagrams for a layout listing
+// (streamerd -describe).
+func (s *Sender) Describe() string {
+	return fmt.Sprintf("datagram: %d bytes to %v, %s, byte order %s", s.layout.Size, s.dst, s.cfg.ExecutionMode, s.cfg.ByteOrder)
 }
 
 // Status returns a snapshot for /status; the counters are read one by one,

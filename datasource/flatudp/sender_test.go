@@ -3,7 +3,6 @@ package flatudp
 import (
 	"encoding/binary"
 	"errors"
-	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -18,9 +17,10 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/dstest"
 )
 
-func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 func newSet() *metrics.Set  { return metrics.NewSet() }
 
 // testSignals has every element width, the Trigger first and a cycle
@@ -626,36 +626,10 @@ func TestLifecycleErrors(t *testing.T) {
 	if err := s.Synchronise(); err == nil {
 		t.Error("Synchronise before AllocateMemory succeeded")
 	}
-	if err := s.PrepareNextState(); err == nil {
-		t.Error("PrepareNextState before AllocateMemory succeeded")
-	}
-	if err := s.Stop(); err != nil {
-		t.Errorf("Stop before start: %v", err)
-	}
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AllocateMemory(); err == nil {
-		t.Error("second AllocateMemory succeeded")
-	}
 	if a := s.LocalAddr(); a.IsValid() {
 		t.Errorf("LocalAddr before start: %v", a)
 	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err == nil {
-		t.Error("second PrepareNextState succeeded")
-	}
-	if a := s.LocalAddr(); !a.IsValid() || a.Port() == 0 {
-		t.Errorf("LocalAddr %v", a)
-	}
-	if err := s.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Stop(); err != nil {
-		t.Errorf("second Stop: %v", err)
-	}
+	dstest.Lifecycle(t, s)
 	if s.Name() != "Flat" || len(s.Signals()) != 3 || s.Memory().Size() != 69 || s.Layout().Size != 69 {
 		t.Error("accessors")
 	}

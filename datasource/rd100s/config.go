@@ -1,7 +1,6 @@
 package rd100s
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -55,19 +54,6 @@ func ParseUnit(s string) (Unit, error) {
 		return Millidegrees, nil
 	}
 	return 0, fmt.Errorf("unknown unit %q (want deg or mdeg)", s)
-}
-
-// MarshalText implements encoding.TextMarshaler.
-func (u Unit) MarshalText() ([]byte, error) { return []byte(u.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (u *Unit) UnmarshalText(b []byte) error {
-	v, err := ParseUnit(string(b))
-	if err != nil {
-		return err
-	}
-	*u = v
-	return nil
 }
 
 // Config is the configuration of an RD100S encoder emulator. Parameter
@@ -143,58 +129,49 @@ func DefaultConfig() Config {
 	}
 }
 
-func (c *Config) withDefaults() Config {
-	d := *c
-	if d.DestPort == 0 {
-		d.DestPort = DefaultDestPort
-	}
-	if d.RateHz == 0 {
-		d.RateHz = DefaultRateHz
-	}
-	if d.LockTimeout == 0 {
-		d.LockTimeout = DefaultLockTimeout
-	}
-	return d
-}
-
 // Validate checks every rule of the configuration and returns all broken
 // rules joined (each a *datasource.ConfigError), or nil. It does not
 // resolve DestHost; New does.
 func Validate(cfg *Config) error {
 	c := cfg.withDefaults()
-	ds := c.Name
-	var errs []error
-	bad := func(p, format string, args ...any) {
-		errs = append(errs, datasource.ParamError(ds, p, format, args...))
-	}
-	if strings.TrimSpace(c.DestHost) == "" {
-		bad("dest_host", "is required (the receiver's IPv4 address or host name)")
+	e := &datasource.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
+	switch {
+	case strings.TrimSpace(c.DestHost) == "":
+		e.Param("dest_host", "is required (the receiver's IPv4 address or host name)")
+	case strings.ContainsAny(c.DestHost, " \t/"):
+		e.Param("dest_host", "must be an IPv4 address or a host name, got %q", c.DestHost)
 	}
 	if c.DestPort < 1 || c.DestPort > 65535 {
-		bad("dest_port", "must be 1..65535, got %d", c.DestPort)
+		e.Param("dest_port", "must be 1..65535, got %d", c.DestPort)
 	}
 	if c.SrcPort < 0 || c.SrcPort > 65535 {
-		bad("src_port", "must be 0..65535 (0: ephemeral), got %d", c.SrcPort)
+		e.Param("src_port", "must be 0..65535 (0: ephemeral), got %d", c.SrcPort)
 	}
-	rateOK := !math.IsNaN(c.RateHz) && c.RateHz > 0 && c.RateHz <= MaxRateHz
-	if !rateOK {
-		bad("rate_hz", "must be > 0 and ≤ %v Hz, got %v", MaxRateHz, c.RateHz)
+	rateHz := c.RateHz
+	if math.IsNaN(rateHz) || rateHz <= 0 || rateHz > MaxRateHz {
+		e.Param("rate_hz", "must be > 0 and ≤ %v Hz, got %v", MaxRateHz, c.RateHz)
+		rateHz = MaxRateHz // the jitter bound of the fastest rate
 	}
 	if c.LockTimeout < 0 {
-		bad("LockTimeout", "must not be negative, got %v", c.LockTimeout)
+		e.Param("LockTimeout", "must not be negative, got %v", c.LockTimeout)
 	}
 	for _, u := range []struct {
 		key string
 		u   Unit
 	}{{"azimuth_unit", c.AzimuthUnit}, {"elevation_unit", c.ElevationUnit}, {"rate_unit", c.RateUnit}} {
 		if u.u > Millidegrees {
-			bad(u.key, "must be deg or mdeg, got %v", u.u)
+			e.Param(u.key, "must be deg or mdeg, got %v", u.u)
 		}
 	}
-	sigErr := datasource.ValidateSignals(ds, c.Signals)
-	if sigErr != nil {
-		errs = append(errs, sigErr)
-	}
+	e.Add(datasource.ValidateSignals(c.Name, c.Signals))
+	c.checkMapping(e)
+	c.Degradations.check(e, rateHz)
+	return e.Err()
+}
+
+// checkMapping checks the signal mapping of section 8: each mapped name is
+// a scalar signal of the datasource, the status signal an integer one.
+func (c *Config) checkMapping(e *datasource.ConfigErrors) {
 	mapped := []struct {
 		key, name string
 		required  bool
@@ -209,13 +186,13 @@ func Validate(cfg *Config) error {
 	for _, m := range mapped {
 		if m.name == "" {
 			if m.required {
-				bad(m.key, "is required: name the signal to send")
+				e.Param(m.key, "is required: name the signal to send")
 			}
 			continue
 		}
 		i := datasource.Index(c.Signals, m.name)
 		if i < 0 {
-			bad(m.key, "names no signal of this datasource: %q", m.name)
+			e.Param(m.key, "names no signal of this datasource: %q", m.name)
 			continue
 		}
 		s := &c.Signals[i]
@@ -223,19 +200,22 @@ func Validate(cfg *Config) error {
 			continue // reported by ValidateSignals
 		}
 		if s.NumberOfDimensions != 0 || s.Elements() != 1 {
-			bad(m.key, "signal %q must be a scalar (NumberOfDimensions 0), got %d dimensions and %d elements", m.name, s.NumberOfDimensions, s.Elements())
+			e.Param(m.key, "signal %q must be a scalar (NumberOfDimensions 0), got %d dimensions and %d elements", m.name, s.NumberOfDimensions, s.Elements())
 		}
 		if m.integer && s.Type.IsFloat() {
-			bad(m.key, "signal %q must have an integer type (its bits drive the status word), got %v", m.name, s.Type)
+			e.Param(m.key, "signal %q must have an integer type (its bits drive the status word), got %v", m.name, s.Type)
 		}
 	}
-	if rateOK {
-		errs = append(errs, c.Degradations.validate(ds, c.RateHz)...)
-	} else {
-		errs = append(errs, c.Degradations.validate(ds, MaxRateHz)...)
-	}
-	return errors.Join(errs...)
 }
 
 // periodNs returns the nominal period in nanoseconds.
 func periodNs(rateHz float64) float64 { return 1e9 / rateHz }
+
+// withDefaults returns c with every zero field that has a default set to
+// it.
+func (c Config) withDefaults() Config {
+	datasource.SetDefault(&c.DestPort, DefaultDestPort)
+	datasource.SetDefault(&c.RateHz, DefaultRateHz)
+	datasource.SetDefault(&c.LockTimeout, DefaultLockTimeout)
+	return c
+}

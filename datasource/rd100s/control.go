@@ -1,12 +1,13 @@
 package rd100s
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/streamerd/streamerd/datasource"
 )
 
 // EventRing is how many recent events Events and Status keep.
@@ -164,8 +165,9 @@ func (e *Encoder) apply(next Degradations, which kindSet, source string, now int
 	if !e.running() {
 		return ErrNotRunning
 	}
-	if errs := next.validate(e.cfg.Name, e.cfg.RateHz); len(errs) > 0 {
-		return errors.Join(errs...)
+	ce := &datasource.ConfigErrors{DataSource: e.cfg.Name}
+	if next.check(ce, e.cfg.RateHz); ce.Len() > 0 {
+		return ce.Err()
 	}
 	wall := time.Now()
 	ev := func(k kind, action, value, reason string) Event {
@@ -229,34 +231,6 @@ func (e *Encoder) apply(next Degradations, which kindSet, source string, now int
 		e.logEvent(&evs[i])
 	}
 	return nil
-}
-
-// copyKind copies the field of degradation k from src to dst.
-func copyKind(dst, src *Degradations, k kind) {
-	switch k {
-	case kLossProbability:
-		dst.LossProbability = src.LossProbability
-	case kLossEveryN:
-		dst.LossEveryN = src.LossEveryN
-	case kBurstLoss:
-		dst.BurstLoss = src.BurstLoss
-	case kDuplicate:
-		dst.DuplicateProbability = src.DuplicateProbability
-	case kReorder:
-		dst.ReorderWindow = src.ReorderWindow
-	case kJitter:
-		dst.Jitter = src.Jitter
-	case kFreeze:
-		dst.Freeze = src.Freeze
-	case kInvalidAz:
-		dst.InvalidAz = src.InvalidAz
-	case kInvalidEl:
-		dst.InvalidEl = src.InvalidEl
-	case kSeqJump:
-		dst.SeqJump = src.SeqJump
-	case kSilence:
-		dst.Silence = src.Silence
-	}
 }
 
 // recordLocked puts ev in the ring and counts it. ctl.mu is held. It does

@@ -97,33 +97,67 @@ func kindOfKey(key string) (kind, bool) {
 	return 0, false
 }
 
-// active reports whether degradation k is on in d.
-func (d *Degradations) active(k kind) bool {
+// field returns a pointer to the field of degradation k in d: a
+// *float64, *int, *time.Duration, *bool or *int32.
+func (d *Degradations) field(k kind) any {
 	switch k {
 	case kLossProbability:
-		return d.LossProbability > 0
+		return &d.LossProbability
 	case kLossEveryN:
-		return d.LossEveryN > 0
+		return &d.LossEveryN
 	case kBurstLoss:
-		return d.BurstLoss > 0
+		return &d.BurstLoss
 	case kDuplicate:
-		return d.DuplicateProbability > 0
+		return &d.DuplicateProbability
 	case kReorder:
-		return d.ReorderWindow > 0
+		return &d.ReorderWindow
 	case kJitter:
-		return d.Jitter > 0
+		return &d.Jitter
 	case kFreeze:
-		return d.Freeze
+		return &d.Freeze
 	case kInvalidAz:
-		return d.InvalidAz
+		return &d.InvalidAz
 	case kInvalidEl:
-		return d.InvalidEl
+		return &d.InvalidEl
 	case kSeqJump:
-		return d.SeqJump != 0
+		return &d.SeqJump
 	case kSilence:
-		return d.Silence
+		return &d.Silence
+	}
+	return nil
+}
+
+// active reports whether degradation k is on in d: a non-zero field.
+func (d *Degradations) active(k kind) bool {
+	switch p := d.field(k).(type) {
+	case *float64:
+		return *p > 0
+	case *int:
+		return *p > 0
+	case *time.Duration:
+		return *p > 0
+	case *bool:
+		return *p
+	case *int32:
+		return *p != 0
 	}
 	return false
+}
+
+// copyKind copies the field of degradation k from src to dst.
+func copyKind(dst, src *Degradations, k kind) {
+	switch p := dst.field(k).(type) {
+	case *float64:
+		*p = *src.field(k).(*float64)
+	case *int:
+		*p = *src.field(k).(*int)
+	case *time.Duration:
+		*p = *src.field(k).(*time.Duration)
+	case *bool:
+		*p = *src.field(k).(*bool)
+	case *int32:
+		*p = *src.field(k).(*int32)
+	}
 }
 
 // Any reports whether any degradation is active.
@@ -149,29 +183,17 @@ func (d *Degradations) Active() []string {
 
 // value formats the parameter of degradation k as its key takes it.
 func (d *Degradations) value(k kind) string {
-	switch k {
-	case kLossProbability:
-		return strconv.FormatFloat(d.LossProbability, 'g', -1, 64)
-	case kLossEveryN:
-		return strconv.Itoa(d.LossEveryN)
-	case kBurstLoss:
-		return ms(d.BurstLoss)
-	case kDuplicate:
-		return strconv.FormatFloat(d.DuplicateProbability, 'g', -1, 64)
-	case kReorder:
-		return ms(d.ReorderWindow)
-	case kJitter:
-		return ms(d.Jitter)
-	case kFreeze:
-		return strconv.FormatBool(d.Freeze)
-	case kInvalidAz:
-		return strconv.FormatBool(d.InvalidAz)
-	case kInvalidEl:
-		return strconv.FormatBool(d.InvalidEl)
-	case kSeqJump:
-		return strconv.Itoa(int(d.SeqJump))
-	case kSilence:
-		return strconv.FormatBool(d.Silence)
+	switch p := d.field(k).(type) {
+	case *float64:
+		return strconv.FormatFloat(*p, 'g', -1, 64)
+	case *int:
+		return strconv.Itoa(*p)
+	case *time.Duration:
+		return ms(*p)
+	case *bool:
+		return strconv.FormatBool(*p)
+	case *int32:
+		return strconv.Itoa(int(*p))
 	}
 	return ""
 }
@@ -205,31 +227,19 @@ func (d *Degradations) SetKey(key, value string) error {
 	}
 	v := strings.TrimSpace(value)
 	var err error
-	switch k {
-	case kLossProbability:
-		d.LossProbability, err = strconv.ParseFloat(v, 64)
-	case kDuplicate:
-		d.DuplicateProbability, err = strconv.ParseFloat(v, 64)
-	case kLossEveryN:
-		d.LossEveryN, err = strconv.Atoi(v)
-	case kBurstLoss:
-		d.BurstLoss, err = parseMs(v)
-	case kReorder:
-		d.ReorderWindow, err = parseMs(v)
-	case kJitter:
-		d.Jitter, err = parseMs(v)
-	case kFreeze:
-		d.Freeze, err = parseBool(v)
-	case kInvalidAz:
-		d.InvalidAz, err = parseBool(v)
-	case kInvalidEl:
-		d.InvalidEl, err = parseBool(v)
-	case kSilence:
-		d.Silence, err = parseBool(v)
-	case kSeqJump:
+	switch p := d.field(k).(type) {
+	case *float64:
+		*p, err = strconv.ParseFloat(v, 64)
+	case *int:
+		*p, err = strconv.Atoi(v)
+	case *time.Duration:
+		*p, err = parseMs(v)
+	case *bool:
+		*p, err = parseBool(v)
+	case *int32:
 		var n int64
 		n, err = strconv.ParseInt(v, 10, 32)
-		d.SeqJump = int32(n)
+		*p = int32(n)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: cannot parse %q: %w", key, value, unwrapNum(err))
@@ -269,13 +279,10 @@ func parseBool(v string) (bool, error) {
 	return strconv.ParseBool(v)
 }
 
-// validate checks the ranges; rateHz bounds the jitter to half a period so
-// ticks never swap.
-func (d *Degradations) validate(ds string, rateHz float64) []error {
-	var errs []error
-	bad := func(k kind, format string, args ...any) {
-		errs = append(errs, datasource.ParamError(ds, Keys[k], format, args...))
-	}
+// check records the broken ranges in e; rateHz bounds the jitter to half a
+// period so ticks never swap.
+func (d *Degradations) check(e *datasource.ConfigErrors, rateHz float64) {
+	bad := func(k kind, format string, args ...any) { e.Param(Keys[k], format, args...) }
 	prob := func(k kind, p float64) {
 		if !(p >= 0 && p <= 1) {
 			bad(k, "must be a probability in 0..1, got %v", p)
@@ -296,7 +303,6 @@ func (d *Degradations) validate(ds string, rateHz float64) []error {
 	if d.Jitter < 0 || d.Jitter > half {
 		bad(kJitter, "must be 0..%v ms (half the period at %v Hz, so packets never swap), got %v", ms(half), rateHz, ms(d.Jitter))
 	}
-	return errs
 }
 
 // MarshalJSON writes the degradations under their keys, durations in

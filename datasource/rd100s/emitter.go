@@ -332,20 +332,7 @@ func (em *emitter) tick(now int64) {
 		em.burstEnded, em.burstEndedAt = em.burstSerial, em.burstUntil
 		em.syncControl(now)
 	}
-	if e.restartReq.Swap(false) {
-		em.seq = e.cfg.FirstSeq
-		e.tZero.Store(now)
-	}
-	seq := em.seq
-	jumped := em.jump != 0
-	if jumped {
-		seq += uint32(em.jump)
-		em.jump = 0
-		em.sentAny = false
-		e.m.seqJumps.Inc()
-	}
-	em.seq = seq + 1
-	e.nextSeq.Store(em.seq)
+	seq, jumped := em.nextSeq(now)
 	e.m.ticks.Inc()
 
 	e.lock.FastLock(rtsync.Forever, 0)
@@ -353,16 +340,56 @@ func (em *emitter) tick(now int64) {
 	have := e.haveData
 	e.lock.FastUnLock()
 
-	r := &em.refs
+	p := wire.Packet{Seq: seq, TUs: e.tUs(now)}
+	azFinite, elFinite := em.position(&p)
+	p.Status = em.status(have && azFinite, have && elFinite, jumped)
+	wire.AppendPacket(em.buf[:0], &p)
+	if em.dropped() {
+		return
+	}
+	dup := em.rDup.chance(em.d.DuplicateProbability)
+	if w := int64(em.d.ReorderWindow); w > 0 {
+		if delay := em.rReorder.upTo(w); delay > 0 {
+			em.hold(now+delay, seq, dup)
+			return
+		}
+	}
+	em.send(em.buf[:], seq, dup)
+}
+
+// nextSeq returns the seq of the tick at now, after a restart or a pending
+// jump, and whether it jumped.
+func (em *emitter) nextSeq(now int64) (seq uint32, jumped bool) {
+	e := em.e
+	if e.restartReq.Swap(false) {
+		em.seq = e.cfg.FirstSeq
+		e.tZero.Store(now)
+	}
+	seq = em.seq
+	if jumped = em.jump != 0; jumped {
+		seq += uint32(em.jump)
+		em.jump = 0
+		em.sentAny = false
+		e.m.seqJumps.Inc()
+	}
+	em.seq = seq + 1
+	e.nextSeq.Store(em.seq)
+	return seq, jumped
+}
+
+// position fills the angles and rates of p from the snapshot of signal
+// memory. A NaN or infinite reading is no position: the axis goes out with
+// its last good values and reports false, so its VALID bit is cleared and
+// no receiver takes an invented angle for a reading (section 3). A freeze
+// holds the values it found.
+func (em *emitter) position(p *wire.Packet) (azFinite, elFinite bool) {
+	e, r := em.e, &em.refs
 	az := wire.NormalizeAzimuthMdeg(r.az.mdeg(em.snap))
 	el := clamp32(r.el.mdeg(em.snap))
 	azRate := clamp32(r.azRate.mdeg(em.snap))
 	elRate := clamp32(r.elRate.mdeg(em.snap))
-	// A NaN or infinite reading is no position: the axis goes out with its
-	// last good values and its VALID bit cleared, so no receiver takes an
-	// invented angle for a reading (section 3).
-	azFinite := r.az.finite(em.snap) && r.azRate.finite(em.snap)
-	elFinite := r.el.finite(em.snap) && r.elRate.finite(em.snap)
+	azFinite = r.az.finite(em.snap) && r.azRate.finite(em.snap)
+	elFinite = r.el.finite(em.snap) && r.elRate.finite(em.snap)
 	if azFinite {
 		em.lastGood[0], em.lastGood[2] = az, azRate
 	} else {
@@ -383,51 +410,57 @@ func (em *emitter) tick(now int64) {
 		az, el, azRate, elRate = em.held[0], em.held[1], em.held[2], em.held[3]
 		e.m.frozen.Inc()
 	}
+	p.AzMdeg, p.ElMdeg, p.AzRate, p.ElRate = az, el, azRate, elRate
+	return azFinite, elFinite
+}
+
+// status returns the status word: the status signal's bits or the
+// constants, SIM, VALID cleared for an axis without a usable reading or
+// invalidated, DEGRADED while a degradation shows in the stream.
+func (em *emitter) status(azOK, elOK, jumped bool) wire.Status {
+	r := &em.refs
 	st := em.base
 	if r.status.ok {
 		st = wire.Status(readInt(em.snap[r.status.off:r.status.end], r.status.typ)) & 0x3f
 	}
 	st |= wire.Sim
-	if !have || em.d.InvalidAz || !azFinite {
+	if !azOK || em.d.InvalidAz {
 		st &^= wire.AzValid
 	}
-	if !have || em.d.InvalidEl || !elFinite {
+	if !elOK || em.d.InvalidEl {
 		st &^= wire.ElValid
 	}
 	if em.degradedBase || em.burstActive || jumped {
 		st |= wire.Degraded
 	}
-	p := wire.Packet{Seq: seq, TUs: e.tUs(now), AzMdeg: az, ElMdeg: el, AzRate: azRate, ElRate: elRate, Status: st}
-	wire.AppendPacket(em.buf[:0], &p)
+	return st
+}
 
+// dropped reports whether the packet of this tick is not sent: silence, a
+// burst, or a loss; each is counted.
+func (em *emitter) dropped() bool {
+	e := em.e
 	switch {
 	case em.d.Silence:
 		e.m.silenced.Inc()
-		return
+		return true
 	case em.burstActive:
 		e.m.droppedBurst.Inc()
-		return
+		return true
 	}
 	if n := em.d.LossEveryN; n > 0 {
 		em.lossCount++
 		if em.lossCount >= n {
 			em.lossCount = 0
 			e.m.droppedLoss.Inc()
-			return
+			return true
 		}
 	}
 	if em.rLoss.chance(em.d.LossProbability) {
 		e.m.droppedLoss.Inc()
-		return
+		return true
 	}
-	dup := em.rDup.chance(em.d.DuplicateProbability)
-	if w := int64(em.d.ReorderWindow); w > 0 {
-		if delay := em.rReorder.upTo(w); delay > 0 {
-			em.hold(now+delay, seq, dup)
-			return
-		}
-	}
-	em.send(em.buf[:], seq, dup)
+	return false
 }
 
 // send writes one packet, twice if dup, and counts what a receiver will

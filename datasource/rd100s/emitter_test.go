@@ -22,11 +22,7 @@ func stepEncoder(t testing.TB, cfg Config, r *rx) (*Encoder, *emitter) {
 	if r != nil {
 		cfg.DestPort = r.port()
 	} else {
-		sink, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { sink.Close() })
+		sink := testenv.Loopback(t)
 		cfg.DestPort = sink.LocalAddr().(*net.UDPAddr).Port
 	}
 	e, err := New(cfg, metrics.NewSet(), discard())
@@ -181,11 +177,7 @@ func TestEmitterNoAllocs(t *testing.T) {
 // and checks the process allocates (almost) nothing over a second.
 func TestSteadyStateNoAllocs(t *testing.T) {
 	testenv.SkipIfRace(t)
-	sink, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sink.Close()
+	sink := testenv.Loopback(t)
 	cfg := testConfig(1000)
 	cfg.DestPort = sink.LocalAddr().(*net.UDPAddr).Port
 	cfg.Degradations = allOn(false)
@@ -266,11 +258,8 @@ func BenchmarkCadence(b *testing.B) {
 		b.Run(map[float64]string{100: "100Hz", 1000: "1kHz"}[rate], func(b *testing.B) {
 			b.ReportAllocs()
 			n := max(b.N, int(rate)*3/2)
-			conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer conn.Close()
+			conn := testenv.Loopback(b)
+			defer conn.Close() // b.Run calls this once per round
 			conn.SetReadBuffer(4 << 20)
 			cfg := testConfig(rate)
 			cfg.DestPort = conn.LocalAddr().(*net.UDPAddr).Port

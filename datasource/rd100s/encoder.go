@@ -12,6 +12,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/rd100s/wire"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
@@ -112,6 +113,9 @@ func (e *Encoder) RateHz() float64 { return e.cfg.RateHz }
 
 // AllocateMemory allocates signal memory and the ready buffer.
 func (e *Encoder) AllocateMemory() error {
+	if err := datasource.CheckAllocate(e.cfg.Name, e.mem != nil); err != nil {
+		return err
+	}
 	e.mem = datasource.NewMemory(e.sigs)
 	e.ready = make([]byte, e.mem.Size())
 	return nil
@@ -134,11 +138,8 @@ func (e *Encoder) LocalAddr() netip.AddrPort {
 
 // open binds the socket and builds the emitter with t_us = 0 now.
 func (e *Encoder) open() error {
-	if e.mem == nil {
-		return fmt.Errorf("datasource %q: PrepareNextState before AllocateMemory", e.cfg.Name)
-	}
-	if e.started.Load() {
-		return fmt.Errorf("datasource %q: PrepareNextState called twice", e.cfg.Name)
+	if err := datasource.CheckPrepare(e.cfg.Name, e.mem != nil, e.started.Load()); err != nil {
+		return err
 	}
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{Port: e.cfg.SrcPort})
 	if err != nil {
@@ -247,6 +248,16 @@ type Status struct {
 	Events       []Event      `json:"events"`
 	Synchronised uint64       `json:"synchronised"`
 	LockTimeouts uint64       `json:"lock_timeouts"`
+}
+
+// StatusReport returns Status as an any, for a program that lists
+// producers of every class together (streamerd's /status).
+func (e *Encoder) StatusReport() any { return e.Status() }
+
+// Describe returns one line on the packets for a layout listing
+// (streamerd -describe).
+func (e *Encoder) Describe() string {
+	return fmt.Sprintf("%d-byte %s packets to %v at %g Hz", wire.PacketSize, Spec, e.dst, e.cfg.RateHz)
 }
 
 // Status returns a snapshot for /status.

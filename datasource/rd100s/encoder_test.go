@@ -240,10 +240,8 @@ func checkEvents(t *testing.T, e *Encoder, name string, act, deact uint64) {
 
 func TestLossEveryN(t *testing.T) {
 	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
-		mustSet(t, e, "loss_every_n", "5")
-		waitTicks(t, e, 100)
-		mustSet(t, e, "loss_every_n", "0")
-		waitTicks(t, e, 20)
+		setFor(t, e, "loss_every_n", "5", 100)
+		setFor(t, e, "loss_every_n", "0", 20)
 	})
 	i := 0
 	n := checkPattern(t, r, func() bool { i++; return i%5 == 0 })
@@ -287,10 +285,8 @@ func TestLossEveryNExact(t *testing.T) {
 
 func TestLossProbability(t *testing.T) {
 	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
-		mustSet(t, e, "loss_probability", "0.2")
-		waitTicks(t, e, 150)
-		mustSet(t, e, "loss_probability", "0")
-		waitTicks(t, e, 20)
+		setFor(t, e, "loss_probability", "0.2", 150)
+		setFor(t, e, "loss_probability", "0", 20)
 	})
 	g := newRng(42, kLossProbability)
 	n := checkPattern(t, r, func() bool { return g.chance(0.2) })
@@ -330,10 +326,8 @@ func TestBurstLoss(t *testing.T) {
 
 func TestDuplicate(t *testing.T) {
 	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
-		mustSet(t, e, "duplicate_probability", "0.3")
-		waitTicks(t, e, 100)
-		mustSet(t, e, "duplicate_probability", "0")
-		waitTicks(t, e, 20)
+		setFor(t, e, "duplicate_probability", "0.3", 100)
+		setFor(t, e, "duplicate_probability", "0", 20)
 	})
 	first, last, got := seqSpan(r.pkts)
 	g := newRng(42, kDuplicate)
@@ -355,10 +349,8 @@ func TestDuplicate(t *testing.T) {
 
 func TestReorder(t *testing.T) {
 	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
-		mustSet(t, e, "reorder_window_ms", "10")
-		waitTicks(t, e, 150)
-		mustSet(t, e, "reorder_window_ms", "0")
-		waitTicks(t, e, 20)
+		setFor(t, e, "reorder_window_ms", "10", 150)
+		setFor(t, e, "reorder_window_ms", "0", 20)
 		time.Sleep(15 * time.Millisecond) // the last held packets fall due
 		waitTicks(t, e, 1)
 	})
@@ -379,10 +371,8 @@ func TestJitter(t *testing.T) {
 		if err := e.Set("jitter_ms", "1.5"); err == nil || !strings.Contains(err.Error(), "jitter_ms") || !strings.Contains(err.Error(), "half the period") {
 			t.Errorf("jitter beyond half a period: %v", err)
 		}
-		mustSet(t, e, "jitter_ms", "0.8")
-		waitTicks(t, e, 150)
-		mustSet(t, e, "jitter_ms", "0")
-		waitTicks(t, e, 20)
+		setFor(t, e, "jitter_ms", "0.8", 150)
+		setFor(t, e, "jitter_ms", "0", 20)
 	})
 	s := r.mon.Snapshot()
 	if s.Missing != 0 || s.Reorders != 0 || s.Duplicates != 0 || e.m.jittered.Get() == 0 || s.Degraded == 0 {
@@ -394,10 +384,8 @@ func TestJitter(t *testing.T) {
 
 func TestFreeze(t *testing.T) {
 	e, r := phase(t, client.MonitorConfig{FreezePackets: 20}, nil, func(e *Encoder) {
-		mustSet(t, e, "freeze", "true")
-		waitTicks(t, e, 60)
-		mustSet(t, e, "freeze", "false")
-		waitTicks(t, e, 30)
+		setFor(t, e, "freeze", "true", 60)
+		setFor(t, e, "freeze", "false", 30)
 	})
 	var held *wire.Packet
 	frozen := 0
@@ -426,14 +414,10 @@ func TestFreeze(t *testing.T) {
 
 func TestInvalidEncoder(t *testing.T) {
 	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
-		mustSet(t, e, "invalid_az", "on")
-		waitTicks(t, e, 30)
-		mustSet(t, e, "invalid_az", "off")
-		waitTicks(t, e, 5)
-		mustSet(t, e, "invalid_el", "1")
-		waitTicks(t, e, 30)
-		mustSet(t, e, "invalid_el", "0")
-		waitTicks(t, e, 10)
+		setFor(t, e, "invalid_az", "on", 30)
+		setFor(t, e, "invalid_az", "off", 5)
+		setFor(t, e, "invalid_el", "1", 30)
+		setFor(t, e, "invalid_el", "0", 10)
 	})
 	var az, el, deg int
 	for _, p := range r.pkts {
@@ -464,10 +448,8 @@ func TestInvalidEncoder(t *testing.T) {
 
 func TestSeqJump(t *testing.T) {
 	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
-		mustSet(t, e, "seq_jump", "1000")
-		waitTicks(t, e, 20)
-		mustSet(t, e, "seq_jump", "-50")
-		waitTicks(t, e, 20)
+		setFor(t, e, "seq_jump", "1000", 20)
+		setFor(t, e, "seq_jump", "-50", 20)
 	})
 	s := r.mon.Snapshot()
 	if s.GapEvents != 1 || s.Missing != 1000 || s.JumpsBack != 1 || s.Restarts != 0 || e.m.seqJumps.Get() != 2 {
@@ -491,8 +473,7 @@ func TestSeqJump(t *testing.T) {
 func TestRestart(t *testing.T) {
 	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
 		waitTicks(t, e, 30)
-		mustSet(t, e, RestartKey, "true")
-		waitTicks(t, e, 20)
+		setFor(t, e, RestartKey, "true", 20)
 	})
 	s := r.mon.Snapshot()
 	if s.Restarts != 1 || s.JumpsBack != 0 || e.m.restarts.Get() != 1 {
@@ -511,8 +492,7 @@ func TestSilence(t *testing.T) {
 	e, r := phase(t, client.MonitorConfig{StreamTimeout: 50 * time.Millisecond}, nil, func(e *Encoder) {
 		mustSet(t, e, "silence", "true")
 		time.Sleep(200 * time.Millisecond)
-		mustSet(t, e, "silence", "false")
-		waitTicks(t, e, 20)
+		setFor(t, e, "silence", "false", 20)
 	})
 	s := r.mon.Snapshot()
 	if s.Timeouts < 1 || s.Missing != e.m.silenced.Get() || s.GapEvents != 1 || e.m.silenced.Get() < 10 || s.Degraded != 0 {

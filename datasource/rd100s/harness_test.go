@@ -3,7 +3,6 @@ package rd100s
 import (
 	"encoding/binary"
 	"errors"
-	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -17,9 +16,10 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/rd100s/client"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
-func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // Signal indices of testConfig.
 const (
@@ -64,10 +64,7 @@ type rx struct {
 
 func newRx(t testing.TB, mc client.MonitorConfig) *rx {
 	t.Helper()
-	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := testenv.Loopback(t)
 	conn.SetReadBuffer(4 << 20)
 	r := &rx{conn: conn, mon: client.NewMonitor(mc), done: make(chan struct{})}
 	go r.loop()
@@ -244,6 +241,13 @@ func mustSet(t testing.TB, e *Encoder, key, value string) {
 	if err := e.Set(key, value); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// setFor sets the degradation key to value and waits n ticks.
+func setFor(t testing.TB, e *Encoder, key, value string, n uint64) {
+	t.Helper()
+	mustSet(t, e, key, value)
+	waitTicks(t, e, n)
 }
 
 // eventsOf returns the events of one degradation.

@@ -1,6 +1,7 @@
 package rd100s
 
 import (
+	"errors"
 	"net"
 	"runtime"
 	"strings"
@@ -8,7 +9,10 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/rd100s/client"
+	"github.com/streamerd/streamerd/internal/dstest"
+	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -20,12 +24,7 @@ func TestLifecycleErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.PrepareNextState(); err == nil || !strings.Contains(err.Error(), "before AllocateMemory") {
-		t.Errorf("PrepareNextState before AllocateMemory: %v", err)
-	}
-	if err := e.Stop(); err != nil {
-		t.Errorf("Stop before start: %v", err)
-	}
+	dstest.Lifecycle(t, e)
 
 	// An impossible CPU mask fails the thread start; Stop stays safe.
 	if runtime.NumCPU() < 64 {
@@ -40,10 +39,7 @@ func TestLifecycleErrors(t *testing.T) {
 	}
 
 	// src_port binds the given port; a second PrepareNextState fails.
-	probe, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	probe := testenv.Loopback(t)
 	port := probe.LocalAddr().(*net.UDPAddr).Port
 	probe.Close()
 	cfg.CPUMask = 0
@@ -53,8 +49,8 @@ func TestLifecycleErrors(t *testing.T) {
 	if got := e.LocalAddr().Port(); got != uint16(port) {
 		t.Errorf("bound to port %d, want %d", got, port)
 	}
-	if err := e.PrepareNextState(); err == nil {
-		t.Error("second PrepareNextState succeeded")
+	if err := e.PrepareNextState(); !errors.Is(err, datasource.ErrPreparedTwice) {
+		t.Errorf("second PrepareNextState: %v", err)
 	}
 	waitTicks(t, e, 5)
 	if err := e.Stop(); err != nil {

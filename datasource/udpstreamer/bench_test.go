@@ -12,6 +12,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/latency"
+	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/internal/udpsend"
 	"github.com/streamerd/streamerd/quant"
 )
@@ -50,8 +51,9 @@ func allocated(b *testing.B, cfg Config) *Streamer {
 	return s
 }
 
-// BenchmarkSerialise measures the network thread's quantise-and-copy of one
-// update into the payload buffer.
+// BenchmarkSerialise measures the network thread's work on one update
+// before the send: quantise and copy the payload into its places in the
+// wire buffer, then write the fragment headers.
 func BenchmarkSerialise(b *testing.B) {
 	for _, cfg := range []Config{docScalarCfg(), docBurstCfg(), quantBurstCfg()} {
 		b.Run(cfg.Name, func(b *testing.B) {
@@ -60,9 +62,10 @@ func BenchmarkSerialise(b *testing.B) {
 				s.taken[i] = byte(i)
 			}
 			b.ReportAllocs()
-			b.SetBytes(int64(len(s.payload)))
+			b.SetBytes(int64(s.dataLayout.Payload))
 			for b.Loop() {
 				s.serialise()
+				s.dataLayout.PutHeaders(s.wire, udpswire.Data, s.counter)
 			}
 		})
 	}
@@ -72,11 +75,7 @@ func BenchmarkSerialise(b *testing.B) {
 // thread (serialise, lay out the fragments, hand them to the kernel) per
 // send method, to a loopback socket that does not read.
 func BenchmarkSerialiseFragmentSend(b *testing.B) {
-	rcv, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rcv.Close()
+	rcv := testenv.Loopback(b)
 	for _, cfg := range []Config{docScalarCfg(), docBurstCfg()} {
 		for _, m := range []udpsend.Method{udpsend.Loop, udpsend.Sendmmsg, udpsend.GSO} {
 			b.Run(fmt.Sprintf("%s/%s", cfg.Name, m), func(b *testing.B) {
@@ -92,7 +91,7 @@ func BenchmarkSerialiseFragmentSend(b *testing.B) {
 				b.SetBytes(int64(s.dataLayout.WireSize()))
 				for b.Loop() {
 					s.serialise()
-					s.wire = s.dataLayout.AppendWire(s.wire[:0], udpswire.Data, s.counter, s.payload)
+					s.dataLayout.PutHeaders(s.wire, udpswire.Data, s.counter)
 					if _, err := s.sender.Send(s.wire, s.dataLayout.SegmentSize()); err != nil {
 						b.Fatal(err)
 					}

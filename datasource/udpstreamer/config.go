@@ -2,16 +2,12 @@ package udpstreamer
 
 import (
 	"encoding/binary"
-	"errors"
-	"math"
 	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/udpsend"
-	"github.com/streamerd/streamerd/quant"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -58,142 +54,85 @@ type Config struct {
 	Signals     []datasource.Signal
 }
 
-func (c *Config) withDefaults() Config {
-	d := *c
-	if d.MaxPayloadSize == 0 {
-		d.MaxPayloadSize = DefaultMaxPayloadSize
-	}
-	if d.StackSize == 0 {
-		d.StackSize = DefaultStackSize
-	}
-	if d.LockTimeout == 0 {
-		d.LockTimeout = DefaultLockTimeout
-	}
-	return d
-}
-
 // Validate checks every rule of the UDPStreamer datasource and returns all
 // broken rules joined (each a *datasource.ConfigError naming the datasource,
 // the signal, the parameter and the rule), or nil.
 func Validate(cfg *Config) error {
 	c := cfg.withDefaults()
-	ds := c.Name
-	var errs []error
+	e := &datasource.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
 	if c.Port < 0 || c.Port > 65535 {
-		errs = append(errs, datasource.ParamError(ds, "Port", "must be 0..65535, got %d", c.Port))
+		e.Param("Port", "must be 0..65535, got %d", c.Port)
 	}
 	if c.MaxPayloadSize < wire.MinMaxPayloadSize || c.MaxPayloadSize > wire.MaxMaxPayloadSize {
-		errs = append(errs, datasource.ParamError(ds, "MaxPayloadSize", "must be %d..%d (the 17-byte header plus at least one byte, at most the IPv4 UDP payload limit), got %d",
-			wire.MinMaxPayloadSize, wire.MaxMaxPayloadSize, c.MaxPayloadSize))
+		e.Param("MaxPayloadSize", "must be %d..%d (the 17-byte header plus at least one byte, at most the IPv4 UDP payload limit), got %d",
+			wire.MinMaxPayloadSize, wire.MaxMaxPayloadSize, c.MaxPayloadSize)
 	}
 	if c.Priority < 0 || c.Priority > 99 {
-		errs = append(errs, datasource.ParamError(ds, "Priority", "must be 0 (normal scheduling) or 1..99 (SCHED_FIFO), got %d", c.Priority))
+		e.Param("Priority", "must be 0 (normal scheduling) or 1..99 (SCHED_FIFO), got %d", c.Priority)
 	}
 	if c.StackSize < 0 {
-		errs = append(errs, datasource.ParamError(ds, "StackSize", "must not be negative, got %d", c.StackSize))
+		e.Param("StackSize", "must not be negative, got %d", c.StackSize)
 	}
 	if c.Address != "" {
 		if _, err := netip.ParseAddr(c.Address); err != nil {
-			errs = append(errs, datasource.ParamError(ds, "Address", "must be an IP address to bind, got %q", c.Address))
+			e.Param("Address", "must be an IP address to bind, got %q", c.Address)
 		}
 	}
 	for _, p := range c.AllowedClients {
 		if !p.IsValid() {
-			errs = append(errs, datasource.ParamError(ds, "AllowedClients", "invalid prefix %v", p))
+			e.Param("AllowedClients", "invalid prefix %v", p)
 		}
 	}
-	if err := datasource.ValidateSignals(ds, c.Signals); err != nil {
-		errs = append(errs, err)
+	e.Add(datasource.ValidateSignals(c.Name, c.Signals))
+	for i := range c.Signals {
+		checkTimeSignal(e, i)
 	}
-	sigs := c.Signals
-	for i := range sigs {
-		errs = append(errs, validateSignal(ds, sigs, i)...)
-	}
-	if len(errs) == 0 {
-		payload := wire.DataPayloadSize(signalInfos(sigs))
-		if _, err := wire.NumFragments(payload, c.MaxPayloadSize); err != nil {
-			errs = append(errs, datasource.ParamError(ds, "MaxPayloadSize", "the DATA payload of %d bytes needs more than 65535 fragments of %d bytes", payload, c.MaxPayloadSize-wire.HeaderSize))
-		}
-		cfgSize := wire.ConfigSize(len(sigs))
-		if _, err := wire.NumFragments(cfgSize, c.MaxPayloadSize); err != nil {
-			errs = append(errs, datasource.ParamError(ds, "MaxPayloadSize", "the CONFIG message of %d bytes (%d signals) needs more than 65535 fragments of %d bytes", cfgSize, len(sigs), c.MaxPayloadSize-wire.HeaderSize))
+	// The protocol's own rules, on the CONFIG records of the signals that
+	// passed the rules above.
+	for _, se := range wire.SignalErrors(signalInfos(c.Signals)) {
+		if !e.Failed(se.Index) {
+			e.Signal(se.Index, se.Field, "%s", se.Rule)
 		}
 	}
-	return errors.Join(errs...)
+	if e.Len() == 0 {
+		checkFragments(e, c.MaxPayloadSize)
+	}
+	return e.Err()
 }
 
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+// checkFragments checks that the DATA payload and the CONFIG message each
+// fit in 65535 datagrams of maxPayloadSize bytes.
+func checkFragments(e *datasource.ConfigErrors, maxPayloadSize int) {
+	chunk := maxPayloadSize - wire.HeaderSize
+	payload := wire.DataPayloadSize(signalInfos(e.Signals))
+	if _, err := wire.NumFragments(payload, maxPayloadSize); err != nil {
+		e.Param("MaxPayloadSize", "the DATA payload of %d bytes needs more than 65535 fragments of %d bytes", payload, chunk)
+	}
+	cfgSize := wire.ConfigSize(len(e.Signals))
+	if _, err := wire.NumFragments(cfgSize, maxPayloadSize); err != nil {
+		e.Param("MaxPayloadSize", "the CONFIG message of %d bytes (%d signals) needs more than 65535 fragments of %d bytes", cfgSize, len(e.Signals), chunk)
+	}
+}
 
-func validateSignal(ds string, sigs []datasource.Signal, i int) []error {
-	s := &sigs[i]
-	var errs []error
-	bad := func(p, format string, args ...any) {
-		errs = append(errs, datasource.SignalError(ds, sigs, i, p, format, args...))
-	}
-	if len(s.Name) > wire.MaxNameLen {
-		bad("Name", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", wire.MaxNameLen, len(s.Name))
-	}
-	if strings.IndexByte(s.Name, 0) >= 0 {
-		bad("Name", "must not contain a NUL byte")
-	}
-	if len(s.Unit) > wire.MaxUnitLen {
-		bad("Unit", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", wire.MaxUnitLen, len(s.Unit))
-	}
-	if strings.IndexByte(s.Unit, 0) >= 0 {
-		bad("Unit", "must not contain a NUL byte")
-	}
-	if s.QuantizedType != quant.None {
-		if !s.Type.IsFloat() {
-			bad("QuantizedType", "quantisation needs a float32 or float64 signal, got %v", s.Type)
-		}
-		if _, err := quant.New(s.QuantizedType, s.RangeMin, s.RangeMax); err != nil {
-			bad("RangeMin/RangeMax", "quantisation needs finite RangeMin < RangeMax, got [%v, %v]", s.RangeMin, s.RangeMax)
-		}
-	}
-	if !finite(s.SamplingRate) || s.SamplingRate < 0 {
-		bad("SamplingRate", "must be a finite number ≥ 0 Hz, got %v", s.SamplingRate)
-	}
-	if !s.TimeMode.Valid() {
-		bad("TimeMode", "invalid time mode %d", s.TimeMode)
-		return errs
-	}
-	if s.TimeMode == datasource.PacketTime {
-		if s.TimeSignal != "" {
-			bad("TimeSignal", "is set but TimeMode is PacketTime; set TimeMode to FullArray, FirstSample or LastSample")
-		}
-		return errs
-	}
-	if s.Elements() < 2 {
-		bad("TimeMode", "%v applies to arrays (NumberOfElements > 1); a scalar uses PacketTime", s.TimeMode)
-	}
-	if s.TimeSignal == "" {
-		bad("TimeSignal", "is required when TimeMode is %v", s.TimeMode)
-		return errs
-	}
-	j := datasource.Index(sigs, s.TimeSignal)
+// checkTimeSignal checks what the CONFIG record of signal i cannot carry:
+// its time signal is named, by a name of this datasource, only when
+// TimeMode needs one, and a time mode other than PacketTime is for arrays.
+func checkTimeSignal(e *datasource.ConfigErrors, i int) {
+	s := &e.Signals[i]
 	switch {
-	case j < 0:
-		bad("TimeSignal", "names no signal of this datasource: %q", s.TimeSignal)
-		return errs
-	case j == i:
-		bad("TimeSignal", "a signal cannot be its own time signal")
-		return errs
+	case !s.TimeMode.Valid():
+	case !s.TimeMode.NeedsTimeSignal():
+		if s.TimeSignal != "" {
+			e.Signal(i, "TimeSignal", "is set but TimeMode is PacketTime; set TimeMode to FullArray, FirstSample or LastSample")
+		}
+	case s.TimeSignal == "":
+		e.Signal(i, "TimeSignal", "is required when TimeMode is %v", s.TimeMode)
+	case datasource.Index(e.Signals, s.TimeSignal) < 0:
+		e.Signal(i, "TimeSignal", "names no signal of this datasource: %q", s.TimeSignal)
 	}
-	t := &sigs[j]
-	switch s.TimeMode {
-	case datasource.FullArray:
-		if t.Elements() != s.Elements() {
-			bad("TimeSignal", "FullArray needs a time signal with the same NumberOfElements (%d); %q has %d", s.Elements(), t.Name, t.Elements())
-		}
-	case datasource.FirstSample, datasource.LastSample:
-		if t.Elements() != 1 {
-			bad("TimeSignal", "%v needs a scalar time signal; %q has %d elements", s.TimeMode, t.Name, t.Elements())
-		}
-		if !(s.SamplingRate > 0) {
-			bad("SamplingRate", "%v needs SamplingRate > 0 Hz, got %v", s.TimeMode, s.SamplingRate)
-		}
+	if s.TimeMode.Valid() && s.TimeMode.NeedsTimeSignal() && s.Elements() < 2 {
+		e.Signal(i, "TimeMode", "%v applies to arrays (NumberOfElements > 1); a scalar uses PacketTime", s.TimeMode)
 	}
-	return errs
 }
 
 // signalInfos converts validated signals to their CONFIG records.
@@ -204,12 +143,12 @@ func signalInfos(sigs []datasource.Signal) []wire.SignalInfo {
 		rows, cols := s.Shape()
 		info := wire.SignalInfo{
 			Name:          s.Name,
-			Type:          wire.TypeCode(s.Type),
-			Quant:         wire.QuantCode(s.QuantizedType),
+			Type:          s.Type,
+			Quant:         s.QuantizedType,
 			NumDimensions: uint8(s.NumberOfDimensions),
 			NumRows:       uint32(rows),
 			NumCols:       uint32(cols),
-			TimeMode:      wire.TimeMode(s.TimeMode),
+			TimeMode:      s.TimeMode,
 			SamplingRate:  s.SamplingRate,
 			RangeMin:      s.RangeMin,
 			RangeMax:      s.RangeMax,
@@ -228,3 +167,12 @@ func signalInfos(sigs []datasource.Signal) []wire.SignalInfo {
 // lie in signal memory, which is native order, and the protocol is
 // little-endian.
 var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// withDefaults returns c with every zero field that has a default set to
+// it.
+func (c Config) withDefaults() Config {
+	datasource.SetDefault(&c.MaxPayloadSize, DefaultMaxPayloadSize)
+	datasource.SetDefault(&c.StackSize, DefaultStackSize)
+	datasource.SetDefault(&c.LockTimeout, DefaultLockTimeout)
+	return c
+}

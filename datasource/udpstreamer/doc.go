@@ -1,28 +1,28 @@
 // Package udpstreamer is the UDPStreamer output DataSource: a single-client UDP server that streams signal memory, quantised and fragmented, on every Synchronise.
 //
 // The RT thread's share is Synchronise: take the FastLock, copy signal
-// memory into the ready buffer, stamp it with CLOCK_MONOTONIC_RAW, release,
-// post the EventSem. The RT thread reads CLOCK_MONOTONIC through the vDSO
-// (30 ns); the network thread converts the stamp to CLOCK_MONOTONIC_RAW when
-// it takes the cycle, so the RT thread makes no system call for it (a raw
-// clock_gettime costs 275 ns). The newest cycle always wins: a cycle the network thread
-// had not taken yet is overwritten and counted as skipped.
+// memory into the ready buffer, stamp it with CLOCK_MONOTONIC read through
+// the vDSO (30 ns), release, post the EventSem. The hrtTimestamp on the wire
+// is CLOCK_MONOTONIC_RAW: the network thread converts the stamp when it
+// takes the cycle, so the RT thread makes no system call for it (a raw
+// clock_gettime costs 275 ns). The newest cycle always wins: a cycle the
+// network thread had not taken yet is overwritten and counted as skipped.
 //
 // The network thread (pinned with CPUMask) waits on the EventSem, swaps the
 // ready buffer with its own under the FastLock (a swap of two slice headers,
 // so the RT thread never waits for a copy), and, if a client is connected,
-// quantises and serialises the update into a preallocated payload buffer,
-// lays the fragments out back to back with their headers, and hands them to
-// the kernel in as few syscalls as it allows (package udpsend). With no
-// client it serialises nothing.
+// quantises and serialises the update straight into a preallocated wire
+// buffer, where the datagrams lie back to back, around the gaps their
+// headers fill next, and hands them to the kernel in as few syscalls as it
+// allows (package udpsend). With no client it serialises nothing.
 //
 // A receive goroutine reads CONNECT, DISCONNECT and ACK from the server
 // socket and queues session changes for the network thread, so the data path
-// never waits for the network. Sessions follow docs/udpstreamer.md
-// ("Sessions"): a CONNECT from any allowed address replaces the session and is
-// answered with CONFIG; DISCONNECT counts only from the client's own address
-// and port; ACK is counted and ignored; anything else is dropped and counted
-// by reason. Send errors are counted and never stop the server.
+// never waits for the network. Sessions follow docs/udpstreamer.md: a
+// CONNECT from any allowed address replaces the session and is answered with
+// CONFIG; DISCONNECT counts only from the client's own address and port; ACK
+// is counted and ignored; anything else is dropped and counted by reason.
+// Send errors are counted and never stop the server.
 //
 // Nothing allocates in steady state, on either thread.
 //
@@ -42,7 +42,7 @@
 // on whether the other vCPU has halted (5 to 7 µs when it has, 0.3 µs when
 // it has not): pin the network thread apart and set App.CPUWakeLatency to
 // keep it near the low figure (BENCHMARKS.md, finding 1). Serialise, lay out
-// and send the burst example of docs/udpstreamer.md (3 datagrams): 6.6 µs with
+// and send the datasource doc's 1000-sample burst (3 datagrams): 6.6 µs with
 // GSO, 13.7 µs with a sendto loop. Synchronise to the last fragment at a
 // client on loopback: p50 49 µs, two thread wake-ups, beside 4.4 µs for a
 // bare datagram written and read by one goroutine (BenchmarkEndToEnd).

@@ -255,11 +255,11 @@ func pickCPU(i int) cpu.Mask {
 	return 0
 }
 
-// TestEndToEndEveryTypeQuantisationAndTimeMode is the proof: an RT
-// thread at 2 kHz drives the datasource; the client library receives 10000
-// updates with none lost, raw values bit-exact, quantised ones within half a
-// step, every time mode reconstructed; and with the RT thread, the network
-// thread and the client running, the process does not allocate.
+// TestEndToEndEveryTypeQuantisationAndTimeMode: an RT thread at 2 kHz drives
+// the datasource; the client library receives 10000 updates with none lost,
+// raw values bit-exact, quantised ones within half a step, every time mode
+// reconstructed; and with the RT thread, the network thread and the client
+// running, the process does not allocate.
 func TestEndToEndEveryTypeQuantisationAndTimeMode(t *testing.T) {
 	updates := 10000
 	if testenv.RaceEnabled {

@@ -2,7 +2,6 @@ package udpstreamer_test
 
 import (
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"time"
@@ -20,7 +19,7 @@ import (
 // minimal example of docs/udpstreamer.md, driven by a control loop of the
 // embedding program at 1 kHz.
 func Example() {
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := slog.New(slog.DiscardHandler)
 	ms := metrics.NewSet() // serve it with ms.WritePrometheus
 
 	s, err := udpstreamer.New(udpstreamer.Config{

@@ -1,9 +1,11 @@
 package udpstreamer
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/netip"
 	"sync"
@@ -16,7 +18,6 @@ import (
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/udpsend"
 	"github.com/streamerd/streamerd/netthread"
-	"github.com/streamerd/streamerd/quant"
 	"github.com/streamerd/streamerd/rt/cpu"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
@@ -24,6 +25,8 @@ import (
 // ErrLockTimeout is returned by Synchronise when the FastLock could not be
 // taken within the configured LockTimeout; the cycle is counted as skipped.
 var ErrLockTimeout = errors.New("udpstreamer: FastLock timeout in Synchronise")
+
+var _ datasource.DataSource = (*Streamer)(nil)
 
 // Streamer is a UDPStreamer datasource. Its methods follow the
 // datasource.DataSource contract: Synchronise from the RT thread only, the
@@ -37,25 +40,30 @@ type Streamer struct {
 
 	mem   *datasource.Memory
 	epoch time.Time // origin of the CLOCK_MONOTONIC stamps Synchronise takes
+	clock struct {  // what rawStamp reads: CLOCK_MONOTONIC ns since epoch, CLOCK_MONOTONIC_RAW ns
+		mono func() int64
+		raw  func() uint64
+	}
 
-	// RT ↔ network hand-off, guarded by lock. The RT thread copies into
-	// ready; the network thread swaps ready and taken.
+	// RT ↔ network hand-off, guarded by lock. The RT thread copies signal
+	// memory into ready; the network thread swaps ready and taken. Both
+	// hold the DATA payload before quantisation: room for the
+	// hrtTimestamp, then signal memory.
 	lock       rtsync.FastLock
 	sem        rtsync.EventSem
 	ready      []byte
 	readyStamp int64 // CLOCK_MONOTONIC ns since epoch, read through the vDSO
 	readyFresh bool
 
-	// Network thread state.
+	// Network thread state. wire holds the datagrams of one DATA update
+	// back to back: serialise writes the payload into it around the header
+	// gaps, piece by piece, and the headers follow once the counter is known.
 	taken      []byte
-	takenStamp uint64 // the same instant in CLOCK_MONOTONIC_RAW ns: the hrtTimestamp
-	slots      []slot
-	payload    []byte
+	pieces     []piece
 	dataLayout udpswire.Layout
 	wire       []byte
-	configMsg  []byte // the CONFIG payload, built once
 	cfgLayout  udpswire.Layout
-	cfgWire    []byte
+	cfgWire    []byte // the CONFIG datagrams, built once; headers per send
 	sender     *udpsend.Sender
 	client     netip.AddrPort // zero when no session
 	counter    uint32         // DATA counter of the session
@@ -75,14 +83,6 @@ type Streamer struct {
 	// beforeTake, when set by a test before PrepareNextState, runs on the
 	// network thread before each take: it stands for a busy network thread.
 	beforeTake func()
-}
-
-// slot is how one signal goes from taken to the DATA payload.
-type slot struct {
-	src, srcEnd int // in signal memory
-	dst         int // in the payload
-	typ         datasource.Type
-	q           *quant.Quantizer // nil: raw copy
 }
 
 type controlKind uint8
@@ -132,6 +132,8 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 		epoch:   time.Now(),
 	}
 	s.status = Status{Name: c.Name, Class: "UDPStreamer"}
+	s.clock.mono = func() int64 { return int64(time.Since(s.epoch)) }
+	s.clock.raw = cpu.MonotonicRawNanos
 	return s, nil
 }
 
@@ -145,43 +147,35 @@ func (s *Streamer) Signals() []datasource.Signal { return s.sigs }
 func (s *Streamer) SignalInfos() []udpswire.SignalInfo { return s.infos }
 
 // AllocateMemory allocates signal memory and every buffer of the data path:
-// the ready and taken buffers, the payload and the wire buffer.
+// the ready and taken buffers and the wire buffers of DATA and CONFIG, and
+// plans how each cycle is serialised.
 func (s *Streamer) AllocateMemory() error {
-	if s.mem != nil {
-		return fmt.Errorf("datasource %q: AllocateMemory called twice", s.cfg.Name)
+	if err := datasource.CheckAllocate(s.cfg.Name, s.mem != nil); err != nil {
+		return err
 	}
-	s.mem = datasource.NewMemory(s.sigs)
-	s.ready = make([]byte, s.mem.Size())
-	s.taken = make([]byte, s.mem.Size())
-	size := udpswire.DataPayloadSize(s.infos)
-	var err error
-	if s.dataLayout, err = udpswire.NewLayout(size, s.cfg.MaxPayloadSize); err != nil {
+	mem := datasource.NewMemory(s.sigs)
+	dataLayout, err := udpswire.NewLayout(udpswire.DataPayloadSize(s.infos), s.cfg.MaxPayloadSize)
+	if err != nil {
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
 	}
-	s.payload = make([]byte, size)
-	s.wire = make([]byte, 0, s.dataLayout.WireSize())
-	off := udpswire.DataTimestampSize
-	s.slots = make([]slot, len(s.sigs))
-	for i := range s.sigs {
-		sig := &s.sigs[i]
-		sl := slot{src: s.mem.Offset(i), srcEnd: s.mem.Offset(i) + sig.ByteSize(), dst: off, typ: sig.Type}
-		if sig.QuantizedType != quant.None {
-			q, err := quant.New(sig.QuantizedType, sig.RangeMin, sig.RangeMax)
-			if err != nil {
-				return fmt.Errorf("datasource %q: signal %q: %w", s.cfg.Name, sig.Name, err)
-			}
-			sl.q = &q
-		}
-		s.slots[i] = sl
-		off += s.infos[i].WireBytes()
-	}
-	if s.configMsg, err = udpswire.AppendConfig(nil, s.infos); err != nil {
+	pieces, err := planPieces(dataLayout, s.sigs, mem)
+	if err != nil {
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
 	}
-	if s.cfgLayout, err = udpswire.NewLayout(len(s.configMsg), s.cfg.MaxPayloadSize); err != nil {
+	configMsg, err := udpswire.AppendConfig(nil, s.infos)
+	if err != nil {
+		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
+	}
+	cfgLayout, err := udpswire.NewLayout(len(configMsg), s.cfg.MaxPayloadSize)
+	if err != nil {
 		return fmt.Errorf("datasource %q: CONFIG: %w", s.cfg.Name, err)
 	}
-	s.cfgWire = make([]byte, 0, s.cfgLayout.WireSize())
+	s.mem, s.pieces, s.dataLayout, s.cfgLayout = mem, pieces, dataLayout, cfgLayout
+	s.ready = make([]byte, stampSize+mem.Size())
+	s.taken = make([]byte, stampSize+mem.Size())
+	s.wire = make([]byte, dataLayout.WireSize())
+	s.cfgWire = make([]byte, cfgLayout.WireSize())
+	cfgLayout.PutPayload(s.cfgWire, configMsg)
 	return nil
 }
 
@@ -208,11 +202,8 @@ func (s *Streamer) LocalAddr() netip.AddrPort {
 // PrepareNextState opens the server socket, starts the receive goroutine and
 // the network thread.
 func (s *Streamer) PrepareNextState() error {
-	if s.mem == nil {
-		return fmt.Errorf("datasource %q: PrepareNextState before AllocateMemory", s.cfg.Name)
-	}
-	if s.conn != nil {
-		return fmt.Errorf("datasource %q: PrepareNextState called twice", s.cfg.Name)
+	if err := datasource.CheckPrepare(s.cfg.Name, s.mem != nil, s.conn != nil); err != nil {
+		return err
 	}
 	network := "udp"
 	var ip netip.Addr
@@ -273,7 +264,7 @@ func (s *Streamer) Synchronise() error {
 		s.m.lockTimeouts.Inc()
 		return ErrLockTimeout
 	}
-	copy(s.ready, s.mem.Block())
+	copy(s.ready[stampSize:], s.mem.Block())
 	s.readyStamp = int64(time.Since(s.epoch))
 	fresh := s.readyFresh
 	s.readyFresh = true
@@ -306,6 +297,17 @@ func (s *Streamer) Status() Status {
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
 	return s.status
+}
+
+// StatusReport returns Status as an any, for a program that lists
+// producers of every class together (streamerd's /status).
+func (s *Streamer) StatusReport() any { return s.Status() }
+
+// Describe returns one line on the DATA datagrams for a layout listing
+// (streamerd -describe); valid after AllocateMemory.
+func (s *Streamer) Describe() string {
+	return fmt.Sprintf("DATA payload: %d bytes in %d fragment(s) of at most %d bytes (MaxPayloadSize %d), port %d",
+		s.dataLayout.Payload, s.dataLayout.Fragments, s.dataLayout.Chunk, s.cfg.MaxPayloadSize, s.cfg.Port)
 }
 
 // receive reads client datagrams until the socket closes. It allocates
@@ -473,7 +475,7 @@ func (s *Streamer) setClient(c netip.AddrPort, why string) {
 }
 
 func (s *Streamer) sendConfig() {
-	s.cfgWire = s.cfgLayout.AppendWire(s.cfgWire[:0], udpswire.Config, s.cfgCounter, s.configMsg)
+	s.cfgLayout.PutHeaders(s.cfgWire, udpswire.Config, s.cfgCounter)
 	s.cfgCounter++
 	n, err := s.sender.Send(s.cfgWire, s.cfgLayout.SegmentSize())
 	s.m.configFragments.Add(n)
@@ -502,9 +504,9 @@ func (s *Streamer) takeAndSend() {
 		s.m.noClient.Inc()
 		return
 	}
-	s.takenStamp = s.rawStamp(stamp)
+	binary.LittleEndian.PutUint64(s.taken, s.rawStamp(stamp))
 	s.serialise()
-	s.wire = s.dataLayout.AppendWire(s.wire[:0], udpswire.Data, s.counter, s.payload)
+	s.dataLayout.PutHeaders(s.wire, udpswire.Data, s.counter)
 	s.counter++
 	n, err := s.sender.Send(s.wire, s.dataLayout.SegmentSize())
 	s.m.fragments.Add(n)
@@ -522,35 +524,40 @@ func (s *Streamer) takeAndSend() {
 // CLOCK_MONOTONIC_RAW, the clock of the hrtTimestamp. The RT thread reads
 // CLOCK_MONOTONIC through the vDSO (about 30 ns); CLOCK_MONOTONIC_RAW has no
 // vDSO path in Go and costs a system call (about 270 ns), which the network
-// thread pays here instead: it reads both clocks now and subtracts the time
-// elapsed since the stamp. The two clocks differ only in NTP's frequency
-// slew over that interval (microseconds at most), so the result is the RAW
-// time of the Synchronise to within nanoseconds.
+// thread pays here instead: it pairs a RAW reading with the CLOCK_MONOTONIC
+// time of that reading and subtracts the time elapsed since the stamp. The
+// two clocks differ only in NTP's frequency slew over that interval
+// (microseconds at most).
+//
+// The pair is the RAW read bracketed by two CLOCK_MONOTONIC reads, taken at
+// the bracket's midpoint: a preemption inside the bracket widens it rather
+// than shifting the result unseen, so a bracket wider than rawPairTight is
+// read again, up to rawPairTries times, and the tightest one kept. The
+// result is the RAW time of the Synchronise to within half that bracket.
 func (s *Streamer) rawStamp(mono int64) uint64 {
-	raw := cpu.MonotonicRawNanos()
-	elapsed := int64(time.Since(s.epoch)) - mono
-	return raw - uint64(max(elapsed, 0))
+	return rawStamp(mono, s.clock.mono, s.clock.raw)
 }
 
-// serialise writes the DATA payload of the taken cycle: the hrtTimestamp,
-// then every signal in CONFIG order, quantised where configured.
-func (s *Streamer) serialise() {
-	udpswire.PutDataTimestamp(s.payload, s.takenStamp)
-	nans := 0
-	for i := range s.slots {
-		sl := &s.slots[i]
-		src := s.taken[sl.src:sl.srcEnd]
-		if sl.q == nil {
-			copy(s.payload[sl.dst:], src)
-			continue
+func rawStamp(mono int64, monoNow func() int64, rawNow func() uint64) uint64 {
+	var raw uint64
+	var at, width int64 = 0, math.MaxInt64
+	for range rawPairTries {
+		m0 := monoNow()
+		r := rawNow()
+		m1 := monoNow()
+		if m1-m0 < width {
+			raw, at, width = r, m0+(m1-m0)/2, m1-m0
 		}
-		if sl.typ == datasource.Float32 {
-			nans += sl.q.EncodeFloat32(s.payload[sl.dst:], datasource.View[float32](src))
-		} else {
-			nans += sl.q.EncodeFloat64(s.payload[sl.dst:], datasource.View[float64](src))
+		if width <= int64(rawPairTight) {
+			break
 		}
 	}
-	if nans != 0 {
-		s.m.nanInputs.Add(nans)
-	}
+	return raw - uint64(max(at-mono, 0))
 }
+
+// rawPairTight and rawPairTries bound rawStamp's readings: a bracket of a
+// few system calls is tight; a preempted one is tens of µs wide.
+const (
+	rawPairTight = 2 * time.Microsecond
+	rawPairTries = 4
+)

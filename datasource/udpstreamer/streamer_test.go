@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -21,12 +20,13 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
-func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // start builds, allocates and starts a Streamer on a free loopback port.
 func start(t testing.TB, cfg Config) *Streamer {
@@ -63,10 +63,7 @@ type rawClient struct {
 
 func newRawClient(t testing.TB, srv netip.AddrPort) *rawClient {
 	t.Helper()
-	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := testenv.Loopback(t)
 	conn.SetReadBuffer(8 << 20)
 	t.Cleanup(func() { conn.Close() })
 	cfg, err := wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Config, MaxPayload: 1 << 20})
@@ -92,60 +89,62 @@ func (c *rawClient) connect() []wire.SignalInfo {
 	c.cfg.Reset()
 	for time.Now().Before(deadline) {
 		c.send(wire.Connect)
-		c.conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-		for {
-			n, _, err := c.conn.ReadFromUDPAddrPort(c.buf)
-			if err != nil {
-				break
-			}
-			h, _, err := wire.ParseHeader(c.buf[:n])
-			if err != nil || h.Type != wire.Config {
-				continue
-			}
-			p, _, err := c.cfg.AddDatagram(c.buf[:n])
-			if err != nil || p == nil {
-				continue
-			}
-			infos, err := wire.ParseConfig(p)
-			if err != nil {
-				c.t.Fatalf("CONFIG: %v", err)
-			}
-			c.infos = infos
-			c.data, err = wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Data, MaxPayload: wire.DataPayloadSize(infos), InFlight: 8})
-			if err != nil {
-				c.t.Fatal(err)
-			}
-			c.data.SetExpectedPayload(wire.DataPayloadSize(infos))
-			c.gate.Reset()
-			return infos
+		p, _, err := c.read(c.cfg, 300*time.Millisecond)
+		if err != nil {
+			continue
 		}
+		infos, err := wire.ParseConfig(p)
+		if err != nil {
+			c.t.Fatalf("CONFIG: %v", err)
+		}
+		c.infos = infos
+		c.data, err = wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Data, MaxPayload: wire.DataPayloadSize(infos), InFlight: 8})
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		c.data.SetExpectedPayload(wire.DataPayloadSize(infos))
+		c.gate.Reset()
+		return infos
 	}
 	c.t.Fatal("no CONFIG")
 	return nil
 }
 
-// next returns the next DATA payload accepted by the gate, its counter and
-// the updates lost before it.
-func (c *rawClient) next(timeout time.Duration) (payload []byte, counter, lost uint32, err error) {
+// read returns the next update r completes within timeout, and its counter.
+func (c *rawClient) read(r *wire.Reassembler, timeout time.Duration) (payload []byte, counter uint32, err error) {
 	c.conn.SetReadDeadline(time.Now().Add(timeout))
 	for {
 		n, _, err := c.conn.ReadFromUDPAddrPort(c.buf)
 		if err != nil {
+			return nil, 0, err
+		}
+		if p, ctr, err := r.AddDatagram(c.buf[:n]); err == nil && p != nil {
+			return p, ctr, nil
+		}
+	}
+}
+
+// next returns the next DATA payload accepted by the gate, its counter and
+// the updates lost before it.
+func (c *rawClient) next(timeout time.Duration) (payload []byte, counter, lost uint32, err error) {
+	for {
+		p, ctr, err := c.read(c.data, timeout)
+		if err != nil {
 			return nil, 0, 0, err
 		}
-		h, _, err := wire.ParseHeader(c.buf[:n])
-		if err != nil || h.Type != wire.Data {
-			continue
+		if l, ok := c.gate.Accept(ctr); ok {
+			return p, ctr, l, nil
 		}
-		p, ctr, err := c.data.AddDatagram(c.buf[:n])
-		if err != nil || p == nil {
-			continue
+	}
+}
+
+// expect reads n DATA updates, failing the test on a timeout.
+func (c *rawClient) expect(n int) {
+	c.t.Helper()
+	for range n {
+		if _, _, _, err := c.next(5 * time.Second); err != nil {
+			c.t.Fatal(err)
 		}
-		l, ok := c.gate.Accept(ctr)
-		if !ok {
-			continue
-		}
-		return p, ctr, l, nil
 	}
 }
 
@@ -178,7 +177,7 @@ func TestConnectConfigAndData(t *testing.T) {
 	s := start(t, scalarCfg())
 	c := newRawClient(t, s.LocalAddr())
 	infos := c.connect()
-	if len(infos) != 2 || infos[0].Name != "Counter" || infos[1].Quant != wire.QuantUint16 || infos[1].Unit != "V" || infos[1].RangeMax != 10 {
+	if len(infos) != 2 || infos[0].Name != "Counter" || infos[1].Quant != quant.Uint16 || infos[1].Unit != "V" || infos[1].RangeMax != 10 {
 		t.Fatalf("CONFIG %+v", infos)
 	}
 	stop := driver(s, time.Millisecond)
@@ -210,11 +209,7 @@ func TestReconnectFromNewPortGetsConfigAndFreshCounter(t *testing.T) {
 	defer stop()
 	a := newRawClient(t, s.LocalAddr())
 	a.connect()
-	for i := 0; i < 20; i++ {
-		if _, _, _, err := a.next(5 * time.Second); err != nil {
-			t.Fatal(err)
-		}
-	}
+	a.expect(20)
 	b := newRawClient(t, s.LocalAddr())
 	b.connect()
 	_, ctr, _, err := b.next(5 * time.Second)
@@ -342,11 +337,7 @@ func TestVanishedClientDoesNotStopServer(t *testing.T) {
 	waitFor(t, func() bool { return s.m.updates.Get() > before+50 })
 	c := newRawClient(t, s.LocalAddr())
 	c.connect()
-	for i := 0; i < 20; i++ {
-		if _, _, _, err := c.next(5 * time.Second); err != nil {
-			t.Fatal(err)
-		}
-	}
+	c.expect(20)
 }
 
 func waitFor(t testing.TB, cond func() bool) {
@@ -491,10 +482,13 @@ func TestValidateNamesEveryRule(t *testing.T) {
 		}, `signal "I": QuantizedType: quantisation needs a float32 or float64 signal, got int32`},
 		{"range reversed", func(c *Config) {
 			c.Signals = []datasource.Signal{{Name: "F", Type: datasource.Float32, QuantizedType: quant.Uint8, RangeMin: 1, RangeMax: 0}}
-		}, `signal "F": RangeMin/RangeMax: quantisation needs finite RangeMin < RangeMax, got [1, 0]`},
+		}, `signal "F": RangeMax: quantisation needs a finite RangeMax > RangeMin, got RangeMin 1 and RangeMax 0`},
 		{"range inf", func(c *Config) {
 			c.Signals = []datasource.Signal{{Name: "F", Type: datasource.Float64, QuantizedType: quant.Int16, RangeMin: 0, RangeMax: math.Inf(1)}}
-		}, `RangeMin/RangeMax: quantisation needs finite`},
+		}, `RangeMax: quantisation needs a finite RangeMax`},
+		{"range min nan", func(c *Config) {
+			c.Signals = []datasource.Signal{{Name: "F", Type: datasource.Float64, QuantizedType: quant.Int16, RangeMin: math.NaN(), RangeMax: 1}}
+		}, `RangeMin: quantisation needs a finite RangeMin, got NaN`},
 		{"name long", func(c *Config) { c.Signals = []datasource.Signal{f32(strings.Repeat("n", 64))} }, `Name: at most 63 bytes`},
 		{"unit long", func(c *Config) { s := f32("u"); s.Unit = strings.Repeat("u", 32); c.Signals = []datasource.Signal{s} }, `signal "u": Unit: at most 31 bytes`},
 		{"time signal missing", func(c *Config) {
@@ -607,4 +601,107 @@ func TestHRTTimestampIsMonotonicRawAtSynchronise(t *testing.T) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+}
+
+// TestSerialiseAroundHeaderGaps checks the in-place serialiser against the
+// payload built in one piece, for chunk sizes that cut samples and
+// quantised codes at every possible byte.
+func TestSerialiseAroundHeaderGaps(t *testing.T) {
+	q := func(name string, typ datasource.Type, n int, w quant.WireType) datasource.Signal {
+		return datasource.Signal{Name: name, Type: typ, NumberOfDimensions: 1, NumberOfElements: n, QuantizedType: w, RangeMin: -1, RangeMax: 1}
+	}
+	burst := quantBurstCfg()
+	burst.Signals = append(burst.Signals, q("Q8", datasource.Float64, 7, quant.Int8),
+		datasource.Signal{Name: "F64", Type: datasource.Float64, NumberOfDimensions: 1, NumberOfElements: 3})
+	mixed := Config{Name: "Mixed", Signals: []datasource.Signal{ // quantised first, last, and side by side
+		q("QF", datasource.Float32, 5, quant.Uint16), {Name: "U8", Type: datasource.Uint8, NumberOfDimensions: 1, NumberOfElements: 3},
+		q("QG", datasource.Float64, 4, quant.Int16), q("QH", datasource.Float32, 3, quant.Uint8),
+	}}
+	for _, cfg := range []Config{burst, mixed} {
+		for _, maxPayload := range []int{18, 19, 20, 21, 22, 23, 24, 25, 31, 1400} {
+			cfg.MaxPayloadSize = maxPayload
+			s, err := New(cfg, metrics.NewSet(), discard())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.AllocateMemory(); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := s.serialised(), s.payloadInOnePiece(); !bytes.Equal(got, want) {
+				t.Errorf("%s, MaxPayloadSize %d: payload differs from the one built in one piece", cfg.Name, maxPayload)
+			}
+		}
+	}
+}
+
+// signal returns the bytes of signal i in the taken buffer.
+func (s *Streamer) signal(i int) []byte {
+	off := stampSize + s.mem.Offset(i)
+	return s.taken[off : off+s.sigs[i].ByteSize()]
+}
+
+// serialised fills taken with a pattern (samples in and out of range and
+// NaN where quantised), serialises it and returns the reassembled payload.
+func (s *Streamer) serialised() []byte {
+	for i := range s.taken {
+		s.taken[i] = byte(i * 7)
+	}
+	for i, sig := range s.sigs {
+		if sig.QuantizedType == quant.None {
+			continue
+		}
+		mem := s.signal(i)
+		for k := range sig.Elements() {
+			v := float64(k%9)/4 - 1
+			if k%7 == 6 {
+				v = math.NaN()
+			}
+			if sig.Type == datasource.Float32 {
+				binary.LittleEndian.PutUint32(mem[4*k:], math.Float32bits(float32(v)))
+			} else {
+				binary.LittleEndian.PutUint64(mem[8*k:], math.Float64bits(v))
+			}
+		}
+	}
+	s.serialise()
+	s.dataLayout.PutHeaders(s.wire, wire.Data, 7)
+	var got []byte
+	for i := range s.dataLayout.Fragments {
+		h, n, err := wire.ParseHeader(s.dataLayout.Datagram(s.wire, i))
+		if err != nil || int(h.FragmentIdx) != i {
+			panic(fmt.Sprint("fragment ", i, err))
+		}
+		got = append(got, s.dataLayout.Datagram(s.wire, i)[n:]...)
+	}
+	return got
+}
+
+// payloadInOnePiece builds the DATA payload of taken without the wire
+// buffer: the stamp, raw signals copied, quantised ones encoded.
+func (s *Streamer) payloadInOnePiece() []byte {
+	want := append([]byte(nil), s.taken[:stampSize]...)
+	for i, sig := range s.sigs {
+		mem := s.signal(i)
+		if sig.QuantizedType == quant.None {
+			want = append(want, mem...)
+			continue
+		}
+		q, _ := quant.New(sig.QuantizedType, sig.RangeMin, sig.RangeMax)
+		codes := make([]byte, sig.Elements()*sig.QuantizedType.Size())
+		if sig.Type == datasource.Float32 {
+			q.EncodeFloat32(codes, datasource.View[float32](mem))
+		} else {
+			q.EncodeFloat64(codes, datasource.View[float64](mem))
+		}
+		want = append(want, codes...)
+	}
+	return want
+}
+
+func TestLifecycleErrors(t *testing.T) {
+	s, err := New(Config{Name: "S", Address: "127.0.0.1", Signals: docScalarCfg().Signals}, metrics.NewSet(), discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dstest.Lifecycle(t, s)
 }

@@ -1,9 +1,7 @@
 package app
 
 import (
-	"io"
 	"log/slog"
-	"net"
 	"net/netip"
 	"runtime"
 	"strconv"
@@ -16,7 +14,9 @@ import (
 	"github.com/streamerd/streamerd/configs"
 	"github.com/streamerd/streamerd/datasource/flatudp"
 	"github.com/streamerd/streamerd/datasource/rd100s"
+	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // TestStopLeavesNoGoroutine builds and runs every example configuration
@@ -40,7 +40,8 @@ func TestStopLeavesNoGoroutine(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := runtime.NumGoroutine()
-			a, err := Build(f, metrics.NewSet(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			ms := metrics.NewSet()
+			a, err := Build(f, ms, slog.New(slog.DiscardHandler))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,6 +49,7 @@ func TestStopLeavesNoGoroutine(t *testing.T) {
 				t.Fatal(err)
 			}
 			time.Sleep(100 * time.Millisecond)
+			checkLabelSets(t, ms)
 			t0 := time.Now()
 			if err := a.Stop(); err != nil {
 				t.Fatal(err)
@@ -77,7 +79,7 @@ func TestGarbageAtProducerPorts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := Build(f, metrics.NewSet(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			a, err := Build(f, metrics.NewSet(), slog.New(slog.DiscardHandler))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,11 +99,7 @@ func TestGarbageAtProducerPorts(t *testing.T) {
 				t.Fatalf("status %T", statusOf(ds))
 				return 0
 			}
-			g, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer g.Close()
+			g := testenv.Loopback(t)
 			dst := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), port)
 			before := sent()
 			for _, b := range [][]byte{{}, {0x44, 0x52}, make([]byte, 36), make([]byte, 17), make([]byte, 65000)} {
@@ -117,5 +115,45 @@ func TestGarbageAtProducerPorts(t *testing.T) {
 				t.Errorf("stream stalled after garbage: %d → %d", before, sent())
 			}
 		})
+	}
+}
+
+// Every producer reports its status and sums up its datagrams.
+var (
+	_ statusReporter = (*udpstreamer.Streamer)(nil)
+	_ statusReporter = (*flatudp.Sender)(nil)
+	_ statusReporter = (*rd100s.Encoder)(nil)
+	_ describer      = (*udpstreamer.Streamer)(nil)
+	_ describer      = (*flatudp.Sender)(nil)
+	_ describer      = (*rd100s.Encoder)(nil)
+)
+
+// checkLabelSets fails when a metric name is exported with two sets of
+// label names: a sum over the name would count the same events twice.
+func checkLabelSets(t *testing.T, ms *metrics.Set) {
+	t.Helper()
+	var b strings.Builder
+	ms.WritePrometheus(&b)
+	keys := map[string]string{} // metric name → its label names
+	for _, line := range strings.Split(b.String(), "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		series, _, _ := strings.Cut(line, " ")
+		name, labels, _ := strings.Cut(series, "{")
+		var names []string
+		for _, kv := range strings.Split(strings.TrimSuffix(labels, "}"), ",") {
+			if k, _, ok := strings.Cut(kv, "="); ok {
+				names = append(names, k)
+			}
+		}
+		if name == "" || strings.HasSuffix(name, "_bucket") {
+			continue // histogram buckets add vmrange
+		}
+		got := strings.Join(names, ",")
+		if prev, ok := keys[name]; ok && prev != got {
+			t.Errorf("%s has label sets {%s} and {%s}", name, prev, got)
+		}
+		keys[name] = got
 	}
 }

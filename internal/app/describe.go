@@ -6,10 +6,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/datasource/flatudp"
-	"github.com/streamerd/streamerd/datasource/rd100s"
-	"github.com/streamerd/streamerd/datasource/udpstreamer"
-	"github.com/streamerd/streamerd/internal/config"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -56,24 +52,14 @@ func (a *App) Describe(w io.Writer) {
 		if mem != nil {
 			fmt.Fprintf(w, "  signal memory: %d bytes\n", mem.Size())
 		}
-		switch ds := s.ds.(type) {
-		case *udpstreamer.Streamer:
-			p := s.cfg.UDPStreamer
-			fmt.Fprintf(w, "  DATA payload: %d bytes in %d fragment(s) of at most %d bytes (MaxPayloadSize %d), port %d\n",
-				ds.PayloadSize(), ds.FragmentCount(), p.MaxPayloadSize-17, p.MaxPayloadSize, p.Port)
-		case *flatudp.Sender:
-			p := s.cfg.FlatUDP
-			fmt.Fprintf(w, "  datagram: %d bytes to %v, %s, byte order %s\n", ds.DatagramSize(), ds.Destination(), p.ExecutionMode, map[bool]string{false: "little", true: "big"}[p.BigEndian])
-		case *rd100s.Encoder:
-			fmt.Fprintf(w, "  36-byte RD100S-ENC-UDP v1 packets to %v at %g Hz\n", ds.Dest(), ds.RateHz())
+		if d, ok := s.ds.(describer); ok {
+			fmt.Fprintf(w, "  %s\n", d.Describe())
 		}
-		describeMore(w, s.cfg, s.ds)
+		if d, ok := s.ds.(interface{ SignalsString() string }); ok {
+			fmt.Fprintf(w, "  udpscope signals: %s\n", d.SignalsString())
+		}
 	}
 }
 
-// describeMore prints what a producer adds to the layout.
-func describeMore(w io.Writer, c *config.DataSource, ds datasource.DataSource) {
-	if d, ok := ds.(interface{ SignalsString() string }); ok {
-		fmt.Fprintf(w, "  udpscope signals: %s\n", d.SignalsString())
-	}
-}
+// describer is a datasource that sums up its datagrams in one line.
+type describer interface{ Describe() string }

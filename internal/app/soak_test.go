@@ -5,9 +5,9 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -30,82 +30,6 @@ const maxRuntimeMallocs = 4
 
 var soakDuration = flag.Duration("soak", 30*time.Second, "how long TestSoak runs (make soak: 10m)")
 
-const soakConfig = `
-[App]
-HTTPAddress = ""
-
-[[Threads]]
-Name = "RT1"
-Frequency = 10000.0
-CPUMask = %CPU%
-GAMs = ["Timer", "Wave", "Noise"]
-
-[[GAMs]]
-Name = "Timer"
-Class = "Timer"
-  [[GAMs.Outputs]]
-  Signal = "Counter"
-  DataSource = "Streamer"
-  [[GAMs.Outputs]]
-  Signal = "Time"
-  DataSource = "Streamer"
-
-[[GAMs]]
-Name = "Wave"
-Class = "Waveform"
-Waveform = "sine"
-Amplitude = 5.0
-Frequency = 1000.0
-SamplingRate = 1000000.0
-  [[GAMs.Outputs]]
-  Signal = "Out"
-  DataSource = "Streamer"
-  Alias = "Ch1"
-
-[[GAMs]]
-Name = "Noise"
-Class = "Waveform"
-Waveform = "noise"
-Amplitude = 1.0
-Seed = 7
-  [[GAMs.Outputs]]
-  Signal = "Out"
-  DataSource = "Streamer"
-  Alias = "N"
-
-[[DataSources]]
-Name = "Streamer"
-Class = "UDPStreamer"
-Address = "127.0.0.1"
-Port = %PORT%
-CPUMask = %NETCPU%
-AllowedClients = ["127.0.0.0/8"]
-  [[DataSources.Signals]]
-  Name = "Counter"
-  Type = "uint32"
-  [[DataSources.Signals]]
-  Name = "Time"
-  Type = "uint32"
-  Unit = "us"
-  [[DataSources.Signals]]
-  Name = "Ch1"
-  Type = "float32"
-  NumberOfDimensions = 1
-  NumberOfElements = 100
-  Unit = "V"
-  RangeMin = -5.0
-  RangeMax = 5.0
-  QuantizedType = "int16"
-  TimeMode = "FirstSample"
-  TimeSignal = "Time"
-  SamplingRate = 1000000.0
-  [[DataSources.Signals]]
-  Name = "N"
-  Type = "float64"
-  NumberOfDimensions = 1
-  NumberOfElements = 10
-`
-
 // TestSoak runs the whole application at 10 kHz with a client connected for
 // -soak (30 s by default, 10 minutes in make soak) and checks: no allocation
 // and no GC cycle after warm-up, 0 lost updates, a stable RSS, and metrics
@@ -116,13 +40,13 @@ func TestSoak(t *testing.T) {
 		t.Skip("soak skipped in -short")
 	}
 	port := freePort(t)
-	text := strings.NewReplacer("%PORT%", strconv.Itoa(port), "%CPU%", cpuOr(1), "%NETCPU%", cpuOr(0)).Replace(soakConfig)
+	text := strings.NewReplacer("%PORT%", strconv.Itoa(port), "%CPU%", cpuOr(1), "%NETCPU%", cpuOr(0)).Replace(readTestdata(t, "soak.toml"))
 	f, err := config.Parse("soak.toml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ms := metrics.NewSet()
-	a, err := Build(f, ms, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a, err := Build(f, ms, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +156,7 @@ func TestSoak(t *testing.T) {
 
 func freePort(t *testing.T) int {
 	t.Helper()
-	s, err := udpstreamer.New(udpstreamer.Config{Name: "probe", Address: "127.0.0.1", Signals: soakProbeSignals}, metrics.NewSet(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s, err := udpstreamer.New(udpstreamer.Config{Name: "probe", Address: "127.0.0.1", Signals: soakProbeSignals}, metrics.NewSet(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,3 +228,13 @@ func parseProm(text string) map[string]float64 {
 }
 
 var soakProbeSignals = []datasource.Signal{{Name: "x", Type: datasource.Uint8}}
+
+// readTestdata returns the text of testdata/name.
+func readTestdata(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -30,12 +30,15 @@ func newThreadMetrics(ms *metrics.Set, name string) threadMetrics {
 		return ms.NewGauge(fmt.Sprintf("streamerd_rt_%s{%s%s}", metric, l, extra), nil)
 	}
 	return threadMetrics{
-		set:       ms,
-		name:      name,
-		cycles:    ms.NewCounter(fmt.Sprintf("streamerd_rt_cycles_total{%s}", l)),
-		overruns:  ms.NewCounter(fmt.Sprintf("streamerd_rt_overruns_total{%s}", l)),
-		missed:    ms.NewCounter(fmt.Sprintf("streamerd_rt_missed_periods_total{%s}", l)),
-		failures:  ms.NewCounter(fmt.Sprintf("streamerd_rt_step_failures_total{%s}", l)),
+		set:      ms,
+		name:     name,
+		cycles:   ms.NewCounter(fmt.Sprintf("streamerd_rt_cycles_total{%s}", l)),
+		overruns: ms.NewCounter(fmt.Sprintf("streamerd_rt_overruns_total{%s}", l)),
+		missed:   ms.NewCounter(fmt.Sprintf("streamerd_rt_missed_periods_total{%s}", l)),
+		// The thread's failed step executions, all steps: the sum of its
+		// streamerd_rt_step_failures_total series, under its own name so a
+		// sum over either never counts a failure twice.
+		failures:  ms.NewCounter(fmt.Sprintf("streamerd_rt_failures_total{%s}", l)),
 		cycleLast: g("cycle_time_seconds", `,stat="last"`),
 		cycleMin:  g("cycle_time_seconds", `,stat="min"`),
 		cycleMax:  g("cycle_time_seconds", `,stat="max"`),

@@ -4,13 +4,22 @@
 //  1. f, err := config.Load("app.toml") reads, strictly decodes and validates
 //     the file. On failure err is an Errors value listing every problem
 //     found, one "<file>:<line>:<col>: <where>: <key>: <message>" per line.
-//  2. Build the producers from f.DataSources (Signals are already converted
-//     to datasource.Signal; the class parameters sit in UDPStreamer, RD100S
-//     or FlatUDP) and pass their validation errors through
-//     f.WrapConfigErrors so the user sees file positions too.
+//  2. Build the producers from f.DataSources: each holds its producer's own
+//     Config (UDPStreamer, RD100S or FlatUDP), already checked by that
+//     producer's Validate; pass what New still reports (a host name that
+//     does not resolve) through f.WrapConfigErrors so the user sees file
+//     positions too.
 //  3. Build the threads from f.Threads and f.GAMs; every cross reference is
 //     already resolved to indexes (GAM.Thread, Output.DataSource/Signal
 //     indexes, Input.GAM/Output indexes).
+//
+// Every rule of a datasource class lives once, in its producer: the class's
+// keys are decoded into the producer's Config and checked by the producer's
+// Validate, whose errors are positioned at their keys. The decoder itself
+// checks only what the file adds: TOML types, the spelling of names (types,
+// modes, units), keys that have no effect for the class or mode chosen, and
+// a 0 written where the producer's zero value means its default (a file
+// asks for a default by leaving the key out).
 //
 // The package does no I/O beyond Load reading the file. A *File is
 // immutable after Parse returns and safe to read from any goroutine.
@@ -18,11 +27,13 @@ package config
 
 import (
 	"log/slog"
-	"net/netip"
 	"os"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/flatudp"
+	"github.com/streamerd/streamerd/datasource/rd100s"
+	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -164,91 +175,17 @@ const (
 	ClassFlatUDP     = "FlatUDP"
 )
 
-// DataSource is one output datasource; exactly one of the class pointers
-// is set, matching Class.
+// DataSource is one output datasource. Exactly one of the class pointers is
+// set, matching Class: the producer's own configuration, decoded from the
+// file and checked by the producer's own Validate, ready for its New. Its
+// Signals are the datasource's Signals.
 type DataSource struct {
 	Name        string
 	Class       string
 	Signals     []datasource.Signal
-	UDPStreamer *UDPStreamerParams
-	RD100S      *RD100SParams
-	FlatUDP     *FlatUDPParams
-}
-
-// UDPStreamerParams are the parameters of a UDPStreamer datasource.
-type UDPStreamerParams struct {
-	Port           uint16         // 1..65535
-	MaxPayloadSize int            // bytes of a whole datagram, 18..65507
-	Address        netip.Addr     // bind address; invalid (zero) = all
-	AllowedClients []netip.Prefix // empty = any client
-	CPUMask        cpu.Mask       // network thread; 0 = no pinning
-	Priority       int            // network thread: 0 normal, 1..99 SCHED_FIFO
-	StackSize      int            // informational: goroutine stacks grow
-}
-
-// RD100SParams are the parameters of an RD100S encoder emulator
-// (docs/rd100s.md, section 8). Signal names are "" when not mapped.
-type RD100SParams struct {
-	DestHost        string  // host name or IP literal
-	DestPort        uint16  // 1..65535
-	SrcPort         uint16  // 0 = ephemeral
-	RateHz          float64 // emission cadence, > 0
-	FirstSeq        uint32
-	AzimuthSignal   string
-	AzimuthUnit     string // "deg" or "mdeg"
-	ElevationSignal string
-	ElevationUnit   string // "deg" or "mdeg"
-	AzRateSignal    string
-	ElRateSignal    string
-	RateUnit        string // "deg/s" or "mdeg/s"
-	StatusSignal    string // uint16 scalar whose bits 0-5 replace the constants below
-	AzValid         bool
-	ElValid         bool
-	AzRefOK         bool
-	ElRefOK         bool
-	AzFault         bool
-	ElFault         bool
-	CPUMask         cpu.Mask
-	Seed            uint64
-	Degradations    Degradations // initial state
-}
-
-// Degradations is the state of the fault injections (docs/rd100s.md, section 6).
-type Degradations struct {
-	LossProbability      float64       // 0..1
-	LossEveryN           int           // drop 1 packet in N; 0 = off
-	BurstLoss            time.Duration // one outage of this length; 0 = off
-	DuplicateProbability float64       // 0..1
-	ReorderWindow        time.Duration // 0 = off
-	Jitter               time.Duration // maximum deviation; 0 = off
-	Freeze               bool
-	InvalidAz            bool
-	InvalidEl            bool
-	SeqJump              int64 // delta added to seq once; 0 = off
-	Silence              bool
-}
-
-// FlatUDP execution modes.
-const (
-	IndependentThread = "IndependentThread"
-	RealTimeThread    = "RealTimeThread"
-)
-
-// FlatUDPParams are the parameters of a FlatUDP (MARTe2 UDPSender)
-// datasource.
-type FlatUDPParams struct {
-	Address              netip.Addr // destination: unicast or multicast group
-	Port                 uint16
-	ExecutionMode        string // IndependentThread or RealTimeThread
-	NumberOfPreTriggers  int
-	NumberOfPostTriggers int
-	NumberOfBuffers      int
-	BigEndian            bool   // ByteOrder = "big"
-	TTL                  int    // multicast TTL
-	Interface            string // multicast interface: IP literal or name; "" = default
-	Loopback             bool   // multicast loopback
-	CPUMask              cpu.Mask
-	StackSize            int
+	UDPStreamer *udpstreamer.Config
+	RD100S      *rd100s.Config
+	FlatUDP     *flatudp.Config
 }
 
 // Load reads the file at path and parses it with Parse.

@@ -2,14 +2,17 @@ package config
 
 import (
 	"errors"
-	"net/netip"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/streamerd/streamerd/configs"
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/flatudp"
+	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -169,7 +172,7 @@ func TestExampleFlatUDP(t *testing.T) {
 	f := loadExample(t, "flatudp.toml")
 	ds := f.DataSources[0]
 	p := ds.FlatUDP
-	if p == nil || p.Address != netip.MustParseAddr("127.0.0.1") || p.Port != 44488 || p.ExecutionMode != RealTimeThread {
+	if p == nil || p.Address != "127.0.0.1" || p.Port != 44488 || p.ExecutionMode != flatudp.RealTimeThread {
 		t.Fatalf("FlatUDP %+v", p)
 	}
 	size, arrays := 0, 0
@@ -190,7 +193,7 @@ func TestExampleFlatUDP(t *testing.T) {
 
 	f = loadExample(t, "flatudp_trigger.toml")
 	ds = f.DataSources[0]
-	if ds.FlatUDP.ExecutionMode != IndependentThread || ds.Signals[0].Name != "Trigger" || ds.Signals[0].Type != datasource.Uint8 {
+	if ds.FlatUDP.ExecutionMode != flatudp.IndependentThread || ds.Signals[0].Name != "Trigger" || ds.Signals[0].Type != datasource.Uint8 {
 		t.Errorf("trigger example: %+v %+v", ds.FlatUDP, ds.Signals[0])
 	}
 	if ds.FlatUDP.CPUMask != 1 || ds.FlatUDP.NumberOfPreTriggers != 2 || ds.FlatUDP.NumberOfPostTriggers != 3 {
@@ -240,8 +243,9 @@ elevation_signal = "El"
 	if *w != (Waveform{Shape: "sine", Amplitude: 1, Frequency: 1, DutyCycle: 0.5, Seed: 1}) {
 		t.Errorf("waveform %+v", *w)
 	}
+	// A zero field left in a producer's Config is its default.
 	u := f.DataSources[0].UDPStreamer
-	if u.Port != 44500 || u.MaxPayloadSize != 1400 || u.Address.IsValid() || u.AllowedClients != nil || u.CPUMask != 0 || u.StackSize != 1<<20 {
+	if u.Port != 44500 || u.MaxPayloadSize != 0 || u.Address != "" || u.AllowedClients != nil || u.CPUMask != 0 || u.StackSize != 0 {
 		t.Errorf("UDPStreamer %+v", u)
 	}
 	s := f.DataSources[0].Signals[1]
@@ -249,14 +253,14 @@ elevation_signal = "El"
 		t.Errorf("signal %+v", s)
 	}
 	fl := f.DataSources[1].FlatUDP
-	if fl.Port != 44488 || fl.ExecutionMode != IndependentThread || fl.NumberOfBuffers != 10 || fl.BigEndian || fl.TTL != 1 || !fl.Loopback || fl.StackSize != 1<<20 {
+	if fl.Port != 44488 || fl.ExecutionMode != flatudp.IndependentThread || fl.NumberOfBuffers != 0 || fl.ByteOrder != flatwire.Little || fl.TTL != 1 || !fl.Loopback || fl.StackSize != 0 {
 		t.Errorf("FlatUDP %+v", fl)
 	}
-	rd := f.DataSources[2].RD100S
-	want := RD100SParams{DestHost: "controller", DestPort: 5100, RateHz: 100, AzimuthSignal: "Az", AzimuthUnit: "deg", ElevationSignal: "El", ElevationUnit: "deg",
-		RateUnit: "deg/s", AzValid: true, ElValid: true, AzRefOK: true, ElRefOK: true, Seed: 1}
-	if *rd != want {
-		t.Errorf("RD100S\n%+v\nwant\n%+v", *rd, want)
+	rd := *f.DataSources[2].RD100S
+	want := rd100s.Config{Name: "E", DestHost: "controller", DestPort: 5100, RateHz: 100, AzimuthSignal: "Az", ElevationSignal: "El",
+		AzValid: true, ElValid: true, AzRefOK: true, ElRefOK: true, Seed: 1, Signals: f.DataSources[2].Signals}
+	if !reflect.DeepEqual(rd, want) {
+		t.Errorf("RD100S\n%+v\nwant\n%+v", rd, want)
 	}
 }
 
@@ -327,7 +331,7 @@ func TestPositionInlineTables(t *testing.T) {
 ]
 `, 1)
 	_, err := Parse("i.toml", []byte(src))
-	want := `i.toml:30:77: DataSources[0] "S" Signals[1] "Ch1": RangeMax: quantisation needs RangeMin < RangeMax, got 1 and -1`
+	want := `i.toml:30:77: DataSources[0] "S" Signals[1] "Ch1": RangeMax: quantisation needs a finite RangeMax > RangeMin, got RangeMin 1 and RangeMax -1`
 	if err == nil || err.Error() != want {
 		t.Fatalf("got\n%v\nwant\n%s", err, want)
 	}

@@ -19,6 +19,7 @@ import (
 type decoder struct {
 	f     *File
 	errs  []*Error
+	bad   map[string]bool // canonical paths of the keys reported so far
 	known map[string]bool // every key the schema asked for (tests check the docs)
 }
 
@@ -31,14 +32,19 @@ type tbl struct {
 }
 
 func (d *decoder) errf(path, format string, args ...any) {
+	d.bad[path] = true
 	d.errs = append(d.errs, d.f.errAt(path, fmt.Sprintf(format, args...)))
 }
 
 func (t *tbl) at(key string) string { return join(t.path, key) }
 
 func (t *tbl) errf(key, format string, args ...any) {
+	t.d.bad[t.at(key)] = true
 	t.d.errs = append(t.d.errs, t.d.f.errKey(t.path, key, fmt.Sprintf(format, args...)))
 }
+
+// failed reports whether an error was reported for key.
+func (t *tbl) failed(key string) bool { return t.d.bad[t.at(key)] }
 
 // get marks key as known and returns its value.
 func (t *tbl) get(key string) (any, bool) {
@@ -126,17 +132,21 @@ func (t *tbl) wrong(key, what string, v any) {
 }
 
 // str returns a string value, def when absent.
-func (t *tbl) str(key, def string) string {
+func (t *tbl) str(key, def string) string { return typed(t, key, def, "a string") }
+
+// typed returns the value of key when it has the TOML type of T (what
+// names it in the error), def when absent or of another type.
+func typed[T any](t *tbl, key string, def T, what string) T {
 	v, ok := t.get(key)
 	if !ok {
 		return def
 	}
-	s, ok := v.(string)
+	x, ok := v.(T)
 	if !ok {
-		t.wrong(key, "a string", v)
+		t.wrong(key, what, v)
 		return def
 	}
-	return s
+	return x
 }
 
 // reqStr returns a required non-empty string.
@@ -196,7 +206,11 @@ func (t *tbl) integer(key string, def, min, max int64) int64 {
 	}
 	n, ok := v.(int64)
 	if !ok {
-		t.wrong(key, fmt.Sprintf("an integer %d..%d", min, max), v)
+		what := fmt.Sprintf("an integer %d..%d", min, max)
+		if min == math.MinInt32 && max == math.MaxInt32 {
+			what = "an integer"
+		}
+		t.wrong(key, what, v)
 		return def
 	}
 	if n < min || n > max {
@@ -204,6 +218,35 @@ func (t *tbl) integer(key string, def, min, max int64) int64 {
 		return def
 	}
 	return n
+}
+
+// int returns an integer for a Go int field whose range the producer
+// checks; beyond 32 bits it is refused here, so the producer sees the
+// value as written on every platform.
+func (t *tbl) int(key string, def int) int {
+	return int(t.integer(key, int64(def), math.MinInt32, math.MaxInt32))
+}
+
+// nonZeroInt returns an integer for a field whose zero value means the
+// producer's default, def when absent; written as 0, it is an error rather
+// than a silent default.
+func (t *tbl) nonZeroInt(key string, def int) int {
+	n := t.int(key, def)
+	t.notZero(key, n == 0)
+	return n
+}
+
+// nonZeroFloat is nonZeroInt for a number.
+func (t *tbl) nonZeroFloat(key string, def float64) float64 {
+	x := t.float(key, def)
+	t.notZero(key, x == 0)
+	return x
+}
+
+func (t *tbl) notZero(key string, zero bool) {
+	if zero && t.has(key) && !t.failed(key) {
+		t.errf(key, "must not be 0 (leave %s out for its default)", key)
+	}
 }
 
 // float returns a finite number (an integer is accepted), def when absent.
@@ -237,16 +280,7 @@ func (t *tbl) floatIn(key string, def, min, max float64) float64 {
 }
 
 func (t *tbl) boolean(key string, def bool) bool {
-	v, ok := t.get(key)
-	if !ok {
-		return def
-	}
-	b, ok := v.(bool)
-	if !ok {
-		t.wrong(key, "a boolean (true or false)", v)
-		return def
-	}
-	return b
+	return typed(t, key, def, "a boolean (true or false)")
 }
 
 // strings returns an array of strings.
@@ -357,7 +391,7 @@ func parse(path string, data []byte, known map[string]bool) (*File, error) {
 	}
 	f.raw = raw
 	f.ix = buildIndex(data)
-	d := &decoder{f: f, known: known}
+	d := &decoder{f: f, bad: map[string]bool{}, known: known}
 	root := &tbl{d: d, m: raw}
 	d.decode(root)
 	d.validate()

@@ -193,11 +193,15 @@ func (f *File) WrapConfigErrors(dsIndex int, err error) error {
 	if err == nil {
 		return nil
 	}
-	out := f.configErrors(dsIndex, err, nil)
-	return sortErrors(out)
+	return sortErrors(f.configErrors(dsIndex, err, nil, nil))
 }
 
-func (f *File) configErrors(dsIndex int, err error, out []*Error) []*Error {
+// configErrors appends the positioned errors of err to out, leaving out
+// those on a key that skip holds (one the decoder already reported).
+func (f *File) configErrors(dsIndex int, err error, skip map[string]bool, out []*Error) []*Error {
+	if err == nil {
+		return out
+	}
 	base := "DataSources[" + strconv.Itoa(dsIndex) + "]"
 	if ce, ok := err.(*datasource.ConfigError); ok {
 		param := ce.Parameter
@@ -210,19 +214,22 @@ func (f *File) configErrors(dsIndex int, err error, out []*Error) []*Error {
 		} else if sub := base + ".degradations"; f.spelled(sub+"."+param) && !f.spelled(base+"."+param) {
 			tbl = sub // an RD100S degradation key
 		}
+		if skip[join(tbl, param)] {
+			return out
+		}
 		e := f.errKey(tbl, param, ce.Rule)
 		e.Key = ce.Parameter
 		return append(out, e)
 	}
 	if u, ok := err.(interface{ Unwrap() []error }); ok {
 		for _, e := range u.Unwrap() {
-			out = f.configErrors(dsIndex, e, out)
+			out = f.configErrors(dsIndex, e, skip, out)
 		}
 		return out
 	}
 	var ce *datasource.ConfigError
 	if errors.As(err, &ce) {
-		return f.configErrors(dsIndex, ce, out)
+		return f.configErrors(dsIndex, ce, skip, out)
 	}
 	return append(out, f.errKey(base, "", err.Error()))
 }

@@ -8,22 +8,14 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
-	enc "github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/quant"
 )
 
 // Limits of the configuration.
 const (
-	MaxNameLen      = 63    // bytes of a UDPStreamer signal name (NUL-terminated 64-byte field)
-	MaxUnitLen      = 31    // bytes of a UDPStreamer unit (NUL-terminated 32-byte field)
-	MaxUDPPayload   = 65507 // IPv4 UDP payload limit
-	udpsHeaderSize  = 17    // UDPStreamer datagram header
-	udpsMaxFrags    = 65535 // totalFragments is a uint16
-	flatMaxElements = 4096  // FlatUDP element count per signal
-	minPeriod       = time.Microsecond
-	maxPeriod       = time.Hour
-	defaultGCLimit  = 1 << 30 // MemoryLimit filled in when GCPolicy is "off"
-	defaultStack    = 1 << 20
+	minPeriod      = time.Microsecond
+	maxPeriod      = time.Hour
+	defaultGCLimit = 1 << 30 // MemoryLimit filled in when GCPolicy is "off"
 )
 
 func (d *decoder) decode(root *tbl) {
@@ -234,52 +226,40 @@ func waveform(t *tbl) *Waveform {
 	return w
 }
 
+// classes decodes the keys of each datasource class into its producer's
+// Config and returns what the producer's Validate reports.
+var classes = map[string]func(t *tbl, ds *DataSource) error{
+	ClassUDPStreamer: udpStreamer,
+	ClassRD100S:      rd100S,
+	ClassFlatUDP:     flatUDP,
+}
+
+// dataSource decodes datasource i: its name, class and signals, then the
+// class's keys, and positions the producer's own errors at their keys,
+// leaving out those on a key the decoder already reported.
 func (d *decoder) dataSource(i int, t *tbl) DataSource {
 	ds := DataSource{Name: t.reqStr("Name"), Class: t.reqStr("Class")}
-	udps := ds.Class == ClassUDPStreamer
-	var sigTables []*tbl
 	if !t.has("Signals") {
 		t.get("Signals")
 		t.missing("Signals", "[[DataSources.Signals]] tables")
-	} else {
-		sigTables = t.tables("Signals")
 	}
-	for _, s := range sigTables {
-		ds.Signals = append(ds.Signals, signal(s, udps))
+	for _, s := range t.tables("Signals") {
+		ds.Signals = append(ds.Signals, signal(s, ds.Class == ClassUDPStreamer))
 	}
-	sigsOK := true
-	if err := datasource.ValidateSignals(ds.Name, ds.Signals); err != nil {
-		if t.has("Signals") {
-			d.errs = append(d.errs, d.f.configErrors(i, err, nil)...)
-		}
-		sigsOK = false
+	decode, known := classes[ds.Class]
+	switch {
+	case known:
+		err := decode(t, &ds)
+		d.errs = append(d.errs, d.f.configErrors(i, err, d.bad, nil)...)
+		t.done()
+	case ds.Class != "" && t.isString("Class"):
+		t.errf("Class", "expected one of \"UDPStreamer\", \"RD100S\", \"FlatUDP\", got %q", ds.Class)
 	}
 	for j := range ds.Signals {
 		s := &ds.Signals[j]
-		switch s.NumberOfDimensions {
-		case 0:
-			s.NumberOfElements = 1
-		case 2:
-			if s.NumberOfElements == 0 {
-				s.NumberOfElements = s.Rows * s.Cols
-			}
+		if s.NumberOfElements == 0 {
+			s.NumberOfElements = s.Elements() // 1 for a scalar, Rows × Cols for a matrix
 		}
-	}
-	switch ds.Class {
-	case ClassUDPStreamer:
-		ds.UDPStreamer = udpStreamer(t, ds.Signals, sigsOK)
-	case ClassRD100S:
-		ds.RD100S = rd100s(t, ds.Signals)
-	case ClassFlatUDP:
-		ds.FlatUDP = flatUDP(t, ds.Signals, sigsOK)
-	case "":
-	default:
-		if t.isString("Class") {
-			t.errf("Class", "expected one of \"UDPStreamer\", \"RD100S\", \"FlatUDP\", got %q", ds.Class)
-		}
-	}
-	if ds.Class == ClassUDPStreamer || ds.Class == ClassRD100S || ds.Class == ClassFlatUDP {
-		t.done()
 	}
 	return ds
 }
@@ -288,43 +268,18 @@ var udpsOnly = []string{"RangeMin", "RangeMax", "QuantizedType", "TimeMode", "Ti
 
 func signal(t *tbl, udps bool) datasource.Signal {
 	s := datasource.Signal{Name: t.reqStr("Name")}
-	if t.has("Type") {
-		ts := t.str("Type", "")
-		if t.isString("Type") {
-			typ, err := datasource.ParseType(ts)
-			if err != nil {
-				t.errf("Type", "expected one of uint8, int8, uint16, int16, uint32, int32, uint64, int64, float32, float64, got %q", ts)
-			}
-			s.Type = typ
-		}
-	} else {
+	if !t.has("Type") {
 		t.get("Type")
 		t.missing("Type", "a type name such as \"float32\"")
 	}
+	s.Type = parseStr(t, "Type", 0, "uint8, int8, uint16, int16, uint32, int32, uint64, int64, float32, float64", datasource.ParseType)
 	s.NumberOfDimensions = int(t.integer("NumberOfDimensions", 0, 0, 2))
 	def := int64(1)
 	if s.NumberOfDimensions == 2 {
 		def = 0
 	}
 	s.NumberOfElements = int(t.integer("NumberOfElements", def, 0, datasource.MaxElements))
-	for _, k := range []string{"Rows", "Cols"} {
-		present := t.has(k)
-		v := int(t.integer(k, 0, 1, datasource.MaxElements))
-		switch {
-		case present && s.NumberOfDimensions != 2:
-			t.errf(k, "applies only to NumberOfDimensions = 2")
-		case !present && s.NumberOfDimensions == 2:
-			t.missing(k, "an integer ≥ 1 for a matrix")
-			v = 1
-		case present && v == 0:
-			v = 1 // range error already reported
-		}
-		if k == "Rows" {
-			s.Rows = v
-		} else {
-			s.Cols = v
-		}
-	}
+	s.Rows, s.Cols = matrixSide(t, "Rows", s.NumberOfDimensions), matrixSide(t, "Cols", s.NumberOfDimensions)
 	s.Unit = t.str("Unit", "")
 	if !udps {
 		for _, k := range udpsOnly {
@@ -335,291 +290,42 @@ func signal(t *tbl, udps bool) datasource.Signal {
 	}
 	s.RangeMin = t.float("RangeMin", 0)
 	s.RangeMax = t.float("RangeMax", 1)
-	if t.has("QuantizedType") {
-		qs := t.str("QuantizedType", "none")
-		if t.isString("QuantizedType") {
-			q, err := quant.ParseWireType(qs)
-			if err != nil {
-				t.errf("QuantizedType", "expected one of none, uint8, int8, uint16, int16, got %q", qs)
-			}
-			s.QuantizedType = q
-		}
-	} else {
-		t.get("QuantizedType")
-	}
-	if t.has("TimeMode") {
-		ms := t.str("TimeMode", "PacketTime")
-		if t.isString("TimeMode") {
-			m, err := datasource.ParseTimeMode(ms)
-			if err != nil {
-				t.errf("TimeMode", "expected one of PacketTime, FullArray, FirstSample, LastSample, got %q", ms)
-			}
-			s.TimeMode = m
-		}
-	} else {
-		t.get("TimeMode")
-	}
+	s.QuantizedType = parseStr(t, "QuantizedType", quant.None, "none, uint8, int8, uint16, int16", quant.ParseWireType)
+	s.TimeMode = parseStr(t, "TimeMode", datasource.PacketTime, "PacketTime, FullArray, FirstSample, LastSample", datasource.ParseTimeMode)
 	s.TimeSignal = t.str("TimeSignal", "")
 	s.SamplingRate = t.float("SamplingRate", 0)
-	if s.SamplingRate < 0 {
-		t.errf("SamplingRate", "must be ≥ 0 Hz, got %g", s.SamplingRate)
-	}
 	t.done()
 	return s
 }
 
-// sigPath returns the canonical path of signal table i of datasource t.
-func sigPath(t *tbl, i int) string { return t.at("Signals") + "[" + strconv.Itoa(i) + "]" }
-
-func udpStreamer(t *tbl, sigs []datasource.Signal, sigsOK bool) *UDPStreamerParams {
-	p := &UDPStreamerParams{}
-	p.Port = uint16(t.integer("Port", 44500, 1, 65535))
-	p.MaxPayloadSize = int(t.integer("MaxPayloadSize", 1400, udpsHeaderSize+1, MaxUDPPayload))
-	p.Address = ipAddr(t, "Address")
-	for i, s := range t.strings("AllowedClients") {
-		pfx, err := netip.ParsePrefix(s)
-		if err != nil {
-			a, aerr := netip.ParseAddr(s)
-			if aerr != nil {
-				t.d.errf(t.at("AllowedClients")+"["+strconv.Itoa(i)+"]", "expected a CIDR prefix such as \"127.0.0.0/8\" or an address, got %q", s)
-				continue
-			}
-			pfx = netip.PrefixFrom(a, a.BitLen())
-		}
-		p.AllowedClients = append(p.AllowedClients, pfx.Masked())
+// matrixSide reads Rows or Cols: required for a matrix, an error otherwise;
+// 1 when missing or out of range, the error already reported.
+func matrixSide(t *tbl, key string, dims int) int {
+	present := t.has(key)
+	v := int(t.integer(key, 0, 1, datasource.MaxElements))
+	switch {
+	case present && dims != 2:
+		t.errf(key, "applies only to NumberOfDimensions = 2")
+	case !present && dims == 2:
+		t.missing(key, "an integer ≥ 1 for a matrix")
+		v = 1
+	case present && v == 0:
+		v = 1
 	}
-	p.CPUMask = t.cpuMask("CPUMask")
-	p.Priority = int(t.integer("Priority", 0, 0, 99))
-	p.StackSize = int(t.integer("StackSize", defaultStack, 0, math.MaxInt32))
-
-	f := t.d.f
-	add := func(i int, key, format string, args ...any) {
-		t.d.errs = append(t.d.errs, f.errKey(sigPath(t, i), key, sprintf(format, args...)))
-	}
-	for i := range sigs {
-		s := &sigs[i]
-		if len(s.Name) > MaxNameLen {
-			add(i, "Name", "longer than %d bytes (%d)", MaxNameLen, len(s.Name))
-		}
-		if len(s.Unit) > MaxUnitLen {
-			add(i, "Unit", "longer than %d bytes (%d)", MaxUnitLen, len(s.Unit))
-		}
-		if s.QuantizedType != quant.None {
-			if !s.Type.IsFloat() {
-				add(i, "QuantizedType", "quantisation needs a float32 or float64 signal, got %v", s.Type)
-			} else if !(s.RangeMin < s.RangeMax) {
-				add(i, "RangeMax", "quantisation needs RangeMin < RangeMax, got %g and %g", s.RangeMin, s.RangeMax)
-			}
-		}
-		switch s.TimeMode {
-		case datasource.PacketTime:
-			if s.TimeSignal != "" {
-				add(i, "TimeSignal", "needs a TimeMode other than PacketTime")
-			}
-		default:
-			if s.TimeSignal == "" {
-				add(i, "TimeSignal", "required with TimeMode = %v", s.TimeMode)
-				break
-			}
-			j := datasource.Index(sigs, s.TimeSignal)
-			switch {
-			case j < 0:
-				add(i, "TimeSignal", "no signal named %q in this datasource", s.TimeSignal)
-			case j == i:
-				add(i, "TimeSignal", "a signal cannot be its own time signal")
-			case s.TimeMode == datasource.FullArray:
-				if sigsOK && sigs[j].Elements() != s.Elements() {
-					add(i, "TimeSignal", "FullArray needs a time signal with the same element count: %q has %d, this signal %d", s.TimeSignal, sigs[j].Elements(), s.Elements())
-				}
-			default:
-				if sigs[j].NumberOfDimensions != 0 {
-					add(i, "TimeSignal", "%v needs a scalar time signal, %q is an array", s.TimeMode, s.TimeSignal)
-				}
-				if !(s.SamplingRate > 0) {
-					add(i, "SamplingRate", "%v needs SamplingRate > 0 Hz", s.TimeMode)
-				}
-			}
-		}
-	}
-	if sigsOK && p.MaxPayloadSize > udpsHeaderSize {
-		payload := 8 // HRT timestamp
-		for i := range sigs {
-			w := sigs[i].Type.Size()
-			if q := sigs[i].QuantizedType.Size(); q > 0 {
-				w = q
-			}
-			payload += w * sigs[i].Elements()
-		}
-		chunk := p.MaxPayloadSize - udpsHeaderSize
-		if frags := (payload + chunk - 1) / chunk; frags > udpsMaxFrags {
-			t.errf("MaxPayloadSize", "a %d-byte update needs %d fragments of %d bytes; at most %d are possible", payload, frags, chunk, udpsMaxFrags)
-		}
-	}
-	return p
+	return v
 }
 
-func ipAddr(t *tbl, key string) netip.Addr {
+// parseStr reads the string key with parse, def when absent; a spelling
+// parse refuses is reported with the ones it takes.
+func parseStr[T any](t *tbl, key string, def T, spellings string, parse func(string) (T, error)) T {
 	s := t.str(key, "")
-	if s == "" {
-		return netip.Addr{}
+	if !t.isString(key) {
+		return def
 	}
-	a, err := netip.ParseAddr(s)
+	v, err := parse(s)
 	if err != nil {
-		t.errf(key, "expected an IP address such as \"127.0.0.1\", got %q", s)
-		return netip.Addr{}
+		t.errf(key, "expected one of %s, got %q", spellings, s)
+		return def
 	}
-	return a
-}
-
-func rd100s(t *tbl, sigs []datasource.Signal) *RD100SParams {
-	p := &RD100SParams{}
-	if !t.has("dest_host") {
-		t.get("dest_host")
-		t.missing("dest_host", "a host name or IP address")
-	} else {
-		p.DestHost = t.reqStr("dest_host")
-		if strings.ContainsAny(p.DestHost, " \t/") {
-			t.errf("dest_host", "expected a host name or IP address, got %q", p.DestHost)
-		}
-	}
-	p.DestPort = uint16(t.integer("dest_port", 5100, 1, 65535))
-	p.SrcPort = uint16(t.integer("src_port", 0, 0, 65535))
-	p.RateHz = t.float("rate_hz", 100)
-	if !(p.RateHz > 0) || p.RateHz > enc.MaxRateHz {
-		t.errf("rate_hz", "must be > 0 and ≤ %g Hz, got %g", enc.MaxRateHz, p.RateHz)
-	}
-	p.FirstSeq = uint32(t.integer("first_seq", 0, 0, math.MaxUint32))
-	mapped := func(key string, required bool) string {
-		if required && !t.has(key) {
-			t.get(key)
-			t.missing(key, "the name of a scalar signal of this datasource")
-			return ""
-		}
-		name := t.str(key, "")
-		if name == "" {
-			return ""
-		}
-		j := datasource.Index(sigs, name)
-		switch {
-		case j < 0:
-			t.errf(key, "no signal named %q in this datasource", name)
-		case sigs[j].NumberOfDimensions != 0 || sigs[j].NumberOfElements > 1:
-			t.errf(key, "signal %q must be a scalar", name)
-		case key == "status_signal" && sigs[j].Type != datasource.Uint16:
-			t.errf(key, "signal %q must be uint16, got %v", name, sigs[j].Type)
-		}
-		return name
-	}
-	p.AzimuthSignal = mapped("azimuth_signal", true)
-	p.AzimuthUnit = t.enum("azimuth_unit", "deg", "deg", "mdeg")
-	p.ElevationSignal = mapped("elevation_signal", true)
-	p.ElevationUnit = t.enum("elevation_unit", "deg", "deg", "mdeg")
-	p.AzRateSignal = mapped("az_rate_signal", false)
-	p.ElRateSignal = mapped("el_rate_signal", false)
-	p.RateUnit = t.enum("rate_unit", "deg/s", "deg/s", "mdeg/s")
-	p.StatusSignal = mapped("status_signal", false)
-	if p.StatusSignal != "" {
-		for _, k := range []string{"az_valid", "el_valid", "az_ref_ok", "el_ref_ok", "az_fault", "el_fault"} {
-			if t.has(k) {
-				t.errf(k, "conflicts with status_signal, which drives the status bits")
-			}
-		}
-	}
-	p.AzValid = t.boolean("az_valid", true)
-	p.ElValid = t.boolean("el_valid", true)
-	p.AzRefOK = t.boolean("az_ref_ok", true)
-	p.ElRefOK = t.boolean("el_ref_ok", true)
-	p.AzFault = t.boolean("az_fault", false)
-	p.ElFault = t.boolean("el_fault", false)
-	p.CPUMask = t.cpuMask("CPUMask")
-	p.Seed = uint64(t.integer("seed", 1, 0, math.MaxInt64))
-	if g := t.sub("degradations"); g != nil {
-		dg := &p.Degradations
-		dg.LossProbability = g.floatIn("loss_probability", 0, 0, 1)
-		dg.LossEveryN = int(g.integer("loss_every_n", 0, 0, math.MaxInt32))
-		dg.BurstLoss = time.Duration(g.integer("burst_loss_ms", 0, 0, enc.MaxBurstLoss.Milliseconds())) * time.Millisecond
-		dg.DuplicateProbability = g.floatIn("duplicate_probability", 0, 0, 1)
-		dg.ReorderWindow = time.Duration(g.integer("reorder_window_ms", 0, 0, enc.MaxReorderWindow.Milliseconds())) * time.Millisecond
-		dg.Jitter = time.Duration(g.floatIn("jitter_ms", 0, 0, 60000) * float64(time.Millisecond))
-		dg.Freeze = g.boolean("freeze", false)
-		dg.InvalidAz = g.boolean("invalid_az", false)
-		dg.InvalidEl = g.boolean("invalid_el", false)
-		dg.SeqJump = g.integer("seq_jump", 0, math.MinInt32, math.MaxInt32)
-		dg.Silence = g.boolean("silence", false)
-		g.done()
-	}
-	return p
-}
-
-func flatUDP(t *tbl, sigs []datasource.Signal, sigsOK bool) *FlatUDPParams {
-	p := &FlatUDPParams{}
-	if !t.has("Address") {
-		t.get("Address")
-		t.missing("Address", "the destination IP address (unicast or multicast group)")
-	} else if t.isString("Address") && t.m["Address"] == "" {
-		t.get("Address")
-		t.errf("Address", "must not be empty (the destination IP address)")
-	} else {
-		p.Address = ipAddr(t, "Address")
-	}
-	p.Port = uint16(t.integer("Port", 44488, 1, 65535))
-	p.ExecutionMode = t.enum("ExecutionMode", IndependentThread, IndependentThread, RealTimeThread)
-	// An unknown mode was reported; check neither mode's rules then.
-	modeKnown := !t.has("ExecutionMode") || t.m["ExecutionMode"] == p.ExecutionMode
-	indep := p.ExecutionMode == IndependentThread && modeKnown
-	onlyIndep := func(key string) {
-		if !indep && modeKnown && t.has(key) {
-			t.errf(key, "applies only to ExecutionMode = \"IndependentThread\"")
-		}
-	}
-	// Our sender thread exists in both modes (MARTe2 sends from the RT
-	// thread in RealTimeThread mode), so CPUMask, StackSize and the ring
-	// size apply to both; only the trigger windows are IndependentThread's.
-	for _, k := range []string{"NumberOfPreTriggers", "NumberOfPostTriggers"} {
-		onlyIndep(k)
-	}
-	p.NumberOfPreTriggers = int(t.integer("NumberOfPreTriggers", 0, 0, 1<<20))
-	p.NumberOfPostTriggers = int(t.integer("NumberOfPostTriggers", 0, 0, 1<<20))
-	defaultBuffers := int64(10)
-	if !indep {
-		defaultBuffers = 64 // the queue between the RT thread and the sender
-	}
-	p.NumberOfBuffers = int(t.integer("NumberOfBuffers", defaultBuffers, 1, 1<<20))
-	if p.NumberOfPreTriggers >= p.NumberOfBuffers {
-		t.errf("NumberOfPreTriggers", "must be less than NumberOfBuffers (%d), got %d", p.NumberOfBuffers, p.NumberOfPreTriggers)
-	}
-	p.BigEndian = t.enum("ByteOrder", "little", "little", "big") == "big"
-	multicast := p.Address.IsMulticast()
-	for _, k := range []string{"TTL", "Interface", "Loopback"} {
-		if t.has(k) && !multicast && p.Address.IsValid() {
-			t.errf(k, "applies only to a multicast Address")
-		}
-	}
-	p.TTL = int(t.integer("TTL", 1, 0, 255))
-	p.Interface = t.str("Interface", "")
-	p.Loopback = t.boolean("Loopback", true)
-	p.CPUMask = t.cpuMask("CPUMask")
-	p.StackSize = int(t.integer("StackSize", defaultStack, 0, math.MaxInt32))
-
-	f := t.d.f
-	if !sigsOK {
-		return p
-	}
-	total := 0
-	for i := range sigs {
-		n := sigs[i].Elements()
-		if n < 1 || n > flatMaxElements {
-			t.d.errs = append(t.d.errs, f.errKey(sigPath(t, i), "NumberOfElements", sprintf("must be 1..%d for FlatUDP, got %d", flatMaxElements, n)))
-		}
-		total += sigs[i].ByteSize()
-	}
-	if total > MaxUDPPayload {
-		t.errf("Signals", "a datagram of %d bytes exceeds the UDP limit of %d bytes", total, MaxUDPPayload)
-	}
-	if indep && len(sigs) > 0 {
-		if s := sigs[0]; s.Name != "Trigger" || s.Type != datasource.Uint8 || s.Elements() != 1 {
-			t.d.errs = append(t.d.errs, f.errKey(sigPath(t, 0), "Name", sprintf("in IndependentThread mode the first signal must be the scalar uint8 \"Trigger\", got %q %v[%d]", s.Name, s.Type, s.Elements())))
-		}
-	}
-	return p
+	return v
 }

@@ -11,33 +11,46 @@ import (
 // datasources, and resolves them to indexes.
 func (d *decoder) validate() {
 	f := d.f
-	idx := func(kind string, i int) string { return kind + "[" + strconv.Itoa(i) + "]" }
 	if len(f.Threads) == 0 {
 		d.errs = append(d.errs, f.errKey("", "Threads", "at least one [[Threads]] table is required"))
 	}
-	unique := func(kind string, n int, name func(int) string) {
-		seen := map[string]int{}
-		for i := 0; i < n; i++ {
-			nm := name(i)
-			if nm == "" {
-				continue
-			}
-			if j, dup := seen[nm]; dup {
-				d.errf(idx(kind, i)+".Name", "duplicates %s; names must be unique", idx(kind, j))
-				continue
-			}
-			seen[nm] = i
-		}
-	}
-	unique("Threads", len(f.Threads), func(i int) string { return f.Threads[i].Name })
-	unique("GAMs", len(f.GAMs), func(i int) string { return f.GAMs[i].Name })
-	unique("DataSources", len(f.DataSources), func(i int) string { return f.DataSources[i].Name })
+	d.unique("Threads", len(f.Threads), func(i int) string { return f.Threads[i].Name })
+	d.unique("GAMs", len(f.GAMs), func(i int) string { return f.GAMs[i].Name })
+	d.unique("DataSources", len(f.DataSources), func(i int) string { return f.DataSources[i].Name })
 	if f.App.ScopeAddress != "" && !slices.ContainsFunc(f.DataSources, func(ds DataSource) bool { return ds.Class == ClassUDPStreamer }) {
 		d.errf("App.ScopeAddress", "the scope shows UDPStreamer datasources, and there is none")
 	}
+	pos := d.resolveThreads()
+	d.checkEveryGAMRuns()
+	d.resolveOutputs()
+	d.resolveInputs(pos)
+}
 
-	// Threads → GAMs; each GAM in exactly one thread.
-	pos := make([]int, len(f.GAMs)) // position of each GAM inside its thread
+// idx names element i of an array of tables: "GAMs[2]".
+func idx(kind string, i int) string { return kind + "[" + strconv.Itoa(i) + "]" }
+
+// unique reports every name of the array kind that an earlier element
+// already has.
+func (d *decoder) unique(kind string, n int, name func(int) string) {
+	seen := map[string]int{}
+	for i := 0; i < n; i++ {
+		nm := name(i)
+		if nm == "" {
+			continue
+		}
+		if j, dup := seen[nm]; dup {
+			d.errf(idx(kind, i)+".Name", "duplicates %s; names must be unique", idx(kind, j))
+			continue
+		}
+		seen[nm] = i
+	}
+}
+
+// resolveThreads resolves each thread's GAM names, placing every GAM in
+// exactly one thread, and returns each GAM's position inside its thread.
+func (d *decoder) resolveThreads() (pos []int) {
+	f := d.f
+	pos = make([]int, len(f.GAMs))
 	for ti := range f.Threads {
 		th := &f.Threads[ti]
 		for k, name := range th.GAMs {
@@ -57,19 +70,32 @@ func (d *decoder) validate() {
 			th.GAMIndex = append(th.GAMIndex, gi)
 		}
 	}
-	complete := len(f.Threads) > 0 // every thread lists its GAMs
+	return pos
+}
+
+// checkEveryGAMRuns reports a GAM no thread runs, once every thread lists
+// its GAMs (otherwise the missing list is the error).
+func (d *decoder) checkEveryGAMRuns() {
+	f := d.f
+	if len(f.Threads) == 0 {
+		return
+	}
 	for ti := range f.Threads {
 		if len(f.Threads[ti].GAMs) == 0 {
-			complete = false
+			return
 		}
 	}
 	for gi := range f.GAMs {
-		if complete && f.GAMs[gi].Thread < 0 && f.GAMs[gi].Name != "" && f.GAM(f.GAMs[gi].Name) == gi {
-			d.errf(idx("GAMs", gi)+".Name", "GAM %q is not run by any thread; list it in the GAMs of one [[Threads]]", f.GAMs[gi].Name)
+		if g := &f.GAMs[gi]; g.Thread < 0 && g.Name != "" && f.GAM(g.Name) == gi {
+			d.errf(idx("GAMs", gi)+".Name", "GAM %q is not run by any thread; list it in the GAMs of one [[Threads]]", g.Name)
 		}
 	}
+}
 
-	// Outputs → datasource signals; one writer per signal, one thread per datasource.
+// resolveOutputs resolves every GAM output to its datasource signal: one
+// writer per signal, one thread per datasource.
+func (d *decoder) resolveOutputs() {
+	f := d.f
 	type sigRef struct{ ds, sig int }
 	fedBy := map[sigRef]string{}
 	writer := make([]int, len(f.DataSources)) // thread writing each datasource, -1 none
@@ -81,47 +107,63 @@ func (d *decoder) validate() {
 		for oi := range g.Outputs {
 			o := &g.Outputs[oi]
 			op := idx("GAMs", gi) + "." + idx("Outputs", oi)
-			if o.DataSource == "" {
+			key := d.resolveOutput(g, o, op)
+			if o.SignalIndex < 0 {
 				continue
 			}
-			di := f.DataSource(o.DataSource)
-			if di < 0 {
-				d.errf(op+".DataSource", "no datasource named %q", o.DataSource)
-				continue
-			}
-			aliasKey := op + ".Alias"
-			if _, ok := f.ix.pos[aliasKey]; !ok {
-				aliasKey = op + ".Signal"
-			}
-			si := datasource.Index(f.DataSources[di].Signals, o.Alias)
-			if si < 0 {
-				if o.Alias != "" {
-					d.errf(aliasKey, "datasource %q has no signal named %q", o.DataSource, o.Alias)
-				}
-				continue
-			}
-			o.DataSourceIndex, o.SignalIndex = di, si
-			if sig := &f.DataSources[di].Signals[si]; g.Class == ClassTimer && (sig.Type != datasource.Uint32 || sig.Elements() != 1) {
-				d.errf(aliasKey, "a Timer output is a uint32 scalar, but signal %q of datasource %q is %v[%d]", o.Alias, o.DataSource, sig.Type, sig.Elements())
-			}
-			ref := sigRef{di, si}
+			ref := sigRef{o.DataSourceIndex, o.SignalIndex}
 			if prev, dup := fedBy[ref]; dup {
-				d.errf(aliasKey, "signal %q of datasource %q is already written by %s; a signal has at most one writer", o.Alias, o.DataSource, prev)
+				d.errf(key, "signal %q of datasource %q is already written by %s; a signal has at most one writer", o.Alias, o.DataSource, prev)
 			} else {
 				fedBy[ref] = "GAM " + strconv.Quote(g.Name)
 			}
 			if g.Thread >= 0 {
-				switch w := writer[di]; {
+				switch w := writer[o.DataSourceIndex]; {
 				case w < 0:
-					writer[di] = g.Thread
+					writer[o.DataSourceIndex] = g.Thread
 				case w != g.Thread:
 					d.errf(op+".DataSource", "datasource %q is already written by thread %q; a datasource is synchronised by one thread", o.DataSource, f.Threads[w].Name)
 				}
 			}
 		}
 	}
+}
 
-	// IOGAM inputs → outputs of earlier GAMs of the same thread.
+// resolveOutput finds the datasource signal output o of g (at path op)
+// writes and returns the path of the key that names it.
+func (d *decoder) resolveOutput(g *GAM, o *Output, op string) (key string) {
+	f := d.f
+	key = op + ".Alias"
+	if _, ok := f.ix.pos[key]; !ok {
+		key = op + ".Signal"
+	}
+	if o.DataSource == "" {
+		return key
+	}
+	di := f.DataSource(o.DataSource)
+	if di < 0 {
+		d.errf(op+".DataSource", "no datasource named %q", o.DataSource)
+		return key
+	}
+	si := datasource.Index(f.DataSources[di].Signals, o.Alias)
+	if si < 0 {
+		if o.Alias != "" {
+			d.errf(key, "datasource %q has no signal named %q", o.DataSource, o.Alias)
+		}
+		return key
+	}
+	o.DataSourceIndex, o.SignalIndex = di, si
+	if sig := &f.DataSources[di].Signals[si]; g.Class == ClassTimer && (sig.Type != datasource.Uint32 || sig.Elements() != 1) {
+		d.errf(key, "a Timer output is a uint32 scalar, but signal %q of datasource %q is %v[%d]", o.Alias, o.DataSource, sig.Type, sig.Elements())
+	}
+	return key
+}
+
+// resolveInputs resolves every IOGAM input to an output of a GAM that runs
+// earlier in the same thread (pos: each GAM's place in its thread), whose
+// signal has the type and size of the one the IOGAM writes.
+func (d *decoder) resolveInputs(pos []int) {
+	f := d.f
 	for gi := range f.GAMs {
 		g := &f.GAMs[gi]
 		for ii := range g.Inputs {
@@ -140,30 +182,31 @@ func (d *decoder) validate() {
 				d.errf(p, "GAM %q must run earlier in the same thread as %q", in.GAM, g.Name)
 				continue
 			}
-			oi := -1
-			for k := range sg.Outputs {
-				if sg.Outputs[k].Signal == in.Signal {
-					oi = k
-					break
-				}
-			}
+			oi := slices.IndexFunc(sg.Outputs, func(o Output) bool { return o.Signal == in.Signal })
 			if oi < 0 {
 				d.errf(p, "GAM %q has no output %q", in.GAM, in.Signal)
 				continue
 			}
 			in.GAMIndex, in.OutputIndex = src, oi
-			if ii >= len(g.Outputs) {
-				continue
-			}
-			a, b := sg.Outputs[oi], g.Outputs[ii]
-			if a.SignalIndex < 0 || b.SignalIndex < 0 {
-				continue
-			}
-			sa := &f.DataSources[a.DataSourceIndex].Signals[a.SignalIndex]
-			sb := &f.DataSources[b.DataSourceIndex].Signals[b.SignalIndex]
-			if sa.Type != sb.Type || sa.Elements() != sb.Elements() {
-				d.errf(idx("GAMs", gi)+"."+idx("Outputs", ii), "an IOGAM copies bytes: input %q is %v[%d], output signal %q is %v[%d]", in.GAM+"."+in.Signal, sa.Type, sa.Elements(), b.Alias, sb.Type, sb.Elements())
+			if ii < len(g.Outputs) {
+				d.checkCopy(gi, ii, sg.Outputs[oi])
 			}
 		}
+	}
+}
+
+// checkCopy reports IOGAM gi's output ii when its signal differs in type or
+// size from the signal of the output a it copies.
+func (d *decoder) checkCopy(gi, ii int, a Output) {
+	f := d.f
+	g := &f.GAMs[gi]
+	in, b := g.Inputs[ii], g.Outputs[ii]
+	if a.SignalIndex < 0 || b.SignalIndex < 0 {
+		return
+	}
+	sa := &f.DataSources[a.DataSourceIndex].Signals[a.SignalIndex]
+	sb := &f.DataSources[b.DataSourceIndex].Signals[b.SignalIndex]
+	if sa.Type != sb.Type || sa.Elements() != sb.Elements() {
+		d.errf(idx("GAMs", gi)+"."+idx("Outputs", ii), "an IOGAM copies bytes: input %q is %v[%d], output signal %q is %v[%d]", in.GAM+"."+in.Signal, sa.Type, sa.Elements(), b.Alias, sb.Type, sb.Elements())
 	}
 }

@@ -1,6 +1,9 @@
 package config
 
-import "strconv"
+import (
+	"net/netip"
+	"strconv"
+)
 
 // Thresholds of the scheduling warnings (package rt, "Scheduling and the
 // Go runtime").
@@ -35,7 +38,10 @@ func (d *decoder) warn() {
 	}
 	for di := range f.DataSources {
 		u := f.DataSources[di].UDPStreamer
-		if u == nil || len(u.AllowedClients) > 0 || (u.Address.IsValid() && u.Address.IsLoopback()) {
+		if u == nil || len(u.AllowedClients) > 0 {
+			continue
+		}
+		if a, err := netip.ParseAddr(u.Address); err == nil && a.IsLoopback() {
 			continue
 		}
 		w("DataSources["+strconv.Itoa(di)+"].AllowedClients", "any host that can reach the port can start a stream, and a spoofed CONNECT directs it at a third party; list the allowed clients")

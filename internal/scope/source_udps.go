@@ -9,8 +9,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/quant"
 )
 
 // UDPStreamer is a source that holds one session with a UDPStreamer
@@ -218,12 +220,12 @@ func (u *UDPStreamer) configure(h *Hub, cfg *client.Config) {
 	for i := range cfg.Signals {
 		s := &cfg.Signals[i]
 		sig := Signal{Name: s.Name, Type: s.Type.String(), Unit: s.Unit, Elements: s.Elements(),
-			Dims: udpsDims(s), Time: udpsTimeDesc(cfg, s), Trace: s.Elements() == 1 || s.TimeMode != wire.PacketTime}
-		if s.Quant != wire.QuantNone {
+			Dims: udpsDims(s), Time: udpsTimeDesc(cfg, s), Trace: s.Elements() == 1 || s.TimeMode != datasource.PacketTime}
+		if s.Quant != quant.None {
 			sig.Type += " as " + cfg.WireType(i).String()
 			sig.Range = []float64{s.RangeMin, s.RangeMax}
 		}
-		if s.TimeMode != wire.PacketTime {
+		if s.TimeMode != datasource.PacketTime {
 			c, ok := clocks[s.TimeSignalIdx]
 			if !ok {
 				c = len(clocks) + 1
@@ -233,7 +235,7 @@ func (u *UDPStreamer) configure(h *Hub, cfg *client.Config) {
 		}
 		if sig.Elements > 1 {
 			sig.WaveX = "index"
-			if s.TimeMode != wire.PacketTime {
+			if s.TimeMode != datasource.PacketTime {
 				sig.WaveX = "time"
 			}
 		}

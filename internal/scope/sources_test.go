@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource"
 	flatclient "github.com/streamerd/streamerd/datasource/flatudp/client"
 	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
 	rdwire "github.com/streamerd/streamerd/datasource/rd100s/wire"
@@ -22,6 +23,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/quant"
 )
 
 // runSource runs src into a fresh hub until the test ends; the hub's log
@@ -87,12 +89,12 @@ func lastOf(h *Hub, i int) (float64, float64, bool) {
 }
 
 var udpsSigs = []udpswire.SignalInfo{
-	{Name: "T0", Type: udpswire.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: udpswire.NoTimeSignal, Unit: "us"},
-	{Name: "V", Type: udpswire.Float32, Quant: udpswire.QuantUint16, NumRows: 1, NumCols: 1, RangeMin: -10, RangeMax: 10,
+	{Name: "T0", Type: datasource.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: udpswire.NoTimeSignal, Unit: "us"},
+	{Name: "V", Type: datasource.Float32, Quant: quant.Uint16, NumRows: 1, NumCols: 1, RangeMin: -10, RangeMax: 10,
 		TimeSignalIdx: udpswire.NoTimeSignal, Unit: "V"},
-	{Name: "Ch", Type: udpswire.Float32, NumDimensions: 1, NumRows: 1, NumCols: 10, TimeMode: udpswire.FirstSample,
+	{Name: "Ch", Type: datasource.Float32, NumDimensions: 1, NumRows: 1, NumCols: 10, TimeMode: datasource.FirstSample,
 		SamplingRate: 1e4, TimeSignalIdx: 0, Unit: "V"},
-	{Name: "G", Type: udpswire.Int16, NumDimensions: 2, NumRows: 2, NumCols: 3, TimeSignalIdx: udpswire.NoTimeSignal},
+	{Name: "G", Type: datasource.Int16, NumDimensions: 2, NumRows: 2, NumCols: 3, TimeSignalIdx: udpswire.NoTimeSignal},
 }
 
 // udpsPayload is update k of udpsSigs, the updates a millisecond apart.
@@ -419,7 +421,7 @@ func TestFlatUDPMulticast(t *testing.T) {
 		t.Skipf("the machine refuses a multicast sender to %s: %v", group, err)
 	}
 	defer s.Close()
-	l, _ := flatwire.NewLayout([]flatwire.Signal{{Name: "A", Type: flatwire.Float64, Count: 1}})
+	l, _ := flatwire.NewLayout([]flatwire.Signal{{Name: "A", Type: datasource.Float64, Count: 1}})
 	eventually(t, "a datagram through the group", func() bool {
 		s.Write(l.AppendValues(nil, []float64{7.5}, flatwire.Little))
 		time.Sleep(time.Millisecond)

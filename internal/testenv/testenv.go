@@ -1,7 +1,10 @@
-// Package testenv tells tests about the build they run in.
+// Package testenv tells tests about the build they run in and holds the small helpers tests of several packages share.
 package testenv
 
-import "testing"
+import (
+	"net"
+	"testing"
+)
 
 // SkipIfRace skips tb when the race detector is on: it allocates on its own
 // and slows timing-sensitive code, so allocation counts are meaningless there.
@@ -10,4 +13,16 @@ func SkipIfRace(tb testing.TB) {
 	if RaceEnabled {
 		tb.Skip("skipped under -race: the race detector allocates")
 	}
+}
+
+// Loopback returns a UDP socket bound to a free port of 127.0.0.1, closed
+// when tb ends.
+func Loopback(tb testing.TB) *net.UDPConn {
+	tb.Helper()
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return c
 }

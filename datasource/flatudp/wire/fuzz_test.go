@@ -5,14 +5,16 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/streamerd/streamerd/datasource"
 )
 
 var seedLists = [][]Signal{
-	{{"Trigger", Uint8, 1, false}, {"Ia", Float32, 1, false}, {"Wave", Float32, 16, false}},
-	{{"Wave", Float32, 16, true}, {"Cur", Int16, 16, true}},
-	{{"Counter", Uint32, 1, false}, {"Time", Uint32, 1, false}, {"F", Float32, 1, false},
-		{"D", Float64, 1, false}, {"V", Uint16, 4, false}},
-	{{"a", Int8, 3, false}, {"b", Int64, 2, false}, {"c", Uint64, 1, false}, {"d", Float64, 4096, false}},
+	{{"Trigger", datasource.Uint8, 1, false}, {"Ia", datasource.Float32, 1, false}, {"Wave", datasource.Float32, 16, false}},
+	{{"Wave", datasource.Float32, 16, true}, {"Cur", datasource.Int16, 16, true}},
+	{{"Counter", datasource.Uint32, 1, false}, {"Time", datasource.Uint32, 1, false}, {"F", datasource.Float32, 1, false},
+		{"D", datasource.Float64, 1, false}, {"V", datasource.Uint16, 4, false}},
+	{{"a", datasource.Int8, 3, false}, {"b", datasource.Int64, 2, false}, {"c", datasource.Uint64, 1, false}, {"d", datasource.Float64, 4096, false}},
 }
 
 // FuzzParseSignals: whatever parses is valid, formats canonically, and

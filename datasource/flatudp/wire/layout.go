@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"strconv"
+
+	"github.com/streamerd/streamerd/datasource"
 )
 
 // ErrSize is matched (errors.Is) by every *SizeError.
@@ -28,9 +30,12 @@ func (e *SizeError) Error() string {
 // Is makes errors.Is(err, ErrSize) true.
 func (e *SizeError) Is(target error) bool { return target == ErrSize }
 
+// invalidType is a Type no signal has.
+const invalidType = datasource.Type(0xFF)
+
 // span is one signal's place in a datagram and in the decoded slice.
 type span struct {
-	typ  Type
+	typ  datasource.Type
 	off  int // byte offset in the datagram
 	n    int // elements
 	elem int // index of the first element in the decoded slice
@@ -80,14 +85,15 @@ func NewLayout(sigs []Signal) (*Layout, error) {
 func (l *Layout) TotalElements() int { return l.elems }
 
 // ElementType returns the type of element k of the decoded slice, for
-// formatting a row without walking the signals.
-func (l *Layout) ElementType(k int) Type {
+// formatting a row without walking the signals; an invalid Type when k is
+// out of range.
+func (l *Layout) ElementType(k int) datasource.Type {
 	for _, sp := range l.spans {
 		if k < sp.elem+sp.n {
 			return sp.typ
 		}
 	}
-	return numTypes
+	return invalidType
 }
 
 func (l *Layout) check(dst, datagram int) error {
@@ -135,43 +141,43 @@ func (l *Layout) Decode(dst []float64, datagram []byte, order ByteOrder) error {
 		d := dst[sp.elem : sp.elem+sp.n]
 		p := datagram[sp.off : sp.off+sp.n*sp.typ.Size()]
 		switch sp.typ {
-		case Uint8:
+		case datasource.Uint8:
 			for j := range d {
 				d[j] = float64(p[j])
 			}
-		case Int8:
+		case datasource.Int8:
 			for j := range d {
 				d[j] = float64(int8(p[j]))
 			}
-		case Uint16:
+		case datasource.Uint16:
 			for j := range d {
 				d[j] = float64(u16(p[2*j:], big))
 			}
-		case Int16:
+		case datasource.Int16:
 			for j := range d {
 				d[j] = float64(int16(u16(p[2*j:], big)))
 			}
-		case Uint32:
+		case datasource.Uint32:
 			for j := range d {
 				d[j] = float64(u32(p[4*j:], big))
 			}
-		case Int32:
+		case datasource.Int32:
 			for j := range d {
 				d[j] = float64(int32(u32(p[4*j:], big)))
 			}
-		case Uint64:
+		case datasource.Uint64:
 			for j := range d {
 				d[j] = float64(u64(p[8*j:], big))
 			}
-		case Int64:
+		case datasource.Int64:
 			for j := range d {
 				d[j] = float64(int64(u64(p[8*j:], big)))
 			}
-		case Float32:
+		case datasource.Float32:
 			for j := range d {
 				d[j] = float64(math.Float32frombits(u32(p[4*j:], big)))
 			}
-		case Float64:
+		case datasource.Float64:
 			for j := range d {
 				d[j] = math.Float64frombits(u64(p[8*j:], big))
 			}
@@ -194,31 +200,31 @@ func (l *Layout) DecodeRaw(dst []uint64, datagram []byte, order ByteOrder) error
 		d := dst[sp.elem : sp.elem+sp.n]
 		p := datagram[sp.off : sp.off+sp.n*sp.typ.Size()]
 		switch sp.typ {
-		case Uint8:
+		case datasource.Uint8:
 			for j := range d {
 				d[j] = uint64(p[j])
 			}
-		case Int8:
+		case datasource.Int8:
 			for j := range d {
 				d[j] = uint64(int64(int8(p[j])))
 			}
-		case Uint16:
+		case datasource.Uint16:
 			for j := range d {
 				d[j] = uint64(u16(p[2*j:], big))
 			}
-		case Int16:
+		case datasource.Int16:
 			for j := range d {
 				d[j] = uint64(int64(int16(u16(p[2*j:], big))))
 			}
-		case Uint32, Float32:
+		case datasource.Uint32, datasource.Float32:
 			for j := range d {
 				d[j] = uint64(u32(p[4*j:], big))
 			}
-		case Int32:
+		case datasource.Int32:
 			for j := range d {
 				d[j] = uint64(int64(int32(u32(p[4*j:], big))))
 			}
-		case Uint64, Int64, Float64:
+		case datasource.Uint64, datasource.Int64, datasource.Float64:
 			for j := range d {
 				d[j] = u64(p[8*j:], big)
 			}
@@ -229,13 +235,13 @@ func (l *Layout) DecodeRaw(dst []uint64, datagram []byte, order ByteOrder) error
 
 // RawToFloat64 converts a raw value of type t, as DecodeRaw gives it, to
 // the float64 Decode gives.
-func RawToFloat64(t Type, raw uint64) float64 {
+func RawToFloat64(t datasource.Type, raw uint64) float64 {
 	switch t {
-	case Int8, Int16, Int32, Int64:
+	case datasource.Int8, datasource.Int16, datasource.Int32, datasource.Int64:
 		return float64(int64(raw))
-	case Float32:
+	case datasource.Float32:
 		return float64(math.Float32frombits(uint32(raw)))
-	case Float64:
+	case datasource.Float64:
 		return math.Float64frombits(raw)
 	}
 	return float64(raw)
@@ -244,11 +250,11 @@ func RawToFloat64(t Type, raw uint64) float64 {
 // Float64ToRaw converts v to a raw value of type t: integers round to
 // nearest (halves away from zero) and saturate at the type's range, NaN
 // gives 0; floats keep their bits (float32 rounds to nearest).
-func Float64ToRaw(t Type, v float64) uint64 {
+func Float64ToRaw(t datasource.Type, v float64) uint64 {
 	switch t {
-	case Float32:
+	case datasource.Float32:
 		return uint64(math.Float32bits(float32(v)))
-	case Float64:
+	case datasource.Float64:
 		return math.Float64bits(v)
 	}
 	if v != v {
@@ -256,19 +262,19 @@ func Float64ToRaw(t Type, v float64) uint64 {
 	}
 	v = math.Round(v)
 	switch t {
-	case Uint8:
+	case datasource.Uint8:
 		return uint64(clamp(v, 0, math.MaxUint8))
-	case Uint16:
+	case datasource.Uint16:
 		return uint64(clamp(v, 0, math.MaxUint16))
-	case Uint32:
+	case datasource.Uint32:
 		return uint64(clamp(v, 0, math.MaxUint32))
-	case Int8:
+	case datasource.Int8:
 		return uint64(int64(clamp(v, math.MinInt8, math.MaxInt8)))
-	case Int16:
+	case datasource.Int16:
 		return uint64(int64(clamp(v, math.MinInt16, math.MaxInt16)))
-	case Int32:
+	case datasource.Int32:
 		return uint64(int64(clamp(v, math.MinInt32, math.MaxInt32)))
-	case Uint64:
+	case datasource.Uint64:
 		switch {
 		case v <= 0:
 			return 0
@@ -276,7 +282,7 @@ func Float64ToRaw(t Type, v float64) uint64 {
 			return math.MaxUint64
 		}
 		return uint64(v)
-	case Int64:
+	case datasource.Int64:
 		switch {
 		case v <= math.MinInt64:
 			return 1 << 63

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 
@@ -87,7 +88,7 @@ func TestLayout(t *testing.T) {
 	if l.Size != 77 || l.TotalElements() != 19 {
 		t.Errorf("Size %d elements %d, want 77 and 19", l.Size, l.TotalElements())
 	}
-	for k, want := range map[int]Type{0: Uint8, 1: Float32, 2: Float32, 17: Float32, 18: Float64, 19: numTypes} {
+	for k, want := range map[int]datasource.Type{0: datasource.Uint8, 1: datasource.Float32, 2: datasource.Float32, 17: datasource.Float32, 18: datasource.Float64, 19: invalidType} {
 		if got := l.ElementType(k); got != want {
 			t.Errorf("ElementType(%d) = %v, want %v", k, got, want)
 		}
@@ -96,7 +97,7 @@ func TestLayout(t *testing.T) {
 		t.Error("NewLayout(nil) succeeded")
 	}
 	// The layout keeps its own copy of the signals.
-	sigs := []Signal{{"a", Uint16, 2, false}}
+	sigs := []Signal{{"a", datasource.Uint16, 2, false}}
 	l2, _ := NewLayout(sigs)
 	sigs[0].Count = 100
 	if l2.Size != 4 || l2.Signals[0].Count != 2 {
@@ -222,17 +223,17 @@ func TestDecodeErrors(t *testing.T) {
 
 func TestFloat64ToRaw(t *testing.T) {
 	cases := []struct {
-		t    Type
+		t    datasource.Type
 		v    float64
 		want uint64
 	}{
-		{Uint8, 300, 255}, {Uint8, -5, 0}, {Uint8, 2.5, 3}, {Uint8, 2.49, 2}, {Uint8, math.NaN(), 0},
-		{Int8, -300, 0xFFFFFFFFFFFFFF80}, {Int8, 200, 127}, {Int8, -2.5, 0xFFFFFFFFFFFFFFFD},
-		{Uint16, 1e9, 65535}, {Int16, -1e9, 0xFFFFFFFFFFFF8000},
-		{Uint32, math.Inf(1), math.MaxUint32}, {Int32, math.Inf(-1), 0xFFFFFFFF80000000},
-		{Uint64, 1e30, math.MaxUint64}, {Uint64, -1, 0}, {Uint64, 1 << 60, 1 << 60},
-		{Int64, 1e30, math.MaxInt64}, {Int64, -1e30, 1 << 63}, {Int64, -7, 0xFFFFFFFFFFFFFFF9},
-		{Float32, 1.5, 0x3FC00000}, {Float64, math.Pi, 0x400921FB54442D18},
+		{datasource.Uint8, 300, 255}, {datasource.Uint8, -5, 0}, {datasource.Uint8, 2.5, 3}, {datasource.Uint8, 2.49, 2}, {datasource.Uint8, math.NaN(), 0},
+		{datasource.Int8, -300, 0xFFFFFFFFFFFFFF80}, {datasource.Int8, 200, 127}, {datasource.Int8, -2.5, 0xFFFFFFFFFFFFFFFD},
+		{datasource.Uint16, 1e9, 65535}, {datasource.Int16, -1e9, 0xFFFFFFFFFFFF8000},
+		{datasource.Uint32, math.Inf(1), math.MaxUint32}, {datasource.Int32, math.Inf(-1), 0xFFFFFFFF80000000},
+		{datasource.Uint64, 1e30, math.MaxUint64}, {datasource.Uint64, -1, 0}, {datasource.Uint64, 1 << 60, 1 << 60},
+		{datasource.Int64, 1e30, math.MaxInt64}, {datasource.Int64, -1e30, 1 << 63}, {datasource.Int64, -7, 0xFFFFFFFFFFFFFFF9},
+		{datasource.Float32, 1.5, 0x3FC00000}, {datasource.Float64, math.Pi, 0x400921FB54442D18},
 	}
 	for _, c := range cases {
 		if got := Float64ToRaw(c.t, c.v); got != c.want {

@@ -3,6 +3,8 @@ package wire
 import (
 	"strconv"
 	"strings"
+
+	"github.com/streamerd/streamerd/datasource"
 )
 
 // Limits of a signal list.
@@ -28,7 +30,7 @@ const reservedNameChars = ",:[]"
 // samples instead of Count channels); the wire bytes are the same.
 type Signal struct {
 	Name     string
-	Type     Type
+	Type     datasource.Type
 	Count    int // elements, 1..MaxCount
 	Waveform bool
 }
@@ -152,7 +154,7 @@ func parseRow(i int, row string) (Signal, error) {
 		}
 	}
 	typ = strings.TrimSpace(typ)
-	t, err := ParseType(typ)
+	t, err := datasource.ParseType(strings.ToLower(typ))
 	if err != nil {
 		rule := "unknown type " + strconv.Quote(typ)
 		if strings.HasSuffix(typ, "w") {

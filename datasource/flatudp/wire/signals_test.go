@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/streamerd/streamerd/datasource"
 )
 
 func TestTypes(t *testing.T) {
@@ -14,24 +16,20 @@ func TestTypes(t *testing.T) {
 	}{{"uint8", 1}, {"int8", 1}, {"uint16", 2}, {"int16", 2}, {"uint32", 4}, {"int32", 4},
 		{"uint64", 8}, {"int64", 8}, {"float32", 4}, {"float64", 8}}
 	for code, w := range want {
-		typ := Type(code)
-		if typ.String() != w.name || typ.Size() != w.size || !typ.Valid() {
-			t.Errorf("Type(%d) = %q size %d valid %v, want %q size %d", code, typ, typ.Size(), typ.Valid(), w.name, w.size)
+		typ := datasource.Type(code)
+		for _, spelling := range []string{w.name, strings.ToUpper(w.name)} {
+			sigs, err := ParseSignals("a:" + spelling)
+			if err != nil || sigs[0].Type != typ || sigs[0].Size() != w.size {
+				t.Errorf("ParseSignals(a:%s) = %v, %v", spelling, sigs, err)
+			}
 		}
-		got, err := ParseType(w.name)
-		if err != nil || got != typ {
-			t.Errorf("ParseType(%q) = %v, %v", w.name, got, err)
-		}
-		if got, err := ParseType(strings.ToUpper(w.name)); err != nil || got != typ {
-			t.Errorf("ParseType(%q) = %v, %v", strings.ToUpper(w.name), got, err)
+		if got := (Signal{Name: "a", Type: typ, Count: 1}).String(); got != "a:"+w.name {
+			t.Errorf("%v row = %q", typ, got)
 		}
 	}
-	if Type(10).Valid() || Type(10).Size() != 0 || Type(10).String() != "Type(10)" {
-		t.Errorf("Type(10): valid %v size %d %q", Type(10).Valid(), Type(10).Size(), Type(10))
-	}
-	for _, bad := range []string{"", "float", "uint128", "float32w", " uint8"} {
-		if _, err := ParseType(bad); err == nil {
-			t.Errorf("ParseType(%q) succeeded", bad)
+	for _, bad := range []string{"float", "uint128", "float32w"} {
+		if _, err := ParseSignals("a:" + bad); err == nil {
+			t.Errorf("ParseSignals(a:%s) succeeded", bad)
 		}
 	}
 	for s, want := range map[string]ByteOrder{"": Little, "little": Little, "LITTLE": Little, "big": Big, "Big": Big} {
@@ -53,17 +51,17 @@ func TestParseFormatRoundTrip(t *testing.T) {
 		want      []Signal
 	}{
 		{"Trigger:uint8,Ia:float32,Wave:float32[16]", "",
-			[]Signal{{"Trigger", Uint8, 1, false}, {"Ia", Float32, 1, false}, {"Wave", Float32, 16, false}}},
-		{"Wave:float32[16]w", "", []Signal{{"Wave", Float32, 16, true}}},
-		{"A:int16[4]w,B:int16[4]w", "", []Signal{{"A", Int16, 4, true}, {"B", Int16, 4, true}}},
+			[]Signal{{"Trigger", datasource.Uint8, 1, false}, {"Ia", datasource.Float32, 1, false}, {"Wave", datasource.Float32, 16, false}}},
+		{"Wave:float32[16]w", "", []Signal{{"Wave", datasource.Float32, 16, true}}},
+		{"A:int16[4]w,B:int16[4]w", "", []Signal{{"A", datasource.Int16, 4, true}, {"B", datasource.Int16, 4, true}}},
 		{" Trigger : UINT8 , Ia:float64[1] ,W: float32 [ 8 ] w ", "Trigger:uint8,Ia:float64,W:float32[8]w",
-			[]Signal{{"Trigger", Uint8, 1, false}, {"Ia", Float64, 1, false}, {"W", Float32, 8, true}}},
-		{"x:uint64[0004096]", "x:uint64[4096]", []Signal{{"x", Uint64, 4096, false}}},
+			[]Signal{{"Trigger", datasource.Uint8, 1, false}, {"Ia", datasource.Float64, 1, false}, {"W", datasource.Float32, 8, true}}},
+		{"x:uint64[0004096]", "x:uint64[4096]", []Signal{{"x", datasource.Uint64, 4096, false}}},
 		{"Counter:uint32,Time:uint32,F:float32,D:float64,V:uint16[4]", "",
-			[]Signal{{"Counter", Uint32, 1, false}, {"Time", Uint32, 1, false}, {"F", Float32, 1, false},
-				{"D", Float64, 1, false}, {"V", Uint16, 4, false}}},
+			[]Signal{{"Counter", datasource.Uint32, 1, false}, {"Time", datasource.Uint32, 1, false}, {"F", datasource.Float32, 1, false},
+				{"D", datasource.Float64, 1, false}, {"V", datasource.Uint16, 4, false}}},
 		{"a:int8,b:int32,c:int64,d:uint16", "",
-			[]Signal{{"a", Int8, 1, false}, {"b", Int32, 1, false}, {"c", Int64, 1, false}, {"d", Uint16, 1, false}}},
+			[]Signal{{"a", datasource.Int8, 1, false}, {"b", datasource.Int32, 1, false}, {"c", datasource.Int64, 1, false}, {"d", datasource.Uint16, 1, false}}},
 	}
 	for _, c := range cases {
 		got, err := ParseSignals(c.in)
@@ -152,7 +150,7 @@ func TestRules(t *testing.T) {
 	}
 
 	// Exactly at the limit is valid.
-	ok := []Signal{{"a", Float64, 4096, false}, {"b", Float64, 4092, false}, {"c", Uint8, 3, false}}
+	ok := []Signal{{"a", datasource.Float64, 4096, false}, {"b", datasource.Float64, 4092, false}, {"c", datasource.Uint8, 3, false}}
 	if n := TotalSize(ok); n != MaxDatagramSize {
 		t.Fatalf("test list is %d bytes", n)
 	}
@@ -166,14 +164,14 @@ func TestRules(t *testing.T) {
 		rule string
 	}{
 		{nil, "at least one signal"},
-		{[]Signal{{"a", Type(10), 1, false}}, "invalid type Type(10)"},
-		{[]Signal{{" a", Uint8, 1, false}}, "leading or trailing spaces"},
-		{[]Signal{{"a\n", Uint8, 1, false}}, "leading or trailing spaces"},
-		{[]Signal{{"a\x01b", Uint8, 1, false}}, "control character"},
-		{[]Signal{{"a,b", Uint8, 1, false}}, "','"},
-		{[]Signal{{"a:b", Uint8, 1, false}}, "':'"},
-		{[]Signal{{"a", Uint8, -3, false}}, "count -3 is outside"},
-		{[]Signal{{"a", Uint8, 1, true}}, "needs count > 1"},
+		{[]Signal{{"a", datasource.Type(10), 1, false}}, "invalid type Type(10)"},
+		{[]Signal{{" a", datasource.Uint8, 1, false}}, "leading or trailing spaces"},
+		{[]Signal{{"a\n", datasource.Uint8, 1, false}}, "leading or trailing spaces"},
+		{[]Signal{{"a\x01b", datasource.Uint8, 1, false}}, "control character"},
+		{[]Signal{{"a,b", datasource.Uint8, 1, false}}, "','"},
+		{[]Signal{{"a:b", datasource.Uint8, 1, false}}, "':'"},
+		{[]Signal{{"a", datasource.Uint8, -3, false}}, "count -3 is outside"},
+		{[]Signal{{"a", datasource.Uint8, 1, true}}, "needs count > 1"},
 	}
 	for _, c := range structCases {
 		err := Validate(c.sigs)
@@ -227,7 +225,7 @@ func TestValidateReceiver(t *testing.T) {
 }
 
 func TestFormatSignals(t *testing.T) {
-	sigs := []Signal{{"T", Uint8, 1, false}, {"W", Int64, 3, true}, {"V", Float32, 2, false}}
+	sigs := []Signal{{"T", datasource.Uint8, 1, false}, {"W", datasource.Int64, 3, true}, {"V", datasource.Float32, 2, false}}
 	if got := FormatSignals(sigs); got != "T:uint8,W:int64[3]w,V:float32[2]" {
 		t.Errorf("FormatSignals = %q", got)
 	}

@@ -15,17 +15,9 @@ import (
 // socket, both closed at cleanup.
 func loopPair(tb testing.TB) (rx, tx *net.UDPConn, dst netip.AddrPort) {
 	tb.Helper()
-	rx, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { rx.Close() })
+	rx = testenv.Loopback(tb)
 	_ = rx.SetReadBuffer(1 << 20)
-	tx, err = net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { tx.Close() })
+	tx = testenv.Loopback(tb)
 	return rx, tx, rx.LocalAddr().(*net.UDPAddr).AddrPort()
 }
 

@@ -252,14 +252,7 @@ func (c *Client) Connect(ctx context.Context) (*Config, error) {
 					continue
 				}
 				c.st.configs.Add(1)
-				cfg, err := c.newConfig(payload)
-				if err != nil {
-					return nil, err
-				}
-				if err := c.install(cfg); err != nil {
-					return nil, err
-				}
-				return cfg, nil
+				return c.adopt(payload)
 			case wire.Data:
 				c.st.early.Add(1)
 			}
@@ -297,8 +290,9 @@ func (c *Client) read() (wire.Header, []byte, error) {
 	}
 }
 
-// newConfig parses and plans a CONFIG payload within the client's limits.
-func (c *Client) newConfig(payload []byte) (*Config, error) {
+// adopt parses and plans a CONFIG payload within the client's limits and
+// installs it.
+func (c *Client) adopt(payload []byte) (*Config, error) {
 	cfg, err := newConfig(payload)
 	if err == nil && cfg.PayloadSize > c.opts.MaxDataSize {
 		err = fmt.Errorf("%w: DATA payload of %d bytes exceeds MaxDataSize %d", ErrUnsupportedConfig, cfg.PayloadSize, c.opts.MaxDataSize)
@@ -306,6 +300,9 @@ func (c *Client) newConfig(payload []byte) (*Config, error) {
 	if err != nil {
 		c.st.badConfigs.Add(1)
 		return nil, fmt.Errorf("udpstreamer/client: server %v: %w", c.server, err)
+	}
+	if err := c.install(cfg); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }
@@ -414,11 +411,7 @@ func (c *Client) config(h wire.Header, frag []byte) (changed bool, err error) {
 		c.resetSession()
 		return false, nil
 	}
-	cfg, err := c.newConfig(payload)
-	if err != nil {
-		return false, err
-	}
-	if err := c.install(cfg); err != nil {
+	if _, err := c.adopt(payload); err != nil {
 		return false, err
 	}
 	return true, nil

@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 func TestConnectResendsWhenConnectLost(t *testing.T) {
@@ -87,7 +89,7 @@ func TestBurstShuffledFragments(t *testing.T) {
 // TestManyTinyFragments uses the smallest datagram: one payload byte each, so
 // the CONFIG is 276 fragments and every update 132, shuffled and interleaved.
 func TestManyTinyFragments(t *testing.T) {
-	sigs := []wire.SignalInfo{scalar("A", wire.Uint32, ""), vector("B", wire.Int32, 30)}
+	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, ""), vector("B", datasource.Int32, 30)}
 	srv, c := session(t, sigs, wire.MinMaxPayloadSize)
 	r := rand.New(rand.NewPCG(3, 4))
 	vals := func(i int) [][]float64 {
@@ -128,7 +130,7 @@ func TestManyTinyFragments(t *testing.T) {
 }
 
 func TestOrderingLossDuplicatesAndWrap(t *testing.T) {
-	sigs := []wire.SignalInfo{scalar("A", wire.Uint32, "")}
+	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, "")}
 	srv, c := session(t, sigs, 1400)
 	p := func(v uint32) []byte { return payload(t, sigs, uint64(v), [][]float64{{float64(v)}}) }
 	for _, n := range []uint32{0, 1, 1, 3, 2, 4, 9, 0} {
@@ -210,7 +212,7 @@ func TestIncompleteUpdateCounted(t *testing.T) {
 }
 
 func TestReconnectResetsGate(t *testing.T) {
-	sigs := []wire.SignalInfo{scalar("A", wire.Uint32, "")}
+	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, "")}
 	srv, c := session(t, sigs, 1400)
 	p := payload(t, sigs, 7, [][]float64{{7}})
 	var u Update
@@ -232,15 +234,11 @@ func TestReconnectResetsGate(t *testing.T) {
 }
 
 func TestStrangersAndBadDatagramsIgnored(t *testing.T) {
-	sigs := []wire.SignalInfo{scalar("A", wire.Uint32, "")}
+	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, "")}
 	srv, c := session(t, sigs, 1400)
 	p := payload(t, sigs, 1, [][]float64{{1}})
 
-	stranger, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stranger.Close()
+	stranger := testenv.Loopback(t)
 	d := datagrams(t, srv, 50, payload(t, sigs, 50, [][]float64{{50}}))
 	if _, err := stranger.WriteToUDPAddrPort(d[0], c.LocalAddr()); err != nil {
 		t.Fatal(err)
@@ -265,7 +263,7 @@ func TestStrangersAndBadDatagramsIgnored(t *testing.T) {
 }
 
 func TestMidStreamConfig(t *testing.T) {
-	sigs := []wire.SignalInfo{scalar("A", wire.Uint32, "")}
+	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, "")}
 	srv, c := session(t, sigs, 1400)
 	var u Update
 	send(t, srv, 40, payload(t, sigs, 0, [][]float64{{40}}))
@@ -284,7 +282,7 @@ func TestMidStreamConfig(t *testing.T) {
 	old := u.Config()
 
 	// A different CONFIG: reported once, then decoded with the new plan.
-	sigs2 := []wire.SignalInfo{scalar("A", wire.Uint32, ""), vector("W", wire.Int16, 3)}
+	sigs2 := []wire.SignalInfo{scalar("A", datasource.Uint32, ""), vector("W", datasource.Int16, 3)}
 	if err := srv.SetSignals(sigs2); err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +357,7 @@ func TestDialErrors(t *testing.T) {
 }
 
 func TestStaleBeyondReassemblerWindow(t *testing.T) {
-	sigs := []wire.SignalInfo{scalar("A", wire.Uint32, "")}
+	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, "")}
 	srv, c := session(t, sigs, 1400)
 	p := payload(t, sigs, 0, [][]float64{{0}})
 	for _, n := range []uint32{10, 0, 11} {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/quant"
 )
@@ -40,9 +41,8 @@ func newConfig(payload []byte) (*Config, error) {
 	c.Slots, c.PayloadSize = wire.AppendSlots(make([]wire.Slot, 0, len(sigs)), sigs)
 	for i := range sigs {
 		s, p := &sigs[i], &c.plans[i]
-		if s.Quant != wire.QuantNone {
-			// The protocol's quantisation codes are quant's wire types.
-			q, err := quant.New(quant.WireType(s.Quant), s.RangeMin, s.RangeMax)
+		if s.Quant != quant.None {
+			q, err := quant.New(s.Quant, s.RangeMin, s.RangeMax)
 			if err != nil {
 				return nil, fmt.Errorf("%w: signal %d (%q): %v", wire.ErrConfig, i, s.Name, err)
 			}
@@ -67,7 +67,7 @@ func (c *Config) Index(name string) int {
 
 // WireType is the element type of signal i on the wire: its quantised type if
 // quantised, its own type otherwise. AppendValues converts from this type.
-func (c *Config) WireType(i int) wire.TypeCode { return c.Slots[i].WireType }
+func (c *Config) WireType(i int) datasource.Type { return c.Slots[i].WireType }
 
 // UnitsPerSecond returns how many units of a time signal whose Unit is unit make
 // one second: 1 for "s", 1e3 for "ms", 1e6 for "us", "µs" (U+00B5) or "μs"

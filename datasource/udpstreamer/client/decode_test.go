@@ -9,15 +9,16 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/quant"
 )
 
-var allTypes = []wire.TypeCode{
-	wire.Uint8, wire.Int8, wire.Uint16, wire.Int16,
-	wire.Uint32, wire.Int32, wire.Uint64, wire.Int64,
-	wire.Float32, wire.Float64,
+var allTypes = []datasource.Type{
+	datasource.Uint8, datasource.Int8, datasource.Uint16, datasource.Int16,
+	datasource.Uint32, datasource.Int32, datasource.Uint64, datasource.Int64,
+	datasource.Float32, datasource.Float64,
 }
 
 func allTypeSigs() []wire.SignalInfo {
@@ -54,6 +55,12 @@ func sameFloat(a, b float64) bool {
 
 // checkExact compares signal i of u with an independent reflection-based
 // decoding of its wire bytes raw.
+// checkExactOf is checkExact for each type, in type-code order.
+var checkExactOf = [...]func(*testing.T, *Update, int, []byte){
+	checkExact[uint8], checkExact[int8], checkExact[uint16], checkExact[int16], checkExact[uint32],
+	checkExact[int32], checkExact[uint64], checkExact[int64], checkExact[float32], checkExact[float64],
+}
+
 func checkExact[E Number](t *testing.T, u *Update, i int, raw []byte) {
 	t.Helper()
 	var z E
@@ -89,28 +96,7 @@ func TestEveryTypeBitExact(t *testing.T) {
 		if !bytes.Equal(raw, p[sl.Offset:sl.Offset+sl.Len]) || c.Config().WireType(i) != ty {
 			t.Fatalf("signal %d: Raw differs from the payload slot", i)
 		}
-		switch ty {
-		case wire.Uint8:
-			checkExact[uint8](t, &u, i, raw)
-		case wire.Int8:
-			checkExact[int8](t, &u, i, raw)
-		case wire.Uint16:
-			checkExact[uint16](t, &u, i, raw)
-		case wire.Int16:
-			checkExact[int16](t, &u, i, raw)
-		case wire.Uint32:
-			checkExact[uint32](t, &u, i, raw)
-		case wire.Int32:
-			checkExact[int32](t, &u, i, raw)
-		case wire.Uint64:
-			checkExact[uint64](t, &u, i, raw)
-		case wire.Int64:
-			checkExact[int64](t, &u, i, raw)
-		case wire.Float32:
-			checkExact[float32](t, &u, i, raw)
-		case wire.Float64:
-			checkExact[float64](t, &u, i, raw)
-		}
+		checkExactOf[ty](t, &u, i, raw)
 	}
 	// Conversions to another type follow Go's: int8 -1 as int64 is -1.
 	i8 := c.Config().Index("int8")
@@ -129,8 +115,8 @@ func TestEveryTypeBitExact(t *testing.T) {
 
 func quantSigs() []wire.SignalInfo {
 	var sigs []wire.SignalInfo
-	for q := wire.QuantUint8; q <= wire.QuantInt16; q++ {
-		for _, ty := range []wire.TypeCode{wire.Float32, wire.Float64} {
+	for q := quant.Uint8; q <= quant.Int16; q++ {
+		for _, ty := range []datasource.Type{datasource.Float32, datasource.Float64} {
 			s := vector(fmt.Sprintf("%v_%v", ty, q), ty, 64)
 			s.Quant, s.RangeMin, s.RangeMax, s.Unit = q, -3.5, 12.25, "V"
 			sigs = append(sigs, s)
@@ -155,7 +141,7 @@ func TestQuantisedWithinHalfStep(t *testing.T) {
 	var u Update
 	expect(t, c, &u, 0, 0)
 	for i, s := range sigs {
-		q, err := quant.New(quant.WireType(s.Quant), s.RangeMin, s.RangeMax)
+		q, err := quant.New(s.Quant, s.RangeMin, s.RangeMax)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,9 +166,9 @@ func TestQuantisedWithinHalfStep(t *testing.T) {
 }
 
 func TestMatrix(t *testing.T) {
-	m := wire.SignalInfo{Name: "M", Type: wire.Int16, NumDimensions: 2, NumRows: 2, NumCols: 3, TimeSignalIdx: noTime}
-	f := wire.SignalInfo{Name: "F", Type: wire.Float64, NumDimensions: 2, NumRows: 3, NumCols: 2, TimeSignalIdx: noTime,
-		Quant: wire.QuantUint8, RangeMin: 0, RangeMax: 255}
+	m := wire.SignalInfo{Name: "M", Type: datasource.Int16, NumDimensions: 2, NumRows: 2, NumCols: 3, TimeSignalIdx: noTime}
+	f := wire.SignalInfo{Name: "F", Type: datasource.Float64, NumDimensions: 2, NumRows: 3, NumCols: 2, TimeSignalIdx: noTime,
+		Quant: quant.Uint8, RangeMin: 0, RangeMax: 255}
 	sigs := []wire.SignalInfo{m, f}
 	srv, c := session(t, sigs, 1400)
 	mv := []float64{0, -100, -200, 300, 400, -500} // row 0 then row 1
@@ -206,26 +192,26 @@ func TestMatrix(t *testing.T) {
 
 // timeSigs has every time mode, time signals in four units and a quantised one.
 func timeSigs() []wire.SignalInfo {
-	with := func(s wire.SignalInfo, m wire.TimeMode, idx uint32, rate float64) wire.SignalInfo {
+	with := func(s wire.SignalInfo, m datasource.TimeMode, idx uint32, rate float64) wire.SignalInfo {
 		s.TimeMode, s.TimeSignalIdx, s.SamplingRate = m, idx, rate
 		return s
 	}
-	ta := vector("TA", wire.Float64, 4)
+	ta := vector("TA", datasource.Float64, 4)
 	ta.Unit = "ms"
-	tq := vector("TQ", wire.Float32, 4)
-	tq.Quant, tq.RangeMin, tq.RangeMax, tq.Unit = wire.QuantUint16, 0, 1000, "µs"
+	tq := vector("TQ", datasource.Float32, 4)
+	tq.Quant, tq.RangeMin, tq.RangeMax, tq.Unit = quant.Uint16, 0, 1000, "µs"
 	return []wire.SignalInfo{
-		scalar("T0", wire.Uint32, "us"),  // 0
-		scalar("Tns", wire.Uint64, "ns"), // 1
-		ta,                               // 2
-		with(vector("A", wire.Float32, 4), wire.FirstSample, 0, 1e3), // 3
-		with(vector("B", wire.Int16, 4), wire.LastSample, 1, 2e6),    // 4
-		with(vector("C", wire.Uint8, 4), wire.FullArray, 2, 0),       // 5
-		vector("D", wire.Float32, 4),                                 // 6: PacketTime
-		scalar("Tx", wire.Float32, "furlongs"),                       // 7: unknown unit: seconds
-		with(vector("E", wire.Uint8, 3), wire.LastSample, 7, 10),     // 8
+		scalar("T0", datasource.Uint32, "us"),  // 0
+		scalar("Tns", datasource.Uint64, "ns"), // 1
+		ta,                                     // 2
+		with(vector("A", datasource.Float32, 4), datasource.FirstSample, 0, 1e3), // 3
+		with(vector("B", datasource.Int16, 4), datasource.LastSample, 1, 2e6),    // 4
+		with(vector("C", datasource.Uint8, 4), datasource.FullArray, 2, 0),       // 5
+		vector("D", datasource.Float32, 4),                                       // 6: PacketTime
+		scalar("Tx", datasource.Float32, "furlongs"),                             // 7: unknown unit: seconds
+		with(vector("E", datasource.Uint8, 3), datasource.LastSample, 7, 10),     // 8
 		tq, // 9
-		with(vector("F", wire.Int8, 4), wire.FullArray, 9, 0), // 10
+		with(vector("F", datasource.Int8, 4), datasource.FullArray, 9, 0), // 10
 	}
 }
 
@@ -290,19 +276,6 @@ func TestUnitsPerSecond(t *testing.T) {
 	for _, unit := range []string{"", "V", "min", "S"} {
 		if got, known := UnitsPerSecond(unit); got != 1 || known {
 			t.Errorf("UnitsPerSecond(%q) = %v, %v; want 1, false", unit, got, known)
-		}
-	}
-}
-
-func TestQuantCodesMatch(t *testing.T) {
-	// newConfig converts the wire package's quantisation codes to quant's wire types.
-	pairs := map[wire.QuantCode]quant.WireType{
-		wire.QuantNone: quant.None, wire.QuantUint8: quant.Uint8, wire.QuantInt8: quant.Int8,
-		wire.QuantUint16: quant.Uint16, wire.QuantInt16: quant.Int16,
-	}
-	for p, q := range pairs {
-		if quant.WireType(p) != q || p.String() != q.String() {
-			t.Errorf("%v != %v", p, q)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 )
@@ -15,20 +16,20 @@ const (
 	waitLong = 10 * time.Second // generous: the CI box is a loaded 2-core VM
 )
 
-func scalar(name string, t wire.TypeCode, unit string) wire.SignalInfo {
+func scalar(name string, t datasource.Type, unit string) wire.SignalInfo {
 	return wire.SignalInfo{Name: name, Type: t, NumRows: 1, NumCols: 1, TimeSignalIdx: noTime, Unit: unit}
 }
 
-func vector(name string, t wire.TypeCode, n uint32) wire.SignalInfo {
+func vector(name string, t datasource.Type, n uint32) wire.SignalInfo {
 	return wire.SignalInfo{Name: name, Type: t, NumDimensions: 1, NumRows: 1, NumCols: n, TimeSignalIdx: noTime}
 }
 
 // burstSigs is the burst example of docs/udpstreamer.md: 4012-byte
 // payloads, 3 fragments at MaxPayloadSize 1400.
 func burstSigs() []wire.SignalInfo {
-	ch := vector("Ch1", wire.Float32, 1000)
-	ch.Unit, ch.TimeMode, ch.TimeSignalIdx, ch.SamplingRate = "V", wire.FirstSample, 0, 1e6
-	return []wire.SignalInfo{scalar("T0", wire.Uint32, "us"), ch}
+	ch := vector("Ch1", datasource.Float32, 1000)
+	ch.Unit, ch.TimeMode, ch.TimeSignalIdx, ch.SamplingRate = "V", datasource.FirstSample, 0, 1e6
+	return []wire.SignalInfo{scalar("T0", datasource.Uint32, "us"), ch}
 }
 
 func burstValues(t0 uint32, n int) [][]float64 {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 )
 
@@ -81,66 +82,10 @@ func (u *Update) Float64s(i int) []float64 {
 	if p := &u.cfg.plans[i]; p.quantised {
 		p.q.DecodeFloat64(dst, src)
 	} else {
-		decodeFloat64(dst, src, sl.WireType)
+		appendElems(dst[:0], src, sl.WireType)
 	}
 	u.valGen[i] = u.gen
 	return dst
-}
-
-// decodeFloat64 converts the little-endian elements of src, of type t, into
-// dst. src must hold len(dst) elements.
-func decodeFloat64(dst []float64, src []byte, t wire.TypeCode) {
-	le := binary.LittleEndian
-	switch t {
-	case wire.Uint8:
-		for k, b := range src[:len(dst)] {
-			dst[k] = float64(b)
-		}
-	case wire.Int8:
-		for k, b := range src[:len(dst)] {
-			dst[k] = float64(int8(b))
-		}
-	case wire.Uint16:
-		src = src[:2*len(dst)]
-		for k := range dst {
-			dst[k] = float64(le.Uint16(src[2*k:]))
-		}
-	case wire.Int16:
-		src = src[:2*len(dst)]
-		for k := range dst {
-			dst[k] = float64(int16(le.Uint16(src[2*k:])))
-		}
-	case wire.Uint32:
-		src = src[:4*len(dst)]
-		for k := range dst {
-			dst[k] = float64(le.Uint32(src[4*k:]))
-		}
-	case wire.Int32:
-		src = src[:4*len(dst)]
-		for k := range dst {
-			dst[k] = float64(int32(le.Uint32(src[4*k:])))
-		}
-	case wire.Uint64:
-		src = src[:8*len(dst)]
-		for k := range dst {
-			dst[k] = float64(le.Uint64(src[8*k:]))
-		}
-	case wire.Int64:
-		src = src[:8*len(dst)]
-		for k := range dst {
-			dst[k] = float64(int64(le.Uint64(src[8*k:])))
-		}
-	case wire.Float32:
-		src = src[:4*len(dst)]
-		for k := range dst {
-			dst[k] = float64(math.Float32frombits(le.Uint32(src[4*k:])))
-		}
-	case wire.Float64:
-		src = src[:8*len(dst)]
-		for k := range dst {
-			dst[k] = math.Float64frombits(le.Uint64(src[8*k:]))
-		}
-	}
 }
 
 // Number is the set of element types AppendValues converts to.
@@ -156,46 +101,51 @@ type Number interface {
 // capacity; it panics if i is out of range or before the first update.
 func AppendValues[T Number](dst []T, u *Update, i int) []T {
 	sl := u.cfg.Slots[i]
-	src := u.Payload[sl.Offset : sl.Offset+sl.Len]
+	return appendElems(dst, u.Payload[sl.Offset:sl.Offset+sl.Len], sl.WireType)
+}
+
+// appendElems appends the little-endian elements of type t in src to dst,
+// each converted to T.
+func appendElems[T Number](dst []T, src []byte, t datasource.Type) []T {
 	le := binary.LittleEndian
-	switch sl.WireType {
-	case wire.Uint8:
+	switch t {
+	case datasource.Uint8:
 		for _, b := range src {
 			dst = append(dst, T(b))
 		}
-	case wire.Int8:
+	case datasource.Int8:
 		for _, b := range src {
 			dst = append(dst, T(int8(b)))
 		}
-	case wire.Uint16:
+	case datasource.Uint16:
 		for ; len(src) >= 2; src = src[2:] {
 			dst = append(dst, T(le.Uint16(src)))
 		}
-	case wire.Int16:
+	case datasource.Int16:
 		for ; len(src) >= 2; src = src[2:] {
 			dst = append(dst, T(int16(le.Uint16(src))))
 		}
-	case wire.Uint32:
+	case datasource.Uint32:
 		for ; len(src) >= 4; src = src[4:] {
 			dst = append(dst, T(le.Uint32(src)))
 		}
-	case wire.Int32:
+	case datasource.Int32:
 		for ; len(src) >= 4; src = src[4:] {
 			dst = append(dst, T(int32(le.Uint32(src))))
 		}
-	case wire.Uint64:
+	case datasource.Uint64:
 		for ; len(src) >= 8; src = src[8:] {
 			dst = append(dst, T(le.Uint64(src)))
 		}
-	case wire.Int64:
+	case datasource.Int64:
 		for ; len(src) >= 8; src = src[8:] {
 			dst = append(dst, T(int64(le.Uint64(src))))
 		}
-	case wire.Float32:
+	case datasource.Float32:
 		for ; len(src) >= 4; src = src[4:] {
 			dst = append(dst, T(math.Float32frombits(le.Uint32(src))))
 		}
-	case wire.Float64:
+	case datasource.Float64:
 		for ; len(src) >= 8; src = src[8:] {
 			dst = append(dst, T(math.Float64frombits(le.Uint64(src))))
 		}
@@ -232,17 +182,17 @@ func (u *Update) Times(i int) []float64 {
 	}
 	perSecond := u.cfg.plans[i].timePerSecond
 	switch s.TimeMode {
-	case wire.FullArray:
+	case datasource.FullArray:
 		ts := u.Float64s(int(s.TimeSignalIdx))
 		for k := range dst {
 			dst[k] = ts[k] / perSecond
 		}
-	case wire.FirstSample:
+	case datasource.FirstSample:
 		t0, rate := u.Float64s(int(s.TimeSignalIdx))[0]/perSecond, s.SamplingRate
 		for k := range dst {
 			dst[k] = t0 + float64(k)/rate
 		}
-	case wire.LastSample:
+	case datasource.LastSample:
 		tn, rate, last := u.Float64s(int(s.TimeSignalIdx))[0]/perSecond, s.SamplingRate, len(dst)-1
 		for k := range dst {
 			dst[k] = tn - float64(last-k)/rate

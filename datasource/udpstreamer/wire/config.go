@@ -8,6 +8,9 @@ import (
 	"math"
 	"math/bits"
 	"strings"
+
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/quant"
 )
 
 // NoTimeSignal is the timeSignalIdx of a PacketTime signal.
@@ -39,13 +42,13 @@ const (
 	recUnitSize      = 32
 )
 
-// MaxUpdatePayload is the largest payload one update can carry: 65535 fragments of
+// maxUpdatePayload is the largest payload one update can carry: 65535 fragments of
 // the largest chunk. Larger signal sets are rejected by ValidateSignals (as are
 // sets over math.MaxInt bytes on 32-bit platforms).
-const MaxUpdatePayload = MaxFragments * (MaxMaxPayloadSize - HeaderSize)
+const maxUpdatePayload = maxFragments * (MaxMaxPayloadSize - HeaderSize)
 
 // maxUpdateInt also keeps sizes representable as int on 32-bit platforms.
-const maxUpdateInt = min(MaxUpdatePayload, math.MaxInt)
+const maxUpdateInt = min(maxUpdatePayload, math.MaxInt)
 
 // ErrConfig is wrapped by every error of ValidateSignals, AppendConfig and ParseConfig.
 var ErrConfig = errors.New("udpstreamer/wire: invalid CONFIG")
@@ -53,14 +56,14 @@ var ErrConfig = errors.New("udpstreamer/wire: invalid CONFIG")
 // SignalInfo describes one signal as carried in a CONFIG record.
 type SignalInfo struct {
 	Name          string // 1 to 63 bytes, no NUL
-	Type          TypeCode
-	Quant         QuantCode // QuantNone unless Type is float32/float64
-	NumDimensions uint8     // 0 scalar (rows=cols=1), 1 vector (rows=1), 2 matrix
+	Type          datasource.Type
+	Quant         quant.WireType // quant.None unless Type is float32/float64
+	NumDimensions uint8          // 0 scalar (rows=cols=1), 1 vector (rows=1), 2 matrix
 	NumRows       uint32
 	NumCols       uint32
 	RangeMin      float64 // quantisation range; finite with RangeMin < RangeMax when quantised
 	RangeMax      float64
-	TimeMode      TimeMode
+	TimeMode      datasource.TimeMode
 	SamplingRate  float64 // Hz; > 0 for FirstSample and LastSample
 	TimeSignalIdx uint32  // index in CONFIG order of the time signal; NoTimeSignal for PacketTime
 	Unit          string  // 0 to 31 bytes, no NUL
@@ -72,17 +75,33 @@ func (s *SignalInfo) Elements() int { return int(s.NumRows) * int(s.NumCols) }
 
 // WireBytes is the size in bytes of the signal's slot in the DATA payload:
 // Elements times the wire element size (the quantised size when quantised).
-func (s *SignalInfo) WireBytes() int { return s.Elements() * s.Quant.WireSize(s.Type) }
+func (s *SignalInfo) WireBytes() int { return s.Elements() * s.WireType().Size() }
 
-func sigErr(i int, s *SignalInfo, format string, args ...any) error {
-	return fmt.Errorf("%w: signal %d (%q): %s", ErrConfig, i, s.Name, fmt.Sprintf(format, args...))
+// WireType is the type of one element in the DATA payload: Type, or the
+// integer type Quant names when the signal is quantised.
+func (s *SignalInfo) WireType() datasource.Type { return s.Type.Quantized(s.Quant) }
+
+// SignalError is a CONFIG record that breaks a rule of the protocol. Field
+// names the rule's parameter as a datasource configuration spells it (Name,
+// Unit, Type, QuantizedType, RangeMin, RangeMax, NumberOfDimensions,
+// NumberOfElements, TimeMode, TimeSignal, SamplingRate), so a producer can
+// report it at its key. It wraps ErrConfig.
+type SignalError struct {
+	Index int    // in CONFIG order
+	Name  string // the signal's name
+	Field string
+	Rule  string
 }
 
-// ValidateSignals checks a signal set against the protocol's rules: names and
-// units fit and are NUL-free, names are non-empty and unique, codes are defined,
-// dimensions follow the scalar/vector/matrix rules with a non-zero element count,
-// quantisation is on float signals with a finite increasing range, time signals
-// exist and have the right element count, and the DATA payload fits in one update.
+func (e *SignalError) Error() string {
+	return fmt.Sprintf("%v: signal %d (%q): %s: %s", ErrConfig, e.Index, e.Name, e.Field, e.Rule)
+}
+
+// Unwrap returns ErrConfig.
+func (e *SignalError) Unwrap() error { return ErrConfig }
+
+// ValidateSignals checks a signal set against the protocol's rules (see
+// SignalErrors) and returns the first broken one, or nil.
 func ValidateSignals(sigs []SignalInfo) error {
 	if len(sigs) == 0 {
 		return fmt.Errorf("%w: no signals", ErrConfig)
@@ -90,95 +109,160 @@ func ValidateSignals(sigs []SignalInfo) error {
 	if uint64(len(sigs)) > math.MaxUint32 {
 		return fmt.Errorf("%w: too many signals", ErrConfig)
 	}
-	names := make(map[string]struct{}, len(sigs))
-	total := uint64(DataTimestampSize)
-	for i := range sigs {
-		s := &sigs[i]
-		if s.Name == "" {
-			return sigErr(i, s, "empty name")
-		}
-		if len(s.Name) > MaxNameLen {
-			return sigErr(i, s, "name longer than %d bytes", MaxNameLen)
-		}
-		if len(s.Unit) > MaxUnitLen {
-			return sigErr(i, s, "unit longer than %d bytes", MaxUnitLen)
-		}
-		if strings.IndexByte(s.Name, 0) >= 0 || strings.IndexByte(s.Unit, 0) >= 0 {
-			return sigErr(i, s, "NUL byte in name or unit")
-		}
-		if _, dup := names[s.Name]; dup {
-			return sigErr(i, s, "duplicate name")
-		}
-		names[s.Name] = struct{}{}
-		if !s.Type.Valid() {
-			return sigErr(i, s, "unknown type code %d", s.Type)
-		}
-		if !s.Quant.Valid() {
-			return sigErr(i, s, "unknown quantisation code %d", s.Quant)
-		}
-		if s.Quant != QuantNone {
-			if !s.Type.IsFloat() {
-				return sigErr(i, s, "quantisation on %v", s.Type)
-			}
-			if math.IsNaN(s.RangeMin) || math.IsInf(s.RangeMin, 0) || math.IsNaN(s.RangeMax) || math.IsInf(s.RangeMax, 0) || !(s.RangeMin < s.RangeMax) {
-				return sigErr(i, s, "quantisation needs finite RangeMin < RangeMax")
-			}
-		}
-		switch s.NumDimensions {
-		case 0:
-			if s.NumRows != 1 || s.NumCols != 1 {
-				return sigErr(i, s, "scalar must have rows=1 cols=1")
-			}
-		case 1:
-			if s.NumRows != 1 || s.NumCols == 0 {
-				return sigErr(i, s, "vector must have rows=1 cols>0")
-			}
-		case 2:
-			if s.NumRows == 0 || s.NumCols == 0 {
-				return sigErr(i, s, "matrix must have rows>0 cols>0")
-			}
-		default:
-			return sigErr(i, s, "numDimensions %d", s.NumDimensions)
-		}
-		hi, n := bits.Mul64(uint64(s.NumRows)*uint64(s.NumCols), uint64(s.Quant.WireSize(s.Type)))
-		if hi != 0 || n > maxUpdateInt {
-			return sigErr(i, s, "too large for one update")
-		}
-		total += n
-		if total > maxUpdateInt {
-			return sigErr(i, s, "signals too large for one update")
-		}
-		if !s.TimeMode.Valid() {
-			return sigErr(i, s, "unknown time mode %d", s.TimeMode)
-		}
-		if math.IsNaN(s.SamplingRate) || math.IsInf(s.SamplingRate, 0) || s.SamplingRate < 0 {
-			return sigErr(i, s, "sampling rate %v", s.SamplingRate)
-		}
-		if !s.TimeMode.NeedsTimeSignal() {
-			if s.TimeSignalIdx != NoTimeSignal {
-				return sigErr(i, s, "PacketTime with time signal index %d", s.TimeSignalIdx)
-			}
-			continue
-		}
-		if uint64(s.TimeSignalIdx) >= uint64(len(sigs)) || int(s.TimeSignalIdx) == i {
-			return sigErr(i, s, "time signal index %d out of range", s.TimeSignalIdx)
-		}
-		t := &sigs[s.TimeSignalIdx]
-		switch s.TimeMode {
-		case FullArray:
-			if uint64(t.NumRows)*uint64(t.NumCols) != uint64(s.NumRows)*uint64(s.NumCols) {
-				return sigErr(i, s, "FullArray time signal %q has a different element count", t.Name)
-			}
-		case FirstSample, LastSample:
-			if t.NumRows != 1 || t.NumCols != 1 {
-				return sigErr(i, s, "%v time signal %q is not scalar", s.TimeMode, t.Name)
-			}
-			if !(s.SamplingRate > 0) {
-				return sigErr(i, s, "%v needs SamplingRate > 0", s.TimeMode)
-			}
-		}
+	if errs := SignalErrors(sigs); len(errs) > 0 {
+		return errs[0]
 	}
 	return nil
+}
+
+// SignalErrors returns every broken rule of the signals of a set, in CONFIG
+// order: names and units fit their NUL-terminated fields, names are
+// non-empty and unique, codes are defined, dimensions follow the
+// scalar/vector/matrix rules, quantisation is on float signals with a
+// finite increasing range, time signals exist and have the right element
+// count, and the DATA payload fits in one update. It allocates only for
+// broken rules.
+func SignalErrors(sigs []SignalInfo) []*SignalError {
+	c := checker{sigs: sigs}
+	total := uint64(DataTimestampSize)
+	for i := range sigs {
+		c.i = i
+		c.strings()
+		if c.codes() && c.shape() {
+			total += uint64(sigs[i].WireBytes())
+			if total > maxUpdateInt {
+				c.bad("NumberOfElements", "the signals up to this one exceed one update")
+			}
+		}
+		c.timing()
+	}
+	return c.errs
+}
+
+// checker collects the broken rules of signal i of sigs.
+type checker struct {
+	sigs  []SignalInfo
+	i     int
+	names map[string]int
+	errs  []*SignalError
+}
+
+func (c *checker) bad(field, format string, args ...any) {
+	c.errs = append(c.errs, &SignalError{Index: c.i, Name: c.sigs[c.i].Name, Field: field, Rule: fmt.Sprintf(format, args...)})
+}
+
+// strings checks the name and the unit: present, unique, and fitting their
+// NUL-terminated fields.
+func (c *checker) strings() {
+	s := &c.sigs[c.i]
+	switch j, dup := c.names[s.Name]; {
+	case s.Name == "":
+		c.bad("Name", "must not be empty")
+	case len(s.Name) > MaxNameLen:
+		c.bad("Name", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", MaxNameLen, len(s.Name))
+	case strings.IndexByte(s.Name, 0) >= 0:
+		c.bad("Name", "must not contain a NUL byte")
+	case dup:
+		c.bad("Name", "duplicates signal #%d; names must be unique", j)
+	default:
+		if c.names == nil {
+			c.names = make(map[string]int, len(c.sigs))
+		}
+		c.names[s.Name] = c.i
+	}
+	switch {
+	case len(s.Unit) > MaxUnitLen:
+		c.bad("Unit", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", MaxUnitLen, len(s.Unit))
+	case strings.IndexByte(s.Unit, 0) >= 0:
+		c.bad("Unit", "must not contain a NUL byte")
+	}
+}
+
+// codes checks the type and quantisation codes and the range of a
+// quantised signal; it reports whether the codes are defined.
+func (c *checker) codes() bool {
+	s := &c.sigs[c.i]
+	switch {
+	case !s.Type.Valid():
+		c.bad("Type", "invalid type %d", s.Type)
+		return false
+	case !s.Quant.Valid():
+		c.bad("QuantizedType", "invalid quantisation code %d", s.Quant)
+		return false
+	case s.Quant == quant.None:
+	case !s.Type.IsFloat():
+		c.bad("QuantizedType", "quantisation needs a float32 or float64 signal, got %v", s.Type)
+	case !finite(s.RangeMin):
+		c.bad("RangeMin", "quantisation needs a finite RangeMin, got %v", s.RangeMin)
+	case !finite(s.RangeMax) || !(s.RangeMin < s.RangeMax):
+		c.bad("RangeMax", "quantisation needs a finite RangeMax > RangeMin, got RangeMin %v and RangeMax %v", s.RangeMin, s.RangeMax)
+	}
+	return true
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// shape checks the dimensions against rows and columns, and that the
+// signal alone fits in one update; it reports whether all hold.
+func (c *checker) shape() bool {
+	s := &c.sigs[c.i]
+	rows, cols := s.NumRows, s.NumCols
+	switch {
+	case s.NumDimensions > 2:
+		c.bad("NumberOfDimensions", "must be 0, 1 or 2, got %d", s.NumDimensions)
+	case s.NumDimensions == 0 && (rows != 1 || cols != 1):
+		c.bad("NumberOfDimensions", "a scalar has 1 row and 1 column, got %d×%d", rows, cols)
+	case s.NumDimensions == 1 && (rows != 1 || cols == 0):
+		c.bad("NumberOfDimensions", "a vector has 1 row and at least 1 column, got %d×%d", rows, cols)
+	case rows == 0 || cols == 0:
+		c.bad("NumberOfDimensions", "a matrix has at least 1 row and 1 column, got %d×%d", rows, cols)
+	default:
+		if hi, n := bits.Mul64(uint64(rows)*uint64(cols), uint64(s.WireType().Size())); hi != 0 || n > maxUpdateInt {
+			c.bad("NumberOfElements", "%d×%d elements do not fit in one update", rows, cols)
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+// timing checks the time mode, the sampling rate and the time signal.
+func (c *checker) timing() {
+	s := &c.sigs[c.i]
+	if !finite(s.SamplingRate) || s.SamplingRate < 0 {
+		c.bad("SamplingRate", "must be a finite number ≥ 0 Hz, got %v", s.SamplingRate)
+	}
+	switch {
+	case !s.TimeMode.Valid():
+		c.bad("TimeMode", "invalid time mode %d", s.TimeMode)
+		return
+	case !s.TimeMode.NeedsTimeSignal():
+		if s.TimeSignalIdx != NoTimeSignal {
+			c.bad("TimeSignal", "is set (index %d) but TimeMode is PacketTime", s.TimeSignalIdx)
+		}
+		return
+	case uint64(s.TimeSignalIdx) >= uint64(len(c.sigs)):
+		c.bad("TimeSignal", "index %d names no signal", s.TimeSignalIdx)
+		return
+	case int(s.TimeSignalIdx) == c.i:
+		c.bad("TimeSignal", "a signal cannot be its own time signal")
+		return
+	}
+	t := &c.sigs[s.TimeSignalIdx]
+	n, tn := uint64(s.NumRows)*uint64(s.NumCols), uint64(t.NumRows)*uint64(t.NumCols)
+	switch s.TimeMode {
+	case datasource.FullArray:
+		if tn != n {
+			c.bad("TimeSignal", "FullArray needs a time signal with the same NumberOfElements (%d); %q has %d", n, t.Name, tn)
+		}
+	case datasource.FirstSample, datasource.LastSample:
+		if tn != 1 {
+			c.bad("TimeSignal", "%v needs a scalar time signal; %q has %d elements", s.TimeMode, t.Name, tn)
+		}
+		if !(s.SamplingRate > 0) {
+			c.bad("SamplingRate", "%v needs SamplingRate > 0 Hz, got %v", s.TimeMode, s.SamplingRate)
+		}
+	}
 }
 
 // ConfigSize is the size in bytes of the CONFIG payload for n signals.
@@ -245,14 +329,14 @@ func ParseConfig(b []byte) ([]SignalInfo, error) {
 		}
 		*s = SignalInfo{
 			Name:          name,
-			Type:          TypeCode(r[recType]),
-			Quant:         QuantCode(r[recQuant]),
+			Type:          datasource.Type(r[recType]),
+			Quant:         quant.WireType(r[recQuant]),
 			NumDimensions: r[recNumDimensions],
 			NumRows:       binary.LittleEndian.Uint32(r[recNumRows:]),
 			NumCols:       binary.LittleEndian.Uint32(r[recNumCols:]),
 			RangeMin:      math.Float64frombits(binary.LittleEndian.Uint64(r[recRangeMin:])),
 			RangeMax:      math.Float64frombits(binary.LittleEndian.Uint64(r[recRangeMax:])),
-			TimeMode:      TimeMode(r[recTimeMode]),
+			TimeMode:      datasource.TimeMode(r[recTimeMode]),
 			SamplingRate:  math.Float64frombits(binary.LittleEndian.Uint64(r[recSamplingRate:])),
 			TimeSignalIdx: binary.LittleEndian.Uint32(r[recTimeSignalIdx:]),
 			Unit:          unit,

@@ -3,25 +3,31 @@ package wire
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/quant"
 )
 
 // burstSignals is the burst example of docs/udpstreamer.md.
 func burstSignals() []SignalInfo {
 	return []SignalInfo{
-		{Name: "T0", Type: Uint32, NumRows: 1, NumCols: 1, RangeMax: 1, TimeSignalIdx: NoTimeSignal, Unit: "us"},
-		{Name: "Ch1", Type: Float32, NumDimensions: 1, NumRows: 1, NumCols: 1000, RangeMax: 1,
-			TimeMode: FirstSample, SamplingRate: 1e6, TimeSignalIdx: 0, Unit: "V"},
+		{Name: "T0", Type: datasource.Uint32, NumRows: 1, NumCols: 1, RangeMax: 1, TimeSignalIdx: NoTimeSignal, Unit: "us"},
+		{Name: "Ch1", Type: datasource.Float32, NumDimensions: 1, NumRows: 1, NumCols: 1000, RangeMax: 1,
+			TimeMode: datasource.FirstSample, SamplingRate: 1e6, TimeSignalIdx: 0, Unit: "V"},
 	}
 }
 
 // scalarSignals is the minimal example of docs/udpstreamer.md.
 func scalarSignals() []SignalInfo {
 	return []SignalInfo{
-		{Name: "Counter", Type: Uint32, NumRows: 1, NumCols: 1, RangeMax: 1, TimeSignalIdx: NoTimeSignal},
-		{Name: "Voltage", Type: Float32, Quant: QuantUint16, NumRows: 1, NumCols: 1, RangeMin: -10, RangeMax: 10, TimeSignalIdx: NoTimeSignal, Unit: "V"},
+		{Name: "Counter", Type: datasource.Uint32, NumRows: 1, NumCols: 1, RangeMax: 1, TimeSignalIdx: NoTimeSignal},
+		{Name: "Voltage", Type: datasource.Float32, Quant: quant.Uint16, NumRows: 1, NumCols: 1, RangeMin: -10, RangeMax: 10, TimeSignalIdx: NoTimeSignal, Unit: "V"},
 	}
 }
 
@@ -41,7 +47,7 @@ func TestConfigGolden(t *testing.T) {
 		[]byte{0x01, 0x00, 0x00, 0x00},       // numCols 1
 		[]byte{0, 0, 0, 0, 0, 0, 0, 0},       // rangeMin 0.0
 		[]byte{0, 0, 0, 0, 0, 0, 0xf0, 0x3f}, // rangeMax 1.0
-		[]byte{0x00},                         // timeMode PacketTime
+		[]byte{0x00},                         // timeMode datasource.PacketTime
 		[]byte{0, 0, 0, 0, 0, 0, 0, 0},       // samplingRate 0.0
 		[]byte{0xff, 0xff, 0xff, 0xff},       // timeSignalIdx none
 		[]byte{'u', 's'}, zeros(30),          // unit[32]
@@ -54,7 +60,7 @@ func TestConfigGolden(t *testing.T) {
 		[]byte{0xe8, 0x03, 0x00, 0x00}, // numCols 1000
 		[]byte{0, 0, 0, 0, 0, 0, 0, 0},
 		[]byte{0, 0, 0, 0, 0, 0, 0xf0, 0x3f},
-		[]byte{0x02},                               // FirstSample
+		[]byte{0x02},                               // datasource.FirstSample
 		[]byte{0, 0, 0, 0, 0x80, 0x84, 0x2e, 0x41}, // 1e6
 		[]byte{0x00, 0x00, 0x00, 0x00},             // timeSignalIdx 0
 		[]byte{'V'}, zeros(31),
@@ -97,7 +103,7 @@ func TestConfigQuantisedGolden(t *testing.T) {
 
 func TestNameAndUnitLimits(t *testing.T) {
 	long := string(bytes.Repeat([]byte{'n'}, MaxNameLen))
-	sigs := []SignalInfo{{Name: long, Type: Uint8, NumRows: 1, NumCols: 1, TimeSignalIdx: NoTimeSignal, Unit: long[:MaxUnitLen]}}
+	sigs := []SignalInfo{{Name: long, Type: datasource.Uint8, NumRows: 1, NumCols: 1, TimeSignalIdx: NoTimeSignal, Unit: long[:MaxUnitLen]}}
 	b, err := AppendConfig(nil, sigs)
 	if err != nil {
 		t.Fatal(err)
@@ -115,6 +121,28 @@ func TestNameAndUnitLimits(t *testing.T) {
 	}
 }
 
+// TestSignalErrorsNameTheirParameter: every broken rule of a set comes
+// back, each naming its signal and the parameter a configuration spells.
+func TestSignalErrorsNameTheirParameter(t *testing.T) {
+	sigs := burstSignals()
+	sigs[0].Unit = strings.Repeat("u", MaxUnitLen+1)
+	sigs[1].Quant, sigs[1].RangeMin, sigs[1].RangeMax = quant.Int16, 1, 1
+	sigs[1].SamplingRate = 0
+	var got []string
+	for _, e := range SignalErrors(sigs) {
+		if !errors.Is(e, ErrConfig) || e.Name != sigs[e.Index].Name {
+			t.Errorf("%v: not an ErrConfig of its signal", e)
+		}
+		got = append(got, fmt.Sprintf("%d %s", e.Index, e.Field))
+	}
+	if want := []string{"0 Unit", "1 RangeMax", "1 SamplingRate"}; !slices.Equal(got, want) {
+		t.Errorf("errors at %v, want %v", got, want)
+	}
+	if err := ValidateSignals(sigs); err == nil || !strings.Contains(err.Error(), `signal 0 ("T0"): Unit: at most 31 bytes`) {
+		t.Errorf("ValidateSignals = %v, want the first of them", err)
+	}
+}
+
 func TestValidateSignalsErrors(t *testing.T) {
 	type mod func([]SignalInfo) []SignalInfo
 	cases := map[string]mod{
@@ -125,10 +153,10 @@ func TestValidateSignalsErrors(t *testing.T) {
 		"duplicate name":      func(s []SignalInfo) []SignalInfo { s[1].Name = "T0"; return s },
 		"type 10":             func(s []SignalInfo) []SignalInfo { s[0].Type = 10; return s },
 		"quant 5":             func(s []SignalInfo) []SignalInfo { s[1].Quant = 5; return s },
-		"quant on uint32":     func(s []SignalInfo) []SignalInfo { s[0].Quant = QuantInt16; s[0].RangeMin = -1; return s },
-		"quant empty range":   func(s []SignalInfo) []SignalInfo { s[1].Quant = QuantInt8; s[1].RangeMin = 1; return s },
-		"quant NaN range":     func(s []SignalInfo) []SignalInfo { s[1].Quant = QuantInt8; s[1].RangeMin = math.NaN(); return s },
-		"quant Inf range":     func(s []SignalInfo) []SignalInfo { s[1].Quant = QuantInt8; s[1].RangeMax = math.Inf(1); return s },
+		"quant on uint32":     func(s []SignalInfo) []SignalInfo { s[0].Quant = quant.Int16; s[0].RangeMin = -1; return s },
+		"quant empty range":   func(s []SignalInfo) []SignalInfo { s[1].Quant = quant.Int8; s[1].RangeMin = 1; return s },
+		"quant NaN range":     func(s []SignalInfo) []SignalInfo { s[1].Quant = quant.Int8; s[1].RangeMin = math.NaN(); return s },
+		"quant Inf range":     func(s []SignalInfo) []SignalInfo { s[1].Quant = quant.Int8; s[1].RangeMax = math.Inf(1); return s },
 		"scalar rows 0":       func(s []SignalInfo) []SignalInfo { s[0].NumRows = 0; return s },
 		"scalar cols 2":       func(s []SignalInfo) []SignalInfo { s[0].NumCols = 2; return s },
 		"vector rows 2":       func(s []SignalInfo) []SignalInfo { s[1].NumRows = 2; return s },
@@ -144,9 +172,9 @@ func TestValidateSignalsErrors(t *testing.T) {
 		"FirstSample rate 0":  func(s []SignalInfo) []SignalInfo { s[1].SamplingRate = 0; return s },
 		"negative rate":       func(s []SignalInfo) []SignalInfo { s[0].SamplingRate = -1; return s },
 		"NaN rate":            func(s []SignalInfo) []SignalInfo { s[1].SamplingRate = math.NaN(); return s },
-		"FullArray mismatch":  func(s []SignalInfo) []SignalInfo { s[1].TimeMode = FullArray; return s },
+		"FullArray mismatch":  func(s []SignalInfo) []SignalInfo { s[1].TimeMode = datasource.FullArray; return s },
 		"LastSample vector ts": func(s []SignalInfo) []SignalInfo {
-			s[0].TimeMode = LastSample
+			s[0].TimeMode = datasource.LastSample
 			s[0].TimeSignalIdx = 1
 			s[0].SamplingRate = 1
 			return s
@@ -162,7 +190,7 @@ func TestValidateSignalsErrors(t *testing.T) {
 		}
 	}
 	ok := burstSignals()
-	ok[1].TimeMode, ok[0].NumDimensions, ok[0].NumCols = FullArray, 1, 1000
+	ok[1].TimeMode, ok[0].NumDimensions, ok[0].NumCols = datasource.FullArray, 1, 1000
 	if err := ValidateSignals(ok); err != nil {
 		t.Errorf("FullArray with 1000-element time signal: %v", err)
 	}
@@ -201,44 +229,6 @@ func TestParseConfigErrors(t *testing.T) {
 	}
 }
 
-func TestCodes(t *testing.T) {
-	sizes := []int{1, 1, 2, 2, 4, 4, 8, 8, 4, 8}
-	for i, sz := range sizes {
-		tc := TypeCode(i)
-		if tc.Size() != sz || QuantNone.WireSize(tc) != sz {
-			t.Errorf("%v size %d", tc, tc.Size())
-		}
-		if p, err := ParseTypeCode(tc.String()); err != nil || p != tc {
-			t.Errorf("ParseTypeCode(%v) = %v %v", tc, p, err)
-		}
-	}
-	if TypeCode(10).Valid() || TypeCode(10).Size() != 0 {
-		t.Error("type 10 valid")
-	}
-	for q, sz := range map[QuantCode]int{QuantUint8: 1, QuantInt8: 1, QuantUint16: 2, QuantInt16: 2} {
-		if q.WireSize(Float64) != sz || q.WireSize(Float32) != sz {
-			t.Errorf("%v wire size", q)
-		}
-		if p, err := ParseQuantCode(q.String()); err != nil || p != q {
-			t.Errorf("ParseQuantCode(%v)", q)
-		}
-	}
-	if QuantInt16.WireType(Float64) != Int16 || QuantCode(5).WireSize(Float32) != 0 {
-		t.Error("wire type")
-	}
-	for m := PacketTime; m <= LastSample; m++ {
-		if p, err := ParseTimeMode(m.String()); err != nil || p != m {
-			t.Errorf("ParseTimeMode(%v)", m)
-		}
-	}
-	if _, err := ParseTimeMode("Later"); err == nil {
-		t.Error("ParseTimeMode accepted junk")
-	}
-	if _, err := ParseQuantCode("int32"); err == nil {
-		t.Error("ParseQuantCode accepted int32")
-	}
-}
-
 func FuzzParseConfig(f *testing.F) {
 	for _, sigs := range [][]SignalInfo{burstSignals(), scalarSignals()} {
 		b, err := AppendConfig(nil, sigs)
@@ -272,7 +262,7 @@ func FuzzParseConfig(f *testing.F) {
 				t.Fatalf("round trip signal %d", i)
 			}
 		}
-		if n := DataPayloadSize(sigs); n < DataTimestampSize+len(sigs) || uint64(n) > MaxUpdatePayload {
+		if n := DataPayloadSize(sigs); n < DataTimestampSize+len(sigs) || uint64(n) > maxUpdatePayload {
 			t.Fatalf("DataPayloadSize %d", n)
 		}
 	})

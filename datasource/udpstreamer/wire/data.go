@@ -3,6 +3,8 @@ package wire
 import (
 	"encoding/binary"
 	"errors"
+
+	"github.com/streamerd/streamerd/datasource"
 )
 
 // DataTimestampSize is the size of the hrtTimestamp that starts every DATA payload.
@@ -22,10 +24,6 @@ func DataPayloadSize(sigs []SignalInfo) int {
 	return n
 }
 
-// PutDataTimestamp writes the hrtTimestamp (nanoseconds of CLOCK_MONOTONIC_RAW)
-// into the first 8 bytes of a DATA payload. It panics if b is shorter.
-func PutDataTimestamp(b []byte, ns uint64) { binary.LittleEndian.PutUint64(b, ns) }
-
 // ParseDataTimestamp returns the hrtTimestamp of a DATA payload.
 func ParseDataTimestamp(b []byte) (uint64, error) {
 	if len(b) < DataTimestampSize {
@@ -36,10 +34,10 @@ func ParseDataTimestamp(b []byte) (uint64, error) {
 
 // Slot locates one signal's data inside a DATA payload.
 type Slot struct {
-	Offset   int      // from the start of the payload
-	Len      int      // bytes: Elements * ElemSize
-	Elements int      // NumRows*NumCols
-	WireType TypeCode // element type on the wire (the quantised type if quantised)
+	Offset   int             // from the start of the payload
+	Len      int             // bytes: Elements * ElemSize
+	Elements int             // NumRows*NumCols
+	WireType datasource.Type // element type on the wire (the quantised type if quantised)
 }
 
 // ElemSize is the size in bytes of one element on the wire.
@@ -52,7 +50,7 @@ func AppendSlots(dst []Slot, sigs []SignalInfo) ([]Slot, int) {
 	off := DataTimestampSize
 	for i := range sigs {
 		s := &sigs[i]
-		sl := Slot{Offset: off, Elements: s.Elements(), WireType: s.Quant.WireType(s.Type)}
+		sl := Slot{Offset: off, Elements: s.Elements(), WireType: s.WireType()}
 		sl.Len = sl.Elements * sl.WireType.Size()
 		dst = append(dst, sl)
 		off += sl.Len
@@ -67,13 +65,4 @@ func (s Slot) Bytes(payload []byte) ([]byte, error) {
 		return nil, ErrDataLength
 	}
 	return payload[s.Offset : s.Offset+s.Len : s.Offset+s.Len], nil
-}
-
-// CheckDataPayload returns ErrDataLength unless len(payload) equals size, the value
-// returned by AppendSlots or DataPayloadSize for the session's CONFIG.
-func CheckDataPayload(payload []byte, size int) error {
-	if len(payload) != size {
-		return ErrDataLength
-	}
-	return nil
 }

@@ -1,19 +1,21 @@
 package wire_test
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 )
 
-// Example shows one DATA update of the burst configuration serialised in place
-// into a preallocated wire buffer, then reassembled and decoded by a client.
+// Example shows one DATA update of the burst configuration placed into a
+// preallocated wire buffer, then reassembled and decoded by a client.
 func Example() {
 	sigs := []wire.SignalInfo{
-		{Name: "T0", Type: wire.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: wire.NoTimeSignal, Unit: "us"},
-		{Name: "Ch1", Type: wire.Float32, NumDimensions: 1, NumRows: 1, NumCols: 1000,
-			TimeMode: wire.FirstSample, SamplingRate: 1e6, TimeSignalIdx: 0, Unit: "V"},
+		{Name: "T0", Type: datasource.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: wire.NoTimeSignal, Unit: "us"},
+		{Name: "Ch1", Type: datasource.Float32, NumDimensions: 1, NumRows: 1, NumCols: 1000,
+			TimeMode: datasource.FirstSample, SamplingRate: 1e6, TimeSignalIdx: 0, Unit: "V"},
 	}
 	if err := wire.ValidateSignals(sigs); err != nil {
 		panic(err)
@@ -26,16 +28,21 @@ func Example() {
 	}
 	buf := make([]byte, layout.WireSize())
 
-	// Server, every update: serialise straight into place, then stamp the headers.
-	w := layout.Writer(buf)
-	w.PutUint64(123456789) // hrtTimestamp
-	w.PutUint32(42)        // T0
+	// The raw payload of one cycle: the hrtTimestamp, then T0 and Ch1's 1000
+	// float32 samples as they lie in signal memory.
+	payload := binary.LittleEndian.AppendUint64(nil, 123456789)
+	payload = binary.LittleEndian.AppendUint32(payload, 42)
 	for k := 0; k < 1000; k++ {
-		w.PutUint32(math.Float32bits(float32(k)))
+		payload = binary.LittleEndian.AppendUint32(payload, math.Float32bits(float32(k)))
 	}
+
+	// Server, every update: the payload goes into its places around the
+	// header gaps (a serialiser that converts as it goes writes at
+	// layout.WireOffset instead), then the headers.
+	layout.PutPayload(buf, payload)
 	layout.PutHeaders(buf, wire.Data, 0)
 	// buf is now ready for one sendmsg with UDP_SEGMENT = layout.SegmentSize(),
-	// or for sendmmsg over layout.AppendDatagrams(msgs[:0], buf).
+	// or for sendmmsg over layout.Datagram(buf, i) for every fragment i.
 
 	// Client: reassemble, order, decode.
 	r, _ := wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Data, MaxPayload: 65536})

@@ -50,19 +50,19 @@ func checkWire(t *testing.T, l Layout, wire []byte, typ PacketType, counter uint
 }
 
 func TestSpecExample8016(t *testing.T) {
-	if ChunkSize(1400) != 1383 {
-		t.Fatalf("chunk %d", ChunkSize(1400))
+	if chunkSize(1400) != 1383 {
+		t.Fatalf("chunk %d", chunkSize(1400))
 	}
 	n, err := NumFragments(8016, 1400)
 	if err != nil || n != 6 {
 		t.Fatalf("NumFragments = %d, %v", n, err)
 	}
 	l, _ := NewLayout(8016, 1400)
-	if l.FragmentLen(5) != 8016-5*1383 || l.SegmentSize() != 1400 || l.WireSize() != 8016+6*17 {
+	if l.fragmentLen(5) != 8016-5*1383 || l.SegmentSize() != 1400 || l.WireSize() != 8016+6*17 {
 		t.Fatalf("%+v", l)
 	}
 	payload := pattern(8016)
-	checkWire(t, l, l.AppendWire(nil, Data, 42, payload), Data, 42, payload)
+	checkWire(t, l, buildWire(l, Data, 42, payload), Data, 42, payload)
 }
 
 func TestSpecExampleBurst(t *testing.T) {
@@ -76,13 +76,13 @@ func TestSpecExampleBurst(t *testing.T) {
 		t.Fatalf("NumFragments = %d, %v", n, err)
 	}
 	l, _ := NewLayout(size, 1400)
-	if l.FragmentLen(0) != 1383 || l.FragmentLen(1) != 1383 || l.FragmentLen(2) != 4012-2*1383 {
+	if l.fragmentLen(0) != 1383 || l.fragmentLen(1) != 1383 || l.fragmentLen(2) != 4012-2*1383 {
 		t.Fatalf("%+v", l)
 	}
 }
 
 func TestChunkOfOne(t *testing.T) {
-	if ChunkSize(18) != 1 || ChunkSize(17) != 0 || ChunkSize(65507) != 65490 || ChunkSize(65508) != 0 {
+	if chunkSize(18) != 1 || chunkSize(17) != 0 || chunkSize(65507) != 65490 || chunkSize(65508) != 0 {
 		t.Fatal("ChunkSize bounds")
 	}
 	l, err := NewLayout(100, 18)
@@ -90,25 +90,25 @@ func TestChunkOfOne(t *testing.T) {
 		t.Fatalf("%+v %v", l, err)
 	}
 	payload := pattern(100)
-	checkWire(t, l, l.AppendWire(nil, Config, 1, payload), Config, 1, payload)
+	checkWire(t, l, buildWire(l, Config, 1, payload), Config, 1, payload)
 	if n, err := NumFragments(65535, 18); err != nil || n != 65535 {
 		t.Fatalf("65535 fragments: %d %v", n, err)
 	}
-	if _, err := NumFragments(65536, 18); !errors.Is(err, ErrTooManyFragments) {
+	if _, err := NumFragments(65536, 18); !errors.Is(err, errTooManyFragments) {
 		t.Fatalf("65536 fragments: %v", err)
 	}
-	if _, err := NewLayout(65536, 18); !errors.Is(err, ErrTooManyFragments) {
+	if _, err := NewLayout(65536, 18); !errors.Is(err, errTooManyFragments) {
 		t.Fatalf("NewLayout 65536 fragments: %v", err)
 	}
-	if big := uint64(MaxUpdatePayload) + 1; big <= math.MaxInt {
+	if big := uint64(maxUpdatePayload) + 1; big <= math.MaxInt {
 		if _, err := NumFragments(int(big-1), 65507); err != nil {
 			t.Fatalf("largest payload: %v", err)
 		}
-		if _, err := NumFragments(int(big), 65507); !errors.Is(err, ErrTooManyFragments) {
+		if _, err := NumFragments(int(big), 65507); !errors.Is(err, errTooManyFragments) {
 			t.Fatalf("largest payload + 1: %v", err)
 		}
 	}
-	if _, err := NumFragments(10, 17); !errors.Is(err, ErrMaxPayloadSize) {
+	if _, err := NumFragments(10, 17); !errors.Is(err, errMaxPayloadSize) {
 		t.Fatal("MaxPayloadSize 17 accepted")
 	}
 	if n, _ := NumFragments(0, 1400); n != 1 {
@@ -116,8 +116,8 @@ func TestChunkOfOne(t *testing.T) {
 	}
 }
 
-// TestInPlace serialises payloads through PayloadWriter straight into the wire
-// buffer, across awkward chunk sizes, and compares with AppendWire.
+// TestInPlace places payloads straight into the wire buffer, across awkward
+// chunk sizes, and checks WireOffset against where each byte landed.
 func TestInPlace(t *testing.T) {
 	for _, maxp := range []int{18, 19, 20, 21, 24, 25, 100, 1400, 4029, 65507} {
 		for _, size := range []int{0, 1, 8, 9, 100, 4012, 8016} {
@@ -127,71 +127,24 @@ func TestInPlace(t *testing.T) {
 			}
 			payload := pattern(size)
 			wire := make([]byte, l.WireSize())
-			w := l.Writer(wire)
-			p := payload
-			// Mix the writer's methods: u64, u32, u16, u8, bulk, Avail/Advance.
-			for step := 0; len(p) > 0; step++ {
-				switch k := step % 6; {
-				case k == 0 && len(p) >= 8:
-					w.PutUint64(uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 | uint64(p[4])<<32 | uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56)
-					p = p[8:]
-				case k == 1 && len(p) >= 4:
-					w.PutUint32(uint32(p[0]) | uint32(p[1])<<8 | uint32(p[2])<<16 | uint32(p[3])<<24)
-					p = p[4:]
-				case k == 2 && len(p) >= 2:
-					w.PutUint16(uint16(p[0]) | uint16(p[1])<<8)
-					p = p[2:]
-				case k == 3:
-					w.PutUint8(p[0])
-					p = p[1:]
-				case k == 4:
-					n := min(len(p), 37)
-					w.Write(p[:n])
-					p = p[n:]
-				default:
-					a := w.Avail()
-					n := copy(a, p[:min(len(p), 50)])
-					w.Advance(n)
-					p = p[n:]
-				}
-			}
-			if w.Offset() != size || len(w.Avail()) != 0 {
-				t.Fatalf("writer at %d of %d", w.Offset(), size)
-			}
+			l.PutPayload(wire, payload)
 			l.PutHeaders(wire, Data, 9)
 			checkWire(t, l, wire, Data, 9, payload)
-			if want := l.AppendWire(nil, Data, 9, payload); !bytes.Equal(wire, want) {
-				t.Fatalf("max %d size %d: in-place differs from AppendWire", maxp, size)
-			}
-			// WireOffset agrees with the writer.
 			for off := 0; off < size; off += max(1, size/50) {
 				if wire[l.WireOffset(off)] != payload[off] {
-					t.Fatalf("WireOffset(%d)", off)
+					t.Fatalf("max %d size %d: WireOffset(%d)", maxp, size, off)
 				}
-			}
-			var seg []byte
-			for i := 0; i < l.Fragments; i++ {
-				seg = AppendFragment(seg, Data, 9, payload, i, l.Fragments, l.Chunk)
-			}
-			if !bytes.Equal(seg, wire) {
-				t.Fatal("AppendFragment differs")
-			}
-			if ds := l.AppendDatagrams(nil, wire); len(ds) != l.Fragments {
-				t.Fatal("AppendDatagrams")
 			}
 		}
 	}
 }
 
-func TestWriterOverrunPanics(t *testing.T) {
+func TestPutPayloadSizePanics(t *testing.T) {
 	l, _ := NewLayout(3, 20)
-	wire := make([]byte, l.WireSize())
-	w := l.Writer(wire)
-	w.PutUint16(1)
 	defer func() {
 		if recover() == nil {
 			t.Fatal("no panic")
 		}
 	}()
-	w.PutUint16(2)
+	l.PutPayload(make([]byte, l.WireSize()), []byte{1, 2})
 }

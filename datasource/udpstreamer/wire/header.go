@@ -3,12 +3,16 @@
 // Usage:
 //
 //  1. Server: validate the signals with ValidateSignals, build CONFIG with AppendConfig,
-//     size the DATA payload with DataPayloadSize, plan its datagrams with NewLayout and
-//     serialise each update straight into one preallocated wire buffer (Layout.Writer,
-//     Layout.PutHeaders) or copy a ready payload in with Layout.AppendWire.
+//     size the DATA payload with DataPayloadSize and plan its datagrams with NewLayout.
+//     Every update is written straight into one preallocated wire buffer: the payload
+//     at Layout.WireOffset (or copied in with Layout.PutPayload), then
+//     Layout.PutHeaders once the counter is known.
 //  2. Client: ParseHeader every datagram, feed DATA and CONFIG fragments to one
 //     Reassembler each, ParseConfig the CONFIG payload, pass each DATA counter through a
 //     SequenceGate and read the signals through the Slot table from AppendSlots.
+//
+// A CONFIG record carries a signal's datasource.Type, datasource.TimeMode and
+// quant.WireType each as its own value in one byte.
 //
 // Every hot-path function here (headers, layout, reassembly, sequence gate) is
 // allocation-free; only CONFIG parsing and construction allocate.
@@ -19,8 +23,8 @@ import "encoding/binary"
 // HeaderSize is the size in bytes of the header that starts every datagram.
 const HeaderSize = 17
 
-// Magic is the first header field, 'UDPS' in little-endian byte order.
-const Magic uint32 = 0x53504455
+// magic is the first header field, 'UDPS' in little-endian byte order.
+const magic uint32 = 0x53504455
 
 // Header field offsets (little-endian, packed, '<IBIHHI').
 const (
@@ -40,8 +44,8 @@ const (
 	MaxMaxPayloadSize = 65507
 )
 
-// MaxFragments is the largest totalFragments a header can carry.
-const MaxFragments = 0xFFFF
+// maxFragments is the largest totalFragments a header can carry.
+const maxFragments = 0xFFFF
 
 // PacketType is the header's type field.
 type PacketType uint8
@@ -85,7 +89,7 @@ type Header struct {
 
 // AppendHeader appends the 17-byte encoding of h to b.
 func AppendHeader(b []byte, h Header) []byte {
-	b = binary.LittleEndian.AppendUint32(b, Magic)
+	b = binary.LittleEndian.AppendUint32(b, magic)
 	b = append(b, byte(h.Type))
 	b = binary.LittleEndian.AppendUint32(b, h.Counter)
 	b = binary.LittleEndian.AppendUint16(b, h.FragmentIdx)
@@ -96,7 +100,7 @@ func AppendHeader(b []byte, h Header) []byte {
 // PutHeader writes the encoding of h into b[:HeaderSize]. It panics if b is shorter.
 func PutHeader(b []byte, h Header) {
 	_ = b[HeaderSize-1]
-	binary.LittleEndian.PutUint32(b[offMagic:], Magic)
+	binary.LittleEndian.PutUint32(b[offMagic:], magic)
 	b[offType] = byte(h.Type)
 	binary.LittleEndian.PutUint32(b[offCounter:], h.Counter)
 	binary.LittleEndian.PutUint16(b[offFragmentIdx:], h.FragmentIdx)
@@ -113,7 +117,7 @@ func ParseHeader(b []byte) (Header, int, error) {
 	if len(b) < HeaderSize {
 		return Header{}, 0, ErrShort
 	}
-	if binary.LittleEndian.Uint32(b[offMagic:]) != Magic {
+	if binary.LittleEndian.Uint32(b[offMagic:]) != magic {
 		return Header{}, 0, ErrMagic
 	}
 	h := Header{
@@ -152,18 +156,23 @@ const (
 // NumHeaderErrors is one more than the largest HeaderError, for sizing counter arrays.
 const NumHeaderErrors = int(ErrPayloadLength) + 1
 
-func (e HeaderError) Error() string {
-	switch e {
-	case ErrShort:
-		return "udpstreamer/wire: datagram shorter than header"
-	case ErrMagic:
-		return "udpstreamer/wire: bad magic"
-	case ErrType:
-		return "udpstreamer/wire: unknown packet type"
-	case ErrFragment:
-		return "udpstreamer/wire: bad fragment index or count"
-	case ErrPayloadLength:
-		return "udpstreamer/wire: payloadBytes does not match datagram length"
+var headerErrors = [NumHeaderErrors]string{
+	"udpstreamer/wire: header error",
+	ErrShort:         "udpstreamer/wire: datagram shorter than header",
+	ErrMagic:         "udpstreamer/wire: bad magic",
+	ErrType:          "udpstreamer/wire: unknown packet type",
+	ErrFragment:      "udpstreamer/wire: bad fragment index or count",
+	ErrPayloadLength: "udpstreamer/wire: payloadBytes does not match datagram length",
+}
+
+func (e HeaderError) Error() string { return errorText(headerErrors[:], int(e)) }
+
+// errorText returns the message of error code i from its table, whose
+// first entry stands for any code without one. The messages are constant
+// strings, so reporting an error code never allocates.
+func errorText(texts []string, i int) string {
+	if i < 0 || i >= len(texts) {
+		i = 0
 	}
-	return "udpstreamer/wire: header error"
+	return texts[i]
 }

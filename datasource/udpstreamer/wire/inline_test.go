@@ -20,10 +20,7 @@ func TestInlining(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	for _, fn := range []string{
-		"(*PayloadWriter).PutUint16",
-		"(*PayloadWriter).PutUint32",
-		"(*PayloadWriter).PutUint64",
-		"(*PayloadWriter).Offset",
+		"Layout.WireOffset",
 		"PacketType.Valid",
 		"Layout.SegmentSize",
 		"Layout.WireSize",

@@ -19,23 +19,18 @@ const (
 // NumDropReasons is one more than the largest DropReason, for sizing counter arrays.
 const NumDropReasons = int(DropStale) + 1
 
-func (d DropReason) Error() string {
-	switch d {
-	case DropMalformed:
-		return "udpstreamer/wire: malformed fragment"
-	case DropWrongType:
-		return "udpstreamer/wire: fragment of another packet type"
-	case DropTooLarge:
-		return "udpstreamer/wire: fragment exceeds reassembly limits"
-	case DropInconsistent:
-		return "udpstreamer/wire: fragment inconsistent with its update"
-	case DropDuplicate:
-		return "udpstreamer/wire: duplicate fragment"
-	case DropStale:
-		return "udpstreamer/wire: stale fragment"
-	}
-	return "udpstreamer/wire: fragment dropped"
+// dropReasons are the messages of the drop reasons, in their order.
+var dropReasons = [NumDropReasons]string{
+	"udpstreamer/wire: fragment dropped",
+	"udpstreamer/wire: malformed fragment",
+	"udpstreamer/wire: fragment of another packet type",
+	"udpstreamer/wire: fragment exceeds reassembly limits",
+	"udpstreamer/wire: fragment inconsistent with its update",
+	"udpstreamer/wire: duplicate fragment",
+	"udpstreamer/wire: stale fragment",
 }
+
+func (d DropReason) Error() string { return errorText(dropReasons[:], int(d)) }
 
 // ReassemblerConfig sizes a Reassembler. All memory is allocated by NewReassembler
 // from these numbers: about InFlight * (MaxPayload [+ chunk stash] + MaxPayload/512) bytes.
@@ -112,7 +107,7 @@ func NewReassembler(cfg ReassemblerConfig) (*Reassembler, error) {
 	} else {
 		r.maxFrags = cfg.MaxPayload
 	}
-	r.maxFrags = min(r.maxFrags, MaxFragments)
+	r.maxFrags = min(r.maxFrags, maxFragments)
 	stash := 0
 	if cfg.Chunk == 0 {
 		stash = min(cfg.MaxPayload, MaxMaxPayloadSize-HeaderSize)
@@ -181,58 +176,9 @@ func (r *Reassembler) Add(h Header, frag []byte) (payload []byte, counter uint32
 	if h.Type != r.typ {
 		return r.drop(DropWrongType)
 	}
-	total, idx, n := int(h.TotalFragments), int(h.FragmentIdx), len(frag)
-	if total == 0 || idx >= total || uint64(n) != uint64(h.PayloadBytes) {
-		return r.drop(DropMalformed)
-	}
-	last := idx == total-1
-	if total > 1 && n == 0 {
-		return r.drop(DropMalformed)
-	}
-	if n > r.max || total > r.maxFrags {
-		return r.drop(DropTooLarge)
-	}
-	if r.chunk > 0 && n > r.chunk {
-		return r.drop(DropInconsistent)
-	}
-	// Chunk size implied by this fragment alone, 0 if it implies none.
-	chunk := 0
-	if !last {
-		chunk = n
-		if u64(total-1)*u64(n) >= u64(r.max) {
-			return r.drop(DropTooLarge)
-		}
-	}
-	if r.expect > 0 {
-		switch {
-		case total == 1:
-			if n != r.expect {
-				return r.drop(DropInconsistent)
-			}
-		case !last:
-			if u64(total-1)*u64(n) >= u64(r.expect) || u64(total)*u64(n) < u64(r.expect) {
-				return r.drop(DropInconsistent)
-			}
-		default:
-			rest := r.expect - n
-			if rest <= 0 || rest%(total-1) != 0 || n > rest/(total-1) {
-				return r.drop(DropInconsistent)
-			}
-			chunk = rest / (total - 1)
-		}
-	}
-	if r.chunk > 0 && total > 1 {
-		if chunk != 0 && chunk != r.chunk {
-			return r.drop(DropInconsistent)
-		}
-		chunk = r.chunk
-	}
-	// Checks that need only this fragment, before it may claim a slot.
-	if chunk != 0 && last && (n > chunk || u64(total-1)*u64(chunk)+u64(n) > u64(r.max)) {
-		return r.drop(DropInconsistent)
-	}
-	if chunk == 0 && n > len(r.slots[0].stash) {
-		return r.drop(DropTooLarge)
+	chunk, d := r.fragmentChunk(h, len(frag))
+	if d != 0 {
+		return r.drop(d)
 	}
 	c := h.Counter
 	if r.hasNewest && int32(r.newest-c) > r.maxAge {
@@ -241,63 +187,20 @@ func (r *Reassembler) Add(h Header, frag []byte) (payload []byte, counter uint32
 	if r.completed(c) {
 		return r.drop(DropDuplicate)
 	}
+	total, idx := int(h.TotalFragments), int(h.FragmentIdx)
 	if total == 1 {
 		r.advance(c)
 		r.finish(c)
 		return frag, c, nil
 	}
-
-	s := r.find(c)
+	s := r.slotFor(c, total)
 	if s == nil {
-		if s = r.alloc(c); s == nil {
-			return r.drop(DropStale)
-		}
-		s.used, s.counter, s.total, s.chunk, s.got, s.stashed = true, c, total, 0, 0, false
-		clear(s.bits[:(total+63)/64])
+		return r.drop(DropStale)
 	}
-	if s.total != total {
-		return r.drop(DropInconsistent)
+	if chunk, d = s.accepts(total, idx, len(frag), chunk, r.max); d != 0 {
+		return r.drop(d)
 	}
-	if chunk != 0 && s.chunk != 0 && chunk != s.chunk {
-		return r.drop(DropInconsistent)
-	}
-	if chunk == 0 {
-		chunk = s.chunk
-	}
-	if chunk != 0 {
-		if last && (n > chunk || u64(total-1)*u64(chunk)+u64(n) > u64(r.max)) {
-			return r.drop(DropInconsistent)
-		}
-		if s.stashed && (s.stashLen > chunk || u64(total-1)*u64(chunk)+u64(s.stashLen) > u64(r.max)) {
-			return r.drop(DropInconsistent)
-		}
-	}
-	w, bit := idx/64, uint64(1)<<(idx%64)
-	if s.bits[w]&bit != 0 {
-		return r.drop(DropDuplicate)
-	}
-
-	s.bits[w] |= bit
-	s.got++
-	switch {
-	case chunk == 0: // last fragment, chunk unknown: keep it aside
-		s.stashLen = copy(s.stash, frag)
-		s.stashed = true
-	case last:
-		copy(s.buf[idx*chunk:], frag)
-		s.size = idx*chunk + n
-	default:
-		copy(s.buf[idx*chunk:], frag)
-	}
-	if s.chunk == 0 && chunk != 0 {
-		s.chunk = chunk
-		if s.stashed {
-			off := (total - 1) * chunk
-			copy(s.buf[off:], s.stash[:s.stashLen])
-			s.size = off + s.stashLen
-			s.stashed = false
-		}
-	}
+	s.place(idx, frag, chunk)
 	r.advance(c)
 	if s.got < total {
 		return nil, c, nil
@@ -305,6 +208,143 @@ func (r *Reassembler) Add(h Header, frag []byte) (payload []byte, counter uint32
 	s.used = false
 	r.finish(c)
 	return s.buf[:s.size:s.size], c, nil
+}
+
+// fragmentChunk checks what one fragment of n bytes says on its own, before
+// it may claim a slot: its header fields, the limits, and the chunk size
+// it implies (with the configured Chunk and the expected payload size),
+// which it returns (0 when it implies none). A refused fragment returns
+// the reason.
+func (r *Reassembler) fragmentChunk(h Header, n int) (chunk int, d DropReason) {
+	total, idx := int(h.TotalFragments), int(h.FragmentIdx)
+	switch {
+	case total == 0 || idx >= total || uint64(n) != uint64(h.PayloadBytes), total > 1 && n == 0:
+		return 0, DropMalformed
+	case n > r.max || total > r.maxFrags:
+		return 0, DropTooLarge
+	case r.chunk > 0 && n > r.chunk:
+		return 0, DropInconsistent
+	}
+	last := idx == total-1
+	if !last {
+		chunk = n
+		if u64(total-1)*u64(n) >= u64(r.max) {
+			return 0, DropTooLarge
+		}
+	}
+	if r.expect > 0 {
+		if chunk, d = expectedChunk(r.expect, total, n, last, chunk); d != 0 {
+			return 0, d
+		}
+	}
+	if r.chunk > 0 && total > 1 {
+		if chunk != 0 && chunk != r.chunk {
+			return 0, DropInconsistent
+		}
+		chunk = r.chunk
+	}
+	switch {
+	case chunk != 0 && last && !fitsLast(total, chunk, n, r.max):
+		return 0, DropInconsistent
+	case chunk == 0 && n > len(r.slots[0].stash):
+		return 0, DropTooLarge
+	}
+	return chunk, 0
+}
+
+// expectedChunk checks fragment n bytes of an update of total fragments
+// against the expected payload size expect, and returns the chunk size
+// they imply together (chunk, as implied by the fragment alone, unless it
+// is the last one).
+func expectedChunk(expect, total, n int, last bool, chunk int) (int, DropReason) {
+	switch {
+	case total == 1:
+		if n != expect {
+			return 0, DropInconsistent
+		}
+	case !last:
+		if u64(total-1)*u64(n) >= u64(expect) || u64(total)*u64(n) < u64(expect) {
+			return 0, DropInconsistent
+		}
+	default:
+		rest := expect - n
+		if rest <= 0 || rest%(total-1) != 0 || n > rest/(total-1) {
+			return 0, DropInconsistent
+		}
+		chunk = rest / (total - 1)
+	}
+	return chunk, 0
+}
+
+// fitsLast reports whether a last fragment of n bytes after total-1 chunks
+// of chunk bytes makes an update of at most max bytes.
+func fitsLast(total, chunk, n, max int) bool {
+	return n <= chunk && u64(total-1)*u64(chunk)+u64(n) <= u64(max)
+}
+
+// slotFor returns the slot of the in-flight update c of total fragments,
+// claiming one (and evicting the oldest update if needed) for a new
+// counter; nil if c is older than every in-flight update.
+func (r *Reassembler) slotFor(c uint32, total int) *reslot {
+	if s := r.find(c); s != nil {
+		return s
+	}
+	s := r.alloc(c)
+	if s != nil {
+		s.used, s.counter, s.total, s.chunk, s.got, s.stashed = true, c, total, 0, 0, false
+		clear(s.bits[:(total+63)/64])
+	}
+	return s
+}
+
+// accepts checks fragment idx of total, n bytes, implying chunk (0: none),
+// against what the slot already holds, and returns the update's chunk size
+// as far as it is known.
+func (s *reslot) accepts(total, idx, n, chunk, max int) (int, DropReason) {
+	last := idx == total-1
+	switch {
+	case s.total != total:
+		return 0, DropInconsistent
+	case chunk != 0 && s.chunk != 0 && chunk != s.chunk:
+		return 0, DropInconsistent
+	}
+	if chunk == 0 {
+		chunk = s.chunk
+	}
+	if chunk != 0 && (last && !fitsLast(s.total, chunk, n, max) || s.stashed && !fitsLast(s.total, chunk, s.stashLen, max)) {
+		return 0, DropInconsistent
+	}
+	if s.bits[idx/64]&(1<<(idx%64)) != 0 {
+		return 0, DropDuplicate
+	}
+	return chunk, 0
+}
+
+// place stores fragment idx: at its offset once the chunk size is known,
+// aside while it is not (only the last fragment can arrive then), and moves
+// a stashed last fragment into place when the chunk size becomes known.
+func (s *reslot) place(idx int, frag []byte, chunk int) {
+	s.bits[idx/64] |= 1 << (idx % 64)
+	s.got++
+	switch {
+	case chunk == 0:
+		s.stashLen = copy(s.stash, frag)
+		s.stashed = true
+	default:
+		copy(s.buf[idx*chunk:], frag)
+		if idx == s.total-1 {
+			s.size = idx*chunk + len(frag)
+		}
+	}
+	if s.chunk == 0 && chunk != 0 {
+		s.chunk = chunk
+		if s.stashed {
+			off := (s.total - 1) * chunk
+			copy(s.buf[off:], s.stash[:s.stashLen])
+			s.size = off + s.stashLen
+			s.stashed = false
+		}
+	}
 }
 
 // advance records c as seen and evicts updates that became too old.

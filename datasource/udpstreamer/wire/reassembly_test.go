@@ -16,10 +16,22 @@ func updatePayload(counter uint32, size int) []byte {
 	return b
 }
 
+// buildWire returns the datagrams of one update back to back.
+func buildWire(l Layout, typ PacketType, counter uint32, payload []byte) []byte {
+	wire := make([]byte, l.WireSize())
+	l.PutPayload(wire, payload)
+	l.PutHeaders(wire, typ, counter)
+	return wire
+}
+
 // datagrams returns the datagrams of one update as separate slices.
 func datagrams(l Layout, typ PacketType, counter uint32, payload []byte) [][]byte {
-	wire := l.AppendWire(nil, typ, counter, payload)
-	return l.AppendDatagrams(nil, wire)
+	wire := buildWire(l, typ, counter, payload)
+	ds := make([][]byte, l.Fragments)
+	for i := range ds {
+		ds[i] = l.Datagram(wire, i)
+	}
+	return ds
 }
 
 func mustReassembler(t testing.TB, cfg ReassemblerConfig) *Reassembler {
@@ -114,7 +126,7 @@ func TestReassemblyLastFirst(t *testing.T) {
 func TestReassemblySingleFragment(t *testing.T) {
 	r := mustReassembler(t, ReassemblerConfig{Type: Config, MaxPayload: 1000})
 	cfg, _ := AppendConfig(nil, burstSignals())
-	d := AppendFragment(nil, Config, 0, cfg, 0, 1, 1383)
+	d := append(AppendHeader(nil, Header{Type: Config, TotalFragments: 1, PayloadBytes: uint32(len(cfg))}), cfg...)
 	p, c, err := r.AddDatagram(d)
 	if err != nil || c != 0 || !bytes.Equal(p, cfg) {
 		t.Fatal(err)

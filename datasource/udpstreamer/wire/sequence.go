@@ -36,9 +36,6 @@ func (g *SequenceGate) Accept(counter uint32) (lost uint32, ok bool) {
 	return lost, true
 }
 
-// Last returns the last accepted counter; ok is false if none since Reset.
-func (g *SequenceGate) Last() (counter uint32, ok bool) { return g.last, g.started }
-
 // Reset forgets the last counter so the next one is accepted; call it on every
 // (re)connect, since the producer restarts its counter. Statistics are kept.
 func (g *SequenceGate) Reset() {

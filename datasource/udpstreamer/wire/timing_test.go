@@ -2,79 +2,35 @@ package wire
 
 import (
 	"encoding/binary"
-	"math"
 	"math/rand/v2"
 	"testing"
 )
 
-// BenchmarkFragment8016 fragments the 8016-byte example of docs/udpstreamer.md into a
-// preallocated wire buffer.
-func BenchmarkFragment8016(b *testing.B) {
-	l, _ := NewLayout(8016, 1400)
-	payload := pattern(8016)
-	wire := make([]byte, l.WireSize())
-	b.Run("AppendWire", func(b *testing.B) {
-		b.ReportAllocs()
-		b.SetBytes(int64(l.Payload))
-		for i := 0; b.Loop(); i++ {
-			sinkBytes = l.AppendWire(wire[:0], Data, uint32(i), payload)
-		}
-	})
-	b.Run("InPlace", func(b *testing.B) {
-		b.ReportAllocs()
-		b.SetBytes(int64(l.Payload))
-		for i := 0; b.Loop(); i++ {
-			w := l.Writer(wire)
-			w.Write(payload)
-			l.PutHeaders(wire, Data, uint32(i))
-		}
-	})
-}
+// BenchmarkFragment8016 places the 8016-byte example of docs/udpstreamer.md into a
+// preallocated wire buffer with its headers.
+func BenchmarkFragment8016(b *testing.B) { benchFragment(b, 8016) }
 
-// BenchmarkFragmentBurst serialises the burst example of docs/udpstreamer.md (T0
-// uint32 + Ch1 float32[1000], 4012 B in 3 datagrams) in place, element by element
-// as a serialiser would, and as raw copies of signal memory.
-func BenchmarkFragmentBurst(b *testing.B) {
-	sigs := burstSignals()
-	l, _ := NewLayout(DataPayloadSize(sigs), 1400)
+// BenchmarkFragmentBurst does the same for the burst example of docs/udpstreamer.md
+// example (T0 uint32 + Ch1 float32[1000], 4012 B in 3 datagrams).
+func BenchmarkFragmentBurst(b *testing.B) { benchFragment(b, DataPayloadSize(burstSignals())) }
+
+func benchFragment(b *testing.B, size int) {
+	l, _ := NewLayout(size, 1400)
+	payload := pattern(size)
 	wire := make([]byte, l.WireSize())
-	samples := make([]float32, 1000)
-	raw := make([]byte, 4000)
-	for i := range samples {
-		samples[i] = float32(math.Sin(float64(i) / 50))
-		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(samples[i]))
+	b.ReportAllocs()
+	b.SetBytes(int64(l.Payload))
+	for i := 0; b.Loop(); i++ {
+		l.PutPayload(wire, payload)
+		l.PutHeaders(wire, Data, uint32(i))
 	}
-	b.Run("PerElement", func(b *testing.B) {
-		b.ReportAllocs()
-		b.SetBytes(int64(l.Payload))
-		for i := 0; b.Loop(); i++ {
-			w := l.Writer(wire)
-			w.PutUint64(uint64(i) * 1000)
-			w.PutUint32(uint32(i))
-			for _, v := range samples {
-				w.PutUint32(math.Float32bits(v))
-			}
-			l.PutHeaders(wire, Data, uint32(i))
-		}
-	})
-	b.Run("RawCopy", func(b *testing.B) {
-		b.ReportAllocs()
-		b.SetBytes(int64(l.Payload))
-		for i := 0; b.Loop(); i++ {
-			w := l.Writer(wire)
-			w.PutUint64(uint64(i) * 1000)
-			w.PutUint32(uint32(i))
-			w.Write(raw)
-			l.PutHeaders(wire, Data, uint32(i))
-		}
-	})
 }
 
 func benchReassembly(b *testing.B, size, maxp int, shuffle bool) {
 	l, _ := NewLayout(size, maxp)
 	r := mustReassembler(b, ReassemblerConfig{Type: Data, MaxPayload: size})
 	r.SetExpectedPayload(size)
-	ds := l.AppendDatagrams(nil, l.AppendWire(nil, Data, 0, pattern(size)))
+	ds := datagrams(l, Data, 0, pattern(size))
 	order := make([]int, len(ds))
 	for i := range order {
 		order[i] = i

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/quant"
 )
@@ -184,7 +185,7 @@ func (s *Server) sendConfigLocked() error {
 	if err != nil {
 		return err
 	}
-	wire := l.AppendWire(nil, udpswire.Config, s.cfgCounter, s.config)
+	wire := fill(l, make([]byte, l.WireSize()), udpswire.Config, s.cfgCounter, s.config)
 	s.cfgCounter++
 	for i := 0; i < l.Fragments; i++ {
 		if _, err := s.conn.WriteToUDPAddrPort(l.Datagram(wire, i), s.client); err != nil {
@@ -204,7 +205,7 @@ func (s *Server) Datagrams(counter uint32, payload []byte) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	wire := l.AppendWire(nil, udpswire.Data, counter, payload)
+	wire := fill(l, make([]byte, l.WireSize()), udpswire.Data, counter, payload)
 	var out [][]byte
 	for i := 0; i < l.Fragments; i++ {
 		out = append(out, l.Datagram(wire, i))
@@ -224,16 +225,24 @@ func (s *Server) SendUpdate(counter uint32, payload []byte) error {
 			return err
 		}
 		s.sendLayout, s.sendLayoutOK = l, true
-		s.wire = make([]byte, 0, l.WireSize())
+		s.wire = make([]byte, l.WireSize())
 	}
 	l := s.sendLayout
-	s.wire = l.AppendWire(s.wire[:0], udpswire.Data, counter, payload)
+	fill(l, s.wire, udpswire.Data, counter, payload)
 	for i := 0; i < l.Fragments; i++ {
 		if _, err := s.conn.WriteToUDPAddrPort(l.Datagram(s.wire, i), s.client); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// fill writes the datagrams of the update carrying payload into wire, as
+// the producer does, and returns wire.
+func fill(l udpswire.Layout, wire []byte, typ udpswire.PacketType, counter uint32, payload []byte) []byte {
+	l.PutPayload(wire, payload)
+	l.PutHeaders(wire, typ, counter)
+	return wire
 }
 
 // SendDatagram sends b to the client as it is.
@@ -251,7 +260,7 @@ func (s *Server) SendDatagram(b []byte) error {
 // at the type's limits and maps NaN to 0.
 func Payload(sigs []udpswire.SignalInfo, hrt uint64, vals [][]float64) ([]byte, error) {
 	b := make([]byte, udpswire.DataPayloadSize(sigs))
-	udpswire.PutDataTimestamp(b, hrt)
+	binary.LittleEndian.PutUint64(b, hrt)
 	slots, _ := udpswire.AppendSlots(nil, sigs)
 	for i := range sigs {
 		s, sl := &sigs[i], slots[i]
@@ -260,8 +269,8 @@ func Payload(sigs []udpswire.SignalInfo, hrt uint64, vals [][]float64) ([]byte, 
 			copy(v, vals[i])
 		}
 		dst := b[sl.Offset : sl.Offset+sl.Len]
-		if s.Quant != udpswire.QuantNone {
-			q, err := quant.New(quant.WireType(s.Quant), s.RangeMin, s.RangeMax)
+		if s.Quant != quant.None {
+			q, err := quant.New(s.Quant, s.RangeMin, s.RangeMax)
 			if err != nil {
 				return nil, err
 			}
@@ -287,36 +296,36 @@ func sat(x, lo, hi float64) float64 {
 	return x
 }
 
-func putElem(b []byte, t udpswire.TypeCode, x float64) {
+func putElem(b []byte, t datasource.Type, x float64) {
 	le := binary.LittleEndian
 	switch t {
-	case udpswire.Uint8:
+	case datasource.Uint8:
 		b[0] = uint8(sat(x, 0, math.MaxUint8))
-	case udpswire.Int8:
+	case datasource.Int8:
 		b[0] = byte(int8(sat(x, math.MinInt8, math.MaxInt8)))
-	case udpswire.Uint16:
+	case datasource.Uint16:
 		le.PutUint16(b, uint16(sat(x, 0, math.MaxUint16)))
-	case udpswire.Int16:
+	case datasource.Int16:
 		le.PutUint16(b, uint16(int16(sat(x, math.MinInt16, math.MaxInt16))))
-	case udpswire.Uint32:
+	case datasource.Uint32:
 		le.PutUint32(b, uint32(sat(x, 0, math.MaxUint32)))
-	case udpswire.Int32:
+	case datasource.Int32:
 		le.PutUint32(b, uint32(int32(sat(x, math.MinInt32, math.MaxInt32))))
-	case udpswire.Uint64:
+	case datasource.Uint64:
 		if x >= 0x1p64 {
 			le.PutUint64(b, math.MaxUint64)
 		} else {
 			le.PutUint64(b, uint64(sat(x, 0, 0x1p64)))
 		}
-	case udpswire.Int64:
+	case datasource.Int64:
 		if x >= 0x1p63 {
 			le.PutUint64(b, math.MaxInt64)
 		} else {
 			le.PutUint64(b, uint64(int64(sat(x, -0x1p63, 0x1p63))))
 		}
-	case udpswire.Float32:
+	case datasource.Float32:
 		le.PutUint32(b, math.Float32bits(float32(x)))
-	case udpswire.Float64:
+	case datasource.Float64:
 		le.PutUint64(b, math.Float64bits(x))
 	}
 }
