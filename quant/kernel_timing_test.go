@@ -21,35 +21,23 @@ func benchInput() ([]float64, []float32) {
 	return s64, s32
 }
 
-// BenchmarkEncode measures the selected encode kernel (SIMD when built with
-// GOEXPERIMENT=simd on a capable CPU) for every source/wire pair; SetBytes
-// counts source bytes.
-func BenchmarkEncode(b *testing.B) {
-	s64, s32 := benchInput()
-	for _, w := range wireTypes {
-		q := mustNew(b, w, -1, 1)
-		dst := make([]byte, benchN*w.Size())
-		b.Run("f32-"+w.String(), func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(4 * benchN)
-			for b.Loop() {
-				sinkNaNs += q.EncodeFloat32(dst, s32)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
-		})
-		b.Run("f64-"+w.String(), func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(8 * benchN)
-			for b.Loop() {
-				sinkNaNs += q.EncodeFloat64(dst, s64)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
-		})
+// BenchmarkEncode measures the selected encode kernel (AVX-512 or AVX2 when
+// built with GOEXPERIMENT=simd on a capable CPU) for every source/wire pair;
+// SetBytes counts source bytes.
+func BenchmarkEncode(b *testing.B) { benchEncode(b, SelectedKernel()) }
+
+// BenchmarkEncodeAVX2 measures the AVX2 kernel, whatever the CPU's best.
+func BenchmarkEncodeAVX2(b *testing.B) {
+	if !KernelAVX2.Supported() {
+		b.Skip("skipped: no AVX2 kernel in this build or on this CPU")
 	}
+	benchEncode(b, KernelAVX2)
 }
 
 // BenchmarkEncodePortable measures the plain Go kernels whatever the build.
-func BenchmarkEncodePortable(b *testing.B) {
+func BenchmarkEncodePortable(b *testing.B) { benchEncode(b, KernelPortable) }
+
+func benchEncode(b *testing.B, k Kernel) {
 	s64, s32 := benchInput()
 	for _, w := range wireTypes {
 		q := mustNew(b, w, -1, 1)
@@ -58,7 +46,7 @@ func BenchmarkEncodePortable(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(4 * benchN)
 			for b.Loop() {
-				sinkNaNs += encodePortable(&q, dst, s32)
+				sinkNaNs += q.EncodeFloat32With(k, dst, s32)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
 		})
@@ -66,7 +54,7 @@ func BenchmarkEncodePortable(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(8 * benchN)
 			for b.Loop() {
-				sinkNaNs += encodePortable(&q, dst, s64)
+				sinkNaNs += q.EncodeFloat64With(k, dst, s64)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
 		})

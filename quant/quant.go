@@ -119,6 +119,11 @@ type Quantizer struct {
 	scale  float64 // L / span, finite and > 0
 	magic  float64 // 1.5*2^52 + lowest, see index
 	lo, hi uint64  // bits of magic and of magic+L: codes of RangeMin and RangeMax
+
+	// float32 arithmetic for float32 samples in the vector kernels, when
+	// f32 is set (see initFloat32).
+	f32                                        bool
+	scale32, bias32, levels32, magic32, edge32 float32
 }
 
 // Errors returned by New, for errors.Is.
@@ -149,12 +154,14 @@ func New(w WireType, rangeMin, rangeMax float64) (Quantizer, error) {
 	if math.IsInf(scale, 0) {
 		return Quantizer{}, fmt.Errorf("%w: span %v too small for %v", ErrRange, span, w)
 	}
-	return Quantizer{
+	q := Quantizer{
 		w: w, lowest: lowest, min: rangeMin, max: rangeMax, span: span, levels: l, scale: scale,
 		magic: roundMagic + float64(lowest),
 		lo:    math.Float64bits(roundMagic + float64(lowest)),
 		hi:    math.Float64bits(roundMagic + float64(lowest) + l),
-	}, nil
+	}
+	q.initFloat32()
+	return q, nil
 }
 
 // WireType returns the wire type q encodes to.
