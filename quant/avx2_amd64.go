@@ -181,6 +181,7 @@ func avx2Float32[C code](q *Quantizer, dst []byte, src []float32) (nans int) {
 	scale, bias, l, magic, edge2 := consts32x8(q)
 	p0, p1, perm := shuffles[C]()
 	var nan archsimd.Int32x8
+	redone := 0
 	last := len(src) - blk
 	for i := 0; ; i += blk {
 		if i > last {
@@ -190,11 +191,21 @@ func avx2Float32[C code](q *Quantizer, dst []byte, src []float32) (nans int) {
 		c0, n0, near0 := float8(archsimd.LoadFloat32x8((*[8]float32)(s[0:])), scale, bias, l, magic, edge2)
 		c1, n1, near1 := float8(archsimd.LoadFloat32x8((*[8]float32)(s[8:])), scale, bias, l, magic, edge2)
 		nan = nan.Or(n0).Or(n1)
-		if near0 {
-			c0 = redo8(q, (*[8]float32)(s[0:]))
-		}
-		if near1 {
-			c1 = redo8(q, (*[8]float32)(s[8:]))
+		if near0 || near1 {
+			if near0 {
+				c0 = redo8(q, (*[8]float32)(s[0:]))
+			}
+			if near1 {
+				c1 = redo8(q, (*[8]float32)(s[8:]))
+			}
+			if redone++; widenRest(redone, i/blk+1) && i+blk <= last {
+				store[C](dst, i, pack(c0, c1, p0, p1, perm))
+				n := 0
+				if anyLane(nan) {
+					n = countNaN8(src[:i+blk])
+				}
+				return n + avx2Float32Wide[C](q, dst[(i+blk)*codeSize[C]():], src[i+blk:])
+			}
 		}
 		store[C](dst, i, pack(c0, c1, p0, p1, perm))
 		if i == last {

@@ -170,6 +170,7 @@ func avx512Float32[C code](q *Quantizer, dst []byte, src []float32) (nans int) {
 	edge2 := archsimd.BroadcastFloat32x16(q.edge32 * q.edge32)
 	var zero archsimd.Float32x16
 	var anyNaN uint16
+	redone := 0
 	last := len(src) - vlen
 	for i := 0; ; i += vlen {
 		if i > last {
@@ -183,6 +184,10 @@ func avx512Float32[C code](q *Quantizer, dst []byte, src []float32) (nans int) {
 		c := t.Add(magic).AsInt32x16()
 		if d.Mul(d).GreaterEqual(edge2).ToBits() != 0 {
 			c = wideRedo(q, x)
+			if redone++; widenRest(redone, i/vlen+1) && i+vlen <= last {
+				store16[C](dst, i, c)
+				return widenFrom[C](q, dst, src, i+vlen, anyNaN != 0)
+			}
 		}
 		store16[C](dst, i, c)
 		if i == last {
@@ -194,6 +199,26 @@ func avx512Float32[C code](q *Quantizer, dst []byte, src []float32) (nans int) {
 	}
 	archsimd.ClearAVXUpperBits()
 	return nans
+}
+
+// widenRest reports whether a float32 loop that redid redone of its first
+// done vectors in float64 should widen the rest of its samples to float64
+// instead: a redone vector costs about as much as the float32 and float64
+// computations together, so from about half the vectors on widening
+// everything is cheaper. A signal that sits on a tie between two codes, such
+// as 0 over a range symmetric about 0 with an unsigned type, would be redone
+// throughout (BenchmarkEncodeTies).
+func widenRest(redone, done int) bool { return redone >= 4 && 3*redone >= done }
+
+// widenFrom encodes src[from:] widened to float64, len(src)-from >= vlen,
+// and returns the NaN count of the whole of src; sawNaN tells whether
+// src[:from] held a NaN.
+func widenFrom[C code](q *Quantizer, dst []byte, src []float32, from int, sawNaN bool) int {
+	n := 0
+	if sawNaN {
+		n = countNaN32(src[:from])
+	}
+	return n + avx512Float32Wide[C](q, dst[from*codeSize[C]():], src[from:])
 }
 
 // wideRedo is wide16 with q's float64 constants broadcast on the spot: Go

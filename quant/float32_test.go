@@ -172,7 +172,7 @@ func TestFloat32Sampled(t *testing.T) {
 // the portable kernel's codes and NaN count. It takes a minute or more, so
 // it runs only with -quant.exhaustive:
 //
-//	GOEXPERIMENT=simd go test -run Exhaustive -quant.exhaustive -v ./quant
+//	GOEXPERIMENT=simd go test ./quant -run Exhaustive -v -quant.exhaustive
 func TestFloat32Exhaustive(t *testing.T) {
 	if !*exhaustive {
 		t.Skip("skipped: run with -quant.exhaustive (a minute or more)")

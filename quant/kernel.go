@@ -17,7 +17,8 @@ type float interface{ ~float32 | ~float64 }
 // EncodeFloat32 writes the little-endian wire codes of src into
 // dst[:len(src)*q.WireType().Size()] and returns how many elements were NaN.
 // The codes are those of [Quantizer.EncodeFloat64] of the slice widened to
-// float64, whatever the arithmetic the selected kernel uses (see float32.go).
+// float64, whatever arithmetic the selected kernel uses (see the package
+// documentation).
 // It panics if dst is too short; otherwise it never fails and never
 // allocates.
 func (q *Quantizer) EncodeFloat32(dst []byte, src []float32) (nans int) {

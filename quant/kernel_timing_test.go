@@ -150,3 +150,29 @@ func BenchmarkDecode(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEncodeTies measures the float32 encoders on samples at ties
+// between two codes: the vector kernels redo every vector in float64, their
+// worst case.
+func BenchmarkEncodeTies(b *testing.B) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, k := range append([]Kernel{KernelPortable}, kernels()...) {
+		for _, w := range wireTypes {
+			q := mustNew(b, w, -1, 1)
+			src := make([]float32, benchN)
+			for i := range src {
+				c := q.MinCode() + rng.Int32N(q.MaxCode()-q.MinCode())
+				src[i] = float32((q.Value(c) + q.Value(c+1)) / 2)
+			}
+			dst := make([]byte, benchN*w.Size())
+			b.Run(k.String()+"/f32-"+w.String(), func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(4 * benchN)
+				for b.Loop() {
+					sinkNaNs += q.EncodeFloat32With(k, dst, src)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
+			})
+		}
+	}
+}
