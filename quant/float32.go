@@ -4,35 +4,29 @@ import "math"
 
 // This file decides, once per Quantizer, whether the vector kernels may
 // compute float32 samples in float32 arithmetic, and derives the constants
-// they need.
+// they need (the package documentation gives the overview).
 //
 // The codes are defined by index's float64 arithmetic: t64 = (v-min)*scale
-// rounded twice, code = rne(clamp(t64, 0, L)) (clamping before or after
-// rounding to nearest, ties to even, gives the same code because 0 and L
-// are integers). The float32 kernels compute instead
+// rounded twice, code = rne(clamp(t64, 0, L) + lowest), rne rounding to
+// nearest with ties to even (clamping before or after rounding gives the
+// same code because 0 and L are integers). The float32 kernels compute
+// instead
 //
 //	t32 = fl32(v*scale32 + bias32)     one fused multiply-add, one rounding
-//	code = rne(clamp(t32, 0, L))
+//	code = rne(clamp(t32, 0, L) + lowest)
 //
-// with scale32 = fl32(scale) and bias32 = fl32(-min*scale). float32 alone
-// cannot give the same codes: near a tie between two codes the exact t can
-// sit far closer to the tie than float32 resolves. With uint8 over [-1, 1]
-// (t = 127.5*v + 127.5) and v = -1e-10, float64 gives t = 127.49999998 and
-// code 127, float32 gives t32 = 127.5 and, ties to even, code 128. Over
-// offset ranges even the constants lose the code: bias32 of [1e6, 1e6+1]
-// for uint16 is off by up to 2048 steps.
-//
-// So the float32 kernels also check every lane: the codes can differ only
-// where t64 and t32 fall on different sides of a tie c+0.5, and
-// |t64 - t32| <= w, the bound computed by float32Bound, so every such lane
-// has |t32 - rne(t32)| >= 0.5 - w. A vector with such a lane is encoded
-// again in float64; a lane without is provably the float64 code (each case
-// is argued in float32Bound). w is about half a float32 ulp of L: 2^-17 for
-// 8-bit codes, 2^-9 for 16-bit ones, so for samples spread over the range a
-// 16-lane vector is redone with probability about 16*2w (5 % for 16-bit
-// codes, 0.01 % for 8-bit). Where w exceeds maxFloat32Window the float32
-// path would redo too many vectors to pay and is not used (q.f32 false):
-// the kernels widen float32 samples to float64, as the portable kernel does.
+// with scale32 = fl32(scale) and bias32 = fl32(-min*scale). The codes can
+// differ only where t64 and t32 fall on different sides of a tie c+0.5
+// (lowest is an integer, so the ties of t and of t+lowest are the same
+// points). float32Bound bounds |t64 - t32| by w for every sample whose code
+// the bound must decide, so each lane where the codes may differ has
+// |t32 - rne(t32)| >= 0.5 - w: the kernels redo the vectors with such a
+// lane in float64, and every other lane provably has the float64 code
+// (the cases are argued in float32Bound). Where w exceeds maxFloat32Window
+// the float32 path would redo too many vectors to pay, or the constants
+// themselves are off by steps (bias32 of [1e6, 1e6+1] for uint16 is off by
+// up to 2048), and it is not used (q.f32 false): the kernels widen float32
+// samples to float64, as the portable kernel does.
 
 // maxFloat32Window is the largest w for which the float32 kernels are used:
 // a 16-lane vector of samples spread over the range is then redone with
