@@ -221,9 +221,13 @@ func widenFrom[C code](q *Quantizer, dst []byte, src []float32, from int, sawNaN
 	return n + avx512Float32Wide[C](q, dst[from*codeSize[C]():], src[from:])
 }
 
-// wideRedo is wide16 with q's float64 constants broadcast on the spot: Go
-// allocates 15 vector registers, too few to hold them beside the float32
-// ones through the loop, and the redo is rare.
+// wideRedo is wide16 with q's float64 constants broadcast on the spot. It
+// is rare, and not inlined: Go allocates 15 vector registers, too few for
+// the float64 constants beside the float32 ones, and inlined it made the
+// loop reload its constants from the stack on every iteration; called,
+// only the redo path does.
+//
+//go:noinline
 func wideRedo(q *Quantizer, x archsimd.Float32x16) archsimd.Int32x16 {
 	min, scale, l, magic, lo, hi := consts64x8(q)
 	return wide16(x, min, scale, l, magic, lo, hi)

@@ -12,6 +12,9 @@ import (
 // on a CPU that has its instructions (simdSupported), so they are never
 // reached elsewhere.
 
+// simdBuild tells the tests that this build has the vector kernels.
+const simdBuild = true
+
 var (
 	hasAVX512 = archsimd.X86.AVX512()
 	hasAVX2   = archsimd.X86.AVX2() && archsimd.X86.FMA()

@@ -4,6 +4,8 @@ package quant
 
 // Without GOEXPERIMENT=simd on amd64 there are no vector kernels.
 
+const simdBuild = false
+
 func simdSupported(Kernel) bool { return false }
 
 func simdEncodeFloat32(Kernel, *Quantizer, []byte, []float32, *int) bool { return false }
