@@ -89,14 +89,14 @@ func (w WireType) levels() (l float64, lowest int32) {
 // [Quantizer.DecodeFloat32], [Quantizer.DecodeFloat64]) never allocate and
 // write into caller-owned buffers.
 //
-// Encoding: with L the number of steps (255, 254, 65535 or 65534) and t =
-// (v-RangeMin) * (L/(RangeMax-RangeMin)) computed in float64, t is clamped
-// to [0, L] (-Inf to 0, +Inf to L, NaN to 0, so NaN encodes as the code of
-// RangeMin and is counted), offset by the lowest code (0 for unsigned,
-// -127 or -32767 for signed; -128 and -32768 never appear) and rounded to
-// the nearest code, ties to the even code. Every kernel gives these codes
-// for every input, float32 samples included, whatever arithmetic it uses
-// (see the package documentation).
+// Encoding (docs/udpstreamer.md, Quantisation): with L the number of steps
+// (255, 254, 65535 or 65534) and t = (v-RangeMin) * (L/(RangeMax-RangeMin))
+// computed in float64, t is clamped to [0, L] (-Inf to 0, +Inf to L, NaN to
+// 0, so NaN encodes as the code of RangeMin and is counted), offset by the
+// lowest code (0 for unsigned, -127 or -32767 for signed; -128 and -32768
+// never appear) and rounded to the nearest code, ties to the even code.
+// Every kernel gives these codes for every input, float32 samples
+// included, whatever arithmetic it uses (see the package documentation).
 //
 // Decoding uses the protocol's formula, RangeMin + (code-lowest)/L*span,
 // evaluated in float64 (then rounded to float32 for DecodeFloat32).
