@@ -163,19 +163,8 @@ func float8(x, scale, bias, l, magic, edge2 archsimd.Float32x8) (c, nan archsimd
 	return r.AsInt32x8(), nan, d.Mul(d).GreaterEqual(edge2).ToBits() != 0
 }
 
-// redo8 is wide8 of the 8 samples at s. It is rare, and not inlined: Go
-// allocates 15 vector registers, too few for the float64 constants beside
-// the float32 ones, and inlined it made the loop reload its constants from
-// the stack on every iteration; called, only the redo path does.
-//
-//go:noinline
-func redo8(q *Quantizer, s *[8]float32) archsimd.Int32x8 {
-	min, scale, l, magic, round := consts64x4(q)
-	return wide8(archsimd.LoadFloat32x8(s), min, scale, l, magic, round)
-}
-
-// avx2Float32 encodes float32 samples in float32, redoing in float64 each
-// vector of 8 with a lane near a tie.
+// avx2Float32 encodes float32 samples in float32 (see avx512Float32),
+// redoing in float64 each vector of 8 with a lane near a tie (redo8).
 func avx2Float32[C code](q *Quantizer, dst []byte, src []float32) (nans int) {
 	dst = dst[:len(src)*codeSize[C]()]
 	scale, bias, l, magic, edge2 := consts32x8(q)
@@ -183,32 +172,48 @@ func avx2Float32[C code](q *Quantizer, dst []byte, src []float32) (nans int) {
 	var nan archsimd.Int32x8
 	redone := 0
 	last := len(src) - blk
-	for i := 0; ; i += blk {
-		if i > last {
-			i = last
+	i := 0
+	for {
+		// The inner loop makes no call, so the compiler keeps the
+		// constants in registers through it; with the redo's call in the
+		// same loop, it spilled and reloaded them on every iteration.
+		var c0, c1 archsimd.Int32x8
+		var near0, near1 bool
+		for ; ; i += blk {
+			if i > last {
+				i = last
+			}
+			s := (*[blk]float32)(src[i:])
+			var n0, n1 archsimd.Int32x8
+			c0, n0, near0 = float8(archsimd.LoadFloat32x8((*[8]float32)(s[0:])), scale, bias, l, magic, edge2)
+			c1, n1, near1 = float8(archsimd.LoadFloat32x8((*[8]float32)(s[8:])), scale, bias, l, magic, edge2)
+			nan = nan.Or(n0).Or(n1)
+			if near0 || near1 {
+				break
+			}
+			store[C](dst, i, pack(c0, c1, p0, p1, perm))
+			if i == last {
+				i = len(src)
+				break
+			}
 		}
-		s := (*[blk]float32)(src[i:])
-		c0, n0, near0 := float8(archsimd.LoadFloat32x8((*[8]float32)(s[0:])), scale, bias, l, magic, edge2)
-		c1, n1, near1 := float8(archsimd.LoadFloat32x8((*[8]float32)(s[8:])), scale, bias, l, magic, edge2)
-		nan = nan.Or(n0).Or(n1)
-		if near0 || near1 {
-			if near0 {
-				c0 = redo8(q, (*[8]float32)(s[0:]))
-			}
-			if near1 {
-				c1 = redo8(q, (*[8]float32)(s[8:]))
-			}
-			if redone++; widenRest(redone, i/blk+1) && i+blk <= last {
-				store[C](dst, i, pack(c0, c1, p0, p1, perm))
-				n := 0
-				if anyLane(nan) {
-					n = countNaN8(src[:i+blk])
-				}
-				return n + avx2Float32Wide[C](q, dst[(i+blk)*codeSize[C]():], src[i+blk:])
-			}
+		if i == len(src) {
+			break
+		}
+		if near0 {
+			c0 = redo8(q, (*[8]float32)(src[i:]))
+		}
+		if near1 {
+			c1 = redo8(q, (*[8]float32)(src[i+8:]))
 		}
 		store[C](dst, i, pack(c0, c1, p0, p1, perm))
-		if i == last {
+		if redone++; i == last {
+			break
+		}
+		if i += blk; i <= last && widenRest(redone, i/blk) {
+			if avx2Float32Wide[C](q, dst[i*codeSize[C]():], src[i:]) > 0 {
+				nan = nan.Or(archsimd.BroadcastInt32x8(-1))
+			}
 			break
 		}
 	}
@@ -217,6 +222,16 @@ func avx2Float32[C code](q *Quantizer, dst []byte, src []float32) (nans int) {
 	}
 	archsimd.ClearAVXUpperBits()
 	return nans
+}
+
+// redo8 is wide8 of the 8 samples at s. It is rare, and not inlined: Go
+// allocates 15 vector registers, too few for the float64 constants beside
+// the float32 ones.
+//
+//go:noinline
+func redo8(q *Quantizer, s *[8]float32) archsimd.Int32x8 {
+	min, scale, l, magic, round := consts64x4(q)
+	return wide8(archsimd.LoadFloat32x8(s), min, scale, l, magic, round)
 }
 
 // avx2Float32Wide encodes float32 samples widened to float64, for

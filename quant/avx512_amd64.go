@@ -158,9 +158,9 @@ func avx512Float32Wide[C code](q *Quantizer, dst []byte, src []float32) (nans in
 
 // avx512Float32 computes float32 samples in float32 (see float32.go): t =
 // clamp(v*scale32+bias32, 0, L), NaN to 0, then the add of magic32 rounds
-// t+lowest to the nearest integer, ties to even, into the low bits. When a
-// lane's t lies within q's window of a tie, (t-rne(t))^2 >= edge32^2, the
-// vector is encoded from the float64 widening instead (wideRedo).
+// t+lowest to the nearest integer, ties to even, into the low bits. A
+// vector with a lane within q's window of a tie, (t-rne(t))^2 >= edge32^2,
+// is encoded from the float64 widening instead (wideRedo).
 func avx512Float32[C code](q *Quantizer, dst []byte, src []float32) (nans int) {
 	dst = dst[:len(src)*codeSize[C]()]
 	scale := archsimd.BroadcastFloat32x16(q.scale32)
@@ -169,63 +169,56 @@ func avx512Float32[C code](q *Quantizer, dst []byte, src []float32) (nans int) {
 	magic := archsimd.BroadcastFloat32x16(q.magic32)
 	edge2 := archsimd.BroadcastFloat32x16(q.edge32 * q.edge32)
 	var zero archsimd.Float32x16
-	var anyNaN uint16
+	var nan uint16
 	redone := 0
 	last := len(src) - vlen
-	for i := 0; ; i += vlen {
-		if i > last {
-			i = last
-		}
-		x := archsimd.LoadFloat32x16((*[vlen]float32)(src[i:]))
-		nan := x.IsNaN()
-		anyNaN |= nan.ToBits()
-		t := zero.Merge(x.MulAdd(scale, bias).Max(zero).Min(l), nan) // NaN to 0
-		d := t.RoundToEvenScaledResidue(0)                           // t - rne(t), exact; that of t+lowest too
-		c := t.Add(magic).AsInt32x16()
-		if d.Mul(d).GreaterEqual(edge2).ToBits() != 0 {
-			c = wideRedo(q, x)
-			if redone++; widenRest(redone, i/vlen+1) && i+vlen <= last {
-				store16[C](dst, i, c)
-				return widenFrom[C](q, dst, src, i+vlen, anyNaN != 0)
+	i := 0
+	for {
+		// The inner loop makes no call, so the compiler keeps the
+		// constants in registers through it (see avx2Float32).
+		var x archsimd.Float32x16
+		for ; ; i += vlen {
+			if i > last {
+				i = last
+			}
+			x = archsimd.LoadFloat32x16((*[vlen]float32)(src[i:]))
+			isNaN := x.IsNaN()
+			nan |= isNaN.ToBits()
+			t := zero.Merge(x.MulAdd(scale, bias).Max(zero).Min(l), isNaN) // NaN to 0
+			d := t.RoundToEvenScaledResidue(0)                             // t - rne(t), exact; that of t+lowest too
+			if d.Mul(d).GreaterEqual(edge2).ToBits() != 0 {
+				break
+			}
+			store16[C](dst, i, t.Add(magic).AsInt32x16())
+			if i == last {
+				i = len(src)
+				break
 			}
 		}
-		store16[C](dst, i, c)
-		if i == last {
+		if i == len(src) {
+			break
+		}
+		store16[C](dst, i, wideRedo(q, x))
+		if redone++; i == last {
+			break
+		}
+		if i += vlen; i <= last && widenRest(redone, i/vlen) {
+			if avx512Float32Wide[C](q, dst[i*codeSize[C]():], src[i:]) > 0 {
+				nan = 1
+			}
 			break
 		}
 	}
-	if anyNaN != 0 {
+	if nan != 0 {
 		nans = countNaN32(src)
 	}
 	archsimd.ClearAVXUpperBits()
 	return nans
 }
 
-// widenRest reports whether a float32 loop that redid redone of its first
-// done vectors in float64 should widen the rest of its samples to float64
-// instead: a redone vector costs about as much as the float32 and float64
-// computations together, so from about half the vectors on widening
-// everything is cheaper. A signal that sits on a tie between two codes, such
-// as 0 over a range symmetric about 0 with an unsigned type, would be redone
-// throughout (BenchmarkEncodeTies).
-func widenRest(redone, done int) bool { return redone >= 4 && 3*redone >= done }
-
-// widenFrom encodes src[from:] widened to float64, len(src)-from >= vlen,
-// and returns the NaN count of the whole of src; sawNaN tells whether
-// src[:from] held a NaN.
-func widenFrom[C code](q *Quantizer, dst []byte, src []float32, from int, sawNaN bool) int {
-	n := 0
-	if sawNaN {
-		n = countNaN32(src[:from])
-	}
-	return n + avx512Float32Wide[C](q, dst[from*codeSize[C]():], src[from:])
-}
-
 // wideRedo is wide16 with q's float64 constants broadcast on the spot. It
 // is rare, and not inlined: Go allocates 15 vector registers, too few for
-// the float64 constants beside the float32 ones, and inlined it made the
-// loop reload its constants from the stack on every iteration; called,
-// only the redo path does.
+// the float64 constants beside the float32 ones.
 //
 //go:noinline
 func wideRedo(q *Quantizer, x archsimd.Float32x16) archsimd.Int32x16 {

@@ -28,6 +28,11 @@ import "math"
 // up to 2048), and it is not used (q.f32 false): the kernels widen float32
 // samples to float64, as the portable kernel does.
 
+// widen lets the float32 loops widen the rest of a slice when they redo
+// many vectors (widenRest). Tests that must see every lane go through the
+// float32 path or its redo turn it off.
+var widen = true
+
 // maxFloat32Window is the largest w for which the float32 kernels are used:
 // a 16-lane vector of samples spread over the range is then redone with
 // probability at most about 1-(1-2/128)^16, 22 %.

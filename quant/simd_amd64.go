@@ -80,3 +80,12 @@ func bySize[F float](q *Quantizer, dst []byte, src []F, nans *int, loop8, loop16
 	}
 	return true
 }
+
+// widenRest reports whether a float32 loop that redid redone of its first
+// done blocks in float64 should widen the rest of its samples instead: a
+// redone block costs about as much as the float32 and float64 computations
+// together, so from about half the blocks on widening everything is
+// cheaper. A signal that sits on a tie between two codes, such as 0 over a
+// range symmetric about 0 with an unsigned type, would be redone throughout
+// (BenchmarkEncodeTies).
+func widenRest(redone, done int) bool { return widen && redone >= 4 && 3*redone >= done }
