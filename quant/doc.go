@@ -61,19 +61,21 @@
 //
 // ns per sample, 1000 samples over [-1.1, 1.1] quantised over [-1, 1], on
 // an Intel Xeon (Emerald Rapids) VM with 2 vCPUs shared with other work
-// (load average 7 to 9), Go 1.26, GCC 12. Go and C side by side, both the
+// (load average 4 to 5), Go 1.26, GCC 12. Go and C side by side, both the
 // median of the best of 15 batches of 2000 calls:
 //
 //	GOEXPERIMENT=simd go test -run '^$' -bench VsC -count 3 ./bench/cref
 //
 //	kernel   samples  Go         C float32 kernel          ratio      C exact kernel    ratio
-//	AVX-512  float32  0.17-0.22  0.19-0.23 (-march=native) 0.87-0.97  0.40-0.44         0.42-0.49
-//	AVX-512  float64  0.29-0.32                                       0.34-0.38         0.80-0.88
-//	AVX2     float32  0.31-0.36  0.26-0.30 (x86-64-v3)     1.09-1.25  1.6-1.7 (scalar)  0.18-0.22
-//	AVX2     float64  0.51-0.69                                       1.7-2.4 (scalar)  0.28-0.30
+//	AVX-512  float32  0.18-0.23  0.19-0.23 (-march=native) 0.94-1.03  0.36-0.42         0.46-0.55
+//	AVX-512  float64  0.28-0.31                                       0.33-0.37         0.75-0.94
+//	AVX2     float32  0.27-0.33  0.21-0.26 (x86-64-v3)     1.17-1.35  1.5-1.6 (scalar)  0.18-0.22
+//	AVX2     float64  0.45-0.48                                       1.5 (scalar)      0.30-0.32
 //
+// The C float32 kernel moves most between runs (0.21 to 0.30 ns for 8-bit
+// codes with x86-64-v3 in three runs of the day, AVX2 ratios 1.09 to 1.35).
 // GCC leaves the exact kernel scalar for x86-64-v3. The portable kernels
-// run at 1.8 ns. Samples that all sit on ties, which the float32 loops
+// run at 1.7-2.0 ns. Samples that all sit on ties, which the float32 loops
 // widen after a few vectors, cost 0.35 (AVX-512), 0.57 (AVX2) and 1.8
 // (portable) ns (medians of 100-call iterations):
 //
