@@ -16,11 +16,13 @@ type float interface{ ~float32 | ~float64 }
 
 // EncodeFloat32 writes the little-endian wire codes of src into
 // dst[:len(src)*q.WireType().Size()] and returns how many elements were NaN.
-// Values are widened to float64 exactly, so the result is the same as
-// [Quantizer.EncodeFloat64] of the widened slice. It panics if dst is too
-// short; otherwise it never fails and never allocates.
+// The codes are those of [Quantizer.EncodeFloat64] of the slice widened to
+// float64, whatever arithmetic the selected kernel uses (see the package
+// documentation).
+// It panics if dst is too short; otherwise it never fails and never
+// allocates.
 func (q *Quantizer) EncodeFloat32(dst []byte, src []float32) (nans int) {
-	if simdEncodeFloat32(q, dst, src, &nans) {
+	if simdEncodeFloat32(selected, q, dst, src, &nans) {
 		return nans
 	}
 	return encodePortable(q, dst, src)
@@ -31,23 +33,9 @@ func (q *Quantizer) EncodeFloat32(dst []byte, src []float32) (nans int) {
 // (NaN encodes as the code of RangeMin). It panics if dst is too short;
 // otherwise it never fails and never allocates.
 func (q *Quantizer) EncodeFloat64(dst []byte, src []float64) (nans int) {
-	if simdEncodeFloat64(q, dst, src, &nans) {
+	if simdEncodeFloat64(selected, q, dst, src, &nans) {
 		return nans
 	}
-	return encodePortable(q, dst, src)
-}
-
-// EncodeFloat32Portable is EncodeFloat32 with the portable Go kernel
-// whatever the build and the CPU: the reference the SIMD kernels are tested
-// against, and the path a CPU without AVX-512 takes. Its output is
-// bit-identical to EncodeFloat32's.
-func (q *Quantizer) EncodeFloat32Portable(dst []byte, src []float32) (nans int) {
-	return encodePortable(q, dst, src)
-}
-
-// EncodeFloat64Portable is EncodeFloat64 with the portable Go kernel; see
-// EncodeFloat32Portable.
-func (q *Quantizer) EncodeFloat64Portable(dst []byte, src []float64) (nans int) {
 	return encodePortable(q, dst, src)
 }
 
@@ -161,14 +149,14 @@ func encode16[F float](q *Quantizer, dst []byte, src []F) (nans int) {
 // little-endian code in src, as [Quantizer.Value] does. It panics if src
 // holds fewer than len(dst) codes; it never allocates.
 func (q *Quantizer) DecodeFloat64(dst []float64, src []byte) {
-	if !simdDecodeFloat64(q, dst, src) {
+	if !simdDecodeFloat64(selected, q, dst, src) {
 		decode(q, dst, src)
 	}
 }
 
 // DecodeFloat32 is [Quantizer.DecodeFloat64] rounded to float32.
 func (q *Quantizer) DecodeFloat32(dst []float32, src []byte) {
-	if !simdDecodeFloat32(q, dst, src) {
+	if !simdDecodeFloat32(selected, q, dst, src) {
 		decode(q, dst, src)
 	}
 }

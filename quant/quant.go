@@ -1,5 +1,3 @@
-// Package quant maps float32 and float64 samples linearly onto the 8- and
-// 16-bit wire codes of the UDPStreamer protocol and back.
 package quant
 
 import (
@@ -94,21 +92,14 @@ func (w WireType) levels() (l float64, lowest int32) {
 // [Quantizer.DecodeFloat32], [Quantizer.DecodeFloat64]) never allocate and
 // write into caller-owned buffers.
 //
-// Encoding (docs/udpstreamer.md, Quantisation): with L the number of steps (255, 254,
-// 65535 or 65534) and t = (v-RangeMin) * (L/(RangeMax-RangeMin)) computed in
-// float64, t is clamped to [0, L] (-Inf to 0, +Inf to L, NaN to 0, so NaN
-// encodes as the code of RangeMin and is counted), offset by the lowest code
-// (0 for unsigned, -127 or -32767 for signed; -128 and -32768 never appear)
-// and rounded to the nearest code, ties to the even code. float32 samples are
-// widened to float64 exactly first: float32 arithmetic, with its 24-bit
-// mantissa, would miss the half-step bound for 16-bit codes over offset
-// ranges, and the widening is free in the vector kernels (one instruction
-// per 16 samples) and cheap in the portable ones.
-//
-// Built with GOEXPERIMENT=simd on amd64, the encode kernels use AVX-512 when
-// the CPU has it ([SIMD] reports the choice, made once at start-up) and
-// produce the same bytes as the portable kernels for every input. Without
-// the experiment, or on other CPUs, the portable Go kernels run.
+// Encoding (docs/udpstreamer.md, Quantisation): with L the number of steps
+// (255, 254, 65535 or 65534) and t = (v-RangeMin) * (L/(RangeMax-RangeMin))
+// computed in float64, t is clamped to [0, L] (-Inf to 0, +Inf to L, NaN to
+// 0, so NaN encodes as the code of RangeMin and is counted), offset by the
+// lowest code (0 for unsigned, -127 or -32767 for signed; -128 and -32768
+// never appear) and rounded to the nearest code, ties to the even code.
+// Every kernel gives these codes for every input, float32 samples
+// included, whatever arithmetic it uses (see the package documentation).
 //
 // Decoding uses the protocol's formula, RangeMin + (code-lowest)/L*span,
 // evaluated in float64 (then rounded to float32 for DecodeFloat32).
@@ -122,6 +113,11 @@ type Quantizer struct {
 	scale  float64 // L / span, finite and > 0
 	magic  float64 // 1.5*2^52 + lowest, see index
 	lo, hi uint64  // bits of magic and of magic+L: codes of RangeMin and RangeMax
+
+	// float32 arithmetic for float32 samples in the vector kernels, when
+	// f32 is set (see initFloat32).
+	f32                                        bool
+	scale32, bias32, levels32, magic32, edge32 float32
 }
 
 // Errors returned by New, for errors.Is.
@@ -152,12 +148,14 @@ func New(w WireType, rangeMin, rangeMax float64) (Quantizer, error) {
 	if math.IsInf(scale, 0) {
 		return Quantizer{}, fmt.Errorf("%w: span %v too small for %v", ErrRange, span, w)
 	}
-	return Quantizer{
+	q := Quantizer{
 		w: w, lowest: lowest, min: rangeMin, max: rangeMax, span: span, levels: l, scale: scale,
 		magic: roundMagic + float64(lowest),
 		lo:    math.Float64bits(roundMagic + float64(lowest)),
 		hi:    math.Float64bits(roundMagic + float64(lowest) + l),
-	}, nil
+	}
+	q.initFloat32()
+	return q, nil
 }
 
 // WireType returns the wire type q encodes to.

@@ -315,19 +315,36 @@ func TestNeverMostNegative(t *testing.T) {
 }
 
 func TestKernelLengths(t *testing.T) {
-	q := mustNew(t, Int16, -1, 1)
-	q.EncodeFloat64(nil, nil)
-	q.DecodeFloat64(nil, nil)
-	big := make([]byte, 100) // longer dst is fine; bytes beyond are untouched
-	q.EncodeFloat32(big, []float32{1})
-	if big[2] != 0 {
-		t.Error("EncodeFloat32 wrote past its elements")
+	for _, k := range []Kernel{KernelPortable, KernelAVX2, KernelAVX512} {
+		if !k.Supported() {
+			continue
+		}
+		useKernel(t, k)
+		q := mustNew(t, Int16, -1, 1)
+		q.EncodeFloat64(nil, nil)
+		q.DecodeFloat64(nil, nil)
+		big := make([]byte, 100) // longer dst is fine; bytes beyond are untouched
+		q.EncodeFloat32(big, []float32{1})
+		if big[2] != 0 {
+			t.Errorf("%v: EncodeFloat32 wrote past its elements", k)
+		}
+		big = make([]byte, 100)
+		q.EncodeFloat32(big, make([]float32, 17))
+		if big[34] != 0 {
+			t.Errorf("%v: EncodeFloat32 of 17 wrote past its elements", k)
+		}
+		mustPanic(t, "short dst", func() { q.EncodeFloat64(make([]byte, 3), make([]float64, 2)) })
+		mustPanic(t, "short src", func() { q.DecodeFloat64(make([]float64, 2), make([]byte, 3)) })
+		mustPanic(t, "short dst, long src", func() { q.EncodeFloat32(make([]byte, 63), make([]float32, 32)) })
+		mustPanic(t, "short dst, long float64 src", func() { q.EncodeFloat64(make([]byte, 63), make([]float64, 32)) })
+		var zero Quantizer
+		mustPanic(t, "zero Quantizer", func() { zero.EncodeFloat64(make([]byte, 64), make([]float64, 32)) })
+		mustPanic(t, "zero Quantizer, float32", func() { zero.EncodeFloat32(make([]byte, 64), make([]float32, 32)) })
 	}
-	mustPanic(t, "short dst", func() { q.EncodeFloat64(make([]byte, 3), make([]float64, 2)) })
-	mustPanic(t, "short src", func() { q.DecodeFloat64(make([]float64, 2), make([]byte, 3)) })
-	mustPanic(t, "short dst, long src", func() { q.EncodeFloat32(make([]byte, 63), make([]float32, 32)) })
-	var zero Quantizer
-	mustPanic(t, "zero Quantizer", func() { zero.EncodeFloat64(make([]byte, 64), make([]float64, 32)) })
+	mustPanic(t, "unsupported kernel", func() {
+		q := mustNew(t, Int16, -1, 1)
+		q.EncodeFloat32With(Kernel(9), make([]byte, 64), make([]float32, 32))
+	})
 }
 
 func mustPanic(t *testing.T, name string, f func()) {
@@ -349,17 +366,23 @@ func TestKernelsNoAllocs(t *testing.T) {
 	out64 := make([]float64, 1000)
 	out32 := make([]float32, 1000)
 	dst := make([]byte, 2000)
-	for _, w := range wireTypes {
-		q := mustNew(t, w, -1, 1)
-		for name, f := range map[string]func(){
-			"EncodeFloat64": func() { sinkNaNs += q.EncodeFloat64(dst, src64) },
-			"EncodeFloat32": func() { sinkNaNs += q.EncodeFloat32(dst, src32) },
-			"DecodeFloat64": func() { q.DecodeFloat64(out64, dst) },
-			"DecodeFloat32": func() { q.DecodeFloat32(out32, dst) },
-			"Code":          func() { sinkNaNs += int(q.Code(0.5)) },
-		} {
-			if n := testing.AllocsPerRun(100, f); n != 0 {
-				t.Errorf("%v %s: %v allocs", w, name, n)
+	for _, k := range []Kernel{KernelPortable, KernelAVX2, KernelAVX512} {
+		if !k.Supported() {
+			continue
+		}
+		useKernel(t, k)
+		for _, w := range wireTypes {
+			q := mustNew(t, w, -1, 1)
+			for name, f := range map[string]func(){
+				"EncodeFloat64": func() { sinkNaNs += q.EncodeFloat64(dst, src64) },
+				"EncodeFloat32": func() { sinkNaNs += q.EncodeFloat32(dst, src32) },
+				"DecodeFloat64": func() { q.DecodeFloat64(out64, dst) },
+				"DecodeFloat32": func() { q.DecodeFloat32(out32, dst) },
+				"Code":          func() { sinkNaNs += int(q.Code(0.5)) },
+			} {
+				if n := testing.AllocsPerRun(100, f); n != 0 {
+					t.Errorf("%v %v %s: %v allocs", k, w, name, n)
+				}
 			}
 		}
 	}

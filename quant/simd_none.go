@@ -4,11 +4,11 @@ package quant
 
 // Without GOEXPERIMENT=simd on amd64 there are no vector kernels.
 
-func simdEncodeFloat32(*Quantizer, []byte, []float32, *int) bool { return false }
-func simdEncodeFloat64(*Quantizer, []byte, []float64, *int) bool { return false }
+const simdBuild = false
 
-// SIMD reports whether the slice kernels use vector instructions.
-func SIMD() bool { return false }
+func simdSupported(Kernel) bool { return false }
 
-func simdDecodeFloat64(*Quantizer, []float64, []byte) bool { return false }
-func simdDecodeFloat32(*Quantizer, []float32, []byte) bool { return false }
+func simdEncodeFloat32(Kernel, *Quantizer, []byte, []float32, *int) bool { return false }
+func simdEncodeFloat64(Kernel, *Quantizer, []byte, []float64, *int) bool { return false }
+func simdDecodeFloat64(Kernel, *Quantizer, []float64, []byte) bool       { return false }
+func simdDecodeFloat32(Kernel, *Quantizer, []float32, []byte) bool       { return false }

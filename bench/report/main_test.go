@@ -104,6 +104,17 @@ func find(rows []Row, fig, metric string) *Row {
 	return nil
 }
 
+// findBase is find for the row of fig and metric beside base, or the first
+// row of fig and metric if there is none.
+func findBase(rows []Row, fig, metric, base string) *Row {
+	for i := range rows {
+		if rows[i].Figure == fig && rows[i].Metric == metric && rows[i].Base == base {
+			return &rows[i]
+		}
+	}
+	return find(rows, fig, metric)
+}
+
 func TestPair(t *testing.T) {
 	rows := Pair(parseFile(t, "testdata/raw.txt"), Rules())
 	cases := []struct {
@@ -120,9 +131,15 @@ func TestPair(t *testing.T) {
 		{"Sustained/64KiB-65507B", "wire-MB/s", "Loopback/65507B", 233.91 / 2950.30, true},
 		{"Sustained/Burst", "cap-MB/s", "Loopback/1400B", 80.25 / 110.36, false},
 		{"Sustained/Burst", "updates/s", "Sustained/Burst", 5490.0 / 19752, false},
+		{"EncodeAVX2/f32-uint8", "ns/elem", "Baseline/f32-uint8", 0.3 / 0.4, false},
+		// Encode/f32-* beside the float32 C kernel measured in bench/cref.
+		{"Encode/f32-uint8", "ns/elem", "bench/cref: VsC/O3-native/f32-uint8", 1.2 / 0.2, true},
+		{"VsC/O3-native/f32-uint8", "go-ns/elem", "VsC/O3-native/f32-uint8", 0.22 / 0.2, false},
+		{"VsC/O3-x86-64-v3/avx2/f32-uint8", "go-ns/elem", "VsC/O3-x86-64-v3/avx2/f32-uint8", 0.4 / 0.25, true},
+		{"VsC/O3-x86-64-v3/avx2/f64-uint8", "go-ns/elem", "VsC/O3-x86-64-v3/avx2/f64-uint8", 0.45 / 1.5, false},
 	}
 	for _, c := range cases {
-		r := find(rows, c.fig, c.metric)
+		r := findBase(rows, c.fig, c.metric, c.base)
 		if r == nil {
 			t.Errorf("%s %s: no row", c.fig, c.metric)
 			continue
@@ -130,6 +147,17 @@ func TestPair(t *testing.T) {
 		if r.Base != c.base || math.Abs(r.Ratio-c.ratio) > 1e-9 || r.Past != c.past {
 			t.Errorf("%s %s: base %q ratio %v past %v, want %q %v %v", c.fig, c.metric, r.Base, r.Ratio, r.Past, c.base, c.ratio, c.past)
 		}
+	}
+	// Each float32 VsC figure is paired with the float32 C kernel (c32) by
+	// its budget rule and with the exact C kernel (c) by the general one.
+	var bases []string
+	for _, r := range rows {
+		if r.Figure == "VsC/O3-native/f32-uint8" {
+			bases = append(bases, r.BaseMetric)
+		}
+	}
+	if strings.Join(bases, " ") != "c32-ns/elem c-ns/elem" {
+		t.Errorf("VsC/O3-native/f32-uint8 baselines %v, want c32-ns/elem then c-ns/elem", bases)
 	}
 	// The fifo wake figure's baseline was skipped: the row stays, without a ratio.
 	r := find(rows, "WakeLatency/1000Hz/Default/fifo", "p50-wake-µs")
@@ -201,6 +229,8 @@ func TestWrite(t *testing.T) {
 		"## Skipped",
 		"- bench: Cyclictest/1000Hz/fifo: cyclictest [-q]: exit status 1: permission denied",
 		"| rt | WakeLatency/1000Hz/Default | 1017274 | 36.00 | 0 |",
+		"| Encode/f32-uint8 | ns/elem | 1.20 | bench/cref: VsC/O3-native/f32-uint8 (c32-ns/elem) | 0.2 | **6.00×** | ≤ 1.2× **past** |",
+		"| VsC/O3-x86-64-v3/avx2/f32-uint8 | go-ns/elem | 0.4 | VsC/O3-x86-64-v3/avx2/f32-uint8 (c32-ns/elem) | 0.25 | **1.60×** | ≤ 1.5× **past** |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
