@@ -3,7 +3,7 @@
 // FastLock is MARTe2's FastPollingMutexSem: a test-and-set spin-lock with a
 // bounded spin between timeout checks, an optional sleep between polls and
 // a timeout. EventSem is MARTe2's EventSem: a manual-reset event with Post,
-// Wait (with timeout), Reset, ResetWait, plus WaitReset for the
+// Wait (with timeout) and Reset, plus WaitReset for the
 // latest-value-wins hand-off:
 //
 //  1. The RT thread writes its data under a FastLock, unlocks, and calls

@@ -28,9 +28,6 @@ type EventSem struct {
 	state atomic.Uint32
 }
 
-// NewEventSem returns a reset EventSem (the zero value is as good).
-func NewEventSem() *EventSem { return new(EventSem) }
-
 // Post sets the event and wakes every parked waiter.
 func (e *EventSem) Post() {
 	for {
@@ -72,12 +69,6 @@ func (e *EventSem) Wait(timeout time.Duration) error {
 // call. This is the consumer half of the latest-value-wins pattern.
 func (e *EventSem) WaitReset(timeout time.Duration) error {
 	return e.wait(timeout, true)
-}
-
-// ResetWait is MARTe2's EventSem::ResetWait: Reset, then Wait.
-func (e *EventSem) ResetWait(timeout time.Duration) error {
-	e.Reset()
-	return e.wait(timeout, false)
 }
 
 func (e *EventSem) wait(timeout time.Duration, reset bool) error {

@@ -80,6 +80,3 @@ func (l *FastLock) FastLock(timeout, sleep time.Duration) error {
 func (l *FastLock) FastUnLock() {
 	l.v.Store(0)
 }
-
-// Locked reports whether the lock is held at the instant of the call.
-func (l *FastLock) Locked() bool { return l.v.Load() != 0 }
