@@ -69,16 +69,17 @@ func TestRTToNetThread(t *testing.T) {
 
 	var seen, skipped, last, lastCounter atomic.Uint32
 	var backwards atomic.Uint32
-	first := true
-	net, err := netthread.StartLoop(netthread.Config{Name: "net", CPUMask: netMask, Wake: sem.Post},
-		netthread.LoopFunc(func() error {
-			if first {
-				first = false
-				m, _ := cpu.CurrentThreadAffinity()
-				netInside.Store(uint64(m))
+	net, err := netthread.Start(netthread.Config{Name: "net", CPUMask: netMask, Wake: sem.Post}, func(stop <-chan struct{}) {
+		m, _ := cpu.CurrentThreadAffinity()
+		netInside.Store(uint64(m))
+		for {
+			select {
+			case <-stop:
+				return
+			default:
 			}
-			if err := sem.WaitReset(50 * time.Millisecond); err != nil {
-				return nil // timeout: Stop is checked by the loop
+			if sem.WaitReset(50*time.Millisecond) != nil {
+				continue // timeout: check stop
 			}
 			lock.FastLock(rtsync.Forever, time.Microsecond)
 			v, c := buf[0], buf[1]
@@ -93,8 +94,8 @@ func TestRTToNetThread(t *testing.T) {
 				last.Store(v)
 				lastCounter.Store(c)
 			}
-			return nil
-		}))
+		}
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
