@@ -12,23 +12,18 @@ import (
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
-// GAM is one step of the cycle: a MARTe2 GAM or broker. Execute runs on the
-// RT thread, must not block, and should not allocate. A non-nil error is
-// counted against the step and the cycle goes on.
-type GAM interface {
+// Executable is one step of the cycle, MARTe2's ExecutableI: a GAM or a
+// broker. Execute runs on the RT thread, must not block, and should not
+// allocate. A non-nil error is counted against the step and the cycle goes
+// on.
+type Executable interface {
 	Execute() error
 }
-
-// GAMFunc adapts a function to GAM.
-type GAMFunc func() error
-
-// Execute calls f.
-func (f GAMFunc) Execute() error { return f() }
 
 // Step is a named GAM or broker. The name labels its statistics.
 type Step struct {
 	Name string
-	Exec GAM
+	Exec Executable
 }
 
 // SleepNature says how the RT thread waits for its next deadline, as

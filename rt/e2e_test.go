@@ -37,7 +37,7 @@ func TestRTToNetThread(t *testing.T) {
 		netInside atomic.Uint64
 		th        *Thread
 	)
-	gam := GAMFunc(func() error {
+	gam := stepFunc(func() error {
 		if seq == 0 {
 			m, _ := cpu.CurrentThreadAffinity()
 			rtInside.Store(uint64(m))

@@ -14,6 +14,11 @@ import (
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
+// stepFunc makes a test's closure a step.
+type stepFunc func() error
+
+func (f stepFunc) Execute() error { return f() }
+
 func nop() error { return nil }
 
 func TestValidate(t *testing.T) {
@@ -97,7 +102,7 @@ func TestRunOrderCounterAndFailures(t *testing.T) {
 		times  []uint32
 	)
 	boom := errors.New("boom")
-	rec := func(name string, fail bool) GAMFunc {
+	rec := func(name string, fail bool) stepFunc {
 		return func() error {
 			if len(order) < 6 {
 				order = append(order, name)
@@ -109,7 +114,7 @@ func TestRunOrderCounterAndFailures(t *testing.T) {
 		}
 	}
 	gams := []Step{{"a", rec("a", false)}, {"b", rec("b", true)}}
-	brokers := []Step{{"out", GAMFunc(func() error {
+	brokers := []Step{{"out", stepFunc(func() error {
 		if len(counts) < 5 {
 			counts = append(counts, *th.Counter())
 			times = append(times, *th.Time())
@@ -191,7 +196,7 @@ func TestOverrunSkipsPeriods(t *testing.T) {
 	var th *Thread
 	var cycles atomic.Uint64
 	var seen [4]uint32
-	slow := GAMFunc(func() error {
+	slow := stepFunc(func() error {
 		n := cycles.Add(1)
 		if n <= 4 {
 			seen[n-1] = *th.Counter()
@@ -216,6 +221,36 @@ func TestOverrunSkipsPeriods(t *testing.T) {
 	}
 	if s.MaxBusy < 35*time.Millisecond || s.Steps[0].MaxExec < 35*time.Millisecond {
 		t.Errorf("busy %v exec %v", s.MaxBusy, s.Steps[0].MaxExec)
+	}
+}
+
+// TestSleepFailureIsCounted makes every sleep fail: the thread counts the
+// failures, publishes the error, and keeps its deadlines by spinning.
+func TestSleepFailureIsCounted(t *testing.T) {
+	errSleep := errors.New("sleep refused")
+	var cycles atomic.Uint64
+	count := stepFunc(func() error { cycles.Add(1); return nil })
+	th, err := New(Config{Name: "t", Period: 2 * time.Millisecond}, []Step{{"count", count}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th.sleep = func(int64) error { return errSleep }
+	if err := th.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitCycles(&cycles, 5)
+	if err := th.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	s := th.Stats()
+	if s.SleepFailures < 5 || !errors.Is(s.LastSleepErr, errSleep) {
+		t.Errorf("%d sleep failures, last %v", s.SleepFailures, s.LastSleepErr)
+	}
+	if err := s.Err(); !errors.Is(err, errSleep) || !strings.Contains(err.Error(), "sleeps failed") {
+		t.Errorf("Err() = %v", err)
+	}
+	if s.MinLatency < 0 {
+		t.Errorf("a cycle started %v before its deadline", -s.MinLatency)
 	}
 }
 
@@ -251,7 +286,7 @@ func TestAffinityAndPriority(t *testing.T) {
 	var inside atomic.Uint64
 	var policy atomic.Uint32
 	var cycles atomic.Uint64
-	probe := GAMFunc(func() error {
+	probe := stepFunc(func() error {
 		if cycles.Add(1) == 1 {
 			m, _ := cpu.CurrentThreadAffinity()
 			inside.Store(uint64(m))
@@ -331,9 +366,9 @@ func TestCycleNoAllocs(t *testing.T) {
 	var sum uint64
 	tr := &Trace{Latency: make([]int64, 64), CycleTime: make([]int64, 64)}
 	var th *Thread
-	gam := GAMFunc(func() error { sum += uint64(*th.Counter()); return nil })
-	fail := GAMFunc(func() error { return errTest })
-	count := GAMFunc(func() error { cycles.Add(1); return nil })
+	gam := stepFunc(func() error { sum += uint64(*th.Counter()); return nil })
+	fail := stepFunc(func() error { return errTest })
+	count := stepFunc(func() error { cycles.Add(1); return nil })
 	for _, n := range []SleepNature{Default, Busy, Hybrid} {
 		th, _ = New(Config{Frequency: 5000, SleepNature: n, SleepPercentage: 50, Trace: tr},
 			[]Step{{"gam", gam}, {"fail", fail}}, []Step{{"count", count}})
