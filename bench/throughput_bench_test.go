@@ -20,6 +20,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 	"golang.org/x/sys/unix"
 
+	"github.com/streamerd/streamerd/broker"
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
@@ -239,18 +240,28 @@ func (r stepResult) String() string {
 	return s
 }
 
+// counterGAM writes 1, 2, 3... into dst, one per cycle.
+type counterGAM struct {
+	dst []byte
+	n   uint32
+}
+
+func (g *counterGAM) Execute() error {
+	g.n++
+	binary.LittleEndian.PutUint32(g.dst, g.n)
+	return nil
+}
+
 // step paces Synchronise at rate for d and waits for the client to drain.
 func (h *harness) step(rate float64, d time.Duration) stepResult {
-	var n uint32
-	gam := rt.GAMFunc(func() error {
-		n++
-		binary.LittleEndian.PutUint32(h.counter, n)
-		return nil
-	})
-	sync := rt.GAMFunc(h.s.Synchronise)
+	count := &counterGAM{dst: h.counter}
+	sync, err := broker.NewMemoryMapSynchronisedOutputBroker(h.s, nil)
+	if err != nil {
+		h.tb.Fatal(err)
+	}
 	pc := h.pacer
 	pc.Frequency = rate
-	th, err := rt.New(pc, []rt.Step{{Name: "count", Exec: gam}}, []rt.Step{{Name: "sync", Exec: sync}})
+	th, err := rt.New(pc, []rt.Step{{Name: "count", Exec: count}}, []rt.Step{{Name: "sync", Exec: sync}})
 	if err != nil {
 		h.tb.Fatal(err)
 	}
@@ -268,6 +279,7 @@ func (h *harness) step(rate float64, d time.Duration) stepResult {
 		h.tb.Fatal(err)
 	}
 	el := time.Since(t0)
+	n := count.n
 	want := recv0 + uint64(n)
 	h.cl.drain(want, 200*time.Millisecond)
 	h.e2e = h.cl.takeE2E(h.e2e)

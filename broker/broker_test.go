@@ -7,7 +7,11 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/rt"
 )
+
+// The broker is a step of an rt.Thread.
+var _ rt.Executable = (*MemoryMapSynchronisedOutputBroker)(nil)
 
 // memoryDataSource is the smallest real DataSource: memory and a count of
 // Synchronise calls, with a copy of the memory taken at each one.
