@@ -3,8 +3,6 @@ package rtsync
 import (
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 const (
@@ -18,7 +16,8 @@ const (
 //
 // Post costs one atomic compare-and-swap when nobody is parked and one
 // FUTEX_WAKE system call more when somebody is; it never blocks and never
-// allocates, so the RT thread may call it. Waiters park on a Linux futex.
+// allocates, so the RT thread may call it. Waiters park on a Linux futex
+// (elsewhere on a channel: see the package doc).
 //
 // For the latest-value-wins hand-off use WaitReset on the consumer side: a
 // Post that lands while the consumer is busy is remembered once, so the
@@ -76,7 +75,6 @@ func (e *EventSem) wait(timeout time.Duration, reset bool) error {
 	if timeout > 0 {
 		start = time.Now()
 	}
-	var ts unix.Timespec
 	for {
 		old := e.state.Load()
 		if old&semPosted != 0 {
@@ -91,15 +89,12 @@ func (e *EventSem) wait(timeout time.Duration, reset bool) error {
 		if old&semWaiters == 0 && !e.state.CompareAndSwap(old, old|semWaiters) {
 			continue
 		}
-		tsp := (*unix.Timespec)(nil)
+		left := Forever
 		if timeout > 0 {
-			left := timeout - time.Since(start)
-			if left <= 0 {
+			if left = timeout - time.Since(start); left <= 0 {
 				return ErrTimeout
 			}
-			ts = unix.NsecToTimespec(int64(left))
-			tsp = &ts
 		}
-		futexWait(&e.state, old|semWaiters, tsp) // EINTR, EAGAIN, ETIMEDOUT: re-check
+		futexWait(&e.state, old|semWaiters, left) // woken, timed out or interrupted: re-check
 	}
 }
