@@ -8,9 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -84,10 +82,8 @@ func sustainCases() []sustainCase {
 // Each case runs twice. The plain variant is the UDPStreamer as its Config
 // allows today: network thread and pacer unpinned under normal scheduling.
 // The "fifo" variant pins the pacer to CPU 0 at SCHED_FIFO 80 and the
-// network thread to CPU 1 at SCHED_FIFO 70; udpstreamer.Config has no
-// priority for its network thread, so the benchmark finds that thread by its
-// affinity and sets the policy from outside, standing in for the missing
-// option. It is skipped with one CPU or without permission.
+// network thread to CPU 1 at SCHED_FIFO 70 (udpstreamer.Config's CPUMask
+// and Priority). It is skipped with one CPU or without permission.
 func BenchmarkSustained(b *testing.B) {
 	full := sustainDuration(b)
 	short := min(full, sustainDefault)
@@ -175,7 +171,7 @@ func newHarness(tb testing.TB, cfg udpstreamer.Config, fifo bool) *harness {
 		if online, _ := cpu.OnlineMask(); !online.Has(0) || !online.Has(1) {
 			tb.Skip("fifo variant needs CPUs 0 and 1")
 		}
-		cfg.CPUMask = cpu.Of(netCPU)
+		cfg.CPUMask, cfg.Priority = cpu.Of(netCPU), netPriority
 		pacer.CPUMask, pacer.Priority = cpu.Of(0), pacerPriority
 	}
 	ms := metrics.NewSet()
@@ -187,13 +183,10 @@ func newHarness(tb testing.TB, cfg udpstreamer.Config, fifo bool) *harness {
 		tb.Fatal(err)
 	}
 	if err := s.PrepareNextState(); err != nil {
-		tb.Fatal(err)
-	}
-	if fifo {
-		if err := prioritiseNetThread(); err != nil {
-			s.Stop()
+		if fifo && errors.Is(err, unix.EPERM) {
 			tb.Skip(err)
 		}
+		tb.Fatal(err)
 	}
 	h := &harness{tb: tb, pacer: pacer, s: s, counter: s.GetSignalMemoryBuffer(0),
 		wireBytes: s.PayloadSize() + s.FragmentCount()*wire.HeaderSize,
@@ -302,39 +295,6 @@ const (
 	pacerPriority = 80
 	netPriority   = 70
 )
-
-// prioritiseNetThread sets SCHED_FIFO netPriority on the one thread of this
-// process whose affinity is exactly netCPU: the UDPStreamer's network
-// thread, pinned there by its CPUMask. (udpstreamer.Config has no priority
-// for that thread; this stands in for one.)
-func prioritiseNetThread() error {
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return err
-	}
-	want := strconv.Itoa(netCPU)
-	var tids []int
-	for _, t := range tasks {
-		st, err := os.ReadFile("/proc/self/task/" + t.Name() + "/status")
-		if err != nil {
-			continue
-		}
-		for line := range strings.Lines(string(st)) {
-			if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok && strings.TrimSpace(v) == want {
-				tid, _ := strconv.Atoi(t.Name())
-				tids = append(tids, tid)
-			}
-		}
-	}
-	if len(tids) != 1 {
-		return fmt.Errorf("found %d threads pinned to CPU %d, want the network thread alone", len(tids), netCPU)
-	}
-	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: netPriority}
-	if err := unix.SchedSetAttr(tids[0], &attr, 0); err != nil {
-		return fmt.Errorf("SCHED_FIFO on the network thread: %w", err)
-	}
-	return nil
-}
 
 // searchResult is the outcome of one search.
 type searchResult struct {
