@@ -21,6 +21,19 @@ func benchInput() ([]float64, []float32) {
 	return s64, s32
 }
 
+// benchElems runs f as the sub-benchmark name over benchN elements of
+// bytes bytes in all, and reports ns per element.
+func benchElems(b *testing.B, name string, bytes int, f func()) {
+	b.Run(name, func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(bytes))
+		for b.Loop() {
+			f()
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
+	})
+}
+
 // BenchmarkEncode measures the selected encode kernel (SIMD when built with
 // GOEXPERIMENT=simd on a capable CPU) for every source/wire pair; SetBytes
 // counts source bytes.
@@ -29,22 +42,8 @@ func BenchmarkEncode(b *testing.B) {
 	for _, w := range wireTypes {
 		q := mustNew(b, w, -1, 1)
 		dst := make([]byte, benchN*w.Size())
-		b.Run("f32-"+w.String(), func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(4 * benchN)
-			for b.Loop() {
-				sinkNaNs += q.EncodeFloat32(dst, s32)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
-		})
-		b.Run("f64-"+w.String(), func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(8 * benchN)
-			for b.Loop() {
-				sinkNaNs += q.EncodeFloat64(dst, s64)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
-		})
+		benchElems(b, "f32-"+w.String(), 4*benchN, func() { sinkNaNs += q.EncodeFloat32(dst, s32) })
+		benchElems(b, "f64-"+w.String(), 8*benchN, func() { sinkNaNs += q.EncodeFloat64(dst, s64) })
 	}
 }
 
@@ -54,22 +53,8 @@ func BenchmarkEncodePortable(b *testing.B) {
 	for _, w := range wireTypes {
 		q := mustNew(b, w, -1, 1)
 		dst := make([]byte, benchN*w.Size())
-		b.Run("f32-"+w.String(), func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(4 * benchN)
-			for b.Loop() {
-				sinkNaNs += encodePortable(&q, dst, s32)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
-		})
-		b.Run("f64-"+w.String(), func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(8 * benchN)
-			for b.Loop() {
-				sinkNaNs += encodePortable(&q, dst, s64)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
-		})
+		benchElems(b, "f32-"+w.String(), 4*benchN, func() { sinkNaNs += encodePortable(&q, dst, s32) })
+		benchElems(b, "f64-"+w.String(), 8*benchN, func() { sinkNaNs += encodePortable(&q, dst, s64) })
 	}
 }
 
@@ -83,56 +68,23 @@ func BenchmarkBaseline(b *testing.B) {
 	}
 	u8, i8 := make([]uint8, benchN), make([]int8, benchN)
 	u16, i16 := make([]uint16, benchN), make([]int16, benchN)
-	run := func(name string, bytes int64, f func()) {
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(bytes)
-			for b.Loop() {
-				f()
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
-		})
+	benchElems(b, "f32-uint8", 4*benchN, func() { convert(u8, s32) })
+	benchElems(b, "f64-uint8", 8*benchN, func() { convert(u8, s64) })
+	benchElems(b, "f32-int8", 4*benchN, func() { convert(i8, s32) })
+	benchElems(b, "f64-int8", 8*benchN, func() { convert(i8, s64) })
+	benchElems(b, "f32-uint16", 4*benchN, func() { convert(u16, s32) })
+	benchElems(b, "f64-uint16", 8*benchN, func() { convert(u16, s64) })
+	benchElems(b, "f32-int16", 4*benchN, func() { convert(i16, s32) })
+	benchElems(b, "f64-int16", 8*benchN, func() { convert(i16, s64) })
+}
+
+// convert is the bare conversion loop of BenchmarkBaseline. Each
+// instantiation is compiled for its own types (they differ in GC shape), as
+// a hand-written loop would be.
+func convert[D uint8 | int8 | uint16 | int16, S float32 | float64](dst []D, src []S) {
+	for i := range src {
+		dst[i] = D(src[i])
 	}
-	run("f32-uint8", 4*benchN, func() {
-		for i := range s32 {
-			u8[i] = uint8(s32[i])
-		}
-	})
-	run("f64-uint8", 8*benchN, func() {
-		for i := range s64 {
-			u8[i] = uint8(s64[i])
-		}
-	})
-	run("f32-int8", 4*benchN, func() {
-		for i := range s32 {
-			i8[i] = int8(s32[i])
-		}
-	})
-	run("f64-int8", 8*benchN, func() {
-		for i := range s64 {
-			i8[i] = int8(s64[i])
-		}
-	})
-	run("f32-uint16", 4*benchN, func() {
-		for i := range s32 {
-			u16[i] = uint16(s32[i])
-		}
-	})
-	run("f64-uint16", 8*benchN, func() {
-		for i := range s64 {
-			u16[i] = uint16(s64[i])
-		}
-	})
-	run("f32-int16", 4*benchN, func() {
-		for i := range s32 {
-			i16[i] = int16(s32[i])
-		}
-	})
-	run("f64-int16", 8*benchN, func() {
-		for i := range s64 {
-			i16[i] = int16(s64[i])
-		}
-	})
 }
 
 // BenchmarkDecode measures the decode kernels (client side).
@@ -144,21 +96,7 @@ func BenchmarkDecode(b *testing.B) {
 		q := mustNew(b, w, -1, 1)
 		src := make([]byte, benchN*w.Size())
 		q.EncodeFloat64(src, s64)
-		b.Run(w.String()+"-f64", func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(src)))
-			for b.Loop() {
-				q.DecodeFloat64(out64, src)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
-		})
-		b.Run(w.String()+"-f32", func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(src)))
-			for b.Loop() {
-				q.DecodeFloat32(out32, src)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/elem")
-		})
+		benchElems(b, w.String()+"-f64", len(src), func() { q.DecodeFloat64(out64, src) })
+		benchElems(b, w.String()+"-f32", len(src), func() { q.DecodeFloat32(out32, src) })
 	}
 }
