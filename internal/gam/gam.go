@@ -51,34 +51,14 @@ var (
 	_ GAM = (*IOGAM)(nil)
 )
 
-// newOutput allocates the memory of an output of n elements of type t as a Go
-// slice of the matching element type, so it is aligned for t.
+// newOutput allocates the memory of an output of n elements of type t,
+// backed by uint64s so that it is aligned for every type.
 func newOutput(name string, t datasource.Type, n int) Output {
-	var mem []byte
-	switch t {
-	case datasource.Uint8:
-		mem = make([]byte, n)
-	case datasource.Int8:
-		mem = datasource.Bytes(make([]int8, n))
-	case datasource.Uint16:
-		mem = datasource.Bytes(make([]uint16, n))
-	case datasource.Int16:
-		mem = datasource.Bytes(make([]int16, n))
-	case datasource.Uint32:
-		mem = datasource.Bytes(make([]uint32, n))
-	case datasource.Int32:
-		mem = datasource.Bytes(make([]int32, n))
-	case datasource.Uint64:
-		mem = datasource.Bytes(make([]uint64, n))
-	case datasource.Int64:
-		mem = datasource.Bytes(make([]int64, n))
-	case datasource.Float32:
-		mem = datasource.Bytes(make([]float32, n))
-	case datasource.Float64:
-		mem = datasource.Bytes(make([]float64, n))
-	default:
+	if !t.Valid() {
 		panic(fmt.Sprintf("gam: output %q: invalid type %v", name, t))
 	}
+	size := n * t.Size()
+	mem := datasource.Bytes(make([]uint64, (size+7)/8))[:size:size]
 	return Output{Name: name, Type: t, Elements: n, Mem: mem}
 }
 
