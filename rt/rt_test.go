@@ -145,6 +145,26 @@ func TestRunOrderCounterAndFailures(t *testing.T) {
 	if s.Running || s.Cycles < 20 || s.Steps[0].Name != "a" || s.Steps[2].Name != "out" || th.NumGAMs() != 2 {
 		t.Fatalf("stats %+v", s)
 	}
+	checkFailures(t, &s, boom)
+	checkCounterAndTime(t, counts, times)
+	checkTimings(t, &s)
+	// Restart carries on counting.
+	if err := th.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitCycles(&cycles, 3)
+	if err := th.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if s2 := th.Stats(); s2.Cycles <= s.Cycles || s2.Counter <= s.Counter {
+		t.Errorf("after restart cycles %d counter %d", s2.Cycles, s2.Counter)
+	}
+}
+
+// checkFailures checks the statistics of TestRunOrderCounterAndFailures'
+// steps: a and the broker never fail, b fails with boom every other cycle.
+func checkFailures(t *testing.T, s *Stats, boom error) {
+	t.Helper()
 	if s.Steps[0].Failures != 0 || s.Steps[1].Failures == 0 || s.Failures != s.Steps[1].Failures {
 		t.Errorf("failures: %+v", s.Steps)
 	}
@@ -154,7 +174,13 @@ func TestRunOrderCounterAndFailures(t *testing.T) {
 	if s.Steps[2].Executions != s.Cycles {
 		t.Errorf("broker ran %d times in %d cycles", s.Steps[2].Executions, s.Cycles)
 	}
-	// Counter starts at 1 and numbers deadlines; Time is Counter × 1000 µs.
+}
+
+// checkCounterAndTime checks the built-in signals the steps saw in the
+// first cycles of a 1 kHz thread: Counter starts at 1 and numbers
+// deadlines; Time is Counter × 1000 µs.
+func checkCounterAndTime(t *testing.T, counts, times []uint32) {
+	t.Helper()
 	if counts[0] != 1 {
 		t.Errorf("first Counter %d, want 1", counts[0])
 	}
@@ -164,6 +190,11 @@ func TestRunOrderCounterAndFailures(t *testing.T) {
 			break
 		}
 	}
+}
+
+// checkTimings checks that the thread's timings are consistent.
+func checkTimings(t *testing.T, s *Stats) {
+	t.Helper()
 	if uint64(s.Counter) != s.Cycles+s.MissedPeriods {
 		t.Errorf("Counter %d != cycles %d + missed %d", s.Counter, s.Cycles, s.MissedPeriods)
 	}
@@ -176,17 +207,6 @@ func TestRunOrderCounterAndFailures(t *testing.T) {
 	}
 	if hist != s.Cycles {
 		t.Errorf("histogram holds %d of %d cycles", hist, s.Cycles)
-	}
-	// Restart carries on counting.
-	if err := th.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitCycles(&cycles, 3)
-	if err := th.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	if s2 := th.Stats(); s2.Cycles <= s.Cycles || s2.Counter <= s.Counter {
-		t.Errorf("after restart cycles %d counter %d", s2.Cycles, s2.Counter)
 	}
 }
 
