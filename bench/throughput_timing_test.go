@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"net/netip"
 	"runtime"
@@ -175,17 +173,11 @@ func newHarness(tb testing.TB, cfg udpstreamer.Config, fifo bool) *harness {
 		pacer.CPUMask, pacer.Priority = cpu.Of(0), pacerPriority
 	}
 	ms := metrics.NewSet()
-	s, err := udpstreamer.New(cfg, ms, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s, err := startStreamer(tb, cfg, ms)
+	if fifo && errors.Is(err, unix.EPERM) {
+		tb.Skip(err)
+	}
 	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := s.AllocateMemory(); err != nil {
-		tb.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		if fifo && errors.Is(err, unix.EPERM) {
-			tb.Skip(err)
-		}
 		tb.Fatal(err)
 	}
 	h := &harness{tb: tb, pacer: pacer, s: s, counter: s.GetSignalMemoryBuffer(0),
