@@ -42,24 +42,21 @@ const (
 	Hybrid
 )
 
+var sleepNatureNames = [...]string{Default: "Default", Busy: "Busy", Hybrid: "Hybrid"}
+
 // String returns the MARTe2 spelling.
 func (s SleepNature) String() string {
-	switch s {
-	case Default:
-		return "Default"
-	case Busy:
-		return "Busy"
-	case Hybrid:
-		return "Hybrid"
+	if int(s) < len(sleepNatureNames) {
+		return sleepNatureNames[s]
 	}
 	return "SleepNature(" + strconv.Itoa(int(s)) + ")"
 }
 
 // ParseSleepNature reads "Default", "Busy" or "Hybrid" (any case).
 func ParseSleepNature(s string) (SleepNature, error) {
-	for n := Default; n <= Hybrid; n++ {
-		if strings.EqualFold(s, n.String()) {
-			return n, nil
+	for n, name := range sleepNatureNames {
+		if strings.EqualFold(s, name) {
+			return SleepNature(n), nil
 		}
 	}
 	return 0, fmt.Errorf("rt: unknown SleepNature %q (want Default, Busy or Hybrid)", s)
