@@ -8,10 +8,12 @@
 //     to other goroutines. PinCurrentThread and SetFIFOPriority do the same
 //     steps by hand on a thread locked with runtime.LockOSThread.
 //  2. Once per process, optionally, LockMemory and HoldWakeLatency.
-//  3. Pace a loop with MonotonicNanos and SleepUntil (absolute deadlines);
-//     stamp with MonotonicRawNanos.
+//  3. Pace a loop with MonotonicNanos and SleepUntil (absolute deadlines;
+//     under normal scheduling, SetTimerSlack(1) first); stamp with
+//     MonotonicRawNanos.
 //
 // All functions act on the calling thread only (pid 0 in the syscalls).
 // On systems other than Linux only the zero Mask and priority 0 work (the
-// rest returns ErrNotSupported) and the clocks are the Go runtime's.
+// rest returns ErrNotSupported) and the clocks are the Go runtime's. The
+// portable build tag selects that code on Linux, to test it there.
 package cpu

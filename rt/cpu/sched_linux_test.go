@@ -103,3 +103,18 @@ func TestStartThreadIsLocked(t *testing.T) {
 		}
 	})
 }
+
+func TestSetTimerSlack(t *testing.T) {
+	if err := SetTimerSlack(0); err == nil {
+		t.Error("zero slack accepted")
+	}
+	onNewThread(func() {
+		if err := SetTimerSlack(1); err != nil {
+			t.Error(err)
+			return
+		}
+		if got, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0); err != nil || got != 1 {
+			t.Errorf("timer slack %d, %v; want 1", got, err)
+		}
+	})
+}

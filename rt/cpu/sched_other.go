@@ -2,7 +2,10 @@
 
 package cpu
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // PinCurrentThread accepts only the zero Mask (no pinning) here: other
 // systems have no sched_setaffinity.
@@ -26,3 +29,8 @@ func SetFIFOPriority(prio int) error {
 
 // LockMemory returns ErrNotSupported.
 func LockMemory() error { return fmt.Errorf("cpu: mlockall: %w", ErrNotSupported) }
+
+// SetTimerSlack returns ErrNotSupported: timer slack is Linux's.
+func SetTimerSlack(d time.Duration) error {
+	return fmt.Errorf("cpu: timer slack %v: %w", d, ErrNotSupported)
+}
