@@ -211,7 +211,7 @@ func (t *Thread) Stop() error {
 }
 
 // clock converts between the vDSO clock behind time.Since (CLOCK_MONOTONIC)
-// and absolute CLOCK_MONOTONIC timespecs for clock_nanosleep.
+// and the absolute deadlines of cpu.SleepUntil (cpu.MonotonicNanos).
 type clock struct {
 	base time.Time
 	off  int64 // CLOCK_MONOTONIC ns at base
