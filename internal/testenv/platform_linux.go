@@ -1,4 +1,4 @@
-//go:build linux && !portable
+//go:build !portable
 
 package testenv
 
