@@ -201,12 +201,16 @@ func (e *errSlot) set(err error) {
 	}
 }
 
-// get returns the recorded error, waiting for the RT thread's set if one is
-// under way (a few ns).
-func (e *errSlot) get() error {
+// getIf returns the recorded error if failed is true, else nil. It waits
+// for the RT thread's set if one is under way (a few ns).
+func (e *errSlot) getIf(failed bool) error {
+	if !failed {
+		return nil
+	}
 	e.lock.FastLock(rtsync.Forever, time.Microsecond)
-	defer e.lock.FastUnLock()
-	return e.err
+	err := e.err
+	e.lock.FastUnLock()
+	return err
 }
 
 // publish copies a into s under the seqlock. Only the RT thread calls it.
@@ -216,7 +220,9 @@ func (s *shared) publish(a *acc) {
 	s.overruns.Store(a.overruns)
 	s.missed.Store(a.missed)
 	s.failures.Store(a.failures)
-	s.sleepFailures.Store(a.sleepFailures)
+	if s.sleepFailures.Load() != a.sleepFailures { // rare: spare the store
+		s.sleepFailures.Store(a.sleepFailures)
+	}
 	s.counter.Store(a.counter)
 	s.lastCycle.Store(a.lastCycle)
 	s.minCycle.Store(a.minCycle)
@@ -293,8 +299,10 @@ func (s *shared) read(dst *Stats) {
 			runtime.Gosched()
 		}
 	}
+	// The errors, only where the snapshot counts failures: an error is
+	// recorded before the failure is published, so none is missed.
 	for i := range s.steps {
-		dst.Steps[i].LastErr = s.steps[i].err.get()
+		dst.Steps[i].LastErr = s.steps[i].err.getIf(dst.Steps[i].Failures > 0)
 	}
-	dst.LastSleepErr = s.sleepErr.get()
+	dst.LastSleepErr = s.sleepErr.getIf(dst.SleepFailures > 0)
 }
