@@ -80,29 +80,6 @@ type Waveform struct {
 // allocated and zeroed. Every broken rule is reported (errors.Join of
 // *ConfigError naming the GAM and the parameter).
 func NewWaveform(name string, cfg WaveformConfig) (*Waveform, error) {
-	if err := errors.Join(checkWaveform(name, cfg)...); err != nil {
-		return nil, err
-	}
-	w := &Waveform{name: name, cfg: cfg}
-	step, errs := w.setTimeBase()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	if cfg.Shape <= Sawtooth { // periodic
-		w.setPhase(step)
-	}
-	w.outputs[0] = newOutput(name, cfg.Type, cfg.Elements)
-	if cfg.Type == datasource.Float64 {
-		w.vals = datasource.View[float64](w.outputs[0].Mem)
-	} else {
-		w.vals = make([]float64, cfg.Elements)
-	}
-	return w, nil
-}
-
-// checkWaveform returns every rule cfg breaks on its own, each parameter
-// checked apart from the others.
-func checkWaveform(name string, cfg WaveformConfig) []error {
 	var errs []error
 	bad := func(p, format string, args ...any) { errs = append(errs, paramError(name, p, format, args...)) }
 	if name == "" {
@@ -137,15 +114,13 @@ func checkWaveform(name string, cfg WaveformConfig) []error {
 	if cfg.CyclePeriod < 0 {
 		bad("CyclePeriod", "must be ≥ 0, got %v", cfg.CyclePeriod)
 	}
-	return errs
-}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
 
-// setTimeBase chooses what an index counts (samples or cycles) and how
-// far one Execute advances it, and returns the phase step per index in
-// cycles, or the rules the combination of parameters breaks.
-func (w *Waveform) setTimeBase() (step float64, errs []error) {
-	cfg := &w.cfg
+	w := &Waveform{name: name, cfg: cfg}
 	w.perElement = cfg.Shape == Noise || (cfg.Elements > 1 && cfg.SamplingRate > 0)
+	var step float64 // cycles per index
 	if w.perElement {
 		w.adv = uint64(cfg.Elements)
 		step = cfg.Frequency / cfg.SamplingRate
@@ -156,31 +131,36 @@ func (w *Waveform) setTimeBase() (step float64, errs []error) {
 		w.tMul, w.tDiv = float64(cfg.CyclePeriod), 1e9
 		timed := cfg.Shape == Ramp || (cfg.Frequency > 0 && (cfg.Shape == Sine || cfg.Shape == Square || cfg.Shape == Triangle || cfg.Shape == Sawtooth))
 		if timed && cfg.CyclePeriod == 0 {
-			errs = append(errs, paramError(w.name, "CyclePeriod", "must be > 0: a %v %s takes its time from the cycle count", cfg.Shape, timeBaseName(*cfg)))
+			bad("CyclePeriod", "must be > 0: a %v %s takes its time from the cycle count", cfg.Shape, timeBaseName(cfg))
 		}
 	}
 	if cfg.Shape > Sawtooth {
 		step = 0 // not periodic: Frequency is ignored
 	}
 	if math.IsInf(step*(1<<32), 0) || math.IsNaN(step) {
-		errs = append(errs, paramError(w.name, "Frequency", "%v Hz is too high for the time base", cfg.Frequency))
+		bad("Frequency", "%v Hz is too high for the time base", cfg.Frequency)
 	}
-	return step, errs
-}
-
-// setPhase prepares the exact phase reduction of a periodic shape: step
-// (cycles per index) split for the 32-bit halves of an index, the initial
-// phase, and the per-sample rotation of a sine array.
-func (w *Waveform) setPhase(step float64) {
-	w.stepLo = step - math.Floor(step)
-	hi := step * (1 << 32)
-	w.stepHi = hi - math.Floor(hi)
-	p := w.cfg.Phase / (2 * math.Pi)
-	w.phase0 = p - math.Floor(p)
-	if w.phase0 >= 1 {
-		w.phase0 = 0
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
-	w.rotSin, w.rotCos = math.Sincos(2 * math.Pi * w.stepLo)
+	if cfg.Shape <= Sawtooth { // periodic
+		w.stepLo = step - math.Floor(step)
+		hi := step * (1 << 32)
+		w.stepHi = hi - math.Floor(hi)
+		p := cfg.Phase / (2 * math.Pi)
+		w.phase0 = p - math.Floor(p)
+		if w.phase0 >= 1 {
+			w.phase0 = 0
+		}
+		w.rotSin, w.rotCos = math.Sincos(2 * math.Pi * w.stepLo)
+	}
+	w.outputs[0] = newOutput(name, cfg.Type, cfg.Elements)
+	if cfg.Type == datasource.Float64 {
+		w.vals = datasource.View[float64](w.outputs[0].Mem)
+	} else {
+		w.vals = make([]float64, cfg.Elements)
+	}
+	return w, nil
 }
 
 func timeBaseName(cfg WaveformConfig) string {
