@@ -9,7 +9,7 @@ FUZZTIME  ?= 20s
 BENCHTIME ?= 1s
 CONFIG    ?= configs/app.toml
 
-.PHONY: all build test fmt-check vet unit race noalloc simd-test bench-smoke bench fuzz run check soak clean
+.PHONY: all build test fmt-check vet unit race noalloc simd-test portable bench-smoke bench fuzz run check soak clean
 
 all: build
 
@@ -20,7 +20,7 @@ build:
 # and fuzz-seed tests without it (the race detector allocates), the quant
 # tests with the SIMD experiment, and every benchmark for one iteration so
 # none rots. No timing is asserted anywhere.
-test: fmt-check vet race noalloc simd-test bench-smoke
+test: fmt-check vet race noalloc simd-test portable bench-smoke
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -41,6 +41,14 @@ simd-test:
 	$(SIMD) $(GO) vet ./quant/ ./bench/cref/
 	$(SIMD) $(GO) test -race -count=1 ./quant/ ./bench/cref/
 	GOAMD64=v3 $(SIMD) $(GO) test -count=1 ./quant/
+
+# portable: the tree vetted for macOS, and the fallbacks used off Linux
+# (channel-parked EventSem, unpinned threads, time.Sleep pacing, sendto
+# only) selected on Linux by the portable tag and tested here.
+portable:
+	GOOS=darwin $(GO) vet ./...
+	$(GO) vet -tags portable ./...
+	$(GO) test -race -count=1 -tags portable ./rt/... ./netthread/ ./internal/udpsend/
 
 bench-smoke:
 	$(SIMD) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 15m ./...

@@ -81,6 +81,3 @@ func (b *MemoryMapSynchronisedOutputBroker) Execute() error {
 	}
 	return b.synchronise()
 }
-
-// Copies returns the number of entries in the copy table.
-func (b *MemoryMapSynchronisedOutputBroker) Copies() int { return len(b.copies) }

@@ -1,13 +1,16 @@
 package broker
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/rt"
 )
+
+// The broker is a step of an rt.Thread.
+var _ rt.Executable = (*MemoryMapSynchronisedOutputBroker)(nil)
 
 // memoryDataSource is the smallest real DataSource: memory and a count of
 // Synchronise calls, with a copy of the memory taken at each one.
@@ -115,94 +118,5 @@ func TestExecuteNoAllocs(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(1000, func() { counter[0]++; _ = b.Execute() }); n != 0 {
 		t.Errorf("Execute: %v allocs", n)
-	}
-}
-
-func BenchmarkExecute(b *testing.B) {
-	for _, size := range []int{64, 4096, 65536} {
-		b.Run(fmt.Sprintf("%dB", size), func(b *testing.B) {
-			d := &memoryDataSource{sigs: []datasource.Signal{{Name: "A", Type: datasource.Uint8, NumberOfDimensions: 1, NumberOfElements: size}}}
-			d.AllocateMemory()
-			src := make([]byte, size)
-			br, err := NewMemoryMapSynchronisedOutputBroker(d, []Output{{Signal: "A", Src: src}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			b.SetBytes(int64(size))
-			for b.Loop() {
-				_ = br.Execute()
-			}
-		})
-	}
-}
-
-func TestForceWinsUntilReleased(t *testing.T) {
-	d := newDS(t)
-	counter := []uint32{0}
-	b, err := NewMemoryMapSynchronisedOutputBroker(d, []Output{{Signal: "Counter", Src: datasource.Bytes(counter)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f Forces
-	b.SetForces(&f)
-	f.Force(0, d.GetSignalMemoryBuffer(0), datasource.Bytes([]uint32{777}))
-	f.Force(3, d.GetSignalMemoryBuffer(3), datasource.Bytes([]int16{-9}))
-	for i := 1; i <= 3; i++ {
-		counter[0] = uint32(i)
-		b.Execute()
-		if got := datasource.View[uint32](d.latest[0:4])[0]; got != 777 {
-			t.Fatalf("forced counter %d", got)
-		}
-	}
-	if got := datasource.View[int16](d.latest[21:23])[0]; got != -9 {
-		t.Errorf("forced unfed signal %d", got)
-	}
-	if len(f.Forced()) != 2 {
-		t.Errorf("forced %v", f.Forced())
-	}
-	if !f.Release(0) || f.Release(0) {
-		t.Error("release reported wrong")
-	}
-	counter[0] = 42
-	b.Execute()
-	if got := datasource.View[uint32](d.latest[0:4])[0]; got != 42 {
-		t.Errorf("released counter %d", got)
-	}
-	if got := datasource.View[int16](d.latest[21:23])[0]; got != -9 {
-		t.Errorf("other force lost: %d", got)
-	}
-}
-
-func TestForceConcurrentWithExecute(t *testing.T) {
-	d := newDS(t)
-	counter := []uint32{0}
-	b, _ := NewMemoryMapSynchronisedOutputBroker(d, []Output{{Signal: "Counter", Src: datasource.Bytes(counter)}})
-	var f Forces
-	b.SetForces(&f)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for i := 0; i < 1000; i++ {
-			f.Force(0, d.GetSignalMemoryBuffer(0), datasource.Bytes([]uint32{uint32(i)}))
-			f.Release(0)
-		}
-	}()
-	for i := 0; i < 1000; i++ {
-		b.Execute()
-	}
-	<-done
-}
-
-func TestExecuteWithForcesNoAllocs(t *testing.T) {
-	testenv.SkipIfRace(t)
-	d := newDS(t)
-	counter := []uint32{0}
-	b, _ := NewMemoryMapSynchronisedOutputBroker(d, []Output{{Signal: "Counter", Src: datasource.Bytes(counter)}})
-	var f Forces
-	b.SetForces(&f)
-	f.Force(1, d.GetSignalMemoryBuffer(1), []byte{1})
-	if n := testing.AllocsPerRun(1000, func() { _ = b.Execute() }); n != 0 {
-		t.Errorf("%v allocs", n)
 	}
 }

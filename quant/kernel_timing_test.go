@@ -92,46 +92,23 @@ func BenchmarkBaseline(b *testing.B) {
 	run := func(name string, bytes int64, f func()) {
 		b.Run(name, func(b *testing.B) { measure(b, bytes, f) })
 	}
-	run("f32-uint8", 4*benchN, func() {
-		for i := range s32 {
-			u8[i] = uint8(s32[i])
-		}
-	})
-	run("f64-uint8", 8*benchN, func() {
-		for i := range s64 {
-			u8[i] = uint8(s64[i])
-		}
-	})
-	run("f32-int8", 4*benchN, func() {
-		for i := range s32 {
-			i8[i] = int8(s32[i])
-		}
-	})
-	run("f64-int8", 8*benchN, func() {
-		for i := range s64 {
-			i8[i] = int8(s64[i])
-		}
-	})
-	run("f32-uint16", 4*benchN, func() {
-		for i := range s32 {
-			u16[i] = uint16(s32[i])
-		}
-	})
-	run("f64-uint16", 8*benchN, func() {
-		for i := range s64 {
-			u16[i] = uint16(s64[i])
-		}
-	})
-	run("f32-int16", 4*benchN, func() {
-		for i := range s32 {
-			i16[i] = int16(s32[i])
-		}
-	})
-	run("f64-int16", 8*benchN, func() {
-		for i := range s64 {
-			i16[i] = int16(s64[i])
-		}
-	})
+	run("f32-uint8", 4*benchN, func() { convert(u8, s32) })
+	run("f64-uint8", 8*benchN, func() { convert(u8, s64) })
+	run("f32-int8", 4*benchN, func() { convert(i8, s32) })
+	run("f64-int8", 8*benchN, func() { convert(i8, s64) })
+	run("f32-uint16", 4*benchN, func() { convert(u16, s32) })
+	run("f64-uint16", 8*benchN, func() { convert(u16, s64) })
+	run("f32-int16", 4*benchN, func() { convert(i16, s32) })
+	run("f64-int16", 8*benchN, func() { convert(i16, s64) })
+}
+
+// convert is the bare conversion loop of BenchmarkBaseline. Each
+// instantiation is compiled for its own types (they differ in GC shape), as
+// a hand-written loop would be.
+func convert[D uint8 | int8 | uint16 | int16, S float32 | float64](dst []D, src []S) {
+	for i := range src {
+		dst[i] = D(src[i])
+	}
 }
 
 // BenchmarkDecode measures the decode kernels (client side).

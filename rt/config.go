@@ -12,23 +12,18 @@ import (
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
-// GAM is one step of the cycle: a MARTe2 GAM or broker. Execute runs on the
-// RT thread, must not block, and should not allocate. A non-nil error is
-// counted against the step and the cycle goes on.
-type GAM interface {
+// Executable is one step of the cycle, MARTe2's ExecutableI: a GAM or a
+// broker. Execute runs on the RT thread, must not block, and should not
+// allocate. A non-nil error is counted against the step and the cycle goes
+// on.
+type Executable interface {
 	Execute() error
 }
-
-// GAMFunc adapts a function to GAM.
-type GAMFunc func() error
-
-// Execute calls f.
-func (f GAMFunc) Execute() error { return f() }
 
 // Step is a named GAM or broker. The name labels its statistics.
 type Step struct {
 	Name string
-	Exec GAM
+	Exec Executable
 }
 
 // SleepNature says how the RT thread waits for its next deadline, as
@@ -47,24 +42,21 @@ const (
 	Hybrid
 )
 
+var sleepNatureNames = [...]string{Default: "Default", Busy: "Busy", Hybrid: "Hybrid"}
+
 // String returns the MARTe2 spelling.
 func (s SleepNature) String() string {
-	switch s {
-	case Default:
-		return "Default"
-	case Busy:
-		return "Busy"
-	case Hybrid:
-		return "Hybrid"
+	if int(s) < len(sleepNatureNames) {
+		return sleepNatureNames[s]
 	}
 	return "SleepNature(" + strconv.Itoa(int(s)) + ")"
 }
 
 // ParseSleepNature reads "Default", "Busy" or "Hybrid" (any case).
 func ParseSleepNature(s string) (SleepNature, error) {
-	for n := Default; n <= Hybrid; n++ {
-		if strings.EqualFold(s, n.String()) {
-			return n, nil
+	for n, name := range sleepNatureNames {
+		if strings.EqualFold(s, name) {
+			return SleepNature(n), nil
 		}
 	}
 	return 0, fmt.Errorf("rt: unknown SleepNature %q (want Default, Busy or Hybrid)", s)

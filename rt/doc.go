@@ -4,9 +4,9 @@
 //
 //  1. Describe the thread in a Config (period, CPUMask, priority, sleep
 //     nature) and call Validate or New; print the warnings.
-//  2. Build the steps: GAMs (anything with Execute() error, or GAMFunc)
-//     then brokers. Steps that need the built-in signals keep the pointers
-//     from Counter and Time.
+//  2. Build the steps: GAMs then brokers, each an Executable (anything
+//     with an Execute() error method). Steps that need the built-in
+//     signals keep the pointers from Counter and Time.
 //  3. Start. Read timings from any goroutine with ReadStats into a Stats
 //     from NewStats (no allocation) and publish them to metrics there; the
 //     RT thread only fills preallocated memory.
@@ -19,7 +19,9 @@
 // sleeps with clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) on the locked
 // thread (time.Sleep would park the goroutine and go through the Go timer
 // and scheduler), restarting on EINTR (the Go runtime's preemption signal)
-// and in chunks of at most 50 ms so Stop is seen. Busy spins on the vDSO
+// and in chunks of at most 50 ms so Stop is seen. A sleep that fails
+// otherwise is counted (Stats.SleepFailures, LastSleepErr) and the thread
+// spins to that deadline instead. Busy spins on the vDSO
 // clock. Hybrid sleeps SleepPercentage of the period, counted from the
 // previous deadline, and spins the rest. Clocks are read with time.Since
 // (CLOCK_MONOTONIC through the vDSO, 25 ns), never with a system call.
@@ -34,7 +36,7 @@
 //
 // Per thread: cycles, overruns, missed periods, cycle time start-to-start
 // (MARTe2's CycleTime), wake-up latency (wake minus deadline) with a
-// histogram, busy time. Per step: executions, failures, last/max/total
+// histogram, busy time, failed sleeps. Per step: executions, failures, last/max/total
 // execution time (MARTe2's ExecTime; ReadTime and WriteTime are the
 // brokers' own steps here) and the last error. A failing step is counted
 // and the cycle goes on, as in MARTe2; Stats.Err summarises failures. The

@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"fmt"
 	"runtime"
 	"runtime/pprof"
 	"sync/atomic"
@@ -12,6 +13,80 @@ import (
 	"github.com/streamerd/streamerd/rt/cpu"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
+
+// handOff is the RT-to-network hand-off under test: the RT side writes a
+// sequence number and the Counter signal under a FastLock and posts; the
+// network side takes the latest pair and counts what it saw, skipped, or
+// saw going backwards.
+type handOff struct {
+	lock rtsync.FastLock
+	sem  rtsync.EventSem
+	buf  [2]uint32 // sequence number, Counter signal
+
+	// RT side
+	cycles   uint32 // sequence numbers to write
+	seq      uint32
+	counter  *uint32
+	finished atomic.Bool
+	rtInside atomic.Uint64
+
+	// network side
+	netInside                        atomic.Uint64
+	seen, skipped, last, lastCounter atomic.Uint32
+	backwards                        atomic.Uint32
+}
+
+// Execute is the RT thread's GAM: it writes the next sequence number until
+// cycles have been written.
+func (h *handOff) Execute() error {
+	if h.seq == 0 {
+		m, _ := cpu.CurrentThreadAffinity()
+		h.rtInside.Store(uint64(m))
+	}
+	if h.seq == h.cycles {
+		return nil
+	}
+	h.seq++
+	if err := h.lock.FastLock(rtsync.Forever, 0); err != nil {
+		return err
+	}
+	h.buf[0], h.buf[1] = h.seq, *h.counter
+	h.lock.FastUnLock()
+	h.sem.Post()
+	if h.seq == h.cycles {
+		h.finished.Store(true)
+	}
+	return nil
+}
+
+// serve is the network thread's body: take the latest pair on every Post.
+func (h *handOff) serve(stop <-chan struct{}) {
+	m, _ := cpu.CurrentThreadAffinity()
+	h.netInside.Store(uint64(m))
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		if h.sem.WaitReset(50*time.Millisecond) != nil {
+			continue // timeout: check stop
+		}
+		h.lock.FastLock(rtsync.Forever, time.Microsecond)
+		v, c := h.buf[0], h.buf[1]
+		h.lock.FastUnLock()
+		l := h.last.Load()
+		switch {
+		case v < l || c < h.lastCounter.Load():
+			h.backwards.Add(1)
+		case v > l:
+			h.seen.Add(1)
+			h.skipped.Add(v - l - 1)
+			h.last.Store(v)
+			h.lastCounter.Store(c)
+		}
+	}
+}
 
 // TestRTToNetThread is the end-to-end hand-off: an RT thread at 2 kHz runs
 // 5000 cycles of a GAM that writes a sequence number into a FastLock-guarded
@@ -26,80 +101,60 @@ func TestRTToNetThread(t *testing.T) {
 	} else {
 		t.Logf("CPUs %v: fewer than two, affinity not checked", all)
 	}
-
-	var (
-		lock      rtsync.FastLock
-		sem       rtsync.EventSem
-		buf       [2]uint32 // sequence number, Counter signal
-		seq       uint32
-		finished  atomic.Bool
-		rtInside  atomic.Uint64
-		netInside atomic.Uint64
-		th        *Thread
-	)
-	gam := GAMFunc(func() error {
-		if seq == 0 {
-			m, _ := cpu.CurrentThreadAffinity()
-			rtInside.Store(uint64(m))
-		}
-		if seq == cycles {
-			return nil
-		}
-		seq++
-		if err := lock.FastLock(rtsync.Forever, 0); err != nil {
-			return err
-		}
-		buf[0], buf[1] = seq, *th.Counter()
-		lock.FastUnLock()
-		sem.Post()
-		if seq == cycles {
-			finished.Store(true)
-		}
-		return nil
-	})
+	h := &handOff{cycles: cycles}
 	WarmThreadPool(8)
-	var err error
 	// GCOff is the run's GC policy: no GC cycle (whose start-up may
 	// allocate) can fall inside the measured window.
-	th, err = New(Config{Name: "rt", Frequency: 2000, CPUMask: rtMask, GCOff: true, MemoryLimit: 1 << 30},
-		[]Step{{Name: "writer", Exec: gam}}, nil)
+	th, err := New(Config{Name: "rt", Frequency: 2000, CPUMask: rtMask, GCOff: true, MemoryLimit: 1 << 30},
+		[]Step{{Name: "writer", Exec: h}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-
-	var seen, skipped, last, lastCounter atomic.Uint32
-	var backwards atomic.Uint32
-	first := true
-	net, err := netthread.StartLoop(netthread.Config{Name: "net", CPUMask: netMask, Wake: sem.Post},
-		netthread.LoopFunc(func() error {
-			if first {
-				first = false
-				m, _ := cpu.CurrentThreadAffinity()
-				netInside.Store(uint64(m))
-			}
-			if err := sem.WaitReset(50 * time.Millisecond); err != nil {
-				return nil // timeout: Stop is checked by the loop
-			}
-			lock.FastLock(rtsync.Forever, time.Microsecond)
-			v, c := buf[0], buf[1]
-			lock.FastUnLock()
-			l := last.Load()
-			switch {
-			case v < l || c < lastCounter.Load():
-				backwards.Add(1)
-			case v > l:
-				seen.Add(1)
-				skipped.Add(v - l - 1)
-				last.Store(v)
-				lastCounter.Store(c)
-			}
-			return nil
-		}))
+	h.counter = th.Counter()
+	net, err := netthread.Start(netthread.Config{Name: "net", CPUMask: netMask, Wake: h.sem.Post}, h.serve)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer net.Stop()
 
+	mallocs, threads := runMeasured(t, th, &h.finished)
+	for h.last.Load() != cycles {
+		time.Sleep(time.Millisecond)
+	}
+	if err := net.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	s := th.Stats()
+	t.Logf("RT: %d cycles, %d overruns, %d missed periods, wake-up latency max %v; net: seen %d, skipped %d",
+		s.Cycles, s.Overruns, s.MissedPeriods, s.MaxLatency, h.seen.Load(), h.skipped.Load())
+	if h.seen.Load()+h.skipped.Load() != cycles || h.backwards.Load() != 0 {
+		t.Errorf("seen %d + skipped %d != %d, went backwards %d times", h.seen.Load(), h.skipped.Load(), cycles, h.backwards.Load())
+	}
+	if h.lastCounter.Load() < cycles {
+		t.Errorf("last Counter %d < %d cycles", h.lastCounter.Load(), cycles)
+	}
+	if s.Failures != 0 {
+		t.Errorf("step failures: %v", s.Err())
+	}
+	if mallocs != 0 && !testenv.RaceEnabled && !testenv.Portable {
+		t.Errorf("%d allocations during the run (OS threads %s)", mallocs, threads)
+	}
+	if rtMask != 0 {
+		if got := cpu.Mask(h.rtInside.Load()); got != rtMask || th.Affinity() != rtMask {
+			t.Errorf("RT affinity inside %v, reported %v, want %v", got, th.Affinity(), rtMask)
+		}
+		if got := cpu.Mask(h.netInside.Load()); got != netMask || net.Affinity() != netMask {
+			t.Errorf("net affinity inside %v, reported %v, want %v", got, net.Affinity(), netMask)
+		}
+	}
+}
+
+// runMeasured starts th, lets it warm up for 200 cycles, then counts the
+// process's allocations and OS threads created until finished is set, and
+// stops th.
+func runMeasured(t *testing.T, th *Thread, finished *atomic.Bool) (mallocs uint64, threads string) {
+	t.Helper()
 	if err := th.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -117,34 +172,5 @@ func TestRTToNetThread(t *testing.T) {
 	if err := th.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	for last.Load() != cycles {
-		time.Sleep(time.Millisecond)
-	}
-	if err := net.Stop(); err != nil {
-		t.Fatal(err)
-	}
-
-	s := th.Stats()
-	t.Logf("RT: %d cycles, %d overruns, %d missed periods, wake-up latency max %v; net: seen %d, skipped %d",
-		s.Cycles, s.Overruns, s.MissedPeriods, s.MaxLatency, seen.Load(), skipped.Load())
-	if seen.Load()+skipped.Load() != cycles || backwards.Load() != 0 {
-		t.Errorf("seen %d + skipped %d != %d, went backwards %d times", seen.Load(), skipped.Load(), cycles, backwards.Load())
-	}
-	if lastCounter.Load() < cycles {
-		t.Errorf("last Counter %d < %d cycles", lastCounter.Load(), cycles)
-	}
-	if s.Failures != 0 {
-		t.Errorf("step failures: %v", s.Err())
-	}
-	if d := m1.Mallocs - m0.Mallocs; d != 0 && !testenv.RaceEnabled {
-		t.Errorf("%d allocations during the run (OS threads %d -> %d)", d, threads0, threads1)
-	}
-	if rtMask != 0 {
-		if got := cpu.Mask(rtInside.Load()); got != rtMask || th.Affinity() != rtMask {
-			t.Errorf("RT affinity inside %v, reported %v, want %v", got, th.Affinity(), rtMask)
-		}
-		if got := cpu.Mask(netInside.Load()); got != netMask || net.Affinity() != netMask {
-			t.Errorf("net affinity inside %v, reported %v, want %v", got, net.Affinity(), netMask)
-		}
-	}
+	return m1.Mallocs - m0.Mallocs, fmt.Sprintf("%d -> %d", threads0, threads1)
 }

@@ -8,11 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
+
+// stepFunc makes a test's closure a step.
+type stepFunc func() error
+
+func (f stepFunc) Execute() error { return f() }
 
 func nop() error { return nil }
 
@@ -97,7 +100,7 @@ func TestRunOrderCounterAndFailures(t *testing.T) {
 		times  []uint32
 	)
 	boom := errors.New("boom")
-	rec := func(name string, fail bool) GAMFunc {
+	rec := func(name string, fail bool) stepFunc {
 		return func() error {
 			if len(order) < 6 {
 				order = append(order, name)
@@ -109,7 +112,7 @@ func TestRunOrderCounterAndFailures(t *testing.T) {
 		}
 	}
 	gams := []Step{{"a", rec("a", false)}, {"b", rec("b", true)}}
-	brokers := []Step{{"out", GAMFunc(func() error {
+	brokers := []Step{{"out", stepFunc(func() error {
 		if len(counts) < 5 {
 			counts = append(counts, *th.Counter())
 			times = append(times, *th.Time())
@@ -142,38 +145,9 @@ func TestRunOrderCounterAndFailures(t *testing.T) {
 	if s.Running || s.Cycles < 20 || s.Steps[0].Name != "a" || s.Steps[2].Name != "out" || th.NumGAMs() != 2 {
 		t.Fatalf("stats %+v", s)
 	}
-	if s.Steps[0].Failures != 0 || s.Steps[1].Failures == 0 || s.Failures != s.Steps[1].Failures {
-		t.Errorf("failures: %+v", s.Steps)
-	}
-	if !errors.Is(s.Steps[1].LastErr, boom) || !errors.Is(s.Err(), boom) || !strings.Contains(s.Err().Error(), `"b"`) {
-		t.Errorf("errors: %v / %v", s.Steps[1].LastErr, s.Err())
-	}
-	if s.Steps[2].Executions != s.Cycles {
-		t.Errorf("broker ran %d times in %d cycles", s.Steps[2].Executions, s.Cycles)
-	}
-	// Counter starts at 1 and numbers deadlines; Time is Counter × 1000 µs.
-	if counts[0] != 1 {
-		t.Errorf("first Counter %d, want 1", counts[0])
-	}
-	for i := range counts {
-		if times[i] != counts[i]*1000 || (i > 0 && counts[i] <= counts[i-1]) {
-			t.Errorf("Counter %v Time %v", counts, times)
-			break
-		}
-	}
-	if uint64(s.Counter) != s.Cycles+s.MissedPeriods {
-		t.Errorf("Counter %d != cycles %d + missed %d", s.Counter, s.Cycles, s.MissedPeriods)
-	}
-	if s.MinCycle <= 0 || s.MaxCycle < s.MinCycle || s.MaxLatency < s.MinLatency {
-		t.Errorf("timings %+v", s)
-	}
-	var hist uint64
-	for _, h := range s.LatencyHist {
-		hist += h
-	}
-	if hist != s.Cycles {
-		t.Errorf("histogram holds %d of %d cycles", hist, s.Cycles)
-	}
+	checkFailures(t, &s, boom)
+	checkCounterAndTime(t, counts, times)
+	checkTimings(t, &s)
 	// Restart carries on counting.
 	if err := th.Start(); err != nil {
 		t.Fatal(err)
@@ -187,11 +161,60 @@ func TestRunOrderCounterAndFailures(t *testing.T) {
 	}
 }
 
+// checkFailures checks the statistics of TestRunOrderCounterAndFailures'
+// steps: a and the broker never fail, b fails with boom every other cycle.
+func checkFailures(t *testing.T, s *Stats, boom error) {
+	t.Helper()
+	if s.Steps[0].Failures != 0 || s.Steps[1].Failures == 0 || s.Failures != s.Steps[1].Failures {
+		t.Errorf("failures: %+v", s.Steps)
+	}
+	if !errors.Is(s.Steps[1].LastErr, boom) || !errors.Is(s.Err(), boom) || !strings.Contains(s.Err().Error(), `"b"`) {
+		t.Errorf("errors: %v / %v", s.Steps[1].LastErr, s.Err())
+	}
+	if s.Steps[2].Executions != s.Cycles {
+		t.Errorf("broker ran %d times in %d cycles", s.Steps[2].Executions, s.Cycles)
+	}
+}
+
+// checkCounterAndTime checks the built-in signals the steps saw in the
+// first cycles of a 1 kHz thread: Counter starts at 1 and numbers
+// deadlines; Time is Counter × 1000 µs.
+func checkCounterAndTime(t *testing.T, counts, times []uint32) {
+	t.Helper()
+	if counts[0] != 1 {
+		t.Errorf("first Counter %d, want 1", counts[0])
+	}
+	for i := range counts {
+		if times[i] != counts[i]*1000 || (i > 0 && counts[i] <= counts[i-1]) {
+			t.Errorf("Counter %v Time %v", counts, times)
+			break
+		}
+	}
+}
+
+// checkTimings checks that the thread's timings are consistent.
+func checkTimings(t *testing.T, s *Stats) {
+	t.Helper()
+	if uint64(s.Counter) != s.Cycles+s.MissedPeriods {
+		t.Errorf("Counter %d != cycles %d + missed %d", s.Counter, s.Cycles, s.MissedPeriods)
+	}
+	if s.MinCycle <= 0 || s.MaxCycle < s.MinCycle || s.MaxLatency < s.MinLatency {
+		t.Errorf("timings %+v", s)
+	}
+	var hist uint64
+	for _, h := range s.LatencyHist {
+		hist += h
+	}
+	if hist != s.Cycles {
+		t.Errorf("histogram holds %d of %d cycles", hist, s.Cycles)
+	}
+}
+
 func TestOverrunSkipsPeriods(t *testing.T) {
 	var th *Thread
 	var cycles atomic.Uint64
 	var seen [4]uint32
-	slow := GAMFunc(func() error {
+	slow := stepFunc(func() error {
 		n := cycles.Add(1)
 		if n <= 4 {
 			seen[n-1] = *th.Counter()
@@ -219,6 +242,36 @@ func TestOverrunSkipsPeriods(t *testing.T) {
 	}
 }
 
+// TestSleepFailureIsCounted makes every sleep fail: the thread counts the
+// failures, publishes the error, and keeps its deadlines by spinning.
+func TestSleepFailureIsCounted(t *testing.T) {
+	errSleep := errors.New("sleep refused")
+	var cycles atomic.Uint64
+	count := stepFunc(func() error { cycles.Add(1); return nil })
+	th, err := New(Config{Name: "t", Period: 2 * time.Millisecond}, []Step{{"count", count}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th.sleep = func(int64) error { return errSleep }
+	if err := th.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitCycles(&cycles, 5)
+	if err := th.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	s := th.Stats()
+	if s.SleepFailures < 5 || !errors.Is(s.LastSleepErr, errSleep) {
+		t.Errorf("%d sleep failures, last %v", s.SleepFailures, s.LastSleepErr)
+	}
+	if err := s.Err(); !errors.Is(err, errSleep) || !strings.Contains(err.Error(), "sleeps failed") {
+		t.Errorf("Err() = %v", err)
+	}
+	if s.MinLatency < 0 {
+		t.Errorf("a cycle started %v before its deadline", -s.MinLatency)
+	}
+}
+
 func TestStopIsPrompt(t *testing.T) {
 	for _, n := range []SleepNature{Default, Busy, Hybrid} {
 		th, err := New(Config{Name: n.String(), Period: 20 * time.Second, SleepNature: n, SleepPercentage: 50}, nil, nil)
@@ -237,51 +290,6 @@ func TestStopIsPrompt(t *testing.T) {
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("%v: Stop took %v", n, d)
 		}
-	}
-}
-
-func TestAffinityAndPriority(t *testing.T) {
-	all, _ := cpu.OnlineMask()
-	mask := cpu.Mask(0)
-	if all.Count() >= 2 && all.Has(1) {
-		mask = cpu.Of(1)
-	} else {
-		t.Log("fewer than 2 CPUs: affinity not checked")
-	}
-	var inside atomic.Uint64
-	var policy atomic.Uint32
-	var cycles atomic.Uint64
-	probe := GAMFunc(func() error {
-		if cycles.Add(1) == 1 {
-			m, _ := cpu.CurrentThreadAffinity()
-			inside.Store(uint64(m))
-			if a, err := unix.SchedGetAttr(0, 0); err == nil {
-				policy.Store(a.Policy)
-			}
-		}
-		return nil
-	})
-	th, err := New(Config{Frequency: 500, CPUMask: mask, Priority: 10}, []Step{{"probe", probe}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = th.Start()
-	if errors.Is(err, unix.EPERM) {
-		if !strings.Contains(err.Error(), "CAP_SYS_NICE") {
-			t.Errorf("EPERM error lacks advice: %v", err)
-		}
-		t.Skipf("SCHED_FIFO not permitted: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitCycles(&cycles, 2)
-	th.Stop()
-	if mask != 0 && (th.Affinity() != mask || cpu.Mask(inside.Load()) != mask) {
-		t.Errorf("affinity %v, inside %v, want %v", th.Affinity(), cpu.Mask(inside.Load()), mask)
-	}
-	if policy.Load() != unix.SCHED_FIFO {
-		t.Errorf("policy %d, want SCHED_FIFO", policy.Load())
 	}
 }
 
@@ -331,9 +339,9 @@ func TestCycleNoAllocs(t *testing.T) {
 	var sum uint64
 	tr := &Trace{Latency: make([]int64, 64), CycleTime: make([]int64, 64)}
 	var th *Thread
-	gam := GAMFunc(func() error { sum += uint64(*th.Counter()); return nil })
-	fail := GAMFunc(func() error { return errTest })
-	count := GAMFunc(func() error { cycles.Add(1); return nil })
+	gam := stepFunc(func() error { sum += uint64(*th.Counter()); return nil })
+	fail := stepFunc(func() error { return errTest })
+	count := stepFunc(func() error { cycles.Add(1); return nil })
 	for _, n := range []SleepNature{Default, Busy, Hybrid} {
 		th, _ = New(Config{Frequency: 5000, SleepNature: n, SleepPercentage: 50, Trace: tr},
 			[]Step{{"gam", gam}, {"fail", fail}}, []Step{{"count", count}})

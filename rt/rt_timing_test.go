@@ -43,7 +43,7 @@ func benchWake(b *testing.B, cfg Config) {
 	cfg.Trace = tr
 	var cycles atomic.Int64
 	done := make(chan struct{})
-	count := GAMFunc(func() error {
+	count := stepFunc(func() error {
 		if cycles.Add(1) == int64(n) {
 			close(done)
 		}
@@ -82,7 +82,7 @@ func benchWake(b *testing.B, cfg Config) {
 // BenchmarkPublish is the per-cycle bookkeeping cost: publishing the
 // statistics of a thread with four steps under the seqlock.
 func BenchmarkPublish(b *testing.B) {
-	th, _ := New(Config{Frequency: 1000}, []Step{{"a", GAMFunc(nop)}, {"b", GAMFunc(nop)}, {"c", GAMFunc(nop)}}, []Step{{"d", GAMFunc(nop)}})
+	th, _ := New(Config{Frequency: 1000}, []Step{{"a", stepFunc(nop)}, {"b", stepFunc(nop)}, {"c", stepFunc(nop)}}, []Step{{"d", stepFunc(nop)}})
 	b.ReportAllocs()
 	for b.Loop() {
 		th.acc.cycles++
@@ -92,7 +92,7 @@ func BenchmarkPublish(b *testing.B) {
 
 // BenchmarkReadStats is the cost of a snapshot for metrics publishing.
 func BenchmarkReadStats(b *testing.B) {
-	th, _ := New(Config{Frequency: 1000}, []Step{{"a", GAMFunc(nop)}, {"b", GAMFunc(nop)}, {"c", GAMFunc(nop)}}, []Step{{"d", GAMFunc(nop)}})
+	th, _ := New(Config{Frequency: 1000}, []Step{{"a", stepFunc(nop)}, {"b", stepFunc(nop)}, {"c", stepFunc(nop)}}, []Step{{"d", stepFunc(nop)}})
 	s := th.NewStats()
 	b.ReportAllocs()
 	for b.Loop() {

@@ -51,6 +51,12 @@ type Stats struct {
 	MissedPeriods uint64 // periods skipped before executed cycles; Counter = Cycles + MissedPeriods
 	Failures      uint64 // failed step executions, all steps
 
+	// SleepFailures counts waits whose sleep failed (clock_nanosleep
+	// returned an error other than EINTR); the thread spun to the deadline
+	// instead. LastSleepErr is the most recent such error.
+	SleepFailures uint64
+	LastSleepErr  error
+
 	LastCycle, MinCycle, MaxCycle       time.Duration // start to start
 	LastLatency, MinLatency, MaxLatency time.Duration // wake-up minus deadline
 	LastBusy, MaxBusy                   time.Duration // all steps of one cycle
@@ -70,10 +76,14 @@ type StepStats struct {
 	LastErr           error         // most recent failure (may lag by a cycle)
 }
 
-// Err summarises step failures as one error, or nil if there were none. It
-// allocates; call it off the RT thread.
+// Err summarises step and sleep failures as one error, or nil if there
+// were none. It allocates; call it off the RT thread.
 func (s *Stats) Err() error {
 	var errs []error
+	if s.SleepFailures > 0 {
+		errs = append(errs, fmt.Errorf("rt: %s: %d sleeps failed (the thread spun to the deadline instead), last: %w",
+			s.Name, s.SleepFailures, s.LastSleepErr))
+	}
 	for i := range s.Steps {
 		st := &s.Steps[i]
 		if st.Failures > 0 {
@@ -87,6 +97,7 @@ func (s *Stats) Err() error {
 // acc is the RT thread's private accumulator; publish copies it into shared.
 type acc struct {
 	cycles, overruns, missed, failures uint64
+	sleepFailures                      uint64
 	counter                            uint32
 	lastCycle, minCycle, maxCycle      int64
 	lastLat, minLat, maxLat            int64
@@ -100,6 +111,53 @@ type accStep struct {
 	last, max, total int64
 }
 
+// record accounts for the cycle cy has just run and returns its cycle time
+// (start to start; 0 for the first cycle).
+func (a *acc) record(cy *cycle) (cycleTime int64) {
+	lat := cy.wake - cy.deadline
+	a.cycles++
+	a.missed += cy.pending
+	a.counter = uint32(cy.idx)
+	a.failures += cy.failed
+	a.lastLat = lat
+	a.minLat = min(a.minLat, lat)
+	a.maxLat = max(a.maxLat, lat)
+	a.hist[latencyBucket(lat)]++
+	a.lastBusy = cy.end - cy.wake
+	a.maxBusy = max(a.maxBusy, a.lastBusy)
+	if cy.prevWake < 0 {
+		return 0
+	}
+	cycleTime = cy.wake - cy.prevWake
+	a.lastCycle = cycleTime
+	a.minCycle = min(a.minCycle, cycleTime)
+	a.maxCycle = max(a.maxCycle, cycleTime)
+	return cycleTime
+}
+
+// record accounts for one execution that took d ns.
+func (s *accStep) record(d int64) {
+	s.execs++
+	s.last = d
+	s.total += d
+	s.max = max(s.max, d)
+}
+
+// record stores one cycle's samples in the rings; a nil Trace records
+// nothing.
+func (tr *Trace) record(latency, cycleTime int64) {
+	if tr == nil {
+		return
+	}
+	if n := uint64(len(tr.Latency)); n > 0 {
+		tr.Latency[tr.Cycles%n] = latency
+	}
+	if n := uint64(len(tr.CycleTime)); n > 0 {
+		tr.CycleTime[tr.Cycles%n] = cycleTime
+	}
+	tr.Cycles++
+}
+
 func (a *acc) init(nsteps int) {
 	*a = acc{steps: make([]accStep, nsteps)}
 	a.minCycle, a.minLat = math.MaxInt64, math.MaxInt64
@@ -111,6 +169,8 @@ func (a *acc) init(nsteps int) {
 type shared struct {
 	seq                                atomic.Uint64
 	cycles, overruns, missed, failures atomic.Uint64
+	sleepFailures                      atomic.Uint64
+	sleepErr                           errSlot
 	counter                            atomic.Uint32
 	lastCycle, minCycle, maxCycle      atomic.Int64
 	lastLat, minLat, maxLat            atomic.Int64
@@ -122,8 +182,35 @@ type shared struct {
 type sharedStep struct {
 	execs, failures  atomic.Uint64
 	last, max, total atomic.Int64
-	errLock          rtsync.FastLock
-	err              error // guarded by errLock
+	err              errSlot
+}
+
+// errSlot holds the most recent error of a step or of the sleeps, set by
+// the RT thread and read by ReadStats.
+type errSlot struct {
+	lock rtsync.FastLock
+	err  error // guarded by lock
+}
+
+// set records err unless a reader holds the slot, in which case this
+// failure is only counted (the next one will be recorded). It never waits.
+func (e *errSlot) set(err error) {
+	if e.lock.TryLock() {
+		e.err = err
+		e.lock.FastUnLock()
+	}
+}
+
+// getIf returns the recorded error if failed is true, else nil. It waits
+// for the RT thread's set if one is under way (a few ns).
+func (e *errSlot) getIf(failed bool) error {
+	if !failed {
+		return nil
+	}
+	e.lock.FastLock(rtsync.Forever, time.Microsecond)
+	err := e.err
+	e.lock.FastUnLock()
+	return err
 }
 
 // publish copies a into s under the seqlock. Only the RT thread calls it.
@@ -133,6 +220,9 @@ func (s *shared) publish(a *acc) {
 	s.overruns.Store(a.overruns)
 	s.missed.Store(a.missed)
 	s.failures.Store(a.failures)
+	if s.sleepFailures.Load() != a.sleepFailures { // rare: spare the store
+		s.sleepFailures.Store(a.sleepFailures)
+	}
 	s.counter.Store(a.counter)
 	s.lastCycle.Store(a.lastCycle)
 	s.minCycle.Store(a.minCycle)
@@ -158,16 +248,6 @@ func (s *shared) publish(a *acc) {
 	s.seq.Add(1)
 }
 
-// setErr records err for step i unless a reader holds the slot, in which
-// case this failure is only counted (the next one will be recorded).
-func (s *shared) setErr(i int, err error) {
-	ss := &s.steps[i]
-	if ss.errLock.TryLock() {
-		ss.err = err
-		ss.errLock.FastUnLock()
-	}
-}
-
 func dur(ns int64, valid bool) time.Duration {
 	if !valid {
 		return 0
@@ -189,6 +269,7 @@ func (s *shared) read(dst *Stats) {
 		dst.Overruns = s.overruns.Load()
 		dst.MissedPeriods = s.missed.Load()
 		dst.Failures = s.failures.Load()
+		dst.SleepFailures = s.sleepFailures.Load()
 		dst.Counter = s.counter.Load()
 		dst.LastCycle = time.Duration(s.lastCycle.Load())
 		minC := s.minCycle.Load()
@@ -218,10 +299,10 @@ func (s *shared) read(dst *Stats) {
 			runtime.Gosched()
 		}
 	}
+	// The errors, only where the snapshot counts failures: an error is
+	// recorded before the failure is published, so none is missed.
 	for i := range s.steps {
-		ss := &s.steps[i]
-		ss.errLock.FastLock(rtsync.Forever, time.Microsecond)
-		dst.Steps[i].LastErr = ss.err
-		ss.errLock.FastUnLock()
+		dst.Steps[i].LastErr = s.steps[i].err.getIf(dst.Steps[i].Failures > 0)
 	}
+	dst.LastSleepErr = s.sleepErr.getIf(dst.SleepFailures > 0)
 }

@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -57,10 +55,13 @@ type Thread struct {
 	acc    acc
 	shared shared
 
+	// sleep is cpu.SleepUntil; tests replace it to make sleeps fail.
+	sleep func(abs int64) error
+
 	mu        sync.Mutex // Start/Stop
 	running   atomic.Bool
 	stop      atomic.Bool
-	done      chan struct{}
+	done      <-chan struct{}
 	affinity  atomic.Uint64
 	prevGC    int
 	prevLimit int64
@@ -75,7 +76,7 @@ func New(cfg Config, gams, brokers []Step) (*Thread, error) {
 		return nil, err
 	}
 	p, _ := cfg.period()
-	t := &Thread{cfg: cfg, period: int64(p), warnings: w, nGAMs: len(gams)}
+	t := &Thread{cfg: cfg, period: int64(p), warnings: w, nGAMs: len(gams), sleep: cpu.SleepUntil}
 	t.steps = make([]Step, 0, len(gams)+len(brokers))
 	t.steps = append(append(t.steps, gams...), brokers...)
 	for i, s := range t.steps {
@@ -168,14 +169,13 @@ func (t *Thread) Start() error {
 		t.prevLimit = debug.SetMemoryLimit(t.cfg.MemoryLimit)
 	}
 	t.stop.Store(false)
-	t.done = make(chan struct{})
-	ready := make(chan error, 1)
-	go t.run(ready, t.done)
-	if err := <-ready; err != nil {
-		<-t.done
+	affinity, done, err := cpu.StartThread(t.cfg.CPUMask, t.cfg.Priority, t.loop)
+	if err != nil {
 		t.restoreGC()
 		return fmt.Errorf("rt: %s: %w", t.cfg.Name, err)
 	}
+	t.affinity.Store(uint64(affinity))
+	t.done = done
 	t.running.Store(true)
 	return nil
 }
@@ -210,31 +210,8 @@ func (t *Thread) Stop() error {
 	return nil
 }
 
-// run is the thread body. It never calls runtime.UnlockOSThread: when it
-// returns the Go runtime destroys the OS thread, so its affinity and
-// priority die with it.
-func (t *Thread) run(ready chan<- error, done chan<- struct{}) {
-	defer close(done)
-	runtime.LockOSThread()
-	if err := cpu.PinCurrentThread(t.cfg.CPUMask); err != nil {
-		ready <- err
-		return
-	}
-	if m, err := cpu.CurrentThreadAffinity(); err == nil {
-		t.affinity.Store(uint64(m))
-	}
-	if t.cfg.Priority > 0 {
-		if err := cpu.SetFIFOPriority(t.cfg.Priority); err != nil {
-			ready <- err
-			return
-		}
-	}
-	ready <- nil
-	t.loop()
-}
-
 // clock converts between the vDSO clock behind time.Since (CLOCK_MONOTONIC)
-// and absolute CLOCK_MONOTONIC timespecs for clock_nanosleep.
+// and the absolute deadlines of cpu.SleepUntil (cpu.MonotonicNanos).
 type clock struct {
 	base time.Time
 	off  int64 // CLOCK_MONOTONIC ns at base
@@ -257,21 +234,23 @@ func newClock() clock {
 func (c *clock) now() int64 { return int64(time.Since(c.base)) }
 
 // sleepUntil sleeps until dl (clock ns) in chunks of at most maxSleepChunk,
-// returning false early if stop is set. EINTR (signals such as the Go
-// runtime's preemption) just restarts the sleep.
+// returning false early if stop is set. A sleep that fails (other than by
+// a signal, which cpu.SleepUntil restarts) is counted and published, and
+// the thread spins to the deadline instead.
 func (t *Thread) sleepUntil(c *clock, dl int64) bool {
 	for {
 		if t.stop.Load() {
 			return false
 		}
-		target := dl
-		if now := c.now(); now >= dl {
+		now := c.now()
+		if now >= dl {
 			return true
-		} else if dl-now > int64(maxSleepChunk) {
-			target = now + int64(maxSleepChunk)
 		}
-		ts := unix.NsecToTimespec(target + c.off)
-		unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &ts, nil)
+		if err := t.sleep(min(dl, now+int64(maxSleepChunk)) + c.off); err != nil {
+			t.acc.sleepFailures++
+			t.shared.sleepErr.set(err)
+			return t.spinUntil(c, dl)
+		}
 	}
 }
 
@@ -296,85 +275,70 @@ func (t *Thread) wait(c *clock, dl int64) bool {
 	return t.sleepUntil(c, dl)
 }
 
+// cycle is the loop's state: the cycle running and what the next one
+// needs from it. Times are clock ns.
+type cycle struct {
+	idx      uint64 // Counter of this cycle
+	deadline int64  // the deadline it woke for
+	wake     int64  // when it woke
+	end      int64  // when its last step returned
+	prevWake int64  // previous cycle's wake; -1 before the first
+	failed   uint64 // steps that failed in this cycle
+	pending  uint64 // periods skipped just before this cycle
+}
+
 // loop runs cycles until stop. Everything it touches is preallocated.
 func (t *Thread) loop() {
 	c := newClock()
 	a := &t.acc
-	tr := t.cfg.Trace
-	period := t.period
-	periodNs := uint64(period)
-	idx := uint64(a.counter) + 1 // Counter of the next cycle; continues after a restart
-	dl := c.now() + period
-	prevWake := int64(-1)
-	var pending uint64
-	for t.wait(&c, dl) {
-		wake := c.now()
-		lat := wake - dl
-		t.counter = uint32(idx)
-		t.timeUs = uint32(idx * periodNs / 1000)
-
-		prev := wake
-		var failed uint64
-		for i := range t.steps {
-			err := t.steps[i].Exec.Execute()
-			now := c.now()
-			d := now - prev
-			prev = now
-			s := &a.steps[i]
-			s.execs++
-			s.last = d
-			s.total += d
-			if d > s.max {
-				s.max = d
-			}
-			if err != nil {
-				s.failures++
-				failed++
-				t.shared.setErr(i, err)
-			}
-		}
-		end := prev
-
-		a.cycles++
-		a.missed += pending // periods skipped before this cycle
-		pending = 0
-		a.counter = uint32(idx)
-		a.failures += failed
-		a.lastLat = lat
-		a.minLat = min(a.minLat, lat)
-		a.maxLat = max(a.maxLat, lat)
-		a.hist[latencyBucket(lat)]++
-		busy := end - wake
-		a.lastBusy = busy
-		a.maxBusy = max(a.maxBusy, busy)
-		cyc := int64(0)
-		if prevWake >= 0 {
-			cyc = wake - prevWake
-			a.lastCycle = cyc
-			a.minCycle = min(a.minCycle, cyc)
-			a.maxCycle = max(a.maxCycle, cyc)
-		}
-		prevWake = wake
-		if tr != nil {
-			if n := uint64(len(tr.Latency)); n > 0 {
-				tr.Latency[tr.Cycles%n] = lat
-			}
-			if n := uint64(len(tr.CycleTime)); n > 0 {
-				tr.CycleTime[tr.Cycles%n] = cyc
-			}
-			tr.Cycles++
-		}
-
-		// Next deadline; an overrun skips the periods already gone.
-		dl += period
-		idx++
-		if end >= dl {
-			missed := (end-dl)/period + 1
-			dl += missed * period
-			idx += uint64(missed)
+	// Counter continues after a restart.
+	cy := cycle{idx: uint64(a.counter) + 1, deadline: c.now() + t.period, prevWake: -1}
+	for t.wait(&c, cy.deadline) {
+		cy.wake = c.now()
+		t.counter = uint32(cy.idx)
+		t.timeUs = uint32(cy.idx * uint64(t.period) / 1000)
+		cy.end, cy.failed = t.runSteps(&c, cy.wake)
+		cycleTime := a.record(&cy)
+		t.cfg.Trace.record(cy.wake-cy.deadline, cycleTime)
+		if cy.advance(t.period) {
 			a.overruns++
-			pending = uint64(missed)
 		}
 		t.shared.publish(a)
 	}
+}
+
+// runSteps executes every step once, from start (clock ns), timing each;
+// it returns when the last one returned and how many failed.
+func (t *Thread) runSteps(c *clock, start int64) (end int64, failed uint64) {
+	prev := start
+	for i := range t.steps {
+		err := t.steps[i].Exec.Execute()
+		now := c.now()
+		t.acc.steps[i].record(now - prev)
+		prev = now
+		if err != nil {
+			t.acc.steps[i].failures++
+			failed++
+			t.shared.steps[i].err.set(err)
+		}
+	}
+	return prev, failed
+}
+
+// advance moves cy to the next deadline. An overrun (the work ended at or
+// after it) skips the periods already gone, as LinuxTimer does: advance
+// then reports true and the Counter jumps by the periods skipped.
+func (cy *cycle) advance(period int64) (overrun bool) {
+	cy.prevWake = cy.wake
+	cy.pending = 0
+	cy.deadline += period
+	cy.idx++
+	if cy.end < cy.deadline {
+		return false
+	}
+	missed := (cy.end-cy.deadline)/period + 1
+	cy.deadline += missed * period
+	cy.idx += uint64(missed)
+	cy.pending = uint64(missed)
+	return true
 }

@@ -3,8 +3,6 @@ package rt
 import (
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // WarmThreadPool makes the Go runtime create n idle OS threads now. The
@@ -19,8 +17,7 @@ func WarmThreadPool(n int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ts := unix.NsecToTimespec(int64(20 * time.Millisecond))
-			unix.Nanosleep(&ts, nil)
+			sleepInSyscall(20 * time.Millisecond)
 		}()
 	}
 	wg.Wait()

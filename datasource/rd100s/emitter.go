@@ -7,10 +7,9 @@ import (
 	"net/netip"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
+	"github.com/streamerd/streamerd/rt/cpu"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
@@ -216,7 +215,7 @@ func newEmitter(e *Encoder) *emitter {
 // slack to 1 ns (the default 50 µs would be added to every deadline); the
 // setting dies with the thread.
 func (em *emitter) loop(stop <-chan struct{}) {
-	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+	_ = cpu.SetTimerSlack(1)
 	for {
 		select {
 		case <-stop:

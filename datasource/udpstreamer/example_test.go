@@ -15,6 +15,19 @@ import (
 	"github.com/streamerd/streamerd/rt"
 )
 
+// control is the embedding program's GAM: any type with an Execute() error
+// method can be a step of an rt.Thread.
+type control struct {
+	counter []uint32
+	voltage []float32
+}
+
+func (c *control) Execute() error {
+	c.counter[0]++
+	c.voltage[0] = float32(5 * math.Sin(float64(c.counter[0])/100))
+	return nil
+}
+
 // Example builds, from Go code and without TOML, the streamer of the
 // minimal example of docs/udpstreamer.md, driven by a control loop of the
 // embedding program at 1 kHz.
@@ -52,13 +65,8 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	control := rt.GAMFunc(func() error {
-		counter[0]++
-		voltage[0] = float32(5 * math.Sin(float64(counter[0])/100))
-		return nil
-	})
 	th, err := rt.New(rt.Config{Name: "RT", Frequency: 1000},
-		[]rt.Step{{Name: "control", Exec: control}},
+		[]rt.Step{{Name: "control", Exec: &control{counter, voltage}}},
 		[]rt.Step{{Name: "broker", Exec: b}})
 	if err != nil {
 		fmt.Println(err)

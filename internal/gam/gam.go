@@ -1,11 +1,12 @@
-// Package gam holds the built-in GAMs (timer, waveform generator, IOGAM and a function wrapper) that let streamerd run a demo, a bench or a test without user code.
+// Package gam holds the built-in GAMs (timer, waveform generator, IOGAM) that let streamerd run a demo, a bench or a test without user code.
 //
 // A GAM is MARTe2's Generic Application Module: the RT thread calls Execute on
 // each GAM once per cycle, in order, and the brokers then copy every GAM's
 // output arrays into datasource memory. Usage:
 //
-//  1. Build the GAMs at configuration time (NewTimer, NewWaveform, NewIOGAM,
-//     NewFunc). Constructors allocate all output memory; nothing allocates later.
+//  1. Build the GAMs at configuration time (NewTimer, NewWaveform,
+//     NewIOGAM). Constructors allocate all output memory; nothing allocates
+//     later.
 //  2. Hand each Output's Mem to a broker (broker.Output{Signal: ..., Src: o.Mem}).
 //  3. On the RT thread, call Execute on every GAM each cycle, then run the brokers.
 //
@@ -18,6 +19,7 @@ import (
 	"fmt"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/rt"
 )
 
 // Output is one output array of a GAM: its name, element type and count, and
@@ -32,13 +34,13 @@ type Output struct {
 	Mem      []byte
 }
 
-// GAM is what the RT thread drives. Execute runs once per cycle on the RT
-// thread and must not allocate or block. Outputs returns the GAM's output
-// arrays; the slice and its memory are owned by the GAM and must not be
-// modified by the caller.
+// GAM is a built-in GAM: a step of an rt.Thread (Execute runs once per
+// cycle on the RT thread and must not allocate or block) with a name and
+// output arrays. Outputs returns them; the slice and its memory are owned
+// by the GAM and must not be modified by the caller.
 type GAM interface {
+	rt.Executable
 	Name() string
-	Execute() error
 	Outputs() []Output
 }
 
@@ -47,37 +49,16 @@ var (
 	_ GAM = (*Timer)(nil)
 	_ GAM = (*Waveform)(nil)
 	_ GAM = (*IOGAM)(nil)
-	_ GAM = (*Func)(nil)
 )
 
-// newOutput allocates the memory of an output of n elements of type t as a Go
-// slice of the matching element type, so it is aligned for t.
+// newOutput allocates the memory of an output of n elements of type t,
+// backed by uint64s so that it is aligned for every type.
 func newOutput(name string, t datasource.Type, n int) Output {
-	var mem []byte
-	switch t {
-	case datasource.Uint8:
-		mem = make([]byte, n)
-	case datasource.Int8:
-		mem = datasource.Bytes(make([]int8, n))
-	case datasource.Uint16:
-		mem = datasource.Bytes(make([]uint16, n))
-	case datasource.Int16:
-		mem = datasource.Bytes(make([]int16, n))
-	case datasource.Uint32:
-		mem = datasource.Bytes(make([]uint32, n))
-	case datasource.Int32:
-		mem = datasource.Bytes(make([]int32, n))
-	case datasource.Uint64:
-		mem = datasource.Bytes(make([]uint64, n))
-	case datasource.Int64:
-		mem = datasource.Bytes(make([]int64, n))
-	case datasource.Float32:
-		mem = datasource.Bytes(make([]float32, n))
-	case datasource.Float64:
-		mem = datasource.Bytes(make([]float64, n))
-	default:
+	if !t.Valid() {
 		panic(fmt.Sprintf("gam: output %q: invalid type %v", name, t))
 	}
+	size := n * t.Size()
+	mem := datasource.Bytes(make([]uint64, (size+7)/8))[:size:size]
 	return Output{Name: name, Type: t, Elements: n, Mem: mem}
 }
 

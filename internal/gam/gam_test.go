@@ -1,7 +1,6 @@
 package gam
 
 import (
-	"errors"
 	"testing"
 	"time"
 
@@ -79,30 +78,6 @@ func TestIOGAM(t *testing.T) {
 	NewIOGAM("bad", []Output{{Name: "x", Type: datasource.Uint32, Elements: 2, Mem: make([]byte, 4)}})
 }
 
-func TestFunc(t *testing.T) {
-	n := 0
-	boom := errors.New("boom")
-	g := NewFunc("ctl", func() error {
-		n++
-		if n == 3 {
-			return boom
-		}
-		return nil
-	})
-	if g.Name() != "ctl" || g.Outputs() != nil {
-		t.Fatalf("Func %q outputs %v", g.Name(), g.Outputs())
-	}
-	for i := 1; i <= 3; i++ {
-		err := g.Execute()
-		if (i == 3) != (err == boom) {
-			t.Errorf("call %d: err %v", i, err)
-		}
-	}
-	if err := NewFunc("nop", nil).Execute(); err != nil {
-		t.Errorf("nil fn: %v", err)
-	}
-}
-
 var sinkErr error
 
 // Every Execute of every GAM is allocation-free: each shape and type, as a
@@ -132,7 +107,6 @@ func TestExecuteNoAllocs(t *testing.T) {
 	tm := NewTimer("t", &c, &tu)
 	check("timer", tm)
 	check("iogam", NewIOGAM("io", tm.Outputs()))
-	check("func", NewFunc("f", func() error { c++; return nil }))
 }
 
 func TestTimerBindKeepsMemory(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"time"
+	"unsafe"
 
 	"github.com/streamerd/streamerd/datasource"
 )
@@ -371,38 +372,40 @@ func noise(seed, k uint64) float64 {
 
 // store converts the float64 values into the output's type.
 func (w *Waveform) store() {
-	mem, v := w.outputs[0].Mem, w.vals
-	switch w.cfg.Type {
-	case datasource.Uint8:
-		storeInt(mem, v, 0, 1<<8, uint8(0), math.MaxUint8)
-	case datasource.Int8:
-		storeInt(mem, v, math.MinInt8, 1<<7, int8(math.MinInt8), math.MaxInt8)
-	case datasource.Uint16:
-		storeInt(mem, v, 0, 1<<16, uint16(0), math.MaxUint16)
-	case datasource.Int16:
-		storeInt(mem, v, math.MinInt16, 1<<15, int16(math.MinInt16), math.MaxInt16)
-	case datasource.Uint32:
-		storeInt(mem, v, 0, 1<<32, uint32(0), math.MaxUint32)
-	case datasource.Int32:
-		storeInt(mem, v, math.MinInt32, 1<<31, int32(math.MinInt32), math.MaxInt32)
-	case datasource.Uint64:
-		storeInt(mem, v, 0, 1<<64, uint64(0), math.MaxUint64)
-	case datasource.Int64:
-		storeInt(mem, v, math.MinInt64, 1<<63, int64(math.MinInt64), math.MaxInt64)
-	case datasource.Float32:
-		dst := datasource.View[float32](mem)
-		for i, x := range v[:len(dst)] {
-			dst[i] = float32(x)
-		}
+	if f := storeByType[w.cfg.Type]; f != nil {
+		f(w.outputs[0].Mem, w.vals)
 	}
-	// Float64: v is the output.
 }
 
-// storeInt rounds each value to nearest and clamps it to [lo, hi), where lo
-// and hi are exact float64 bounds of T (hi one past its maximum, so the test
-// is exact even for 64-bit types). NaN, which validated settings never
-// produce, stores minT.
-func storeInt[T uint8 | int8 | uint16 | int16 | uint32 | int32 | uint64 | int64](mem []byte, v []float64, lo, hi float64, minT, maxT T) {
+// storeByType converts float64 values into each output type; Float64 needs
+// nothing, the values are the output.
+var storeByType = [...]func(mem []byte, v []float64){
+	datasource.Uint8: storeInt[uint8], datasource.Int8: storeInt[int8],
+	datasource.Uint16: storeInt[uint16], datasource.Int16: storeInt[int16],
+	datasource.Uint32: storeInt[uint32], datasource.Int32: storeInt[int32],
+	datasource.Uint64: storeInt[uint64], datasource.Int64: storeInt[int64],
+	datasource.Float32: storeFloat32, datasource.Float64: nil,
+}
+
+func storeFloat32(mem []byte, v []float64) {
+	dst := datasource.View[float32](mem)
+	for i, x := range v[:len(dst)] {
+		dst[i] = float32(x)
+	}
+}
+
+// storeInt rounds each value to nearest and clamps it to T's range,
+// comparing against exact float64 bounds: lo = T's minimum, hi one past its
+// maximum (float64 of a 64-bit maximum rounds up to that power of two
+// already), so the test is exact even for 64-bit types. NaN, which
+// validated settings never produce, stores T's minimum.
+func storeInt[T uint8 | int8 | uint16 | int16 | uint32 | int32 | uint64 | int64](mem []byte, v []float64) {
+	minT, maxT := T(0), ^T(0)
+	if maxT < 0 { // signed
+		minT = T(1) << (unsafe.Sizeof(minT)*8 - 1)
+		maxT = ^minT
+	}
+	lo, hi := float64(minT), float64(maxT)+1
 	dst := datasource.View[T](mem)
 	for i, x := range v[:len(dst)] {
 		r := math.Round(x)

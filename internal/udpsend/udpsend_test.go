@@ -34,12 +34,15 @@ func pattern(n, seg, short int) []byte {
 	return buf
 }
 
-func methods(t *testing.T, conn *net.UDPConn) []Method {
-	ms := []Method{Loop, Sendmmsg}
-	if s, err := New(conn, GSO); err == nil && s.Method() == GSO {
-		ms = append(ms, GSO)
-	} else {
-		t.Logf("GSO not available here: %v", err)
+// methods returns the methods this system offers on conn.
+func methods(tb testing.TB, conn *net.UDPConn) []Method {
+	ms := []Method{Loop}
+	for _, m := range []Method{Sendmmsg, GSO} {
+		if _, err := New(conn, m); err != nil {
+			tb.Logf("%v not available here: %v", m, err)
+			continue
+		}
+		ms = append(ms, m)
 	}
 	return ms
 }
@@ -134,31 +137,23 @@ func TestSendNoAllocs(t *testing.T) {
 	}
 }
 
-// BenchmarkSend measures handing one update of 1, 3 and 45 fragments of a
-// 1400-byte MaxPayloadSize to the kernel, per method, on loopback. The
-// receiver does not read: the kernel drops what overflows its buffer, which
-// costs the sender nothing.
-func BenchmarkSend(b *testing.B) {
-	srv := listen(b, "udp4", "127.0.0.1:0")
-	rcv := listen(b, "udp4", "127.0.0.1:0")
-	ms := []Method{Loop, Sendmmsg}
-	if s, err := New(srv, GSO); err == nil && s.Method() == GSO {
-		ms = append(ms, GSO)
+func TestNewRejectsUnknownMethod(t *testing.T) {
+	if _, err := New(listen(t, "udp4", "127.0.0.1:0"), Method(9)); err == nil {
+		t.Error("Method(9) accepted")
 	}
-	for _, n := range []int{1, 3, 45} {
-		for _, m := range ms {
-			b.Run(fmt.Sprintf("frags=%d/%s", n, m), func(b *testing.B) {
-				s, _ := New(srv, m)
-				s.SetDestination(rcv.LocalAddr().(*net.UDPAddr).AddrPort())
-				buf := pattern(n, 1400, 0)
-				b.ReportAllocs()
-				b.SetBytes(int64(len(buf)))
-				for b.Loop() {
-					if _, err := s.Send(buf, 1400); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
+	if Method(9).String() != "Method(9)" {
+		t.Error(Method(9).String())
+	}
+}
+
+func TestAutoPicksAvailableMethod(t *testing.T) {
+	conn := listen(t, "udp4", "127.0.0.1:0")
+	s, err := New(conn, Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := methods(t, conn)
+	if s.Method() != ms[len(ms)-1] {
+		t.Errorf("Auto picked %v; available %v", s.Method(), ms)
 	}
 }

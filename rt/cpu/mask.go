@@ -1,15 +1,3 @@
-// Package cpu pins the calling OS thread to CPUs and gives it real-time scheduling, memory locking and a raw monotonic clock.
-//
-// Usage:
-//  1. Call runtime.LockOSThread in the goroutine that must run on fixed CPUs.
-//  2. Call PinCurrentThread with a Mask; it reads the affinity back and fails
-//     if the kernel did not apply exactly that set.
-//  3. Optionally call SetFIFOPriority and, once per process, LockMemory.
-//  4. Let the goroutine return without calling runtime.UnlockOSThread: the
-//     Go runtime then destroys the thread, so its affinity and priority never
-//     leak to other goroutines.
-//
-// All functions act on the calling thread only (pid 0 in the syscalls).
 package cpu
 
 import (

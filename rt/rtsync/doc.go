@@ -3,7 +3,7 @@
 // FastLock is MARTe2's FastPollingMutexSem: a test-and-set spin-lock with a
 // bounded spin between timeout checks, an optional sleep between polls and
 // a timeout. EventSem is MARTe2's EventSem: a manual-reset event with Post,
-// Wait (with timeout), Reset, ResetWait, plus WaitReset for the
+// Wait (with timeout) and Reset, plus WaitReset for the
 // latest-value-wins hand-off:
 //
 //  1. The RT thread writes its data under a FastLock, unlocks, and calls
@@ -44,7 +44,7 @@
 //
 // Reproduce with:
 //
-//	go test -run '^$' -bench . -benchtime 20000x ./rtsync/
+//	go test -run '^$' -bench . -benchtime 20000x ./rt/rtsync/
 //
 // # Spinning and sleeping
 //
@@ -53,4 +53,12 @@
 // parking it would cost a scheduler round trip). Two spinning SCHED_FIFO
 // threads on one CPU starve each other: give the waiter a sleep, or pin the
 // threads to different CPUs.
+//
+// # Other systems
+//
+// Without Linux, waiters park on a channel (one of a small table, chosen by
+// the EventSem's address) and FastLock sleeps with time.Sleep: the same
+// semantics, but Post goes through the Go scheduler and parking allocates.
+// That is for developing on a workstation, not for real-time use. The
+// portable build tag selects the same code on Linux, to test it there.
 package rtsync

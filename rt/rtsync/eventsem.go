@@ -3,8 +3,6 @@ package rtsync
 import (
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 const (
@@ -18,7 +16,8 @@ const (
 //
 // Post costs one atomic compare-and-swap when nobody is parked and one
 // FUTEX_WAKE system call more when somebody is; it never blocks and never
-// allocates, so the RT thread may call it. Waiters park on a Linux futex.
+// allocates, so the RT thread may call it. Waiters park on a Linux futex
+// (elsewhere on a channel: see the package doc).
 //
 // For the latest-value-wins hand-off use WaitReset on the consumer side: a
 // Post that lands while the consumer is busy is remembered once, so the
@@ -27,9 +26,6 @@ type EventSem struct {
 	_     noCopy
 	state atomic.Uint32
 }
-
-// NewEventSem returns a reset EventSem (the zero value is as good).
-func NewEventSem() *EventSem { return new(EventSem) }
 
 // Post sets the event and wakes every parked waiter.
 func (e *EventSem) Post() {
@@ -74,18 +70,11 @@ func (e *EventSem) WaitReset(timeout time.Duration) error {
 	return e.wait(timeout, true)
 }
 
-// ResetWait is MARTe2's EventSem::ResetWait: Reset, then Wait.
-func (e *EventSem) ResetWait(timeout time.Duration) error {
-	e.Reset()
-	return e.wait(timeout, false)
-}
-
 func (e *EventSem) wait(timeout time.Duration, reset bool) error {
 	var start time.Time
 	if timeout > 0 {
 		start = time.Now()
 	}
-	var ts unix.Timespec
 	for {
 		old := e.state.Load()
 		if old&semPosted != 0 {
@@ -100,15 +89,12 @@ func (e *EventSem) wait(timeout time.Duration, reset bool) error {
 		if old&semWaiters == 0 && !e.state.CompareAndSwap(old, old|semWaiters) {
 			continue
 		}
-		tsp := (*unix.Timespec)(nil)
+		left := Forever
 		if timeout > 0 {
-			left := timeout - time.Since(start)
-			if left <= 0 {
+			if left = timeout - time.Since(start); left <= 0 {
 				return ErrTimeout
 			}
-			ts = unix.NsecToTimespec(int64(left))
-			tsp = &ts
 		}
-		futexWait(&e.state, old|semWaiters, tsp) // EINTR, EAGAIN, ETIMEDOUT: re-check
+		futexWait(&e.state, old|semWaiters, left) // woken, timed out or interrupted: re-check
 	}
 }

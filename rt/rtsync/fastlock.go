@@ -4,8 +4,6 @@ import (
 	"errors"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // ErrTimeout is returned by FastLock and EventSem.Wait when the timeout
@@ -60,7 +58,6 @@ func (l *FastLock) FastLock(timeout, sleep time.Duration) error {
 	if timeout > 0 {
 		start = time.Now()
 	}
-	ts := unix.NsecToTimespec(int64(sleep))
 	for {
 		for range spinsPerCheck {
 			if l.TryLock() {
@@ -71,7 +68,7 @@ func (l *FastLock) FastLock(timeout, sleep time.Duration) error {
 			return ErrTimeout
 		}
 		if sleep > 0 {
-			rawNanosleep(&ts)
+			pollSleep(sleep)
 		}
 	}
 }
@@ -80,6 +77,3 @@ func (l *FastLock) FastLock(timeout, sleep time.Duration) error {
 func (l *FastLock) FastUnLock() {
 	l.v.Store(0)
 }
-
-// Locked reports whether the lock is held at the instant of the call.
-func (l *FastLock) Locked() bool { return l.v.Load() != 0 }

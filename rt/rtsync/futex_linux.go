@@ -1,7 +1,10 @@
+//go:build !portable
+
 package rtsync
 
 import (
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -12,14 +15,19 @@ const (
 	futexWakePrivate = 1 | 128 // FUTEX_WAKE | FUTEX_PRIVATE_FLAG
 )
 
-// futexWait sleeps while *addr == val, for at most ts (nil: forever). It
-// is a blocking call (unix.Syscall6), so the Go scheduler may hand the
-// thread's P to other goroutines meanwhile. Spurious returns are possible;
-// callers re-check their condition.
-func futexWait(addr *atomic.Uint32, val uint32, ts *unix.Timespec) unix.Errno {
-	_, _, e := unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWaitPrivate,
-		uintptr(val), uintptr(unsafe.Pointer(ts)), 0, 0)
-	return e
+// futexWait sleeps while *addr == val, for at most timeout (negative:
+// without limit). It is a blocking call (unix.Syscall6), so the Go
+// scheduler may hand the thread's P to other goroutines meanwhile.
+// Spurious returns are possible; callers re-check their condition.
+func futexWait(addr *atomic.Uint32, val uint32, timeout time.Duration) {
+	var ts unix.Timespec
+	tsp := (*unix.Timespec)(nil)
+	if timeout >= 0 {
+		ts = unix.NsecToTimespec(int64(timeout))
+		tsp = &ts
+	}
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWaitPrivate,
+		uintptr(val), uintptr(unsafe.Pointer(tsp)), 0, 0)
 }
 
 // futexWakeAll wakes every thread sleeping on addr. FUTEX_WAKE never
@@ -29,7 +37,8 @@ func futexWakeAll(addr *atomic.Uint32) {
 		uintptr(1<<31-1), 0, 0, 0)
 }
 
-// rawNanosleep sleeps ts without giving up the thread's P.
-func rawNanosleep(ts *unix.Timespec) {
-	unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(ts)), 0, 0)
+// pollSleep sleeps d with a raw nanosleep, without giving up the thread's P.
+func pollSleep(d time.Duration) {
+	ts := unix.NsecToTimespec(int64(d))
+	unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
 }

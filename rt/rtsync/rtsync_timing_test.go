@@ -1,7 +1,6 @@
 package rtsync
 
 import (
-	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,18 +12,15 @@ import (
 // pinned runs f on a fresh OS thread pinned to CPU c when there are at least
 // two CPUs, and waits for it.
 func pinned(b *testing.B, c int, f func()) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		runtime.LockOSThread()
-		if all, _ := cpu.OnlineMask(); all.Count() >= 2 && all.Has(c) {
-			if err := cpu.PinCurrentThread(cpu.Of(c)); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-		f()
-	}()
+	mask := cpu.Mask(0)
+	if all, _ := cpu.OnlineMask(); all.Count() >= 2 && all.Has(c) {
+		mask = cpu.Of(c)
+	}
+	_, done, err := cpu.StartThread(mask, 0, f)
+	if err != nil {
+		b.Error(err)
+		return
+	}
 	<-done
 }
 
@@ -69,71 +65,65 @@ func BenchmarkPostLatency(b *testing.B) {
 	})
 	b.Run("futex", func(b *testing.B) {
 		var e EventSem
-		var got atomic.Int64
-		var wokeAt atomic.Int64
-		base := time.Now()
-		n := b.N
-		go pinned(b, 0, func() {
-			for i := 0; i < n; i++ {
-				e.WaitReset(Forever)
-				wokeAt.Store(int64(time.Since(base)))
-				got.Add(1)
-			}
-		})
-		post := make([]int64, 0, n)
-		wake := make([]int64, 0, n)
-		b.ReportAllocs()
-		pinned(b, 1, func() {
-			for i := 0; i < n; i++ {
-				for e.state.Load()&semWaiters == 0 { // until parked
-				}
-				t0 := time.Since(base)
-				e.Post()
-				post = append(post, int64(time.Since(base)-t0))
-				for got.Load() != int64(i+1) {
-				}
-				wake = append(wake, wokeAt.Load()-int64(t0))
-			}
-		})
-		latency.Report(b, post, "", "ns")
-		latency.Report(b, wake, "", "wake-ns")
+		benchHandOff(b,
+			func() { e.WaitReset(Forever) },
+			func(int) bool { return e.state.Load()&semWaiters != 0 }, // parked
+			e.Post)
 	})
 	b.Run("chan", func(b *testing.B) {
 		ch := make(chan struct{}, 1)
-		var got, ready atomic.Int64
-		var wokeAt atomic.Int64
-		base := time.Now()
-		n := b.N
-		go pinned(b, 0, func() {
-			for i := 0; i < n; i++ {
-				ready.Store(int64(i + 1))
-				<-ch
-				wokeAt.Store(int64(time.Since(base)))
-				got.Add(1)
-			}
-		})
-		post := make([]int64, 0, n)
-		wake := make([]int64, 0, n)
-		b.ReportAllocs()
-		pinned(b, 1, func() {
-			for i := 0; i < n; i++ {
-				for ready.Load() != int64(i+1) {
+		var ready atomic.Int64
+		benchHandOff(b,
+			func() { ready.Add(1); <-ch },
+			func(i int) bool {
+				if ready.Load() != int64(i+1) {
+					return false
 				}
 				// No way to see that a receiver is parked: give it 50 µs.
 				for t := time.Now(); time.Since(t) < 50*time.Microsecond; {
 				}
-				t0 := time.Since(base)
+				return true
+			},
+			func() {
 				select {
 				case ch <- struct{}{}:
 				default:
 				}
-				post = append(post, int64(time.Since(base)-t0))
-				for got.Load() != int64(i+1) {
-				}
-				wake = append(wake, wokeAt.Load()-int64(t0))
-			}
-		})
-		latency.Report(b, post, "", "ns")
-		latency.Report(b, wake, "", "wake-ns")
+			})
 	})
+}
+
+// benchHandOff times b.N hand-offs from a poster pinned to CPU 1 to a
+// waiter pinned to CPU 0, which calls wait once per hand-off. Before each,
+// the poster spins until parked(i) reports the waiter blocked in its i-th
+// wait, then times post (the ns metrics) and the delay until the waiter
+// runs (wake-ns).
+func benchHandOff(b *testing.B, wait func(), parked func(i int) bool, post func()) {
+	var got, wokeAt atomic.Int64
+	base := time.Now()
+	n := b.N
+	go pinned(b, 0, func() {
+		for range n {
+			wait()
+			wokeAt.Store(int64(time.Since(base)))
+			got.Add(1)
+		}
+	})
+	posts := make([]int64, 0, n)
+	wake := make([]int64, 0, n)
+	b.ReportAllocs()
+	pinned(b, 1, func() {
+		for i := range n {
+			for !parked(i) {
+			}
+			t0 := time.Since(base)
+			post()
+			posts = append(posts, int64(time.Since(base)-t0))
+			for got.Load() != int64(i+1) {
+			}
+			wake = append(wake, wokeAt.Load()-int64(t0))
+		}
+	})
+	latency.Report(b, posts, "", "ns")
+	latency.Report(b, wake, "", "wake-ns")
 }

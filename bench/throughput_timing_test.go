@@ -4,15 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
-	"net/netip"
-	"os"
 	"runtime"
-	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,6 +14,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 	"golang.org/x/sys/unix"
 
+	"github.com/streamerd/streamerd/broker"
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
@@ -83,10 +78,8 @@ func sustainCases() []sustainCase {
 // Each case runs twice. The plain variant is the UDPStreamer as its Config
 // allows today: network thread and pacer unpinned under normal scheduling.
 // The "fifo" variant pins the pacer to CPU 0 at SCHED_FIFO 80 and the
-// network thread to CPU 1 at SCHED_FIFO 70; udpstreamer.Config has no
-// priority for its network thread, so the benchmark finds that thread by its
-// affinity and sets the policy from outside, standing in for the missing
-// option. It is skipped with one CPU or without permission.
+// network thread to CPU 1 at SCHED_FIFO 70 (udpstreamer.Config's CPUMask
+// and Priority). It is skipped with one CPU or without permission.
 func BenchmarkSustained(b *testing.B) {
 	full := sustainDuration(b)
 	short := min(full, sustainDefault)
@@ -174,25 +167,16 @@ func newHarness(tb testing.TB, cfg udpstreamer.Config, fifo bool) *harness {
 		if online, _ := cpu.OnlineMask(); !online.Has(0) || !online.Has(1) {
 			tb.Skip("fifo variant needs CPUs 0 and 1")
 		}
-		cfg.CPUMask = cpu.Of(netCPU)
+		cfg.CPUMask, cfg.Priority = cpu.Of(netCPU), netPriority
 		pacer.CPUMask, pacer.Priority = cpu.Of(0), pacerPriority
 	}
 	ms := metrics.NewSet()
-	s, err := udpstreamer.New(cfg, ms, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s, err := startStreamer(tb, cfg, ms)
+	if fifo && errors.Is(err, unix.EPERM) {
+		tb.Skip(err)
+	}
 	if err != nil {
 		tb.Fatal(err)
-	}
-	if err := s.AllocateMemory(); err != nil {
-		tb.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		tb.Fatal(err)
-	}
-	if fifo {
-		if err := prioritiseNetThread(); err != nil {
-			s.Stop()
-			tb.Skip(err)
-		}
 	}
 	h := &harness{tb: tb, pacer: pacer, s: s, counter: s.GetSignalMemoryBuffer(0),
 		wireBytes: s.PayloadSize() + s.FragmentCount()*wire.HeaderSize,
@@ -239,18 +223,28 @@ func (r stepResult) String() string {
 	return s
 }
 
+// counterGAM writes 1, 2, 3... into dst, one per cycle.
+type counterGAM struct {
+	dst []byte
+	n   uint32
+}
+
+func (g *counterGAM) Execute() error {
+	g.n++
+	binary.LittleEndian.PutUint32(g.dst, g.n)
+	return nil
+}
+
 // step paces Synchronise at rate for d and waits for the client to drain.
 func (h *harness) step(rate float64, d time.Duration) stepResult {
-	var n uint32
-	gam := rt.GAMFunc(func() error {
-		n++
-		binary.LittleEndian.PutUint32(h.counter, n)
-		return nil
-	})
-	sync := rt.GAMFunc(h.s.Synchronise)
+	count := &counterGAM{dst: h.counter}
+	sync, err := broker.NewMemoryMapSynchronisedOutputBroker(h.s, nil)
+	if err != nil {
+		h.tb.Fatal(err)
+	}
 	pc := h.pacer
 	pc.Frequency = rate
-	th, err := rt.New(pc, []rt.Step{{Name: "count", Exec: gam}}, []rt.Step{{Name: "sync", Exec: sync}})
+	th, err := rt.New(pc, []rt.Step{{Name: "count", Exec: count}}, []rt.Step{{Name: "sync", Exec: sync}})
 	if err != nil {
 		h.tb.Fatal(err)
 	}
@@ -268,6 +262,7 @@ func (h *harness) step(rate float64, d time.Duration) stepResult {
 		h.tb.Fatal(err)
 	}
 	el := time.Since(t0)
+	n := count.n
 	want := recv0 + uint64(n)
 	h.cl.drain(want, 200*time.Millisecond)
 	h.e2e = h.cl.takeE2E(h.e2e)
@@ -290,39 +285,6 @@ const (
 	pacerPriority = 80
 	netPriority   = 70
 )
-
-// prioritiseNetThread sets SCHED_FIFO netPriority on the one thread of this
-// process whose affinity is exactly netCPU: the UDPStreamer's network
-// thread, pinned there by its CPUMask. (udpstreamer.Config has no priority
-// for that thread; this stands in for one.)
-func prioritiseNetThread() error {
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return err
-	}
-	want := strconv.Itoa(netCPU)
-	var tids []int
-	for _, t := range tasks {
-		st, err := os.ReadFile("/proc/self/task/" + t.Name() + "/status")
-		if err != nil {
-			continue
-		}
-		for line := range strings.Lines(string(st)) {
-			if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok && strings.TrimSpace(v) == want {
-				tid, _ := strconv.Atoi(t.Name())
-				tids = append(tids, tid)
-			}
-		}
-	}
-	if len(tids) != 1 {
-		return fmt.Errorf("found %d threads pinned to CPU %d, want the network thread alone", len(tids), netCPU)
-	}
-	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: netPriority}
-	if err := unix.SchedSetAttr(tids[0], &attr, 0); err != nil {
-		return fmt.Errorf("SCHED_FIFO on the network thread: %w", err)
-	}
-	return nil
-}
 
 // searchResult is the outcome of one search.
 type searchResult struct {
@@ -397,141 +359,6 @@ func (h *harness) search(short, full time.Duration) searchResult {
 	res.best = good
 	res.trail = strings.Join(trail, ", ")
 	return res
-}
-
-// client is a UDPStreamer client built from the codec alone: it connects,
-// then reads DATA on its own goroutine, reassembles, orders with a
-// SequenceGate and counts whole updates.
-type client struct {
-	conn    *net.UDPConn
-	srv     netip.AddrPort
-	data    *wire.Reassembler
-	gate    wire.SequenceGate
-	updates atomic.Uint64 // whole updates accepted
-	lost    atomic.Uint64 // counters skipped by the gate
-	done    chan struct{}
-
-	mu  sync.Mutex
-	e2e []int64 // ns from the update's hrtTimestamp to its completion here
-}
-
-// maxE2E bounds the latency samples kept per step.
-const maxE2E = 1 << 20
-
-// takeE2E returns the latency samples since the last call and starts anew.
-func (c *client) takeE2E(dst []int64) []int64 {
-	c.mu.Lock()
-	dst = append(dst[:0], c.e2e...)
-	c.e2e = c.e2e[:0]
-	c.mu.Unlock()
-	return dst
-}
-
-func dialClient(srv netip.AddrPort, timeout time.Duration) (*client, error) {
-	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		return nil, err
-	}
-	bigReadBuffer(conn, rcvBufWant)
-	c := &client{conn: conn, srv: srv, done: make(chan struct{}), e2e: make([]int64, 0, maxE2E)}
-	infos, err := c.connect(timeout)
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	size := wire.DataPayloadSize(infos)
-	c.data, err = wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Data, MaxPayload: size, InFlight: 8})
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	c.data.SetExpectedPayload(size)
-	conn.SetReadDeadline(time.Time{})
-	go c.read()
-	return c, nil
-}
-
-// connect sends CONNECT until a whole CONFIG arrives.
-func (c *client) connect(timeout time.Duration) ([]wire.SignalInfo, error) {
-	cfg, err := wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Config, MaxPayload: 1 << 20})
-	if err != nil {
-		return nil, err
-	}
-	buf := make([]byte, 65536)
-	hello := wire.AppendHeader(nil, wire.Header{Type: wire.Connect, TotalFragments: 1})
-	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); {
-		if _, err := c.conn.WriteToUDPAddrPort(hello, c.srv); err != nil {
-			return nil, err
-		}
-		c.conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-		for {
-			n, err := c.conn.Read(buf)
-			if err != nil {
-				break
-			}
-			p, _, err := cfg.AddDatagram(buf[:n])
-			if err != nil || p == nil {
-				continue
-			}
-			return wire.ParseConfig(p)
-		}
-	}
-	return nil, errors.New("bench: no CONFIG from the server")
-}
-
-// read is the receive loop; it allocates nothing per datagram.
-func (c *client) read() {
-	defer close(c.done)
-	buf := make([]byte, 65536)
-	for {
-		n, err := c.conn.Read(buf)
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			continue
-		}
-		p, ctr, err := c.data.AddDatagram(buf[:n])
-		if err != nil || p == nil {
-			continue
-		}
-		if lost, ok := c.gate.Accept(ctr); ok {
-			// hrtTimestamp is CLOCK_MONOTONIC_RAW captured in Synchronise.
-			if ts, err := wire.ParseDataTimestamp(p); err == nil {
-				d := int64(cpu.MonotonicRawNanos() - ts)
-				c.mu.Lock()
-				if len(c.e2e) < cap(c.e2e) {
-					c.e2e = append(c.e2e, d)
-				}
-				c.mu.Unlock()
-			}
-			c.lost.Add(uint64(lost))
-			c.updates.Add(1)
-		}
-	}
-}
-
-// drain waits until want updates were accepted, or until none arrived for
-// idle.
-func (c *client) drain(want uint64, idle time.Duration) {
-	last, since := c.updates.Load(), time.Now()
-	for {
-		n := c.updates.Load()
-		if n >= want {
-			return
-		}
-		if n != last {
-			last, since = n, time.Now()
-		} else if time.Since(since) > idle {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
-func (c *client) close() {
-	c.conn.Close()
-	<-c.done
 }
 
 // BenchmarkLoopback is the kernel's baseline for BenchmarkSustained: one

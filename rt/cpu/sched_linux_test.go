@@ -1,27 +1,14 @@
+//go:build !portable
+
 package cpu
 
 import (
 	"errors"
 	"runtime"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/streamerd/streamerd/internal/testenv"
 )
-
-// onNewThread runs f on a fresh locked OS thread that is destroyed afterwards,
-// so pinning and priority changes do not leak into the test binary.
-func onNewThread(f func()) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		runtime.LockOSThread() // never unlocked: the thread dies with the goroutine
-		f()
-	}()
-	<-done
-}
 
 func TestPinCurrentThread(t *testing.T) {
 	all, err := OnlineMask()
@@ -99,49 +86,35 @@ func TestSetFIFOPriority(t *testing.T) {
 		if err != nil || attr.Policy != unix.SCHED_FIFO || attr.Priority != 10 {
 			t.Errorf("sched attr %+v, %v", attr, err)
 		}
-		if err := SetNormalPolicy(); err != nil {
-			t.Error(err)
+	})
+}
+
+// TestStartThreadIsLocked checks that the body stays on one OS thread
+// across scheduling points.
+func TestStartThreadIsLocked(t *testing.T) {
+	onNewThread(func() {
+		tid := unix.Gettid()
+		for range 100 {
+			runtime.Gosched()
+			if unix.Gettid() != tid {
+				t.Error("the body moved to another OS thread")
+				return
+			}
 		}
 	})
 }
 
-func TestMonotonicClocks(t *testing.T) {
-	a, m := MonotonicRawNanos(), MonotonicNanos()
-	time.Sleep(2 * time.Millisecond)
-	b, n := MonotonicRawNanos(), MonotonicNanos()
-	if b <= a || n <= m {
-		t.Fatalf("clocks did not advance: raw %d->%d mono %d->%d", a, b, m, n)
+func TestSetTimerSlack(t *testing.T) {
+	if err := SetTimerSlack(0); err == nil {
+		t.Error("zero slack accepted")
 	}
-	if d := b - a; d < uint64(time.Millisecond) || d > uint64(10*time.Second) {
-		t.Errorf("raw clock advanced %d ns over a 2 ms sleep", d)
-	}
-}
-
-var sinkU uint64
-
-func TestClockNoAllocs(t *testing.T) {
-	testenv.SkipIfRace(t)
-	if n := testing.AllocsPerRun(1000, func() { sinkU += MonotonicRawNanos() + uint64(MonotonicNanos()) }); n != 0 {
-		t.Fatalf("clocks allocate %v times", n)
-	}
-	var m Mask
-	if n := testing.AllocsPerRun(100, func() { m, _ = CurrentThreadAffinity() }); n != 0 {
-		t.Fatalf("CurrentThreadAffinity allocates %v times", n)
-	}
-	sinkU += uint64(m)
-}
-
-func BenchmarkMonotonicRawNanos(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		sinkU += MonotonicRawNanos()
-	}
-}
-
-func BenchmarkTimeSince(b *testing.B) {
-	b.ReportAllocs()
-	base := time.Now()
-	for b.Loop() {
-		sinkU += uint64(time.Since(base))
-	}
+	onNewThread(func() {
+		if err := SetTimerSlack(1); err != nil {
+			t.Error(err)
+			return
+		}
+		if got, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0); err != nil || got != 1 {
+			t.Errorf("timer slack %d, %v; want 1", got, err)
+		}
+	})
 }

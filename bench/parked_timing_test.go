@@ -2,9 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"io"
-	"log/slog"
-	"os"
 	"runtime"
 	"testing"
 	"time"
@@ -37,30 +34,16 @@ func BenchmarkSynchroniseParked(b *testing.B) {
 					b.Skip("needs CPUs 0 and 1")
 				}
 				if qos == "pmqos0" {
-					f, err := holdDMALatency0()
+					hold, err := cpu.HoldWakeLatency(0)
 					if err != nil {
 						b.Skip(err)
 					}
-					defer f.Close()
+					defer hold.Close()
 				}
 				benchParked(b, place == "apart")
 			})
 		}
 	}
-}
-
-// holdDMALatency0 asks the kernel for 0 µs of CPU wake-up latency (PM QoS)
-// until the returned file is closed.
-func holdDMALatency0() (io.Closer, error) {
-	f, err := os.OpenFile("/dev/cpu_dma_latency", os.O_WRONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := f.Write([]byte{0, 0, 0, 0}); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
 }
 
 func benchParked(b *testing.B, apart bool) {
@@ -71,14 +54,8 @@ func benchParked(b *testing.B, apart bool) {
 		cfg.CPUMask = cpu.Of(0)
 	}
 	ms := metrics.NewSet()
-	s, err := udpstreamer.New(cfg, ms, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s, err := startStreamer(b, cfg, ms)
 	if err != nil {
-		b.Fatal(err)
-	}
-	if err := s.AllocateMemory(); err != nil {
-		b.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
 		b.Fatal(err)
 	}
 	defer s.Stop()
@@ -90,16 +67,11 @@ func benchParked(b *testing.B, apart bool) {
 	n := b.N
 	b.ReportAllocs()
 	b.ResetTimer()
-	done := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		if apart {
-			if err := cpu.PinCurrentThread(cpu.Of(1)); err != nil {
-				done <- err
-				return
-			}
-		}
+	mask := cpu.Mask(0)
+	if apart {
+		mask = cpu.Of(1)
+	}
+	_, done, err := cpu.StartThread(mask, 0, func() {
 		for range n {
 			for noClient.Get()+skipped.Get() < syn.Get() {
 				runtime.Gosched()
@@ -109,11 +81,11 @@ func benchParked(b *testing.B, apart bool) {
 			s.Synchronise()
 			lat.Add(time.Since(t0))
 		}
-		done <- nil
-	}()
-	if err := <-done; err != nil {
+	})
+	if err != nil {
 		b.Fatal(err)
 	}
+	<-done
 	b.StopTimer()
 	lat.Report(b, "", "ns")
 }

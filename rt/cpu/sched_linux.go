@@ -1,17 +1,14 @@
+//go:build !portable
+
 package cpu
 
 import (
 	"errors"
 	"fmt"
-	"unsafe"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
-
-// ErrAffinityMismatch is returned (wrapped) by PinCurrentThread when the
-// affinity read back differs from the one requested (for example when a
-// cgroup cpuset excludes some of the CPUs).
-var ErrAffinityMismatch = errors.New("cpu: affinity read back differs from the requested mask")
 
 // PinCurrentThread restricts the calling OS thread to the CPUs in m, then
 // reads the affinity back and returns an error unless it equals m. The zero
@@ -60,10 +57,6 @@ func CurrentThreadAffinity() (Mask, error) {
 	return m, nil
 }
 
-// OnlineMask returns the CPUs the calling thread may run on now, which on an
-// unpinned thread is the set usable by the process.
-func OnlineMask() (Mask, error) { return CurrentThreadAffinity() }
-
 // SetFIFOPriority puts the calling thread in SCHED_FIFO with priority prio
 // (1 to 99). Without root, CAP_SYS_NICE or a large enough RLIMIT_RTPRIO the
 // kernel refuses with EPERM and the error says so; errors.Is(err,
@@ -83,12 +76,6 @@ func SetFIFOPriority(prio int) error {
 	return nil
 }
 
-// SetNormalPolicy returns the calling thread to SCHED_OTHER, nice 0.
-func SetNormalPolicy() error {
-	attr := unix.SchedAttr{Policy: unix.SCHED_NORMAL}
-	return unix.SchedSetAttr(0, &attr, 0)
-}
-
 // LockMemory locks every current and future page of the process in RAM
 // (mlockall(MCL_CURRENT|MCL_FUTURE)), so the RT thread never takes a major
 // page fault. It acts on the whole process and is never undone.
@@ -105,24 +92,13 @@ func LockMemory() error {
 	return nil
 }
 
-// MonotonicRawNanos returns CLOCK_MONOTONIC_RAW in nanoseconds. The Go
-// runtime's vDSO path only serves CLOCK_MONOTONIC, so this is a raw
-// clock_gettime system call (no cgo, no allocation, no scheduler hand-off).
-// It costs about 270 ns on the 2-vCPU EPYC VM against 25 ns for time.Since,
-// which reads CLOCK_MONOTONIC through the vDSO (BenchmarkMonotonicRawNanos,
-// BenchmarkTimeSince): call it once per cycle at most, and use time.Since
-// for durations.
-func MonotonicRawNanos() uint64 {
-	var ts unix.Timespec
-	unix.RawSyscall(unix.SYS_CLOCK_GETTIME, unix.CLOCK_MONOTONIC_RAW, uintptr(unsafe.Pointer(&ts)), 0)
-	return uint64(ts.Sec)*1e9 + uint64(ts.Nsec)
-}
-
-// MonotonicNanos returns CLOCK_MONOTONIC in nanoseconds, the clock that
-// clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) compares against. It is a
-// raw system call like MonotonicRawNanos.
-func MonotonicNanos() int64 {
-	var ts unix.Timespec
-	unix.RawSyscall(unix.SYS_CLOCK_GETTIME, unix.CLOCK_MONOTONIC, uintptr(unsafe.Pointer(&ts)), 0)
-	return ts.Sec*1e9 + ts.Nsec
+// SetTimerSlack sets the calling thread's timer slack, the time the kernel
+// may add to its timed sleeps to group wake-ups (50 µs by default; threads
+// under SCHED_FIFO have none). A thread that paces itself with SleepUntil
+// and normal scheduling sets it to 1 ns. The setting dies with the thread.
+func SetTimerSlack(d time.Duration) error {
+	if d < 1 {
+		return fmt.Errorf("cpu: timer slack %v: must be at least 1 ns", d)
+	}
+	return unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(d), 0, 0, 0)
 }

@@ -51,32 +51,27 @@ func listenLoopback(tb testing.TB) *net.UDPConn {
 // kernel caps at rmem_max. It returns the size the kernel reports (which
 // counts its bookkeeping, so about twice what was set).
 func bigReadBuffer(c *net.UDPConn, n int) int {
-	rc, err := c.SyscallConn()
-	if err != nil {
-		return 0
-	}
-	got := 0
-	rc.Control(func(fd uintptr) {
-		if unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, n) != nil {
-			unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, n)
-		}
-		got, _ = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF)
-	})
-	return got
+	return setSockBuf(c, unix.SO_RCVBUF, soRcvBufForce, n)
 }
 
 // bigWriteBuffer is bigReadBuffer for the send buffer.
 func bigWriteBuffer(c *net.UDPConn, n int) int {
+	return setSockBuf(c, unix.SO_SNDBUF, soSndBufForce, n)
+}
+
+// setSockBuf sets the socket option opt to n, through force first when the
+// system has one (force >= 0), and returns what opt reads back.
+func setSockBuf(c *net.UDPConn, opt, force, n int) int {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return 0
 	}
 	got := 0
 	rc.Control(func(fd uintptr) {
-		if unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUFFORCE, n) != nil {
-			unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUF, n)
+		if force < 0 || unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, force, n) != nil {
+			unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, opt, n)
 		}
-		got, _ = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUF)
+		got, _ = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, opt)
 	})
 	return got
 }

@@ -1,0 +1,50 @@
+package cpu
+
+import (
+	"testing"
+	"time"
+
+	"github.com/streamerd/streamerd/internal/testenv"
+)
+
+func TestMonotonicClocks(t *testing.T) {
+	a, m := MonotonicRawNanos(), MonotonicNanos()
+	time.Sleep(2 * time.Millisecond)
+	b, n := MonotonicRawNanos(), MonotonicNanos()
+	if b <= a || n <= m {
+		t.Fatalf("clocks did not advance: raw %d->%d mono %d->%d", a, b, m, n)
+	}
+	if d := b - a; d < uint64(time.Millisecond) || d > uint64(10*time.Second) {
+		t.Errorf("raw clock advanced %d ns over a 2 ms sleep", d)
+	}
+}
+
+func TestSleepUntil(t *testing.T) {
+	target := MonotonicNanos() + int64(2*time.Millisecond)
+	if err := SleepUntil(target); err != nil {
+		t.Fatal(err)
+	}
+	if now := MonotonicNanos(); now < target {
+		t.Errorf("woke %d ns before the deadline", target-now)
+	}
+	if err := SleepUntil(MonotonicNanos() - int64(time.Second)); err != nil {
+		t.Errorf("deadline in the past: %v", err)
+	}
+}
+
+var sinkU uint64
+
+func TestClockNoAllocs(t *testing.T) {
+	testenv.SkipIfRace(t)
+	if n := testing.AllocsPerRun(1000, func() { sinkU += MonotonicRawNanos() + uint64(MonotonicNanos()) }); n != 0 {
+		t.Fatalf("clocks allocate %v times", n)
+	}
+	var m Mask
+	if n := testing.AllocsPerRun(100, func() { m, _ = CurrentThreadAffinity() }); n != 0 {
+		t.Fatalf("CurrentThreadAffinity allocates %v times", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = SleepUntil(MonotonicNanos() + 1000) }); n != 0 {
+		t.Fatalf("SleepUntil allocates %v times", n)
+	}
+	sinkU += uint64(m)
+}

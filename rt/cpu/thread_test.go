@@ -1,0 +1,74 @@
+package cpu
+
+import "testing"
+
+// onNewThread runs f on a fresh locked OS thread that is destroyed
+// afterwards, so pinning and priority changes do not leak into the test
+// binary.
+func onNewThread(f func()) {
+	_, done, err := StartThread(0, 0, f)
+	if err != nil {
+		panic(err) // nothing to set up: cannot fail
+	}
+	<-done
+}
+
+// lastCPU returns the mask of the highest CPU the process may use, or 0
+// when there are fewer than two (pinning would then prove nothing).
+func lastCPU() Mask {
+	all, err := OnlineMask()
+	if err != nil || all.Count() < 2 {
+		return 0
+	}
+	for i := 63; i >= 0; i-- {
+		if all.Has(i) {
+			return Of(i)
+		}
+	}
+	return 0
+}
+
+func TestStartThread(t *testing.T) {
+	mask := lastCPU()
+	if mask == 0 {
+		t.Log("fewer than two CPUs or no affinity here: pinning not checked")
+	}
+	inside := make(chan Mask, 1)
+	release := make(chan struct{})
+	affinity, done, err := StartThread(mask, 0, func() {
+		m, _ := CurrentThreadAffinity()
+		inside <- m
+		<-release
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := <-inside; mask != 0 && (got != mask || affinity != mask) {
+		t.Errorf("affinity inside %v, returned %v, want %v", got, affinity, mask)
+	}
+	select {
+	case <-done:
+		t.Fatal("done closed while the body runs")
+	default:
+	}
+	close(release)
+	<-done
+}
+
+func TestStartThreadErrors(t *testing.T) {
+	ran := false
+	body := func() { ran = true }
+	for _, p := range []int{-1, 100} {
+		if _, _, err := StartThread(0, p, body); err == nil {
+			t.Errorf("priority %d accepted", p)
+		}
+	}
+	if all, _ := OnlineMask(); !all.Has(63) {
+		if _, done, err := StartThread(Of(63), 0, body); err == nil || done != nil {
+			t.Errorf("CPU 63: err %v, done %v", err, done)
+		}
+	}
+	if ran {
+		t.Error("body ran after a failed start")
+	}
+}

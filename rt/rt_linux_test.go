@@ -1,0 +1,59 @@
+//go:build !portable
+
+package rt
+
+import (
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/streamerd/streamerd/rt/cpu"
+)
+
+func TestAffinityAndPriority(t *testing.T) {
+	all, _ := cpu.OnlineMask()
+	mask := cpu.Mask(0)
+	if all.Count() >= 2 && all.Has(1) {
+		mask = cpu.Of(1)
+	} else {
+		t.Log("fewer than 2 CPUs: affinity not checked")
+	}
+	var inside atomic.Uint64
+	var policy atomic.Uint32
+	var cycles atomic.Uint64
+	probe := stepFunc(func() error {
+		if cycles.Add(1) == 1 {
+			m, _ := cpu.CurrentThreadAffinity()
+			inside.Store(uint64(m))
+			if a, err := unix.SchedGetAttr(0, 0); err == nil {
+				policy.Store(a.Policy)
+			}
+		}
+		return nil
+	})
+	th, err := New(Config{Frequency: 500, CPUMask: mask, Priority: 10}, []Step{{"probe", probe}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = th.Start()
+	if errors.Is(err, unix.EPERM) {
+		if !strings.Contains(err.Error(), "CAP_SYS_NICE") {
+			t.Errorf("EPERM error lacks advice: %v", err)
+		}
+		t.Skipf("SCHED_FIFO not permitted: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitCycles(&cycles, 2)
+	th.Stop()
+	if mask != 0 && (th.Affinity() != mask || cpu.Mask(inside.Load()) != mask) {
+		t.Errorf("affinity %v, inside %v, want %v", th.Affinity(), cpu.Mask(inside.Load()), mask)
+	}
+	if policy.Load() != unix.SCHED_FIFO {
+		t.Errorf("policy %d, want SCHED_FIFO", policy.Load())
+	}
+}
