@@ -289,6 +289,10 @@ type cycle struct {
 
 // loop runs cycles until stop. Everything it touches is preallocated.
 func (t *Thread) loop() {
+	// Under normal scheduling the kernel may add its 50 µs default timer
+	// slack to every sleep; SCHED_FIFO threads have none. Off Linux this
+	// is not supported and the error says nothing worth reporting.
+	_ = cpu.SetTimerSlack(time.Nanosecond)
 	c := newClock()
 	a := &t.acc
 	// Counter continues after a restart.

@@ -74,7 +74,9 @@ func TestSoak(t *testing.T) {
 	go func() {
 		var u client.Update
 		for {
-			cl.SetReadDeadline(time.Now().Add(2 * time.Second))
+			// A generous deadline: a loaded CI machine can stall the process for
+			// seconds; a stall is not a lost update, and losses are counted below.
+			cl.SetReadDeadline(time.Now().Add(15 * time.Second))
 			if err := cl.Next(&u); err != nil {
 				readerDone <- err
 				return
