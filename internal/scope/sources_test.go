@@ -348,7 +348,9 @@ func TestRD100SSource(t *testing.T) {
 		t.Fatalf("el %v", el)
 	}
 	waitState(t, h, StateSilent)
-	if cn := src.Counters(); cn.Link != "timed out" || cn.Silences != 1 {
+	// At least one silence: a loaded machine may stall the sender above
+	// long enough for an earlier one.
+	if cn := src.Counters(); cn.Link != "timed out" || cn.Silences == 0 {
 		t.Fatalf("counters after the stream stopped %+v", cn)
 	}
 }
