@@ -378,10 +378,16 @@ func (c *Client) Next(u *Update) error {
 		if payload == nil {
 			continue
 		}
-		lost, ok := c.gate.Accept(counter)
-		if !ok {
+		lost, verdict := c.gate.Step(counter)
+		switch verdict {
+		case wire.Stale:
 			c.st.stale.Add(1)
 			continue
+		case wire.Held:
+			c.st.implausible.Add(1)
+			continue
+		case wire.Resync:
+			c.st.resyncs.Add(1)
 		}
 		if err := u.fill(cfg, counter, lost, payload); err != nil {
 			// The reassembler enforces the size; count it as inconsistent anyway.
@@ -389,6 +395,7 @@ func (c *Client) Next(u *Update) error {
 			continue
 		}
 		u.SessionStart, c.fresh = c.fresh, false
+		u.Resync = verdict == wire.Resync
 		c.st.updates.Add(1)
 		c.st.lost.Add(uint64(lost))
 		return nil

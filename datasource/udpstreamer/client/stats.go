@@ -9,17 +9,19 @@ import (
 // Stats counts what a Client received since Dial. Counts of datagrams refer to
 // datagrams from the server address unless said otherwise.
 type Stats struct {
-	Datagrams  uint64 // datagrams from the server, whatever their content
-	Bytes      uint64 // bytes of those datagrams, headers included
-	Updates    uint64 // DATA updates returned by Next
-	Lost       uint64 // sum of Update.Lost: updates the counter skipped (never completed or never sent)
-	Stale      uint64 // complete updates the sequence gate dropped: reordered or duplicated behind a newer one
-	Incomplete uint64 // updates the reassembler gave up on (a fragment missing when newer ones arrived)
-	Configs    uint64 // CONFIG payloads completed, including repeats
-	BadConfigs uint64 // CONFIG payloads refused: invalid, or beyond Options.MaxDataSize
-	Early      uint64 // DATA fragments that arrived during Connect, before the CONFIG, and were ignored
-	Foreign    uint64 // datagrams from any address but the server's, ignored
-	Unexpected uint64 // well-formed datagrams of a client-to-server type (ACK, CONNECT, DISCONNECT)
+	Datagrams   uint64 // datagrams from the server, whatever their content
+	Bytes       uint64 // bytes of those datagrams, headers included
+	Updates     uint64 // DATA updates returned by Next
+	Lost        uint64 // sum of Update.Lost: updates the counter skipped (never completed or never sent)
+	Stale       uint64 // complete updates the sequence gate dropped: reordered or duplicated behind a newer one
+	Implausible uint64 // complete updates dropped for a counter implausibly far from the sequence (wire.SequenceGate)
+	Resyncs     uint64 // times the counter restarted without a CONFIG and the client followed it (Update.Resync)
+	Incomplete  uint64 // updates the reassembler gave up on (a fragment missing when newer ones arrived)
+	Configs     uint64 // CONFIG payloads completed, including repeats
+	BadConfigs  uint64 // CONFIG payloads refused: invalid, or beyond Options.MaxDataSize
+	Early       uint64 // DATA fragments that arrived during Connect, before the CONFIG, and were ignored
+	Foreign     uint64 // datagrams from any address but the server's, ignored
+	Unexpected  uint64 // well-formed datagrams of a client-to-server type (ACK, CONNECT, DISCONNECT)
 
 	BadHeader [wire.NumHeaderErrors]uint64 // datagrams ParseHeader refused, by HeaderError
 	Dropped   [wire.NumDropReasons]uint64  // fragments the DATA and CONFIG reassemblers refused, by DropReason; a duplicated update shows here as DropDuplicate
@@ -29,6 +31,7 @@ type Stats struct {
 // them; atomics let Stats read them from any goroutine.
 type counters struct {
 	datagrams, bytes, updates, lost, stale, incomplete atomic.Uint64
+	implausible, resyncs                               atomic.Uint64
 	configs, badConfigs, early, foreign, unexpected    atomic.Uint64
 
 	badHeader [wire.NumHeaderErrors]atomic.Uint64
@@ -37,17 +40,19 @@ type counters struct {
 
 func (c *counters) snapshot() Stats {
 	s := Stats{
-		Datagrams:  c.datagrams.Load(),
-		Bytes:      c.bytes.Load(),
-		Updates:    c.updates.Load(),
-		Lost:       c.lost.Load(),
-		Stale:      c.stale.Load(),
-		Incomplete: c.incomplete.Load(),
-		Configs:    c.configs.Load(),
-		BadConfigs: c.badConfigs.Load(),
-		Early:      c.early.Load(),
-		Foreign:    c.foreign.Load(),
-		Unexpected: c.unexpected.Load(),
+		Datagrams:   c.datagrams.Load(),
+		Bytes:       c.bytes.Load(),
+		Updates:     c.updates.Load(),
+		Lost:        c.lost.Load(),
+		Stale:       c.stale.Load(),
+		Implausible: c.implausible.Load(),
+		Resyncs:     c.resyncs.Load(),
+		Incomplete:  c.incomplete.Load(),
+		Configs:     c.configs.Load(),
+		BadConfigs:  c.badConfigs.Load(),
+		Early:       c.early.Load(),
+		Foreign:     c.foreign.Load(),
+		Unexpected:  c.unexpected.Load(),
 	}
 	for i := range c.badHeader {
 		s.BadHeader[i] = c.badHeader[i].Load()

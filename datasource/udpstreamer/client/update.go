@@ -19,7 +19,12 @@ type Update struct {
 	HRT          uint64 // hrtTimestamp: ns of the server's CLOCK_MONOTONIC_RAW at Synchronise()
 	Lost         uint32 // updates missing between the previous accepted update and this one
 	SessionStart bool   // first update after a CONFIG: counters and Lost restart here
-	Payload      []byte // the whole DATA payload: HRT then every signal's wire bytes
+	// Resync: the counter restarted without a CONFIG (two updates in a row
+	// implausibly far from the previous counter; see wire.SequenceGate) and
+	// the client follows the new sequence from this update. Lost then
+	// counts only the new sequence's updates not delivered.
+	Resync  bool
+	Payload []byte // the whole DATA payload: HRT then every signal's wire bytes
 
 	cfg    *Config
 	gen    uint64      // incremented per fill; a buffer is current when its gen matches
