@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/binary"
 	"math"
+	"time"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
@@ -15,10 +16,21 @@ import (
 // touched. Slices returned by its methods are valid until the next Next into
 // the same Update. An Update is not safe for concurrent use.
 type Update struct {
-	Counter      uint32 // DATA counter of the session
-	HRT          uint64 // hrtTimestamp: ns of the server's CLOCK_MONOTONIC_RAW at Synchronise()
-	Lost         uint32 // updates missing between the previous accepted update and this one
-	SessionStart bool   // first update after a CONFIG: counters and Lost restart here
+	Counter uint32 // DATA counter of the session
+	HRT     uint64 // hrtTimestamp: ns of the server's CLOCK_MONOTONIC_RAW at Synchronise()
+	Lost    uint32 // updates missing between the previous accepted update and this one
+	// Skipped is the number of the server's cycles missing between the
+	// previous accepted update and this one beyond the Lost ones: cycles
+	// the server replaced before sending them, seen from the hrtTimestamp
+	// spacing (docs/udpstreamer.md, "The Go client"). 0 while the period is
+	// being learnt and at a SessionStart or Resync.
+	Skipped uint32
+	// Silence is, on the first update after a silence Next reported, the
+	// time since the previous update (or since the session started); 0
+	// otherwise. A quiet signal keeps its updates coming; a gap in the
+	// stream shows here.
+	Silence      time.Duration
+	SessionStart bool // first update after a CONFIG: counters and Lost restart here
 	// Resync: the counter restarted without a CONFIG (two updates in a row
 	// implausibly far from the previous counter; see wire.SequenceGate) and
 	// the client follows the new sequence from this update. Lost then
