@@ -105,6 +105,57 @@ func (u *Update) Float64s(i int) []float64 {
 	return dst
 }
 
+// Float64At returns element k of signal i as Float64s(i)[k] would, without
+// decoding the rest of the signal: for reading a few elements of a long
+// array. It panics if i or k is out of range or before the first update.
+func (u *Update) Float64At(i, k int) float64 {
+	sl := u.cfg.Slots[i]
+	if k < 0 || k >= sl.Elements {
+		panic("udpstreamer/client: element index out of range")
+	}
+	size := sl.Len / sl.Elements
+	src := u.Payload[sl.Offset+k*size : sl.Offset+(k+1)*size]
+	if p := &u.cfg.plans[i]; p.quantised {
+		return p.q.Value(code(src, sl.WireType))
+	}
+	var one [1]float64
+	return appendElems(one[:0], src, sl.WireType)[0]
+}
+
+// code reads one quantisation code of wire type t from b.
+func code(b []byte, t datasource.Type) int32 {
+	switch t {
+	case datasource.Uint8:
+		return int32(b[0])
+	case datasource.Int8:
+		return int32(int8(b[0]))
+	case datasource.Uint16:
+		return int32(binary.LittleEndian.Uint16(b))
+	}
+	return int32(int16(binary.LittleEndian.Uint16(b)))
+}
+
+// TimeAt returns the time of element k of signal i, in seconds, as
+// Times(i)[k] would, without computing the others. It panics if i or k is
+// out of range or before the first update.
+func (u *Update) TimeAt(i, k int) float64 {
+	s := &u.cfg.Signals[i]
+	if k < 0 || k >= u.cfg.Slots[i].Elements {
+		panic("udpstreamer/client: element index out of range")
+	}
+	perSecond := u.cfg.plans[i].timePerSecond
+	switch s.TimeMode {
+	case datasource.FullArray:
+		return u.Float64At(int(s.TimeSignalIdx), k) / perSecond
+	case datasource.FirstSample:
+		return u.Float64At(int(s.TimeSignalIdx), 0)/perSecond + float64(k)/s.SamplingRate
+	case datasource.LastSample:
+		last := u.cfg.Slots[i].Elements - 1
+		return u.Float64At(int(s.TimeSignalIdx), 0)/perSecond - float64(last-k)/s.SamplingRate
+	}
+	return float64(u.HRT) / 1e9
+}
+
 // Number is the set of element types AppendValues converts to.
 type Number interface {
 	~uint8 | ~int8 | ~uint16 | ~int16 | ~uint32 | ~int32 | ~uint64 | ~int64 |
