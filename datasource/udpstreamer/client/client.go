@@ -4,18 +4,43 @@
 //
 //  1. Dial the server's address; it opens one UDP socket.
 //  2. Connect: it sends CONNECT (again every ResendInterval) until a complete
-//     CONFIG arrives and returns the signal list.
+//     CONFIG arrives and returns the signal list. A CONFIG beyond the
+//     client's limits (MaxConfigSize, MaxDataSize) ends Connect at once with
+//     an error saying by how much: the server would send the same again.
 //  3. Call Next in a loop with one reused Update; read signals with
 //     Update.Float64s (dequantised), AppendValues (exact wire values),
-//     Update.Raw (wire bytes) and Update.Times (per-element times in seconds).
+//     Update.Raw (wire bytes), Update.Times (per-element times in seconds),
+//     or one element with Float64At and TimeAt.
 //     Next returns ErrConfigChanged once when the server sends a different
 //     CONFIG; the new one is Client.Config.
 //  4. Disconnect, then Close. Stats may be read from any goroutine meanwhile.
 //
-// Performance: Next takes no lock and does not allocate once the Update's buffers have
-// been used once (per signal, for the accessors called). Datagrams are read
-// with ReadFromUDPAddrPort into one buffer; reassembly and ordering are
-// the wire package's Reassembler and SequenceGate.
+// What Next reports besides the updates (docs/udpstreamer.md, "The Go
+// client", states the rules):
+//
+//   - Loss: Update.Lost, the DATA counter values that never arrived.
+//   - Skipped cycles: Update.Skipped, the server's cycles with no update at
+//     all (replaced on the server before sending, or missed by its RT
+//     thread), which the counter cannot show. The client learns the
+//     server's period from the updates' hrtTimestamps and counts the whole
+//     periods missing between two updates beyond the lost ones.
+//   - Silence: when no update comes for Options.Silence (by default 5 of
+//     the learnt periods, at least MinSilence), Next returns a
+//     *SilenceError, once; the first update after it carries the pause in
+//     Update.Silence. With Options.Reconnect the client sends CONNECT
+//     again meanwhile, backing off up to MaxReconnectInterval: the server
+//     may have restarted, or given the session to another client.
+//   - Resynchronisation: a counter implausibly far from the sequence is
+//     dropped (Stats.Implausible); if the next update continues it, the
+//     sequence restarted without a CONFIG and the client follows it
+//     (Update.Resync, Stats.Resyncs).
+//
+// Performance: Next does not allocate once the Update's buffers have been
+// used once (per signal, for the accessors called), and takes a lock only
+// to move the socket's read deadline for silence detection, about once per
+// silence timeout rather than per update. Datagrams are read with
+// ReadFromUDPAddrPort into one buffer; reassembly and ordering are the wire
+// package's Reassembler and SequenceGate.
 package client
 
 import (

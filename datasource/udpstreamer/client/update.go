@@ -16,27 +16,29 @@ import (
 // touched. Slices returned by its methods are valid until the next Next into
 // the same Update. An Update is not safe for concurrent use.
 type Update struct {
-	Counter uint32 // DATA counter of the session
-	HRT     uint64 // hrtTimestamp: ns of the server's CLOCK_MONOTONIC_RAW at Synchronise()
-	Lost    uint32 // updates missing between the previous accepted update and this one
+	Counter      uint32 // DATA counter of the session
+	HRT          uint64 // hrtTimestamp: ns of the server's CLOCK_MONOTONIC_RAW at Synchronise()
+	Lost         uint32 // updates missing between the previous accepted update and this one
+	SessionStart bool   // first update after a CONFIG: counters and Lost restart here
+	Payload      []byte // the whole DATA payload: HRT then every signal's wire bytes
+
 	// Skipped is the number of the server's cycles missing between the
 	// previous accepted update and this one beyond the Lost ones: cycles
-	// the server replaced before sending them, seen from the hrtTimestamp
-	// spacing (docs/udpstreamer.md, "The Go client"). 0 while the period is
-	// being learnt and at a SessionStart or Resync.
+	// the server replaced before sending them or its RT thread missed, seen
+	// from the hrtTimestamp spacing (docs/udpstreamer.md, "The Go client").
+	// 0 while the period is being learnt: the first 8 updates of a session,
+	// or after a Resync.
 	Skipped uint32
 	// Silence is, on the first update after a silence Next reported, the
 	// time since the previous update (or since the session started); 0
 	// otherwise. A quiet signal keeps its updates coming; a gap in the
 	// stream shows here.
-	Silence      time.Duration
-	SessionStart bool // first update after a CONFIG: counters and Lost restart here
-	// Resync: the counter restarted without a CONFIG (two updates in a row
-	// implausibly far from the previous counter; see wire.SequenceGate) and
-	// the client follows the new sequence from this update. Lost then
-	// counts only the new sequence's updates not delivered.
-	Resync  bool
-	Payload []byte // the whole DATA payload: HRT then every signal's wire bytes
+	Silence time.Duration
+	// Resync is true when the counter restarted without a CONFIG (two
+	// updates in a row implausibly far from the sequence; see
+	// wire.SequenceGate) and the client follows the new sequence from this
+	// update. Lost then counts the new sequence's updates not delivered.
+	Resync bool
 
 	cfg    *Config
 	gen    uint64      // incremented per fill; a buffer is current when its gen matches
