@@ -50,15 +50,7 @@ func bigUpdate(t *testing.T, n uint32) (*client.Config, *client.Update) {
 	t.Helper()
 	sigs := bigVector(n)
 	srv := udpstest.NewServer(t, sigs, 65507)
-	c, err := client.Dial(srv.Addr().String(), client.Options{LocalAddr: "127.0.0.1:0", ConnectTimeout: wait})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	cfg, err := c.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, cfg := connected(t, srv, client.Options{})
 	p, err := udpstest.Payload(sigs, 1, [][]float64{{7}})
 	if err != nil {
 		t.Fatal(err)

@@ -303,15 +303,7 @@ func TestCSVQuotingAndJSONKeys(t *testing.T) {
 	sigs := []wire.SignalInfo{{Name: `a,"b"`, Type: datasource.Uint64, NumRows: 1, NumCols: 1, TimeSignalIdx: none},
 		{Name: "big", Type: datasource.Int64, NumRows: 1, NumCols: 1, TimeSignalIdx: none}}
 	srv := udpstest.NewServer(t, sigs, 1400)
-	c, err := client.Dial(srv.Addr().String(), client.Options{LocalAddr: "127.0.0.1:0", ConnectTimeout: wait})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	cfg, err := c.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, cfg := connected(t, srv, client.Options{})
 	p := make([]byte, cfg.PayloadSize)
 	for k := 8; k < 16; k++ {
 		p[k] = 0xFF // uint64 max: must print exactly
@@ -352,4 +344,21 @@ func printTo(t *testing.T, cfg *client.Config, format string, f func(*printer)) 
 	f(p)
 	w.Flush()
 	return b.String()
+}
+
+// connected returns a client of srv, with opts on the loopback, after
+// Connect; the test's cleanup closes it.
+func connected(t *testing.T, srv *udpstest.Server, opts client.Options) (*client.Client, *client.Config) {
+	t.Helper()
+	opts.LocalAddr, opts.ConnectTimeout = "127.0.0.1:0", wait
+	c, err := client.Dial(srv.Addr().String(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	cfg, err := c.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, cfg
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"net"
 	"regexp"
 	"strconv"
 	"strings"
@@ -37,20 +36,6 @@ func exitCode(t *testing.T, done <-chan int) int {
 	return -1
 }
 
-// steal makes another client take srv's session with one CONNECT.
-func steal(t *testing.T, srv *udpstest.Server) {
-	t.Helper()
-	thief := testenv.Loopback(t)
-	connected := srv.Connected()
-	if _, err := thief.WriteToUDPAddrPort(wire.AppendHeader(nil, wire.Header{Type: wire.Connect, TotalFragments: 1}), srv.Addr()); err != nil {
-		t.Fatal(err)
-	}
-	<-connected
-	if srv.Client() != thief.LocalAddr().(*net.UDPAddr).AddrPort() {
-		t.Fatal("the thief did not get the session")
-	}
-}
-
 // TestDisplacedReconnects: another client takes the session; udps reports
 // the silence on stderr, sends CONNECT again, and the first row of the new
 // session carries the silence, so that a CSV reader tells the gap from a
@@ -64,7 +49,7 @@ func TestDisplacedReconnects(t *testing.T) {
 	srv.SendUpdate(0, p)
 	waitFor(t, "the first row", func() bool { return strings.Count(stdout.String(), "\n") == 2 })
 	mine := srv.Client()
-	steal(t, srv)
+	srv.Displace(t)
 	waitFor(t, "udps's CONNECT after the silence", func() bool { return srv.Client() == mine })
 	srv.SendUpdate(0, p)
 	if code := exitCode(t, done); code != cli.ExitOK {

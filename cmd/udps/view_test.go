@@ -49,15 +49,7 @@ func TestViewSilentAndCut(t *testing.T) {
 		sigs[i] = wire.SignalInfo{Name: fmt.Sprintf("Signal%02d", i), Type: datasource.Float64, NumDimensions: 1, NumRows: 1, NumCols: 100, TimeSignalIdx: none}
 	}
 	srv := udpstest.NewServer(t, sigs, 1400)
-	c, err := client.Dial(srv.Addr().String(), client.Options{LocalAddr: "127.0.0.1:0", ConnectTimeout: wait, Silence: 50 * time.Millisecond, Reconnect: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	cfg, err := c.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, cfg := connected(t, srv, client.Options{Silence: 50 * time.Millisecond, Reconnect: true})
 	var out bytes.Buffer
 	v := newView(&out, func() (int, int) { return 12, 60 }, "srv", c, true)
 	v.configure(context.Background(), cfg)

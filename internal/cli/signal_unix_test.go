@@ -6,29 +6,12 @@ import (
 	"bytes"
 	"os"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/streamerd/streamerd/internal/testenv"
 )
-
-// lockedBuffer is a bytes.Buffer for two goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 func kill(t *testing.T, sig syscall.Signal) {
 	t.Helper()
@@ -40,7 +23,7 @@ func kill(t *testing.T, sig syscall.Signal) {
 // TestNotifyContextSecondSignal: the first signal cancels, the second
 // exits at once.
 func TestNotifyContextSecondSignal(t *testing.T) {
-	var stderr lockedBuffer
+	var stderr testenv.Buffer
 	exited := make(chan int, 1)
 	ctx, stop := notifyContext("tool", &stderr, time.Hour, func(code int) { exited <- code })
 	defer stop()
@@ -55,7 +38,7 @@ func TestNotifyContextSecondSignal(t *testing.T) {
 // TestNotifyContextGrace: a program still running grace after the signal
 // is made to exit.
 func TestNotifyContextGrace(t *testing.T) {
-	var stderr lockedBuffer
+	var stderr testenv.Buffer
 	exited := make(chan int, 1)
 	ctx, stop := notifyContext("tool", &stderr, 10*time.Millisecond, func(code int) { exited <- code })
 	defer stop()

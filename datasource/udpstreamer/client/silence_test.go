@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"strings"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
-	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // nextErr calls Next with a generous deadline and returns its error.
@@ -21,15 +19,22 @@ func nextErr(c *Client, u *Update) error {
 	return c.Next(u)
 }
 
+// scalarSession starts a server of one scalar signal and a client with
+// opts, connected, and returns them with a payload of that signal.
+func scalarSession(t *testing.T, opts Options) (*udpstest.Server, *Client, []byte) {
+	t.Helper()
+	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, "")}
+	srv := udpstest.NewServer(t, sigs, 1400)
+	c := dial(t, srv, opts)
+	connect(t, c)
+	return srv, c, payload(t, sigs, 1, nil)
+}
+
 // TestSilenceReportedOnce: a stream that stops makes Next report one
 // silence, which also reads as a deadline; the first update after it
 // carries the silence's length.
 func TestSilenceReportedOnce(t *testing.T) {
-	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, "")}
-	srv := udpstest.NewServer(t, sigs, 1400)
-	c := dial(t, srv, Options{Silence: 100 * time.Millisecond})
-	connect(t, c)
-	p := payload(t, sigs, 1, nil)
+	srv, c, p := scalarSession(t, Options{Silence: 100 * time.Millisecond})
 	var u Update
 	for i := range uint32(3) {
 		send(t, srv, i, p)
@@ -83,11 +88,7 @@ func TestSilenceByDefault(t *testing.T) {
 // TestLateCallerIsNotSilence: updates queued while the caller was busy
 // for longer than the silence timeout are returned, not a silence.
 func TestLateCallerIsNotSilence(t *testing.T) {
-	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, "")}
-	srv := udpstest.NewServer(t, sigs, 1400)
-	c := dial(t, srv, Options{Silence: 50 * time.Millisecond})
-	connect(t, c)
-	p := payload(t, sigs, 1, nil)
+	srv, c, p := scalarSession(t, Options{Silence: 50 * time.Millisecond})
 	var u Update
 	send(t, srv, 0, p)
 	expect(t, c, &u, 0, 0)
@@ -103,25 +104,13 @@ func TestLateCallerIsNotSilence(t *testing.T) {
 // CONNECT; the displaced client notices the silence, sends CONNECT again
 // and carries on in a new session.
 func TestReconnectAfterTakeover(t *testing.T) {
-	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, "")}
-	srv := udpstest.NewServer(t, sigs, 1400)
-	c := dial(t, srv, Options{Silence: 100 * time.Millisecond, Reconnect: true})
-	connect(t, c)
-	p := payload(t, sigs, 1, nil)
+	srv, c, p := scalarSession(t, Options{Silence: 100 * time.Millisecond, Reconnect: true})
 	var u Update
 	send(t, srv, 0, p)
 	expect(t, c, &u, 0, 0)
 
-	thief := testenv.Loopback(t)
+	srv.Displace(t)
 	connected := srv.Connected()
-	if _, err := thief.WriteToUDPAddrPort(wire.AppendHeader(nil, wire.Header{Type: wire.Connect, TotalFragments: 1}), srv.Addr()); err != nil {
-		t.Fatal(err)
-	}
-	<-connected
-	if srv.Client() != thief.LocalAddr().(*net.UDPAddr).AddrPort() {
-		t.Fatal("the second client did not take the session")
-	}
-	connected = srv.Connected()
 	err := nextErr(c, &u)
 	var se *SilenceError
 	if !errors.As(err, &se) || !se.Reconnecting || !strings.Contains(err.Error(), "sending CONNECT again") {
