@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // nextErr calls Next with a generous deadline and returns its error.
@@ -172,5 +174,30 @@ func TestReconnectBackoff(t *testing.T) {
 	}
 	if n := srv.Connects(); n != 9 {
 		t.Errorf("server saw %d CONNECTs, want 9", n)
+	}
+}
+
+// TestSilenceDetectionAllocatesNothing: a stream that flows across several
+// silence timeouts makes no deadline fire (a read ending on a deadline
+// allocates its error), so the receive loop stays allocation-free.
+func TestSilenceDetectionAllocatesNothing(t *testing.T) {
+	testenv.SkipIfRace(t)
+	srv, c, p := scalarSession(t, Options{Silence: 400 * time.Millisecond})
+	var u Update
+	send(t, srv, 0, p)
+	expect(t, c, &u, 0, 0)
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	counter := uint32(1)
+	for start := time.Now(); time.Since(start) < 4*400*time.Millisecond; counter++ {
+		send(t, srv, counter, p)
+		if err := c.Next(&u); err != nil {
+			t.Fatalf("update %d: %v", counter, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	runtime.ReadMemStats(&m1)
+	if n := m1.Mallocs - m0.Mallocs; n > 2 {
+		t.Errorf("%d allocations over %d updates and 4 silence timeouts", n, counter)
 	}
 }
