@@ -17,7 +17,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -219,8 +218,7 @@ func newRowWriter(l *wire.Layout, asJSON bool) *rowWriter {
 		w.types = append(w.types, l.ElementType(k))
 	}
 	for _, s := range l.Signals {
-		key, _ := json.Marshal(s.Name)
-		w.keys = append(w.keys, append(key, ':'))
+		w.keys = append(w.keys, jsonKey(s.Name))
 	}
 	return w
 }
@@ -243,7 +241,13 @@ func (w *rowWriter) header() []byte {
 	return append(b, '\n')
 }
 
+// jsonKey returns `"name":`, the name escaped for JSON and for a terminal.
+func jsonKey(name string) []byte { return append(cli.AppendJSONString(nil, name), ':') }
+
+// appendCSVField appends f as one CSV field, its control characters
+// escaped (cli.Escape) and quoted if need be.
 func appendCSVField(b []byte, f string) []byte {
+	f = cli.Escape(f)
 	if !strings.ContainsAny(f, "\",\r\n") {
 		return append(b, f...)
 	}

@@ -228,3 +228,21 @@ func TestCSVHeaderQuoting(t *testing.T) {
 		t.Errorf("JSON row %q", got)
 	}
 }
+
+// TestNamesEscaped: characters a terminal acts on (a C1 control, a
+// bidirectional override) reach neither the CSV header nor the JSON keys
+// as they are; JSON still reads back the exact name.
+func TestNamesEscaped(t *testing.T) {
+	l := layout(t, "a\u009b2J:uint8,b\u202ec:uint8")
+	if got := string(newRowWriter(l, false).header()); got != `a\u009b2J,b\u202ec`+"\n" {
+		t.Errorf("header %q", got)
+	}
+	row := newRowWriter(l, true).row([]byte{1, 2}, wire.Little)
+	if got := string(row); got != `{"a\u009b2J":1,"b\u202ec":2}`+"\n" {
+		t.Errorf("JSON row %q", got)
+	}
+	var v map[string]int
+	if err := json.Unmarshal(row, &v); err != nil || v["a\u009b2J"] != 1 || v["b\u202ec"] != 2 {
+		t.Errorf("JSON row reads back as %v, %v", v, err)
+	}
+}

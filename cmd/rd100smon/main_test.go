@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource/rd100s/client"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
+	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 
@@ -61,8 +63,9 @@ func TestMonitorJSON(t *testing.T) {
 			t.Fatalf("%v: %s", err, sc.Text())
 		}
 	}
-	if last.Type != "summary" || last.Stats.Packets != 30 || last.Stats.GapEvents != 1 || last.Stats.Missing != 1 ||
-		last.Stats.Sim != 30 || last.Stats.Period.Count != 28 || last.LastState != "AZ_VALID|EL_VALID|SIM" {
+	if last.Type != "summary" || last.Totals.Packets != 30 || last.Totals.GapEvents != 1 || last.Totals.Missing != 1 ||
+		last.Totals.Sim != 30 || last.Totals.Period.Count != 28 || last.LastStatus != "AZ_VALID|EL_VALID|SIM" ||
+		last.Run == nil || last.Run.Lost != 1 || last.State != "LOSSY" {
 		t.Fatalf("summary %+v (%d lines)", last, lines)
 	}
 }
@@ -83,16 +86,67 @@ func TestMonitorTextDuration(t *testing.T) {
 	// At least the silence after the last packet; a sender stalled on a
 	// loaded machine may add more.
 	if !strings.Contains(s, "\nsummary ") || !strings.Contains(s, "pkts=9 gaps=1 missing=1") ||
-		!regexp.MustCompile(`summary t=[0-9.]+s LOST`).MatchString(s) ||
+		!regexp.MustCompile(`summary t=[0-9.]+s state=LOST`).MatchString(s) ||
 		!regexp.MustCompile(`summary .* timeouts=[1-9]`).MatchString(s) {
 		t.Fatalf("output:\n%s", s)
 	}
 }
 
 func TestRunBadArgs(t *testing.T) {
-	for _, args := range [][]string{{"-nope"}, {"extra"}, {"-interval", "0s"}, {"-listen", "not an address"}} {
-		if code := run(args, io.Discard, io.Discard); code == 0 {
-			t.Errorf("%q: exit 0", args)
+	for _, args := range [][]string{
+		{"-nope"}, {"extra"}, {"-interval", "0s"}, {"-rate", "0"}, {"-rate", "-5"}, {"-rate", "NaN"}, {"-rate", "+Inf"},
+		{"-timeout", "-1s"}, {"-timeout", "0s"}, {"-tolerance", "0s"}, {"-freeze", "0"}, {"-duration", "-1s"},
+	} {
+		var stderr bytes.Buffer
+		if code := run(context.Background(), args, io.Discard, &stderr); code != cli.ExitUsage || !strings.Contains(stderr.String(), args[0]) {
+			t.Errorf("%q: exit %d, stderr %q", args, code, stderr.String())
 		}
+	}
+	if code := run(context.Background(), []string{"-listen", "not an address"}, io.Discard, io.Discard); code != cli.ExitError {
+		t.Errorf("bad address: exit %d", code)
+	}
+}
+
+// TestHelpExplainsTheFields: -h exits 0 and says what the state words and
+// the terse fields mean.
+func TestHelpExplainsTheFields(t *testing.T) {
+	var stderr bytes.Buffer
+	if code := run(context.Background(), []string{"-h"}, io.Discard, &stderr); code != cli.ExitOK {
+		t.Errorf("-h: exit %d", code)
+	}
+	for _, s := range []string{"-rate Hz", "LOSSY", "oot: steps out of tolerance", "sim  ", "degraded  ", "discarded  ", "faults=a/e", "totals:"} {
+		if !strings.Contains(stderr.String(), s) {
+			t.Errorf("-h lacks %q:\n%s", s, stderr.String())
+		}
+	}
+}
+
+// TestLossIsNotOK: one packet in five lost is LOSSY with loss=20.0%, in
+// the interval's part of the line, and totals are labelled apart.
+func TestLossIsNotOK(t *testing.T) {
+	rx, tx := listen(t)
+	go func() {
+		addr := rx.LocalAddr().(*net.UDPAddr).AddrPort()
+		var b []byte
+		for i := range 51 {
+			if i%5 == 4 {
+				continue
+			}
+			b = wire.AppendPacket(b[:0], &wire.Packet{Seq: uint32(i), TUs: uint64(i) * 10000, AzMdeg: int32(i), Status: wire.AzValid | wire.ElValid})
+			tx.WriteToUDPAddrPort(b, addr)
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	var out bytes.Buffer
+	o := options{timeout: time.Minute, rate: 100, tolerance: 2 * time.Millisecond, freeze: 10, interval: time.Hour, n: 41}
+	if err := monitor(context.Background(), rx, o, &out); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); !regexp.MustCompile(`summary t=[0-9.]+s state=LOSSY \| whole run: pkts=41 pkt/s=[0-9.]+ lost=10 loss=19\.6% .*\| totals: pkts=41 gaps=10 missing=10 `).MatchString(s) {
+		t.Errorf("output:\n%s", s)
+	}
+	f := between(&client.Stats{}, &client.Stats{Packets: 80, Missing: 20, HaveLast: true}, 1, client.PeriodStats{})
+	if f.LossPct != 20 || state(&client.Stats{HaveLast: true}, &f) != "LOSSY" {
+		t.Errorf("loss %v%%, state %q", f.LossPct, state(&client.Stats{HaveLast: true}, &f))
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -109,10 +110,10 @@ func TestCSV(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	want := "counter,hrt_ns,lost,T0,P,Ch1[0],Ch1[1],Ch1[2],Ch1[3],I[0],I[1],I[2],I[3],M[0][0],M[0][1],M[1][0],M[1][1]\n" +
-		"0,1000,0,0,0,0.5,1.5,2.5,0,-1,-2,3,0,1,2,3,NaN\n" +
-		"1,1001,0,1000000,1,0.5,1.5,2.5,1,-1,-2,3,-1,1,2,3,NaN\n" +
-		"2,1002,0,2000000,2,0.5,1.5,2.5,2,-1,-2,3,-2,1,2,3,NaN\n"
+	want := "counter,hrt_ns,lost,skipped,silence_s,T0,P,Ch1[0],Ch1[1],Ch1[2],Ch1[3],I[0],I[1],I[2],I[3],M[0][0],M[0][1],M[1][0],M[1][1]\n" +
+		"0,1000,0,0,0,0,0,0.5,1.5,2.5,0,-1,-2,3,0,1,2,3,NaN\n" +
+		"1,1001,0,0,0,1000000,1,0.5,1.5,2.5,1,-1,-2,3,-1,1,2,3,NaN\n" +
+		"2,1002,0,0,0,2000000,2,0.5,1.5,2.5,2,-1,-2,3,-2,1,2,3,NaN\n"
 	if r.stdout != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", r.stdout, want)
 	}
@@ -168,15 +169,15 @@ func TestPerSampleCSV(t *testing.T) {
 	}
 	// Ch1 (FirstSample, T0 in µs at 1 kHz) and I (PacketTime: hrt) have
 	// different time bases; M has 4 elements too. P and T0 are repeated.
-	want := "counter,hrt_ns,lost,k,time_s:Ch1,time_s:I,T0,P,Ch1,I,M\n" +
-		"0,1000,0,0,0,1e-06,0,0,0.5,-1,1\n" +
-		"0,1000,0,1,0.001,1e-06,0,0,1.5,-2,2\n" +
-		"0,1000,0,2,0.002,1e-06,0,0,2.5,3,3\n" +
-		"0,1000,0,3,0.003,1e-06,0,0,0,0,NaN\n" +
-		"1,1001,0,0,1,1.001e-06,1000000,1,0.5,-1,1\n" +
-		"1,1001,0,1,1.001,1.001e-06,1000000,1,1.5,-2,2\n" +
-		"1,1001,0,2,1.002,1.001e-06,1000000,1,2.5,3,3\n" +
-		"1,1001,0,3,1.003,1.001e-06,1000000,1,1,-1,NaN\n"
+	want := "counter,hrt_ns,lost,skipped,silence_s,k,time_s:Ch1,time_s:I,T0,P,Ch1,I,M\n" +
+		"0,1000,0,0,0,0,0,1e-06,0,0,0.5,-1,1\n" +
+		"0,1000,0,0,0,1,0.001,1e-06,0,0,1.5,-2,2\n" +
+		"0,1000,0,0,0,2,0.002,1e-06,0,0,2.5,3,3\n" +
+		"0,1000,0,0,0,3,0.003,1e-06,0,0,0,0,NaN\n" +
+		"1,1001,0,0,0,0,1,1.001e-06,1000000,1,0.5,-1,1\n" +
+		"1,1001,0,0,0,1,1.001,1.001e-06,1000000,1,1.5,-2,2\n" +
+		"1,1001,0,0,0,2,1.002,1.001e-06,1000000,1,2.5,3,3\n" +
+		"1,1001,0,0,0,3,1.003,1.001e-06,1000000,1,1,-1,NaN\n"
 	if r.stdout != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", r.stdout, want)
 	}
@@ -204,11 +205,11 @@ func TestPerSampleJSON(t *testing.T) {
 
 func TestTable(t *testing.T) {
 	srv := udpstest.NewServer(t, testSigs(), 1400)
-	r := runAgainst(t, srv, 3, "-n", "3")
+	r := runAgainst(t, srv, 3, "-n", "3", "-format", "table")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	for _, s := range []string{"CONFIG from 127.0.0.1:", "#  NAME", "PacketTime", "#2 hrt=1002 lost=0  T0=2000000  P=2  Ch1=[0.5 1.5 2.5 2]  I=[-1 -2 3 -2]  M=[1 2 3 NaN]\n"} {
+	for _, s := range []string{"CONFIG from 127.0.0.1:", "#  NAME", "PacketTime", "#2 hrt=1002 lost=0 skipped=0  T0=2000000  P=2  Ch1=[0.5 1.5 2.5 2]  I=[-1 -2 3 -2]  M=[1 2 3 NaN]\n"} {
 		if !strings.Contains(r.stdout, s) {
 			t.Errorf("stdout lacks %q:\n%s", s, r.stdout)
 		}
@@ -265,7 +266,7 @@ func TestMidStreamConfig(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("udps did not stop")
 	}
-	if out := stdout.String(); !strings.HasSuffix(out, "counter,hrt_ns,lost,X\n0,2,0,-7\n") {
+	if out := stdout.String(); !strings.HasSuffix(out, "counter,hrt_ns,lost,skipped,silence_s,X\n0,2,0,0,0,-7\n") {
 		t.Errorf("stdout:\n%s", out)
 	}
 	if !strings.Contains(stderr.String(), "new CONFIG") {
@@ -302,15 +303,7 @@ func TestCSVQuotingAndJSONKeys(t *testing.T) {
 	sigs := []wire.SignalInfo{{Name: `a,"b"`, Type: datasource.Uint64, NumRows: 1, NumCols: 1, TimeSignalIdx: none},
 		{Name: "big", Type: datasource.Int64, NumRows: 1, NumCols: 1, TimeSignalIdx: none}}
 	srv := udpstest.NewServer(t, sigs, 1400)
-	c, err := client.Dial(srv.Addr().String(), client.Options{LocalAddr: "127.0.0.1:0", ConnectTimeout: wait})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	cfg, err := c.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, cfg := connected(t, srv, client.Options{})
 	p := make([]byte, cfg.PayloadSize)
 	for k := 8; k < 16; k++ {
 		p[k] = 0xFF // uint64 max: must print exactly
@@ -322,18 +315,50 @@ func TestCSVQuotingAndJSONKeys(t *testing.T) {
 	if err := c.Next(&u); err != nil {
 		t.Fatal(err)
 	}
-	csv := newPrinter(cfg, formatCSV, false)
-	if h := string(csv.header()); h != "counter,hrt_ns,lost,\"a,\"\"b\"\"\",big\n" {
-		t.Errorf("header %q", h)
+	out := printTo(t, cfg, formatCSV, func(p *printer) {
+		p.writeHeader()
+		p.write(&u)
+	})
+	if out != "counter,hrt_ns,lost,skipped,silence_s,\"a,\"\"b\"\"\",big\n0,0,0,0,0,18446744073709551615,-9223372036854775808\n" {
+		t.Errorf("CSV %q", out)
 	}
-	if row := string(csv.rows(&u)); row != "0,0,0,18446744073709551615,-9223372036854775808\n" {
-		t.Errorf("row %q", row)
-	}
-	js := newPrinter(cfg, formatJSON, false)
+	js := printTo(t, cfg, formatJSON, func(p *printer) { p.write(&u) })
 	var v struct{ Signals map[string]json.Number }
-	d := json.NewDecoder(bytes.NewReader(js.rows(&u)))
+	d := json.NewDecoder(strings.NewReader(js))
 	d.UseNumber()
 	if err := d.Decode(&v); err != nil || v.Signals[`a,"b"`] != "18446744073709551615" || v.Signals["big"] != "-9223372036854775808" {
-		t.Errorf("JSON %s: %v", js.rows(&u), err)
+		t.Errorf("JSON %s: %v", js, err)
 	}
+}
+
+// printTo runs f on a printer of cfg in format writing to a buffer, and
+// returns what it wrote.
+func printTo(t *testing.T, cfg *client.Config, format string, f func(*printer)) string {
+	t.Helper()
+	var b bytes.Buffer
+	w := bufio.NewWriter(&b)
+	p, err := newPrinter(context.Background(), cfg, options{format: format, maxColumns: defaultMaxColumns}, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f(p)
+	w.Flush()
+	return b.String()
+}
+
+// connected returns a client of srv, with opts on the loopback, after
+// Connect; the test's cleanup closes it.
+func connected(t *testing.T, srv *udpstest.Server, opts client.Options) (*client.Client, *client.Config) {
+	t.Helper()
+	opts.LocalAddr, opts.ConnectTimeout = "127.0.0.1:0", wait
+	c, err := client.Dial(srv.Addr().String(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	cfg, err := c.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, cfg
 }

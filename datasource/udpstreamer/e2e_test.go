@@ -148,7 +148,7 @@ func runE2E(t *testing.T, sigs []datasource.Signal, maxPayload int, hz float64, 
 	}
 	w.counter = th.Counter()
 
-	cl, err := client.Dial(s.LocalAddr().String(), client.Options{LocalAddr: "127.0.0.1:0", ReadBuffer: 16 << 20})
+	cl, err := client.Dial(s.LocalAddr().String(), client.Options{LocalAddr: "127.0.0.1:0", ReadBuffer: 16 << 20, Silence: -1}) // the read deadline below bounds each wait
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -104,6 +105,7 @@ type Stats struct {
 	Restarts      uint64 `json:"restarts"`       // seq and t_us back together
 	JumpsBack     uint64 `json:"jumps_back"`     // seq back while t_us advances
 	TimeBackwards uint64 `json:"time_backwards"` // seq advances while t_us goes back
+	TimeJumps     uint64 `json:"time_jumps"`     // in-order packets whose t_us step exceeds MaxPeriodSteps nominal periods (left out of Period)
 
 	Timeouts uint64 `json:"timeouts"`  // times the stream was declared lost
 	TimedOut bool   `json:"timed_out"` // no valid packet for StreamTimeout, as of the last Tick/Observe
@@ -131,10 +133,8 @@ type Stats struct {
 // it datagrams with Observe, calls Tick when nothing arrives, and reads it
 // with Snapshot. Observe, Tick and Snapshot do not allocate.
 type Monitor struct {
-	cfg       MonitorConfig
-	nominalUs float64
-	bucketUs  uint64
-	tolUs     uint64
+	cfg   MonitorConfig
+	scale periodScale
 
 	s Stats
 
@@ -151,7 +151,23 @@ type Monitor struct {
 	total, interval periodAcc
 }
 
-// NewMonitor returns a Monitor with cfg's zero fields set to the defaults.
+// Validate reports a field NewMonitor would replace by its default although
+// it is not zero: a negative duration, or a rate that is negative, NaN or
+// infinite. The zero value of every field means its default.
+func (c MonitorConfig) Validate() error {
+	switch {
+	case c.StreamTimeout < 0:
+		return fmt.Errorf("rd100s/client: StreamTimeout %v is negative", c.StreamTimeout)
+	case c.NominalRate < 0 || math.IsNaN(c.NominalRate) || math.IsInf(c.NominalRate, 0):
+		return fmt.Errorf("rd100s/client: NominalRate %v Hz is not a positive finite rate", c.NominalRate)
+	case c.PeriodTolerance < 0:
+		return fmt.Errorf("rd100s/client: PeriodTolerance %v is negative", c.PeriodTolerance)
+	}
+	return nil
+}
+
+// NewMonitor returns a Monitor with cfg's zero fields set to the defaults,
+// and any field Validate refuses too.
 func NewMonitor(cfg MonitorConfig) *Monitor {
 	if cfg.StreamTimeout <= 0 {
 		cfg.StreamTimeout = DefaultStreamTimeout
@@ -166,9 +182,7 @@ func NewMonitor(cfg MonitorConfig) *Monitor {
 		cfg.PeriodTolerance = DefaultPeriodTolerance
 	}
 	m := &Monitor{cfg: cfg}
-	m.nominalUs = 1e6 / cfg.NominalRate
-	m.bucketUs = max(1, uint64(m.nominalUs/100))
-	m.tolUs = uint64(cfg.PeriodTolerance / time.Microsecond)
+	m.scale = newPeriodScale(1e6/cfg.NominalRate, uint64(cfg.PeriodTolerance/time.Microsecond))
 	return m
 }
 
@@ -244,14 +258,14 @@ func (m *Monitor) Tick(now time.Time) {
 // Snapshot returns the counters, with period statistics over the whole run.
 func (m *Monitor) Snapshot() Stats {
 	s := m.s
-	s.Period = m.total.stats(m.nominalUs, m.bucketUs)
+	s.Period = m.total.stats(&m.scale)
 	return s
 }
 
 // TakeIntervalPeriod returns the period statistics accumulated since the
 // previous call (or NewMonitor) and starts a new interval.
 func (m *Monitor) TakeIntervalPeriod() PeriodStats {
-	ps := m.interval.stats(m.nominalUs, m.bucketUs)
+	ps := m.interval.stats(&m.scale)
 	m.interval = periodAcc{}
 	return ps
 }
@@ -367,7 +381,7 @@ func (m *Monitor) plausibleLate(seq uint32, t uint64) bool {
 			return t > m.tus[x%SeqWindow]
 		}
 	}
-	return float64(tUp-t) <= float64(up-seq)*4*m.nominalUs
+	return float64(tUp-t) <= float64(up-seq)*4*m.scale.nominalUs
 }
 
 func (m *Monitor) resetFreeze(p *wire.Packet) {
@@ -392,7 +406,13 @@ func (m *Monitor) trackFreeze(p *wire.Packet) {
 	}
 }
 
+// addPeriod takes the t_us step of an in-order packet: a period, or a jump
+// of the emitter's clock when longer than MaxPeriodSteps nominal periods.
 func (m *Monitor) addPeriod(us uint64) {
-	m.total.add(us, m.nominalUs, m.tolUs, m.bucketUs)
-	m.interval.add(us, m.nominalUs, m.tolUs, m.bucketUs)
+	if us > m.scale.maxUs {
+		m.s.TimeJumps++
+		return
+	}
+	m.total.add(us, &m.scale)
+	m.interval.add(us, &m.scale)
 }

@@ -1,7 +1,9 @@
 package client
 
 import (
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -320,7 +322,7 @@ func TestPeriodStats(t *testing.T) {
 	if ps.Count != 5 || ps.MinUs != 9000 || ps.MaxUs != 13000 || ps.MeanUs != 10420 || ps.MaxDevUs != 3000 || ps.OutOfTolerance != 1 {
 		t.Fatalf("%+v", ps)
 	}
-	if ps.P50Us != 10100 || ps.P99Us != 13000 {
+	if ps.P50Us != 10000 || ps.P99Us != 13000 { // the median exactly, not its bucket's edge
 		t.Fatalf("quantiles %+v", ps)
 	}
 	if ip := m.TakeIntervalPeriod(); ip != ps {
@@ -485,4 +487,65 @@ func FuzzMonitor(f *testing.F) {
 			in = in[4:]
 		}
 	})
+}
+
+// TestPeriodQuantilesExact: periods jittered around the nominal 10 ms give
+// their exact median and 99th percentile, between the minimum and the
+// maximum, where the mean is too; far ones fall in coarse buckets.
+func TestPeriodQuantilesExact(t *testing.T) {
+	m := NewMonitor(MonitorConfig{})
+	tus := uint64(0)
+	var b []byte
+	var periods []uint64
+	r := rand.New(rand.NewPCG(5, 6))
+	for seq := range uint32(10_001) {
+		if seq > 0 {
+			d := uint64(9803 + r.IntN(400))
+			if seq%500 == 0 {
+				d = 31_000 // beyond the fine range
+			}
+			periods = append(periods, d)
+			tus += d
+		}
+		b = wire.AppendPacket(b[:0], &wire.Packet{Seq: seq, TUs: tus})
+		m.Observe(b, t0)
+	}
+	slices.Sort(periods)
+	ps := m.Snapshot().Period
+	want50, want99 := periods[(len(periods)+1)/2-1], periods[len(periods)*99/100-1]
+	if ps.P50Us != want50 || ps.P99Us != want99 || ps.MinUs != 9803 || ps.MaxUs != 31_000 {
+		t.Errorf("min %d p50 %d p99 %d max %d, want 9803 %d %d 31000", ps.MinUs, ps.P50Us, ps.P99Us, ps.MaxUs, want50, want99)
+	}
+	if ps.MeanUs < float64(ps.MinUs) || ps.MeanUs > float64(ps.MaxUs) {
+		t.Errorf("mean %v outside [min, max]", ps.MeanUs)
+	}
+}
+
+// TestPeriodGarbageTime: in-order packets whose t_us jumps by up to 2^64-1
+// are clock jumps, not periods: the figures stay those of the real periods.
+func TestPeriodGarbageTime(t *testing.T) {
+	m := NewMonitor(MonitorConfig{})
+	var b []byte
+	for i, tus := range []uint64{0, 10_000, 20_000, math.MaxUint64, 5, 10_005, 1 << 40, 1<<40 + 9_990} {
+		b = wire.AppendPacket(b[:0], &wire.Packet{Seq: uint32(i), TUs: tus})
+		m.Observe(b, t0)
+	}
+	s := m.Snapshot()
+	ps := s.Period
+	if s.TimeJumps != 2 || ps.Count != 4 || ps.MaxUs != 10_000 || ps.P99Us != 10_000 || ps.P50Us != 10_000 || ps.MinUs != 9_990 {
+		t.Errorf("time jumps %d, period %+v", s.TimeJumps, ps)
+	}
+}
+
+func TestMonitorConfigValidate(t *testing.T) {
+	if err := (MonitorConfig{}).Validate(); err != nil {
+		t.Errorf("zero value: %v", err)
+	}
+	for _, c := range []MonitorConfig{
+		{StreamTimeout: -time.Second}, {NominalRate: -1}, {NominalRate: math.NaN()}, {NominalRate: math.Inf(1)}, {PeriodTolerance: -1},
+	} {
+		if c.Validate() == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
 }

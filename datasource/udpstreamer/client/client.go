@@ -4,28 +4,55 @@
 //
 //  1. Dial the server's address; it opens one UDP socket.
 //  2. Connect: it sends CONNECT (again every ResendInterval) until a complete
-//     CONFIG arrives and returns the signal list.
+//     CONFIG arrives and returns the signal list. A CONFIG beyond the
+//     client's limits (MaxConfigSize, MaxDataSize) ends Connect at once with
+//     an error saying by how much: the server would send the same again.
 //  3. Call Next in a loop with one reused Update; read signals with
 //     Update.Float64s (dequantised), AppendValues (exact wire values),
-//     Update.Raw (wire bytes) and Update.Times (per-element times in seconds).
+//     Update.Raw (wire bytes), Update.Times (per-element times in seconds),
+//     or one element with Float64At and TimeAt.
 //     Next returns ErrConfigChanged once when the server sends a different
 //     CONFIG; the new one is Client.Config.
 //  4. Disconnect, then Close. Stats may be read from any goroutine meanwhile.
 //
-// Performance: Next takes no lock and does not allocate once the Update's buffers have
-// been used once (per signal, for the accessors called). Datagrams are read
-// with ReadFromUDPAddrPort into one buffer; reassembly and ordering are
-// the wire package's Reassembler and SequenceGate.
+// What Next reports besides the updates (docs/udpstreamer.md, "The Go
+// client", states the rules):
+//
+//   - Loss: Update.Lost, the DATA counter values that never arrived.
+//   - Skipped cycles: Update.Skipped, the server's cycles with no update at
+//     all (replaced on the server before sending, or missed by its RT
+//     thread), which the counter cannot show. The client learns the
+//     server's period from the updates' hrtTimestamps and counts the whole
+//     periods missing between two updates beyond the lost ones.
+//   - Silence: when no update comes for Options.Silence (by default 5 of
+//     the learnt periods, at least MinSilence), Next returns a
+//     *SilenceError, once; the first update after it carries the pause in
+//     Update.Silence. With Options.Reconnect the client sends CONNECT
+//     again meanwhile, backing off up to MaxReconnectInterval: the server
+//     may have restarted, or given the session to another client.
+//   - Resynchronisation: a counter implausibly far from the sequence is
+//     dropped (Stats.Implausible); if the next update continues it, the
+//     sequence restarted without a CONFIG and the client follows it
+//     (Update.Resync, Stats.Resyncs).
+//
+// Performance: Next does not allocate once the Update's buffers have been
+// used once (per signal, for the accessors called), and takes a lock only
+// to move the socket's read deadline for silence detection, about once per
+// silence timeout rather than per update. Datagrams are read with
+// ReadFromUDPAddrPort into one buffer; reassembly and ordering are the wire
+// package's Reassembler and SequenceGate.
 package client
 
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -52,6 +79,17 @@ type Options struct {
 	MaxInFlight    int           // DATA updates reassembled at once; 0 means DefaultMaxInFlight
 	MaxConfigSize  int           // largest CONFIG payload in bytes; 0 means DefaultMaxConfigSize
 	MaxDataSize    int           // largest DATA payload a CONFIG may imply; 0 means DefaultMaxDataSize (the reassembler allocates MaxInFlight of them)
+
+	// Silence is how long Next waits for an update before it reports a
+	// silence (a *SilenceError, once per silence). 0 means the default:
+	// SilencePeriods of the server's period as learnt from the updates'
+	// hrtTimestamps, and at least MinSilence. Negative turns detection off.
+	Silence time.Duration
+	// Reconnect makes a silent Next send CONNECT again, at once and then
+	// with a back-off doubling from the silence timeout to
+	// MaxReconnectInterval, until an update comes: the server restarted,
+	// or another client took the session.
+	Reconnect bool
 }
 
 // Errors.
@@ -65,7 +103,9 @@ var (
 	// the next Next continues with it. Updates filled earlier keep their Config.
 	ErrConfigChanged = errors.New("udpstreamer/client: server sent a new CONFIG")
 	// ErrUnsupportedConfig is wrapped by the error of Connect or Next when a
-	// valid CONFIG exceeds the client's limits (Options.MaxDataSize).
+	// CONFIG exceeds the client's limits (Options.MaxConfigSize, as soon as
+	// one fragment shows it, or Options.MaxDataSize); the error says by how
+	// much.
 	ErrUnsupportedConfig = errors.New("udpstreamer/client: CONFIG beyond the client's limits")
 )
 
@@ -90,8 +130,14 @@ type Client struct {
 	gate     wire.SequenceGate
 	cfg      atomic.Pointer[Config]
 	fresh    bool // the next accepted update starts a session
+	cycles   cycleClock
+	sil      silence
 
-	st counters
+	dmu          sync.Mutex // guards userDeadline and the socket's deadline with sil.armedWant
+	userDeadline time.Time  // set by SetReadDeadline
+
+	epoch time.Time // Dial's time, the origin of st.lastUpdate
+	st    counters
 }
 
 // Dial resolves server ("host:port"), binds a UDP socket to opts.LocalAddr of
@@ -155,7 +201,7 @@ func Dial(server string, opts Options) (*Client, error) {
 			return nil, fmt.Errorf("udpstreamer/client: %w", err)
 		}
 	}
-	return &Client{conn: conn, server: srv, opts: opts, buf: make([]byte, recvBufSize), cfgR: cfgR}, nil
+	return &Client{conn: conn, server: srv, opts: opts, buf: make([]byte, recvBufSize), cfgR: cfgR, epoch: time.Now()}, nil
 }
 
 // Server returns the server's address.
@@ -170,12 +216,17 @@ func (c *Client) LocalAddr() netip.AddrPort {
 func (c *Client) Config() *Config { return c.cfg.Load() }
 
 // Stats returns the counters since Dial.
-func (c *Client) Stats() Stats { return c.st.snapshot() }
+func (c *Client) Stats() Stats { return c.st.snapshot(c.epoch) }
 
 // SetReadDeadline bounds Next: a Next still waiting at t returns an error
 // wrapping os.ErrDeadlineExceeded. The zero time removes the bound. Connect
 // sets its own deadlines and leaves none behind.
-func (c *Client) SetReadDeadline(t time.Time) error { return c.conn.SetReadDeadline(t) }
+func (c *Client) SetReadDeadline(t time.Time) error {
+	c.dmu.Lock()
+	defer c.dmu.Unlock()
+	c.userDeadline = t
+	return c.conn.SetReadDeadline(earliest(t, c.sil.armedWant))
+}
 
 // Close closes the socket; a blocked Next or Connect returns net.ErrClosed.
 // It sends nothing: call Disconnect first to end the session politely.
@@ -210,7 +261,7 @@ func (c *Client) Connect(ctx context.Context) (*Config, error) {
 	stop := context.AfterFunc(ctx, func() { c.conn.SetReadDeadline(time.Unix(1, 0)) })
 	defer func() {
 		stop()
-		c.conn.SetReadDeadline(time.Time{})
+		c.restartSilence(time.Now())
 	}()
 
 	c.cfgR.Reset()
@@ -243,15 +294,13 @@ func (c *Client) Connect(ctx context.Context) (*Config, error) {
 			}
 			switch h.Type {
 			case wire.Config:
-				payload, _, err := c.cfgR.Add(h, frag)
+				payload, err := c.addConfig(h, frag)
 				if err != nil {
-					c.st.countDrop(err)
-					continue
+					return nil, err
 				}
 				if payload == nil {
 					continue
 				}
-				c.st.configs.Add(1)
 				return c.adopt(payload)
 			case wire.Data:
 				c.st.early.Add(1)
@@ -290,6 +339,44 @@ func (c *Client) read() (wire.Header, []byte, error) {
 	}
 }
 
+// addConfig passes a CONFIG fragment to its reassembler and returns the
+// CONFIG payload it completes, if any. A fragment that shows the CONFIG to
+// exceed MaxConfigSize refuses the CONFIG at once (ErrUnsupportedConfig):
+// the server would send the same one again at every CONNECT.
+func (c *Client) addConfig(h wire.Header, frag []byte) ([]byte, error) {
+	payload, _, err := c.cfgR.Add(h, frag)
+	switch {
+	case err == wire.DropTooLarge:
+		c.st.countDrop(err)
+		c.st.badConfigs.Add(1)
+		return nil, c.configTooLarge(h, frag)
+	case err != nil:
+		c.st.countDrop(err)
+		return nil, nil
+	case payload != nil:
+		c.st.configs.Add(1)
+	}
+	return payload, nil
+}
+
+// configTooLarge says what a fragment tells of a CONFIG beyond
+// MaxConfigSize: its signal count when it is the first fragment, else a
+// lower bound of its size.
+func (c *Client) configTooLarge(h wire.Header, frag []byte) error {
+	limit := fmt.Sprintf("Options.MaxConfigSize is %d bytes (%d signals)",
+		c.opts.MaxConfigSize, (c.opts.MaxConfigSize-wire.ConfigCountSize)/wire.ConfigRecordSize)
+	size := uint64(len(frag))
+	if h.FragmentIdx+1 < h.TotalFragments {
+		size = uint64(h.TotalFragments-1)*uint64(len(frag)) + 1
+	}
+	what := fmt.Sprintf("at least %d bytes in %d fragments", size, h.TotalFragments)
+	if h.FragmentIdx == 0 && len(frag) >= wire.ConfigCountSize {
+		n := binary.LittleEndian.Uint32(frag)
+		what = fmt.Sprintf("%d signals, %d bytes", n, wire.ConfigCountSize+uint64(n)*wire.ConfigRecordSize)
+	}
+	return fmt.Errorf("udpstreamer/client: server %v: %w: its CONFIG has %s; %s", c.server, ErrUnsupportedConfig, what, limit)
+}
+
 // adopt parses and plans a CONFIG payload within the client's limits and
 // installs it.
 func (c *Client) adopt(payload []byte) (*Config, error) {
@@ -325,6 +412,7 @@ func (c *Client) install(cfg *Config) error {
 		return fmt.Errorf("udpstreamer/client: %w", err)
 	}
 	c.cfg.Store(cfg)
+	c.cycles.reset()
 	c.resetSession()
 	return nil
 }
@@ -335,17 +423,24 @@ func (c *Client) resetSession() {
 		c.dataR.Reset()
 	}
 	c.gate.Reset()
+	c.cycles.reset()
 	c.fresh = true
 }
 
 // Next blocks until the next complete DATA update that advances the counter
 // and fills u with it, reusing u's buffers. Stale and duplicated updates are
 // dropped (Stats.Stale, Stats.Dropped); u.Lost says how many the counter
-// skipped. A CONFIG that repeats the session's (the answer to a resent
-// CONNECT) restarts the counter sequence and marks the next update's
+// skipped and u.Skipped how many cycles the hrtTimestamps say the server
+// skipped besides. A CONFIG that repeats the session's (the answer to a
+// resent CONNECT) restarts the counter sequence and marks the next update's
 // SessionStart; a different CONFIG makes Next return ErrConfigChanged, and
 // one Connect would refuse makes Next return that error (the session's DATA
 // can no longer be decoded; Connect again or give up).
+//
+// When no update comes for the silence timeout (Options.Silence), Next
+// returns a *SilenceError, once per silence; with Options.Reconnect it has
+// sent CONNECT and keeps sending it, backing off, while later calls wait.
+// The first update after the silence carries its length in u.Silence.
 // Other errors come from the socket: a deadline set with SetReadDeadline
 // (os.ErrDeadlineExceeded) or Close (net.ErrClosed).
 func (c *Client) Next(u *Update) error {
@@ -353,8 +448,16 @@ func (c *Client) Next(u *Update) error {
 	if cfg == nil || c.dataR == nil {
 		return ErrNotConnected
 	}
+	c.waiting(time.Now())
 	for {
+		c.arm()
 		h, frag, err := c.read()
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			if err := c.deadline(err); err != nil {
+				return err
+			}
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -367,46 +470,67 @@ func (c *Client) Next(u *Update) error {
 			cfg = c.cfg.Load()
 			continue
 		}
-		payload, counter, err := c.dataR.Add(h, frag)
-		if n := c.evicted0 + c.dataR.Stats().Evicted; n != c.st.incomplete.Load() {
-			c.st.incomplete.Store(n)
-		}
-		if err != nil {
-			c.st.countDrop(err)
-			continue
-		}
+		payload, counter := c.data(h, frag)
 		if payload == nil {
 			continue
 		}
-		lost, ok := c.gate.Accept(counter)
-		if !ok {
+		lost, verdict := c.gate.Step(counter)
+		switch verdict {
+		case wire.Stale:
 			c.st.stale.Add(1)
 			continue
+		case wire.Held:
+			c.st.implausible.Add(1)
+			continue
+		case wire.Resync:
+			c.st.resyncs.Add(1)
 		}
 		if err := u.fill(cfg, counter, lost, payload); err != nil {
 			// The reassembler enforces the size; count it as inconsistent anyway.
 			c.st.dropped[wire.DropInconsistent].Add(1)
 			continue
 		}
-		u.SessionStart, c.fresh = c.fresh, false
-		c.st.updates.Add(1)
-		c.st.lost.Add(uint64(lost))
+		c.deliver(u, verdict)
 		return nil
 	}
+}
+
+// data passes a DATA fragment to the reassembler and returns the update it
+// completes, if any.
+func (c *Client) data(h wire.Header, frag []byte) (payload []byte, counter uint32) {
+	payload, counter, err := c.dataR.Add(h, frag)
+	if n := c.evicted0 + c.dataR.Stats().Evicted; n != c.st.incomplete.Load() {
+		c.st.incomplete.Store(n)
+	}
+	if err != nil {
+		c.st.countDrop(err)
+		return nil, 0
+	}
+	return payload, counter
+}
+
+// deliver completes the session fields of an accepted update u and counts it.
+func (c *Client) deliver(u *Update, verdict wire.Verdict) {
+	u.SessionStart, c.fresh = c.fresh, false
+	u.Resync = verdict == wire.Resync
+	if u.Resync {
+		c.cycles.reset()
+	}
+	u.Skipped = c.cycles.step(u.HRT, u.Lost)
+	u.Silence = c.arrived(time.Now())
+	c.st.updates.Add(1)
+	c.st.lost.Add(uint64(u.Lost))
+	c.st.skipped.Add(uint64(u.Skipped))
+	c.st.period.Store(int64(c.cycles.period))
 }
 
 // config handles a CONFIG fragment during a session; changed reports a new
 // Config installed.
 func (c *Client) config(h wire.Header, frag []byte) (changed bool, err error) {
-	payload, _, err := c.cfgR.Add(h, frag)
-	if err != nil {
-		c.st.countDrop(err)
-		return false, nil
+	payload, err := c.addConfig(h, frag)
+	if payload == nil || err != nil {
+		return false, err
 	}
-	if payload == nil {
-		return false, nil
-	}
-	c.st.configs.Add(1)
 	if cur := c.cfg.Load(); bytes.Equal(cur.raw, payload) {
 		c.resetSession()
 		return false, nil

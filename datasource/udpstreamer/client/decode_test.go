@@ -12,6 +12,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -316,6 +317,23 @@ func decodeAll(u *Update) {
 	}
 }
 
+// checkAt compares Float64At and TimeAt with Float64s and Times for every
+// element of every signal.
+func checkAt(t *testing.T, u *Update) {
+	t.Helper()
+	for i := range u.cfg.Signals {
+		vals, times := u.Float64s(i), u.Times(i)
+		for k := range vals {
+			if v := u.Float64At(i, k); !sameFloat(v, vals[k]) {
+				t.Fatalf("signal %d element %d: Float64At %v, Float64s %v", i, k, v, vals[k])
+			}
+			if v := u.TimeAt(i, k); !sameFloat(v, times[k]) {
+				t.Fatalf("signal %d element %d: TimeAt %v, Times %v", i, k, v, times[k])
+			}
+		}
+	}
+}
+
 // FuzzDecode decodes arbitrary payload bytes against fixed plans: a payload of
 // the wrong size is refused, any bytes of the right size decode, and nothing
 // panics.
@@ -348,6 +366,7 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal(err)
 		}
 		decodeAll(&u)
+		checkAt(t, &u)
 	})
 }
 
@@ -369,3 +388,31 @@ func FuzzConfig(f *testing.F) {
 		decodeAll(&u)
 	})
 }
+
+// TestElementAccessors: Float64At and TimeAt agree with Float64s and Times
+// on every type, quantisation and time mode, and allocate nothing.
+func TestElementAccessors(t *testing.T) {
+	for n, cfg := range fuzzConfigs(t) {
+		for seed := range uint64(20) {
+			var u Update
+			if err := u.fill(cfg, 0, 0, randomPayload(cfg.Signals, seed+100*uint64(n))); err != nil {
+				t.Fatal(err)
+			}
+			checkAt(t, &u)
+		}
+	}
+	testenv.SkipIfRace(t)
+	cfg := fuzzConfigs(t)[2]
+	var u Update
+	u.fill(cfg, 0, 0, randomPayload(cfg.Signals, 1))
+	if a := testing.AllocsPerRun(100, func() {
+		for i := range cfg.Signals {
+			k := cfg.Slots[i].Elements - 1
+			sinkFloat = u.Float64At(i, k) + u.TimeAt(i, k)
+		}
+	}); a != 0 {
+		t.Errorf("%v allocations", a)
+	}
+}
+
+var sinkFloat float64

@@ -2,6 +2,7 @@ package client
 
 import (
 	"sync/atomic"
+	"time"
 
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 )
@@ -9,17 +10,26 @@ import (
 // Stats counts what a Client received since Dial. Counts of datagrams refer to
 // datagrams from the server address unless said otherwise.
 type Stats struct {
-	Datagrams  uint64 // datagrams from the server, whatever their content
-	Bytes      uint64 // bytes of those datagrams, headers included
-	Updates    uint64 // DATA updates returned by Next
-	Lost       uint64 // sum of Update.Lost: updates the counter skipped (never completed or never sent)
-	Stale      uint64 // complete updates the sequence gate dropped: reordered or duplicated behind a newer one
-	Incomplete uint64 // updates the reassembler gave up on (a fragment missing when newer ones arrived)
-	Configs    uint64 // CONFIG payloads completed, including repeats
-	BadConfigs uint64 // CONFIG payloads refused: invalid, or beyond Options.MaxDataSize
-	Early      uint64 // DATA fragments that arrived during Connect, before the CONFIG, and were ignored
-	Foreign    uint64 // datagrams from any address but the server's, ignored
-	Unexpected uint64 // well-formed datagrams of a client-to-server type (ACK, CONNECT, DISCONNECT)
+	Datagrams   uint64 // datagrams from the server, whatever their content
+	Bytes       uint64 // bytes of those datagrams, headers included
+	Updates     uint64 // DATA updates returned by Next
+	Lost        uint64 // sum of Update.Lost: updates the counter skipped (never completed or never sent)
+	Skipped     uint64 // sum of Update.Skipped: cycles the server skipped, seen from the hrtTimestamp spacing
+	Stale       uint64 // complete updates the sequence gate dropped: reordered or duplicated behind a newer one
+	Implausible uint64 // complete updates dropped for a counter implausibly far from the sequence (wire.SequenceGate)
+	Resyncs     uint64 // times the counter restarted without a CONFIG and the client followed it (Update.Resync)
+	Incomplete  uint64 // updates the reassembler gave up on (a fragment missing when newer ones arrived)
+	Configs     uint64 // CONFIG payloads completed, including repeats
+	BadConfigs  uint64 // CONFIGs refused: invalid, or beyond Options.MaxConfigSize or MaxDataSize
+	Early       uint64 // DATA fragments that arrived during Connect, before the CONFIG, and were ignored
+	Foreign     uint64 // datagrams from any address but the server's, ignored
+	Unexpected  uint64 // well-formed datagrams of a client-to-server type (ACK, CONNECT, DISCONNECT)
+	Silences    uint64 // silences Next reported (*SilenceError)
+	Reconnects  uint64 // CONNECTs sent while silent (Options.Reconnect)
+
+	Silent     bool          // a silence was reported and no update came since
+	LastUpdate time.Time     // arrival of the last update Next returned; zero before the first
+	Period     time.Duration // the server's period as learnt from the hrtTimestamps; 0 until known
 
 	BadHeader [wire.NumHeaderErrors]uint64 // datagrams ParseHeader refused, by HeaderError
 	Dropped   [wire.NumDropReasons]uint64  // fragments the DATA and CONFIG reassemblers refused, by DropReason; a duplicated update shows here as DropDuplicate
@@ -28,26 +38,41 @@ type Stats struct {
 // counters are the live Stats. Only the goroutine in Connect or Next writes
 // them; atomics let Stats read them from any goroutine.
 type counters struct {
-	datagrams, bytes, updates, lost, stale, incomplete atomic.Uint64
-	configs, badConfigs, early, foreign, unexpected    atomic.Uint64
+	datagrams, bytes, updates, lost, skipped, stale atomic.Uint64
+	implausible, resyncs, incomplete                atomic.Uint64
+	configs, badConfigs, early, foreign, unexpected atomic.Uint64
+	silences, reconnects                            atomic.Uint64
+	silent                                          atomic.Bool
+	lastUpdate                                      atomic.Int64 // ns since the Client's epoch; 0: none yet
+	period                                          atomic.Int64 // ns
 
 	badHeader [wire.NumHeaderErrors]atomic.Uint64
 	dropped   [wire.NumDropReasons]atomic.Uint64
 }
 
-func (c *counters) snapshot() Stats {
+func (c *counters) snapshot(epoch time.Time) Stats {
 	s := Stats{
-		Datagrams:  c.datagrams.Load(),
-		Bytes:      c.bytes.Load(),
-		Updates:    c.updates.Load(),
-		Lost:       c.lost.Load(),
-		Stale:      c.stale.Load(),
-		Incomplete: c.incomplete.Load(),
-		Configs:    c.configs.Load(),
-		BadConfigs: c.badConfigs.Load(),
-		Early:      c.early.Load(),
-		Foreign:    c.foreign.Load(),
-		Unexpected: c.unexpected.Load(),
+		Datagrams:   c.datagrams.Load(),
+		Bytes:       c.bytes.Load(),
+		Updates:     c.updates.Load(),
+		Lost:        c.lost.Load(),
+		Skipped:     c.skipped.Load(),
+		Stale:       c.stale.Load(),
+		Implausible: c.implausible.Load(),
+		Resyncs:     c.resyncs.Load(),
+		Incomplete:  c.incomplete.Load(),
+		Configs:     c.configs.Load(),
+		BadConfigs:  c.badConfigs.Load(),
+		Early:       c.early.Load(),
+		Foreign:     c.foreign.Load(),
+		Unexpected:  c.unexpected.Load(),
+		Silences:    c.silences.Load(),
+		Reconnects:  c.reconnects.Load(),
+		Silent:      c.silent.Load(),
+		Period:      time.Duration(c.period.Load()),
+	}
+	if ns := c.lastUpdate.Load(); ns != 0 {
+		s.LastUpdate = epoch.Add(time.Duration(ns))
 	}
 	for i := range c.badHeader {
 		s.BadHeader[i] = c.badHeader[i].Load()

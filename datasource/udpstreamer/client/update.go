@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/binary"
 	"math"
+	"time"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
@@ -20,6 +21,24 @@ type Update struct {
 	Lost         uint32 // updates missing between the previous accepted update and this one
 	SessionStart bool   // first update after a CONFIG: counters and Lost restart here
 	Payload      []byte // the whole DATA payload: HRT then every signal's wire bytes
+
+	// Skipped is the number of the server's cycles missing between the
+	// previous accepted update and this one beyond the Lost ones: cycles
+	// the server replaced before sending them or its RT thread missed, seen
+	// from the hrtTimestamp spacing (docs/udpstreamer.md, "The Go client").
+	// 0 while the period is being learnt: the first 8 updates of a session,
+	// or after a Resync.
+	Skipped uint32
+	// Silence is, on the first update after a silence Next reported, the
+	// time since the previous update (or since the session started); 0
+	// otherwise. A quiet signal keeps its updates coming; a gap in the
+	// stream shows here.
+	Silence time.Duration
+	// Resync is true when the counter restarted without a CONFIG (two
+	// updates in a row implausibly far from the sequence; see
+	// wire.SequenceGate) and the client follows the new sequence from this
+	// update. Lost then counts the new sequence's updates not delivered.
+	Resync bool
 
 	cfg    *Config
 	gen    uint64      // incremented per fill; a buffer is current when its gen matches
@@ -86,6 +105,57 @@ func (u *Update) Float64s(i int) []float64 {
 	}
 	u.valGen[i] = u.gen
 	return dst
+}
+
+// Float64At returns element k of signal i as Float64s(i)[k] would, without
+// decoding the rest of the signal: for reading a few elements of a long
+// array. It panics if i or k is out of range or before the first update.
+func (u *Update) Float64At(i, k int) float64 {
+	sl := u.cfg.Slots[i]
+	if k < 0 || k >= sl.Elements {
+		panic("udpstreamer/client: element index out of range")
+	}
+	size := sl.Len / sl.Elements
+	src := u.Payload[sl.Offset+k*size : sl.Offset+(k+1)*size]
+	if p := &u.cfg.plans[i]; p.quantised {
+		return p.q.Value(code(src, sl.WireType))
+	}
+	var one [1]float64
+	return appendElems(one[:0], src, sl.WireType)[0]
+}
+
+// code reads one quantisation code of wire type t from b.
+func code(b []byte, t datasource.Type) int32 {
+	switch t {
+	case datasource.Uint8:
+		return int32(b[0])
+	case datasource.Int8:
+		return int32(int8(b[0]))
+	case datasource.Uint16:
+		return int32(binary.LittleEndian.Uint16(b))
+	}
+	return int32(int16(binary.LittleEndian.Uint16(b)))
+}
+
+// TimeAt returns the time of element k of signal i, in seconds, as
+// Times(i)[k] would, without computing the others. It panics if i or k is
+// out of range or before the first update.
+func (u *Update) TimeAt(i, k int) float64 {
+	s := &u.cfg.Signals[i]
+	if k < 0 || k >= u.cfg.Slots[i].Elements {
+		panic("udpstreamer/client: element index out of range")
+	}
+	perSecond := u.cfg.plans[i].timePerSecond
+	switch s.TimeMode {
+	case datasource.FullArray:
+		return u.Float64At(int(s.TimeSignalIdx), k) / perSecond
+	case datasource.FirstSample:
+		return u.Float64At(int(s.TimeSignalIdx), 0)/perSecond + float64(k)/s.SamplingRate
+	case datasource.LastSample:
+		last := u.cfg.Slots[i].Elements - 1
+		return u.Float64At(int(s.TimeSignalIdx), 0)/perSecond - float64(last-k)/s.SamplingRate
+	}
+	return float64(u.HRT) / 1e9
 }
 
 // Number is the set of element types AppendValues converts to.

@@ -59,7 +59,8 @@ type reslot struct {
 // ReassemblerStats counts what a Reassembler did since construction.
 type ReassemblerStats struct {
 	Completed uint64                 // updates returned
-	Evicted   uint64                 // incomplete updates discarded (too old, or slot needed)
+	Evicted   uint64                 // incomplete updates discarded (too old, slot needed, or a resync)
+	Resyncs   uint64                 // fragments so far behind the newest counter (beyond MaxAge and ReorderWindow) that the counter history was restarted at them
 	Drops     [NumDropReasons]uint64 // fragments refused, indexed by DropReason
 }
 
@@ -68,6 +69,10 @@ type ReassemblerStats struct {
 // InFlight counters. Memory is fixed at construction and Add never allocates.
 // Completion order is arrival order: pass DATA counters through a SequenceGate.
 // Call Reset on every (re)connect, since the producer restarts its counters.
+// A fragment older than the newest counter by more than MaxAge is refused
+// as stale, unless it is more than ReorderWindow older: then the history
+// restarts at it (Stats().Resyncs), so that a stray datagram with a far
+// newer counter cannot block the sequence.
 // Not safe for concurrent use.
 type Reassembler struct {
 	typ      PacketType
@@ -150,6 +155,19 @@ func (r *Reassembler) Reset() {
 	r.hasNewest = false
 }
 
+// resync forgets the counter history, and the in-flight updates (counted
+// as evicted), for a counter implausibly far behind the newest: a restarted
+// sequence, or a stray datagram whose newer counter blocked the sequence.
+func (r *Reassembler) resync() {
+	for i := range r.slots {
+		if r.slots[i].used {
+			r.stats.Evicted++
+		}
+	}
+	r.Reset()
+	r.stats.Resyncs++
+}
+
 func (r *Reassembler) drop(d DropReason) ([]byte, uint32, error) {
 	r.stats.Drops[d]++
 	return nil, 0, d
@@ -181,8 +199,11 @@ func (r *Reassembler) Add(h Header, frag []byte) (payload []byte, counter uint32
 		return r.drop(d)
 	}
 	c := h.Counter
-	if r.hasNewest && int32(r.newest-c) > r.maxAge {
-		return r.drop(DropStale)
+	if back := int32(r.newest - c); r.hasNewest && back > r.maxAge {
+		if back <= max(r.maxAge, ReorderWindow) {
+			return r.drop(DropStale)
+		}
+		r.resync()
 	}
 	if r.completed(c) {
 		return r.drop(DropDuplicate)

@@ -278,3 +278,36 @@ func TestReassemblyRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestReassemblyResyncFarBehind: a stray update with a far newer counter
+// must not make every later genuine fragment stale.
+func TestReassemblyResyncFarBehind(t *testing.T) {
+	l, _ := NewLayout(300, 117) // 3 fragments of 100
+	r := mustReassembler(t, ReassemblerConfig{Type: Data, MaxPayload: 300})
+	add := func(c uint32) error {
+		for _, d := range datagrams(l, Data, c, updatePayload(c, 300)) {
+			if _, _, err := r.AddDatagram(d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, c := range []uint32{100, 0x7FFFFFF0} {
+		if err := add(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// ReorderWindow behind the newest is still stale; 101, far further
+	// behind, restarts the history.
+	if err := add(0x7FFFFFF0 - ReorderWindow); err != DropStale {
+		t.Fatalf("a counter ReorderWindow behind: %v, want DropStale", err)
+	}
+	for c := uint32(101); c < 110; c++ {
+		if err := add(c); err != nil {
+			t.Fatalf("counter %d after the stray: %v", c, err)
+		}
+	}
+	if st := r.Stats(); st.Resyncs != 1 || st.Completed != 11 {
+		t.Fatalf("stats %+v", st)
+	}
+}

@@ -132,6 +132,32 @@ func (s *Server) WaitClient(timeout time.Duration) (netip.AddrPort, bool) {
 	}
 }
 
+// Displace makes another client take the session, as any address may,
+// with one CONNECT from a new loopback socket, and returns that client's
+// address once the server answered it. The server then sends DATA there.
+func (s *Server) Displace(tb testing.TB) netip.AddrPort {
+	tb.Helper()
+	other, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { other.Close() })
+	connected := s.Connected()
+	if _, err := other.WriteToUDPAddrPort(udpswire.AppendHeader(nil, udpswire.Header{Type: udpswire.Connect, TotalFragments: 1}), s.Addr()); err != nil {
+		tb.Fatal(err)
+	}
+	select {
+	case <-connected:
+	case <-time.After(10 * time.Second):
+		tb.Fatal("udpstest: the server did not answer the displacing CONNECT")
+	}
+	addr := other.LocalAddr().(*net.UDPAddr).AddrPort()
+	if c := s.Client(); c != addr {
+		tb.Fatalf("udpstest: the session is %v, not the displacing client %v", c, addr)
+	}
+	return addr
+}
+
 func (s *Server) serve() {
 	defer close(s.done)
 	buf := make([]byte, 1<<16)

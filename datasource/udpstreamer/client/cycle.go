@@ -1,0 +1,126 @@
+package client
+
+import "math"
+
+// Period learning and skipped-cycle detection (docs/udpstreamer.md, "The Go
+// client").
+const (
+	periodWindow     = 32      // spacings the first estimate of the period is the median of
+	minPeriodSamples = 8       // spacings needed before skips are counted
+	refineSlots      = 1024    // cycles over which the period is measured once it is known
+	earlySlack       = 10      // an update may be up to 1/earlySlack period early on the grid
+	maxSkipSlots     = 1 << 20 // a step of more cycles than this restarts the grid instead
+)
+
+// cycleClock learns the server's cycle period from the hrtTimestamp spacing
+// of consecutive updates, and counts the cycles missing between two updates
+// beyond those the counter says were lost: cycles the server replaced
+// before sending them (Stats.Skipped).
+//
+// The period is first the median of the spacings (each divided by the
+// counter step) of the first updates, from minPeriodSamples of them on.
+// Each update is placed on a grid of that period anchored at the previous
+// update's on-time instant: the server stamps an update when its RT thread
+// runs, never earlier than the cycle's slot and normally much less than a
+// period later, so the number of whole periods between the previous slot
+// and this update, less one and less the lost updates, is the number of
+// cycles skipped. An update earlier than its slot moves the grid to it; a
+// late one pulls the grid by 1/16 of its lateness, so the grid follows a
+// slow drift of either clock. Once on the grid, the period is measured
+// again over every refineSlots cycles, as the time they took on the grid
+// divided by their number, which jitter hardly affects.
+type cycleClock struct {
+	spacing [periodWindow]uint64 // ns, a ring
+	n       int                  // spacings recorded, at most periodWindow
+	next    int                  // ring index of the next spacing
+	fresh   int                  // spacings recorded since the median was taken
+	period  uint64               // ns; 0 until minPeriodSamples spacings
+	refined bool                 // period comes from the grid, no longer from the median
+	timing  bool                 // a measurement on the grid is under way
+	anchor  uint64               // on-time hrt where it started
+	slots   uint64               // cycles since anchor
+	nominal uint64               // on-time hrt of the previous update
+	last    uint64               // hrt of the previous update
+	started bool
+}
+
+// reset forgets the period and the grid: a new session (the server may
+// run at another rate), a resynchronised counter or a new CONFIG.
+func (k *cycleClock) reset() { *k = cycleClock{} }
+
+// step takes the hrtTimestamp of the next accepted update, which follows
+// lost updates the counter says are missing, and returns the number of
+// cycles skipped before it.
+func (k *cycleClock) step(hrt uint64, lost uint32) uint32 {
+	if !k.started || hrt <= k.last {
+		k.started, k.last, k.nominal = true, hrt, hrt
+		return 0
+	}
+	k.record((hrt - k.last) / (uint64(lost) + 1))
+	k.last = hrt
+	p := k.period
+	if p == 0 {
+		k.nominal = hrt
+		return 0
+	}
+	slots := (hrt - k.nominal + p/earlySlack) / p
+	if slots > maxSkipSlots {
+		k.nominal, k.timing = hrt, false
+		return 0
+	}
+	slots = max(slots, 1)
+	nom := k.nominal + slots*p
+	if hrt < nom {
+		nom = hrt
+	} else {
+		nom += (hrt - nom) / 16
+	}
+	k.nominal = nom
+	k.refine(slots)
+	if missing := slots - 1; missing > uint64(lost) {
+		return uint32(min(missing-uint64(lost), math.MaxUint32))
+	}
+	return 0
+}
+
+// refine counts slots more cycles on the grid, up to k.nominal, and
+// measures the period when there are enough.
+func (k *cycleClock) refine(slots uint64) {
+	if !k.timing {
+		k.timing, k.anchor, k.slots = true, k.nominal, 0
+		return
+	}
+	k.slots += slots
+	if k.slots < refineSlots {
+		return
+	}
+	if p := (k.nominal - k.anchor) / k.slots; p > 0 {
+		k.period, k.refined = p, true
+	}
+	k.anchor, k.slots = k.nominal, 0
+}
+
+// record adds one spacing and, until the period is measured on the grid,
+// takes their median when enough are new.
+func (k *cycleClock) record(d uint64) {
+	if k.refined {
+		return
+	}
+	k.spacing[k.next] = d
+	k.next = (k.next + 1) % periodWindow
+	k.n = min(k.n+1, periodWindow)
+	k.fresh++
+	if k.n < minPeriodSamples || (k.n == periodWindow && k.fresh < minPeriodSamples) {
+		return
+	}
+	k.fresh = 0
+	var s [periodWindow]uint64
+	w := s[:k.n]
+	copy(w, k.spacing[:k.n])
+	for i := 1; i < len(w); i++ { // insertion sort: 32 values at most
+		for j := i; j > 0 && w[j] < w[j-1]; j-- {
+			w[j], w[j-1] = w[j-1], w[j]
+		}
+	}
+	k.period = w[len(w)/2]
+}

@@ -1,0 +1,203 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
+)
+
+// nextErr calls Next with a generous deadline and returns its error.
+func nextErr(c *Client, u *Update) error {
+	c.SetReadDeadline(time.Now().Add(waitLong))
+	return c.Next(u)
+}
+
+// scalarSession starts a server of one scalar signal and a client with
+// opts, connected, and returns them with a payload of that signal.
+func scalarSession(t *testing.T, opts Options) (*udpstest.Server, *Client, []byte) {
+	t.Helper()
+	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, "")}
+	srv := udpstest.NewServer(t, sigs, 1400)
+	c := dial(t, srv, opts)
+	connect(t, c)
+	return srv, c, payload(t, sigs, 1, nil)
+}
+
+// TestSilenceReportedOnce: a stream that stops makes Next report one
+// silence, which also reads as a deadline; the first update after it
+// carries the silence's length.
+func TestSilenceReportedOnce(t *testing.T) {
+	srv, c, p := scalarSession(t, Options{Silence: 100 * time.Millisecond})
+	var u Update
+	for i := range uint32(3) {
+		send(t, srv, i, p)
+		expect(t, c, &u, i, 0)
+		if u.Silence != 0 {
+			t.Fatalf("update %d: Silence %v", i, u.Silence)
+		}
+	}
+	err := nextErr(c, &u)
+	var se *SilenceError
+	if !errors.Is(err, ErrSilence) || !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &se) || se.After != 100*time.Millisecond {
+		t.Fatalf("Next on a stopped stream: %v", err)
+	}
+	if st := c.Stats(); st.Silences != 1 || !st.Silent || st.LastUpdate.IsZero() {
+		t.Errorf("stats after the silence: %+v", st)
+	}
+	// Still silent: the caller's own deadline, not a second silence.
+	c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	if err := c.Next(&u); !errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, ErrSilence) {
+		t.Fatalf("Next while still silent: %v", err)
+	}
+	send(t, srv, 3, p)
+	expect(t, c, &u, 3, 0)
+	if u.Silence < 100*time.Millisecond || u.SessionStart {
+		t.Errorf("first update after the silence: Silence %v SessionStart %v", u.Silence, u.SessionStart)
+	}
+	if st := c.Stats(); st.Silences != 1 || st.Silent || st.Reconnects != 0 {
+		t.Errorf("stats after the stream resumed: %+v", st)
+	}
+}
+
+// TestSilenceByDefault: with the zero Options a session that never sends
+// DATA is reported silent after MinSilence.
+func TestSilenceByDefault(t *testing.T) {
+	_, c := session(t, []wire.SignalInfo{scalar("A", datasource.Uint32, "")}, 1400)
+	var u Update
+	if err := nextErr(c, &u); !errors.Is(err, ErrSilence) {
+		t.Fatalf("Next: %v, want a silence", err)
+	}
+	if st := c.Stats(); st.Silences != 1 || !st.LastUpdate.IsZero() {
+		t.Errorf("stats %+v", st)
+	}
+	c2 := dial(t, udpstest.NewServer(t, burstSigs(), 1400), Options{Silence: -1})
+	connect(t, c2)
+	c2.SetReadDeadline(time.Now().Add(MinSilence + 200*time.Millisecond))
+	if err := c2.Next(&u); errors.Is(err, ErrSilence) || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("Next with detection off: %v", err)
+	}
+}
+
+// TestLateCallerIsNotSilence: updates queued while the caller was busy
+// for longer than the silence timeout are returned, not a silence.
+func TestLateCallerIsNotSilence(t *testing.T) {
+	srv, c, p := scalarSession(t, Options{Silence: 50 * time.Millisecond})
+	var u Update
+	send(t, srv, 0, p)
+	expect(t, c, &u, 0, 0)
+	send(t, srv, 1, p)
+	time.Sleep(200 * time.Millisecond) // the caller is busy
+	expect(t, c, &u, 1, 0)
+	if st := c.Stats(); st.Silences != 0 || u.Silence != 0 {
+		t.Errorf("silences %d, Silence %v", st.Silences, u.Silence)
+	}
+}
+
+// TestReconnectAfterTakeover: another client takes the session with one
+// CONNECT; the displaced client notices the silence, sends CONNECT again
+// and carries on in a new session.
+func TestReconnectAfterTakeover(t *testing.T) {
+	srv, c, p := scalarSession(t, Options{Silence: 100 * time.Millisecond, Reconnect: true})
+	var u Update
+	send(t, srv, 0, p)
+	expect(t, c, &u, 0, 0)
+
+	srv.Displace(t)
+	connected := srv.Connected()
+	err := nextErr(c, &u)
+	var se *SilenceError
+	if !errors.As(err, &se) || !se.Reconnecting || !strings.Contains(err.Error(), "sending CONNECT again") {
+		t.Fatalf("Next after the takeover: %v", err)
+	}
+	select {
+	case <-connected:
+	case <-time.After(waitLong):
+		t.Fatal("no CONNECT after the silence")
+	}
+	if srv.Client() != c.LocalAddr() {
+		t.Fatalf("session is %v, want %v", srv.Client(), c.LocalAddr())
+	}
+	send(t, srv, 0, p) // the server restarted its counter at the CONNECT
+	expect(t, c, &u, 0, 0)
+	if !u.SessionStart || u.Silence < 100*time.Millisecond {
+		t.Errorf("first update after reconnecting: SessionStart %v Silence %v", u.SessionStart, u.Silence)
+	}
+	if st := c.Stats(); st.Silences != 1 || st.Reconnects < 1 || st.Silent {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestReconnectBackoff: the CONNECTs of one silence come at the silence
+// timeout, then twice that, and so on up to MaxReconnectInterval; a new
+// silence soon after starts where the previous one left off.
+func TestReconnectBackoff(t *testing.T) {
+	srv := udpstest.NewServer(t, burstSigs(), 1400)
+	c := dial(t, srv, Options{Silence: 3 * time.Second, Reconnect: true})
+	t0 := time.Now()
+	c.startReconnecting(t0)
+	var gaps []time.Duration
+	for range 6 {
+		prev := c.sil.lastTry
+		c.reconnect(c.sil.nextTry)
+		gaps = append(gaps, c.sil.lastTry.Sub(prev))
+	}
+	want := []time.Duration{3, 6, 12, 24, 30, 30}
+	for i := range want {
+		if gaps[i] != want[i]*time.Second {
+			t.Fatalf("intervals %v, want %v s", gaps, want)
+		}
+	}
+	c.startReconnecting(c.sil.lastTry.Add(time.Minute))
+	if d := c.sil.nextTry.Sub(c.sil.lastTry); d != MaxReconnectInterval {
+		t.Errorf("a silence one minute later: first interval %v, want %v", d, MaxReconnectInterval)
+	}
+	c.startReconnecting(c.sil.lastTry.Add(time.Hour))
+	if d := c.sil.nextTry.Sub(c.sil.lastTry); d != 3*time.Second {
+		t.Errorf("a silence an hour later: first interval %v, want 3s", d)
+	}
+	if st := c.Stats(); st.Reconnects != 9 {
+		t.Errorf("Reconnects %d, want 9", st.Reconnects)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
+	defer cancel()
+	for srv.Connects() < 9 && ctx.Err() == nil {
+		time.Sleep(time.Millisecond)
+	}
+	if n := srv.Connects(); n != 9 {
+		t.Errorf("server saw %d CONNECTs, want 9", n)
+	}
+}
+
+// TestSilenceDetectionAllocatesNothing: a stream that flows across several
+// silence timeouts makes no deadline fire (a read ending on a deadline
+// allocates its error), so the receive loop stays allocation-free.
+func TestSilenceDetectionAllocatesNothing(t *testing.T) {
+	testenv.SkipIfRace(t)
+	srv, c, p := scalarSession(t, Options{Silence: 400 * time.Millisecond})
+	var u Update
+	send(t, srv, 0, p)
+	expect(t, c, &u, 0, 0)
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	counter := uint32(1)
+	for start := time.Now(); time.Since(start) < 4*400*time.Millisecond; counter++ {
+		send(t, srv, counter, p)
+		if err := c.Next(&u); err != nil {
+			t.Fatalf("update %d: %v", counter, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	runtime.ReadMemStats(&m1)
+	if n := m1.Mallocs - m0.Mallocs; n > 2 {
+		t.Errorf("%d allocations over %d updates and 4 silence timeouts", n, counter)
+	}
+}
