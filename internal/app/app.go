@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -278,9 +279,10 @@ func unjoin(err error) []error {
 	return []error{err}
 }
 
-// Start opens the datasources' sockets, starts their network threads, the
-// RT threads, the HTTP endpoint and the metrics publisher. On error it
-// stops what it started.
+// Start opens every listener and socket first (HTTP, each datasource's,
+// the scope), then starts the datasources' network threads, the RT
+// threads and the metrics publisher: a start that fails on a taken port
+// has sent nothing. On error it stops what it started.
 func (a *App) Start() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -288,27 +290,39 @@ func (a *App) Start() error {
 		return errors.New("app: already started")
 	}
 	a.started = true
-	var prepared []*source
+	var opened []*source
 	fail := func(err error) error {
 		a.stopScope()
-		for _, s := range prepared {
+		for _, s := range opened {
 			s.ds.Stop()
 		}
 		a.stopHTTP()
 		a.releaseWakeHold()
 		return err
 	}
+	if err := a.startHTTP(); err != nil {
+		return fail(err)
+	}
+	for _, s := range a.sources {
+		if o, ok := s.ds.(datasource.Opener); ok {
+			if err := o.Open(); err != nil {
+				return fail(err)
+			}
+			opened = append(opened, s)
+		}
+	}
+	// The scope needs the UDPStreamers' bound addresses; it talks only to
+	// them.
+	if err := a.startScope(); err != nil {
+		return fail(err)
+	}
 	for _, s := range a.sources {
 		if err := s.ds.PrepareNextState(); err != nil {
 			return fail(err)
 		}
-		prepared = append(prepared, s)
-	}
-	if err := a.startHTTP(); err != nil {
-		return fail(err)
-	}
-	if err := a.startScope(); err != nil {
-		return fail(err)
+		if !slices.Contains(opened, s) {
+			opened = append(opened, s)
+		}
 	}
 	if us := a.file.App.CPUWakeLatency; us >= 0 {
 		h, err := cpu.HoldWakeLatency(us)
