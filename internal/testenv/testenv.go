@@ -3,6 +3,7 @@ package testenv
 
 import (
 	"net"
+	"regexp"
 	"testing"
 )
 
@@ -25,4 +26,18 @@ func Loopback(tb testing.TB) *net.UDPConn {
 	}
 	tb.Cleanup(func() { c.Close() })
 	return c
+}
+
+// exampleHTTP matches the HTTP address of an example configuration.
+var exampleHTTP = regexp.MustCompile(`(?m)^HTTPAddress = "[^"]*"`)
+
+// FreeHTTP returns the text of an example configuration with its
+// HTTPAddress on a free loopback port (or replaced by with, when given),
+// so a test can run beside a streamerd on the examples' ports.
+func FreeHTTP(text string, with ...string) string {
+	repl := `HTTPAddress = "127.0.0.1:0"`
+	if len(with) > 0 {
+		repl = with[0]
+	}
+	return exampleHTTP.ReplaceAllLiteralString(text, repl)
 }
