@@ -44,6 +44,17 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil))
 }
 
+// usage is what -h prints besides the flags.
+var usage = cli.Usage{
+	Synopsis: []string{"-signals 'Name:type[count],...' [-listen :44488] [-group 239.0.0.1 [-iface 127.0.0.1]] [-endian little|big] [-format csv|json|stats] [-n N]"},
+	Summary:  "Receives the header-less datagrams of MARTe2's UDPSender (or streamerd's FlatUDP), laid out by the -signals list, and prints them. It stops after -n datagrams or on SIGINT or SIGTERM (exit 0), exits 1 when the socket fails, 2 on bad flags or a bad signal list.",
+	Examples: []string{
+		"flatrecv -listen 127.0.0.1:44488 -signals 'Counter:uint32,Time:uint32,Sine:float32,Cosine:float64,Wave:uint16[4]'",
+		"flatrecv -listen :44488 -signals 'Trigger:uint8,Counter:uint32,Value:float32' -format json -n 10",
+		"flatrecv -listen :44488 -group 239.0.0.1 -signals 'Counter:uint32' -format stats",
+	},
+}
+
 type options struct {
 	listen, group, iface  string
 	signals, endian, form string
@@ -55,6 +66,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("flatrecv", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	cli.SetUsage(fs, usage)
 	fs.StringVar(&o.listen, "listen", ":"+strconv.Itoa(client.DefaultPort), "`host:port` to listen on; with -group only the port is used")
 	fs.StringVar(&o.group, "group", "", "IPv4 multicast `group` to join (empty: unicast)")
 	fs.StringVar(&o.iface, "iface", "", "local `address` or interface name for the multicast join (empty: the kernel's choice)")
@@ -86,9 +98,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready func(net.Addr)) int {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stderr, "flatrecv:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			return cli.ExitOK
 		}
+		fmt.Fprintln(stderr, "flatrecv:", err)
 		return cli.ExitUsage
 	}
 	l, order, err := layoutOf(o)

@@ -14,6 +14,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,7 +25,18 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/rd100s/client"
+	"github.com/streamerd/streamerd/internal/cli"
 )
+
+// usage is what -h prints besides the flags.
+var usage = cli.Usage{
+	Synopsis: []string{"[-listen 127.0.0.1:5100] [-timeout 100ms] [-rate 100] [-interval 1s] [-json] [-n packets] [-duration d]"},
+	Summary:  "Listens to an RD100S-ENC-UDP v1 position stream and prints its link quality every -interval, then a summary. It stops after -n valid packets, after -duration or on SIGINT or SIGTERM (exit 0), exits 1 when the socket fails, 2 on bad flags.",
+	Examples: []string{
+		"rd100smon -listen 127.0.0.1:5100              # one line a second",
+		"rd100smon -listen 127.0.0.1:5100 -json -n 500 # JSON lines, stop after 500 packets",
+	},
+}
 
 type options struct {
 	listen   string
@@ -44,6 +56,7 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rd100smon", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	cli.SetUsage(fs, usage)
 	var o options
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:5100", "UDP `address` to listen on")
 	fs.DurationVar(&o.timeout, "timeout", client.DefaultStreamTimeout, "declare the stream lost after this silence")
@@ -54,7 +67,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&o.n, "n", 0, "stop after this many valid packets (0: no limit)")
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: no limit)")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		if errors.Is(err, flag.ErrHelp) {
+			return cli.ExitOK
+		}
+		return cli.ExitUsage
 	}
 	if fs.NArg() != 0 || o.interval <= 0 || o.freeze == 0 {
 		fmt.Fprintln(stderr, "rd100smon: bad arguments (see -h)")

@@ -83,3 +83,4 @@ func Version(name string) string {
 	}
 	return s + " " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH
 }
+
