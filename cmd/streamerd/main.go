@@ -145,6 +145,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 2
 	}
 
+	// # HELP and # TYPE lines in /metrics, for Prometheus and its tools.
+	metrics.ExposeMetadata(true)
 	ms := metrics.NewSet()
 	a, err := app.Build(f, ms, log)
 	if err != nil {

@@ -352,6 +352,7 @@ func TestDaemonStreamsServesHTTPAndStops(t *testing.T) {
 			t.Errorf("/metrics lacks %s", w)
 		}
 	}
+	checkExposition(t, m)
 	if took := d.stop(t); took > 3*time.Second {
 		t.Errorf("stop took %v", took)
 	} else {
@@ -507,8 +508,8 @@ func TestHTTPFlagOverridesConfig(t *testing.T) {
 	if d.http == taken.Addr().String() {
 		t.Fatalf("HTTP on the config's address %s", d.http)
 	}
-	if !strings.Contains(d.get(t, "/status"), `"threads"`) {
-		t.Error("no status on the -http address")
+	if st := d.get(t, "/status"); !strings.Contains(st, `"threads"`) || strings.Contains(st, "null") {
+		t.Errorf("/status on the -http address, with [] for empty lists:\n%s", st)
 	}
 	d.stop(t)
 
@@ -595,5 +596,45 @@ Port = %d
 				t.Errorf("a failed start sent a %d-byte datagram from %v", n, from)
 			}
 		})
+	}
+}
+
+// checkExposition checks the Prometheus text of /metrics: every family has
+// one # HELP and one # TYPE line before its samples, and every line is
+// printable ASCII (label values included).
+func checkExposition(t *testing.T, text string) {
+	t.Helper()
+	typed := map[string]int{}
+	helped := map[string]int{}
+	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		for _, c := range []byte(line) {
+			if c < 0x20 || c > 0x7e {
+				t.Errorf("line %d is not printable ASCII: %q", i+1, line)
+				break
+			}
+		}
+		if f, ok := strings.CutPrefix(line, "# HELP "); ok {
+			helped[strings.Fields(f)[0]]++
+			continue
+		}
+		if f, ok := strings.CutPrefix(line, "# TYPE "); ok {
+			typed[strings.Fields(f)[0]]++
+			continue
+		}
+		family, _, _ := strings.Cut(strings.Fields(line)[0], "{")
+		base := family
+		for _, suffix := range []string{"_sum", "_count", "_bucket"} {
+			if typed[base] == 0 {
+				base = strings.TrimSuffix(base, suffix)
+			}
+		}
+		if typed[base] == 0 {
+			t.Errorf("line %d: no # TYPE before %s", i+1, family)
+		}
+	}
+	for f, n := range typed {
+		if n != 1 || helped[f] != 1 {
+			t.Errorf("%s: %d # TYPE and %d # HELP lines", f, n, helped[f])
+		}
 	}
 }

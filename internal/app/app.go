@@ -206,7 +206,7 @@ func (a *App) fedByAnyThread(di int) bool {
 // output) and the output memory.
 func (a *App) newGAMInstance(g *config.GAM, oi int, sig *datasource.Signal, tc *config.Thread, outputs map[int][]gam.Output, th *thread) (gam.GAM, gam.Output, error) {
 	o := &g.Outputs[oi]
-	name := g.Name + "." + o.Signal + "→" + o.DataSource + "." + sig.Name
+	name := g.Name + "." + o.Signal + "->" + o.DataSource + "." + sig.Name
 	switch g.Class {
 	case config.ClassTimer:
 		if sig.Type != datasource.Uint32 || sig.Elements() != 1 {
