@@ -83,4 +83,3 @@ func Version(name string) string {
 	}
 	return s + " " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH
 }
-

@@ -35,4 +35,3 @@ func TestVersion(t *testing.T) {
 		t.Errorf("Version: %q", v)
 	}
 }
-
