@@ -141,6 +141,40 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
+// TestDescribeCountsAndColumns: the thread line counts GAMs, their outputs
+// and brokers; each datasource shows only the columns of its class.
+func TestDescribeCountsAndColumns(t *testing.T) {
+	cases := []struct {
+		config       string
+		want, absent []string
+	}{
+		{"app.toml", []string{"9 GAMs (19 outputs), 1 broker\n", "wire type  wire bytes  unit  time\n", "  17  Ch1 "}, nil},
+		{"rd100s.toml", []string{"5 GAMs (5 outputs), 1 broker\n", "offset  bytes  unit\n"}, []string{"wire", "time", "PacketTime"}},
+		{"flatudp.toml", []string{"4 GAMs (5 outputs), 1 broker\n", "offset  bytes\n"}, []string{"wire", "unit", "time", "PacketTime"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.config, func(t *testing.T) {
+			out, err := exec.Command(binary, "-describe", "-config", filepath.Join("..", "..", "configs", tc.config)).CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(string(out), w) {
+					t.Errorf("lacks %q:\n%s", w, out)
+				}
+			}
+			for _, a := range tc.absent {
+				if strings.Contains(string(out), a) {
+					t.Errorf("has %q:\n%s", a, out)
+				}
+			}
+			if regexp.MustCompile(`(?m) $`).Match(out) {
+				t.Errorf("trailing spaces:\n%s", out)
+			}
+		})
+	}
+}
+
 // daemon is a running streamerd.
 type daemon struct {
 	cmd    *exec.Cmd
