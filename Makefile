@@ -42,7 +42,11 @@ simd-test:
 	$(SIMD) $(GO) test -race -count=1 ./quant/ ./bench/cref/
 	GOAMD64=v3 $(SIMD) $(GO) test -count=1 ./quant/
 
+# bench-smoke runs every benchmark once, without -v, so none rots: one
+# iteration proves a benchmark runs, not how fast anything is (make bench
+# measures). Benchmarks log their diagnostics only with -v.
 bench-smoke:
+	@echo "bench-smoke: every benchmark once, to prove it runs; the figures of one iteration say nothing about speed (make bench measures)"
 	$(SIMD) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 15m ./...
 
 # bench: the whole suite (12 to 15 minutes), then bench/results.md: every
