@@ -8,14 +8,18 @@
 //
 // CSV has a header of the signal names, vectors expanded as Wave[0] ..
 // Wave[15]; JSON lines have one object per datagram, vectors as arrays and
-// NaN or infinities as null. Integers print exactly, floats in the shortest
-// form that reads back to the same value. Each distinct wrong datagram size
-// is reported once on stderr. flatrecv stops on SIGINT or SIGTERM, or after
-// -n datagrams of the expected size, and prints a summary on stderr.
+// NaN or infinities as null. A char8[N] signal is one text field: its
+// bytes up to the first NUL, a backslash as \\ and any byte that is not
+// printable UTF-8 as \xNN (then CSV- or JSON-quoted). Integers print
+// exactly, floats in the shortest form that reads back to the same value.
+// Each distinct wrong datagram size is reported once on stderr. flatrecv
+// stops on SIGINT or SIGTERM, or after -n datagrams of the expected size,
+// and prints a summary on stderr.
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -224,6 +228,7 @@ type rowWriter struct {
 	raw   []uint64
 	types []datasource.Type
 	buf   []byte
+	text  []byte // a char8 signal's escaped text
 }
 
 func newRowWriter(l *wire.Layout, asJSON bool) *rowWriter {
@@ -242,6 +247,13 @@ func newRowWriter(l *wire.Layout, asJSON bool) *rowWriter {
 func (w *rowWriter) header() []byte {
 	var b []byte
 	for i, s := range w.l.Signals {
+		if s.Type == datasource.Char8 {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendCSVField(b, s.Name)
+			continue
+		}
 		for j := range s.Count {
 			if i > 0 || j > 0 {
 				b = append(b, ',')
@@ -271,11 +283,23 @@ func (w *rowWriter) row(dg []byte, order wire.ByteOrder) []byte {
 		return b // the receiver hands over only datagrams of the layout's size
 	}
 	if !w.json {
-		for k, v := range w.raw {
-			if k > 0 {
+		k := 0
+		for i, s := range w.l.Signals {
+			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendValue(b, w.types[k], v, false)
+			if s.Type == datasource.Char8 {
+				b = w.appendText(b, dg, i)
+				k += s.Count
+				continue
+			}
+			for j := range s.Count {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendValue(b, w.types[k], w.raw[k], false)
+				k++
+			}
 		}
 	} else {
 		b = append(b, '{')
@@ -285,6 +309,11 @@ func (w *rowWriter) row(dg []byte, order wire.ByteOrder) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, w.keys[i]...)
+			if s.Type == datasource.Char8 {
+				b = w.appendText(b, dg, i)
+				k += s.Count
+				continue
+			}
 			if s.Count > 1 {
 				b = append(b, '[')
 			}
@@ -303,6 +332,30 @@ func (w *rowWriter) row(dg []byte, order wire.ByteOrder) []byte {
 	}
 	b = append(b, '\n')
 	w.buf = b
+	return b
+}
+
+// appendText appends char8 signal i of dg as one CSV field or JSON
+// string: its escaped text (datasource.AppendText), quoted.
+func (w *rowWriter) appendText(b, dg []byte, i int) []byte {
+	w.text = datasource.AppendText(w.text[:0], w.l.Field(dg, i))
+	quote := w.json || bytes.ContainsAny(w.text, `",`)
+	if quote {
+		b = append(b, '"')
+	}
+	for _, c := range w.text {
+		switch {
+		case c == '"' && w.json, c == '\\' && w.json:
+			b = append(b, '\\', c)
+		case c == '"':
+			b = append(b, '"', '"')
+		default:
+			b = append(b, c)
+		}
+	}
+	if quote {
+		b = append(b, '"')
+	}
 	return b
 }
 

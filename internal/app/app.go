@@ -223,6 +223,10 @@ func (a *App) newGAMInstance(g *config.GAM, oi int, sig *datasource.Signal, tc *
 		}
 		return t, t.Outputs()[idx], nil
 	case config.ClassWaveform:
+		if !sig.Type.Numeric() {
+			return nil, gam.Output{}, fmt.Errorf("GAM %q: output %q feeds %s.%s, a %s[%d] (text); a Waveform writes numbers, a Text GAM writes text",
+				g.Name, o.Signal, o.DataSource, sig.Name, sig.Type, sig.Elements())
+		}
 		w := g.Waveform
 		shape, err := gam.ParseShape(w.Shape)
 		if err != nil {
@@ -238,6 +242,16 @@ func (a *App) newGAMInstance(g *config.GAM, oi int, sig *datasource.Signal, tc *
 		}
 		if w.TimeInput != "" {
 			th.timed = append(th.timed, inst)
+		}
+		return inst, inst.Outputs()[0], nil
+	case config.ClassText:
+		if sig.Type != datasource.Char8 {
+			return nil, gam.Output{}, fmt.Errorf("GAM %q: output %q feeds %s.%s, a %s[%d]; Text outputs are char8 arrays",
+				g.Name, o.Signal, o.DataSource, sig.Name, sig.Type, sig.Elements())
+		}
+		inst, err := gam.NewText(name, g.Text, sig.Elements())
+		if err != nil {
+			return nil, gam.Output{}, a.gamErrors(g, oi, err)
 		}
 		return inst, inst.Outputs()[0], nil
 	case config.ClassIOGAM:

@@ -5,7 +5,7 @@
 // output arrays into datasource memory. Usage:
 //
 //  1. Build the GAMs at configuration time (NewTimer, NewWaveform, NewIOGAM,
-//     NewFunc). Constructors allocate all output memory; nothing allocates later.
+//     NewText, NewFunc). Constructors allocate all output memory; nothing allocates later.
 //  2. Hand each Output's Mem to a broker (broker.Output{Signal: ..., Src: o.Mem}).
 //  3. On the RT thread, call Execute on every GAM each cycle, then run the brokers.
 //
@@ -47,6 +47,7 @@ var (
 	_ GAM = (*Timer)(nil)
 	_ GAM = (*Waveform)(nil)
 	_ GAM = (*IOGAM)(nil)
+	_ GAM = (*Text)(nil)
 	_ GAM = (*Func)(nil)
 )
 
@@ -55,7 +56,7 @@ var (
 func newOutput(name string, t datasource.Type, n int) Output {
 	var mem []byte
 	switch t {
-	case datasource.Uint8:
+	case datasource.Uint8, datasource.Char8:
 		mem = make([]byte, n)
 	case datasource.Int8:
 		mem = datasource.Bytes(make([]int8, n))
