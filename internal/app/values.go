@@ -13,7 +13,8 @@ import (
 // parseValue parses an operator's value for sig into its bytes in signal
 // memory (native order, little-endian on the supported hosts): one number
 // for every element, or a comma-separated list of exactly one per element.
-// For a char8 signal the value is the text itself, NUL-padded.
+// For a char8 signal the value is the text itself, NUL-padded: at most
+// one byte less than the signal, so a NUL always ends it.
 func parseValue(sig *datasource.Signal, text string) ([]byte, error) {
 	if sig.Type == datasource.Char8 {
 		return parseText(sig, text)
@@ -38,8 +39,8 @@ func parseValue(sig *datasource.Signal, text string) ([]byte, error) {
 func parseText(sig *datasource.Signal, text string) ([]byte, error) {
 	n := sig.Elements()
 	switch {
-	case len(text) > n:
-		return nil, fmt.Errorf("text of %d bytes does not fit a char8[%d] signal", len(text), n)
+	case len(text) >= n:
+		return nil, fmt.Errorf("text of %d bytes does not fit a char8[%d] signal with the NUL that ends it (at most %d bytes)", len(text), n, n-1)
 	case strings.IndexByte(text, 0) >= 0:
 		return nil, fmt.Errorf("text contains a NUL byte (receivers end the text at the first NUL)")
 	}

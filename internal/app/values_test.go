@@ -22,7 +22,7 @@ func TestForceText(t *testing.T) {
 		t.Errorf("formatValue escapes: %q", got)
 	}
 	for _, bad := range []struct{ text, want string }{
-		{"123456789", "9 bytes does not fit a char8[8]"},
+		{"12345678", "8 bytes does not fit a char8[8] signal with the NUL that ends it (at most 7 bytes)"},
 		{"a\x00b", "NUL"},
 	} {
 		if _, err := parseValue(sig, bad.text); err == nil || !strings.Contains(err.Error(), bad.want) {

@@ -15,18 +15,19 @@ type Text struct {
 }
 
 // NewText returns a Text GAM whose output is char8[elements] holding text
-// (its bytes, then NULs). The text must fit (len(text) ≤ elements; a text
-// of exactly elements bytes has no terminating NUL, which receivers
-// accept) and must not contain a NUL, which would cut it short for every
-// receiver. Errors are *ConfigError naming the GAM and the parameter.
+// (its bytes, then NULs). The text must fit with its terminating NUL
+// (len(text) < elements), as MARTe2's ConstantGAM keeps it, so a C receiver
+// can treat the field as a string; and it must not contain a NUL, which
+// would cut it short for every receiver. Errors are *ConfigError naming
+// the GAM and the parameter.
 func NewText(name, text string, elements int) (*Text, error) {
 	switch {
 	case elements < 1 || elements > datasource.MaxElements:
 		return nil, paramError(name, "Elements", "must be 1..%d, got %d", datasource.MaxElements, elements)
 	case strings.IndexByte(text, 0) >= 0:
 		return nil, paramError(name, "Text", "must not contain a NUL byte (receivers end the text at the first NUL)")
-	case len(text) > elements:
-		return nil, paramError(name, "Text", "%d bytes do not fit a char8[%d] signal", len(text), elements)
+	case len(text) >= elements:
+		return nil, paramError(name, "Text", "%d bytes do not fit a char8[%d] signal with the NUL that ends them (at most %d)", len(text), elements, elements-1)
 	}
 	g := &Text{name: name}
 	g.outputs[0] = newOutput(name, datasource.Char8, elements)

@@ -21,8 +21,8 @@ func TestText(t *testing.T) {
 	if err := g.Execute(); err != nil || string(o.Mem) != "shot 42\x00\x00\x00" {
 		t.Errorf("after Execute: %v %q", err, o.Mem)
 	}
-	if g, err := NewText("Full", "abcd", 4); err != nil || string(g.Outputs()[0].Mem) != "abcd" {
-		t.Errorf("a text filling the signal: %v", err)
+	if g, err := NewText("Full", "abc", 4); err != nil || string(g.Outputs()[0].Mem) != "abc\x00" {
+		t.Errorf("a text filling the signal but its NUL: %v", err)
 	}
 	for _, tc := range []struct {
 		text  string
@@ -30,7 +30,7 @@ func TestText(t *testing.T) {
 		param string
 		rule  string
 	}{
-		{"abcde", 4, "Text", "5 bytes do not fit a char8[4] signal"},
+		{"abcd", 4, "Text", "4 bytes do not fit a char8[4] signal with the NUL that ends them (at most 3)"},
 		{"a\x00b", 8, "Text", "NUL"},
 		{"", 0, "Elements", "must be 1.."},
 	} {
