@@ -52,7 +52,9 @@ func TestDaemonSendsText(t *testing.T) {
 	if !seen {
 		t.Error("the forced text never reached the receiver")
 	}
-	var st struct{ Forces []struct{ Signal, Value string } }
+	var st struct {
+		Forces []struct{ Signal, Value string }
+	}
 	if err := json.Unmarshal([]byte(d.get(t, "/status")), &st); err != nil || len(st.Forces) != 1 || st.Forces[0].Value != "paused" {
 		t.Errorf("status forces %+v (%v)", st.Forces, err)
 	}
