@@ -4,6 +4,7 @@ package testenv
 import (
 	"net"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -40,4 +41,24 @@ func FreeHTTP(text string, with ...string) string {
 		repl = with[0]
 	}
 	return exampleHTTP.ReplaceAllLiteralString(text, repl)
+}
+
+// CheckHelp fails tb unless a command's -h exited 0 and printed, in out,
+// its usage line, every flag named in flags and examples, as cli.Usage
+// writes them.
+func CheckHelp(tb testing.TB, name string, code int, out string, flags ...string) {
+	tb.Helper()
+	if code != 0 {
+		tb.Errorf("%s -h: exit %d, want 0", name, code)
+	}
+	for _, w := range []string{"usage: " + name + " ", "\nflags:\n", "\nexamples:\n  " + name + " "} {
+		if !strings.Contains(out, w) {
+			tb.Errorf("%s -h lacks %q:\n%s", name, w, out)
+		}
+	}
+	for _, f := range flags {
+		if !regexp.MustCompile(`\n  -` + regexp.QuoteMeta(f) + `[ \t\n]`).MatchString(out) {
+			tb.Errorf("%s -h does not list -%s:\n%s", name, f, out)
+		}
+	}
 }
