@@ -1,4 +1,4 @@
-// Package gam holds the built-in GAMs (timer, waveform generator, IOGAM and a function wrapper) that let streamerd run a demo, a bench or a test without user code.
+// Package gam holds the built-in GAMs (timer, waveform generator, IOGAM, text, and a function wrapper) that let streamerd run a demo, a bench or a test without user code.
 //
 // A GAM is MARTe2's Generic Application Module: the RT thread calls Execute on
 // each GAM once per cycle, in order, and the brokers then copy every GAM's
