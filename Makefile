@@ -50,7 +50,11 @@ portable:
 	$(GO) vet -tags portable ./...
 	$(GO) test -race -count=1 -tags portable ./rt/... ./netthread/ ./internal/udpsend/
 
+# bench-smoke runs every benchmark once, without -v, so none rots: one
+# iteration proves a benchmark runs, not how fast anything is (make bench
+# measures). Benchmarks log their diagnostics only with -v.
 bench-smoke:
+	@echo "bench-smoke: every benchmark once, to prove it runs; the figures of one iteration say nothing about speed (make bench measures)"
 	$(SIMD) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 15m ./...
 
 # bench: the whole suite (12 to 15 minutes), then bench/results.md: every

@@ -103,7 +103,12 @@ func benchSustained(b *testing.B, sc sustainCase, fifo bool, short, full time.Du
 	pacerLimited, iters := 0.0, 0
 	for b.Loop() {
 		r := h.search(short, full)
-		b.Logf("%s", r.trail)
+		if testing.Verbose() {
+			// The search trail: each step's rate and what it lost. make
+			// bench (-v) keeps it in bench/raw.txt; make test's one-pass
+			// smoke run has no use for it.
+			b.Logf("%s", r.trail)
+		}
 		rate += r.best.achieved
 		for i := range e2e {
 			e2e[i] = max(e2e[i], r.best.e2e[i])

@@ -15,6 +15,8 @@ import (
 // other than waking the network thread. Stop may be called from any goroutine
 // once; it stops the network thread and releases the sockets.
 //
+// A producer may also be an Opener, whose sockets open before it starts.
+//
 // A producer called out of this order returns ErrAllocatedTwice,
 // ErrNotAllocated or ErrPreparedTwice (CheckAllocate, CheckPrepare). Beside
 // the contract, every producer of this module offers StatusReport() any (a
@@ -36,6 +38,20 @@ type DataSource interface {
 	Synchronise() error
 	// Stop stops the network thread and closes the sockets.
 	Stop() error
+}
+
+// Opener is a DataSource that opens its sockets in a step of its own. Open,
+// called once between AllocateMemory and PrepareNextState from the same
+// goroutine, binds and configures every socket and sends nothing;
+// PrepareNextState then starts the network thread (it opens the sockets
+// itself when Open was not called). Stop closes what Open opened, whether
+// or not PrepareNextState ran. An application opens every datasource and
+// its own listeners before it prepares any, so a start that fails (a port
+// already taken) has sent nothing. Every producer of this module is an
+// Opener.
+type Opener interface {
+	DataSource
+	Open() error
 }
 
 // The lifecycle errors a producer returns, wrapped with its name, when the

@@ -11,7 +11,7 @@ import (
 )
 
 func TestTypeSizesAndNames(t *testing.T) {
-	want := map[string]int{"uint8": 1, "int8": 1, "uint16": 2, "int16": 2, "uint32": 4, "int32": 4, "uint64": 8, "int64": 8, "float32": 4, "float64": 8}
+	want := map[string]int{"uint8": 1, "int8": 1, "uint16": 2, "int16": 2, "uint32": 4, "int32": 4, "uint64": 8, "int64": 8, "float32": 4, "float64": 8, "char8": 1}
 	for name, size := range want {
 		ty, err := ParseType(name)
 		if err != nil {
@@ -24,8 +24,11 @@ func TestTypeSizesAndNames(t *testing.T) {
 	if _, err := ParseType("float16"); err == nil {
 		t.Error("float16 accepted")
 	}
-	if Type(10).Size() != 0 || Type(10).Valid() {
-		t.Error("Type(10) valid")
+	if Type(11).Size() != 0 || Type(11).Valid() {
+		t.Error("Type(11) valid")
+	}
+	if !Char8.Valid() || Char8.Numeric() || !Float64.Numeric() || Char8.IsFloat() || Char8.Signed() {
+		t.Error("Char8 is a valid, non-numeric type")
 	}
 	for i, m := range []string{"PacketTime", "FullArray", "FirstSample", "LastSample"} {
 		tm, err := ParseTimeMode(m)

@@ -8,12 +8,13 @@ import (
 )
 
 // Type is the element type of a signal, shared by every producer, its wire
-// codec and its client. The values are the UDPStreamer wire type codes, so
-// a Type converts to the byte of a CONFIG record with a plain cast; FlatUDP
-// names types in its signals string with String's spelling.
+// codec and its client. The ten numeric types are the UDPStreamer wire type
+// codes, so one converts to the byte of a CONFIG record with a plain cast;
+// Char8 comes after them and has no UDPStreamer code. FlatUDP names types in
+// its signals string with String's spelling.
 type Type uint8
 
-// The ten signal types, in wire-code order.
+// The ten numeric signal types, in wire-code order, then Char8.
 const (
 	Uint8 Type = iota
 	Int8
@@ -25,11 +26,17 @@ const (
 	Int64
 	Float32
 	Float64
+	// Char8 is MARTe2's char8: one byte of text. A char8[N] signal holds
+	// a string of up to N bytes, NUL-padded (AppendText reads it). FlatUDP
+	// sends its N bytes as they lie in memory, as MARTe2's UDPSender does;
+	// UDPStreamer (no type code for it) and RD100S (numeric fields)
+	// refuse it.
+	Char8
 	numTypes
 )
 
-var typeNames = [numTypes]string{"uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64", "float32", "float64"}
-var typeSizes = [numTypes]int{1, 1, 2, 2, 4, 4, 8, 8, 4, 8}
+var typeNames = [numTypes]string{"uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64", "float32", "float64", "char8"}
+var typeSizes = [numTypes]int{1, 1, 2, 2, 4, 4, 8, 8, 4, 8, 1}
 
 // Size returns the size of one element in bytes, or 0 for an invalid Type.
 func (t Type) Size() int {
@@ -39,11 +46,15 @@ func (t Type) Size() int {
 	return typeSizes[t]
 }
 
-// String returns the MARTe2 type name ("uint8" ... "float64").
+// String returns the MARTe2 type name ("uint8" ... "float64", "char8").
 func (t Type) String() string { return name(typeNames[:], t, "Type") }
 
-// Valid reports whether t is one of the ten types.
+// Valid reports whether t is one of the eleven types.
 func (t Type) Valid() bool { return t < numTypes }
+
+// Numeric reports whether t is one of the ten numeric types (every type
+// but Char8): the types a UDPStreamer CONFIG record can carry.
+func (t Type) Numeric() bool { return t < Char8 }
 
 // IsFloat reports whether t is float32 or float64, the only types that may
 // be quantised.
@@ -69,12 +80,13 @@ func (t Type) Quantized(q quant.WireType) Type {
 	return t
 }
 
-// ParseType parses a MARTe2 type name ("uint8" ... "float64", lower case).
+// ParseType parses a MARTe2 type name ("uint8" ... "float64", "char8",
+// lower case).
 func ParseType(s string) (Type, error) {
 	if t, ok := parse[Type](typeNames[:], s); ok {
 		return t, nil
 	}
-	return 0, fmt.Errorf("unknown type %q (want one of uint8, int8, uint16, int16, uint32, int32, uint64, int64, float32, float64)", s)
+	return 0, fmt.Errorf("unknown type %q (want one of uint8, int8, uint16, int16, uint32, int32, uint64, int64, float32, float64, char8)", s)
 }
 
 // TimeMode says how a client reconstructs per-sample timestamps of an array

@@ -8,14 +8,18 @@
 //
 // CSV has a header of the signal names, vectors expanded as Wave[0] ..
 // Wave[15]; JSON lines have one object per datagram, vectors as arrays and
-// NaN or infinities as null. Integers print exactly, floats in the shortest
-// form that reads back to the same value. Each distinct wrong datagram size
-// is reported once on stderr. flatrecv stops on SIGINT or SIGTERM, or after
-// -n datagrams of the expected size, and prints a summary on stderr.
+// NaN or infinities as null. A char8[N] signal is one text field: its
+// bytes up to the first NUL, a backslash as \\ and any byte that is not
+// printable UTF-8 as \xNN (then CSV- or JSON-quoted). Integers print
+// exactly, floats in the shortest form that reads back to the same value.
+// Each distinct wrong datagram size is reported once on stderr. flatrecv
+// stops on SIGINT or SIGTERM, or after -n datagrams of the expected size,
+// and prints a summary on stderr.
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -43,6 +47,17 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil))
 }
 
+// usage is what -h prints besides the flags.
+var usage = cli.Usage{
+	Synopsis: []string{"-signals 'Name:type[count],...' [-listen :44488] [-group 239.0.0.1 [-iface 127.0.0.1]] [-endian little|big] [-format csv|json|stats] [-n N]"},
+	Summary:  "Receives the header-less datagrams of MARTe2's UDPSender (or streamerd's FlatUDP), laid out by the -signals list, and prints them. It stops after -n datagrams or on SIGINT or SIGTERM (exit 0), exits 1 when the socket fails, 2 on bad flags or a bad signal list.",
+	Examples: []string{
+		"flatrecv -listen 127.0.0.1:44488 -signals 'Counter:uint32,Time:uint32,Sine:float32,Cosine:float64,Wave:uint16[4]'",
+		"flatrecv -listen :44488 -signals 'Trigger:uint8,Counter:uint32,Value:float32' -format json -n 10",
+		"flatrecv -listen :44488 -group 239.0.0.1 -signals 'Counter:uint32' -format stats",
+	},
+}
+
 type options struct {
 	listen, group, iface  string
 	signals, endian, form string
@@ -54,6 +69,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("flatrecv", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	cli.SetUsage(fs, usage)
 	fs.StringVar(&o.listen, "listen", ":"+strconv.Itoa(client.DefaultPort), "`host:port` to listen on; with -group only the port is used")
 	fs.StringVar(&o.group, "group", "", "IPv4 multicast `group` to join (empty: unicast)")
 	fs.StringVar(&o.iface, "iface", "", "local `address` or interface name for the multicast join (empty: the kernel's choice)")
@@ -85,9 +101,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready func(net.Addr)) int {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stderr, "flatrecv:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			return cli.ExitOK
 		}
+		fmt.Fprintln(stderr, "flatrecv:", err)
 		return cli.ExitUsage
 	}
 	l, order, err := layoutOf(o)
@@ -210,6 +227,7 @@ type rowWriter struct {
 	raw   []uint64
 	types []datasource.Type
 	buf   []byte
+	text  []byte // a char8 signal's escaped text
 }
 
 func newRowWriter(l *wire.Layout, asJSON bool) *rowWriter {
@@ -227,6 +245,13 @@ func newRowWriter(l *wire.Layout, asJSON bool) *rowWriter {
 func (w *rowWriter) header() []byte {
 	var b []byte
 	for i, s := range w.l.Signals {
+		if s.Type == datasource.Char8 {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendCSVField(b, s.Name)
+			continue
+		}
 		for j := range s.Count {
 			if i > 0 || j > 0 {
 				b = append(b, ',')
@@ -262,11 +287,23 @@ func (w *rowWriter) row(dg []byte, order wire.ByteOrder) []byte {
 		return b // the receiver hands over only datagrams of the layout's size
 	}
 	if !w.json {
-		for k, v := range w.raw {
-			if k > 0 {
+		k := 0
+		for i, s := range w.l.Signals {
+			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendValue(b, w.types[k], v, false)
+			if s.Type == datasource.Char8 {
+				b = w.appendText(b, dg, i)
+				k += s.Count
+				continue
+			}
+			for j := range s.Count {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendValue(b, w.types[k], w.raw[k], false)
+				k++
+			}
 		}
 	} else {
 		b = append(b, '{')
@@ -276,6 +313,11 @@ func (w *rowWriter) row(dg []byte, order wire.ByteOrder) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, w.keys[i]...)
+			if s.Type == datasource.Char8 {
+				b = w.appendText(b, dg, i)
+				k += s.Count
+				continue
+			}
 			if s.Count > 1 {
 				b = append(b, '[')
 			}
@@ -294,6 +336,30 @@ func (w *rowWriter) row(dg []byte, order wire.ByteOrder) []byte {
 	}
 	b = append(b, '\n')
 	w.buf = b
+	return b
+}
+
+// appendText appends char8 signal i of dg as one CSV field or JSON
+// string: its escaped text (datasource.AppendText), quoted.
+func (w *rowWriter) appendText(b, dg []byte, i int) []byte {
+	w.text = datasource.AppendText(w.text[:0], w.l.Field(dg, i))
+	quote := w.json || bytes.ContainsAny(w.text, `",`)
+	if quote {
+		b = append(b, '"')
+	}
+	for _, c := range w.text {
+		switch {
+		case c == '"' && w.json, c == '\\' && w.json:
+			b = append(b, '\\', c)
+		case c == '"':
+			b = append(b, '"', '"')
+		default:
+			b = append(b, c)
+		}
+	}
+	if quote {
+		b = append(b, '"')
+	}
 	return b
 }
 

@@ -78,6 +78,16 @@ import (
 	"github.com/streamerd/streamerd/internal/cli"
 )
 
+// usage is what -h prints besides the flags.
+var usage = cli.Usage{
+	Synopsis: []string{"[-listen 127.0.0.1:5100] [-timeout 100ms] [-rate 100] [-interval 1s] [-json] [-n packets] [-duration d]"},
+	Summary:  "Listens to an RD100S-ENC-UDP v1 position stream and prints its link quality every -interval, then a summary. It stops after -n valid packets, after -duration or on SIGINT or SIGTERM (exit 0), exits 1 when the socket fails, 2 on bad flags.",
+	Examples: []string{
+		"rd100smon -listen 127.0.0.1:5100              # one line a second",
+		"rd100smon -listen 127.0.0.1:5100 -json -n 500 # JSON lines, stop after 500 packets",
+	},
+}
+
 type options struct {
 	listen    string
 	timeout   time.Duration
@@ -111,8 +121,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Uint64Var(&o.n, "n", 0, "stop after this many valid packets (0: no limit)")
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: no limit)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: rd100smon [flags]; see `go doc ./cmd/rd100smon` for the output fields.")
-		fs.PrintDefaults()
+		usage.Write(stderr, fs)
 		fmt.Fprint(stderr, glossary)
 	}
 	if err := fs.Parse(args); err != nil {

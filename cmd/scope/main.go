@@ -36,6 +36,7 @@ import (
 	"time"
 
 	udpsclient "github.com/streamerd/streamerd/datasource/udpstreamer/client"
+	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/internal/scope"
 )
 
@@ -52,6 +53,21 @@ const (
 	exitUsage = 2
 )
 
+// usage is what -h prints besides the flags.
+var usage = cli.Usage{
+	Synopsis: []string{
+		"-udps 127.0.0.1:44500 [-listen 127.0.0.1:8090]",
+		"-flat 127.0.0.1:44488 -signals 'Name:type[count],...' -rate 1000 [-endian big] [-group 239.0.0.1 [-iface 127.0.0.1]]",
+		"-rd100s 127.0.0.1:5100",
+	},
+	Summary: "Shows one stream live in a browser: open the URL it prints. It serves until SIGINT or SIGTERM (exit 0), exits 1 if the source could not run, 2 on bad flags.",
+	Examples: []string{
+		"scope -udps 127.0.0.1:44500",
+		"scope -flat 127.0.0.1:44488 -signals 'Counter:uint32,Time:uint32,Sine:float32,Cosine:float64,Wave:uint16[4]' -rate 1000",
+		"scope -rd100s 127.0.0.1:5100",
+	},
+}
+
 type options struct {
 	udps, flat, rd100s, listen string
 	signals, endian            string
@@ -66,6 +82,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("scope", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	cli.SetUsage(fs, usage)
 	fs.StringVar(&o.udps, "udps", "", "UDPStreamer server `host:port` to hold a session with")
 	fs.StringVar(&o.flat, "flat", "", "local `host:port` to receive FlatUDP datagrams on")
 	fs.StringVar(&o.rd100s, "rd100s", "", "local `host:port` to receive an RD100S-ENC-UDP stream on")

@@ -2,22 +2,30 @@
 //
 // Usage:
 //
-//	streamerd [-config app.toml] [-check] [-describe] [-log-level info] [-log-format text]
+//	streamerd [-config app.toml] [-http host:port] [-check | -describe] [-log-level info] [-log-format text]
 //	streamerd -import-marte2 app.cfg [-import-marte2-partial] [-check | -describe] > app.toml
+//	streamerd -version
 //
 // Without -config it runs the embedded default (configs/app.toml).
+// -http overrides App.HTTPAddress (-http "" turns HTTP off), so two
+// configurations with the same address can run side by side.
 // -check validates the file and exits 0 or 1; -describe prints the resolved
-// signal layout. SIGINT or SIGTERM stops the threads in order and exits 0.
+// signal layout. Every listener and socket opens before any producer
+// sends: a start that fails sends nothing. SIGINT or SIGTERM stops the
+// threads in order and exits 0. -version prints the module version and
+// the VCS revision the binary was built from; -h lists every flag.
 // -import-marte2 converts a MARTe2 application (.cfg) into streamerd TOML
 // (docs/marte2.md); with -check it reports what maps, what is approximated
 // and what is skipped instead.
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -26,6 +34,7 @@ import (
 
 	"github.com/streamerd/streamerd/configs"
 	"github.com/streamerd/streamerd/internal/app"
+	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/internal/config"
 )
 
@@ -33,39 +42,86 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, nil))
 }
 
+// usage is what -h prints besides the flags.
+var usage = cli.Usage{
+	Synopsis: []string{
+		"[-config app.toml] [-http host:port] [-check | -describe] [-log-level info] [-log-format text]",
+		"-import-marte2 app.cfg [-import-marte2-partial] [-check | -describe] > app.toml",
+		"-version",
+	},
+	Summary: "Runs the streamerd application a TOML file describes (without -config, the embedded configs/app.toml): RT threads, GAMs and UDP producers, with metrics, status and operator control over HTTP. SIGINT or SIGTERM stops it and it exits 0; it exits 1 when the configuration is invalid or a socket cannot be opened, 2 on bad flags.",
+	Examples: []string{
+		"streamerd -config configs/rd100s.toml -http 127.0.0.1:9200   # another HTTP port than the file's",
+		"streamerd -check -config app.toml                           # exit 0 when valid, else the errors with file:line:col",
+		"streamerd -describe -config configs/flatudp.toml            # signal offsets, wire sizes, datagrams",
+		"streamerd -import-marte2 app.cfg > app.toml                 # convert a MARTe2 application",
+	},
+}
+
+// options are the command-line flags.
+type options struct {
+	path, level, format, importCfg string
+	http                           string
+	httpSet                        bool // -http was given, possibly ""
+	check, describe, partial       bool
+	version                        bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("streamerd", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cli.SetUsage(fs, usage)
+	fs.StringVar(&o.path, "config", "", "application configuration (`file`, TOML); empty runs the embedded configs/app.toml")
+	fs.StringVar(&o.http, "http", "", "HTTP `host:port` for metrics, status and control, overriding App.HTTPAddress; \"\" turns HTTP off")
+	fs.BoolVar(&o.check, "check", false, "validate the configuration and exit 0 (valid) or 1")
+	fs.BoolVar(&o.describe, "describe", false, "print the resolved signal layout and exit")
+	fs.StringVar(&o.level, "log-level", "", "debug, info, warn or error (overrides App.LogLevel)")
+	fs.StringVar(&o.format, "log-format", "", "text or json (overrides App.LogFormat)")
+	fs.StringVar(&o.importCfg, "import-marte2", "", "MARTe2 application (`app.cfg`) to convert: prints the streamerd TOML, or with -check what maps and what is skipped")
+	fs.BoolVar(&o.partial, "import-marte2-partial", false, "with -import-marte2: keep signals fed by what is not imported (they stay zero) instead of failing")
+	fs.BoolVar(&o.version, "version", false, "print the version and VCS revision, and exit")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	fs.Visit(func(f *flag.Flag) { o.httpSet = o.httpSet || f.Name == "http" })
+	switch {
+	case fs.NArg() > 0:
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case o.importCfg != "" && o.path != "":
+		return o, errors.New("-import-marte2 and -config exclude each other")
+	case o.httpSet && o.http != "":
+		if _, _, err := net.SplitHostPort(o.http); err != nil {
+			return o, fmt.Errorf("-http %q: want host:port such as 127.0.0.1:9100, or \"\" to turn HTTP off", o.http)
+		}
+	}
+	return o, nil
+}
+
 // run is main with its environment passed in; stop, when not nil, replaces
 // the process signals (tests close it to stop the daemon).
 func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
-	fs := flag.NewFlagSet("streamerd", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	path := fs.String("config", "", "application configuration (TOML); empty runs the embedded configs/app.toml")
-	check := fs.Bool("check", false, "validate the configuration and exit 0 (valid) or 1")
-	describe := fs.Bool("describe", false, "print the resolved signal layout and exit")
-	level := fs.String("log-level", "", "debug, info, warn or error (overrides App.LogLevel)")
-	format := fs.String("log-format", "", "text or json (overrides App.LogFormat)")
-	importCfg := fs.String("import-marte2", "", "MARTe2 application (`app.cfg`) to convert: prints the streamerd TOML, or with -check what maps and what is skipped")
-	partial := fs.Bool("import-marte2-partial", false, "with -import-marte2: keep signals fed by what is not imported (they stay zero) instead of failing")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "streamerd: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	if *importCfg != "" {
-		if *path != "" {
-			fmt.Fprintln(stderr, "streamerd: -import-marte2 and -config exclude each other")
-			return 2
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cli.ExitOK
 		}
-		return importMARTe2(*importCfg, *partial, *check, *describe, stdout, stderr)
+		fmt.Fprintln(stderr, "streamerd:", err)
+		return cli.ExitUsage
+	}
+	if o.version {
+		fmt.Fprintln(stdout, cli.Version("streamerd"))
+		return cli.ExitOK
+	}
+	if o.importCfg != "" {
+		return importMARTe2(o.importCfg, o.partial, o.check, o.describe, stdout, stderr)
 	}
 
 	var f *config.File
-	var err error
-	if *path == "" {
+	if o.path == "" {
 		f, err = config.Parse("configs/app.toml (embedded)", configs.Default)
 	} else {
-		f, err = config.Load(*path)
+		f, err = config.Load(o.path)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -74,11 +130,14 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	for _, w := range f.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
-	if *level != "" {
-		f.App.LogLevel = *level
+	if o.level != "" {
+		f.App.LogLevel = o.level
 	}
-	if *format != "" {
-		f.App.LogFormat = *format
+	if o.format != "" {
+		f.App.LogFormat = o.format
+	}
+	if o.httpSet {
+		f.App.HTTPAddress = o.http
 	}
 	log, err := newLogger(stderr, f.App.LogLevel, f.App.LogFormat)
 	if err != nil {
@@ -86,17 +145,19 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 2
 	}
 
+	// # HELP and # TYPE lines in /metrics, for Prometheus and its tools.
+	metrics.ExposeMetadata(true)
 	ms := metrics.NewSet()
 	a, err := app.Build(f, ms, log)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	if *check {
+	if o.check {
 		fmt.Fprintf(stdout, "%s: valid\n", f.Path)
 		return 0
 	}
-	if *describe {
+	if o.describe {
 		a.Describe(stdout)
 		return 0
 	}

@@ -141,6 +141,40 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
+// TestDescribeCountsAndColumns: the thread line counts GAMs, their outputs
+// and brokers; each datasource shows only the columns of its class.
+func TestDescribeCountsAndColumns(t *testing.T) {
+	cases := []struct {
+		config       string
+		want, absent []string
+	}{
+		{"app.toml", []string{"9 GAMs (19 outputs), 1 broker\n", "wire type  wire bytes  unit  time\n", "  17  Ch1 "}, nil},
+		{"rd100s.toml", []string{"5 GAMs (5 outputs), 1 broker\n", "offset  bytes  unit\n"}, []string{"wire", "time", "PacketTime"}},
+		{"flatudp.toml", []string{"4 GAMs (5 outputs), 1 broker\n", "offset  bytes\n"}, []string{"wire", "unit", "time", "PacketTime"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.config, func(t *testing.T) {
+			out, err := exec.Command(binary, "-describe", "-config", filepath.Join("..", "..", "configs", tc.config)).CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(string(out), w) {
+					t.Errorf("lacks %q:\n%s", w, out)
+				}
+			}
+			for _, a := range tc.absent {
+				if strings.Contains(string(out), a) {
+					t.Errorf("has %q:\n%s", a, out)
+				}
+			}
+			if regexp.MustCompile(`(?m) $`).Match(out) {
+				t.Errorf("trailing spaces:\n%s", out)
+			}
+		})
+	}
+}
+
 // daemon is a running streamerd.
 type daemon struct {
 	cmd    *exec.Cmd
@@ -149,9 +183,9 @@ type daemon struct {
 	exited chan error
 }
 
-func startDaemon(t *testing.T, config string) *daemon {
+func startDaemon(t *testing.T, config string, args ...string) *daemon {
 	t.Helper()
-	cmd := exec.Command(binary, "-config", writeConfig(t, config))
+	cmd := exec.Command(binary, append([]string{"-config", writeConfig(t, config)}, args...)...)
 	pr, pw := io.Pipe()
 	d := &daemon{cmd: cmd, stderr: new(testenv.Buffer), exited: make(chan error, 1)}
 	cmd.Stderr = pw
@@ -352,6 +386,7 @@ func TestDaemonStreamsServesHTTPAndStops(t *testing.T) {
 			t.Errorf("/metrics lacks %s", w)
 		}
 	}
+	checkExposition(t, m)
 	if took := d.stop(t); took > 3*time.Second {
 		t.Errorf("stop took %v", took)
 	} else {
@@ -449,7 +484,7 @@ func TestSIGTERMUnderFullLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := freeUDPPort(t)
-	text := strings.NewReplacer(`"127.0.0.1:9100"`, `"127.0.0.1:0"`, "Port = 44500", fmt.Sprintf("Port = %d", port), "Frequency = 1000.0", "Frequency = 10000.0").Replace(string(data))
+	text := strings.NewReplacer("Port = 44500", fmt.Sprintf("Port = %d", port), "Frequency = 1000.0", "Frequency = 10000.0").Replace(testenv.FreeHTTP(string(data)))
 	d := startDaemon(t, text)
 	c := dial(t, port)
 	c.conn.SetReadBuffer(8 << 20)
@@ -461,5 +496,176 @@ func TestSIGTERMUnderFullLoad(t *testing.T) {
 	t.Logf("SIGTERM to exit 0 while streaming 4012-byte updates at 10 kHz: %v", took)
 	if took > 5*time.Second {
 		t.Errorf("stop took %v", took)
+	}
+}
+
+func TestHelpListsEveryFlagAndExitsZero(t *testing.T) {
+	out, err := exec.Command(binary, "-h").CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	testenv.CheckHelp(t, "streamerd", code, string(out),
+		"config", "http", "check", "describe", "log-level", "log-format", "import-marte2", "import-marte2-partial", "version")
+	out, err = exec.Command(binary, "-no-such-flag").CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+		t.Errorf("bad flag: exit %v, want 2\n%s", err, out)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, err := exec.Command(binary, "-version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test binary is built without VCS stamping: the module version
+	// and the toolchain are what it always has.
+	if !regexp.MustCompile(`^streamerd \S+ .*go1\.\d+\S* \w+/\w+\n$`).Match(out) {
+		t.Errorf("-version: %q", out)
+	}
+}
+
+// TestHTTPFlagOverridesConfig runs a config whose HTTPAddress is taken
+// with -http on a free port, and with -http "" (no HTTP at all).
+func TestHTTPFlagOverridesConfig(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	port := freeUDPPort(t)
+	text := strings.Replace(appConfig(port), `"127.0.0.1:0"`, `"`+taken.Addr().String()+`"`, 1)
+	d := startDaemon(t, text, "-http", "127.0.0.1:0")
+	if d.http == taken.Addr().String() {
+		t.Fatalf("HTTP on the config's address %s", d.http)
+	}
+	if st := d.get(t, "/status"); !strings.Contains(st, `"threads"`) || strings.Contains(st, "null") {
+		t.Errorf("/status on the -http address, with [] for empty lists:\n%s", st)
+	}
+	d.stop(t)
+
+	cmd := exec.Command(binary, "-config", writeConfig(t, text), "-http", "")
+	var stderr testenv.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	c := dial(t, port)
+	c.connect(t) // running, with its HTTP address taken: HTTP is off
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit %v\n%s", err, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "HTTP listening") {
+		t.Errorf("-http \"\" still listened:\n%s", stderr.String())
+	}
+
+	out, err := exec.Command(binary, "-http", "nonsense", "-check").CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "-http") {
+		t.Errorf("-http nonsense: exit %v\n%s", err, out)
+	}
+}
+
+// TestFailedStartSendsNothing starts an RD100S encoder, which emits on its
+// own cadence, and a FlatUDP sender, both aimed at a receiver, with a
+// listener of the application already taken: streamerd exits 1 and the
+// receiver got no datagram at all.
+func TestFailedStartSendsNothing(t *testing.T) {
+	rx := testenv.Loopback(t)
+	rxPort := rx.LocalAddr().(*net.UDPAddr).Port
+	takenTCP, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer takenTCP.Close()
+	takenUDP := testenv.Loopback(t)
+	flat := fmt.Sprintf(`
+[[DataSources]]
+Name = "Flat"
+Class = "FlatUDP"
+Address = "127.0.0.1"
+Port = %d
+ExecutionMode = "RealTimeThread"
+  [[DataSources.Signals]]
+  Name = "Counter"
+  Type = "uint32"
+`, rxPort)
+	streamer := fmt.Sprintf(`
+[[DataSources]]
+Name = "Streamer"
+Class = "UDPStreamer"
+Address = "127.0.0.1"
+Port = %d
+  [[DataSources.Signals]]
+  Name = "Counter"
+  Type = "uint32"
+`, takenUDP.LocalAddr().(*net.UDPAddr).Port)
+	base := rd100sConfig(rxPort) + flat
+	cases := []struct {
+		name, config string
+		args         []string
+		want         string
+	}{
+		{"HTTP port taken", base, []string{"-http", takenTCP.Addr().String()}, "HTTP listen"},
+		{"UDPStreamer port taken after the RD100S", base + streamer, nil, "address already in use"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"-config", writeConfig(t, tc.config)}, tc.args...)
+			out, err := exec.Command(binary, args...).CombinedOutput()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+				t.Fatalf("exit %v, want 1\n%s", err, out)
+			}
+			if !strings.Contains(string(out), tc.want) {
+				t.Errorf("output lacks %q:\n%s", tc.want, out)
+			}
+			// A datagram sent before the exit is already in rx's buffer.
+			rx.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+			buf := make([]byte, 2048)
+			if n, from, err := rx.ReadFromUDPAddrPort(buf); err == nil {
+				t.Errorf("a failed start sent a %d-byte datagram from %v", n, from)
+			}
+		})
+	}
+}
+
+// checkExposition checks the Prometheus text of /metrics: every family has
+// one # HELP and one # TYPE line before its samples, and every line is
+// printable ASCII (label values included).
+func checkExposition(t *testing.T, text string) {
+	t.Helper()
+	typed := map[string]int{}
+	helped := map[string]int{}
+	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		for _, c := range []byte(line) {
+			if c < 0x20 || c > 0x7e {
+				t.Errorf("line %d is not printable ASCII: %q", i+1, line)
+				break
+			}
+		}
+		if f, ok := strings.CutPrefix(line, "# HELP "); ok {
+			helped[strings.Fields(f)[0]]++
+			continue
+		}
+		if f, ok := strings.CutPrefix(line, "# TYPE "); ok {
+			typed[strings.Fields(f)[0]]++
+			continue
+		}
+		family, _, _ := strings.Cut(strings.Fields(line)[0], "{")
+		base := family
+		for _, suffix := range []string{"_sum", "_count", "_bucket"} {
+			if typed[base] == 0 {
+				base = strings.TrimSuffix(base, suffix)
+			}
+		}
+		if typed[base] == 0 {
+			t.Errorf("line %d: no # TYPE before %s", i+1, family)
+		}
+	}
+	for f, n := range typed {
+		if n != 1 || helped[f] != 1 {
+			t.Errorf("%s: %d # TYPE and %d # HELP lines", f, n, helped[f])
+		}
 	}
 }

@@ -95,6 +95,17 @@ func main() {
 	os.Exit(code)
 }
 
+// usage is what -h prints besides the flags.
+var usage = cli.Usage{
+	Synopsis: []string{"[-server 127.0.0.1:44500] [-local :0] [-format table|csv|json|stats] [-per-sample] [-n N] [-timeout 2s] [-interval 1s]"},
+	Summary:  "Connects to a UDPStreamer server, prints its CONFIG as a table and streams the decoded updates. It stops after -n updates or on SIGINT or SIGTERM (exit 0), exits 1 when the server does not answer or the socket fails, 2 on bad flags.",
+	Examples: []string{
+		"udps -server 127.0.0.1:44500                               # CONFIG table, then the updates",
+		"udps -server 127.0.0.1:44500 -format stats                 # updates/s, MB/s, lost, stale per interval",
+		"udps -server 127.0.0.1:44500 -format csv -n 1000 > /tmp/capture.csv",
+	},
+}
+
 type options struct {
 	server, local, format      string
 	perSample, reconnect       bool
@@ -114,6 +125,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	o := options{refresh: viewRefresh}
 	fs := flag.NewFlagSet("udps", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	cli.SetUsage(fs, usage)
 	fs.StringVar(&o.server, "server", "127.0.0.1:44500", "UDPStreamer server `host:port`")
 	fs.StringVar(&o.local, "local", client.DefaultLocalAddr, "local `host:port` to bind (port 0: any free port)")
 	fs.StringVar(&o.format, "format", "", "output: view (the default on a terminal), table (the default otherwise), csv, json (one object per line) or stats (once per -interval)")

@@ -75,7 +75,7 @@ type Sender struct {
 	running  atomic.Bool
 }
 
-var _ datasource.DataSource = (*Sender)(nil)
+var _ datasource.Opener = (*Sender)(nil)
 
 // New validates cfg and returns a Sender. Metrics are registered in ms with
 // a datasource label; log receives a line when the sender starts and rate-
@@ -182,8 +182,9 @@ func (s *Sender) LocalAddr() netip.AddrPort {
 	return s.conn.LocalAddr().(*net.UDPAddr).AddrPort()
 }
 
-// PrepareNextState opens the sending socket and starts the sender thread.
-func (s *Sender) PrepareNextState() error {
+// Open opens the sending socket without sending anything
+// (datasource.Opener).
+func (s *Sender) Open() error {
 	if err := datasource.CheckPrepare(s.cfg.Name, s.mem != nil, s.conn != nil); err != nil {
 		return err
 	}
@@ -194,9 +195,24 @@ func (s *Sender) PrepareNextState() error {
 	// Room for a burst of queued cycles in the kernel.
 	_ = conn.SetWriteBuffer(max(1<<20, 4*s.layout.Size))
 	s.conn = conn
+	return nil
+}
+
+// PrepareNextState starts the sender thread, opening the socket first
+// unless Open did.
+func (s *Sender) PrepareNextState() error {
+	if err := datasource.CheckPrepare(s.cfg.Name, s.mem != nil, s.thread != nil); err != nil {
+		return err
+	}
+	if s.conn == nil {
+		if err := s.Open(); err != nil {
+			return err
+		}
+	}
 	th, err := netthread.Start(netthread.Config{Name: s.cfg.Name, CPUMask: s.cfg.CPUMask, Wake: s.sem.Post}, s.serve)
 	if err != nil {
-		conn.Close()
+		s.conn.Close()
+		s.conn = nil
 		return fmt.Errorf("datasource %q: sender thread: %w", s.cfg.Name, err)
 	}
 	s.thread = th
@@ -263,7 +279,10 @@ func (s *Sender) Stop() error {
 	if s.conn == nil || s.stopping.Swap(true) {
 		return nil
 	}
-	err := s.thread.Stop()
+	var err error
+	if s.thread != nil {
+		err = s.thread.Stop()
+	}
 	s.running.Store(false)
 	s.conn.Close()
 	return err

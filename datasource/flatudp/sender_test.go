@@ -630,6 +630,13 @@ func TestLifecycleErrors(t *testing.T) {
 		t.Errorf("LocalAddr before start: %v", a)
 	}
 	dstest.Lifecycle(t, s)
+	dstest.Opener(t, func() datasource.DataSource {
+		s, err := New(c, newSet(), discard())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
 	if s.Name() != "Flat" || len(s.Signals()) != 3 || s.Memory().Size() != 69 || s.Layout().Size != 69 {
 		t.Error("accessors")
 	}

@@ -199,6 +199,10 @@ func (c *Config) checkMapping(e *datasource.ConfigErrors) {
 		if !s.Type.Valid() {
 			continue // reported by ValidateSignals
 		}
+		if !s.Type.Numeric() {
+			e.Param(m.key, "signal %q is %v, text; the packet's fields are numbers", m.name, s.Type)
+			continue
+		}
 		if s.NumberOfDimensions != 0 || s.Elements() != 1 {
 			e.Param(m.key, "signal %q must be a scalar (NumberOfDimensions 0), got %d dimensions and %d elements", m.name, s.NumberOfDimensions, s.Elements())
 		}

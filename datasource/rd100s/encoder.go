@@ -67,7 +67,7 @@ type Encoder struct {
 	stopOnce   atomic.Bool
 }
 
-var _ datasource.DataSource = (*Encoder)(nil)
+var _ datasource.Opener = (*Encoder)(nil)
 
 // New validates cfg, resolves dest_host to an IPv4 address and returns an
 // Encoder. Metrics are registered in ms with a datasource label; log gets
@@ -136,8 +136,10 @@ func (e *Encoder) LocalAddr() netip.AddrPort {
 	return e.conn.LocalAddr().(*net.UDPAddr).AddrPort()
 }
 
-// open binds the socket and builds the emitter with t_us = 0 now.
-func (e *Encoder) open() error {
+// Open binds the socket and builds the emitter with t_us = 0 now; nothing
+// is sent before PrepareNextState starts the network thread
+// (datasource.Opener).
+func (e *Encoder) Open() error {
 	if err := datasource.CheckPrepare(e.cfg.Name, e.mem != nil, e.started.Load()); err != nil {
 		return err
 	}
@@ -160,17 +162,28 @@ func (e *Encoder) open() error {
 	return nil
 }
 
-// PrepareNextState binds the socket, sets the origin of t_us, applies the
-// initial degradations and starts the network thread.
+// PrepareNextState starts the network thread, first binding the socket,
+// setting the origin of t_us and applying the initial degradations unless
+// Open did.
 func (e *Encoder) PrepareNextState() error {
-	if err := e.open(); err != nil {
+	if !e.started.Load() {
+		if err := e.Open(); err != nil {
+			return err
+		}
+	} else if err := datasource.CheckPrepare(e.cfg.Name, true, e.thread != nil || e.stopped.Load()); err != nil {
 		return err
 	}
 	return e.startThread()
 }
 
-// startThread starts the network thread on the opened encoder.
+// startThread starts the network thread on the opened encoder. The
+// cadence grid and t_us start now rather than at Open, so the time an
+// application spends opening its other sockets is not a missed tick.
 func (e *Encoder) startThread() error {
+	now := monoNow()
+	e.origin = now
+	e.tZero.Store(now)
+	e.em.origin, e.em.target = now, now
 	th, err := netthread.Start(netthread.Config{Name: e.cfg.Name, CPUMask: e.cfg.CPUMask}, e.em.loop)
 	if err != nil {
 		e.Stop() // closes the socket and the logging goroutine; no thread yet

@@ -581,6 +581,10 @@ func TestValidate(t *testing.T) {
 			c.AzRateSignal = "Arr"
 		}, `az_rate_signal: signal "Arr" must be a scalar`},
 		{"float status", func(c *Config) { c.StatusSignal = "Az" }, `status_signal: signal "Az" must have an integer type`},
+		{"char8 status", func(c *Config) {
+			c.Signals = append(c.Signals, datasource.Signal{Name: "Text", Type: datasource.Char8, NumberOfDimensions: 1, NumberOfElements: 2})
+			c.StatusSignal = "Text"
+		}, `status_signal: signal "Text" is char8, text; the packet's fields are numbers`},
 		{"unit", func(c *Config) { c.RateUnit = 7 }, "rate_unit: must be deg or mdeg"},
 		{"loss p", func(c *Config) { c.Degradations.LossProbability = 2 }, "loss_probability: must be a probability in 0..1"},
 		{"dup p", func(c *Config) { c.Degradations.DuplicateProbability = -0.1 }, "duplicate_probability: must be a probability"},

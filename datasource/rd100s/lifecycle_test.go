@@ -25,6 +25,13 @@ func TestLifecycleErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	dstest.Lifecycle(t, e)
+	dstest.Opener(t, func() datasource.DataSource {
+		e, err := New(cfg, metrics.NewSet(), discard())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	})
 
 	// An impossible CPU mask fails the thread start; Stop stays safe.
 	if runtime.NumCPU() < 64 {

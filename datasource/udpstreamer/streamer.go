@@ -26,7 +26,7 @@ import (
 // taken within the configured LockTimeout; the cycle is counted as skipped.
 var ErrLockTimeout = errors.New("udpstreamer: FastLock timeout in Synchronise")
 
-var _ datasource.DataSource = (*Streamer)(nil)
+var _ datasource.Opener = (*Streamer)(nil)
 
 // Streamer is a UDPStreamer datasource. Its methods follow the
 // datasource.DataSource contract: Synchronise from the RT thread only, the
@@ -199,9 +199,9 @@ func (s *Streamer) LocalAddr() netip.AddrPort {
 	return s.conn.LocalAddr().(*net.UDPAddr).AddrPort()
 }
 
-// PrepareNextState opens the server socket, starts the receive goroutine and
-// the network thread.
-func (s *Streamer) PrepareNextState() error {
+// Open binds the server socket without answering or sending anything
+// (datasource.Opener).
+func (s *Streamer) Open() error {
 	if err := datasource.CheckPrepare(s.cfg.Name, s.mem != nil, s.conn != nil); err != nil {
 		return err
 	}
@@ -232,17 +232,30 @@ func (s *Streamer) PrepareNextState() error {
 	s.status.Listen = s.LocalAddr().String()
 	s.status.SendMethod = sender.Method().String()
 	s.statusMu.Unlock()
+	return nil
+}
 
+// PrepareNextState starts the receive goroutine and the network thread,
+// binding the server socket first unless Open did.
+func (s *Streamer) PrepareNextState() error {
+	if err := datasource.CheckPrepare(s.cfg.Name, s.mem != nil, s.recvDone != nil); err != nil {
+		return err
+	}
+	if s.conn == nil {
+		if err := s.Open(); err != nil {
+			return err
+		}
+	}
 	s.recvDone = make(chan struct{})
 	go s.receive()
 	th, err := netthread.Start(netthread.Config{Name: s.cfg.Name, CPUMask: s.cfg.CPUMask, Priority: s.cfg.Priority, Wake: s.sem.Post}, s.serve)
 	if err != nil {
-		conn.Close()
+		s.conn.Close()
 		<-s.recvDone
 		return fmt.Errorf("datasource %q: network thread: %w", s.cfg.Name, err)
 	}
 	s.thread = th
-	s.log.Info("UDPStreamer listening", "address", s.status.Listen, "send_method", sender.Method().String(),
+	s.log.Info("UDPStreamer listening", "address", s.status.Listen, "send_method", s.sender.Method().String(),
 		"payload_bytes", s.dataLayout.Payload, "fragments", s.dataLayout.Fragments, "cpu_mask", s.cfg.CPUMask.String())
 	return nil
 }
@@ -288,7 +301,9 @@ func (s *Streamer) Stop() error {
 		err = s.thread.Stop()
 	}
 	s.conn.Close()
-	<-s.recvDone
+	if s.recvDone != nil {
+		<-s.recvDone
+	}
 	return err
 }
 

@@ -699,9 +699,13 @@ func (s *Streamer) payloadInOnePiece() []byte {
 }
 
 func TestLifecycleErrors(t *testing.T) {
-	s, err := New(Config{Name: "S", Address: "127.0.0.1", Signals: docScalarCfg().Signals}, metrics.NewSet(), discard())
-	if err != nil {
-		t.Fatal(err)
+	newS := func() datasource.DataSource {
+		s, err := New(Config{Name: "S", Address: "127.0.0.1", Signals: docScalarCfg().Signals}, metrics.NewSet(), discard())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
 	}
-	dstest.Lifecycle(t, s)
+	dstest.Lifecycle(t, newS())
+	dstest.Opener(t, newS)
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -205,7 +206,7 @@ func (a *App) fedByAnyThread(di int) bool {
 // output) and the output memory.
 func (a *App) newGAMInstance(g *config.GAM, oi int, sig *datasource.Signal, tc *config.Thread, outputs map[int][]gam.Output, th *thread) (gam.GAM, gam.Output, error) {
 	o := &g.Outputs[oi]
-	name := g.Name + "." + o.Signal + "→" + o.DataSource + "." + sig.Name
+	name := g.Name + "." + o.Signal + "->" + o.DataSource + "." + sig.Name
 	switch g.Class {
 	case config.ClassTimer:
 		if sig.Type != datasource.Uint32 || sig.Elements() != 1 {
@@ -222,6 +223,10 @@ func (a *App) newGAMInstance(g *config.GAM, oi int, sig *datasource.Signal, tc *
 		}
 		return t, t.Outputs()[idx], nil
 	case config.ClassWaveform:
+		if !sig.Type.Numeric() {
+			return nil, gam.Output{}, fmt.Errorf("GAM %q: output %q feeds %s.%s, a %s[%d] (text); a Waveform writes numbers, a Text GAM writes text",
+				g.Name, o.Signal, o.DataSource, sig.Name, sig.Type, sig.Elements())
+		}
 		w := g.Waveform
 		shape, err := gam.ParseShape(w.Shape)
 		if err != nil {
@@ -237,6 +242,16 @@ func (a *App) newGAMInstance(g *config.GAM, oi int, sig *datasource.Signal, tc *
 		}
 		if w.TimeInput != "" {
 			th.timed = append(th.timed, inst)
+		}
+		return inst, inst.Outputs()[0], nil
+	case config.ClassText:
+		if sig.Type != datasource.Char8 {
+			return nil, gam.Output{}, fmt.Errorf("GAM %q: output %q feeds %s.%s, a %s[%d]; Text outputs are char8 arrays",
+				g.Name, o.Signal, o.DataSource, sig.Name, sig.Type, sig.Elements())
+		}
+		inst, err := gam.NewText(name, g.Text, sig.Elements())
+		if err != nil {
+			return nil, gam.Output{}, a.gamErrors(g, oi, err)
 		}
 		return inst, inst.Outputs()[0], nil
 	case config.ClassIOGAM:
@@ -278,9 +293,10 @@ func unjoin(err error) []error {
 	return []error{err}
 }
 
-// Start opens the datasources' sockets, starts their network threads, the
-// RT threads, the HTTP endpoint and the metrics publisher. On error it
-// stops what it started.
+// Start opens every listener and socket first (HTTP, each datasource's,
+// the scope), then starts the datasources' network threads, the RT
+// threads and the metrics publisher: a start that fails on a taken port
+// has sent nothing. On error it stops what it started.
 func (a *App) Start() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -288,27 +304,39 @@ func (a *App) Start() error {
 		return errors.New("app: already started")
 	}
 	a.started = true
-	var prepared []*source
+	var opened []*source
 	fail := func(err error) error {
 		a.stopScope()
-		for _, s := range prepared {
+		for _, s := range opened {
 			s.ds.Stop()
 		}
 		a.stopHTTP()
 		a.releaseWakeHold()
 		return err
 	}
+	if err := a.startHTTP(); err != nil {
+		return fail(err)
+	}
+	for _, s := range a.sources {
+		if o, ok := s.ds.(datasource.Opener); ok {
+			if err := o.Open(); err != nil {
+				return fail(err)
+			}
+			opened = append(opened, s)
+		}
+	}
+	// The scope needs the UDPStreamers' bound addresses; it talks only to
+	// them.
+	if err := a.startScope(); err != nil {
+		return fail(err)
+	}
 	for _, s := range a.sources {
 		if err := s.ds.PrepareNextState(); err != nil {
 			return fail(err)
 		}
-		prepared = append(prepared, s)
-	}
-	if err := a.startHTTP(); err != nil {
-		return fail(err)
-	}
-	if err := a.startScope(); err != nil {
-		return fail(err)
+		if !slices.Contains(opened, s) {
+			opened = append(opened, s)
+		}
 	}
 	if us := a.file.App.CPUWakeLatency; us >= 0 {
 		h, err := cpu.HoldWakeLatency(us)

@@ -33,7 +33,7 @@ func TestStopLeavesNoGoroutine(t *testing.T) {
 			data, _ := configs.FS.ReadFile(e.Name())
 			// Free ports and a loopback HTTP port, so tests can run beside
 			// a streamerd on the defaults.
-			text := strings.ReplaceAll(string(data), `"127.0.0.1:9100"`, `"127.0.0.1:0"`)
+			text := testenv.FreeHTTP(string(data))
 			text = strings.ReplaceAll(text, "Port = 44500", "Port = "+strconv.Itoa(freePort(t)))
 			f, err := config.Parse(e.Name(), []byte(text))
 			if err != nil {
@@ -74,7 +74,7 @@ func TestGarbageAtProducerPorts(t *testing.T) {
 	for _, name := range []string{"rd100s.toml", "flatudp.toml"} {
 		t.Run(name, func(t *testing.T) {
 			data, _ := configs.FS.ReadFile(name)
-			text := strings.ReplaceAll(string(data), `"127.0.0.1:9100"`, `"127.0.0.1:0"`)
+			text := testenv.FreeHTTP(string(data))
 			f, err := config.Parse(name, []byte(text))
 			if err != nil {
 				t.Fatal(err)

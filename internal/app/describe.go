@@ -3,19 +3,28 @@ package app
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/internal/config"
 	"github.com/streamerd/streamerd/quant"
 )
 
-// Describe prints the resolved layout of every datasource: each signal's
-// offset and size in signal memory and its size on the wire, the payload
-// size and the fragment count.
+// Describe prints each thread (its GAMs, their outputs and its brokers),
+// then the resolved layout of every datasource: each signal's offset and
+// size in signal memory, with the columns that apply to its class (the
+// wire type and size and the time mode of a UDPStreamer signal), and a
+// line on what it sends.
 func (a *App) Describe(w io.Writer) {
 	for _, th := range a.threads {
-		fmt.Fprintf(w, "thread %s: period %v, CPUMask %s, priority %d, sleep %s, %d GAM steps, %d brokers\n",
-			th.cfg.Name, th.cfg.Period, th.cfg.CPUMask, th.cfg.Priority, th.cfg.SleepNature, len(th.gams), len(th.brokers))
+		outputs := 0
+		for _, gi := range th.cfg.GAMIndex {
+			outputs += len(a.file.GAMs[gi].Outputs)
+		}
+		fmt.Fprintf(w, "thread %s: period %v, CPUMask %s, priority %d, sleep %s, %s (%s), %s\n",
+			th.cfg.Name, th.cfg.Period, th.cfg.CPUMask, th.cfg.Priority, th.cfg.SleepNature,
+			count(len(th.cfg.GAMIndex), "GAM"), count(outputs, "output"), count(len(th.brokers), "broker"))
 	}
 	for _, s := range a.sources {
 		fmt.Fprintf(w, "\ndatasource %s (%s)\n", s.cfg.Name, s.cfg.Class)
@@ -23,32 +32,7 @@ func (a *App) Describe(w io.Writer) {
 		if m, ok := s.ds.(interface{ Memory() *datasource.Memory }); ok {
 			mem = m.Memory()
 		}
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  #\tsignal\ttype\telements\toffset\tbytes\twire type\twire bytes\tunit\ttime")
-		for i, sig := range s.ds.Signals() {
-			wireType, wireBytes := sig.Type.String(), sig.ByteSize()
-			if sig.QuantizedType != quant.None {
-				wireType = sig.QuantizedType.String()
-				wireBytes = sig.Elements() * sig.QuantizedType.Size()
-			}
-			off := 0
-			if mem != nil {
-				off = mem.Offset(i)
-			}
-			shape := fmt.Sprint(sig.Elements())
-			if sig.NumberOfDimensions == 2 {
-				shape = fmt.Sprintf("%d×%d", sig.Rows, sig.Cols)
-			}
-			timing := sig.TimeMode.String()
-			if sig.TimeSignal != "" {
-				timing += " of " + sig.TimeSignal
-			}
-			if sig.SamplingRate > 0 {
-				timing += fmt.Sprintf(" @ %g Hz", sig.SamplingRate)
-			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%d\t%d\t%s\t%d\t%s\t%s\n", i, sig.Name, sig.Type, shape, off, sig.ByteSize(), wireType, wireBytes, sig.Unit, timing)
-		}
-		tw.Flush()
+		describeSignals(w, s.ds.Signals(), mem, s.cfg.Class == config.ClassUDPStreamer)
 		if mem != nil {
 			fmt.Fprintf(w, "  signal memory: %d bytes\n", mem.Size())
 		}
@@ -63,3 +47,77 @@ func (a *App) Describe(w io.Writer) {
 
 // describer is a datasource that sums up its datagrams in one line.
 type describer interface{ Describe() string }
+
+// count returns "1 GAM", "2 GAMs".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// describeSignals prints the signal table: the wire and time columns only
+// for a UDPStreamer (the other producers send signal memory as it is and
+// have no time modes), the unit column only when a signal has a unit.
+func describeSignals(w io.Writer, sigs []datasource.Signal, mem *datasource.Memory, udps bool) {
+	units := false
+	for i := range sigs {
+		units = units || sigs[i].Unit != ""
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	cols := []string{"#", "signal", "type", "elements", "offset", "bytes"}
+	if udps {
+		cols = append(cols, "wire type", "wire bytes")
+	}
+	if units {
+		cols = append(cols, "unit")
+	}
+	if udps {
+		cols = append(cols, "time")
+	}
+	fmt.Fprintf(tw, "  %s\n", strings.Join(cols, "\t"))
+	for i := range sigs {
+		sig := &sigs[i]
+		off := 0
+		if mem != nil {
+			off = mem.Offset(i)
+		}
+		shape := fmt.Sprint(sig.Elements())
+		if sig.NumberOfDimensions == 2 {
+			shape = fmt.Sprintf("%d×%d", sig.Rows, sig.Cols)
+		}
+		row := []string{fmt.Sprint(i), sig.Name, sig.Type.String(), shape, fmt.Sprint(off), fmt.Sprint(sig.ByteSize())}
+		if udps {
+			wireType, wireBytes := sig.Type.String(), sig.ByteSize()
+			if sig.QuantizedType != quant.None {
+				wireType = sig.QuantizedType.String()
+				wireBytes = sig.Elements() * sig.QuantizedType.Size()
+			}
+			row = append(row, wireType, fmt.Sprint(wireBytes))
+		}
+		if units {
+			row = append(row, sig.Unit)
+		}
+		if udps {
+			row = append(row, timing(sig))
+		}
+		fmt.Fprintf(tw, "  %s\n", strings.Join(row, "\t"))
+	}
+	tw.Flush()
+	for line := range strings.Lines(b.String()) {
+		fmt.Fprintln(w, strings.TrimRight(line, " \n"))
+	}
+}
+
+// timing describes how a UDPStreamer client times the samples of sig.
+func timing(sig *datasource.Signal) string {
+	s := sig.TimeMode.String()
+	if sig.TimeSignal != "" {
+		s += " of " + sig.TimeSignal
+	}
+	if sig.SamplingRate > 0 {
+		s += fmt.Sprintf(" @ %g Hz", sig.SamplingRate)
+	}
+	return s
+}

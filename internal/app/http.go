@@ -67,7 +67,8 @@ func (a *App) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	w.Write(bb.B)
 }
 
-// Status is the document served at /status.
+// Status is the document served at /status; docs/status.md explains
+// every field.
 type Status struct {
 	Threads     []ThreadStatus `json:"threads"`
 	DataSources []any          `json:"datasources"`
@@ -96,9 +97,10 @@ type ForceStatus struct {
 	Value  string `json:"value"`
 }
 
-// Status returns the application's status.
+// Status returns the application's status. Its lists are empty, never
+// nil, so the JSON has [] rather than null (docs/status.md).
 func (a *App) Status() Status {
-	var st Status
+	st := Status{Threads: []ThreadStatus{}, DataSources: []any{}, Forces: []ForceStatus{}}
 	for _, th := range a.threads {
 		s := th.rt.Stats()
 		ts := ThreadStatus{

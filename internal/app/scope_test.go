@@ -15,13 +15,14 @@ import (
 
 	"github.com/streamerd/streamerd/configs"
 	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // TestScopeAddress: with ScopeAddress the daemon serves the scope of its
 // UDPStreamer, which receives the datasource's updates, and Stop ends it.
 func TestScopeAddress(t *testing.T) {
 	data, _ := configs.FS.ReadFile("burst.toml")
-	text := strings.Replace(string(data), `HTTPAddress = "127.0.0.1:9100"`, "HTTPAddress = \"\"\nScopeAddress = \"127.0.0.1:0\"", 1)
+	text := testenv.FreeHTTP(string(data), "HTTPAddress = \"\"\nScopeAddress = \"127.0.0.1:0\"")
 	text = strings.ReplaceAll(text, "Port = 44500", "Port = "+strconv.Itoa(freePort(t)))
 	f, err := config.Parse("burst.toml", []byte(text))
 	if err != nil {

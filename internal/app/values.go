@@ -13,7 +13,12 @@ import (
 // parseValue parses an operator's value for sig into its bytes in signal
 // memory (native order, little-endian on the supported hosts): one number
 // for every element, or a comma-separated list of exactly one per element.
+// For a char8 signal the value is the text itself, NUL-padded: at most
+// one byte less than the signal, so a NUL always ends it.
 func parseValue(sig *datasource.Signal, text string) ([]byte, error) {
+	if sig.Type == datasource.Char8 {
+		return parseText(sig, text)
+	}
 	parts := strings.Split(text, ",")
 	n := sig.Elements()
 	if len(parts) != 1 && len(parts) != n {
@@ -27,6 +32,20 @@ func parseValue(sig *datasource.Signal, text string) ([]byte, error) {
 			return nil, fmt.Errorf("element %d: %w", k, err)
 		}
 	}
+	return out, nil
+}
+
+// parseText returns the char8 bytes of text: its bytes, then NULs.
+func parseText(sig *datasource.Signal, text string) ([]byte, error) {
+	n := sig.Elements()
+	switch {
+	case len(text) >= n:
+		return nil, fmt.Errorf("text of %d bytes does not fit a char8[%d] signal with the NUL that ends it (at most %d bytes)", len(text), n, n-1)
+	case strings.IndexByte(text, 0) >= 0:
+		return nil, fmt.Errorf("text contains a NUL byte (receivers end the text at the first NUL)")
+	}
+	out := make([]byte, n)
+	copy(out, text)
 	return out, nil
 }
 
@@ -67,8 +86,12 @@ func putUint(b []byte, size int, v uint64) {
 	}
 }
 
-// formatValue is the inverse of parseValue, for /status.
+// formatValue is the inverse of parseValue, for /status: a char8 signal's
+// text is escaped (datasource.AppendText).
 func formatValue(sig *datasource.Signal, b []byte) string {
+	if sig.Type == datasource.Char8 {
+		return string(datasource.AppendText(nil, b))
+	}
 	size := sig.Type.Size()
 	var sb strings.Builder
 	for k := 0; k+size <= len(b); k += size {

@@ -119,6 +119,7 @@ const (
 	ClassTimer    = "Timer"
 	ClassWaveform = "Waveform"
 	ClassIOGAM    = "IOGAM"
+	ClassText     = "Text"
 )
 
 // Timer output names.
@@ -128,13 +129,14 @@ const (
 )
 
 // GAM is one function block. Waveform is set for Class Waveform only;
-// Inputs for IOGAM only.
+// Inputs for IOGAM only; Text for Class Text only.
 type GAM struct {
 	Name     string
 	Class    string
 	Thread   int // index into File.Threads of the thread that runs it
 	Waveform *Waveform
 	Inputs   []Input
+	Text     string // the text a Text GAM writes into char8 signals
 	Outputs  []Output
 }
 

@@ -141,14 +141,20 @@ func (d *decoder) gam(t *tbl) GAM {
 	}
 	g.Class = t.reqStr("Class")
 	switch g.Class {
-	case ClassTimer, ClassWaveform, ClassIOGAM, "":
+	case ClassTimer, ClassWaveform, ClassIOGAM, ClassText, "":
 	default:
 		if t.isString("Class") {
-			t.errf("Class", "expected one of \"Timer\", \"Waveform\", \"IOGAM\", got %q", g.Class)
+			t.errf("Class", "expected one of \"Timer\", \"Waveform\", \"IOGAM\", \"Text\", got %q", g.Class)
 		}
 	}
 	if g.Class == ClassWaveform {
 		g.Waveform = waveform(t)
+	}
+	if g.Class == ClassText {
+		g.Text = t.reqStr("Text")
+		if strings.IndexByte(g.Text, 0) >= 0 {
+			t.errf("Text", "must not contain a NUL byte (receivers end the text at the first NUL)")
+		}
 	}
 	if g.Class == ClassIOGAM {
 		if !t.has("Inputs") {

@@ -153,8 +153,15 @@ func (d *decoder) resolveOutput(g *GAM, o *Output, op string) (key string) {
 		return key
 	}
 	o.DataSourceIndex, o.SignalIndex = di, si
-	if sig := &f.DataSources[di].Signals[si]; g.Class == ClassTimer && (sig.Type != datasource.Uint32 || sig.Elements() != 1) {
+	switch sig := &f.DataSources[di].Signals[si]; {
+	case g.Class == ClassTimer && (sig.Type != datasource.Uint32 || sig.Elements() != 1):
 		d.errf(key, "a Timer output is a uint32 scalar, but signal %q of datasource %q is %v[%d]", o.Alias, o.DataSource, sig.Type, sig.Elements())
+	case g.Class == ClassWaveform && sig.Type == datasource.Char8:
+		d.errf(key, "signal %q of datasource %q is char8[%d], text: a Waveform writes numbers (a Text GAM writes text)", o.Alias, o.DataSource, sig.Elements())
+	case g.Class == ClassText && sig.Type != datasource.Char8:
+		d.errf(key, "a Text output is a char8 array, but signal %q of datasource %q is %v[%d]", o.Alias, o.DataSource, sig.Type, sig.Elements())
+	case g.Class == ClassText && len(g.Text) >= sig.Elements():
+		d.errf(key, "the Text of %d bytes does not fit signal %q of datasource %q, a char8[%d], with the NUL that ends it (at most %d bytes)", len(g.Text), o.Alias, o.DataSource, sig.Elements(), sig.Elements()-1)
 	}
 	return key
 }

@@ -32,3 +32,41 @@ func Lifecycle(t testing.TB, ds datasource.DataSource) {
 	want("Stop", ds.Stop(), nil)
 	want("second Stop", ds.Stop(), nil)
 }
+
+// Opener drives two datasources from newDS, each fresh from its New,
+// through the datasource.Opener steps: Open before AllocateMemory fails,
+// Open twice fails, Stop after Open alone returns (closing the sockets
+// without a network thread to stop), and PrepareNextState after Open
+// starts without opening again. It leaves both stopped.
+func Opener(t testing.TB, newDS func() datasource.DataSource) {
+	t.Helper()
+	for _, prepare := range []bool{false, true} {
+		o, ok := newDS().(datasource.Opener)
+		if !ok {
+			t.Fatal("not a datasource.Opener")
+		}
+		if err := o.Open(); !errors.Is(err, datasource.ErrNotAllocated) {
+			t.Errorf("Open before AllocateMemory: %v, want %v", err, datasource.ErrNotAllocated)
+		}
+		if err := o.AllocateMemory(); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Open(); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Open(); !errors.Is(err, datasource.ErrPreparedTwice) {
+			t.Errorf("second Open: %v, want %v", err, datasource.ErrPreparedTwice)
+		}
+		if prepare {
+			if err := o.PrepareNextState(); err != nil {
+				t.Fatalf("PrepareNextState after Open: %v", err)
+			}
+			if err := o.PrepareNextState(); !errors.Is(err, datasource.ErrPreparedTwice) {
+				t.Errorf("second PrepareNextState: %v, want %v", err, datasource.ErrPreparedTwice)
+			}
+		}
+		if err := o.Stop(); err != nil {
+			t.Errorf("Stop (prepared %v): %v", prepare, err)
+		}
+	}
+}

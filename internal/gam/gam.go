@@ -1,11 +1,11 @@
-// Package gam holds the built-in GAMs (timer, waveform generator, IOGAM) that let streamerd run a demo, a bench or a test without user code.
+// Package gam holds the built-in GAMs (timer, waveform generator, IOGAM, text) that let streamerd run a demo, a bench or a test without user code.
 //
 // A GAM is MARTe2's Generic Application Module: the RT thread calls Execute on
 // each GAM once per cycle, in order, and the brokers then copy every GAM's
 // output arrays into datasource memory. Usage:
 //
 //  1. Build the GAMs at configuration time (NewTimer, NewWaveform,
-//     NewIOGAM). Constructors allocate all output memory; nothing allocates
+//     NewIOGAM, NewText). Constructors allocate all output memory; nothing allocates
 //     later.
 //  2. Hand each Output's Mem to a broker (broker.Output{Signal: ..., Src: o.Mem}).
 //  3. On the RT thread, call Execute on every GAM each cycle, then run the brokers.
@@ -49,6 +49,7 @@ var (
 	_ GAM = (*Timer)(nil)
 	_ GAM = (*Waveform)(nil)
 	_ GAM = (*IOGAM)(nil)
+	_ GAM = (*Text)(nil)
 )
 
 // newOutput allocates the memory of an output of n elements of type t,

@@ -120,7 +120,10 @@ func NewWaveform(name string, cfg WaveformConfig) (*Waveform, error) {
 	if cfg.Elements < 1 || cfg.Elements > datasource.MaxElements {
 		bad("Elements", "must be 1..%d, got %d", datasource.MaxElements, cfg.Elements)
 	}
-	if !cfg.Type.Valid() {
+	switch {
+	case cfg.Type == datasource.Char8:
+		bad("Type", "char8 is text; a waveform writes numbers (a Text GAM writes char8)")
+	case !cfg.Type.Numeric():
 		bad("Type", "invalid type %d", uint8(cfg.Type))
 	}
 	if cfg.CyclePeriod < 0 {

@@ -138,10 +138,13 @@ func (b *builder) signal(sk *sink, sig *dsSignal, o *origin) table {
 		pos = sig.refs[0].node.Pos
 	}
 	path := sig.ds.path + ".Signals." + sig.name
-	typ := b.im.signalType(sig, pos, path)
+	typ := b.im.signalType(sig, pos, path, sk.class)
 	elems, dims := sig.elems, sig.dims
 	if elems == 0 {
 		elems = 1
+	}
+	if o != nil && o.kind == originConst && b.im.isText(o) && typ != "char8" {
+		o = unfed("%s is text, and a %s has no char8 type (streamerd sends text with FlatUDP, from a UDPSender)", o.describe(), sk.class)
 	}
 	switch {
 	case o == nil:
@@ -185,11 +188,15 @@ func (b *builder) signal(sk *sink, sig *dsSignal, o *origin) table {
 	return t
 }
 
-// signalType returns the streamerd type of a datasource signal.
-func (im *importer) signalType(sig *dsSignal, pos Pos, path string) string {
+// signalType returns the streamerd type of a datasource signal of a
+// datasource of the streamerd class: char8 is text for FlatUDP, its bytes
+// as uint8 for a UDPStreamer.
+func (im *importer) signalType(sig *dsSignal, pos Pos, path, class string) string {
 	switch {
 	case isNumericType(sig.typ):
 		return sig.typ
+	case sig.typ == "char8" && class == "FlatUDP":
+		return "char8"
 	case sig.typ == "char8" || sig.typ == "bool":
 		im.approx(pos, path, "", "%s is sent as uint8: the same byte", sig.typ)
 		return "uint8"
@@ -199,6 +206,12 @@ func (im *importer) signalType(sig *dsSignal, pos Pos, path string) string {
 		im.errorf(pos, "%s has type %q; streamerd sends uint8..uint64, int8..int64, float32 and float64", path, sig.typ)
 	}
 	return "uint8"
+}
+
+// isText reports whether o is the text of a char8 ConstantGAM output.
+func (im *importer) isText(o *origin) bool {
+	_, ok := im.texts[o.out]
+	return ok
 }
 
 // route adds the output that writes sig to the streamerd GAM that
@@ -270,11 +283,18 @@ func (b *builder) newGAM(t *threadState, src *gamDef, o *origin) *outGAM {
 			b.used[src] += ": Frequency1 = Frequency2, a sine"
 		}
 	case originConst:
-		g.set("Class", tomlString("Waveform"), "")
-		g.set("Waveform", tomlString("constant"), "")
-		g.set("Offset", tomlFloat(b.im.consts[o.out]), "Default of "+o.out.name)
+		what := "Waveform constant"
+		if text, ok := b.im.texts[o.out]; ok {
+			what = "Text"
+			g.set("Class", tomlString("Text"), "")
+			g.set("Text", tomlString(text), "Default of "+o.out.name)
+		} else {
+			g.set("Class", tomlString("Waveform"), "")
+			g.set("Waveform", tomlString("constant"), "")
+			g.set("Offset", tomlFloat(b.im.consts[o.out]), "Default of "+o.out.name)
+		}
 		if b.used[src] == "" {
-			b.used[src] = "GAM " + name + " (Waveform constant)"
+			b.used[src] = "GAM " + name + " (" + what + ")"
 		} else {
 			b.used[src] += ", GAM " + name
 		}

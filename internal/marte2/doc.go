@@ -17,9 +17,10 @@
 // order), the LinuxTimer that paces each thread (Frequency, SleepNature,
 // SleepPercentage; Counter and Time become a Timer GAM), WaveformSin (and
 // WaveformChirp with equal frequencies) as a Waveform sine with TimeInput
-// = "Time", ConstantGAM outputs as constant Waveforms, UDPSender as
-// FlatUDP and UDPStreamer as UDPStreamer, signals in the same order with
-// the same types and element counts. IOGAMs and GAMDataSources only move
+// = "Time", ConstantGAM outputs as constant Waveforms (a char8 output
+// with a string Default as a Text GAM), UDPSender as FlatUDP and
+// UDPStreamer as UDPStreamer, signals in the same order with the same
+// types and element counts. IOGAMs and GAMDataSources only move
 // data: they are folded, each value's producer writing the imported
 // datasource directly. Everything else is skipped with a note; a signal of
 // an imported datasource fed by something skipped is an error unless

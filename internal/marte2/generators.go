@@ -96,9 +96,12 @@ func (im *importer) constant(a *application, t *threadState, g *gamDef, s *gamSi
 	if l == nil {
 		return unfedBy(g, "%s has no Default (MARTe2 refuses the GAM without it)", s)
 	}
-	typ, _ := a.signalShape(s)
+	typ, elems := a.signalShape(s)
+	if typ == "char8" {
+		return im.textConstant(t, g, s, l, max(elems, 1))
+	}
 	if !isNumericType(typ) {
-		return unfedBy(g, "%s has type %q; streamerd's constants are numeric", s, typ)
+		return unfedBy(g, "%s has type %q; streamerd's constants are numeric or char8 text", s, typ)
 	}
 	first := l.Value.Items[0].Text
 	for _, it := range l.Value.Items[1:] {
@@ -114,6 +117,30 @@ func (im *importer) constant(a *application, t *threadState, g *gamDef, s *gamSi
 	if u, ok := parseUint(strings.TrimPrefix(first, "-"), 64); ok && bits.Len64(u)-bits.TrailingZeros64(u) > 53 {
 		im.approx(l.Pos, s.String(), g.class, "Default %s is not exact in float64; streamerd sends the nearest float64, %v", first, v)
 	}
+	return &origin{kind: originConst, thread: t, gam: g, out: s}
+}
+
+// textConstant returns the origin of a char8[n] ConstantGAM output whose
+// Default is a quoted string: streamerd's Text GAM writes it. MARTe2
+// keeps the first n-1 bytes of an n-byte Default and a NUL, and refuses a
+// longer one.
+func (im *importer) textConstant(t *threadState, g *gamDef, s *gamSignal, l *Node, n int) *origin {
+	if v := l.Value; v.Dims != 0 || v.Expr || len(v.Items) != 1 || !v.Items[0].Quoted {
+		return unfedBy(g, "%s: Default %v of a char8 signal is not one quoted string; streamerd's Text GAM writes a string", s, v)
+	}
+	text := l.Value.Items[0].Text
+	switch {
+	case text == "":
+		return unfedBy(g, "%s: Default is the empty string; a signal nothing writes stays empty (NUL) too", s)
+	case strings.IndexByte(text, 0) >= 0:
+		return unfedBy(g, "%s: Default contains a NUL byte, which would end the text early", s)
+	case len(text) > n:
+		return unfedBy(g, "%s: Default of %d bytes is longer than char8[%d] (MARTe2 refuses it)", s, len(text), n)
+	case len(text) == n:
+		im.approx(l.Pos, s.String(), g.class, "Default of %d bytes fills char8[%d]: MARTe2 sends its first %d and a NUL, and so does streamerd", n, n, n-1)
+		text = text[:n-1]
+	}
+	im.texts[s] = text
 	return &origin{kind: originConst, thread: t, gam: g, out: s}
 }
 

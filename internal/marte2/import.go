@@ -43,8 +43,9 @@ type importer struct {
 	notes  []Note
 	waves  map[*gamDef]*wave
 	consts map[*gamSignal]float64
-	routes []*origin // the origins of the imported signals
-	unfed  []*origin // the imported signals' origins that are not imported
+	texts  map[*gamSignal]string // char8 constants: the Default string
+	routes []*origin             // the origins of the imported signals
+	unfed  []*origin             // the imported signals' origins that are not imported
 }
 
 // ReadFile reads a MARTe2 configuration file, refusing one larger than
@@ -79,7 +80,7 @@ func Import(name string, data []byte, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	im := &importer{file: name, opt: opt, waves: map[*gamDef]*wave{}, consts: map[*gamSignal]float64{}}
+	im := &importer{file: name, opt: opt, waves: map[*gamDef]*wave{}, consts: map[*gamSignal]float64{}, texts: map[*gamSignal]string{}}
 	res := &Result{File: name}
 	out := im.run(root)
 	sortNotes(im.notes)

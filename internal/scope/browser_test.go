@@ -202,6 +202,7 @@ func TestBrowser(t *testing.T) {
 	browser := newBrowser(t, 1400, 900)
 	t.Run("UDPStreamer", func(t *testing.T) { browseUDPStreamer(t, browser) })
 	t.Run("FlatUDP", func(t *testing.T) { browseFlatUDP(t, browser) })
+	t.Run("FlatUDPText", func(t *testing.T) { browseFlatUDPText(t, browser) })
 	t.Run("RD100S", func(t *testing.T) { browseRD100S(t, browser) })
 	t.Run("Banners", func(t *testing.T) { browseBanners(t, browser) })
 }
@@ -314,6 +315,27 @@ func browseFlatUDP(t *testing.T, browser context.Context) {
 	poll[bool](p, "Sine plotted", `scope.data.some((d, i) => d && scope.traces[i].label === "Sine" && d.y.length > 10)`)
 	post(t, a, "/force", url.Values{"signal": {"Flat.Sine"}, "value": {"0.75"}})
 	t.Logf("forced value plotted after %v", p.waitLast("Sine", 0.75))
+	p.noConsoleErrors()
+}
+
+// browseFlatUDPText: a char8 signal is a row of text in the list, never a
+// plot by default, and shows the text the operator forces.
+func browseFlatUDPText(t *testing.T, browser context.Context) {
+	port := freePort(t)
+	a := startApp(t, "flatudp_text.toml", "Port = 44489", "Port = "+strconv.Itoa(port))
+	signals := a.DataSource("Flat").(interface{ SignalsString() string }).SignalsString()
+	_, pageURL := startScope(t, &scope.FlatUDP{Listen: "127.0.0.1:" + strconv.Itoa(port), Signals: signals, Rate: 100}, scope.Options{})
+	p := openPage(t, browser, pageURL)
+	if got := p.signalNames(3); !slices.Equal(got, []string{"Counter", "State", "Level"}) {
+		t.Fatalf("signal list %v, signals string %q", got, signals)
+	}
+	text := `(() => { const c = scope.texts.get("State"); return c ? c.textContent : ""; })()`
+	poll[bool](p, "State shows running", text+` === "running"`)
+	if eval[bool](p, `scope.traces.some((t) => t.label === "State")`) {
+		t.Error("the text signal is plotted")
+	}
+	post(t, a, "/force", url.Values{"signal": {"Flat.State"}, "value": {`pause\d`}})
+	poll[bool](p, "State shows the forced text, escaped", text+` === "pause\\\\d"`)
 	p.noConsoleErrors()
 }
 

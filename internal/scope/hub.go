@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/streamerd/streamerd/datasource"
 )
 
 // Signal describes one signal of a source, as the page lists it.
@@ -28,6 +30,9 @@ type Signal struct {
 	// WaveX is, for an array, what a waveform's x axis is: "time" (seconds
 	// after the first element) or "index".
 	WaveX string `json:"waveX,omitempty"`
+	// Text: a char8 signal, shown as its latest text (the stats message's
+	// texts), never plotted; Trace is false and it has no waveform.
+	Text bool `json:"text,omitempty"`
 }
 
 // Info names a source.
@@ -88,6 +93,7 @@ type update interface {
 type signalState struct {
 	trace *series // nil unless Signal.Trace
 	wave  *wave   // arrays only
+	text  []byte  // Signal.Text only: the latest bytes, one per element
 }
 
 // wave is the latest update of an array, x by Signal.WaveX.
@@ -240,6 +246,10 @@ func (h *Hub) Configure(info Info, sigs []Signal) (omitted []string) {
 	for i := range sigs {
 		s := &sigs[i]
 		nclocks = max(nclocks, s.Clock+1)
+		if s.Text {
+			h.state[i].text = make([]byte, s.Elements)
+			continue
+		}
 		if s.Trace {
 			h.state[i].trace = newSeries(keep, &h.mem)
 		}
@@ -278,6 +288,11 @@ func (h *Hub) push(u update, gap bool) {
 	h.mu.Lock()
 	for i := range h.state {
 		st := &h.state[i]
+		if st.text != nil {
+			for k, v := range u.Values(i)[:len(st.text)] {
+				st.text[k] = byte(v)
+			}
+		}
 		if st.trace == nil && st.wave == nil {
 			h.seeClock(i, u)
 			continue
@@ -337,7 +352,7 @@ var (
 func (h *Hub) ensureElement(gen uint64, sig, elem int) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if gen != h.gen || sig < 0 || sig >= len(h.sigs) || elem < 0 || elem >= h.sigs[sig].Elements || h.sigs[sig].Elements < 2 {
+	if gen != h.gen || sig < 0 || sig >= len(h.sigs) || elem < 0 || elem >= h.sigs[sig].Elements || h.sigs[sig].Elements < 2 || h.sigs[sig].Text {
 		return errNoSuchElement
 	}
 	now := time.Now().UnixNano()
@@ -365,6 +380,25 @@ func (h *Hub) ensureElement(gen uint64, sig, elem int) error {
 	h.elems[oldest].s.reset()
 	h.elems[oldest] = e
 	return nil
+}
+
+// SignalText is the latest text of a char8 signal.
+type SignalText struct {
+	Name string `json:"name"`
+	Text string `json:"text"` // up to the first NUL, escaped (datasource.AppendText)
+}
+
+// Texts returns the latest text of every text signal, in list order.
+func (h *Hub) Texts() []SignalText {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	var out []SignalText
+	for i := range h.state {
+		if t := h.state[i].text; t != nil {
+			out = append(out, SignalText{Name: h.sigs[i].Name, Text: string(datasource.AppendText(nil, t))})
+		}
+	}
+	return out
 }
 
 // lastUpdate returns the updates pushed and the time of the last one.

@@ -21,6 +21,7 @@ import (
 	"github.com/streamerd/streamerd/internal/app"
 	"github.com/streamerd/streamerd/internal/config"
 	"github.com/streamerd/streamerd/internal/scope"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // Live sources for the browser test and the benchmark: streamerd itself,
@@ -47,7 +48,7 @@ func startApp(tb testing.TB, name string, replace ...string) *app.App {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	text := strings.ReplaceAll(string(data), `"127.0.0.1:9100"`, `"127.0.0.1:0"`)
+	text := testenv.FreeHTTP(string(data))
 	text = strings.NewReplacer(replace...).Replace(text)
 	f, err := config.Parse(name, []byte(text))
 	if err != nil {

@@ -154,6 +154,8 @@ type statsMsg struct {
 	Viewers      int      `json:"viewers"`
 	HistoryBytes int64    `json:"historyBytes"`
 	FramesSent   uint64   `json:"framesSent"`
+	// Texts are the latest texts of the char8 signals.
+	Texts []SignalText `json:"texts,omitempty"`
 }
 
 type statsPrev struct {
@@ -167,7 +169,7 @@ func (s *Server) makeStats(prev *statsPrev) {
 	now := time.Now()
 	c := s.src.Counters()
 	m := statsMsg{Type: "stats", Status: s.hub.Status(), Counters: c, LastUpdateS: -1,
-		Viewers: int(s.viewers.Load()), HistoryBytes: s.hub.memoryUsed(), FramesSent: s.framesSent.Load()}
+		Viewers: int(s.viewers.Load()), HistoryBytes: s.hub.memoryUsed(), FramesSent: s.framesSent.Load(), Texts: s.hub.Texts()}
 	if dt := now.Sub(prev.t).Seconds(); !prev.t.IsZero() && dt > 0 {
 		m.UpdatesPerS = float64(c.Updates-prev.c.Updates) / dt
 		m.MBPerS = float64(c.Bytes-prev.c.Bytes) / dt / 1e6

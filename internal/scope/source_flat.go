@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource"
 	flatclient "github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
 )
@@ -198,6 +199,9 @@ func flatSignals(l *wire.Layout, rate float64) []Signal {
 		if s.Count > 1 {
 			sig.Dims = "[" + strconv.Itoa(s.Count) + "]"
 			sig.WaveX = "index"
+		}
+		if s.Type == datasource.Char8 {
+			sig.Trace, sig.WaveX, sig.Text = false, "", true
 		}
 		if s.Waveform {
 			sig.WaveX = "time"

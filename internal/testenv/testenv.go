@@ -3,6 +3,8 @@ package testenv
 
 import (
 	"net"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -25,4 +27,38 @@ func Loopback(tb testing.TB) *net.UDPConn {
 	}
 	tb.Cleanup(func() { c.Close() })
 	return c
+}
+
+// exampleHTTP matches the HTTP address of an example configuration.
+var exampleHTTP = regexp.MustCompile(`(?m)^HTTPAddress = "[^"]*"`)
+
+// FreeHTTP returns the text of an example configuration with its
+// HTTPAddress on a free loopback port (or replaced by with, when given),
+// so a test can run beside a streamerd on the examples' ports.
+func FreeHTTP(text string, with ...string) string {
+	repl := `HTTPAddress = "127.0.0.1:0"`
+	if len(with) > 0 {
+		repl = with[0]
+	}
+	return exampleHTTP.ReplaceAllLiteralString(text, repl)
+}
+
+// CheckHelp fails tb unless a command's -h exited 0 and printed, in out,
+// its usage line, every flag named in flags and examples, as cli.Usage
+// writes them.
+func CheckHelp(tb testing.TB, name string, code int, out string, flags ...string) {
+	tb.Helper()
+	if code != 0 {
+		tb.Errorf("%s -h: exit %d, want 0", name, code)
+	}
+	for _, w := range []string{"usage: " + name + " ", "\nflags:\n", "\nexamples:\n  " + name + " "} {
+		if !strings.Contains(out, w) {
+			tb.Errorf("%s -h lacks %q:\n%s", name, w, out)
+		}
+	}
+	for _, f := range flags {
+		if !regexp.MustCompile(`\n  -` + regexp.QuoteMeta(f) + `[ \t\n]`).MatchString(out) {
+			tb.Errorf("%s -h does not list -%s:\n%s", name, f, out)
+		}
+	}
 }

@@ -15,6 +15,7 @@ var seedLists = [][]Signal{
 	{{"Counter", datasource.Uint32, 1, false}, {"Time", datasource.Uint32, 1, false}, {"F", datasource.Float32, 1, false},
 		{"D", datasource.Float64, 1, false}, {"V", datasource.Uint16, 4, false}},
 	{{"a", datasource.Int8, 3, false}, {"b", datasource.Int64, 2, false}, {"c", datasource.Uint64, 1, false}, {"d", datasource.Float64, 4096, false}},
+	{{"Counter", datasource.Uint32, 1, false}, {"Label", datasource.Char8, 8, false}, {"V", datasource.Float32, 1, false}},
 }
 
 // FuzzParseSignals: whatever parses is valid, formats canonically, and
@@ -111,6 +112,13 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("element %d: Decode %v, RawToFloat64 %v", k, vals[k], got)
 			}
 		}
+		// A char8 signal reads as the same text in either order.
+		for i, sig := range l.Signals {
+			text := datasource.AppendText(nil, l.Field(dg, i))
+			if len(l.Field(dg, i)) != sig.Size() || (sig.Type == datasource.Char8 && len(text) > 4*sig.Size()) {
+				t.Fatalf("signal %d: field of %d bytes, text %q", i, len(l.Field(dg, i)), text)
+			}
+		}
 		// The same values, read from the swapped datagram in the other order.
 		swapped := make([]byte, l.Size)
 		l.SwapToBig(swapped, dg)
@@ -121,6 +129,11 @@ func FuzzDecode(f *testing.F) {
 		raw2 := make([]uint64, l.TotalElements())
 		if err := l.DecodeRaw(raw2, swapped, other); err != nil || !reflect.DeepEqual(raw2, raw) {
 			t.Fatalf("swapped datagram decodes differently: %v", err)
+		}
+		for i, sig := range l.Signals {
+			if sig.Type == datasource.Char8 && !bytes.Equal(l.Field(swapped, i), l.Field(dg, i)) {
+				t.Fatalf("char8 signal %d swapped", i)
+			}
 		}
 	})
 }

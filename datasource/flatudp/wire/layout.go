@@ -127,9 +127,20 @@ func u64(p []byte, big bool) uint64 {
 	return binary.LittleEndian.Uint64(p)
 }
 
+// Field returns the bytes of signal i in datagram, a slice of it: for a
+// char8 signal, the text to read with datasource.AppendText. It returns
+// nil when datagram is not of the layout's size or i is out of range.
+func (l *Layout) Field(datagram []byte, i int) []byte {
+	if len(datagram) != l.size || i < 0 || i >= len(l.spans) {
+		return nil
+	}
+	sp := l.spans[i]
+	return datagram[sp.off : sp.off+sp.n*sp.typ.Size()]
+}
+
 // Decode decodes every element of datagram into dst[:TotalElements], in
 // signal order, each converted to float64 (exact for every type except
-// 64-bit integers beyond 2^53). A datagram of the wrong size returns a
+// 64-bit integers beyond 2^53; a char8 element is its byte's value). A datagram of the wrong size returns a
 // *SizeError and dst is left untouched; a dst shorter than TotalElements
 // returns an error. It never allocates on success and never panics.
 func (l *Layout) Decode(dst []float64, datagram []byte, order ByteOrder) error {
@@ -141,7 +152,7 @@ func (l *Layout) Decode(dst []float64, datagram []byte, order ByteOrder) error {
 		d := dst[sp.elem : sp.elem+sp.n]
 		p := datagram[sp.off : sp.off+sp.n*sp.typ.Size()]
 		switch sp.typ {
-		case datasource.Uint8:
+		case datasource.Uint8, datasource.Char8:
 			for j := range d {
 				d[j] = float64(p[j])
 			}
@@ -187,7 +198,7 @@ func (l *Layout) Decode(dst []float64, datagram []byte, order ByteOrder) error {
 }
 
 // DecodeRaw decodes every element of datagram into dst[:TotalElements] as
-// its raw bits: unsigned integers zero-extended, signed integers
+// its raw bits: unsigned integers and char8 bytes zero-extended, signed integers
 // sign-extended (two's complement in a uint64), float32 as its 32 bits and
 // float64 as its 64 bits, so values compare bit-exact. Errors as Decode; it
 // never allocates on success and never panics.
@@ -200,7 +211,7 @@ func (l *Layout) DecodeRaw(dst []uint64, datagram []byte, order ByteOrder) error
 		d := dst[sp.elem : sp.elem+sp.n]
 		p := datagram[sp.off : sp.off+sp.n*sp.typ.Size()]
 		switch sp.typ {
-		case datasource.Uint8:
+		case datasource.Uint8, datasource.Char8:
 			for j := range d {
 				d[j] = uint64(p[j])
 			}
@@ -262,7 +273,7 @@ func Float64ToRaw(t datasource.Type, v float64) uint64 {
 	}
 	v = math.Round(v)
 	switch t {
-	case datasource.Uint8:
+	case datasource.Uint8, datasource.Char8:
 		return uint64(clamp(v, 0, math.MaxUint8))
 	case datasource.Uint16:
 		return uint64(clamp(v, 0, math.MaxUint16))

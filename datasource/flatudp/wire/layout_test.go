@@ -314,3 +314,44 @@ func BenchmarkDecode(b *testing.B) {
 		})
 	}
 }
+
+// TestChar8Layout: a char8[N] signal is N bytes at its place in
+// declaration order, as MARTe2's MemoryDataSourceI lays out a char8 array
+// (numberOfBits 8 × NumberOfElements, no padding, no terminator added),
+// never swapped for a big-endian datagram, and read as text up to its
+// first NUL.
+func TestChar8Layout(t *testing.T) {
+	l := mustLayout(t, "Counter:uint32,Label:char8[8],Value:float32,Code:char8")
+	if l.Size != 4+8+4+1 || !slices.Equal(l.Offsets, []int{0, 4, 12, 16}) || l.TotalElements() != 1+8+1+1 {
+		t.Fatalf("size %d offsets %v elements %d", l.Size, l.Offsets, l.TotalElements())
+	}
+	dg := []byte{0x2A, 0, 0, 0, 's', 'h', 'o', 't', ' ', '7', 0, 0, 0, 0, 0xC0, 0x3F, 'A'}
+	if got := string(datasource.AppendText(nil, l.Field(dg, 1))); got != "shot 7" {
+		t.Errorf("Label = %q", got)
+	}
+	if got := string(datasource.AppendText(nil, l.Field(dg, 3))); got != "A" {
+		t.Errorf("Code = %q", got)
+	}
+	vals := make([]float64, l.TotalElements())
+	if err := l.Decode(vals, dg, Little); err != nil {
+		t.Fatal(err)
+	}
+	if vals[0] != 42 || vals[1] != 's' || vals[6] != '7' || vals[7] != 0 || vals[9] != 1.5 || vals[10] != 'A' {
+		t.Errorf("Decode = %v", vals)
+	}
+	big := make([]byte, l.Size)
+	l.SwapToBig(big, dg)
+	if !bytes.Equal(big[4:12], dg[4:12]) || big[16] != 'A' || !bytes.Equal(big[0:4], []byte{0, 0, 0, 0x2A}) {
+		t.Errorf("big-endian datagram % x", big)
+	}
+	raw := make([]uint64, l.TotalElements())
+	if err := l.DecodeRaw(raw, dg, Little); err != nil || !bytes.Equal(l.AppendRaw(nil, raw, Little), dg) {
+		t.Errorf("raw round trip: %v", err)
+	}
+	if Float64ToRaw(datasource.Char8, 300) != 255 || Float64ToRaw(datasource.Char8, 'x') != 'x' {
+		t.Error("Float64ToRaw(char8)")
+	}
+	if l.Field(dg[:5], 1) != nil || l.Field(dg, 4) != nil || l.Field(dg, -1) != nil {
+		t.Error("Field out of range")
+	}
+}

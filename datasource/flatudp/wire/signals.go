@@ -27,7 +27,9 @@ const reservedNameChars = ",:[]"
 // In the signals string a row reads name:type, or name:type[count] when
 // Count is not 1, with a trailing "w" when Waveform is set. Waveform changes
 // only how a receiver shows a vector (one channel of Count consecutive
-// samples instead of Count channels); the wire bytes are the same.
+// samples instead of Count channels); the wire bytes are the same. A
+// char8[count] row ("Label:char8[16]") is text: count bytes, NUL-padded,
+// never byte-swapped, shown as one string.
 type Signal struct {
 	Name     string
 	Type     datasource.Type
@@ -217,6 +219,9 @@ func Validate(sigs []Signal) error {
 		if s.Waveform && s.Count < 2 {
 			return rowError(i, s.Name, "a waveform (w) needs count > 1")
 		}
+		if s.Waveform && s.Type == datasource.Char8 {
+			return rowError(i, s.Name, "a char8 row is text, not a waveform (w)")
+		}
 		total += s.Size()
 		if total > MaxDatagramSize {
 			return rowError(i, s.Name, "total size reaches "+strconv.Itoa(total)+
@@ -248,9 +253,9 @@ func validateName(i int, name string) error {
 
 // ValidateReceiver checks Validate's rules plus udpscope's receiver rules
 // (docs/flatudp.md, "Signals string"): a list with a waveform row has only waveform
-// rows, all of the same count; and the channel total (a scalar or a
+// rows, all of the same count; the channel total (a scalar or a
 // waveform row counts 1, a vector shown as channels counts its count) is at
-// most MaxReceiverChannels. A producer that prints a signals string for
+// most MaxReceiverChannels; and no row is char8, a type udpscope lacks. A producer that prints a signals string for
 // udpscope can use it to warn that udpscope will refuse the string.
 func ValidateReceiver(sigs []Signal) error {
 	if err := Validate(sigs); err != nil {
@@ -278,6 +283,9 @@ func ValidateReceiver(sigs []Signal) error {
 	}
 	ch := 0
 	for i, s := range sigs {
+		if s.Type == datasource.Char8 {
+			return rowError(i, s.Name, "char8: udpscope has no text type (flatrecv and scope show it as text)")
+		}
 		if s.Waveform {
 			ch++
 		} else {

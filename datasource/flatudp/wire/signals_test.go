@@ -14,7 +14,7 @@ func TestTypes(t *testing.T) {
 		name string
 		size int
 	}{{"uint8", 1}, {"int8", 1}, {"uint16", 2}, {"int16", 2}, {"uint32", 4}, {"int32", 4},
-		{"uint64", 8}, {"int64", 8}, {"float32", 4}, {"float64", 8}}
+		{"uint64", 8}, {"int64", 8}, {"float32", 4}, {"float64", 8}, {"char8", 1}}
 	for code, w := range want {
 		typ := datasource.Type(code)
 		for _, spelling := range []string{w.name, strings.ToUpper(w.name)} {
@@ -57,6 +57,8 @@ func TestParseFormatRoundTrip(t *testing.T) {
 		{" Trigger : UINT8 , Ia:float64[1] ,W: float32 [ 8 ] w ", "Trigger:uint8,Ia:float64,W:float32[8]w",
 			[]Signal{{"Trigger", datasource.Uint8, 1, false}, {"Ia", datasource.Float64, 1, false}, {"W", datasource.Float32, 8, true}}},
 		{"x:uint64[0004096]", "x:uint64[4096]", []Signal{{"x", datasource.Uint64, 4096, false}}},
+		{"Counter:uint32,Label:char8[8],C:CHAR8", "Counter:uint32,Label:char8[8],C:char8",
+			[]Signal{{"Counter", datasource.Uint32, 1, false}, {"Label", datasource.Char8, 8, false}, {"C", datasource.Char8, 1, false}}},
 		{"Counter:uint32,Time:uint32,F:float32,D:float64,V:uint16[4]", "",
 			[]Signal{{"Counter", datasource.Uint32, 1, false}, {"Time", datasource.Uint32, 1, false}, {"F", datasource.Float32, 1, false},
 				{"D", datasource.Float64, 1, false}, {"V", datasource.Uint16, 4, false}}},
@@ -164,7 +166,8 @@ func TestRules(t *testing.T) {
 		rule string
 	}{
 		{nil, "at least one signal"},
-		{[]Signal{{"a", datasource.Type(10), 1, false}}, "invalid type Type(10)"},
+		{[]Signal{{"a", datasource.Type(11), 1, false}}, "invalid type Type(11)"},
+		{[]Signal{{"a", datasource.Char8, 8, true}}, "a char8 row is text, not a waveform"},
 		{[]Signal{{" a", datasource.Uint8, 1, false}}, "leading or trailing spaces"},
 		{[]Signal{{"a\n", datasource.Uint8, 1, false}}, "leading or trailing spaces"},
 		{[]Signal{{"a\x01b", datasource.Uint8, 1, false}}, "control character"},
@@ -207,6 +210,7 @@ func TestValidateReceiver(t *testing.T) {
 		{"A:float32[16]w,B:float32[8]w", "B", "waveform count 8 differs from 16"},
 		{"V:float32[257]", "V", "channel total reaches 257, over the cap of 256"},
 		{"A:float32[200],B:float32[56],C:uint8", "C", "channel total reaches 257"},
+		{"Counter:uint32,Label:char8[8]", "Label", "udpscope has no text type"},
 	}
 	for _, c := range bad {
 		sigs, err := ParseSignals(c.in)

@@ -183,7 +183,10 @@ func (c *checker) strings() {
 func (c *checker) codes() bool {
 	s := &c.sigs[c.i]
 	switch {
-	case !s.Type.Valid():
+	case s.Type == datasource.Char8:
+		c.bad("Type", "char8 has no UDPStreamer type code (0..9 are uint8..float64); send text with FlatUDP, or its bytes as uint8")
+		return false
+	case !s.Type.Numeric():
 		c.bad("Type", "invalid type %d", s.Type)
 		return false
 	case !s.Quant.Valid():

@@ -143,6 +143,16 @@ func TestSignalErrorsNameTheirParameter(t *testing.T) {
 	}
 }
 
+// TestChar8Refused: a CONFIG has no code for char8, and says what to do.
+func TestChar8Refused(t *testing.T) {
+	sigs := burstSignals()
+	sigs[1].Type = datasource.Char8
+	errs := SignalErrors(sigs)
+	if len(errs) != 1 || errs[0].Field != "Type" || !strings.Contains(errs[0].Error(), "char8 has no UDPStreamer type code") {
+		t.Errorf("SignalErrors = %v", errs)
+	}
+}
+
 func TestValidateSignalsErrors(t *testing.T) {
 	type mod func([]SignalInfo) []SignalInfo
 	cases := map[string]mod{
@@ -151,7 +161,8 @@ func TestValidateSignalsErrors(t *testing.T) {
 		"NUL in name":         func(s []SignalInfo) []SignalInfo { s[0].Name = "a\x00b"; return s },
 		"NUL in unit":         func(s []SignalInfo) []SignalInfo { s[0].Unit = "\x00"; return s },
 		"duplicate name":      func(s []SignalInfo) []SignalInfo { s[1].Name = "T0"; return s },
-		"type 10":             func(s []SignalInfo) []SignalInfo { s[0].Type = 10; return s },
+		"type 10 (char8)":     func(s []SignalInfo) []SignalInfo { s[0].Type = datasource.Char8; return s },
+		"type 11":             func(s []SignalInfo) []SignalInfo { s[0].Type = 11; return s },
 		"quant 5":             func(s []SignalInfo) []SignalInfo { s[1].Quant = 5; return s },
 		"quant on uint32":     func(s []SignalInfo) []SignalInfo { s[0].Quant = quant.Int16; s[0].RangeMin = -1; return s },
 		"quant empty range":   func(s []SignalInfo) []SignalInfo { s[1].Quant = quant.Int8; s[1].RangeMin = 1; return s },

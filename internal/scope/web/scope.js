@@ -21,6 +21,7 @@ const S = {
   cursors: {},              // axis -> {a, b, next}
   stats: null, prevStats: null, notice: null, closeReason: null,
   drawPending: false,
+  texts: new Map(),         // char8 signal name -> its cell in the list
 };
 window.scope = S;
 
@@ -100,7 +101,7 @@ function defaultSelection() {
     const m = /^\w+\((\w+)/.exec(s.time);
     if (m) timeNames.add(m[1]);
   }
-  const cands = S.signals.filter((s) => !timeNames.has(s.name));
+  const cands = S.signals.filter((s) => !timeNames.has(s.name) && !s.text);
   const floats = cands.filter((s) => s.type.startsWith("float"));
   for (const s of (floats.length ? floats : cands).slice(0, 4)) {
     S.sel.set(s.name, { plot: "1", as: defaultAs(s), elem: 0 });
@@ -115,7 +116,23 @@ function defaultAs(s) {
 function renderSignals() {
   const tb = $("#signals tbody");
   tb.replaceChildren();
+  S.texts = new Map();
   S.signals.forEach((s, i) => {
+    if (s.text) {
+      // char8: its latest text (escaped by the server) instead of a plot.
+      const cell = el("td", { className: "text", title: "latest text" });
+      S.texts.set(s.name, cell);
+      tb.append(el("tr", { dataset: { sig: i } },
+        el("td", { className: "muted", textContent: "text" }),
+        el("td", { className: "name", textContent: s.name }),
+        el("td", { textContent: s.type }),
+        el("td", { textContent: s.unit || "" }),
+        el("td", { textContent: s.dims }),
+        el("td"),
+        el("td", { className: "muted", textContent: s.time }),
+        cell));
+      return;
+    }
     const sel = S.sel.get(s.name);
     const plot = el("select", { title: "plot this signal in" });
     plot.append(el("option", { value: "", textContent: "—" }));
@@ -516,6 +533,10 @@ function onStats(m) {
   item("updates", "updates", c.updates || 0);
   item("viewers", "viewers", m.viewers);
   item("history", "history", fmtBytes(m.historyBytes));
+  for (const t of m.texts || []) {
+    const cell = S.texts.get(t.name);
+    if (cell) cell.textContent = t.text;
+  }
   const extra = $("#extra tbody");
   extra.replaceChildren();
   for (const x of c.extra || []) extra.append(el("tr", {}, el("td", { textContent: x.name }), el("td", { textContent: x.value })));

@@ -1,0 +1,16 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/streamerd/streamerd/internal/testenv"
+)
+
+// TestHelp: -h exits 0 with a usage that lists every flag and examples.
+func TestHelp(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-h"}, &stdout, &stderr, nil)
+	testenv.CheckHelp(t, "scope", code, stderr.String(), "udps", "flat", "rd100s", "listen", "signals", "rate", "endian", "group", "iface", "timeout", "reconnect", "viewers", "memory")
+}

@@ -1,0 +1,47 @@
+package flatudp
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+)
+
+// TestChar8BitExact: a char8[8] signal leaves as its 8 bytes, in place,
+// in either byte order (only the numbers are swapped), and its signals
+// string row reads Label:char8[8].
+func TestChar8BitExact(t *testing.T) {
+	for _, order := range []wire.ByteOrder{wire.Little, wire.Big} {
+		h := start(t, Config{ExecutionMode: RealTimeThread, ByteOrder: order, Signals: []datasource.Signal{
+			{Name: "Counter", Type: datasource.Uint32},
+			{Name: "Label", Type: datasource.Char8, NumberOfDimensions: 1, NumberOfElements: 8},
+			{Name: "Code", Type: datasource.Uint16},
+		}}, nil)
+		if got := h.s.SignalsString(); got != "Counter:uint32,Label:char8[8],Code:uint16" {
+			t.Fatalf("signals string %q", got)
+		}
+		copy(h.s.GetSignalMemoryBuffer(0), []byte{1, 2, 3, 4})
+		copy(h.s.GetSignalMemoryBuffer(1), "shot 9\x00\x00")
+		copy(h.s.GetSignalMemoryBuffer(2), []byte{5, 6})
+		if err := h.s.Synchronise(); err != nil {
+			t.Fatal(err)
+		}
+		h.r.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
+		b, _, err := h.r.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []byte{1, 2, 3, 4, 's', 'h', 'o', 't', ' ', '9', 0, 0, 5, 6}
+		if order == wire.Big {
+			want = []byte{4, 3, 2, 1, 's', 'h', 'o', 't', ' ', '9', 0, 0, 6, 5}
+		}
+		if !slices.Equal(b, want) {
+			t.Errorf("%v: datagram\n% x\nwant\n% x", order, b, want)
+		}
+		if text := datasource.AppendText(nil, h.r.Layout().Field(b, 1)); string(text) != "shot 9" {
+			t.Errorf("%v: text %q", order, text)
+		}
+	}
+}
