@@ -27,13 +27,13 @@ package config
 
 import (
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp"
 	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
+	"github.com/streamerd/streamerd/internal/regfile"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -188,9 +188,15 @@ type DataSource struct {
 	FlatUDP     *flatudp.Config
 }
 
-// Load reads the file at path and parses it with Parse.
+// MaxFileSize is the size of the largest configuration file Load reads.
+const MaxFileSize = 16 << 20
+
+// Load reads the file at path and parses it with Parse. A path that is not
+// a regular file (a named pipe, /dev/zero, a directory) or a file larger
+// than MaxFileSize is refused before it is read, with one line that says
+// so.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.Read(path, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
