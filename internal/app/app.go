@@ -34,6 +34,7 @@ type App struct {
 
 	httpSrv *http.Server
 	httpLn  net.Listener
+	guard   *httpGuard
 	scope   *appScope // the web scope, when App.ScopeAddress is set
 
 	events eventLog
@@ -74,7 +75,15 @@ type thread struct {
 // datasource, and the RT threads. Metrics go to ms; logs to log.
 func Build(f *config.File, ms *metrics.Set, log *slog.Logger) (*App, error) {
 	a := &App{file: f, log: log, ms: ms}
-	a.events.init(256)
+	a.events.init(eventRingSize)
+	a.guard = newHTTPGuard(ms, httpBounds.maxInFlight, httpBounds.maxBody)
+	if p := f.App.HTTPTokenFile; p != "" && f.App.HTTPAddress != "" {
+		tok, err := readToken(p)
+		if err != nil {
+			return nil, f.Errorf("App.HTTPTokenFile", "%v", err)
+		}
+		a.guard.setToken(tok)
+	}
 	var errs []error
 	for i := range f.DataSources {
 		d := &f.DataSources[i]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/valyala/bytebufferpool"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/internal/config"
 )
 
 // startHTTP listens on App.HTTPAddress (nothing when it is empty) and
@@ -22,6 +24,11 @@ import (
 //	POST /force?signal=DS.Signal&value=V   force a signal (V: one value for every element, or a comma list)
 //	POST /release?signal=DS.Signal         release it
 //	POST /degrade?datasource=DS&key=K&value=V   RD100S degradations (see docs/config.md)
+//
+// Every request is bounded before a handler sees it (httpguard.go). With a
+// token (App.HTTPTokenFile) every endpoint needs it; without one, the
+// control endpoints are served only on a loopback address unless
+// App.HTTPInsecureControl says otherwise.
 func (a *App) startHTTP() error {
 	addr := a.file.App.HTTPAddress
 	if addr == "" {
@@ -31,19 +38,37 @@ func (a *App) startHTTP() error {
 	if err != nil {
 		return fmt.Errorf("HTTP listen on %s: %w", addr, err)
 	}
+	b := httpBounds
+	g := a.guard
+	loopback := false
+	if ta, ok := ln.Addr().(*net.TCPAddr); ok {
+		loopback = ta.IP.IsLoopback()
+	}
+	if !loopback && !g.hasToken && !a.file.App.HTTPInsecureControl {
+		g.controlOff = "forbidden: control endpoints are off, as HTTP is not on a loopback address and has no token (App.HTTPTokenFile)"
+	}
+	if msg := config.HTTPExposure(&a.file.App, loopback); msg != "" {
+		a.log.Warn(msg, "address", ln.Addr().String())
+	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /metrics", a.serveMetrics)
-	mux.HandleFunc("GET /status", a.serveStatus)
-	mux.HandleFunc("POST /force", a.serveForce)
-	mux.HandleFunc("POST /release", a.serveRelease)
-	mux.HandleFunc("POST /degrade", a.serveDegrade)
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET /metrics", g.handle(classRead, a.serveMetrics))
+	mux.HandleFunc("GET /status", g.handle(classRead, a.serveStatus))
+	mux.HandleFunc("POST /force", g.handle(classControl, a.serveForce))
+	mux.HandleFunc("POST /release", g.handle(classControl, a.serveRelease))
+	mux.HandleFunc("POST /degrade", g.handle(classControl, a.serveDegrade))
+	mux.HandleFunc("GET /{$}", g.handle(classRead, func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "streamerd\n\nGET  /metrics\nGET  /status\nPOST /force?signal=DataSource.Signal&value=V\nPOST /release?signal=DataSource.Signal\nPOST /degrade?datasource=DS&key=K&value=V\n")
-	})
+	}))
 	a.httpLn = ln
-	a.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go a.httpSrv.Serve(ln)
-	a.log.Info("HTTP listening", "address", ln.Addr().String())
+	a.httpSrv = &http.Server{
+		Handler: mux, ReadHeaderTimeout: b.readHeader, ReadTimeout: b.read, WriteTimeout: b.write,
+		IdleTimeout: b.idle, MaxHeaderBytes: b.maxHeader,
+		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelDebug),
+	}
+	lim := &limitListener{Listener: ln, slots: make(chan struct{}, b.maxConns),
+		refused: a.ms.GetOrCreateCounter(`streamerd_http_refused_total{reason="connections"}`)}
+	go a.httpSrv.Serve(lim)
+	a.log.Info("HTTP listening", "address", ln.Addr().String(), "token", g.hasToken, "control", g.controlOff == "")
 	return nil
 }
 

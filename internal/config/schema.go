@@ -41,6 +41,17 @@ func (d *decoder) app(t *tbl) {
 	a := &d.f.App
 	a.HTTPAddress = t.str("HTTPAddress", "127.0.0.1:9100")
 	t.hostPort("HTTPAddress", a.HTTPAddress, "127.0.0.1:9100", "HTTP")
+	a.HTTPTokenFile = t.str("HTTPTokenFile", "")
+	a.HTTPInsecureControl = t.boolean("HTTPInsecureControl", false)
+	switch {
+	case !a.HTTPInsecureControl:
+	case a.HTTPAddress == "":
+		t.errf("HTTPInsecureControl", "has no effect with HTTP off (HTTPAddress = \"\")")
+	case a.HTTPTokenFile != "":
+		t.errf("HTTPInsecureControl", "has no effect with HTTPTokenFile: every request carries the token")
+	case LoopbackHost(a.HTTPAddress):
+		t.errf("HTTPInsecureControl", "has no effect on a loopback HTTPAddress, where the control endpoints are served without a token")
+	}
 	a.ScopeAddress = t.str("ScopeAddress", "")
 	t.hostPort("ScopeAddress", a.ScopeAddress, "127.0.0.1:8090", "the scope")
 	a.LogLevel = t.enum("LogLevel", "info", "debug", "info", "warn", "error")
