@@ -56,7 +56,18 @@ type File struct {
 
 // App holds the process-wide settings of the [App] table.
 type App struct {
-	HTTPAddress string // host:port of the HTTP endpoint; "" disables it
+	HTTPAddress  string // host:port of the HTTP endpoint; "" disables it
+	ScopeAddress string // host:port of the web scope of the UDPStreamer datasources; "" (the default) disables it
+	LogLevel     string // "debug", "info", "warn" or "error"
+	LogFormat    string // "text" or "json"
+	LockMemory   bool   // mlockall(MCL_CURRENT|MCL_FUTURE) at start
+	GCPolicy     string // "default" or "off" (GOGC off during the run)
+	MemoryLimit  int64  // bytes for debug.SetMemoryLimit; 0 = none (1 GiB is filled in when GCPolicy is "off")
+	// CPUWakeLatency, when ≥ 0, holds the PM QoS CPU wake-up latency at
+	// this many µs while the application runs (/dev/cpu_dma_latency); -1
+	// leaves the system's setting.
+	CPUWakeLatency int
+
 	// HTTPTokenFile names a file holding the bearer token every HTTP
 	// request must carry (Authorization: Bearer <token>); "" for none.
 	// The file is read when the application is built.
@@ -64,16 +75,6 @@ type App struct {
 	// HTTPInsecureControl serves /force, /release and /degrade without a
 	// token on an HTTPAddress that is not loopback (refused otherwise).
 	HTTPInsecureControl bool
-	ScopeAddress        string // host:port of the web scope of the UDPStreamer datasources; "" (the default) disables it
-	LogLevel            string // "debug", "info", "warn" or "error"
-	LogFormat           string // "text" or "json"
-	LockMemory          bool   // mlockall(MCL_CURRENT|MCL_FUTURE) at start
-	GCPolicy            string // "default" or "off" (GOGC off during the run)
-	MemoryLimit         int64  // bytes for debug.SetMemoryLimit; 0 = none (1 GiB is filled in when GCPolicy is "off")
-	// CPUWakeLatency, when ≥ 0, holds the PM QoS CPU wake-up latency at
-	// this many µs while the application runs (/dev/cpu_dma_latency); -1
-	// leaves the system's setting.
-	CPUWakeLatency int
 }
 
 // SlogLevel returns LogLevel as a slog.Level.
