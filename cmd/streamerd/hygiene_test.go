@@ -193,3 +193,25 @@ func TestConfigThatIsNotARegularFile(t *testing.T) {
 		}
 	}
 }
+
+// Names /force could not reach, and names that would rewrite a terminal,
+// are refused at -check with their position.
+func TestCheckRefusesUnreachableAndControlNames(t *testing.T) {
+	base := appConfig(44999)
+	for _, tc := range []struct{ old, new, want string }{
+		{`Name = "Streamer"`, `Name = "Str.eamer"`, `DataSources[0] "Str.eamer": Name: must not contain '.'`},
+		{`Name = "Setpoint"`, `Name = "Set\u001b[2Jpoint"`, `DataSources[0] "Streamer" Signals[2] "Set\x1b[2Jpoint": Name: must not contain control or format characters (U+001B at byte 3)`},
+		{`Unit = "V"`, `Unit = "V\u001b]0;title\u0007"`, `DataSources[0] "Streamer" Signals[1] "V": Unit: must not contain control or format characters`},
+	} {
+		text := strings.Replace(base, tc.old, tc.new, 1)
+		text = strings.ReplaceAll(text, `DataSource = "Streamer"`, `DataSource = "Str.eamer"`)
+		if tc.old != `Name = "Streamer"` {
+			text = strings.ReplaceAll(text, `DataSource = "Str.eamer"`, `DataSource = "Streamer"`)
+		}
+		out, err := exec.Command(daemonBinary(), "-check", "-config", writeConfig(t, text)).CombinedOutput()
+		re := regexp.MustCompile(`app\.toml:\d+:\d+: ` + regexp.QuoteMeta(tc.want))
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !re.Match(out) {
+			t.Errorf("%s: %v\n%s\nwant %s", tc.new, err, out, tc.want)
+		}
+	}
+}

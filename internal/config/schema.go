@@ -84,6 +84,7 @@ func (t *tbl) hostPort(key, value, example, what string) {
 
 func (d *decoder) thread(t *tbl) Thread {
 	th := Thread{Name: t.reqStr("Name")}
+	t.printable("Name", th.Name)
 	hasF, hasP := t.has("Frequency"), t.has("Period")
 	th.Frequency = t.float("Frequency", 0)
 	ps := t.str("Period", "")
@@ -150,6 +151,7 @@ func (d *decoder) gam(t *tbl) GAM {
 	if strings.ContainsAny(g.Name, ". ") {
 		t.errf("Name", "must not contain '.' or spaces (inputs are written \"GAM.Signal\"), got %q", g.Name)
 	}
+	t.printable("Name", g.Name)
 	g.Class = t.reqStr("Class")
 	switch g.Class {
 	case ClassTimer, ClassWaveform, ClassIOGAM, "":
@@ -197,6 +199,8 @@ func (d *decoder) gam(t *tbl) GAM {
 		if out.Alias == "" && o.has("Alias") {
 			o.errf("Alias", "must not be empty")
 		}
+		o.printable("Signal", out.Signal)
+		o.printable("Alias", out.Alias)
 		o.done()
 		g.Outputs = append(g.Outputs, out)
 	}
@@ -250,6 +254,10 @@ var classes = map[string]func(t *tbl, ds *DataSource) error{
 // leaving out those on a key the decoder already reported.
 func (d *decoder) dataSource(i int, t *tbl) DataSource {
 	ds := DataSource{Name: t.reqStr("Name"), Class: t.reqStr("Class")}
+	if strings.Contains(ds.Name, ".") {
+		t.errf("Name", "must not contain '.' (signals are addressed as \"DataSource.Signal\", e.g. by /force), got %q", ds.Name)
+	}
+	t.printable("Name", ds.Name)
 	if !t.has("Signals") {
 		t.get("Signals")
 		t.missing("Signals", "[[DataSources.Signals]] tables")
@@ -279,6 +287,7 @@ var udpsOnly = []string{"RangeMin", "RangeMax", "QuantizedType", "TimeMode", "Ti
 
 func signal(t *tbl, udps bool) datasource.Signal {
 	s := datasource.Signal{Name: t.reqStr("Name")}
+	t.printable("Name", s.Name)
 	if !t.has("Type") {
 		t.get("Type")
 		t.missing("Type", "a type name such as \"float32\"")
@@ -292,6 +301,7 @@ func signal(t *tbl, udps bool) datasource.Signal {
 	s.NumberOfElements = int(t.integer("NumberOfElements", def, 0, datasource.MaxElements))
 	s.Rows, s.Cols = matrixSide(t, "Rows", s.NumberOfDimensions), matrixSide(t, "Cols", s.NumberOfDimensions)
 	s.Unit = t.str("Unit", "")
+	t.printable("Unit", s.Unit)
 	if !udps {
 		for _, k := range udpsOnly {
 			t.forbid(k, "applies only to UDPStreamer signals")

@@ -33,7 +33,7 @@ func (d *decoder) warn() {
 		for tj := 0; tj < ti; tj++ {
 			o := &f.Threads[tj]
 			if spins(o) && (th.CPUMask == 0 || o.CPUMask == 0 || th.CPUMask&o.CPUMask != 0) {
-				w(p+".CPUMask", "this thread and thread "+strconv.Quote(o.Name)+" both spin under SCHED_FIFO and may share a CPU: they can starve each other; pin them to disjoint CPUs")
+				w(p+".CPUMask", "this thread and thread "+quote(o.Name)+" both spin under SCHED_FIFO and may share a CPU: they can starve each other; pin them to disjoint CPUs")
 			}
 		}
 	}
