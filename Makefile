@@ -61,8 +61,9 @@ bench:
 
 # fuzz: each fuzz target for FUZZTIME. Every input that finds new coverage
 # is minimised first, and Go's minimiser runs it O(n²) times for n bytes
-# (a 1 KB configuration: hours): FUZZMINIMIZE caps that per input so the
-# time goes to fuzzing (a crasher is then reported less minimised).
+# (a 1 KB configuration: half a million runs, minutes): FUZZMINIMIZE caps
+# that per input so the time goes to fuzzing (a crasher is then reported
+# less minimised).
 FUZZMINIMIZE ?= 1s
 
 fuzz:
