@@ -41,6 +41,9 @@ type App struct {
 
 	wakeHold io.Closer // the PM QoS wake-latency hold, when configured
 
+	prevMemoryLimit int64 // restored by Stop when memoryLimitSet
+	memoryLimitSet  bool
+
 	stopPublish chan struct{}
 	publishDone chan struct{}
 
@@ -305,6 +308,7 @@ func (a *App) Start() error {
 		}
 		a.stopHTTP()
 		a.releaseWakeHold()
+		a.restoreMemoryLimit()
 		return err
 	}
 	for _, s := range a.sources {
@@ -327,6 +331,8 @@ func (a *App) Start() error {
 		a.wakeHold = h
 		a.log.Info("holding the CPU wake-up latency", "us", us)
 	}
+	limit, source := a.setMemoryLimit()
+	a.log.Info("memory limit", "bytes", limit, "source", source)
 	// Idle OS threads for the runtime to hand to goroutines blocked in
 	// system calls, created now rather than lazily during the run.
 	rt.WarmThreadPool(warmThreads)
@@ -372,6 +378,7 @@ func (a *App) Stop() error {
 	}
 	a.stopHTTP()
 	a.releaseWakeHold()
+	a.restoreMemoryLimit()
 	return errors.Join(errs...)
 }
 

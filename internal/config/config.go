@@ -62,7 +62,7 @@ type App struct {
 	LogFormat    string // "text" or "json"
 	LockMemory   bool   // mlockall(MCL_CURRENT|MCL_FUTURE) at start
 	GCPolicy     string // "default" or "off" (GOGC off during the run)
-	MemoryLimit  int64  // bytes for debug.SetMemoryLimit; 0 = none (1 GiB is filled in when GCPolicy is "off")
+	MemoryLimit  int64  // bytes for debug.SetMemoryLimit; 0 = none; MemoryLimitAuto when absent (1 GiB is filled in when GCPolicy is "off")
 	// CPUWakeLatency, when ≥ 0, holds the PM QoS CPU wake-up latency at
 	// this many µs while the application runs (/dev/cpu_dma_latency); -1
 	// leaves the system's setting.
@@ -76,6 +76,10 @@ type App struct {
 	// token on an HTTPAddress that is not loopback (refused otherwise).
 	HTTPInsecureControl bool
 }
+
+// MemoryLimitAuto is App.MemoryLimit when the file leaves it out: the
+// daemon chooses the limit (see internal/app).
+const MemoryLimitAuto = -1
 
 // SlogLevel returns LogLevel as a slog.Level.
 func (a *App) SlogLevel() slog.Level {

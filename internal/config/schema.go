@@ -58,8 +58,8 @@ func (d *decoder) app(t *tbl) {
 	a.LogFormat = t.enum("LogFormat", "text", "text", "json")
 	a.LockMemory = t.boolean("LockMemory", false)
 	a.GCPolicy = t.enum("GCPolicy", "default", "default", "off")
-	a.MemoryLimit = t.integer("MemoryLimit", 0, 0, math.MaxInt64)
-	if a.GCPolicy == "off" && a.MemoryLimit == 0 {
+	a.MemoryLimit = t.integer("MemoryLimit", MemoryLimitAuto, 0, math.MaxInt64)
+	if a.GCPolicy == "off" && a.MemoryLimit <= 0 {
 		a.MemoryLimit = defaultGCLimit
 	}
 	a.CPUWakeLatency = int(t.integer("CPUWakeLatency", -1, -1, 2_000_000_000))
