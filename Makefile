@@ -75,10 +75,12 @@ fuzz:
 	  done; \
 	done
 
-# soak: the whole application at 10 kHz with a client for 10 minutes (CI
-# runs the same test for 30 s in make test).
+# soak: the whole application at 10 kHz with a client for 10 minutes, then
+# the daemon at 1 kHz under the abuse load beside one left alone for 2
+# minutes (CI runs the same tests for 30 s and 3 s in make test).
 soak:
 	$(GO) test -count=1 -run '^TestSoak$$' -timeout 20m -v ./internal/app -soak 10m
+	$(GO) test -count=1 -run '^TestAbuseCostsTheRTLoopLittle$$' -timeout 10m -v ./cmd/streamerd -abuse 2m
 
 run: build
 	./$(BIN)/streamerd -config $(CONFIG)

@@ -37,12 +37,13 @@ type App struct {
 	guard   *httpGuard
 	scope   *appScope // the web scope, when App.ScopeAddress is set
 
+	procMetrics procMetrics // the runtime metrics of /metrics, cached
+
 	events eventLog
 
 	wakeHold io.Closer // the PM QoS wake-latency hold, when configured
 
-	prevMemoryLimit int64 // restored by Stop when memoryLimitSet
-	memoryLimitSet  bool
+	rtp runtimePolicy // restored by Stop
 
 	stopPublish chan struct{}
 	publishDone chan struct{}
@@ -308,7 +309,7 @@ func (a *App) Start() error {
 		}
 		a.stopHTTP()
 		a.releaseWakeHold()
-		a.restoreMemoryLimit()
+		a.restoreRuntime()
 		return err
 	}
 	for _, s := range a.sources {
@@ -331,8 +332,9 @@ func (a *App) Start() error {
 		a.wakeHold = h
 		a.log.Info("holding the CPU wake-up latency", "us", us)
 	}
-	limit, source := a.setMemoryLimit()
-	a.log.Info("memory limit", "bytes", limit, "source", source)
+	limit, source := a.setMemoryPolicy()
+	procs := a.setProcs()
+	a.log.Info("runtime policy", "memory_limit", limit, "source", source, "gogc", gcPercent(), "gomaxprocs", procs)
 	// Idle OS threads for the runtime to hand to goroutines blocked in
 	// system calls, created now rather than lazily during the run.
 	rt.WarmThreadPool(warmThreads)
@@ -378,7 +380,7 @@ func (a *App) Stop() error {
 	}
 	a.stopHTTP()
 	a.releaseWakeHold()
-	a.restoreMemoryLimit()
+	a.restoreRuntime()
 	return errors.Join(errs...)
 }
 

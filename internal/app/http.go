@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/VictoriaMetrics/metrics"
 	"github.com/valyala/bytebufferpool"
 
 	"github.com/streamerd/streamerd/datasource"
@@ -88,7 +87,7 @@ func (a *App) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	bb := bytebufferpool.Get()
 	defer bytebufferpool.Put(bb)
 	a.ms.WritePrometheus(bb)
-	metrics.WriteProcessMetrics(bb)
+	a.procMetrics.write(bb)
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	w.Write(bb.B)
 }

@@ -10,13 +10,14 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/VictoriaMetrics/metrics"
+	vmetrics "github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/internal/config"
 )
@@ -25,7 +26,7 @@ import (
 type httpApp struct {
 	*App
 	base string // http://host:port
-	ms   *metrics.Set
+	ms   *vmetrics.Set
 }
 
 // startHTTPApp starts testdata/http.toml with HTTP on addr and the extra
@@ -38,7 +39,7 @@ func startHTTPApp(t *testing.T, addr, extra string) *httpApp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms := metrics.NewSet()
+	ms := vmetrics.NewSet()
 	a, err := Build(f, ms, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -333,7 +334,7 @@ func TestHTTPTokenFileErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Build(f, metrics.NewSet(), slog.New(slog.DiscardHandler))
+		_, err = Build(f, vmetrics.NewSet(), slog.New(slog.DiscardHandler))
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "http.toml:5:1: App: HTTPTokenFile: ") {
 			t.Errorf("%s: %v, want %q", filepath.Base(path), err, want)
 		}
@@ -364,4 +365,38 @@ func TestHTTPFormBody(t *testing.T) {
 	if code, body := h.do(t, "POST", "/force", "", strings.NewReader(form)); code != 200 || body != "forced Streamer.Setpoint = 2.5\n" {
 		t.Errorf("form body: %d %q", code, body)
 	}
+}
+
+// A flood of scrapes stops the world (runtime.ReadMemStats, the RT
+// goroutine with it) at most once per procMetricsEvery.
+func TestHTTPMetricsFloodStopsTheWorldRarely(t *testing.T) {
+	h := startHTTPApp(t, "127.0.0.1:0", "")
+	stops := func() uint64 {
+		s := []metrics.Sample{{Name: "/sched/pauses/total/other:seconds"}}
+		metrics.Read(s)
+		var n uint64
+		for _, c := range s[0].Value.Float64Histogram().Counts {
+			n += c
+		}
+		return n
+	}
+	before := stops()
+	for range 20 { // what each scrape cost without the cache
+		vmetrics.WriteProcessMetrics(io.Discard)
+	}
+	if n := stops() - before; n < 20 {
+		t.Fatalf("20 direct renderings counted %d stops of the world: the probe does not see them", n)
+	}
+	before = stops()
+	t0 := time.Now()
+	for range 200 {
+		if code, body := h.do(t, "GET", "/metrics", "", nil); code != 200 || !strings.Contains(body, "go_memstats_alloc_bytes ") {
+			t.Fatalf("/metrics: %d", code)
+		}
+	}
+	n, limit := stops()-before, uint64(time.Since(t0)/procMetricsEvery)+2
+	if n > limit {
+		t.Errorf("200 scrapes in %v stopped the world %d times; at most %d", time.Since(t0), n, limit)
+	}
+	t.Logf("200 scrapes in %v: %d stops of the world", time.Since(t0), n)
 }
