@@ -104,11 +104,12 @@ type rtRun struct {
 	PeakRSS                  int64   // bytes, VmHWM
 	GCCycles                 float64 // go_gc_duration_seconds_count
 	Allocated                float64 // bytes, go_memstats_alloc_bytes_total
+	WorstPause               float64 // seconds, upper bound of the worst stop-the-world pause (go_gc_pauses_seconds)
 }
 
 func (r rtRun) String() string {
-	return fmt.Sprintf("%d cycles, %d missed periods, %d overruns, worst wake-up %.0f µs, peak RSS %.1f MB, %.0f GC cycles, %.0f MB allocated",
-		r.Cycles, r.Missed, r.Overruns, r.WorstWakeupUs, float64(r.PeakRSS)/(1<<20), r.GCCycles, r.Allocated/(1<<20))
+	return fmt.Sprintf("%d cycles, %d missed periods, %d overruns, worst wake-up %.0f µs, peak RSS %.1f MB, %.0f GC cycles, %.0f MB allocated, worst pause ≤ %.3g ms",
+		r.Cycles, r.Missed, r.Overruns, r.WorstWakeupUs, float64(r.PeakRSS)/(1<<20), r.GCCycles, r.Allocated/(1<<20), r.WorstPause*1e3)
 }
 
 // TestAbuseCostsTheRTLoopLittle runs two daemons side by side at 1 kHz
@@ -210,6 +211,7 @@ func readRun(t *testing.T, p *piped) rtRun {
 	}
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
+	var pauses float64 // the count of the widest bucket seen so far
 	for sc.Scan() {
 		name, v, _ := strings.Cut(sc.Text(), " ")
 		x, _ := strconv.ParseFloat(v, 64)
@@ -218,6 +220,12 @@ func readRun(t *testing.T, p *piped) rtRun {
 			run.GCCycles = x
 		case "go_memstats_alloc_bytes_total":
 			run.Allocated = x
+		}
+		// Cumulative buckets: the worst pause lies in the first bucket
+		// whose count reaches the total.
+		if le, ok := strings.CutPrefix(name, `go_gc_pauses_seconds_bucket{le="`); ok && x > pauses {
+			pauses = x
+			run.WorstPause, _ = strconv.ParseFloat(strings.TrimSuffix(le, `"}`), 64)
 		}
 	}
 	return run
