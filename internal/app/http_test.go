@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/metrics"
 	"strconv"
 	"strings"
@@ -399,4 +400,68 @@ func TestHTTPMetricsFloodStopsTheWorldRarely(t *testing.T) {
 		t.Errorf("200 scrapes in %v stopped the world %d times; at most %d", time.Since(t0), n, limit)
 	}
 	t.Logf("200 scrapes in %v: %d stops of the world", time.Since(t0), n)
+}
+
+// What a force leaves behind is bounded whatever the signal's size: the
+// reply and /status show about maxShownValue bytes of the value, the event
+// ring keeps maxEventValue.
+func TestHTTPForceKeepsLittle(t *testing.T) {
+	h := startHTTPApp(t, "127.0.0.1:0", "")
+	var list []string
+	for i := range 100 {
+		list = append(list, strconv.Itoa(1000+i)+".25")
+	}
+	code, body := h.do(t, "POST", "/force", "", strings.NewReader("signal=Streamer.Big&value="+strings.Join(list, ",")))
+	if code != 200 || len(body) > maxShownValue+64 || !strings.HasSuffix(body, "…(100 elements)\n") {
+		t.Errorf("reply: %d %d bytes %q", code, len(body), body)
+	}
+	ev := h.events.recent()
+	if len(ev) != 1 || len(ev[0].Value) > maxEventValue || !strings.HasPrefix(ev[0].Value, "1000.25,1001.25,") {
+		t.Errorf("event: %+v", ev)
+	}
+	st := h.Status()
+	if len(st.Forces) != 1 || len(st.Forces[0].Value) > maxShownValue+32 {
+		t.Errorf("/status forces: %+v", st.Forces)
+	}
+}
+
+// /degrade reads numbers in base 10 and replies with the value applied.
+func TestHTTPDegradeBase10(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "configs", "rd100s.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := regexp.MustCompile(`HTTPAddress = "[^"]*"`).ReplaceAllString(string(data), `HTTPAddress = "127.0.0.1:0"`)
+	f, err := config.Parse("rd100s.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Build(f, vmetrics.NewSet(), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop()
+	h := &httpApp{App: a, base: "http://" + a.HTTPAddr()}
+	for _, tc := range []struct {
+		query string
+		code  int
+		want  string
+	}{
+		{"key=loss_every_n&value=010", 200, "Encoder: loss_every_n = 10\n"},
+		{"key=loss_every_n&value=0", 200, "Encoder: loss_every_n = 0\n"},
+		{"key=jitter_ms&value=2.50", 200, "Encoder: jitter_ms = 2.5\n"},
+		{"key=loss_every_n&value=0x10", 400, "base 10"},
+		{"key=loss_every_n&value=1_0", 400, "base 10"},
+		{"key=loss_probability&value=0x1p-2", 400, "base 10"},
+		{"key=freeze&value=" + strings.Repeat("1", 100), 400, "at most 64"},
+		{"key=restart&value=true", 200, "Encoder: restart = applied\n"},
+	} {
+		code, body := h.do(t, "POST", "/degrade?datasource=Encoder&"+tc.query, "", nil)
+		if code != tc.code || !strings.Contains(body, tc.want) {
+			t.Errorf("%s: %d %q, want %d %q", tc.query, code, body, tc.code, tc.want)
+		}
+	}
 }
