@@ -36,7 +36,14 @@ func startHTTPApp(t *testing.T, addr, extra string) *httpApp {
 	t.Helper()
 	text := strings.NewReplacer("%ADDR%", addr, "%PORT%", strconv.Itoa(freePort(t)),
 		"[App]\n", "[App]\n"+extra+"\n").Replace(readTestdata(t, "http.toml"))
-	f, err := config.Parse("http.toml", []byte(text))
+	return startApp(t, "http.toml", text)
+}
+
+// startApp parses, builds and starts the application text, stopped when t
+// ends.
+func startApp(t *testing.T, name, text string) *httpApp {
+	t.Helper()
+	f, err := config.Parse(name, []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,20 +438,7 @@ func TestHTTPDegradeBase10(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := regexp.MustCompile(`HTTPAddress = "[^"]*"`).ReplaceAllString(string(data), `HTTPAddress = "127.0.0.1:0"`)
-	f, err := config.Parse("rd100s.toml", []byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := Build(f, vmetrics.NewSet(), slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer a.Stop()
-	h := &httpApp{App: a, base: "http://" + a.HTTPAddr()}
+	h := startApp(t, "rd100s.toml", regexp.MustCompile(`HTTPAddress = "[^"]*"`).ReplaceAllString(string(data), `HTTPAddress = "127.0.0.1:0"`))
 	for _, tc := range []struct {
 		query string
 		code  int
