@@ -115,6 +115,9 @@ func (a *App) Degrade(dsName, key, value string) (string, error) {
 		if !ok {
 			return "", fmt.Errorf("datasource %q (%s) has no degradations", dsName, s.cfg.Class)
 		}
+		if len(key) > maxDegradeValue {
+			return "", fmt.Errorf("unknown degradation %s", clip.Quote(key, maxQuotedInput))
+		}
 		if len(value) > maxDegradeValue {
 			return "", fmt.Errorf("%s: value of %d bytes; at most %d", clip.Quote(key, maxQuotedInput), len(value), maxDegradeValue)
 		}
@@ -133,7 +136,8 @@ func (a *App) Degrade(dsName, key, value string) (string, error) {
 	return "", fmt.Errorf("no datasource %s", clip.Quote(dsName, maxQuotedInput))
 }
 
-// maxDegradeValue bounds a /degrade value: a number, a duration or a word.
+// maxDegradeValue bounds a /degrade key and value: a name, a number, a
+// duration or a word.
 const maxDegradeValue = 64
 
 // plainDecimal reports whether s, a degradation value (a number, a Go

@@ -452,6 +452,7 @@ func TestHTTPDegradeBase10(t *testing.T) {
 		{"key=loss_probability&value=0x1p-2", 400, "base 10"},
 		{"key=freeze&value=" + strings.Repeat("1", 100), 400, "at most 64"},
 		{"key=restart&value=true", 200, "Encoder: restart = applied\n"},
+		{"key=" + strings.Repeat("k", 5000) + "&value=1", 400, "…(5000 bytes)"},
 	} {
 		code, body := h.do(t, "POST", "/degrade?datasource=Encoder&"+tc.query, "", nil)
 		if code != tc.code || !strings.Contains(body, tc.want) {
