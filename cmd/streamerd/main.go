@@ -11,9 +11,13 @@
 // configurations with the same address can run side by side.
 // -check validates the file and exits 0 or 1; -describe prints the resolved
 // signal layout. Every listener and socket opens before any producer
-// sends: a start that fails sends nothing. SIGINT or SIGTERM stops the
-// threads in order and exits 0. -version prints the module version and
-// the VCS revision the binary was built from; -h lists every flag.
+// sends: a start that fails sends nothing. SIGINT, SIGTERM or SIGHUP stops
+// the threads in order and exits 0 (SIGHUP does not reload the
+// configuration). -version prints the module version and the VCS revision
+// the binary was built from; -h lists every flag. Log lines go to stderr
+// through a bounded buffer: when stderr is slow, full or closed they are
+// dropped and counted (streamerd_log_lines_dropped_total), never waited
+// for, and a closed pipe never stops the daemon.
 // -import-marte2 converts a MARTe2 application (.cfg) into streamerd TOML
 // (docs/marte2.md); with -check it reports what maps, what is approximated
 // and what is skipped instead.
@@ -28,19 +32,34 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/configs"
 	"github.com/streamerd/streamerd/internal/app"
 	"github.com/streamerd/streamerd/internal/cli"
+	"github.com/streamerd/streamerd/internal/clip"
 	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/logsink"
 )
 
 func main() {
+	// A write to a closed stdout or stderr pipe fails with EPIPE instead
+	// of killing the process.
+	signal.Ignore(syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, nil))
 }
+
+// Bounds of the log output.
+const (
+	logBuffer   = 256 << 10 // bytes of log lines waiting for stderr
+	maxLogLine  = 8 << 10   // a longer line is cut
+	maxLogValue = 1 << 10   // a longer string attribute is cut (the line stays well-formed)
+	logFlush    = time.Second
+)
 
 // usage is what -h prints besides the flags.
 var usage = cli.Usage{
@@ -49,7 +68,7 @@ var usage = cli.Usage{
 		"-import-marte2 app.cfg [-import-marte2-partial] [-check | -describe] > app.toml",
 		"-version",
 	},
-	Summary: "Runs the streamerd application a TOML file describes (without -config, the embedded configs/app.toml): RT threads, GAMs and UDP producers, with metrics, status and operator control over HTTP. SIGINT or SIGTERM stops it and it exits 0; it exits 1 when the configuration is invalid or a socket cannot be opened, 2 on bad flags.",
+	Summary: "Runs the streamerd application a TOML file describes (without -config, the embedded configs/app.toml): RT threads, GAMs and UDP producers, with metrics, status and operator control over HTTP. SIGINT, SIGTERM or SIGHUP stops it and it exits 0; it exits 1 when the configuration is invalid or a socket cannot be opened, 2 on bad flags.",
 	Examples: []string{
 		"streamerd -config configs/rd100s.toml -http 127.0.0.1:9200   # another HTTP port than the file's",
 		"streamerd -check -config app.toml                           # exit 0 when valid, else the errors with file:line:col",
@@ -139,7 +158,9 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	if o.httpSet {
 		f.App.HTTPAddress = o.http
 	}
-	log, err := newLogger(stderr, f.App.LogLevel, f.App.LogFormat)
+	sink := logsink.New(stderr, logsink.Options{Buffer: logBuffer, MaxLine: maxLogLine})
+	defer sink.Close(logFlush)
+	log, err := newLogger(sink, f.App.LogLevel, f.App.LogFormat)
 	if err != nil {
 		fmt.Fprintln(stderr, "streamerd:", err)
 		return 2
@@ -148,6 +169,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	// # HELP and # TYPE lines in /metrics, for Prometheus and its tools.
 	metrics.ExposeMetadata(true)
 	ms := metrics.NewSet()
+	ms.RegisterMetricsWriter(func(w io.Writer) { writeLogMetrics(w, sink.Stats()) })
 	a, err := app.Build(f, ms, log)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -164,7 +186,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 
 	if stop == nil {
 		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+		signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 		ch := make(chan struct{})
 		go func() { s := <-sig; log.Info("stopping", "signal", s.String()); close(ch) }()
 		stop = ch
@@ -188,7 +210,7 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("log level %q: want debug, info, warn or error", level)
 	}
-	opts := &slog.HandlerOptions{Level: l}
+	opts := &slog.HandlerOptions{Level: l, ReplaceAttr: clipAttr}
 	switch format {
 	case "", "text":
 		return slog.New(slog.NewTextHandler(w, opts)), nil
@@ -196,4 +218,33 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("log format %q: want text or json", format)
+}
+
+// clipAttr cuts a string or error attribute longer than maxLogValue, so
+// that no input quoted in a log line can make it unbounded.
+func clipAttr(_ []string, a slog.Attr) slog.Attr {
+	var s string
+	switch a.Value.Kind() {
+	case slog.KindString:
+		s = a.Value.String()
+	case slog.KindAny:
+		err, ok := a.Value.Any().(error)
+		if !ok {
+			return a
+		}
+		s = err.Error()
+	default:
+		return a
+	}
+	if len(s) > maxLogValue {
+		a.Value = slog.StringValue(clip.Prefix(s, maxLogValue) + "…(" + strconv.Itoa(len(s)) + " bytes)")
+	}
+	return a
+}
+
+// writeLogMetrics writes the log sink's counts as Prometheus counters.
+func writeLogMetrics(w io.Writer, st logsink.Stats) {
+	metrics.WriteCounterUint64(w, "streamerd_log_lines_dropped_total", st.Dropped)
+	metrics.WriteCounterUint64(w, "streamerd_log_write_errors_total", st.Failed)
+	metrics.WriteCounterUint64(w, "streamerd_log_lines_truncated_total", st.Truncated)
 }

@@ -35,11 +35,16 @@ type App struct {
 
 	httpSrv *http.Server
 	httpLn  net.Listener
+	guard   *httpGuard
 	scope   *appScope // the web scope, when App.ScopeAddress is set
+
+	procMetrics procMetrics // the runtime metrics of /metrics, cached
 
 	events eventLog
 
 	wakeHold io.Closer // the PM QoS wake-latency hold, when configured
+
+	rtp runtimePolicy // restored by Stop
 
 	stopPublish chan struct{}
 	publishDone chan struct{}
@@ -75,7 +80,15 @@ type thread struct {
 // datasource, and the RT threads. Metrics go to ms; logs to log.
 func Build(f *config.File, ms *metrics.Set, log *slog.Logger) (*App, error) {
 	a := &App{file: f, log: log, ms: ms}
-	a.events.init(256)
+	a.events.init(eventRingSize)
+	a.guard = newHTTPGuard(ms, httpBounds.maxInFlight, httpBounds.maxBody)
+	if p := f.App.HTTPTokenFile; p != "" && f.App.HTTPAddress != "" {
+		tok, err := readToken(p)
+		if err != nil {
+			return nil, f.Errorf("App.HTTPTokenFile", "%v", err)
+		}
+		a.guard.setToken(tok)
+	}
 	var errs []error
 	for i := range f.DataSources {
 		d := &f.DataSources[i]
@@ -312,6 +325,7 @@ func (a *App) Start() error {
 		}
 		a.stopHTTP()
 		a.releaseWakeHold()
+		a.restoreRuntime()
 		return err
 	}
 	if err := a.startHTTP(); err != nil {
@@ -346,6 +360,9 @@ func (a *App) Start() error {
 		a.wakeHold = h
 		a.log.Info("holding the CPU wake-up latency", "us", us)
 	}
+	limit, source := a.setMemoryPolicy()
+	procs := a.setProcs()
+	a.log.Info("runtime policy", "memory_limit", limit, "source", source, "gogc", gcPercent(), "gomaxprocs", procs)
 	// Idle OS threads for the runtime to hand to goroutines blocked in
 	// system calls, created now rather than lazily during the run.
 	rt.WarmThreadPool(warmThreads)
@@ -391,6 +408,7 @@ func (a *App) Stop() error {
 	}
 	a.stopHTTP()
 	a.releaseWakeHold()
+	a.restoreRuntime()
 	return errors.Join(errs...)
 }
 

@@ -14,6 +14,11 @@ type Event struct {
 	Value  string    `json:"value,omitempty"`
 }
 
+// eventRingSize is how many events /status keeps. An event's Target is a
+// signal or datasource name of the configuration and its Value is at most
+// maxEventValue bytes, so the ring is bounded in memory too.
+const eventRingSize = 256
+
 // eventLog keeps the most recent events in a ring.
 type eventLog struct {
 	mu   sync.Mutex

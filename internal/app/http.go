@@ -4,13 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
-	"github.com/VictoriaMetrics/metrics"
 	"github.com/valyala/bytebufferpool"
+
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/internal/config"
 )
 
 // startHTTP listens on App.HTTPAddress (nothing when it is empty) and
@@ -21,6 +23,11 @@ import (
 //	POST /force?signal=DS.Signal&value=V   force a signal (V: one value for every element, or a comma list)
 //	POST /release?signal=DS.Signal         release it
 //	POST /degrade?datasource=DS&key=K&value=V   RD100S degradations (see docs/config.md)
+//
+// Every request is bounded before a handler sees it (httpguard.go). With a
+// token (App.HTTPTokenFile) every endpoint needs it; without one, the
+// control endpoints are served only on a loopback address unless
+// App.HTTPInsecureControl says otherwise.
 func (a *App) startHTTP() error {
 	addr := a.file.App.HTTPAddress
 	if addr == "" {
@@ -30,19 +37,37 @@ func (a *App) startHTTP() error {
 	if err != nil {
 		return fmt.Errorf("HTTP listen on %s: %w", addr, err)
 	}
+	b := httpBounds
+	g := a.guard
+	loopback := false
+	if ta, ok := ln.Addr().(*net.TCPAddr); ok {
+		loopback = ta.IP.IsLoopback()
+	}
+	if !loopback && !g.hasToken && !a.file.App.HTTPInsecureControl {
+		g.controlOff = "forbidden: control endpoints are off, as HTTP is not on a loopback address and has no token (App.HTTPTokenFile)"
+	}
+	if msg := config.HTTPExposure(&a.file.App, loopback); msg != "" {
+		a.log.Warn(msg, "address", ln.Addr().String())
+	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /metrics", a.serveMetrics)
-	mux.HandleFunc("GET /status", a.serveStatus)
-	mux.HandleFunc("POST /force", a.serveForce)
-	mux.HandleFunc("POST /release", a.serveRelease)
-	mux.HandleFunc("POST /degrade", a.serveDegrade)
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET /metrics", g.handle(classRead, a.serveMetrics))
+	mux.HandleFunc("GET /status", g.handle(classRead, a.serveStatus))
+	mux.HandleFunc("POST /force", g.handle(classControl, a.serveForce))
+	mux.HandleFunc("POST /release", g.handle(classControl, a.serveRelease))
+	mux.HandleFunc("POST /degrade", g.handle(classControl, a.serveDegrade))
+	mux.HandleFunc("GET /{$}", g.handle(classRead, func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "streamerd\n\nGET  /metrics\nGET  /status\nPOST /force?signal=DataSource.Signal&value=V\nPOST /release?signal=DataSource.Signal\nPOST /degrade?datasource=DS&key=K&value=V\n")
-	})
+	}))
 	a.httpLn = ln
-	a.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go a.httpSrv.Serve(ln)
-	a.log.Info("HTTP listening", "address", ln.Addr().String())
+	a.httpSrv = &http.Server{
+		Handler: mux, ReadHeaderTimeout: b.readHeader, ReadTimeout: b.read, WriteTimeout: b.write,
+		IdleTimeout: b.idle, MaxHeaderBytes: b.maxHeader,
+		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelDebug),
+	}
+	lim := &limitListener{Listener: ln, slots: make(chan struct{}, b.maxConns),
+		refused: a.ms.GetOrCreateCounter(`streamerd_http_refused_total{reason="connections"}`)}
+	go a.httpSrv.Serve(lim)
+	a.log.Info("HTTP listening", "address", ln.Addr().String(), "token", g.hasToken, "control", g.controlOff == "")
 	return nil
 }
 
@@ -62,7 +87,7 @@ func (a *App) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	bb := bytebufferpool.Get()
 	defer bytebufferpool.Put(bb)
 	a.ms.WritePrometheus(bb)
-	metrics.WriteProcessMetrics(bb)
+	a.procMetrics.write(bb)
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	w.Write(bb.B)
 }
@@ -91,10 +116,19 @@ type ThreadStatus struct {
 	LastError     string  `json:"last_error,omitempty"`
 }
 
-// ForceStatus is one forced signal in /status.
+// ForceStatus is one forced signal in /status: the value signal memory
+// holds (at most about 256 bytes of text), and for a quantised signal the
+// elements the wire cannot carry and what the client receives instead.
 type ForceStatus struct {
-	Signal string `json:"signal"`
-	Value  string `json:"value"`
+	Signal          string `json:"signal"`
+	Value           string `json:"value"`
+	ClampedElements int    `json:"clamped_elements,omitempty"`
+	Note            string `json:"note,omitempty"`
+}
+
+func forceStatus(ds string, sig *datasource.Signal, b []byte) ForceStatus {
+	clamped, note := wireClamp(sig, b)
+	return ForceStatus{Signal: ds + "." + sig.Name, Value: formatValue(sig, b, maxShownValue), ClampedElements: clamped, Note: note}
 }
 
 // Status returns the application's status. Its lists are empty, never
@@ -117,7 +151,7 @@ func (a *App) Status() Status {
 		st.DataSources = append(st.DataSources, statusOf(s.ds))
 		sigs := s.ds.Signals()
 		for idx, v := range s.forces.Forced() {
-			st.Forces = append(st.Forces, ForceStatus{Signal: s.cfg.Name + "." + sigs[idx].Name, Value: formatValue(&sigs[idx], v)})
+			st.Forces = append(st.Forces, forceStatus(s.cfg.Name, &sigs[idx], v))
 		}
 	}
 	st.Events = a.events.recent()
@@ -131,105 +165,4 @@ func (a *App) serveStatus(w http.ResponseWriter, _ *http.Request) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.Encode(a.Status())
-}
-
-func (a *App) serveForce(w http.ResponseWriter, r *http.Request) {
-	target, value := r.FormValue("signal"), r.FormValue("value")
-	if err := a.Force(target, value); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	fmt.Fprintf(w, "forced %s = %s\n", target, value)
-}
-
-func (a *App) serveRelease(w http.ResponseWriter, r *http.Request) {
-	target := r.FormValue("signal")
-	if err := a.Release(target); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	fmt.Fprintf(w, "released %s\n", target)
-}
-
-func (a *App) serveDegrade(w http.ResponseWriter, r *http.Request) {
-	ds, key, value := r.FormValue("datasource"), r.FormValue("key"), r.FormValue("value")
-	if err := a.Degrade(ds, key, value); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	fmt.Fprintf(w, "%s: %s = %s\n", ds, key, value)
-}
-
-// lookupSignal resolves "DataSource.Signal".
-func (a *App) lookupSignal(target string) (*source, int, error) {
-	dsName, sigName, ok := strings.Cut(target, ".")
-	if !ok {
-		return nil, 0, fmt.Errorf("signal %q: want DataSource.Signal", target)
-	}
-	for _, s := range a.sources {
-		if s.cfg.Name != dsName {
-			continue
-		}
-		for i, sig := range s.ds.Signals() {
-			if sig.Name == sigName {
-				return s, i, nil
-			}
-		}
-		return nil, 0, fmt.Errorf("datasource %q has no signal %q", dsName, sigName)
-	}
-	return nil, 0, fmt.Errorf("no datasource %q", dsName)
-}
-
-// Force makes signal "DataSource.Signal" hold value until released. value
-// is one number for every element or a comma-separated list of one per
-// element, parsed for the signal's type (range-checked).
-func (a *App) Force(target, value string) error {
-	s, i, err := a.lookupSignal(target)
-	if err != nil {
-		return err
-	}
-	sig := &s.ds.Signals()[i]
-	b, err := parseValue(sig, value)
-	if err != nil {
-		return fmt.Errorf("force %s: %w", target, err)
-	}
-	s.forces.Force(i, s.ds.GetSignalMemoryBuffer(i), b)
-	a.events.add(Event{Time: time.Now(), Kind: "force", Target: target, Value: value})
-	a.log.Info("signal forced", "signal", target, "value", value)
-	return nil
-}
-
-// Release ends a force.
-func (a *App) Release(target string) error {
-	s, i, err := a.lookupSignal(target)
-	if err != nil {
-		return err
-	}
-	if !s.forces.Release(i) {
-		return fmt.Errorf("release %s: not forced", target)
-	}
-	a.events.add(Event{Time: time.Now(), Kind: "release", Target: target})
-	a.log.Info("signal released", "signal", target)
-	return nil
-}
-
-// Degrade sets an RD100S degradation parameter.
-func (a *App) Degrade(dsName, key, value string) error {
-	for _, s := range a.sources {
-		if s.cfg.Name != dsName {
-			continue
-		}
-		d, ok := s.ds.(degrader)
-		if !ok {
-			return fmt.Errorf("datasource %q (%s) has no degradations", dsName, s.cfg.Class)
-		}
-		return d.Set(key, value)
-	}
-	return fmt.Errorf("no datasource %q", dsName)
-}
-
-// degrader is what an RD100S datasource offers the operator; it records
-// its own events.
-type degrader interface {
-	Set(key, value string) error
 }

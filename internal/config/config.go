@@ -27,13 +27,13 @@ package config
 
 import (
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp"
 	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
+	"github.com/streamerd/streamerd/internal/regfile"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -62,12 +62,24 @@ type App struct {
 	LogFormat    string // "text" or "json"
 	LockMemory   bool   // mlockall(MCL_CURRENT|MCL_FUTURE) at start
 	GCPolicy     string // "default" or "off" (GOGC off during the run)
-	MemoryLimit  int64  // bytes for debug.SetMemoryLimit; 0 = none (1 GiB is filled in when GCPolicy is "off")
+	MemoryLimit  int64  // bytes for debug.SetMemoryLimit; 0 = none; MemoryLimitAuto when absent (1 GiB is filled in when GCPolicy is "off")
 	// CPUWakeLatency, when ≥ 0, holds the PM QoS CPU wake-up latency at
 	// this many µs while the application runs (/dev/cpu_dma_latency); -1
 	// leaves the system's setting.
 	CPUWakeLatency int
+
+	// HTTPTokenFile names a file holding the bearer token every HTTP
+	// request must carry (Authorization: Bearer <token>); "" for none.
+	// The file is read when the application is built.
+	HTTPTokenFile string
+	// HTTPInsecureControl serves /force, /release and /degrade without a
+	// token on an HTTPAddress that is not loopback (refused otherwise).
+	HTTPInsecureControl bool
 }
+
+// MemoryLimitAuto is App.MemoryLimit when the file leaves it out: the
+// daemon chooses the limit (see internal/app).
+const MemoryLimitAuto = -1
 
 // SlogLevel returns LogLevel as a slog.Level.
 func (a *App) SlogLevel() slog.Level {
@@ -190,9 +202,15 @@ type DataSource struct {
 	FlatUDP     *flatudp.Config
 }
 
-// Load reads the file at path and parses it with Parse.
+// MaxFileSize is the size of the largest configuration file Load reads.
+const MaxFileSize = 16 << 20
+
+// Load reads the file at path and parses it with Parse. A path that is not
+// a regular file (a named pipe, /dev/zero, a directory) or a file larger
+// than MaxFileSize is refused before it is read, with one line that says
+// so.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.Read(path, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -33,14 +34,14 @@ type tbl struct {
 
 func (d *decoder) errf(path, format string, args ...any) {
 	d.bad[path] = true
-	d.errs = append(d.errs, d.f.errAt(path, fmt.Sprintf(format, args...)))
+	d.errs = append(d.errs, d.f.errAt(path, message(format, args...)))
 }
 
 func (t *tbl) at(key string) string { return join(t.path, key) }
 
 func (t *tbl) errf(key, format string, args ...any) {
 	t.d.bad[t.at(key)] = true
-	t.d.errs = append(t.d.errs, t.d.f.errKey(t.path, key, fmt.Sprintf(format, args...)))
+	t.d.errs = append(t.d.errs, t.d.f.errKey(t.path, key, message(format, args...)))
 }
 
 // failed reports whether an error was reported for key.
@@ -80,7 +81,7 @@ func (t *tbl) done() {
 	}
 	sort.Strings(unknown)
 	for _, k := range unknown {
-		msg := fmt.Sprintf("unknown key %q", k)
+		msg := message("unknown key %q", k)
 		for _, c := range t.keys {
 			if strings.EqualFold(c, k) {
 				msg += fmt.Sprintf(" (did you mean %q?)", c)
@@ -108,7 +109,7 @@ func uniq(s []string) []string {
 func kind(v any) string {
 	switch v := v.(type) {
 	case string:
-		return "string " + strconv.Quote(v)
+		return "string " + quote(v)
 	case int64:
 		return "integer " + strconv.FormatInt(v, 10)
 	case float64:
@@ -385,6 +386,7 @@ func Parse(path string, data []byte) (*File, error) {
 
 func parse(path string, data []byte, known map[string]bool) (*File, error) {
 	f := &File{Path: path}
+	data = bytes.TrimPrefix(data, utf8BOM) // as editors on Windows write it
 	var raw map[string]any
 	if err := toml.Unmarshal(data, &raw); err != nil {
 		return nil, syntaxError(path, err)
@@ -403,9 +405,13 @@ func parse(path string, data []byte, known map[string]bool) (*File, error) {
 	return f, nil
 }
 
+// utf8BOM is the byte order mark some editors write at the start of a
+// UTF-8 file; TOML does not allow it, and it carries nothing.
+var utf8BOM = []byte("\xEF\xBB\xBF")
+
 func syntaxError(path string, err error) error {
 	var de *toml.DecodeError
-	e := &Error{File: path, Line: 1, Col: 1, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+	e := &Error{File: path, Line: 1, Col: 1, Msg: clipMessage(strings.TrimPrefix(err.Error(), "toml: "))}
 	if errors.As(err, &de) {
 		e.Line, e.Col = de.Position()
 	}

@@ -30,11 +30,21 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 	}
 	if e.Key != "" {
-		b.WriteString(e.Key)
+		b.WriteString(plainKey(e.Key))
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Msg)
 	return b.String()
+}
+
+// plainKey returns key as it is when it is short and printable, else
+// quoted and clipped: a key is the file's text too (an unknown key can be
+// anything TOML allows).
+func plainKey(key string) string {
+	if _, _, bad := badRune(key); bad || len(key) > maxQuoted {
+		return quote(key)
+	}
+	return key
 }
 
 // Errors is every error found in one configuration file, sorted by
@@ -103,7 +113,7 @@ func (f *File) spelled(path string) bool {
 // Errorf returns an *Error positioned at path (see Position) whose text is
 // "<file>:<line>:<col>: <where>: <key>: <message>".
 func (f *File) Errorf(path, format string, args ...any) error {
-	return f.errAt(path, fmt.Sprintf(format, args...))
+	return f.errAt(path, message(format, args...))
 }
 
 // errAt builds an *Error for the key at path; a path ending in "]" names a
@@ -132,7 +142,7 @@ func (f *File) errKey(tbl, key, msg string) *Error {
 		pos = tbl
 	}
 	line, col := f.Position(pos)
-	return &Error{File: f.Path, Line: line, Col: col, Where: f.where(tbl), Key: key, Msg: msg}
+	return &Error{File: f.Path, Line: line, Col: col, Where: f.where(tbl), Key: key, Msg: clipMessage(msg)}
 }
 
 // where renders a canonical table path for humans: each array element is
@@ -161,7 +171,7 @@ func (f *File) where(path string) string {
 			cur = element(cur, idx)
 			if em, ok := cur.(map[string]any); ok {
 				if s, ok := em["Name"].(string); ok && s != "" {
-					b.WriteString(" " + strconv.Quote(s))
+					b.WriteString(" " + quote(s))
 				}
 			}
 		}

@@ -41,14 +41,25 @@ func (d *decoder) app(t *tbl) {
 	a := &d.f.App
 	a.HTTPAddress = t.str("HTTPAddress", "127.0.0.1:9100")
 	t.hostPort("HTTPAddress", a.HTTPAddress, "127.0.0.1:9100", "HTTP")
+	a.HTTPTokenFile = t.str("HTTPTokenFile", "")
+	a.HTTPInsecureControl = t.boolean("HTTPInsecureControl", false)
+	switch {
+	case !a.HTTPInsecureControl:
+	case a.HTTPAddress == "":
+		t.errf("HTTPInsecureControl", "has no effect with HTTP off (HTTPAddress = \"\")")
+	case a.HTTPTokenFile != "":
+		t.errf("HTTPInsecureControl", "has no effect with HTTPTokenFile: every request carries the token")
+	case LoopbackHost(a.HTTPAddress):
+		t.errf("HTTPInsecureControl", "has no effect on a loopback HTTPAddress, where the control endpoints are served without a token")
+	}
 	a.ScopeAddress = t.str("ScopeAddress", "")
 	t.hostPort("ScopeAddress", a.ScopeAddress, "127.0.0.1:8090", "the scope")
 	a.LogLevel = t.enum("LogLevel", "info", "debug", "info", "warn", "error")
 	a.LogFormat = t.enum("LogFormat", "text", "text", "json")
 	a.LockMemory = t.boolean("LockMemory", false)
 	a.GCPolicy = t.enum("GCPolicy", "default", "default", "off")
-	a.MemoryLimit = t.integer("MemoryLimit", 0, 0, math.MaxInt64)
-	if a.GCPolicy == "off" && a.MemoryLimit == 0 {
+	a.MemoryLimit = t.integer("MemoryLimit", MemoryLimitAuto, 0, math.MaxInt64)
+	if a.GCPolicy == "off" && a.MemoryLimit <= 0 {
 		a.MemoryLimit = defaultGCLimit
 	}
 	a.CPUWakeLatency = int(t.integer("CPUWakeLatency", -1, -1, 2_000_000_000))
@@ -73,6 +84,7 @@ func (t *tbl) hostPort(key, value, example, what string) {
 
 func (d *decoder) thread(t *tbl) Thread {
 	th := Thread{Name: t.reqStr("Name")}
+	t.printable("Name", th.Name)
 	hasF, hasP := t.has("Frequency"), t.has("Period")
 	th.Frequency = t.float("Frequency", 0)
 	ps := t.str("Period", "")
@@ -139,6 +151,7 @@ func (d *decoder) gam(t *tbl) GAM {
 	if strings.ContainsAny(g.Name, ". ") {
 		t.errf("Name", "must not contain '.' or spaces (inputs are written \"GAM.Signal\"), got %q", g.Name)
 	}
+	t.printable("Name", g.Name)
 	g.Class = t.reqStr("Class")
 	switch g.Class {
 	case ClassTimer, ClassWaveform, ClassIOGAM, ClassText, "":
@@ -192,6 +205,8 @@ func (d *decoder) gam(t *tbl) GAM {
 		if out.Alias == "" && o.has("Alias") {
 			o.errf("Alias", "must not be empty")
 		}
+		o.printable("Signal", out.Signal)
+		o.printable("Alias", out.Alias)
 		o.done()
 		g.Outputs = append(g.Outputs, out)
 	}
@@ -245,6 +260,10 @@ var classes = map[string]func(t *tbl, ds *DataSource) error{
 // leaving out those on a key the decoder already reported.
 func (d *decoder) dataSource(i int, t *tbl) DataSource {
 	ds := DataSource{Name: t.reqStr("Name"), Class: t.reqStr("Class")}
+	if strings.Contains(ds.Name, ".") {
+		t.errf("Name", "must not contain '.' (signals are addressed as \"DataSource.Signal\", e.g. by /force), got %q", ds.Name)
+	}
+	t.printable("Name", ds.Name)
 	if !t.has("Signals") {
 		t.get("Signals")
 		t.missing("Signals", "[[DataSources.Signals]] tables")
@@ -274,6 +293,7 @@ var udpsOnly = []string{"RangeMin", "RangeMax", "QuantizedType", "TimeMode", "Ti
 
 func signal(t *tbl, udps bool) datasource.Signal {
 	s := datasource.Signal{Name: t.reqStr("Name")}
+	t.printable("Name", s.Name)
 	if !t.has("Type") {
 		t.get("Type")
 		t.missing("Type", "a type name such as \"float32\"")
@@ -287,6 +307,7 @@ func signal(t *tbl, udps bool) datasource.Signal {
 	s.NumberOfElements = int(t.integer("NumberOfElements", def, 0, datasource.MaxElements))
 	s.Rows, s.Cols = matrixSide(t, "Rows", s.NumberOfDimensions), matrixSide(t, "Cols", s.NumberOfDimensions)
 	s.Unit = t.str("Unit", "")
+	t.printable("Unit", s.Unit)
 	if !udps {
 		for _, k := range udpsOnly {
 			t.forbid(k, "applies only to UDPStreamer signals")

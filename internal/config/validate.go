@@ -115,7 +115,7 @@ func (d *decoder) resolveOutputs() {
 			if prev, dup := fedBy[ref]; dup {
 				d.errf(key, "signal %q of datasource %q is already written by %s; a signal has at most one writer", o.Alias, o.DataSource, prev)
 			} else {
-				fedBy[ref] = "GAM " + strconv.Quote(g.Name)
+				fedBy[ref] = "GAM " + quote(g.Name)
 			}
 			if g.Thread >= 0 {
 				switch w := writer[o.DataSourceIndex]; {

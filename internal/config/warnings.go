@@ -1,6 +1,7 @@
 package config
 
 import (
+	"net"
 	"net/netip"
 	"strconv"
 )
@@ -32,9 +33,12 @@ func (d *decoder) warn() {
 		for tj := 0; tj < ti; tj++ {
 			o := &f.Threads[tj]
 			if spins(o) && (th.CPUMask == 0 || o.CPUMask == 0 || th.CPUMask&o.CPUMask != 0) {
-				w(p+".CPUMask", "this thread and thread "+strconv.Quote(o.Name)+" both spin under SCHED_FIFO and may share a CPU: they can starve each other; pin them to disjoint CPUs")
+				w(p+".CPUMask", "this thread and thread "+quote(o.Name)+" both spin under SCHED_FIFO and may share a CPU: they can starve each other; pin them to disjoint CPUs")
 			}
 		}
+	}
+	if msg := HTTPExposure(&f.App, LoopbackHost(f.App.HTTPAddress)); msg != "" {
+		w("App.HTTPAddress", msg)
 	}
 	for di := range f.DataSources {
 		u := f.DataSources[di].UDPStreamer
@@ -46,4 +50,32 @@ func (d *decoder) warn() {
 		}
 		w("DataSources["+strconv.Itoa(di)+"].AllowedClients", "any host that can reach the port can start a stream, and a spoofed CONNECT directs it at a third party; list the allowed clients")
 	}
+}
+
+// LoopbackHost reports whether the host of hostPort is a loopback address
+// literal or "localhost". Any other name, and an empty or unspecified host
+// (":9100", "0.0.0.0:9100"), is not known to be loopback.
+func LoopbackHost(hostPort string) bool {
+	host, _, err := net.SplitHostPort(hostPort)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.IsLoopback()
+}
+
+// HTTPExposure returns the warning for the HTTP endpoint of app listening
+// on a loopback address or not: what is open to the network without a
+// token, or "" when nothing is.
+func HTTPExposure(app *App, loopback bool) string {
+	switch {
+	case app.HTTPAddress == "" || loopback || app.HTTPTokenFile != "":
+		return ""
+	case app.HTTPInsecureControl:
+		return "HTTP is not on a loopback address and has no HTTPTokenFile: with HTTPInsecureControl, anyone who can reach it can force signals and degrade streams"
+	}
+	return "HTTP is not on a loopback address and has no HTTPTokenFile: /metrics and /status are open to the network, and /force, /release and /degrade are refused (set HTTPTokenFile to serve them with a bearer token)"
 }

@@ -295,6 +295,10 @@ func (w *Waveform) fillPhases(v []float64, k uint64) {
 
 // fillSine writes the sine of indices k, k+1, ... into v: the unit phasor
 // is computed exactly at each anchor and rotated by one step per sample.
+// The rotation drifts a few ulps, so the sine it gives can pass ±1 by as
+// much; it is clamped to [-1, 1], where the exact sine lies, so that the
+// output stays within Offset ± |Amplitude| as the shape promises (the
+// clamp only ever moves a value toward the exact one).
 func (w *Waveform) fillSine(v []float64, k uint64) {
 	a, o := w.cfg.Amplitude, w.cfg.Offset
 	rs, rc := w.rotSin, w.rotCos
@@ -307,7 +311,13 @@ func (w *Waveform) fillSine(v []float64, k uint64) {
 		}
 		end := min(len(v), i+int(base+anchorEvery-idx))
 		for ; i < end; i++ {
-			v[i] = o + a*s
+			u := s
+			if u > 1 {
+				u = 1
+			} else if u < -1 {
+				u = -1
+			}
+			v[i] = o + a*u
 			s, c = s*rc+c*rs, c*rc-s*rs
 		}
 	}

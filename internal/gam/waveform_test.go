@@ -487,6 +487,8 @@ func FuzzWaveform(f *testing.F) {
 	f.Add(uint8(Square), 5.0, 3.0, 1.0, 2.0, 0.1, uint64(0), 0.0, uint8(datasource.Float64), uint16(1), int64(time.Microsecond))
 	f.Add(uint8(Noise), 1e300, 0.0, -1e300, 0.0, 0.0, uint64(9), 0.0, uint8(datasource.Float64), uint16(7), int64(0))
 	f.Add(uint8(Ramp), 1e10, 0.0, 0.0, 0.0, 0.0, uint64(0), 1e-6, uint8(datasource.Int64), uint16(3), int64(0))
+	// The rotated phasor drifted past |sin| = 1: element 50 was -5.000000000000156 in [-5, 121].
+	f.Add(uint8(Sine), -63.0, 5000.0, 58.0, 0.0, 0.5, uint64(1), 1e6, uint8(datasource.Float64), uint16(970), int64(time.Millisecond))
 	f.Fuzz(func(t *testing.T, shape uint8, a, fr, o, ph, duty float64, seed uint64, sr float64, typ uint8, n uint16, period int64) {
 		cfg := WaveformConfig{Shape: Shape(shape), Amplitude: a, Frequency: fr, Offset: o, Phase: ph, DutyCycle: duty,
 			Seed: seed, SamplingRate: sr, Type: datasource.Type(typ), Elements: int(n), CyclePeriod: time.Duration(period)}

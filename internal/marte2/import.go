@@ -3,10 +3,10 @@ package marte2
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"sort"
 	"strings"
+
+	"github.com/streamerd/streamerd/internal/regfile"
 )
 
 // Options tune Import.
@@ -49,21 +49,14 @@ type importer struct {
 }
 
 // ReadFile reads a MARTe2 configuration file, refusing one larger than
-// MaxFileSize before reading it all.
+// MaxFileSize before reading it all, and a path that is not a regular file
+// (a named pipe, a device) before reading from it.
 func ReadFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileSize {
+	data, err := regfile.Read(path, MaxFileSize)
+	if errors.Is(err, regfile.ErrTooLarge) {
 		return nil, &Error{File: path, Pos: Pos{1, 1}, Msg: fmt.Sprintf("file larger than %d bytes", MaxFileSize)}
 	}
-	return data, nil
+	return data, err
 }
 
 // Import parses a MARTe2 configuration and maps its RealTimeApplication

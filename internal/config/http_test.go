@@ -1,0 +1,63 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestLoopbackHost(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:9100": true, "127.1.2.3:0": true, "[::1]:9100": true, "localhost:9100": true,
+		"0.0.0.0:9100": false, ":9100": false, "[::]:9100": false, "192.168.1.5:9100": false,
+		"myhost:9100": false, "": false, "garbage": false,
+	} {
+		if got := LoopbackHost(addr); got != want {
+			t.Errorf("LoopbackHost(%q) = %v", addr, got)
+		}
+	}
+}
+
+// An HTTPAddress off the loopback warns at -check: what is open, and what
+// is refused without a token.
+func TestHTTPExposureWarnings(t *testing.T) {
+	for _, tc := range []struct {
+		app  string
+		want string // "" for no warning
+	}{
+		{`HTTPAddress = "127.0.0.1:0"`, ""},
+		{`HTTPAddress = ""`, ""},
+		{`HTTPAddress = "0.0.0.0:9100"`, `u.toml:2:1: App: HTTPAddress: HTTP is not on a loopback address and has no HTTPTokenFile: /metrics and /status are open to the network, and /force, /release and /degrade are refused`},
+		{`HTTPAddress = ":9100"`, `/force, /release and /degrade are refused`},
+		{`HTTPAddress = ":9100"` + "\nHTTPInsecureControl = true", `anyone who can reach it can force signals`},
+		{`HTTPAddress = ":9100"` + "\nHTTPTokenFile = \"/run/streamerd/token\"", ""},
+	} {
+		f, err := Parse("u.toml", []byte(edit(t, baseUDPS, `HTTPAddress = "127.0.0.1:0"`, tc.app)))
+		if err != nil {
+			t.Errorf("%s: %v", tc.app, err)
+			continue
+		}
+		var http Errors
+		for _, w := range f.Warnings {
+			if w.Where == "App" {
+				http = append(http, w)
+			}
+		}
+		got := http.Error()
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: warnings %q, want %q", tc.app, got, tc.want)
+		}
+	}
+}
+
+func TestHTTPInsecureControlErrors(t *testing.T) {
+	for app, want := range map[string]string{
+		`HTTPAddress = "127.0.0.1:0"` + "\nHTTPInsecureControl = true":                        "no effect on a loopback HTTPAddress",
+		`HTTPAddress = ""` + "\nHTTPInsecureControl = true":                                   "no effect with HTTP off",
+		`HTTPAddress = ":1"` + "\nHTTPInsecureControl = true\nHTTPTokenFile = \"/run/token\"": "no effect with HTTPTokenFile",
+	} {
+		_, err := Parse("u.toml", []byte(edit(t, baseUDPS, `HTTPAddress = "127.0.0.1:0"`, app)))
+		if err == nil || !strings.Contains(err.Error(), "u.toml:3:1: App: HTTPInsecureControl: has "+want) {
+			t.Errorf("%q: %v", app, err)
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package regfile
+
+import (
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestReadRegular(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a.toml")
+	if err := os.WriteFile(p, []byte("x = 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(p, 6)
+	if err != nil || string(got) != "x = 1\n" {
+		t.Fatalf("Read = %q, %v", got, err)
+	}
+	if _, err := Read(p, 5); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "6 bytes, at most 5") {
+		t.Errorf("one byte over: %v", err)
+	}
+	link := filepath.Join(t.TempDir(), "link.toml")
+	if err := os.Symlink(p, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(link, 6); err != nil {
+		t.Errorf("symlink to a regular file: %v", err)
+	}
+}
+
+// /dev/zero would read forever and a FIFO with no writer would block
+// forever: both are refused at once, as are directories and sockets.
+func TestReadRefusesNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	for path, what := range map[string]string{"/dev/zero": "a device", fifo: "a named pipe", dir: "a directory", sock: "a socket"} {
+		_, err := Read(path, 16<<20)
+		if sock == path && err != nil && !errors.Is(err, ErrNotRegular) {
+			continue // opening a socket fails on its own (ENXIO)
+		}
+		if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), what) || !strings.HasPrefix(err.Error(), path+": ") {
+			t.Errorf("%s: %v", path, err)
+		}
+	}
+}
