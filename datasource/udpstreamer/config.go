@@ -19,6 +19,14 @@ const (
 	// DefaultLockTimeout bounds how long Synchronise waits for the FastLock.
 	// The network thread holds it only to swap two buffer headers.
 	DefaultLockTimeout = 100 * time.Microsecond
+	// DefaultHandOffDepth is the protocol's latest-value-wins hand-off: one
+	// cycle waits for the network thread, a newer one replaces it.
+	DefaultHandOffDepth = 1
+	// MaxHandOffDepth bounds HandOffDepth.
+	MaxHandOffDepth = 65536
+	// MaxHandOffBytes bounds the memory of the hand-off ring: HandOffDepth
+	// cycles of signal memory plus the 8-byte timestamp each.
+	MaxHandOffBytes = 256 << 20
 )
 
 // Config is the configuration of a UDPStreamer. The zero value of a field
@@ -51,7 +59,17 @@ type Config struct {
 	// LockTimeout bounds Synchronise's wait for the FastLock
 	// (DefaultLockTimeout when 0).
 	LockTimeout time.Duration
-	Signals     []datasource.Signal
+	// HandOffDepth is how many cycles may wait for the network thread
+	// (1..MaxHandOffDepth; DefaultHandOffDepth when 0). With 1, a cycle the
+	// network thread has not taken when the next Synchronise comes is
+	// replaced and counted as skipped. With N, cycles queue in a ring of N
+	// preallocated buffers and each is sent as its own DATA update, so a
+	// network thread that wakes up late catches up instead of skipping;
+	// only when all N wait is the oldest overwritten (and counted as
+	// skipped). Synchronise costs the same at any depth; the ring costs N
+	// copies of signal memory.
+	HandOffDepth int
+	Signals      []datasource.Signal
 }
 
 // Validate checks every rule of the UDPStreamer datasource and returns all
@@ -73,6 +91,10 @@ func Validate(cfg *Config) error {
 	if c.StackSize < 0 {
 		e.Param("StackSize", "must not be negative, got %d", c.StackSize)
 	}
+	if c.LockTimeout < 0 {
+		e.Param("LockTimeout", "must not be negative, got %v", c.LockTimeout)
+	}
+	checkHandOff(e, c.HandOffDepth)
 	if c.Address != "" {
 		if _, err := netip.ParseAddr(c.Address); err != nil {
 			e.Param("Address", "must be an IP address to bind, got %q", c.Address)
@@ -98,6 +120,21 @@ func Validate(cfg *Config) error {
 		checkFragments(e, c.MaxPayloadSize)
 	}
 	return e.Err()
+}
+
+// checkHandOff checks HandOffDepth and the memory its ring takes.
+func checkHandOff(e *datasource.ConfigErrors, depth int) {
+	if depth < 1 || depth > MaxHandOffDepth {
+		e.Param("HandOffDepth", "must be 1..%d, got %d", MaxHandOffDepth, depth)
+		return
+	}
+	size := stampSize
+	for i := range e.Signals {
+		size += min(max(e.Signals[i].ByteSize(), 0), MaxHandOffBytes)
+	}
+	if size > MaxHandOffBytes/depth {
+		e.Param("HandOffDepth", "%d cycles of %d bytes exceed the hand-off limit of %d MiB", depth, size, MaxHandOffBytes>>20)
+	}
 }
 
 // checkFragments checks that the DATA payload and the CONFIG message each
@@ -174,5 +211,6 @@ func (c Config) withDefaults() Config {
 	datasource.SetDefault(&c.MaxPayloadSize, DefaultMaxPayloadSize)
 	datasource.SetDefault(&c.StackSize, DefaultStackSize)
 	datasource.SetDefault(&c.LockTimeout, DefaultLockTimeout)
+	datasource.SetDefault(&c.HandOffDepth, DefaultHandOffDepth)
 	return c
 }

@@ -5,12 +5,15 @@
 // the vDSO (30 ns), release, post the EventSem. The hrtTimestamp on the wire
 // is CLOCK_MONOTONIC_RAW: the network thread converts the stamp when it
 // takes the cycle, so the RT thread makes no system call for it (a raw
-// clock_gettime costs 275 ns). The newest cycle always wins: a cycle the
-// network thread had not taken yet is overwritten and counted as skipped.
+// clock_gettime costs 275 ns). With the default HandOffDepth of 1 the
+// newest cycle always wins: a cycle the network thread had not taken yet is
+// overwritten and counted as skipped. With HandOffDepth N the ready buffers
+// form a ring of N cycles, sent oldest first, each its own update; the
+// oldest is overwritten (and counted) only when all N wait.
 //
 // The network thread (pinned with CPUMask) waits on the EventSem, swaps the
-// ready buffer with its own under the FastLock (a swap of two slice headers,
-// so the RT thread never waits for a copy), and, if a client is connected,
+// oldest ready buffer with its own under the FastLock (a swap of two slice
+// headers, so the RT thread never waits for a copy), and, if a client is connected,
 // quantises and serialises the update straight into a preallocated wire
 // buffer, where the datagrams lie back to back, around the gaps their
 // headers fill next, and hands them to the kernel in as few syscalls as it

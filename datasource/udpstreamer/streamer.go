@@ -46,29 +46,30 @@ type Streamer struct {
 	}
 
 	// RT ↔ network hand-off, guarded by lock. The RT thread copies signal
-	// memory into ready; the network thread swaps ready and taken. Both
-	// hold the DATA payload before quantisation: room for the
-	// hrtTimestamp, then signal memory.
-	lock       rtsync.FastLock
-	sem        rtsync.EventSem
-	ready      []byte
-	readyStamp int64 // CLOCK_MONOTONIC ns since epoch, read through the vDSO
-	readyFresh bool
+	// memory into a slot of the ring; the network thread swaps the oldest
+	// waiting slot for taken. Both hold the DATA payload before
+	// quantisation: room for the hrtTimestamp, then signal memory.
+	lock rtsync.FastLock
+	sem  rtsync.EventSem
+	ring handoff
 
 	// Network thread state. wire holds the datagrams of one DATA update
 	// back to back: serialise writes the payload into it around the header
 	// gaps, piece by piece, and the headers follow once the counter is known.
-	taken      []byte
-	pieces     []piece
-	dataLayout udpswire.Layout
-	wire       []byte
-	cfgLayout  udpswire.Layout
-	cfgWire    []byte // the CONFIG datagrams, built once; headers per send
-	sender     *udpsend.Sender
-	client     netip.AddrPort // zero when no session
-	counter    uint32         // DATA counter of the session
-	cfgCounter uint32
-	stopping   atomic.Bool
+	taken       []byte
+	pieces      []piece
+	dataLayout  udpswire.Layout
+	wire        []byte
+	cfgLayout   udpswire.Layout
+	cfgWire     []byte // the CONFIG datagrams, built once; headers per send
+	sender      *udpsend.Sender
+	client      netip.AddrPort // zero when no session
+	counter     uint32         // DATA counter of the session
+	rawOff      int64          // CLOCK_MONOTONIC_RAW minus stamp clock, per drain
+	rawOffFresh bool           // rawOff was read in this drain
+	lastHRT     uint64         // hrtTimestamp of the last update sent
+	cfgCounter  uint32
+	stopping    atomic.Bool
 
 	conn     *net.UDPConn
 	control  chan controlEvent
@@ -147,8 +148,8 @@ func (s *Streamer) Signals() []datasource.Signal { return s.sigs }
 func (s *Streamer) SignalInfos() []udpswire.SignalInfo { return s.infos }
 
 // AllocateMemory allocates signal memory and every buffer of the data path:
-// the ready and taken buffers and the wire buffers of DATA and CONFIG, and
-// plans how each cycle is serialised.
+// the HandOffDepth ready buffers, the taken buffer and the wire buffers of
+// DATA and CONFIG, and plans how each cycle is serialised.
 func (s *Streamer) AllocateMemory() error {
 	if err := datasource.CheckAllocate(s.cfg.Name, s.mem != nil); err != nil {
 		return err
@@ -171,7 +172,7 @@ func (s *Streamer) AllocateMemory() error {
 		return fmt.Errorf("datasource %q: CONFIG: %w", s.cfg.Name, err)
 	}
 	s.mem, s.pieces, s.dataLayout, s.cfgLayout = mem, pieces, dataLayout, cfgLayout
-	s.ready = make([]byte, stampSize+mem.Size())
+	s.ring = newHandoff(s.cfg.HandOffDepth, stampSize+mem.Size())
 	s.taken = make([]byte, stampSize+mem.Size())
 	s.wire = make([]byte, dataLayout.WireSize())
 	s.cfgWire = make([]byte, cfgLayout.WireSize())
@@ -248,15 +249,16 @@ func (s *Streamer) PrepareNextState() error {
 }
 
 // Synchronise publishes signal memory to the network thread: FastLock, copy
-// to the ready buffer, capture the hrtTimestamp, unlock, post. It never
-// waits for the network; a cycle the network thread has not taken yet is
-// replaced and counted as skipped.
+// into the next slot of the hand-off ring, capture the hrtTimestamp,
+// unlock, post. It never waits for the network; when all HandOffDepth
+// slots hold cycles the network thread has not taken yet, the oldest is
+// overwritten and counted as skipped.
 //
 // Every call ends in exactly one of the counters cycles_skipped (lock
-// timeout or replaced), cycles_without_client, updates_sent or
-// send_errors{kind="data"}, except the newest one while it waits: so
-// synchronise_total = skipped + without_client + updates_sent + data send
-// errors (+1 while a cycle is pending).
+// timeout or overwritten), cycles_without_client, updates_sent or
+// send_errors{kind="data"}, except the cycles waiting in the ring (at most
+// HandOffDepth): so synchronise_total = skipped + without_client +
+// updates_sent + data send errors + waiting.
 func (s *Streamer) Synchronise() error {
 	s.m.synchronised.Inc()
 	if s.lock.FastLock(s.cfg.LockTimeout, 0) != nil {
@@ -264,12 +266,11 @@ func (s *Streamer) Synchronise() error {
 		s.m.lockTimeouts.Inc()
 		return ErrLockTimeout
 	}
-	copy(s.ready[stampSize:], s.mem.Block())
-	s.readyStamp = int64(time.Since(s.epoch))
-	fresh := s.readyFresh
-	s.readyFresh = true
+	i, overwrote := s.ring.put()
+	copy(s.ring.slots[i][stampSize:], s.mem.Block())
+	s.ring.stamps[i] = int64(time.Since(s.epoch))
 	s.lock.FastUnLock()
-	if fresh {
+	if overwrote {
 		s.m.skipped.Inc()
 	}
 	s.sem.Post()
@@ -406,7 +407,7 @@ func (s *Streamer) serve(stop <-chan struct{}) {
 		if s.beforeTake != nil {
 			s.beforeTake()
 		}
-		s.takeAndSend()
+		s.drain()
 	}
 }
 
@@ -486,25 +487,34 @@ func (s *Streamer) sendConfig() {
 	s.m.configsSent.Inc()
 }
 
-// takeAndSend takes the newest cycle, if any, and sends it to the client.
-func (s *Streamer) takeAndSend() {
-	var stamp int64
+// drain sends the cycles waiting in the ring, oldest first, each its own
+// DATA update; at most HandOffDepth of them, so session changes and a stop
+// are served between two drains however fast the RT thread publishes.
+func (s *Streamer) drain() {
+	s.rawOffFresh = false
+	for range s.cfg.HandOffDepth {
+		if !s.takeAndSend() {
+			return
+		}
+	}
+	s.sem.Post() // more may wait: come back after the session changes
+}
+
+// takeAndSend takes the oldest waiting cycle, if any, and sends it to the
+// client. It reports whether there was one.
+func (s *Streamer) takeAndSend() bool {
 	s.lock.FastLock(rtsync.Forever, 0)
-	fresh := s.readyFresh
-	if fresh {
-		s.ready, s.taken = s.taken, s.ready
-		stamp = s.readyStamp
-		s.readyFresh = false
-	}
+	taken, stamp, ok := s.ring.take(s.taken)
 	s.lock.FastUnLock()
-	if !fresh {
-		return
+	if !ok {
+		return false
 	}
+	s.taken = taken
 	if !s.client.IsValid() {
 		s.m.noClient.Inc()
-		return
+		return true
 	}
-	binary.LittleEndian.PutUint64(s.taken, s.rawStamp(stamp))
+	binary.LittleEndian.PutUint64(s.taken, s.hrtStamp(stamp))
 	s.serialise()
 	s.dataLayout.PutHeaders(s.wire, udpswire.Data, s.counter)
 	s.counter++
@@ -515,30 +525,28 @@ func (s *Streamer) takeAndSend() {
 	}
 	if err != nil {
 		s.m.sendErrors.Inc()
-		return
+		return true
 	}
 	s.m.updates.Inc()
+	return true
 }
 
-// rawStamp converts a CLOCK_MONOTONIC stamp taken by Synchronise to
-// CLOCK_MONOTONIC_RAW, the clock of the hrtTimestamp. The RT thread reads
-// CLOCK_MONOTONIC through the vDSO (about 30 ns); CLOCK_MONOTONIC_RAW has no
-// vDSO path in Go and costs a system call (about 270 ns), which the network
-// thread pays here instead: it pairs a RAW reading with the CLOCK_MONOTONIC
-// time of that reading and subtracts the time elapsed since the stamp. The
-// two clocks differ only in NTP's frequency slew over that interval
-// (microseconds at most).
+// rawOffset returns CLOCK_MONOTONIC_RAW minus the Streamer's
+// CLOCK_MONOTONIC-since-epoch, now: what converts the stamps Synchronise
+// takes to the hrtTimestamp's clock. The RT thread reads CLOCK_MONOTONIC
+// through the vDSO (about 30 ns); CLOCK_MONOTONIC_RAW has no vDSO path in Go
+// and costs a system call (about 270 ns), which the network thread pays
+// here instead, once per drain that sends: every cycle of a drain is converted with
+// the same offset, so their order and spacing are kept exactly. The two
+// clocks differ only in NTP's frequency slew since the stamp (microseconds
+// at most).
 //
 // The pair is the RAW read bracketed by two CLOCK_MONOTONIC reads, taken at
 // the bracket's midpoint: a preemption inside the bracket widens it rather
 // than shifting the result unseen, so a bracket wider than rawPairTight is
 // read again, up to rawPairTries times, and the tightest one kept. The
-// result is the RAW time of the Synchronise to within half that bracket.
-func (s *Streamer) rawStamp(mono int64) uint64 {
-	return rawStamp(mono, s.clock.mono, s.clock.raw)
-}
-
-func rawStamp(mono int64, monoNow func() int64, rawNow func() uint64) uint64 {
+// offset is right to within half that bracket.
+func rawOffset(monoNow func() int64, rawNow func() uint64) int64 {
 	var raw uint64
 	var at, width int64 = 0, math.MaxInt64
 	for range rawPairTries {
@@ -552,7 +560,23 @@ func rawStamp(mono int64, monoNow func() int64, rawNow func() uint64) uint64 {
 			break
 		}
 	}
-	return raw - uint64(max(at-mono, 0))
+	return int64(raw) - at
+}
+
+// hrtStamp converts the stamp of a taken cycle to its hrtTimestamp with
+// the drain's offset, strictly after the previous one of the session, so
+// a client always sees time move forward even across two drains whose
+// offsets differ by their brackets' error.
+func (s *Streamer) hrtStamp(mono int64) uint64 {
+	if !s.rawOffFresh {
+		s.rawOff, s.rawOffFresh = rawOffset(s.clock.mono, s.clock.raw), true
+	}
+	raw := uint64(mono + s.rawOff)
+	if raw <= s.lastHRT && s.lastHRT != 0 {
+		raw = s.lastHRT + 1
+	}
+	s.lastHRT = raw
+	return raw
 }
 
 // rawPairTight and rawPairTries bound rawStamp's readings: a bracket of a

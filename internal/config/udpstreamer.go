@@ -19,6 +19,7 @@ func udpStreamer(t *tbl, ds *DataSource) error {
 	c.CPUMask = t.cpuMask("CPUMask")
 	c.Priority = t.int("Priority", 0)
 	c.StackSize = t.int("StackSize", 0)
+	c.HandOffDepth = t.nonZeroInt("HandOffDepth", 0)
 	ds.UDPStreamer = c
 	return udpstreamer.Validate(c)
 }
