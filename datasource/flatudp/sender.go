@@ -278,7 +278,7 @@ const waitTimeout = 20 * time.Millisecond
 // asleep with cycles queued (MARTe2's lock-up after a "Buffer overrun").
 func (s *Sender) serve(stop <-chan struct{}) {
 	for {
-		_ = s.sem.WaitReset(waitTimeout)
+		_ = netthread.Wait(&s.sem, s.cfg.NetworkSpin, waitTimeout)
 		if s.beforeDrain != nil {
 			s.beforeDrain()
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/udpsend"
+	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -69,7 +70,14 @@ type Config struct {
 	// skipped). Synchronise costs the same at any depth; the ring costs N
 	// copies of signal memory.
 	HandOffDepth int
-	Signals      []datasource.Signal
+	// NetworkSpin is how long the network thread spins, looking for the
+	// next cycle, before it parks (0..netthread.MaxSpin; 0 parks at once).
+	// A cycle published during the spin is taken without a wake-up: about
+	// 5 µs less from Synchronise to the wire, and a cheaper Synchronise. The
+	// spin keeps the thread's CPU busy for up to NetworkSpin after every
+	// update, so give the thread a CPU of its own (CPUMask).
+	NetworkSpin time.Duration
+	Signals     []datasource.Signal
 }
 
 // Validate checks every rule of the UDPStreamer datasource and returns all
@@ -95,6 +103,9 @@ func Validate(cfg *Config) error {
 		e.Param("LockTimeout", "must not be negative, got %v", c.LockTimeout)
 	}
 	checkHandOff(e, c.HandOffDepth)
+	if c.NetworkSpin < 0 || c.NetworkSpin > netthread.MaxSpin {
+		e.Param("NetworkSpin", "must be 0..%v, got %v", netthread.MaxSpin, c.NetworkSpin)
+	}
 	if c.Address != "" {
 		if _, err := netip.ParseAddr(c.Address); err != nil {
 			e.Param("Address", "must be an IP address to bind, got %q", c.Address)

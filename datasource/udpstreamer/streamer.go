@@ -394,7 +394,7 @@ const waitTimeout = 20 * time.Millisecond
 // serve is the network thread's loop.
 func (s *Streamer) serve(stop <-chan struct{}) {
 	for {
-		_ = s.sem.WaitReset(waitTimeout)
+		_ = netthread.Wait(&s.sem, s.cfg.NetworkSpin, waitTimeout)
 		select {
 		case <-stop:
 			return

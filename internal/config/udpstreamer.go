@@ -20,6 +20,7 @@ func udpStreamer(t *tbl, ds *DataSource) error {
 	c.Priority = t.int("Priority", 0)
 	c.StackSize = t.int("StackSize", 0)
 	c.HandOffDepth = t.nonZeroInt("HandOffDepth", 0)
+	c.NetworkSpin = t.duration("NetworkSpin")
 	ds.UDPStreamer = c
 	return udpstreamer.Validate(c)
 }

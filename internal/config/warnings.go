@@ -3,6 +3,9 @@ package config
 import (
 	"net/netip"
 	"strconv"
+	"time"
+
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // Thresholds of the scheduling warnings (package rt, "Scheduling and the
@@ -34,6 +37,19 @@ func (d *decoder) warn() {
 			if spins(o) && (th.CPUMask == 0 || o.CPUMask == 0 || th.CPUMask&o.CPUMask != 0) {
 				w(p+".CPUMask", "this thread and thread "+strconv.Quote(o.Name)+" both spin under SCHED_FIFO and may share a CPU: they can starve each other; pin them to disjoint CPUs")
 			}
+		}
+	}
+	for di := range f.DataSources {
+		d := &f.DataSources[di]
+		spin, mask := time.Duration(0), cpu.Mask(0)
+		switch {
+		case d.UDPStreamer != nil:
+			spin, mask = d.UDPStreamer.NetworkSpin, d.UDPStreamer.CPUMask
+		case d.FlatUDP != nil:
+			spin, mask = d.FlatUDP.NetworkSpin, d.FlatUDP.CPUMask
+		}
+		if spin > 0 && mask == 0 {
+			w("DataSources["+strconv.Itoa(di)+"].NetworkSpin", "a network thread that spins without CPUMask takes CPU time from whatever shares its CPU, the RT thread included; pin it to a CPU of its own")
 		}
 	}
 	for di := range f.DataSources {
