@@ -114,6 +114,9 @@ type Config struct {
 	Loopback  bool
 	// CPUMask pins the sender thread (both modes); 0 leaves it unpinned.
 	CPUMask cpu.Mask
+	// Priority runs the sender thread under SCHED_FIFO at this priority
+	// (1..99; 0 leaves normal scheduling).
+	Priority int
 	// NetworkSpin is how long the sender thread spins, looking for the next
 	// cycle, before it parks (0..netthread.MaxSpin; 0 parks at once): a
 	// cycle queued during the spin is sent without a wake-up. It keeps the
@@ -142,6 +145,7 @@ func Validate(cfg *Config) error {
 	if c.StackSize < 0 {
 		e.Param("StackSize", "must not be negative, got %d", c.StackSize)
 	}
+	e.Priority(c.Priority)
 	if c.NetworkSpin < 0 || c.NetworkSpin > netthread.MaxSpin {
 		e.Param("NetworkSpin", "must be 0..%v, got %v", netthread.MaxSpin, c.NetworkSpin)
 	}

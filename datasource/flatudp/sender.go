@@ -194,7 +194,7 @@ func (s *Sender) PrepareNextState() error {
 	// Room for a burst of queued cycles in the kernel.
 	_ = conn.SetWriteBuffer(max(1<<20, 4*s.layout.Size))
 	s.conn = conn
-	th, err := netthread.Start(netthread.Config{Name: s.cfg.Name, CPUMask: s.cfg.CPUMask, Wake: s.sem.Post}, s.serve)
+	th, err := netthread.Start(netthread.Config{Name: s.cfg.Name, CPUMask: s.cfg.CPUMask, Priority: s.cfg.Priority, Wake: s.sem.Post}, s.serve)
 	if err != nil {
 		conn.Close()
 		return fmt.Errorf("datasource %q: sender thread: %w", s.cfg.Name, err)
@@ -206,7 +206,7 @@ func (s *Sender) PrepareNextState() error {
 		"execution_mode", s.cfg.ExecutionMode.String(), "byte_order", s.cfg.ByteOrder.String(),
 		"datagram_bytes", s.layout.Size, "buffers", s.cfg.NumberOfBuffers,
 		"pre_triggers", s.cfg.NumberOfPreTriggers, "post_triggers", s.cfg.NumberOfPostTriggers,
-		"cpu_mask", s.cfg.CPUMask.String(), "signals", s.sigStr)
+		"cpu_mask", s.cfg.CPUMask.String(), "priority", s.cfg.Priority, "signals", s.sigStr)
 	return nil
 }
 

@@ -171,14 +171,14 @@ func (e *Encoder) PrepareNextState() error {
 
 // startThread starts the network thread on the opened encoder.
 func (e *Encoder) startThread() error {
-	th, err := netthread.Start(netthread.Config{Name: e.cfg.Name, CPUMask: e.cfg.CPUMask}, e.em.loop)
+	th, err := netthread.Start(netthread.Config{Name: e.cfg.Name, CPUMask: e.cfg.CPUMask, Priority: e.cfg.Priority}, e.em.loop)
 	if err != nil {
 		e.Stop() // closes the socket and the logging goroutine; no thread yet
 		return fmt.Errorf("datasource %q: network thread: %w", e.cfg.Name, err)
 	}
 	e.thread = th
 	e.log.Info("RD100S encoder emitting", "spec", Spec, "dest", e.dst.String(), "source", e.LocalAddr().String(),
-		"rate_hz", e.cfg.RateHz, "first_seq", e.cfg.FirstSeq, "cpu_mask", e.cfg.CPUMask.String())
+		"rate_hz", e.cfg.RateHz, "first_seq", e.cfg.FirstSeq, "cpu_mask", e.cfg.CPUMask.String(), "priority", e.cfg.Priority)
 	return nil
 }
 

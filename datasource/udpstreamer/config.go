@@ -93,9 +93,7 @@ func Validate(cfg *Config) error {
 		e.Param("MaxPayloadSize", "must be %d..%d (the 17-byte header plus at least one byte, at most the IPv4 UDP payload limit), got %d",
 			wire.MinMaxPayloadSize, wire.MaxMaxPayloadSize, c.MaxPayloadSize)
 	}
-	if c.Priority < 0 || c.Priority > 99 {
-		e.Param("Priority", "must be 0 (normal scheduling) or 1..99 (SCHED_FIFO), got %d", c.Priority)
-	}
+	e.Priority(c.Priority)
 	if c.StackSize < 0 {
 		e.Param("StackSize", "must not be negative, got %d", c.StackSize)
 	}

@@ -244,7 +244,8 @@ func (s *Streamer) PrepareNextState() error {
 	}
 	s.thread = th
 	s.log.Info("UDPStreamer listening", "address", s.status.Listen, "send_method", sender.Method().String(),
-		"payload_bytes", s.dataLayout.Payload, "fragments", s.dataLayout.Fragments, "cpu_mask", s.cfg.CPUMask.String())
+		"payload_bytes", s.dataLayout.Payload, "fragments", s.dataLayout.Fragments, "cpu_mask", s.cfg.CPUMask.String(),
+		"priority", s.cfg.Priority, "hand_off_depth", s.cfg.HandOffDepth, "network_spin", s.cfg.NetworkSpin.String())
 	return nil
 }
 
