@@ -15,6 +15,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/udpsend"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
@@ -51,6 +52,8 @@ type Sender struct {
 	sendBuf []byte // written by the sender thread only
 	conn    *net.UDPConn
 	thread  *netthread.Thread
+	// sendBuffer is the socket's send buffer as the kernel granted it.
+	sendBuffer int
 
 	// beforeDrain, when set (by tests, before PrepareNextState), runs on
 	// the sender thread before every drain of the ring; blocking in it
@@ -191,8 +194,14 @@ func (s *Sender) PrepareNextState() error {
 	if err != nil {
 		return fmt.Errorf("datasource %q: socket to %s: %w", s.cfg.Name, s.dst, err)
 	}
-	// Room for a burst of queued cycles in the kernel.
-	_ = conn.SetWriteBuffer(max(1<<20, 4*s.layout.Size))
+	// Room for a burst of queued cycles in the kernel; read back, logged
+	// once.
+	bufs, err := udpsend.SetBuffers(conn, max(1<<20, 4*s.layout.Size), 0)
+	if err != nil {
+		conn.Close()
+		return fmt.Errorf("datasource %q: socket buffers: %w", s.cfg.Name, err)
+	}
+	s.sendBuffer = bufs.SendGot
 	s.conn = conn
 	th, err := netthread.Start(netthread.Config{Name: s.cfg.Name, CPUMask: s.cfg.CPUMask, Priority: s.cfg.Priority, Wake: s.sem.Post}, s.serve)
 	if err != nil {
@@ -207,6 +216,7 @@ func (s *Sender) PrepareNextState() error {
 		"datagram_bytes", s.layout.Size, "buffers", s.cfg.NumberOfBuffers,
 		"pre_triggers", s.cfg.NumberOfPreTriggers, "post_triggers", s.cfg.NumberOfPostTriggers,
 		"cpu_mask", s.cfg.CPUMask.String(), "priority", s.cfg.Priority, "signals", s.sigStr)
+	bufs.Log(s.log, "sender", s.layout.Size)
 	return nil
 }
 
@@ -379,6 +389,7 @@ type Status struct {
 	PreTriggers   int    `json:"pre_triggers,omitempty"`
 	PostTriggers  int    `json:"post_triggers,omitempty"`
 	Signals       string `json:"signals"`
+	SendBuffer    int    `json:"send_buffer_bytes,omitempty"`
 
 	CyclesQueued  uint64 `json:"cycles_queued"`
 	CyclesSent    uint64 `json:"cycles_sent"`
@@ -399,6 +410,14 @@ func (s *Sender) Describe() string {
 	return fmt.Sprintf("datagram: %d bytes to %v, %s, byte order %s", s.layout.Size, s.dst, s.cfg.ExecutionMode, s.cfg.ByteOrder)
 }
 
+// sendBufferBytes returns the send buffer once PrepareNextState has set it.
+func (s *Sender) sendBufferBytes() int {
+	if !s.started.Load() {
+		return 0
+	}
+	return s.sendBuffer
+}
+
 // Status returns a snapshot for /status; the counters are read one by one,
 // atomically.
 func (s *Sender) Status() Status {
@@ -414,6 +433,7 @@ func (s *Sender) Status() Status {
 		PreTriggers:   s.cfg.NumberOfPreTriggers,
 		PostTriggers:  s.cfg.NumberOfPostTriggers,
 		Signals:       s.sigStr,
+		SendBuffer:    s.sendBufferBytes(),
 		CyclesQueued:  s.m.queued.Get(),
 		CyclesSent:    s.m.sent.Get(),
 		DatagramsSent: s.m.datagrams.Get(),

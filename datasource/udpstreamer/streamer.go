@@ -110,7 +110,11 @@ type Status struct {
 	Client     string `json:"client,omitempty"`
 	Connected  bool   `json:"connected"`
 	SendMethod string `json:"send_method"`
-	Since      string `json:"since,omitempty"`
+	// SendBuffer and ReceiveBuffer are the socket's buffers as the kernel
+	// granted them, in bytes.
+	SendBuffer    int    `json:"send_buffer_bytes"`
+	ReceiveBuffer int    `json:"receive_buffer_bytes"`
+	Since         string `json:"since,omitempty"`
 }
 
 // New validates cfg and returns a Streamer. Metrics are registered in ms
@@ -219,10 +223,13 @@ func (s *Streamer) PrepareNextState() error {
 	if err != nil {
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
 	}
-	// Room for a whole update in the kernel while the client drains it,
-	// and for a burst of client datagrams.
-	_ = conn.SetWriteBuffer(max(4<<20, 2*s.dataLayout.WireSize()))
-	_ = conn.SetReadBuffer(1 << 20)
+	// Room for two whole updates in the kernel while they leave, and for a
+	// burst of client datagrams; read back, logged once.
+	bufs, err := udpsend.SetBuffers(conn, max(4<<20, 2*s.dataLayout.WireSize()), 1<<20)
+	if err != nil {
+		conn.Close()
+		return fmt.Errorf("datasource %q: socket buffers: %w", s.cfg.Name, err)
+	}
 	sender, err := udpsend.New(conn, s.cfg.SendMethod)
 	if err != nil {
 		conn.Close()
@@ -232,6 +239,7 @@ func (s *Streamer) PrepareNextState() error {
 	s.statusMu.Lock()
 	s.status.Listen = s.LocalAddr().String()
 	s.status.SendMethod = sender.Method().String()
+	s.status.SendBuffer, s.status.ReceiveBuffer = bufs.SendGot, bufs.RecvGot
 	s.statusMu.Unlock()
 
 	s.recvDone = make(chan struct{})
@@ -246,6 +254,7 @@ func (s *Streamer) PrepareNextState() error {
 	s.log.Info("UDPStreamer listening", "address", s.status.Listen, "send_method", sender.Method().String(),
 		"payload_bytes", s.dataLayout.Payload, "fragments", s.dataLayout.Fragments, "cpu_mask", s.cfg.CPUMask.String(),
 		"priority", s.cfg.Priority, "hand_off_depth", s.cfg.HandOffDepth, "network_spin", s.cfg.NetworkSpin.String())
+	bufs.Log(s.log, "server", s.dataLayout.WireSize())
 	return nil
 }
 
