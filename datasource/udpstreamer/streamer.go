@@ -70,6 +70,7 @@ type Streamer struct {
 	lastHRT     uint64         // hrtTimestamp of the last update sent
 	cfgCounter  uint32
 	stopping    atomic.Bool
+	sendLat     *rtsync.SampleRing // Synchronise to sent, ns, per update
 
 	conn     *net.UDPConn
 	control  chan controlEvent
@@ -128,6 +129,7 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 	}
 	c := cfg.withDefaults()
 	s := &Streamer{
+		sendLat: rtsync.NewSampleRing(sendLatencyRows, 1),
 		cfg:     c,
 		sigs:    c.Signals,
 		infos:   signalInfos(c.Signals),
@@ -538,7 +540,30 @@ func (s *Streamer) takeAndSend() bool {
 		return true
 	}
 	s.m.updates.Inc()
+	s.recordSendLatency(stamp)
 	return true
+}
+
+// sendLatencyRows is how many updates the send-latency ring holds: half a
+// second at 64 k updates/s.
+const sendLatencyRows = 1 << 15
+
+// recordSendLatency records the time from the Synchronise that published
+// an update to the return of its send, for DrainSendLatencies.
+func (s *Streamer) recordSendLatency(stamp int64) {
+	row := s.sendLat.Row()
+	row[0].Store(int64(time.Since(s.epoch)) - stamp)
+	s.sendLat.Publish()
+}
+
+// DrainSendLatencies copies into dst, oldest first, as many as fit of the
+// times from Synchronise to the return of the send of each update sent
+// since the last call, in nanoseconds, and returns how many it copied and
+// how many were lost because the caller came too late (the network thread
+// never waits for it). One goroutine at a time may call it; it never
+// allocates.
+func (s *Streamer) DrainSendLatencies(dst []int64) (n int, lost uint64) {
+	return s.sendLat.Drain(dst)
 }
 
 // rawOffset returns CLOCK_MONOTONIC_RAW minus the Streamer's

@@ -36,7 +36,8 @@ type App struct {
 	httpLn  net.Listener
 	scope   *appScope // the web scope, when App.ScopeAddress is set
 
-	events eventLog
+	events  eventLog
+	timings *timingCollector // cycle timing histograms and percentiles
 
 	wakeHold io.Closer // the PM QoS wake-latency hold, when configured
 
@@ -100,6 +101,7 @@ func Build(f *config.File, ms *metrics.Set, log *slog.Logger) (*App, error) {
 		}
 		a.threads = append(a.threads, th)
 	}
+	a.timings = newTimingCollector(a)
 	return a, nil
 }
 
@@ -170,6 +172,7 @@ func (a *App) buildThread(ti int) (*thread, error) {
 		LockMemory:      a.file.App.LockMemory && ti == 0,
 		GCOff:           a.file.App.GCPolicy == "off" && ti == 0,
 		MemoryLimit:     a.file.App.MemoryLimit,
+		RecordTimings:   true,
 	}, steps, brokers)
 	if err != nil {
 		return nil, fmt.Errorf("thread %q: %w", tc.Name, err)
@@ -333,6 +336,7 @@ func (a *App) Start() error {
 	a.stopPublish = make(chan struct{})
 	a.publishDone = make(chan struct{})
 	go a.publish()
+	a.timings.start()
 	return nil
 }
 
@@ -361,6 +365,7 @@ func (a *App) Stop() error {
 		close(a.stopPublish)
 		<-a.publishDone
 	}
+	a.timings.stopAndWait()
 	a.stopHTTP()
 	a.releaseWakeHold()
 	return errors.Join(errs...)
