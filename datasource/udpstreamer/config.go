@@ -2,6 +2,7 @@ package udpstreamer
 
 import (
 	"encoding/binary"
+	"fmt"
 	"net/netip"
 	"time"
 
@@ -77,7 +78,52 @@ type Config struct {
 	// spin keeps the thread's CPU busy for up to NetworkSpin after every
 	// update, so give the thread a CPU of its own (CPUMask).
 	NetworkSpin time.Duration
-	Signals     []datasource.Signal
+	// SessionPolicy says what a CONNECT from another address does while a
+	// client holds the session: Replace (the protocol's behaviour) gives it
+	// the session; First refuses it, and counts it, until the client
+	// disconnects, its port becomes unreachable, or it goes silent.
+	SessionPolicy SessionPolicy
+	// SessionTimeout, under SessionPolicy First, is how long a client may
+	// send nothing (no CONNECT, ACK or DISCONNECT) before it counts as
+	// silent and another may take the session; 0 never. Clients send
+	// nothing after their CONNECT unless made to (an ACK now and then).
+	SessionTimeout time.Duration
+	Signals        []datasource.Signal
+}
+
+// SessionPolicy is what a CONNECT from another address does to a live
+// session.
+type SessionPolicy uint8
+
+// The session policies. Replace is the zero value and the protocol's
+// behaviour.
+const (
+	Replace SessionPolicy = iota
+	First
+	numPolicies
+)
+
+var policyNames = [numPolicies]string{"replace", "first"}
+
+// String returns "replace" or "first".
+func (p SessionPolicy) String() string {
+	if p >= numPolicies {
+		return fmt.Sprintf("SessionPolicy(%d)", uint8(p))
+	}
+	return policyNames[p]
+}
+
+// ParseSessionPolicy parses "replace" or "first"; "" is Replace.
+func ParseSessionPolicy(s string) (SessionPolicy, error) {
+	if s == "" {
+		return Replace, nil
+	}
+	for i, n := range policyNames {
+		if n == s {
+			return SessionPolicy(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown SessionPolicy %q (want replace or first)", s)
 }
 
 // Validate checks every rule of the UDPStreamer datasource and returns all
@@ -103,6 +149,15 @@ func Validate(cfg *Config) error {
 	checkHandOff(e, c.HandOffDepth)
 	if c.NetworkSpin < 0 || c.NetworkSpin > netthread.MaxSpin {
 		e.Param("NetworkSpin", "must be 0..%v, got %v", netthread.MaxSpin, c.NetworkSpin)
+	}
+	if c.SessionPolicy >= numPolicies {
+		e.Param("SessionPolicy", "must be replace or first, got %v", c.SessionPolicy)
+	}
+	switch {
+	case c.SessionTimeout < 0:
+		e.Param("SessionTimeout", "must not be negative, got %v", c.SessionTimeout)
+	case c.SessionTimeout > 0 && c.SessionPolicy != First:
+		e.Param("SessionTimeout", "applies only to SessionPolicy first (with replace any CONNECT takes the session)")
 	}
 	if c.Address != "" {
 		if _, err := netip.ParseAddr(c.Address); err != nil {

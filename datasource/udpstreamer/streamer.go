@@ -73,6 +73,11 @@ type Streamer struct {
 	sendLat     *rtsync.SampleRing // Synchronise to sent, ns, per update
 
 	conn     *net.UDPConn
+	recvErrQ *udpsend.ErrQueue // ICMP errors, read by the receive goroutine
+	netErrQ  *udpsend.ErrQueue // the same queue, read by the network thread
+	onICMPFn func(udpsend.ICMPError)
+	heard    atomic.Int64 // when the client last sent a datagram, ns since epoch
+	sessLog  logLimiter   // network thread only
 	control  chan controlEvent
 	thread   *netthread.Thread
 	recvDone chan struct{}
@@ -86,22 +91,6 @@ type Streamer struct {
 	// network thread before each take: it stands for a busy network thread.
 	beforeTake func()
 }
-
-type controlKind uint8
-
-const (
-	connect controlKind = iota
-	disconnect
-)
-
-type controlEvent struct {
-	kind controlKind
-	from netip.AddrPort
-}
-
-// controlQueue bounds the session changes waiting for the network thread;
-// past it, a CONNECT storm is dropped and counted.
-const controlQueue = 64
 
 // Status is a snapshot of the datasource for /status.
 type Status struct {
@@ -139,6 +128,7 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 		epoch:   time.Now(),
 	}
 	s.status = Status{Name: c.Name, Class: "UDPStreamer"}
+	s.onICMPFn = s.onICMP
 	s.clock.mono = func() int64 { return int64(time.Since(s.epoch)) }
 	s.clock.raw = cpu.MonotonicRawNanos
 	return s, nil
@@ -233,6 +223,12 @@ func (s *Streamer) PrepareNextState() error {
 		return fmt.Errorf("datasource %q: socket buffers: %w", s.cfg.Name, err)
 	}
 	sender, err := udpsend.New(conn, s.cfg.SendMethod)
+	if err == nil {
+		s.recvErrQ, err = udpsend.EnableICMPErrors(conn)
+	}
+	if err == nil {
+		s.netErrQ, err = udpsend.EnableICMPErrors(conn)
+	}
 	if err != nil {
 		conn.Close()
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
@@ -323,82 +319,6 @@ func (s *Streamer) Describe() string {
 		s.dataLayout.Payload, s.dataLayout.Fragments, s.dataLayout.Chunk, s.cfg.MaxPayloadSize, s.cfg.Port)
 }
 
-// receive reads client datagrams until the socket closes. It allocates
-// nothing per datagram and logs nothing per datagram.
-func (s *Streamer) receive() {
-	defer close(s.recvDone)
-	buf := make([]byte, 65536)
-	for {
-		n, from, err := s.conn.ReadFromUDPAddrPort(buf)
-		if err != nil {
-			if s.stopping.Load() || errors.Is(err, net.ErrClosed) {
-				return
-			}
-			s.m.recvErrors.Inc()
-			continue
-		}
-		s.handleDatagram(buf[:n], from)
-	}
-}
-
-// handleDatagram classifies one datagram from the server socket.
-func (s *Streamer) handleDatagram(b []byte, from netip.AddrPort) {
-	h, _, err := udpswire.ParseHeader(b)
-	if err != nil {
-		s.m.badDatagram(err).Inc()
-		return
-	}
-	switch h.Type {
-	case udpswire.Connect:
-		if !s.allowed(from.Addr()) {
-			s.m.refused.Inc()
-			return
-		}
-		s.queue(controlEvent{kind: connect, from: from})
-	case udpswire.Disconnect:
-		// Only the client's own DISCONNECT can matter: drop strangers'
-		// here, so a flood of them cannot crowd CONNECTs out of the queue.
-		if from != s.currentClient() {
-			s.m.strangerDisconnects.Inc()
-			return
-		}
-		s.queue(controlEvent{kind: disconnect, from: from})
-	case udpswire.Ack:
-		s.m.acks.Inc()
-	default: // DATA or CONFIG sent to the server
-		s.m.badType.Inc()
-	}
-}
-
-func (s *Streamer) queue(ev controlEvent) {
-	select {
-	case s.control <- ev:
-		s.sem.Post() // wake the network thread even without data
-	default:
-		s.m.controlDropped.Inc()
-	}
-}
-
-// currentClient returns the session's client (zero without a session).
-func (s *Streamer) currentClient() netip.AddrPort {
-	s.statusMu.Lock()
-	defer s.statusMu.Unlock()
-	return s.clientCopy
-}
-
-func (s *Streamer) allowed(a netip.Addr) bool {
-	if len(s.cfg.AllowedClients) == 0 {
-		return true
-	}
-	a = a.Unmap()
-	for _, p := range s.cfg.AllowedClients {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
-
 // waitTimeout bounds one wait of the network thread, so a stop is prompt
 // and session changes are served even when no cycle runs.
 const waitTimeout = 20 * time.Millisecond
@@ -421,82 +341,6 @@ func (s *Streamer) serve(stop <-chan struct{}) {
 		}
 		s.drain()
 	}
-}
-
-// applyControl applies queued session changes in order, then answers the
-// final CONNECT, if any, with CONFIG.
-func (s *Streamer) applyControl() {
-	sendConfig := false
-	for {
-		select {
-		case ev := <-s.control:
-			switch ev.kind {
-			case connect:
-				s.m.connects.Inc()
-				if s.client.IsValid() && s.client != ev.from {
-					s.m.replaced.Inc()
-				}
-				s.setClient(ev.from, "connect")
-				s.counter = 0
-				sendConfig = true
-			case disconnect:
-				if !s.client.IsValid() || ev.from != s.client {
-					s.m.strangerDisconnects.Inc()
-					continue
-				}
-				s.m.disconnects.Inc()
-				s.setClient(netip.AddrPort{}, "disconnect")
-				sendConfig = false
-			}
-		default:
-			if sendConfig {
-				s.sendConfig()
-			}
-			return
-		}
-	}
-}
-
-func (s *Streamer) setClient(c netip.AddrPort, why string) {
-	prev := s.client
-	s.client = c
-	s.sender.SetDestination(c)
-	if c.IsValid() {
-		s.m.connected.Set(1)
-	} else {
-		s.m.connected.Set(0)
-	}
-	s.statusMu.Lock()
-	s.clientCopy = c
-	s.status.Connected = c.IsValid()
-	s.status.Client = ""
-	if c.IsValid() {
-		s.status.Client = c.String()
-	}
-	s.status.Since = time.Now().UTC().Format(time.RFC3339Nano)
-	s.statusMu.Unlock()
-	switch {
-	case c.IsValid() && prev.IsValid() && prev != c:
-		s.log.Info("client replaced", "client", c.String(), "previous", prev.String())
-	case c.IsValid() && prev == c:
-		s.log.Info("client reconnected", "client", c.String())
-	case c.IsValid():
-		s.log.Info("client connected", "client", c.String())
-	default:
-		s.log.Info("client disconnected", "client", prev.String(), "reason", why)
-	}
-}
-
-func (s *Streamer) sendConfig() {
-	s.cfgLayout.PutHeaders(s.cfgWire, udpswire.Config, s.cfgCounter)
-	s.cfgCounter++
-	n, err := s.sender.Send(s.cfgWire, s.cfgLayout.SegmentSize())
-	s.m.configFragments.Add(n)
-	if err != nil {
-		s.m.configSendErrors.Inc()
-		return
-	}
-	s.m.configsSent.Inc()
 }
 
 // drain sends the cycles waiting in the ring, oldest first, each its own
@@ -537,6 +381,7 @@ func (s *Streamer) takeAndSend() bool {
 	}
 	if err != nil {
 		s.m.sendErrors.Inc()
+		s.sendFailed(err)
 		return true
 	}
 	s.m.updates.Inc()
