@@ -51,6 +51,9 @@ type Sender struct {
 	big     bool
 	sendBuf []byte // written by the sender thread only
 	conn    *net.UDPConn
+	out     *udpsend.Sender // sends to dst; sender thread only
+	watch   *udpsend.DestWatch
+	t0      time.Time // origin of the watch's clock
 	thread  *netthread.Thread
 	// sendBuffer is the socket's send buffer as the kernel granted it.
 	sendBuffer int
@@ -202,6 +205,10 @@ func (s *Sender) PrepareNextState() error {
 		return fmt.Errorf("datasource %q: socket buffers: %w", s.cfg.Name, err)
 	}
 	s.sendBuffer = bufs.SendGot
+	if err := s.openWatch(conn); err != nil {
+		conn.Close()
+		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
+	}
 	s.conn = conn
 	th, err := netthread.Start(netthread.Config{Name: s.cfg.Name, CPUMask: s.cfg.CPUMask, Priority: s.cfg.Priority, Wake: s.sem.Post}, s.serve)
 	if err != nil {
@@ -220,10 +227,9 @@ func (s *Sender) PrepareNextState() error {
 	return nil
 }
 
-// open returns an unconnected UDP socket for the destination's family: an
-// unconnected socket sees no ICMP port-unreachable, so a missing receiver
-// costs no error (and no allocation) per datagram. A multicast socket gets
-// IP_MULTICAST_IF, _TTL and _LOOP before it is bound.
+// open returns an unconnected UDP socket for the destination's family. A
+// multicast socket gets IP_MULTICAST_IF, _TTL and _LOOP before it is
+// bound.
 func (s *Sender) open() (*net.UDPConn, error) {
 	network, local := "udp4", "0.0.0.0:0"
 	if !s.dst.Addr().Is4() {
@@ -300,6 +306,7 @@ func (s *Sender) serve(stop <-chan struct{}) {
 		default:
 		}
 		s.warn.check(s)
+		s.watchTick()
 	}
 }
 
@@ -337,14 +344,14 @@ func (s *Sender) send(cycle []byte) {
 		b = s.sendBuf
 	}
 	s.m.sent.Inc()
-	n, err := s.conn.WriteToUDPAddrPort(b, s.dst)
-	if err != nil {
+	if _, err := s.out.Send(b, len(b)); err != nil {
 		s.m.errors.Inc()
 		s.warn.lastErr = err
+		s.sendFailed()
 		return
 	}
 	s.m.datagrams.Inc()
-	s.m.bytes.Add(n)
+	s.m.bytes.Add(len(b))
 }
 
 // warnInterval spaces the warnings about overflows and send errors.
@@ -398,6 +405,9 @@ type Status struct {
 	Overflows     uint64 `json:"overflows"`
 	SendErrors    uint64 `json:"send_errors"`
 	Triggers      uint64 `json:"triggers,omitempty"`
+	// DestinationUnreachable is true while the destination answers with
+	// ICMP port unreachable: no receiver listens there.
+	DestinationUnreachable bool `json:"destination_unreachable"`
 }
 
 // StatusReport returns Status as an any, for a program that lists
@@ -441,6 +451,8 @@ func (s *Sender) Status() Status {
 		Overflows:     s.m.overflows.Get(),
 		SendErrors:    s.m.errors.Get(),
 		Triggers:      s.m.triggers.Get(),
+
+		DestinationUnreachable: s.m.unreachable.Get() != 0,
 	}
 	if a := s.LocalAddr(); a.IsValid() {
 		st.Local = a.String()

@@ -1,38 +1,20 @@
 package udpstreamer
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/streamerd/streamerd/internal/dstest"
 )
-
-// syncBuffer is a bytes.Buffer safe for the goroutines that log.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // startLogged starts a Streamer on loopback whose log goes to the returned
 // buffer.
-func startLogged(t *testing.T, cfg Config) (*Streamer, *syncBuffer) {
+func startLogged(t *testing.T, cfg Config) (*Streamer, *dstest.SyncBuffer) {
 	t.Helper()
-	out := new(syncBuffer)
+	out := new(dstest.SyncBuffer)
 	if cfg.Name == "" {
 		cfg.Name = "S"
 	}
