@@ -13,6 +13,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
+	"github.com/streamerd/streamerd/internal/udpsend"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
@@ -50,6 +51,9 @@ type Encoder struct {
 	haveData bool
 
 	conn   *net.UDPConn
+	out    *udpsend.Sender    // sends to dst; network thread only
+	watch  *udpsend.DestWatch // ICMP port unreachable; network thread only
+	reach  chan bool          // receiver gone (true) or back, for logEvents
 	em     *emitter
 	thread *netthread.Thread
 	origin int64 // CLOCK_MONOTONIC ns at the emitter's start: the cadence grid
@@ -144,6 +148,10 @@ func (e *Encoder) open() error {
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{Port: e.cfg.SrcPort})
 	if err != nil {
 		return fmt.Errorf("datasource %q: src_port %d: %w", e.cfg.Name, e.cfg.SrcPort, err)
+	}
+	if err := e.openWatch(conn); err != nil {
+		conn.Close()
+		return fmt.Errorf("datasource %q: %w", e.cfg.Name, err)
 	}
 	e.conn = conn
 	e.origin = monoNow()
@@ -248,6 +256,9 @@ type Status struct {
 	Events       []Event      `json:"events"`
 	Synchronised uint64       `json:"synchronised"`
 	LockTimeouts uint64       `json:"lock_timeouts"`
+	// DestUnreachable is true while the destination answers with ICMP
+	// port unreachable: no receiver listens there.
+	DestUnreachable bool `json:"dest_unreachable"`
 }
 
 // StatusReport returns Status as an any, for a program that lists
@@ -283,6 +294,8 @@ func (e *Encoder) Status() Status {
 		Events:       e.Events(),
 		Synchronised: e.m.synchronised.Get(),
 		LockTimeouts: e.m.lockTimeouts.Get(),
+
+		DestUnreachable: e.m.unreachable.Get() != 0,
 	}
 	if s.Active == nil {
 		s.Active = []string{}
