@@ -70,7 +70,8 @@ type Streamer struct {
 	lastHRT     uint64         // hrtTimestamp of the last update sent
 	cfgCounter  uint32
 	stopping    atomic.Bool
-	sendLat     *rtsync.SampleRing // Synchronise to sent, ns, per update
+	sendLat     *rtsync.SampleRing  // Synchronise to sent, ns, per update
+	tap         atomic.Pointer[Tap] // the in-process reader, if open
 
 	conn     *net.UDPConn
 	recvErrQ *udpsend.ErrQueue // ICMP errors, read by the receive goroutine
@@ -366,12 +367,20 @@ func (s *Streamer) takeAndSend() bool {
 		return false
 	}
 	s.taken = taken
-	if !s.client.IsValid() {
+	tap := s.tap.Load()
+	if !s.client.IsValid() && tap == nil {
 		s.m.noClient.Inc()
 		return true
 	}
 	binary.LittleEndian.PutUint64(s.taken, s.hrtStamp(stamp))
 	s.serialise()
+	if tap != nil {
+		tap.offer(s.wire, s.dataLayout)
+	}
+	if !s.client.IsValid() {
+		s.m.noClient.Inc()
+		return true
+	}
 	s.dataLayout.PutHeaders(s.wire, udpswire.Data, s.counter)
 	s.counter++
 	n, err := s.sender.Send(s.wire, s.dataLayout.SegmentSize())
