@@ -2,6 +2,7 @@ package udpstreamer
 
 import (
 	"errors"
+	"sync/atomic"
 	"time"
 
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
@@ -22,12 +23,14 @@ var (
 // not. It is not a network client: it never takes the session, and the
 // client, if any, receives exactly what it would without it.
 //
-// The network thread never waits for the tap: it copies each update's
-// payload into the tap's ready buffer only if the consumer is not swapping
-// buffers at that instant, and a newer update replaces one the consumer
-// has not taken yet (Next reports how many it missed). While a tap is
-// open the network thread serialises every cycle, with or without a
-// client; the copy costs it about as much as a memcpy of the payload.
+// The hand-off is a triple buffer: the network thread copies each
+// update's payload into its own back buffer and exchanges it with the
+// middle one in one atomic step; the consumer exchanges its front buffer
+// with the middle one when a newer update waits there. Neither side ever
+// waits for the other, and the consumer always gets the newest update; a
+// newer one replaces one it has not taken yet (Next reports how many it
+// missed). While a tap is open the network thread serialises every cycle,
+// with or without a client; the copy costs it a memcpy of the payload.
 // Nothing allocates after OpenTap.
 //
 // Next and Close may be called from any goroutine, Next from one at a
@@ -36,16 +39,23 @@ type Tap struct {
 	s      *Streamer
 	config []byte // the CONFIG payload
 
-	lock     rtsync.FastLock // guards ready and readySeq
-	sem      rtsync.EventSem
-	ready    []byte
-	readySeq uint64
-	taken    []byte // consumer only
-	takenSeq uint64 // consumer only
+	bufs [3][]byte
+	seqs [3]uint64     // the update each buffer holds, numbered from 1
+	mid  atomic.Uint32 // index of the middle buffer, | tapFresh when it is newer than front
+	sem  rtsync.EventSem
 
+	back    uint32 // network thread only
 	offered uint64 // network thread only: updates offered so far
-	closed  bool   // guarded by lock
+
+	front    uint32 // consumer only
+	frontSeq uint64 // consumer only
+
+	closed atomic.Bool
 }
+
+// tapFresh marks the middle buffer as holding an update the consumer has
+// not taken.
+const tapFresh = 4
 
 // OpenTap opens the tap of s (after AllocateMemory): one at a time.
 func (s *Streamer) OpenTap() (*Tap, error) {
@@ -56,7 +66,11 @@ func (s *Streamer) OpenTap() (*Tap, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Tap{s: s, config: config, ready: make([]byte, s.dataLayout.Payload), taken: make([]byte, s.dataLayout.Payload)}
+	t := &Tap{s: s, config: config, back: 0, front: 2}
+	t.mid.Store(1)
+	for i := range t.bufs {
+		t.bufs[i] = make([]byte, s.dataLayout.Payload)
+	}
 	if !s.tap.CompareAndSwap(nil, t) {
 		return nil, ErrTapBusy
 	}
@@ -76,19 +90,14 @@ func (t *Tap) ConfigPayload() []byte { return t.config }
 // after Close.
 func (t *Tap) Next(timeout time.Duration) (payload []byte, missed uint64, err error) {
 	for {
-		t.lock.FastLock(rtsync.Forever, 0)
-		closed, fresh := t.closed, t.readySeq != t.takenSeq
-		if fresh {
-			t.ready, t.taken = t.taken, t.ready
-			missed = t.readySeq - t.takenSeq - 1
-			t.takenSeq = t.readySeq
-		}
-		t.lock.FastUnLock()
-		switch {
-		case closed:
+		if t.closed.Load() {
 			return nil, 0, ErrTapClosed
-		case fresh:
-			return t.taken, missed, nil
+		}
+		if t.mid.Load()&tapFresh != 0 {
+			t.front = t.mid.Swap(t.front) &^ tapFresh
+			seq := t.seqs[t.front]
+			missed, t.frontSeq = seq-t.frontSeq-1, seq
+			return t.bufs[t.front], missed, nil
 		}
 		if err := t.sem.WaitReset(timeout); err != nil {
 			return nil, 0, err
@@ -100,21 +109,16 @@ func (t *Tap) Next(timeout time.Duration) (payload []byte, missed uint64, err er
 // a Next waiting returns ErrTapClosed. Later calls do nothing.
 func (t *Tap) Close() {
 	t.s.tap.CompareAndSwap(t, nil)
-	t.lock.FastLock(rtsync.Forever, 0)
-	t.closed = true
-	t.lock.FastUnLock()
+	t.closed.Store(true)
 	t.sem.Post()
 }
 
-// offer hands the serialised update in wire to the tap unless the
-// consumer holds the lock this instant; network thread only.
+// offer hands the serialised update in wire to the tap; network thread
+// only. It never waits.
 func (t *Tap) offer(wire []byte, l udpswire.Layout) {
 	t.offered++
-	if !t.lock.TryLock() {
-		return
-	}
-	l.CopyPayload(t.ready, wire)
-	t.readySeq = t.offered
-	t.lock.FastUnLock()
+	l.CopyPayload(t.bufs[t.back], wire)
+	t.seqs[t.back] = t.offered
+	t.back = t.mid.Swap(t.back|tapFresh) &^ tapFresh
 	t.sem.Post()
 }
