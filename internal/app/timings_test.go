@@ -82,7 +82,7 @@ func TestTimingsInMetricsAndStatus(t *testing.T) {
 			us = u
 		}
 	}
-	c, err := client.Dial(loopback(us.LocalAddr()).String(), client.Options{})
+	c, err := client.Dial("127.0.0.1:"+strconv.Itoa(int(us.LocalAddr().Port())), client.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
