@@ -31,6 +31,13 @@ func newHandoff(depth, size int) handoff {
 // waiting one. The caller fills slots[i] and stamps[i].
 func (h *handoff) put() (i int, overwrote bool) {
 	depth := len(h.slots)
+	if h.n == 0 {
+		// Nothing waits: start again at slot 0, so while the network
+		// thread keeps up the RT thread writes the same two buffers in
+		// turn (slot 0's and the one the network thread swaps back), warm
+		// in its cache, whatever the depth.
+		h.first = 0
+	}
 	if h.n == depth {
 		h.first = (h.first + 1) % depth
 		h.n--
