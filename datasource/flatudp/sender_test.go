@@ -20,6 +20,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
 	"github.com/streamerd/streamerd/internal/dstest"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
@@ -577,7 +578,7 @@ func TestReceiverGoneAndBack(t *testing.T) {
 	}
 	port := conn.LocalAddr().(*net.UDPAddr).Port
 	conn.Close() // nobody listens there now
-	var log dstest.SyncBuffer
+	var log testenv.Buffer
 	s, err := New(Config{Name: "Flat", Address: "127.0.0.1", Port: port, ExecutionMode: RealTimeThread, Signals: testSignals()},
 		newSet(), slog.New(slog.NewTextHandler(&log, nil)))
 	if err != nil {

@@ -14,18 +14,10 @@ var unreachableHold = 5 * time.Second
 
 // openWatch prepares the sends to the destination and the watch for ICMP
 // port unreachable on conn.
-func (s *Sender) openWatch(conn *net.UDPConn) error {
-	out, err := udpsend.New(conn, udpsend.Auto)
-	if err != nil {
-		return err
-	}
-	q, err := udpsend.EnableICMPErrors(conn)
-	if err != nil {
-		return err
-	}
-	out.SetDestination(s.dst)
-	s.out, s.watch, s.t0 = out, udpsend.NewDestWatch(q, unreachableHold), time.Now()
-	return nil
+func (s *Sender) openWatch(conn *net.UDPConn) (err error) {
+	s.out, s.watch, err = udpsend.NewWatched(conn, s.dst, unreachableHold)
+	s.t0 = time.Now()
+	return err
 }
 
 // sendFailed looks for ICMP port unreachable behind a failed send: the

@@ -14,18 +14,10 @@ var unreachableHold = 5 * time.Second
 
 // openWatch prepares the sends to the destination and the watch for ICMP
 // port unreachable on conn.
-func (e *Encoder) openWatch(conn *net.UDPConn) error {
-	out, err := udpsend.New(conn, udpsend.Auto)
-	if err != nil {
-		return err
-	}
-	q, err := udpsend.EnableICMPErrors(conn)
-	if err != nil {
-		return err
-	}
-	out.SetDestination(e.dst)
-	e.out, e.watch, e.reach = out, udpsend.NewDestWatch(q, unreachableHold), make(chan bool, 4)
-	return nil
+func (e *Encoder) openWatch(conn *net.UDPConn) (err error) {
+	e.out, e.watch, err = udpsend.NewWatched(conn, e.dst, unreachableHold)
+	e.reach = make(chan bool, 4)
+	return err
 }
 
 // sendFailed looks for ICMP port unreachable behind a failed send: the

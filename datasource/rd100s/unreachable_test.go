@@ -9,7 +9,6 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 
@@ -25,7 +24,7 @@ func TestReceiverGoneAndBack(t *testing.T) {
 	probe.Close()
 	cfg := testConfig(1000)
 	cfg.DestPort = port
-	var log dstest.SyncBuffer
+	var log testenv.Buffer
 	e, err := New(cfg, metrics.NewSet(), slog.New(slog.NewTextHandler(&log, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -5,32 +5,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/VictoriaMetrics/metrics"
-
-	"github.com/streamerd/streamerd/internal/dstest"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // startLogged starts a Streamer on loopback whose log goes to the returned
 // buffer.
-func startLogged(t *testing.T, cfg Config) (*Streamer, *dstest.SyncBuffer) {
+func startLogged(t *testing.T, cfg Config) (*Streamer, *testenv.Buffer) {
 	t.Helper()
-	out := new(dstest.SyncBuffer)
-	if cfg.Name == "" {
-		cfg.Name = "S"
-	}
-	cfg.Address = "127.0.0.1"
-	s, err := New(cfg, metrics.NewSet(), slog.New(slog.NewTextHandler(out, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Stop() })
-	return s, out
+	out := new(testenv.Buffer)
+	return startWith(t, cfg, slog.New(slog.NewTextHandler(out, nil))), out
 }
 
 // TestSocketBuffersReadBackAndLogged checks the buffers the kernel granted

@@ -29,13 +29,16 @@ import (
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // start builds, allocates and starts a Streamer on a free loopback port.
-func start(t testing.TB, cfg Config) *Streamer {
+func start(t testing.TB, cfg Config) *Streamer { return startWith(t, cfg, discard()) }
+
+// startWith is start with a logger.
+func startWith(t testing.TB, cfg Config, log *slog.Logger) *Streamer {
 	t.Helper()
 	if cfg.Name == "" {
 		cfg.Name = "Streamer"
 	}
 	cfg.Address = "127.0.0.1"
-	s, err := New(cfg, metrics.NewSet(), discard())
+	s, err := New(cfg, metrics.NewSet(), log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,26 +366,7 @@ func waitFor(t testing.TB, cond func() bool) {
 }
 
 func TestLatestValueWinsAndSkipsAreCounted(t *testing.T) {
-	cfg := scalarCfg()
-	cfg.Name, cfg.Address = "S", "127.0.0.1"
-	s, err := New(cfg, metrics.NewSet(), discard())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	// The network thread stays busy while stall is set.
-	var stall atomic.Bool
-	s.beforeTake = func() {
-		for stall.Load() {
-			time.Sleep(100 * time.Microsecond)
-		}
-	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Stop()
+	s, stall := stalledStreamer(t, scalarCfg())
 	c := newRawClient(t, s.LocalAddr())
 	c.connect()
 

@@ -24,26 +24,13 @@ import (
 // end, receiving every update, while the scope shows the stream through
 // the tap.
 func TestScopeLeavesTheSessionToClients(t *testing.T) {
-	data, _ := configs.FS.ReadFile("burst.toml")
-	text := strings.Replace(string(data), `HTTPAddress = "127.0.0.1:9100"`, "HTTPAddress = \"\"\nScopeAddress = \"127.0.0.1:0\"", 1)
-	text = strings.ReplaceAll(text, "Port = 44500", "Port = "+strconv.Itoa(freePort(t)))
-	f, err := config.Parse("burst.toml", []byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms := metrics.NewSet()
-	a, err := Build(f, ms, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, ms := startExample(t, "burst.toml", func(text string) string {
+		return strings.Replace(text, `HTTPAddress = "127.0.0.1:9100"`, "HTTPAddress = \"\"\nScopeAddress = \"127.0.0.1:0\"", 1)
+	})
 	var us *udpstreamer.Streamer
 	for _, s := range a.sources {
 		us, _ = s.ds.(*udpstreamer.Streamer)
 	}
-	if err := a.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer a.Stop()
 	c, err := client.Dial("127.0.0.1:"+strconv.Itoa(int(us.LocalAddr().Port())), client.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -77,4 +64,31 @@ func TestScopeLeavesTheSessionToClients(t *testing.T) {
 	if !status.Connected || client.Port() != c.LocalAddr().Port() || connects != 1 || lost != 0 {
 		t.Errorf("session %+v, connects %d, lost %d", status, connects, lost)
 	}
+}
+
+// startExample builds and starts the example configuration name, edited by
+// edit, on a free UDPStreamer port and a free HTTP port; the test stops it.
+func startExample(t *testing.T, name string, edit func(string) string) (*App, *metrics.Set) {
+	t.Helper()
+	data, _ := configs.FS.ReadFile(name)
+	text := string(data)
+	if edit != nil {
+		text = edit(text)
+	}
+	text = strings.ReplaceAll(text, `"127.0.0.1:9100"`, `"127.0.0.1:0"`)
+	text = strings.ReplaceAll(text, "Port = 44500", "Port = "+strconv.Itoa(freePort(t)))
+	f, err := config.Parse(name, []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := metrics.NewSet()
+	a, err := Build(f, ms, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Stop() })
+	return a, ms
 }

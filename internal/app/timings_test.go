@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,10 +11,8 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"github.com/streamerd/streamerd/configs"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
-	"github.com/streamerd/streamerd/internal/config"
 )
 
 func TestReservoirPercentiles(t *testing.T) {
@@ -60,22 +57,7 @@ func TestBuckets(t *testing.T) {
 // thread, its steps and the UDPStreamer, and /status the percentiles of
 // the last interval.
 func TestTimingsInMetricsAndStatus(t *testing.T) {
-	data, _ := configs.FS.ReadFile("app.toml")
-	text := strings.ReplaceAll(string(data), `"127.0.0.1:9100"`, `"127.0.0.1:0"`)
-	text = strings.ReplaceAll(text, "Port = 44500", "Port = "+strconv.Itoa(freePort(t)))
-	f, err := config.Parse("app.toml", []byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms := metrics.NewSet()
-	a, err := Build(f, ms, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer a.Stop()
+	a, ms := startExample(t, "app.toml", nil)
 	var us *udpstreamer.Streamer
 	for _, s := range a.sources {
 		if u, ok := s.ds.(*udpstreamer.Streamer); ok {

@@ -1,6 +1,7 @@
 package udpsend
 
 import (
+	"net"
 	"net/netip"
 	"time"
 )
@@ -70,3 +71,19 @@ func (w *DestWatch) Unreachable() bool { return w.gone }
 
 // PortUnreachables returns the ICMP port-unreachable errors seen.
 func (w *DestWatch) PortUnreachables() uint64 { return w.n }
+
+// NewWatched returns a Sender to the one destination dst of conn, with a
+// DestWatch on the ICMP errors its sends meet (see NewDestWatch for hold):
+// what a producer that streams to one receiver needs.
+func NewWatched(conn *net.UDPConn, dst netip.AddrPort, hold time.Duration) (*Sender, *DestWatch, error) {
+	out, err := New(conn, Auto)
+	if err != nil {
+		return nil, nil, err
+	}
+	q, err := EnableICMPErrors(conn)
+	if err != nil {
+		return nil, nil, err
+	}
+	out.SetDestination(dst)
+	return out, NewDestWatch(q, hold), nil
+}
