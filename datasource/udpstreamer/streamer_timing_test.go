@@ -290,6 +290,7 @@ func newPoller(tb testing.TB, c *rawClient) *poller {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	c.conn.SetReadDeadline(time.Time{}) // a deadline gone by fails every Read
 	p := &poller{tb: tb, c: c, rc: rc}
 	p.readFn = func(fd uintptr) bool {
 		p.n, p.err = syscall.Read(int(fd), p.c.buf)
@@ -300,7 +301,10 @@ func newPoller(tb testing.TB, c *rawClient) *poller {
 
 func (p *poller) next() {
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-		if p.rc.Read(p.readFn); p.err != nil {
+		if err := p.rc.Read(p.readFn); err != nil {
+			p.tb.Fatal(err)
+		}
+		if p.err != nil {
 			continue
 		}
 		if payload, _, err := p.c.data.AddDatagram(p.c.buf[:p.n]); err == nil && payload != nil {
