@@ -32,7 +32,9 @@ type sustainCase struct {
 // sustainCases are the 1000-sample float32 burst example of docs/udpstreamer.md
 // (4012 B of payload, 3 fragments of at most 1400 B) and a 64 KiB update,
 // once fragmented at 1400 B (48 fragments) and once at the protocol's
-// largest datagram (65507 B, 2 fragments).
+// largest datagram (65507 B, 2 fragments), with the default hand-off; then
+// the burst and the 64 KiB update in 1400 B fragments with HandOffDepth 32
+// ("depth32").
 func sustainCases() []sustainCase {
 	burst := udpstreamer.Config{Name: "Burst", MaxPayloadSize: 1400, Signals: []datasource.Signal{
 		{Name: "T0", Type: datasource.Uint32, Unit: "us"},
@@ -45,10 +47,16 @@ func sustainCases() []sustainCase {
 			{Name: "A", Type: datasource.Uint8, NumberOfDimensions: 1, NumberOfElements: 65536 - 4},
 		}}
 	}
+	deep := func(c udpstreamer.Config) udpstreamer.Config {
+		c.HandOffDepth = 32
+		return c
+	}
 	return []sustainCase{
 		{"Burst", burst},
 		{"64KiB-1400B", big("Big1400", 1400)},
 		{"64KiB-65507B", big("Big65507", 65507)},
+		{"Burst/depth32", deep(burst)},
+		{"64KiB-1400B/depth32", deep(big("Big1400", 1400))},
 	}
 }
 

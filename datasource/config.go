@@ -80,6 +80,15 @@ func (e *ConfigErrors) Failed(i int) bool {
 	return slices.ContainsFunc(e.errs, failed)
 }
 
+// Priority checks the SCHED_FIFO priority of a producer's network or
+// sender thread, key Priority for every producer: 0 leaves normal
+// scheduling, 1..99 is SCHED_FIFO.
+func (e *ConfigErrors) Priority(p int) {
+	if p < 0 || p > 99 {
+		e.Param("Priority", "must be 0 (normal scheduling) or 1..99 (SCHED_FIFO), got %d", p)
+	}
+}
+
 // Len returns how many errors were recorded.
 func (e *ConfigErrors) Len() int { return len(e.errs) }
 

@@ -100,3 +100,28 @@ func TestWakeUnblocksStop(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWaitSpinsThenParks checks Wait returns on a Post made during its
+// spin, on one made after it parked, and times out without one.
+func TestWaitSpinsThenParks(t *testing.T) {
+	var sem rtsync.EventSem
+	if err := Wait(&sem, time.Millisecond, time.Millisecond); !errors.Is(err, rtsync.ErrTimeout) {
+		t.Fatalf("no Post: %v", err)
+	}
+	for _, spin := range []time.Duration{0, time.Second} {
+		go func() {
+			time.Sleep(5 * time.Millisecond)
+			sem.Post()
+		}()
+		if err := Wait(&sem, spin, 5*time.Second); err != nil {
+			t.Fatalf("spin %v: %v", spin, err)
+		}
+		if sem.Posted() {
+			t.Fatalf("spin %v: the event was not reset", spin)
+		}
+	}
+	sem.Post()
+	if err := Wait(&sem, time.Second, 0); err != nil || sem.Posted() {
+		t.Fatalf("posted before the wait: %v, still posted %v", err, sem.Posted())
+	}
+}

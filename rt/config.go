@@ -95,6 +95,14 @@ type Config struct {
 	// Trace, if not nil, receives per-cycle samples. Read it only after
 	// Stop has returned.
 	Trace *Trace
+
+	// RecordTimings keeps every cycle's wake-up lateness, cycle time and
+	// step times in a lock-free ring for a collector goroutine to drain
+	// while the thread runs (Thread.DrainTimings): the raw material of
+	// histograms and percentiles, which the RT thread never computes. The
+	// ring holds half a second of cycles (1024 to 32768); each cycle
+	// costs the RT thread one atomic store per column.
+	RecordTimings bool
 }
 
 // Trace holds per-cycle samples written by the RT thread as rings: cycle n

@@ -343,8 +343,9 @@ func TestCycleNoAllocs(t *testing.T) {
 	fail := stepFunc(func() error { return errTest })
 	count := stepFunc(func() error { cycles.Add(1); return nil })
 	for _, n := range []SleepNature{Default, Busy, Hybrid} {
-		th, _ = New(Config{Frequency: 5000, SleepNature: n, SleepPercentage: 50, Trace: tr},
+		th, _ = New(Config{Frequency: 5000, SleepNature: n, SleepPercentage: 50, Trace: tr, RecordTimings: true},
 			[]Step{{"gam", gam}, {"fail", fail}}, []Step{{"count", count}})
+		rows := make([]int64, 64*th.TimingWidth())
 		if err := th.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -354,10 +355,11 @@ func TestCycleNoAllocs(t *testing.T) {
 		allocs := testing.AllocsPerRun(20, func() {
 			waitCycles(&cycles, 5)
 			th.ReadStats(st)
+			th.DrainTimings(rows)
 		})
 		th.Stop()
 		if allocs != 0 {
-			t.Errorf("%v: %v allocations per 5 cycles + ReadStats", n, allocs)
+			t.Errorf("%v: %v allocations per 5 cycles + ReadStats + DrainTimings", n, allocs)
 		}
 		sinkStats = st
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/rt/cpu"
+	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
 // maxSleepChunk bounds a single clock_nanosleep so that Stop is seen within
@@ -52,8 +53,9 @@ type Thread struct {
 	counter uint32
 	timeUs  uint32
 
-	acc    acc
-	shared shared
+	acc     acc
+	shared  shared
+	timings *rtsync.SampleRing // per-cycle rows, with Config.RecordTimings
 
 	// sleep is cpu.SleepUntil; tests replace it to make sleeps fail.
 	sleep func(abs int64) error
@@ -85,6 +87,9 @@ func New(cfg Config, gams, brokers []Step) (*Thread, error) {
 		}
 	}
 	t.acc.init(len(t.steps))
+	if cfg.RecordTimings {
+		t.timings = newTimingRing(p, len(t.steps))
+	}
 	t.shared.steps = make([]sharedStep, len(t.steps))
 	t.shared.publish(&t.acc)
 	return t, nil
@@ -304,6 +309,7 @@ func (t *Thread) loop() {
 		cy.end, cy.failed = t.runSteps(&c, cy.wake)
 		cycleTime := a.record(&cy)
 		t.cfg.Trace.record(cy.wake-cy.deadline, cycleTime)
+		t.recordTimings(cy.wake-cy.deadline, cycleTime)
 		if cy.advance(t.period) {
 			a.overruns++
 		}

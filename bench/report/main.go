@@ -250,6 +250,10 @@ type Rule struct {
 	BaseMetric   string
 	HigherBetter bool    // throughput: a ratio below 1 is worse
 	Limit        float64 // the ratio the budget allows (0: none)
+	// ValueLimited bounds the figure's own value, not its ratio: the
+	// budget is Value ≤ ValueMax.
+	ValueLimited bool
+	ValueMax     float64
 	Note         string
 }
 
@@ -261,6 +265,12 @@ func Rules() []Rule {
 		{Section: "Synchronise on the RT thread", Pkg: "datasource/udpstreamer",
 			Figure: `^Synchronise/(\w+)/(nowaiter|parked)$`, Base: "Synchronise/$1/copy", Metrics: lat, Limit: 2,
 			Note: "FastLock, copy, stamp, unlock, post; beside a bare copy of the same size"},
+		{Section: "Synchronise on the RT thread", Pkg: "datasource/udpstreamer",
+			Figure: `^Synchronise/(\w+)/depth32$`, Base: "Synchronise/$1/copy", Metrics: lat, Limit: 1.3,
+			Note: "HandOffDepth 32, each cycle taken back as a network thread that keeps up would; beside a bare copy"},
+		{Section: "Synchronise on the RT thread", Pkg: "datasource/udpstreamer",
+			Figure: `^Synchronise/(\w+)/depth32full$`, Base: "Synchronise/$1/copy", Metrics: lat,
+			Note: "HandOffDepth 32 with the ring full: every call overwrites the oldest cycle, in a buffer not written for 32 calls"},
 		{Section: "Quantisation kernels", Pkg: "quant",
 			Figure: `^Encode/(.+)$`, Base: "Baseline/$1", Metrics: []string{"ns/elem"}, Limit: 2,
 			Note: "scale, clamp, round, NaN check; beside a bare float-to-int loop"},
@@ -291,6 +301,17 @@ func Rules() []Rule {
 		{Section: "End to end on loopback", Pkg: "datasource/udpstreamer",
 			Figure: `^EndToEnd/(\w+)$`, Base: "EndToEnd/$1/bare", Metrics: []string{"p50-us", "p99-us", "max-us"},
 			Note: "Synchronise to the last fragment at the client; beside one bare datagram"},
+		{Section: "End to end on loopback", Pkg: "datasource/udpstreamer",
+			Figure: `^EndToEnd/(\w+)/poll$`, Base: "EndToEnd/$1/bare", Metrics: []string{"p50-us", "p99-us", "max-us"},
+			Note: "the same, the client polling its socket instead of blocking (its own wake-up left out)"},
+		{Section: "End to end on loopback", Pkg: "datasource/udpstreamer",
+			Figure: `^EndToEnd/(\w+)/spin$`, Base: "EndToEnd/$1/bare", Metrics: []string{"p50-us"}, Limit: 2,
+			Note: "network thread pinned with NetworkSpin 1 ms, client polling on the other CPU"},
+		{Section: "End to end on loopback", Pkg: "datasource/udpstreamer",
+			Figure: `^EndToEnd/(\w+)/spin$`, Base: "EndToEnd/$1/bare", Metrics: []string{"p99-us", "max-us"}},
+		{Section: "End to end on loopback", Pkg: "datasource/udpstreamer",
+			Figure: `^NetworkSpin/(\w+)/spin=(\w+)$`, Base: "NetworkSpin/$1/spin=0", Metrics: []string{"cpu-%"},
+			Note: "CPU of the whole process (RT thread, network thread, client), % of one core, streaming the burst: with a spin, beside none"},
 		{Section: "Sustained throughput", Pkg: "bench",
 			Figure: `^Sustained/(Burst|64KiB-1400B)(/fifo)?$`, Base: "Loopback/1400B", Metrics: []string{"wire-MB/s"}, HigherBetter: true, Limit: 0.5,
 			Note: "largest rate held with 0 lost; beside a tight sendto loop of 1400 B datagrams"},
@@ -304,8 +325,14 @@ func Rules() []Rule {
 			Figure: `^Sustained/(64KiB-65507B)(/fifo)?$`, Base: "Loopback/65507B", Metrics: []string{"cap-MB/s"}, BaseMetric: "wire-MB/s", HigherBetter: true,
 			Note: "flat-out capacity (Synchronise back to back, skips allowed)"},
 		{Section: "Sustained throughput", Pkg: "bench",
-			Figure: `^Sustained/(.+)$`, Base: "$0", Metrics: []string{"updates/s"}, BaseMetric: "cap-updates/s", HigherBetter: true,
+			Figure: `^Sustained/([^/]+)(/fifo)?$`, Base: "$0", Metrics: []string{"updates/s"}, BaseMetric: "cap-updates/s", HigherBetter: true,
 			Note: "held with 0 lost, beside the flat-out capacity of the same run"},
+		{Section: "Sustained throughput", Pkg: "bench",
+			Figure: `^Sustained/(Burst|64KiB-1400B)/depth32(/fifo)?$`, Base: "$0", Metrics: []string{"updates/s"}, BaseMetric: "cap-updates/s", HigherBetter: true, Limit: 0.5,
+			Note: "HandOffDepth 32: held with 0 lost, beside the flat-out capacity of the same case"},
+		{Section: "Sustained throughput", Pkg: "bench",
+			Figure: `^Sustained/(Burst|64KiB-1400B)/depth32(/fifo)?$`, Base: "Sustained/$1$2", Metrics: []string{"lost-ppm-2kHz"}, ValueMax: 0, ValueLimited: true,
+			Note: "HandOffDepth 32: updates lost per million at 2000/s (must be 0), beside the default hand-off"},
 		{Section: "Sustained throughput", Pkg: "bench",
 			Figure: `^Sustained/(.+)/fifo$`, Base: "Sustained/$1", Metrics: []string{"lost-ppm-2kHz"},
 			Note: "updates lost per million at 2000/s: network thread at SCHED_FIFO and pinned, beside today's normal scheduling"},
@@ -392,6 +419,9 @@ func Pair(run *Run, rules []Rule) []Row {
 							row.Ratio = v / bv
 						}
 					}
+				}
+				if ru.ValueLimited {
+					row.Past = row.Value > ru.ValueMax
 				}
 				if ru.Limit > 0 && !math.IsNaN(row.Ratio) {
 					if ru.HigherBetter {
@@ -483,16 +513,17 @@ func Write(w io.Writer, run *Run, rules []Rule, mach Machine) {
 		fmt.Fprintln(w, "| --- | --- | ---: | --- | ---: | ---: | --- |")
 		for _, row := range bySection[sec] {
 			lim := ""
-			if row.Rule.Limit > 0 {
-				if row.Rule.HigherBetter {
-					lim = fmt.Sprintf("≥ %g×", row.Rule.Limit)
-				} else {
-					lim = fmt.Sprintf("≤ %g×", row.Rule.Limit)
-				}
-				if row.Past {
-					lim += " **past**"
-					past = append(past, row)
-				}
+			switch {
+			case row.Rule.ValueLimited:
+				lim = fmt.Sprintf("value ≤ %g", row.Rule.ValueMax)
+			case row.Rule.Limit > 0 && row.Rule.HigherBetter:
+				lim = fmt.Sprintf("≥ %g×", row.Rule.Limit)
+			case row.Rule.Limit > 0:
+				lim = fmt.Sprintf("≤ %g×", row.Rule.Limit)
+			}
+			if row.Past {
+				lim += " **past**"
+				past = append(past, row)
 			}
 			base, bv, ratio := "—", "—", "—"
 			if row.Base != "" {
@@ -523,6 +554,10 @@ func Write(w io.Writer, run *Run, rules []Rule, mach Machine) {
 		fmt.Fprintln(w, "## Past their limit")
 		fmt.Fprintln(w)
 		for _, row := range past {
+			if row.Rule.ValueLimited {
+				fmt.Fprintf(w, "- %s %s: %s (limit %g)\n", row.Figure, row.Metric, num(row.Value, 1), row.Rule.ValueMax)
+				continue
+			}
 			fmt.Fprintf(w, "- %s %s: %.2f× its baseline (limit %g×)\n", row.Figure, row.Metric, row.Ratio, row.Rule.Limit)
 		}
 		fmt.Fprintln(w)

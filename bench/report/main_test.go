@@ -132,6 +132,12 @@ func TestPair(t *testing.T) {
 		{"Sustained/Burst", "cap-MB/s", "Loopback/1400B", 80.25 / 110.36, false},
 		{"Sustained/Burst", "updates/s", "Sustained/Burst", 5490.0 / 19752, false},
 		{"EncodeAVX2/f32-uint8", "ns/elem", "Baseline/f32-uint8", 0.3 / 0.4, false},
+		{"Synchronise/64B/depth32", "p50-ns", "Synchronise/64B/copy", 1.3, false},
+		{"Synchronise/64B/depth32", "p99-ns", "Synchronise/64B/copy", 45.0 / 31, true},
+		{"EndToEnd/Burst/spin", "p50-us", "EndToEnd/Burst/bare", 2, false},
+		{"NetworkSpin/1000Hz/spin=1ms", "cpu-%", "NetworkSpin/1000Hz/spin=0", 106.4 / 9.5, false},
+		{"Sustained/Burst/depth32", "updates/s", "Sustained/Burst/depth32", 0.6, false},
+		{"Sustained/Burst/depth32", "lost-ppm-2kHz", "Sustained/Burst", math.NaN(), true},
 		// Encode/f32-* beside the float32 C kernel measured in bench/cref.
 		{"Encode/f32-uint8", "ns/elem", "bench/cref: VsC/O3-native/f32-uint8", 1.2 / 0.2, true},
 		{"VsC/O3-native/f32-uint8", "go-ns/elem", "VsC/O3-native/f32-uint8", 0.22 / 0.2, false},
@@ -144,7 +150,8 @@ func TestPair(t *testing.T) {
 			t.Errorf("%s %s: no row", c.fig, c.metric)
 			continue
 		}
-		if r.Base != c.base || math.Abs(r.Ratio-c.ratio) > 1e-9 || r.Past != c.past {
+		ratioOK := math.Abs(r.Ratio-c.ratio) <= 1e-9 || math.IsNaN(c.ratio) && math.IsNaN(r.Ratio)
+		if r.Base != c.base || !ratioOK || r.Past != c.past {
 			t.Errorf("%s %s: base %q ratio %v past %v, want %q %v %v", c.fig, c.metric, r.Base, r.Ratio, r.Past, c.base, c.ratio, c.past)
 		}
 	}
@@ -226,6 +233,8 @@ func TestWrite(t *testing.T) {
 		"| Sustained/Burst | cap-MB/s | 80.25 | Loopback/1400B (wire-MB/s) | 110.4 | **0.73×** |  |",
 		"## Past their limit",
 		"- Synchronise/64B/parked p50-ns: 170.00× its baseline (limit 2×)",
+		"- Sustained/Burst/depth32 lost-ppm-2kHz: 100.0 (limit 0)",
+		"| Sustained/Burst/depth32 | lost-ppm-2kHz | 100.0 | Sustained/Burst | — | — | value ≤ 0 **past** |",
 		"## Skipped",
 		"- bench: Cyclictest/1000Hz/fifo: cyclictest [-q]: exit status 1: permission denied",
 		"| rt | WakeLatency/1000Hz/Default | 1017274 | 36.00 | 0 |",

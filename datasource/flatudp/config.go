@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"time"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -112,6 +114,15 @@ type Config struct {
 	Loopback  bool
 	// CPUMask pins the sender thread (both modes); 0 leaves it unpinned.
 	CPUMask cpu.Mask
+	// Priority runs the sender thread under SCHED_FIFO at this priority
+	// (1..99; 0 leaves normal scheduling).
+	Priority int
+	// NetworkSpin is how long the sender thread spins, looking for the next
+	// cycle, before it parks (0..netthread.MaxSpin; 0 parks at once): a
+	// cycle queued during the spin is sent without a wake-up. It keeps the
+	// thread's CPU busy for up to NetworkSpin after every cycle; give the
+	// thread a CPU of its own (CPUMask).
+	NetworkSpin time.Duration
 	// StackSize is accepted for MARTe2 compatibility and has no effect:
 	// goroutine stacks start small and grow.
 	StackSize int
@@ -133,6 +144,10 @@ func Validate(cfg *Config) error {
 	}
 	if c.StackSize < 0 {
 		e.Param("StackSize", "must not be negative, got %d", c.StackSize)
+	}
+	e.Priority(c.Priority)
+	if c.NetworkSpin < 0 || c.NetworkSpin > netthread.MaxSpin {
+		e.Param("NetworkSpin", "must be 0..%v, got %v", netthread.MaxSpin, c.NetworkSpin)
 	}
 	if err := datasource.ValidateSignals(c.Name, c.Signals); err != nil {
 		e.Add(err)

@@ -18,8 +18,8 @@
 // The sender thread (a netthread pinned with CPUMask, in both modes) waits
 // on the EventSem with a 20 ms timeout and on every wake-up drains every
 // published cycle: it decides which to send, byte-swaps into its own buffer
-// if big-endian, writes the datagram with one sendto on an unconnected
-// socket, and releases the slots. It never sleeps with cycles queued: the
+// if big-endian, writes the datagram with one system call on an
+// unconnected socket, and releases the slots. It never sleeps with cycles queued: the
 // RT side posts on every cycle, refused or not, and the timeout covers even
 // a lost wake-up, so the lock-up MARTe2's UDPSender can suffer after a
 // "Buffer overrun" (the RT side skipping the post) cannot happen here.

@@ -14,6 +14,8 @@ type senderMetrics struct {
 	// Sender thread.
 	triggers, sent, skipped  *metrics.Counter
 	datagrams, bytes, errors *metrics.Counter
+	unreachables             *metrics.Counter
+	unreachable              *metrics.Gauge
 }
 
 func newSenderMetrics(ms *metrics.Set, name string, depth func() float64) *senderMetrics {
@@ -31,5 +33,7 @@ func newSenderMetrics(ms *metrics.Set, name string, depth func() float64) *sende
 		datagrams:    c("datagrams_sent_total"),
 		bytes:        c("bytes_sent_total"),
 		errors:       c("send_errors_total"),
+		unreachables: c("icmp_port_unreachable_total"),
+		unreachable:  ms.NewGauge(fmt.Sprintf("streamerd_flatudp_destination_unreachable{datasource=%q}", name), nil),
 	}
 }

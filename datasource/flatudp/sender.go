@@ -15,6 +15,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/udpsend"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
@@ -50,7 +51,12 @@ type Sender struct {
 	big     bool
 	sendBuf []byte // written by the sender thread only
 	conn    *net.UDPConn
+	out     *udpsend.Sender // sends to dst; sender thread only
+	watch   *udpsend.DestWatch
+	t0      time.Time // origin of the watch's clock
 	thread  *netthread.Thread
+	// sendBuffer is the socket's send buffer as the kernel granted it.
+	sendBuffer int
 
 	// beforeDrain, when set (by tests, before PrepareNextState), runs on
 	// the sender thread before every drain of the ring; blocking in it
@@ -192,9 +198,20 @@ func (s *Sender) Open() error {
 	if err != nil {
 		return fmt.Errorf("datasource %q: socket to %s: %w", s.cfg.Name, s.dst, err)
 	}
-	// Room for a burst of queued cycles in the kernel.
-	_ = conn.SetWriteBuffer(max(1<<20, 4*s.layout.Size))
+	// Room for a burst of queued cycles in the kernel; read back, logged
+	// once.
+	bufs, err := udpsend.SetBuffers(conn, max(1<<20, 4*s.layout.Size), 0)
+	if err != nil {
+		conn.Close()
+		return fmt.Errorf("datasource %q: socket buffers: %w", s.cfg.Name, err)
+	}
+	s.sendBuffer = bufs.SendGot
+	if err := s.openWatch(conn); err != nil {
+		conn.Close()
+		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
+	}
 	s.conn = conn
+	bufs.Log(s.log, "sender", s.layout.Size)
 	return nil
 }
 
@@ -209,7 +226,7 @@ func (s *Sender) PrepareNextState() error {
 			return err
 		}
 	}
-	th, err := netthread.Start(netthread.Config{Name: s.cfg.Name, CPUMask: s.cfg.CPUMask, Wake: s.sem.Post}, s.serve)
+	th, err := netthread.Start(netthread.Config{Name: s.cfg.Name, CPUMask: s.cfg.CPUMask, Priority: s.cfg.Priority, Wake: s.sem.Post}, s.serve)
 	if err != nil {
 		s.conn.Close()
 		s.conn = nil
@@ -222,14 +239,13 @@ func (s *Sender) PrepareNextState() error {
 		"execution_mode", s.cfg.ExecutionMode.String(), "byte_order", s.cfg.ByteOrder.String(),
 		"datagram_bytes", s.layout.Size, "buffers", s.cfg.NumberOfBuffers,
 		"pre_triggers", s.cfg.NumberOfPreTriggers, "post_triggers", s.cfg.NumberOfPostTriggers,
-		"cpu_mask", s.cfg.CPUMask.String(), "signals", s.sigStr)
+		"cpu_mask", s.cfg.CPUMask.String(), "priority", s.cfg.Priority, "signals", s.sigStr)
 	return nil
 }
 
-// open returns an unconnected UDP socket for the destination's family: an
-// unconnected socket sees no ICMP port-unreachable, so a missing receiver
-// costs no error (and no allocation) per datagram. A multicast socket gets
-// IP_MULTICAST_IF, _TTL and _LOOP before it is bound.
+// open returns an unconnected UDP socket for the destination's family. A
+// multicast socket gets IP_MULTICAST_IF, _TTL and _LOOP before it is
+// bound.
 func (s *Sender) open() (*net.UDPConn, error) {
 	network, local := "udp4", "0.0.0.0:0"
 	if !s.dst.Addr().Is4() {
@@ -297,7 +313,7 @@ const waitTimeout = 20 * time.Millisecond
 // asleep with cycles queued (MARTe2's lock-up after a "Buffer overrun").
 func (s *Sender) serve(stop <-chan struct{}) {
 	for {
-		_ = s.sem.WaitReset(waitTimeout)
+		_ = netthread.Wait(&s.sem, s.cfg.NetworkSpin, waitTimeout)
 		if s.beforeDrain != nil {
 			s.beforeDrain()
 		}
@@ -309,6 +325,7 @@ func (s *Sender) serve(stop <-chan struct{}) {
 		default:
 		}
 		s.warn.check(s)
+		s.watchTick()
 	}
 }
 
@@ -346,14 +363,14 @@ func (s *Sender) send(cycle []byte) {
 		b = s.sendBuf
 	}
 	s.m.sent.Inc()
-	n, err := s.conn.WriteToUDPAddrPort(b, s.dst)
-	if err != nil {
+	if _, err := s.out.Send(b, len(b)); err != nil {
 		s.m.errors.Inc()
 		s.warn.lastErr = err
+		s.sendFailed()
 		return
 	}
 	s.m.datagrams.Inc()
-	s.m.bytes.Add(n)
+	s.m.bytes.Add(len(b))
 }
 
 // warnInterval spaces the warnings about overflows and send errors.
@@ -398,6 +415,7 @@ type Status struct {
 	PreTriggers   int    `json:"pre_triggers,omitempty"`
 	PostTriggers  int    `json:"post_triggers,omitempty"`
 	Signals       string `json:"signals"`
+	SendBuffer    int    `json:"send_buffer_bytes,omitempty"`
 
 	CyclesQueued  uint64 `json:"cycles_queued"`
 	CyclesSent    uint64 `json:"cycles_sent"`
@@ -406,6 +424,9 @@ type Status struct {
 	Overflows     uint64 `json:"overflows"`
 	SendErrors    uint64 `json:"send_errors"`
 	Triggers      uint64 `json:"triggers,omitempty"`
+	// DestinationUnreachable is true while the destination answers with
+	// ICMP port unreachable: no receiver listens there.
+	DestinationUnreachable bool `json:"destination_unreachable"`
 }
 
 // StatusReport returns Status as an any, for a program that lists
@@ -416,6 +437,14 @@ func (s *Sender) StatusReport() any { return s.Status() }
 // (streamerd -describe).
 func (s *Sender) Describe() string {
 	return fmt.Sprintf("datagram: %d bytes to %v, %s, byte order %s", s.layout.Size, s.dst, s.cfg.ExecutionMode, s.cfg.ByteOrder)
+}
+
+// sendBufferBytes returns the send buffer once PrepareNextState has set it.
+func (s *Sender) sendBufferBytes() int {
+	if !s.started.Load() {
+		return 0
+	}
+	return s.sendBuffer
 }
 
 // Status returns a snapshot for /status; the counters are read one by one,
@@ -433,6 +462,7 @@ func (s *Sender) Status() Status {
 		PreTriggers:   s.cfg.NumberOfPreTriggers,
 		PostTriggers:  s.cfg.NumberOfPostTriggers,
 		Signals:       s.sigStr,
+		SendBuffer:    s.sendBufferBytes(),
 		CyclesQueued:  s.m.queued.Get(),
 		CyclesSent:    s.m.sent.Get(),
 		DatagramsSent: s.m.datagrams.Get(),
@@ -440,6 +470,8 @@ func (s *Sender) Status() Status {
 		Overflows:     s.m.overflows.Get(),
 		SendErrors:    s.m.errors.Get(),
 		Triggers:      s.m.triggers.Get(),
+
+		DestinationUnreachable: s.m.unreachable.Get() != 0,
 	}
 	if a := s.LocalAddr(); a.IsValid() {
 		st.Local = a.String()

@@ -7,6 +7,8 @@ import (
 	"math"
 	"net"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,6 +20,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
 	"github.com/streamerd/streamerd/internal/dstest"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
@@ -562,16 +565,22 @@ func TestMulticastLoopback(t *testing.T) {
 	}
 }
 
-// TestNoReceiver sends to a port nobody listens on: the unconnected socket
-// sees no ICMP error, and nothing stops the sender.
-func TestNoReceiver(t *testing.T) {
+// TestReceiverGoneAndBack sends to a port nobody listens on: the ICMP
+// port unreachable shows in the gauge, the status and one warning, and
+// nothing stops the sender; once a receiver listens there again and no
+// ICMP comes for the hold time, the gauge clears with one line.
+func TestReceiverGoneAndBack(t *testing.T) {
+	defer func(h time.Duration) { unreachableHold = h }(unreachableHold)
+	unreachableHold = 200 * time.Millisecond
 	conn, err := client.ListenUnicast("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := conn.LocalAddr().(*net.UDPAddr).Port
 	conn.Close() // nobody listens there now
-	s, err := New(Config{Name: "Flat", Address: "127.0.0.1", Port: port, ExecutionMode: RealTimeThread, Signals: testSignals()}, newSet(), discard())
+	var log testenv.Buffer
+	s, err := New(Config{Name: "Flat", Address: "127.0.0.1", Port: port, ExecutionMode: RealTimeThread, Signals: testSignals()},
+		newSet(), slog.New(slog.NewTextHandler(&log, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -582,17 +591,37 @@ func TestNoReceiver(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Stop()
-	for c := uint32(0); c < 50; c++ {
+	c := uint32(0)
+	cycle := func() {
 		setCycle(s, c, false)
 		if err := s.Synchronise(); err != nil {
 			t.Fatal(err)
 		}
+		c++
+		time.Sleep(time.Millisecond)
 	}
-	if err := s.Stop(); err != nil {
-		t.Fatal(err)
+	for !s.Status().DestinationUnreachable {
+		if cycle(); c > 5000 {
+			t.Fatal("no ICMP port unreachable seen")
+		}
 	}
-	if st := s.Status(); st.CyclesSent != 50 || st.Running {
-		t.Errorf("status %+v", st)
+	back, err := client.ListenUnicast(net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		t.Skipf("port %d taken meanwhile: %v", port, err)
+	}
+	defer back.Close()
+	for s.Status().DestinationUnreachable {
+		if cycle(); c > 10000 {
+			t.Fatal("still unreachable with a receiver listening")
+		}
+	}
+	st := s.Status()
+	if st.CyclesSent != uint64(c) && st.CyclesSent+1 != uint64(c) || s.m.unreachables.Get() == 0 {
+		t.Errorf("status %+v, port unreachables %d", st, s.m.unreachables.Get())
+	}
+	out := log.String()
+	if strings.Count(out, "destination unreachable") != 1 || strings.Count(out, "destination reachable again") != 1 {
+		t.Errorf("log:\n%s", out)
 	}
 }
 

@@ -101,8 +101,12 @@ type Config struct {
 	// az_fault, el_fault), used when StatusSignal is empty.
 	AzValid, ElValid, AzRefOK, ElRefOK, AzFault, ElFault bool
 
-	// CPUMask (cpu_mask) pins the network thread; 0 leaves it unpinned.
+	// CPUMask pins the network thread; 0 leaves it unpinned.
 	CPUMask cpu.Mask
+	// Priority runs the network thread under SCHED_FIFO at this priority
+	// (1..99; 0 leaves normal scheduling): the ±2 ms cadence budget then
+	// holds on a loaded machine.
+	Priority int
 	// Seed (seed) seeds the random choices of the degradations. The same
 	// seed gives the same sequence of choices; 0 is a valid seed.
 	Seed uint64
@@ -155,6 +159,7 @@ func Validate(cfg *Config) error {
 	if c.LockTimeout < 0 {
 		e.Param("LockTimeout", "must not be negative, got %v", c.LockTimeout)
 	}
+	e.Priority(c.Priority)
 	for _, u := range []struct {
 		key string
 		u   Unit

@@ -271,8 +271,16 @@ func (e *Encoder) recordFromEmitter(ev Event) {
 
 func (e *Encoder) logEvents() {
 	defer close(e.logDone)
-	for ev := range e.logCh {
-		e.logEvent(&ev)
+	for {
+		select {
+		case ev, ok := <-e.logCh:
+			if !ok {
+				return
+			}
+			e.logEvent(&ev)
+		case gone := <-e.reach:
+			e.logReach(gone)
+		}
 	}
 }
 

@@ -3,8 +3,6 @@ package rd100s
 import (
 	"encoding/binary"
 	"math"
-	"net"
-	"net/netip"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
@@ -140,8 +138,6 @@ type heldPkt struct {
 // it, except the tests, which drive run directly.
 type emitter struct {
 	e       *Encoder
-	conn    *net.UDPConn
-	dst     netip.AddrPort
 	origin  int64
 	periodF float64
 	refs    sigRefs
@@ -185,8 +181,6 @@ func newEmitter(e *Encoder) *emitter {
 	c := &e.cfg
 	em := &emitter{
 		e:        e,
-		conn:     e.conn,
-		dst:      e.dst,
 		origin:   e.origin,
 		periodF:  e.periodNs,
 		refs:     e.refs,
@@ -250,6 +244,7 @@ func (em *emitter) next() int64 {
 // run does everything due at monotonic time now: it sends the held packets
 // due, then emits the tick if its instant has come.
 func (em *emitter) run(now int64) {
+	em.e.watchTick(now)
 	em.release(now)
 	if now < em.target {
 		return
@@ -466,8 +461,9 @@ func (em *emitter) dropped() bool {
 // see as late arrivals.
 func (em *emitter) send(b []byte, seq uint32, dup bool) {
 	e := em.e
-	if _, err := em.conn.WriteToUDPAddrPort(b, em.dst); err != nil {
+	if _, err := e.out.Send(b, len(b)); err != nil {
 		e.m.sendErrors.Inc()
+		e.sendFailed()
 		return
 	}
 	e.m.sent.Inc()
@@ -479,8 +475,9 @@ func (em *emitter) send(b []byte, seq uint32, dup bool) {
 	if !dup {
 		return
 	}
-	if _, err := em.conn.WriteToUDPAddrPort(b, em.dst); err != nil {
+	if _, err := e.out.Send(b, len(b)); err != nil {
 		e.m.sendErrors.Inc()
+		e.sendFailed()
 		return
 	}
 	e.m.sent.Inc()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
+	"github.com/streamerd/streamerd/internal/udpsend"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
@@ -50,6 +51,9 @@ type Encoder struct {
 	haveData bool
 
 	conn   *net.UDPConn
+	out    *udpsend.Sender    // sends to dst; network thread only
+	watch  *udpsend.DestWatch // ICMP port unreachable; network thread only
+	reach  chan bool          // receiver gone (true) or back, for logEvents
 	em     *emitter
 	thread *netthread.Thread
 	origin int64 // CLOCK_MONOTONIC ns at the emitter's start: the cadence grid
@@ -147,6 +151,10 @@ func (e *Encoder) Open() error {
 	if err != nil {
 		return fmt.Errorf("datasource %q: src_port %d: %w", e.cfg.Name, e.cfg.SrcPort, err)
 	}
+	if err := e.openWatch(conn); err != nil {
+		conn.Close()
+		return fmt.Errorf("datasource %q: %w", e.cfg.Name, err)
+	}
 	e.conn = conn
 	e.origin = monoNow()
 	e.tZero.Store(e.origin)
@@ -184,14 +192,14 @@ func (e *Encoder) startThread() error {
 	e.origin = now
 	e.tZero.Store(now)
 	e.em.origin, e.em.target = now, now
-	th, err := netthread.Start(netthread.Config{Name: e.cfg.Name, CPUMask: e.cfg.CPUMask}, e.em.loop)
+	th, err := netthread.Start(netthread.Config{Name: e.cfg.Name, CPUMask: e.cfg.CPUMask, Priority: e.cfg.Priority}, e.em.loop)
 	if err != nil {
 		e.Stop() // closes the socket and the logging goroutine; no thread yet
 		return fmt.Errorf("datasource %q: network thread: %w", e.cfg.Name, err)
 	}
 	e.thread = th
 	e.log.Info("RD100S encoder emitting", "spec", Spec, "dest", e.dst.String(), "source", e.LocalAddr().String(),
-		"rate_hz", e.cfg.RateHz, "first_seq", e.cfg.FirstSeq, "cpu_mask", e.cfg.CPUMask.String())
+		"rate_hz", e.cfg.RateHz, "first_seq", e.cfg.FirstSeq, "cpu_mask", e.cfg.CPUMask.String(), "priority", e.cfg.Priority)
 	return nil
 }
 
@@ -261,6 +269,9 @@ type Status struct {
 	Events       []Event      `json:"events"`
 	Synchronised uint64       `json:"synchronised"`
 	LockTimeouts uint64       `json:"lock_timeouts"`
+	// DestUnreachable is true while the destination answers with ICMP
+	// port unreachable: no receiver listens there.
+	DestUnreachable bool `json:"dest_unreachable"`
 }
 
 // StatusReport returns Status as an any, for a program that lists
@@ -296,6 +307,8 @@ func (e *Encoder) Status() Status {
 		Events:       e.Events(),
 		Synchronised: e.m.synchronised.Get(),
 		LockTimeouts: e.m.lockTimeouts.Get(),
+
+		DestUnreachable: e.m.unreachable.Get() != 0,
 	}
 	if s.Active == nil {
 		s.Active = []string{}

@@ -18,6 +18,8 @@ type encoderMetrics struct {
 	jittered, frozen, seqJumps                 *metrics.Counter
 	nonFinite, restarts                        *metrics.Counter
 	eventsUnlogged                             *metrics.Counter
+	unreachables                               *metrics.Counter
+	unreachable                                *metrics.Gauge
 	activations, deactivations                 [numKinds]*metrics.Counter
 }
 
@@ -49,6 +51,8 @@ func newEncoderMetrics(ms *metrics.Set, name string) *encoderMetrics {
 		restarts:       c("simulated_restarts_total"),
 		seqJumps:       c("seq_jumps_total"),
 		eventsUnlogged: c("events_unlogged_total"),
+		unreachables:   c("icmp_port_unreachable_total"),
+		unreachable:    ms.NewGauge(fmt.Sprintf("streamerd_rd100s_dest_unreachable{datasource=%q}", name), nil),
 	}
 	for k := range numKinds {
 		d := fmt.Sprintf(`degradation=%q`, kindNames[k])

@@ -2,12 +2,14 @@ package udpstreamer
 
 import (
 	"encoding/binary"
+	"fmt"
 	"net/netip"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/udpsend"
+	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -19,6 +21,14 @@ const (
 	// DefaultLockTimeout bounds how long Synchronise waits for the FastLock.
 	// The network thread holds it only to swap two buffer headers.
 	DefaultLockTimeout = 100 * time.Microsecond
+	// DefaultHandOffDepth is the protocol's latest-value-wins hand-off: one
+	// cycle waits for the network thread, a newer one replaces it.
+	DefaultHandOffDepth = 1
+	// MaxHandOffDepth bounds HandOffDepth.
+	MaxHandOffDepth = 65536
+	// MaxHandOffBytes bounds the memory of the hand-off ring: HandOffDepth
+	// cycles of signal memory plus the 8-byte timestamp each.
+	MaxHandOffBytes = 256 << 20
 )
 
 // Config is the configuration of a UDPStreamer. The zero value of a field
@@ -51,7 +61,69 @@ type Config struct {
 	// LockTimeout bounds Synchronise's wait for the FastLock
 	// (DefaultLockTimeout when 0).
 	LockTimeout time.Duration
-	Signals     []datasource.Signal
+	// HandOffDepth is how many cycles may wait for the network thread
+	// (1..MaxHandOffDepth; DefaultHandOffDepth when 0). With 1, a cycle the
+	// network thread has not taken when the next Synchronise comes is
+	// replaced and counted as skipped. With N, cycles queue in a ring of N
+	// preallocated buffers and each is sent as its own DATA update, so a
+	// network thread that wakes up late catches up instead of skipping;
+	// only when all N wait is the oldest overwritten (and counted as
+	// skipped). Synchronise costs the same at any depth; the ring costs N
+	// copies of signal memory.
+	HandOffDepth int
+	// NetworkSpin is how long the network thread spins, looking for the
+	// next cycle, before it parks (0..netthread.MaxSpin; 0 parks at once).
+	// A cycle published during the spin is taken without a wake-up: about
+	// 5 µs less from Synchronise to the wire, and a cheaper Synchronise. The
+	// spin keeps the thread's CPU busy for up to NetworkSpin after every
+	// update, so give the thread a CPU of its own (CPUMask).
+	NetworkSpin time.Duration
+	// SessionPolicy says what a CONNECT from another address does while a
+	// client holds the session: Replace (the protocol's behaviour) gives it
+	// the session; First refuses it, and counts it, until the client
+	// disconnects, its port becomes unreachable, or it goes silent.
+	SessionPolicy SessionPolicy
+	// SessionTimeout, under SessionPolicy First, is how long a client may
+	// send nothing (no CONNECT, ACK or DISCONNECT) before it counts as
+	// silent and another may take the session; 0 never. Clients send
+	// nothing after their CONNECT unless made to (an ACK now and then).
+	SessionTimeout time.Duration
+	Signals        []datasource.Signal
+}
+
+// SessionPolicy is what a CONNECT from another address does to a live
+// session.
+type SessionPolicy uint8
+
+// The session policies. Replace is the zero value and the protocol's
+// behaviour.
+const (
+	Replace SessionPolicy = iota
+	First
+	numPolicies
+)
+
+var policyNames = [numPolicies]string{"replace", "first"}
+
+// String returns "replace" or "first".
+func (p SessionPolicy) String() string {
+	if p >= numPolicies {
+		return fmt.Sprintf("SessionPolicy(%d)", uint8(p))
+	}
+	return policyNames[p]
+}
+
+// ParseSessionPolicy parses "replace" or "first"; "" is Replace.
+func ParseSessionPolicy(s string) (SessionPolicy, error) {
+	if s == "" {
+		return Replace, nil
+	}
+	for i, n := range policyNames {
+		if n == s {
+			return SessionPolicy(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown SessionPolicy %q (want replace or first)", s)
 }
 
 // Validate checks every rule of the UDPStreamer datasource and returns all
@@ -67,11 +139,25 @@ func Validate(cfg *Config) error {
 		e.Param("MaxPayloadSize", "must be %d..%d (the 17-byte header plus at least one byte, at most the IPv4 UDP payload limit), got %d",
 			wire.MinMaxPayloadSize, wire.MaxMaxPayloadSize, c.MaxPayloadSize)
 	}
-	if c.Priority < 0 || c.Priority > 99 {
-		e.Param("Priority", "must be 0 (normal scheduling) or 1..99 (SCHED_FIFO), got %d", c.Priority)
-	}
+	e.Priority(c.Priority)
 	if c.StackSize < 0 {
 		e.Param("StackSize", "must not be negative, got %d", c.StackSize)
+	}
+	if c.LockTimeout < 0 {
+		e.Param("LockTimeout", "must not be negative, got %v", c.LockTimeout)
+	}
+	checkHandOff(e, c.HandOffDepth)
+	if c.NetworkSpin < 0 || c.NetworkSpin > netthread.MaxSpin {
+		e.Param("NetworkSpin", "must be 0..%v, got %v", netthread.MaxSpin, c.NetworkSpin)
+	}
+	if c.SessionPolicy >= numPolicies {
+		e.Param("SessionPolicy", "must be replace or first, got %v", c.SessionPolicy)
+	}
+	switch {
+	case c.SessionTimeout < 0:
+		e.Param("SessionTimeout", "must not be negative, got %v", c.SessionTimeout)
+	case c.SessionTimeout > 0 && c.SessionPolicy != First:
+		e.Param("SessionTimeout", "applies only to SessionPolicy first (with replace any CONNECT takes the session)")
 	}
 	if c.Address != "" {
 		if _, err := netip.ParseAddr(c.Address); err != nil {
@@ -98,6 +184,21 @@ func Validate(cfg *Config) error {
 		checkFragments(e, c.MaxPayloadSize)
 	}
 	return e.Err()
+}
+
+// checkHandOff checks HandOffDepth and the memory its ring takes.
+func checkHandOff(e *datasource.ConfigErrors, depth int) {
+	if depth < 1 || depth > MaxHandOffDepth {
+		e.Param("HandOffDepth", "must be 1..%d, got %d", MaxHandOffDepth, depth)
+		return
+	}
+	size := stampSize
+	for i := range e.Signals {
+		size += min(max(e.Signals[i].ByteSize(), 0), MaxHandOffBytes)
+	}
+	if size > MaxHandOffBytes/depth {
+		e.Param("HandOffDepth", "%d cycles of %d bytes exceed the hand-off limit of %d MiB", depth, size, MaxHandOffBytes>>20)
+	}
 }
 
 // checkFragments checks that the DATA payload and the CONFIG message each
@@ -174,5 +275,6 @@ func (c Config) withDefaults() Config {
 	datasource.SetDefault(&c.MaxPayloadSize, DefaultMaxPayloadSize)
 	datasource.SetDefault(&c.StackSize, DefaultStackSize)
 	datasource.SetDefault(&c.LockTimeout, DefaultLockTimeout)
+	datasource.SetDefault(&c.HandOffDepth, DefaultHandOffDepth)
 	return c
 }

@@ -5,24 +5,36 @@
 // the vDSO (30 ns), release, post the EventSem. The hrtTimestamp on the wire
 // is CLOCK_MONOTONIC_RAW: the network thread converts the stamp when it
 // takes the cycle, so the RT thread makes no system call for it (a raw
-// clock_gettime costs 275 ns). The newest cycle always wins: a cycle the
-// network thread had not taken yet is overwritten and counted as skipped.
+// clock_gettime costs 275 ns). With the default HandOffDepth of 1 the
+// newest cycle always wins: a cycle the network thread had not taken yet is
+// overwritten and counted as skipped. With HandOffDepth N the ready buffers
+// form a ring of N cycles, sent oldest first, each its own update; the
+// oldest is overwritten (and counted) only when all N wait.
 //
-// The network thread (pinned with CPUMask) waits on the EventSem, swaps the
-// ready buffer with its own under the FastLock (a swap of two slice headers,
-// so the RT thread never waits for a copy), and, if a client is connected,
-// quantises and serialises the update straight into a preallocated wire
-// buffer, where the datagrams lie back to back, around the gaps their
-// headers fill next, and hands them to the kernel in as few syscalls as it
-// allows (package udpsend). With no client it serialises nothing.
+// The network thread (pinned with CPUMask, SCHED_FIFO with Priority)
+// waits on the EventSem (spinning up to NetworkSpin first), swaps the
+// oldest ready buffer with its own under the FastLock (a swap of two slice
+// headers, so the RT thread never waits for a copy), and, if a client is
+// connected, quantises and serialises the update straight into a
+// preallocated wire buffer, where the datagrams lie back to back, around
+// the gaps their headers fill next, and hands them to the kernel in as few
+// syscalls as it allows (package udpsend). With no client (and no tap) it
+// serialises nothing.
 //
 // A receive goroutine reads CONNECT, DISCONNECT and ACK from the server
-// socket and queues session changes for the network thread, so the data path
-// never waits for the network. Sessions follow docs/udpstreamer.md: a
-// CONNECT from any allowed address replaces the session and is answered with
-// CONFIG; DISCONNECT counts only from the client's own address and port; ACK
-// is counted and ignored; anything else is dropped and counted by reason.
-// Send errors are counted and never stop the server.
+// socket, and the ICMP errors the kernel queues on it (IP_RECVERR), and
+// queues session changes for the network thread, so the data path never
+// waits for the network. Sessions follow docs/udpstreamer.md: a CONNECT
+// from any allowed address replaces the session (unless SessionPolicy is
+// First and a live client holds it) and is answered with CONFIG;
+// DISCONNECT counts only from the client's own address and port; an ICMP
+// port unreachable from the client ends the session; ACK is counted and
+// ignored; anything else is dropped and counted by reason. Send errors are
+// counted and never stop the server; session log lines are rate-limited.
+//
+// A Tap (OpenTap) gives a reader in the same process every update the
+// network thread serialises, client or not, without taking the session:
+// the daemon's web scope reads its datasources this way.
 //
 // Nothing allocates in steady state, on either thread.
 //

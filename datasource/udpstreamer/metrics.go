@@ -20,6 +20,9 @@ type streamerMetrics struct {
 	controlDropped, recvErrors, nanInputs         *metrics.Counter
 	badShort, badMagic, badType, badFragment      *metrics.Counter
 	badPayloadLength, badOther                    *metrics.Counter
+	badConnectPayload, connectsRefused            *metrics.Counter
+	icmpUnreachable, icmpOther                    *metrics.Counter
+	clientsUnreachable, sessionLogsSuppressed     *metrics.Counter
 	connected                                     *metrics.Gauge
 }
 
@@ -35,33 +38,39 @@ func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
 		return c("bad_datagrams_total", fmt.Sprintf(`reason=%q`, reason))
 	}
 	return &streamerMetrics{
-		synchronised:        c("synchronise_total"),
-		skipped:             c("cycles_skipped_total"),
-		lockTimeouts:        c("lock_timeouts_total"),
-		noClient:            c("cycles_without_client_total"),
-		updates:             c("updates_sent_total"),
-		fragments:           c("fragments_sent_total"),
-		bytes:               c("bytes_sent_total"),
-		sendErrors:          c("send_errors_total", `kind="data"`),
-		configSendErrors:    c("send_errors_total", `kind="config"`),
-		configsSent:         c("configs_sent_total"),
-		configFragments:     c("config_fragments_sent_total"),
-		connects:            c("connects_total"),
-		replaced:            c("sessions_replaced_total"),
-		disconnects:         c("disconnects_total"),
-		strangerDisconnects: c("stranger_disconnects_total"),
-		refused:             c("refused_clients_total"),
-		acks:                c("acks_total"),
-		controlDropped:      c("control_dropped_total"),
-		recvErrors:          c("receive_errors_total"),
-		nanInputs:           c("nan_inputs_total"),
-		badShort:            bad("short"),
-		badMagic:            bad("magic"),
-		badType:             bad("type"),
-		badFragment:         bad("fragment"),
-		badPayloadLength:    bad("payload_length"),
-		badOther:            bad("other"),
-		connected:           ms.NewGauge(fmt.Sprintf(`streamerd_udpstreamer_client_connected{datasource=%q}`, name), nil),
+		synchronised:          c("synchronise_total"),
+		skipped:               c("cycles_skipped_total"),
+		lockTimeouts:          c("lock_timeouts_total"),
+		noClient:              c("cycles_without_client_total"),
+		updates:               c("updates_sent_total"),
+		fragments:             c("fragments_sent_total"),
+		bytes:                 c("bytes_sent_total"),
+		sendErrors:            c("send_errors_total", `kind="data"`),
+		configSendErrors:      c("send_errors_total", `kind="config"`),
+		configsSent:           c("configs_sent_total"),
+		configFragments:       c("config_fragments_sent_total"),
+		connects:              c("connects_total"),
+		replaced:              c("sessions_replaced_total"),
+		disconnects:           c("disconnects_total"),
+		strangerDisconnects:   c("stranger_disconnects_total"),
+		refused:               c("refused_clients_total"),
+		acks:                  c("acks_total"),
+		controlDropped:        c("control_dropped_total"),
+		recvErrors:            c("receive_errors_total"),
+		nanInputs:             c("nan_inputs_total"),
+		badShort:              bad("short"),
+		badMagic:              bad("magic"),
+		badType:               bad("type"),
+		badFragment:           bad("fragment"),
+		badPayloadLength:      bad("payload_length"),
+		badOther:              bad("other"),
+		badConnectPayload:     bad("connect_payload"),
+		connectsRefused:       c("connects_refused_total"),
+		icmpUnreachable:       c("icmp_errors_total", `kind="port_unreachable"`),
+		icmpOther:             c("icmp_errors_total", `kind="other"`),
+		clientsUnreachable:    c("clients_unreachable_total"),
+		sessionLogsSuppressed: c("session_logs_suppressed_total"),
+		connected:             ms.NewGauge(fmt.Sprintf(`streamerd_udpstreamer_client_connected{datasource=%q}`, name), nil),
 	}
 }
 

@@ -46,31 +46,39 @@ type Streamer struct {
 	}
 
 	// RT ↔ network hand-off, guarded by lock. The RT thread copies signal
-	// memory into ready; the network thread swaps ready and taken. Both
-	// hold the DATA payload before quantisation: room for the
-	// hrtTimestamp, then signal memory.
-	lock       rtsync.FastLock
-	sem        rtsync.EventSem
-	ready      []byte
-	readyStamp int64 // CLOCK_MONOTONIC ns since epoch, read through the vDSO
-	readyFresh bool
+	// memory into a slot of the ring; the network thread swaps the oldest
+	// waiting slot for taken. Both hold the DATA payload before
+	// quantisation: room for the hrtTimestamp, then signal memory.
+	lock rtsync.FastLock
+	sem  rtsync.EventSem
+	ring handoff
 
 	// Network thread state. wire holds the datagrams of one DATA update
 	// back to back: serialise writes the payload into it around the header
 	// gaps, piece by piece, and the headers follow once the counter is known.
-	taken      []byte
-	pieces     []piece
-	dataLayout udpswire.Layout
-	wire       []byte
-	cfgLayout  udpswire.Layout
-	cfgWire    []byte // the CONFIG datagrams, built once; headers per send
-	sender     *udpsend.Sender
-	client     netip.AddrPort // zero when no session
-	counter    uint32         // DATA counter of the session
-	cfgCounter uint32
-	stopping   atomic.Bool
+	taken       []byte
+	pieces      []piece
+	dataLayout  udpswire.Layout
+	wire        []byte
+	cfgLayout   udpswire.Layout
+	cfgWire     []byte // the CONFIG datagrams, built once; headers per send
+	sender      *udpsend.Sender
+	client      netip.AddrPort // zero when no session
+	counter     uint32         // DATA counter of the session
+	rawOff      int64          // CLOCK_MONOTONIC_RAW minus stamp clock, per drain
+	rawOffFresh bool           // rawOff was read in this drain
+	lastHRT     uint64         // hrtTimestamp of the last update sent
+	cfgCounter  uint32
+	stopping    atomic.Bool
+	sendLat     *rtsync.SampleRing  // Synchronise to sent, ns, per update
+	tap         atomic.Pointer[Tap] // the in-process reader, if open
 
 	conn     *net.UDPConn
+	recvErrQ *udpsend.ErrQueue // ICMP errors, read by the receive goroutine
+	netErrQ  *udpsend.ErrQueue // the same queue, read by the network thread
+	onICMPFn func(udpsend.ICMPError)
+	heard    atomic.Int64 // when the client last sent a datagram, ns since epoch
+	sessLog  logLimiter   // network thread only
 	control  chan controlEvent
 	thread   *netthread.Thread
 	recvDone chan struct{}
@@ -85,22 +93,6 @@ type Streamer struct {
 	beforeTake func()
 }
 
-type controlKind uint8
-
-const (
-	connect controlKind = iota
-	disconnect
-)
-
-type controlEvent struct {
-	kind controlKind
-	from netip.AddrPort
-}
-
-// controlQueue bounds the session changes waiting for the network thread;
-// past it, a CONNECT storm is dropped and counted.
-const controlQueue = 64
-
 // Status is a snapshot of the datasource for /status.
 type Status struct {
 	Name       string `json:"name"`
@@ -109,7 +101,11 @@ type Status struct {
 	Client     string `json:"client,omitempty"`
 	Connected  bool   `json:"connected"`
 	SendMethod string `json:"send_method"`
-	Since      string `json:"since,omitempty"`
+	// SendBuffer and ReceiveBuffer are the socket's buffers as the kernel
+	// granted them, in bytes.
+	SendBuffer    int    `json:"send_buffer_bytes"`
+	ReceiveBuffer int    `json:"receive_buffer_bytes"`
+	Since         string `json:"since,omitempty"`
 }
 
 // New validates cfg and returns a Streamer. Metrics are registered in ms
@@ -123,6 +119,7 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 	}
 	c := cfg.withDefaults()
 	s := &Streamer{
+		sendLat: rtsync.NewSampleRing(sendLatencyRows, 1),
 		cfg:     c,
 		sigs:    c.Signals,
 		infos:   signalInfos(c.Signals),
@@ -132,6 +129,7 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 		epoch:   time.Now(),
 	}
 	s.status = Status{Name: c.Name, Class: "UDPStreamer"}
+	s.onICMPFn = s.onICMP
 	s.clock.mono = func() int64 { return int64(time.Since(s.epoch)) }
 	s.clock.raw = cpu.MonotonicRawNanos
 	return s, nil
@@ -147,8 +145,8 @@ func (s *Streamer) Signals() []datasource.Signal { return s.sigs }
 func (s *Streamer) SignalInfos() []udpswire.SignalInfo { return s.infos }
 
 // AllocateMemory allocates signal memory and every buffer of the data path:
-// the ready and taken buffers and the wire buffers of DATA and CONFIG, and
-// plans how each cycle is serialised.
+// the HandOffDepth ready buffers, the taken buffer and the wire buffers of
+// DATA and CONFIG, and plans how each cycle is serialised.
 func (s *Streamer) AllocateMemory() error {
 	if err := datasource.CheckAllocate(s.cfg.Name, s.mem != nil); err != nil {
 		return err
@@ -171,7 +169,7 @@ func (s *Streamer) AllocateMemory() error {
 		return fmt.Errorf("datasource %q: CONFIG: %w", s.cfg.Name, err)
 	}
 	s.mem, s.pieces, s.dataLayout, s.cfgLayout = mem, pieces, dataLayout, cfgLayout
-	s.ready = make([]byte, stampSize+mem.Size())
+	s.ring = newHandoff(s.cfg.HandOffDepth, stampSize+mem.Size())
 	s.taken = make([]byte, stampSize+mem.Size())
 	s.wire = make([]byte, dataLayout.WireSize())
 	s.cfgWire = make([]byte, cfgLayout.WireSize())
@@ -218,11 +216,20 @@ func (s *Streamer) Open() error {
 	if err != nil {
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
 	}
-	// Room for a whole update in the kernel while the client drains it,
-	// and for a burst of client datagrams.
-	_ = conn.SetWriteBuffer(max(4<<20, 2*s.dataLayout.WireSize()))
-	_ = conn.SetReadBuffer(1 << 20)
+	// Room for two whole updates in the kernel while they leave, and for a
+	// burst of client datagrams; read back, logged once.
+	bufs, err := udpsend.SetBuffers(conn, max(4<<20, 2*s.dataLayout.WireSize()), 1<<20)
+	if err != nil {
+		conn.Close()
+		return fmt.Errorf("datasource %q: socket buffers: %w", s.cfg.Name, err)
+	}
 	sender, err := udpsend.New(conn, s.cfg.SendMethod)
+	if err == nil {
+		s.recvErrQ, err = udpsend.EnableICMPErrors(conn)
+	}
+	if err == nil {
+		s.netErrQ, err = udpsend.EnableICMPErrors(conn)
+	}
 	if err != nil {
 		conn.Close()
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
@@ -231,7 +238,9 @@ func (s *Streamer) Open() error {
 	s.statusMu.Lock()
 	s.status.Listen = s.LocalAddr().String()
 	s.status.SendMethod = sender.Method().String()
+	s.status.SendBuffer, s.status.ReceiveBuffer = bufs.SendGot, bufs.RecvGot
 	s.statusMu.Unlock()
+	bufs.Log(s.log, "server", s.dataLayout.WireSize())
 	return nil
 }
 
@@ -256,20 +265,22 @@ func (s *Streamer) PrepareNextState() error {
 	}
 	s.thread = th
 	s.log.Info("UDPStreamer listening", "address", s.status.Listen, "send_method", s.sender.Method().String(),
-		"payload_bytes", s.dataLayout.Payload, "fragments", s.dataLayout.Fragments, "cpu_mask", s.cfg.CPUMask.String())
+		"payload_bytes", s.dataLayout.Payload, "fragments", s.dataLayout.Fragments, "cpu_mask", s.cfg.CPUMask.String(),
+		"priority", s.cfg.Priority, "hand_off_depth", s.cfg.HandOffDepth, "network_spin", s.cfg.NetworkSpin.String())
 	return nil
 }
 
 // Synchronise publishes signal memory to the network thread: FastLock, copy
-// to the ready buffer, capture the hrtTimestamp, unlock, post. It never
-// waits for the network; a cycle the network thread has not taken yet is
-// replaced and counted as skipped.
+// into the next slot of the hand-off ring, capture the hrtTimestamp,
+// unlock, post. It never waits for the network; when all HandOffDepth
+// slots hold cycles the network thread has not taken yet, the oldest is
+// overwritten and counted as skipped.
 //
 // Every call ends in exactly one of the counters cycles_skipped (lock
-// timeout or replaced), cycles_without_client, updates_sent or
-// send_errors{kind="data"}, except the newest one while it waits: so
-// synchronise_total = skipped + without_client + updates_sent + data send
-// errors (+1 while a cycle is pending).
+// timeout or overwritten), cycles_without_client, updates_sent or
+// send_errors{kind="data"}, except the cycles waiting in the ring (at most
+// HandOffDepth): so synchronise_total = skipped + without_client +
+// updates_sent + data send errors + waiting.
 func (s *Streamer) Synchronise() error {
 	s.m.synchronised.Inc()
 	if s.lock.FastLock(s.cfg.LockTimeout, 0) != nil {
@@ -277,12 +288,11 @@ func (s *Streamer) Synchronise() error {
 		s.m.lockTimeouts.Inc()
 		return ErrLockTimeout
 	}
-	copy(s.ready[stampSize:], s.mem.Block())
-	s.readyStamp = int64(time.Since(s.epoch))
-	fresh := s.readyFresh
-	s.readyFresh = true
+	i, overwrote := s.ring.put()
+	copy(s.ring.slots[i][stampSize:], s.mem.Block())
+	s.ring.stamps[i] = int64(time.Since(s.epoch))
 	s.lock.FastUnLock()
-	if fresh {
+	if overwrote {
 		s.m.skipped.Inc()
 	}
 	s.sem.Post()
@@ -325,82 +335,6 @@ func (s *Streamer) Describe() string {
 		s.dataLayout.Payload, s.dataLayout.Fragments, s.dataLayout.Chunk, s.cfg.MaxPayloadSize, s.cfg.Port)
 }
 
-// receive reads client datagrams until the socket closes. It allocates
-// nothing per datagram and logs nothing per datagram.
-func (s *Streamer) receive() {
-	defer close(s.recvDone)
-	buf := make([]byte, 65536)
-	for {
-		n, from, err := s.conn.ReadFromUDPAddrPort(buf)
-		if err != nil {
-			if s.stopping.Load() || errors.Is(err, net.ErrClosed) {
-				return
-			}
-			s.m.recvErrors.Inc()
-			continue
-		}
-		s.handleDatagram(buf[:n], from)
-	}
-}
-
-// handleDatagram classifies one datagram from the server socket.
-func (s *Streamer) handleDatagram(b []byte, from netip.AddrPort) {
-	h, _, err := udpswire.ParseHeader(b)
-	if err != nil {
-		s.m.badDatagram(err).Inc()
-		return
-	}
-	switch h.Type {
-	case udpswire.Connect:
-		if !s.allowed(from.Addr()) {
-			s.m.refused.Inc()
-			return
-		}
-		s.queue(controlEvent{kind: connect, from: from})
-	case udpswire.Disconnect:
-		// Only the client's own DISCONNECT can matter: drop strangers'
-		// here, so a flood of them cannot crowd CONNECTs out of the queue.
-		if from != s.currentClient() {
-			s.m.strangerDisconnects.Inc()
-			return
-		}
-		s.queue(controlEvent{kind: disconnect, from: from})
-	case udpswire.Ack:
-		s.m.acks.Inc()
-	default: // DATA or CONFIG sent to the server
-		s.m.badType.Inc()
-	}
-}
-
-func (s *Streamer) queue(ev controlEvent) {
-	select {
-	case s.control <- ev:
-		s.sem.Post() // wake the network thread even without data
-	default:
-		s.m.controlDropped.Inc()
-	}
-}
-
-// currentClient returns the session's client (zero without a session).
-func (s *Streamer) currentClient() netip.AddrPort {
-	s.statusMu.Lock()
-	defer s.statusMu.Unlock()
-	return s.clientCopy
-}
-
-func (s *Streamer) allowed(a netip.Addr) bool {
-	if len(s.cfg.AllowedClients) == 0 {
-		return true
-	}
-	a = a.Unmap()
-	for _, p := range s.cfg.AllowedClients {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
-
 // waitTimeout bounds one wait of the network thread, so a stop is prompt
 // and session changes are served even when no cycle runs.
 const waitTimeout = 20 * time.Millisecond
@@ -408,7 +342,7 @@ const waitTimeout = 20 * time.Millisecond
 // serve is the network thread's loop.
 func (s *Streamer) serve(stop <-chan struct{}) {
 	for {
-		_ = s.sem.WaitReset(waitTimeout)
+		_ = netthread.Wait(&s.sem, s.cfg.NetworkSpin, waitTimeout)
 		select {
 		case <-stop:
 			return
@@ -421,106 +355,47 @@ func (s *Streamer) serve(stop <-chan struct{}) {
 		if s.beforeTake != nil {
 			s.beforeTake()
 		}
-		s.takeAndSend()
+		s.drain()
 	}
 }
 
-// applyControl applies queued session changes in order, then answers the
-// final CONNECT, if any, with CONFIG.
-func (s *Streamer) applyControl() {
-	sendConfig := false
-	for {
-		select {
-		case ev := <-s.control:
-			switch ev.kind {
-			case connect:
-				s.m.connects.Inc()
-				if s.client.IsValid() && s.client != ev.from {
-					s.m.replaced.Inc()
-				}
-				s.setClient(ev.from, "connect")
-				s.counter = 0
-				sendConfig = true
-			case disconnect:
-				if !s.client.IsValid() || ev.from != s.client {
-					s.m.strangerDisconnects.Inc()
-					continue
-				}
-				s.m.disconnects.Inc()
-				s.setClient(netip.AddrPort{}, "disconnect")
-				sendConfig = false
-			}
-		default:
-			if sendConfig {
-				s.sendConfig()
-			}
+// drain sends the cycles waiting in the ring, oldest first, each its own
+// DATA update; at most HandOffDepth of them, so session changes and a stop
+// are served between two drains however fast the RT thread publishes.
+func (s *Streamer) drain() {
+	s.rawOffFresh = false
+	for range s.cfg.HandOffDepth {
+		if !s.takeAndSend() {
 			return
 		}
 	}
+	s.sem.Post() // more may wait: come back after the session changes
 }
 
-func (s *Streamer) setClient(c netip.AddrPort, why string) {
-	prev := s.client
-	s.client = c
-	s.sender.SetDestination(c)
-	if c.IsValid() {
-		s.m.connected.Set(1)
-	} else {
-		s.m.connected.Set(0)
-	}
-	s.statusMu.Lock()
-	s.clientCopy = c
-	s.status.Connected = c.IsValid()
-	s.status.Client = ""
-	if c.IsValid() {
-		s.status.Client = c.String()
-	}
-	s.status.Since = time.Now().UTC().Format(time.RFC3339Nano)
-	s.statusMu.Unlock()
-	switch {
-	case c.IsValid() && prev.IsValid() && prev != c:
-		s.log.Info("client replaced", "client", c.String(), "previous", prev.String())
-	case c.IsValid() && prev == c:
-		s.log.Info("client reconnected", "client", c.String())
-	case c.IsValid():
-		s.log.Info("client connected", "client", c.String())
-	default:
-		s.log.Info("client disconnected", "client", prev.String(), "reason", why)
-	}
-}
-
-func (s *Streamer) sendConfig() {
-	s.cfgLayout.PutHeaders(s.cfgWire, udpswire.Config, s.cfgCounter)
-	s.cfgCounter++
-	n, err := s.sender.Send(s.cfgWire, s.cfgLayout.SegmentSize())
-	s.m.configFragments.Add(n)
-	if err != nil {
-		s.m.configSendErrors.Inc()
-		return
-	}
-	s.m.configsSent.Inc()
-}
-
-// takeAndSend takes the newest cycle, if any, and sends it to the client.
-func (s *Streamer) takeAndSend() {
-	var stamp int64
+// takeAndSend takes the oldest waiting cycle, if any, and sends it to the
+// client. It reports whether there was one.
+func (s *Streamer) takeAndSend() bool {
 	s.lock.FastLock(rtsync.Forever, 0)
-	fresh := s.readyFresh
-	if fresh {
-		s.ready, s.taken = s.taken, s.ready
-		stamp = s.readyStamp
-		s.readyFresh = false
-	}
+	taken, stamp, ok := s.ring.take(s.taken)
 	s.lock.FastUnLock()
-	if !fresh {
-		return
+	if !ok {
+		return false
+	}
+	s.taken = taken
+	tap := s.tap.Load()
+	if !s.client.IsValid() && tap == nil {
+		s.m.noClient.Inc()
+		return true
+	}
+	binary.LittleEndian.PutUint64(s.taken, s.hrtStamp(stamp))
+	s.serialise()
+	if tap != nil {
+		tap.offer(s.wire, s.dataLayout)
 	}
 	if !s.client.IsValid() {
 		s.m.noClient.Inc()
-		return
+		return true
 	}
-	binary.LittleEndian.PutUint64(s.taken, s.rawStamp(stamp))
-	s.serialise()
 	s.dataLayout.PutHeaders(s.wire, udpswire.Data, s.counter)
 	s.counter++
 	n, err := s.sender.Send(s.wire, s.dataLayout.SegmentSize())
@@ -530,30 +405,52 @@ func (s *Streamer) takeAndSend() {
 	}
 	if err != nil {
 		s.m.sendErrors.Inc()
-		return
+		s.sendFailed(err)
+		return true
 	}
 	s.m.updates.Inc()
+	s.recordSendLatency(stamp)
+	return true
 }
 
-// rawStamp converts a CLOCK_MONOTONIC stamp taken by Synchronise to
-// CLOCK_MONOTONIC_RAW, the clock of the hrtTimestamp. The RT thread reads
-// CLOCK_MONOTONIC through the vDSO (about 30 ns); CLOCK_MONOTONIC_RAW has no
-// vDSO path in Go and costs a system call (about 270 ns), which the network
-// thread pays here instead: it pairs a RAW reading with the CLOCK_MONOTONIC
-// time of that reading and subtracts the time elapsed since the stamp. The
-// two clocks differ only in NTP's frequency slew over that interval
-// (microseconds at most).
+// sendLatencyRows is how many updates the send-latency ring holds: half a
+// second at 64 k updates/s.
+const sendLatencyRows = 1 << 15
+
+// recordSendLatency records the time from the Synchronise that published
+// an update to the return of its send, for DrainSendLatencies.
+func (s *Streamer) recordSendLatency(stamp int64) {
+	row := s.sendLat.Row()
+	row[0].Store(int64(time.Since(s.epoch)) - stamp)
+	s.sendLat.Publish()
+}
+
+// DrainSendLatencies copies into dst, oldest first, as many as fit of the
+// times from Synchronise to the return of the send of each update sent
+// since the last call, in nanoseconds, and returns how many it copied and
+// how many were lost because the caller came too late (the network thread
+// never waits for it). One goroutine at a time may call it; it never
+// allocates.
+func (s *Streamer) DrainSendLatencies(dst []int64) (n int, lost uint64) {
+	return s.sendLat.Drain(dst)
+}
+
+// rawOffset returns CLOCK_MONOTONIC_RAW minus the Streamer's
+// CLOCK_MONOTONIC-since-epoch, now: what converts the stamps Synchronise
+// takes to the hrtTimestamp's clock. The RT thread reads CLOCK_MONOTONIC
+// through the vDSO (about 30 ns); CLOCK_MONOTONIC_RAW has no vDSO path in Go
+// and costs a system call (about 270 ns), which the network thread pays
+// here instead, once per drain that sends: every cycle of a drain is converted with
+// the same offset, so their order and spacing are kept exactly. The two
+// clocks differ only in NTP's frequency slew since the stamp (microseconds
+// at most).
 //
 // The pair is the RAW read bracketed by two CLOCK_MONOTONIC reads, taken at
 // the bracket's midpoint: a preemption inside the bracket widens it rather
 // than shifting the result unseen, so a bracket wider than rawPairTight is
 // read again, up to rawPairTries times, and the tightest one kept. The
-// result is the RAW time of the Synchronise to within half that bracket.
-func (s *Streamer) rawStamp(mono int64) uint64 {
-	return rawStamp(mono, s.clock.mono, s.clock.raw)
-}
-
-func rawStamp(mono int64, monoNow func() int64, rawNow func() uint64) uint64 {
+// offset is right to within half that bracket.
+func rawOffset(monoNow func() int64, rawNow func() uint64) int64 {
 	var raw uint64
 	var at, width int64 = 0, math.MaxInt64
 	for range rawPairTries {
@@ -567,7 +464,23 @@ func rawStamp(mono int64, monoNow func() int64, rawNow func() uint64) uint64 {
 			break
 		}
 	}
-	return raw - uint64(max(at-mono, 0))
+	return int64(raw) - at
+}
+
+// hrtStamp converts the stamp of a taken cycle to its hrtTimestamp with
+// the drain's offset, strictly after the previous one of the session, so
+// a client always sees time move forward even across two drains whose
+// offsets differ by their brackets' error.
+func (s *Streamer) hrtStamp(mono int64) uint64 {
+	if !s.rawOffFresh {
+		s.rawOff, s.rawOffFresh = rawOffset(s.clock.mono, s.clock.raw), true
+	}
+	raw := uint64(mono + s.rawOff)
+	if raw <= s.lastHRT && s.lastHRT != 0 {
+		raw = s.lastHRT + 1
+	}
+	s.lastHRT = raw
+	return raw
 }
 
 // rawPairTight and rawPairTries bound rawStamp's readings: a bracket of a

@@ -29,13 +29,16 @@ import (
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // start builds, allocates and starts a Streamer on a free loopback port.
-func start(t testing.TB, cfg Config) *Streamer {
+func start(t testing.TB, cfg Config) *Streamer { return startWith(t, cfg, discard()) }
+
+// startWith is start with a logger.
+func startWith(t testing.TB, cfg Config, log *slog.Logger) *Streamer {
 	t.Helper()
 	if cfg.Name == "" {
 		cfg.Name = "Streamer"
 	}
 	cfg.Address = "127.0.0.1"
-	s, err := New(cfg, metrics.NewSet(), discard())
+	s, err := New(cfg, metrics.NewSet(), log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,18 +329,29 @@ func TestGarbageChangesNothingForTheClient(t *testing.T) {
 	}
 }
 
-func TestVanishedClientDoesNotStopServer(t *testing.T) {
-	s := start(t, scalarCfg())
+// TestVanishedClientEndsSession closes a connected client's socket: the
+// kernel answers the next DATA with ICMP port unreachable, the session ends
+// (counted, logged once), the cycles are counted without a client, and the
+// next client is served.
+func TestVanishedClientEndsSession(t *testing.T) {
+	s, log := startLogged(t, scalarCfg())
 	stop := driver(s, 500*time.Microsecond)
 	defer stop()
 	gone := newRawClient(t, s.LocalAddr())
 	gone.connect()
 	gone.conn.Close() // the kernel now answers with ICMP port unreachable
-	before := s.m.updates.Get()
-	waitFor(t, func() bool { return s.m.updates.Get() > before+50 })
+	waitFor(t, func() bool { return s.m.clientsUnreachable.Get() == 1 && !s.Status().Connected })
+	before := s.m.noClient.Get()
+	waitFor(t, func() bool { return s.m.noClient.Get() > before+20 })
+	if n := strings.Count(log.String(), "unreachable (ICMP port unreachable)"); n != 1 {
+		t.Errorf("%d log lines on the vanished client:\n%s", n, log.String())
+	}
 	c := newRawClient(t, s.LocalAddr())
 	c.connect()
 	c.expect(20)
+	if s.m.icmpUnreachable.Get() == 0 || s.m.clientsUnreachable.Get() != 1 {
+		t.Errorf("ICMP port unreachable %d, clients unreachable %d", s.m.icmpUnreachable.Get(), s.m.clientsUnreachable.Get())
+	}
 }
 
 func waitFor(t testing.TB, cond func() bool) {
@@ -352,26 +366,7 @@ func waitFor(t testing.TB, cond func() bool) {
 }
 
 func TestLatestValueWinsAndSkipsAreCounted(t *testing.T) {
-	cfg := scalarCfg()
-	cfg.Name, cfg.Address = "S", "127.0.0.1"
-	s, err := New(cfg, metrics.NewSet(), discard())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	// The network thread stays busy while stall is set.
-	var stall atomic.Bool
-	s.beforeTake = func() {
-		for stall.Load() {
-			time.Sleep(100 * time.Microsecond)
-		}
-	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Stop()
+	s, stall := stalledStreamer(t, scalarCfg())
 	c := newRawClient(t, s.LocalAddr())
 	c.connect()
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/internal/udpsend"
 	"github.com/streamerd/streamerd/quant"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // The minimal and burst examples of docs/udpstreamer.md.
@@ -103,7 +105,11 @@ func BenchmarkSerialiseFragmentSend(b *testing.B) {
 
 // BenchmarkSynchronise measures the RT thread's cost of Synchronise at 64 B,
 // 4 KiB and 64 KiB of signal memory: with no network thread ("nowaiter"),
-// with the network thread parked on the EventSem and woken by every call
+// with HandOffDepth 32 and the cycle taken back after each call, outside
+// the timing, as by a network thread that keeps up ("depth32"), the same
+// with the ring full, so every call overwrites the oldest cycle in a
+// buffer not written for 32 calls, the costliest case ("depth32full"), with the
+// network thread parked on the EventSem and woken by every call
 // ("parked"), beside a bare copy of the same size ("copy"), all in one run.
 func BenchmarkSynchronise(b *testing.B) {
 	for _, size := range []int{64, 4096, 65536} {
@@ -134,6 +140,31 @@ func BenchmarkSynchronise(b *testing.B) {
 			}
 			lat.Report(b, "", "ns")
 		})
+		for _, full := range []bool{false, true} {
+			name := fmt.Sprintf("%dB/depth32", size)
+			if full {
+				name += "full"
+			}
+			b.Run(name, func(b *testing.B) {
+				c := cfg
+				c.HandOffDepth = 32
+				s := allocated(b, c)
+				lat := latency.New(1 << 16)
+				b.ReportAllocs()
+				b.SetBytes(int64(size))
+				for b.Loop() {
+					t0 := time.Now()
+					s.Synchronise()
+					lat.Add(time.Since(t0))
+					if !full { // a network thread that keeps up
+						s.lock.FastLock(-1, 0)
+						s.taken, _, _ = s.ring.take(s.taken)
+						s.lock.FastUnLock()
+					}
+				}
+				lat.Report(b, "", "ns")
+			})
+		}
 		b.Run(fmt.Sprintf("%dB/parked", size), func(b *testing.B) {
 			s := allocated(b, cfg)
 			if err := s.PrepareNextState(); err != nil {
@@ -162,49 +193,123 @@ func BenchmarkSynchronise(b *testing.B) {
 // BenchmarkEndToEnd measures Synchronise to the last fragment received by a
 // client on loopback, for the doc's two configurations, beside a bare
 // one-way loopback datagram of the same size as one fragment measured in
-// the same run ("bare").
+// the same run ("bare"). Variants:
+//
+//   - default: the network thread as configured by default (unpinned,
+//     parked on its EventSem between updates), the client blocked in its
+//     read, as a program reading a socket is;
+//   - "poll": the same server, the client polling its socket without
+//     blocking, so its own wake-up is left out (bare has none either);
+//   - "spin": the network thread pinned to CPU 1 with NetworkSpin 1 ms,
+//     so it takes the cycle without being woken, and the polling client
+//     pinned to CPU 0 (skipped with fewer than two CPUs).
 func BenchmarkEndToEnd(b *testing.B) {
 	for _, cfg := range []Config{docScalarCfg(), docBurstCfg()} {
-		b.Run(cfg.Name, func(b *testing.B) {
-			c := cfg
-			c.Address = "127.0.0.1"
-			s := allocated(b, c)
-			if err := s.PrepareNextState(); err != nil {
-				b.Fatal(err)
-			}
-			defer s.Stop()
-			cl := newRawClient(b, s.LocalAddr())
-			cl.connect()
-			lat := latency.New(1 << 16)
-			b.ReportAllocs()
-			for b.Loop() {
-				t0 := time.Now()
-				s.Synchronise()
-				if _, _, _, err := cl.next(5 * time.Second); err != nil {
-					b.Fatal(err)
-				}
-				lat.Add(time.Since(t0))
-			}
-			lat.Report(b, "", "us")
-		})
-		b.Run(cfg.Name+"/bare", func(b *testing.B) {
-			tx, _ := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-			rx, _ := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-			defer tx.Close()
-			defer rx.Close()
-			s := allocated(b, cfg)
-			msg := make([]byte, min(s.dataLayout.SegmentSize(), s.dataLayout.WireSize()))
-			buf := make([]byte, 65536)
-			dst := rx.LocalAddr().(*net.UDPAddr).AddrPort()
-			lat := latency.New(1 << 16)
-			b.ReportAllocs()
-			for b.Loop() {
-				t0 := time.Now()
-				tx.WriteToUDPAddrPort(msg, dst)
-				rx.ReadFromUDPAddrPort(buf)
-				lat.Add(time.Since(t0))
-			}
-			lat.Report(b, "", "us")
-		})
+		b.Run(cfg.Name, func(b *testing.B) { endToEnd(b, cfg, false, false) })
+		b.Run(cfg.Name+"/poll", func(b *testing.B) { endToEnd(b, cfg, true, false) })
+		b.Run(cfg.Name+"/spin", func(b *testing.B) { endToEnd(b, cfg, true, true) })
+		b.Run(cfg.Name+"/bare", func(b *testing.B) { bareDatagram(b, cfg) })
 	}
+}
+
+func endToEnd(b *testing.B, cfg Config, poll, spin bool) {
+	c := cfg
+	c.Address = "127.0.0.1"
+	if spin {
+		if online, _ := cpu.OnlineMask(); !online.Has(0) || !online.Has(1) {
+			b.Skip("needs CPUs 0 and 1")
+		}
+		c.CPUMask, c.NetworkSpin = cpu.Of(1), time.Millisecond
+		// This goroutine's thread is destroyed when it returns locked, so
+		// the affinity goes with it.
+		runtime.LockOSThread()
+		if err := cpu.PinCurrentThread(cpu.Of(0)); err != nil {
+			b.Skip(err)
+		}
+	}
+	s := allocated(b, c)
+	if err := s.PrepareNextState(); err != nil {
+		b.Fatal(err)
+	}
+	defer s.Stop()
+	cl := newRawClient(b, s.LocalAddr())
+	cl.connect()
+	next := func() {
+		if _, _, _, err := cl.next(5 * time.Second); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if poll {
+		p := newPoller(b, cl)
+		next = func() { p.next() }
+	}
+	lat := latency.New(1 << 16)
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		s.Synchronise()
+		next()
+		lat.Add(time.Since(t0))
+	}
+	lat.Report(b, "", "us")
+}
+
+func bareDatagram(b *testing.B, cfg Config) {
+	tx, _ := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	rx, _ := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	defer tx.Close()
+	defer rx.Close()
+	s := allocated(b, cfg)
+	msg := make([]byte, min(s.dataLayout.SegmentSize(), s.dataLayout.WireSize()))
+	buf := make([]byte, 65536)
+	dst := rx.LocalAddr().(*net.UDPAddr).AddrPort()
+	lat := latency.New(1 << 16)
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		tx.WriteToUDPAddrPort(msg, dst)
+		rx.ReadFromUDPAddrPort(buf)
+		lat.Add(time.Since(t0))
+	}
+	lat.Report(b, "", "us")
+}
+
+// poller reads a raw client's socket without blocking, spinning until a
+// datagram is there, and returns at each whole DATA update.
+type poller struct {
+	tb     testing.TB
+	c      *rawClient
+	rc     syscall.RawConn
+	n      int
+	err    error
+	readFn func(fd uintptr) bool
+}
+
+func newPoller(tb testing.TB, c *rawClient) *poller {
+	rc, err := c.conn.SyscallConn()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c.conn.SetReadDeadline(time.Time{}) // a deadline gone by fails every Read
+	p := &poller{tb: tb, c: c, rc: rc}
+	p.readFn = func(fd uintptr) bool {
+		p.n, p.err = syscall.Read(int(fd), p.c.buf)
+		return true // never wait in the poller
+	}
+	return p
+}
+
+func (p *poller) next() {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		if err := p.rc.Read(p.readFn); err != nil {
+			p.tb.Fatal(err)
+		}
+		if p.err != nil {
+			continue
+		}
+		if payload, _, err := p.c.data.AddDatagram(p.c.buf[:p.n]); err == nil && payload != nil {
+			return
+		}
+	}
+	p.tb.Fatal("no update within 5 s")
 }

@@ -40,7 +40,8 @@ type App struct {
 
 	procMetrics procMetrics // the runtime metrics of /metrics, cached
 
-	events eventLog
+	events  eventLog
+	timings *timingCollector // cycle timing histograms and percentiles
 
 	wakeHold io.Closer // the PM QoS wake-latency hold, when configured
 
@@ -114,6 +115,7 @@ func Build(f *config.File, ms *metrics.Set, log *slog.Logger) (*App, error) {
 		}
 		a.threads = append(a.threads, th)
 	}
+	a.timings = newTimingCollector(a)
 	return a, nil
 }
 
@@ -184,6 +186,7 @@ func (a *App) buildThread(ti int) (*thread, error) {
 		LockMemory:      a.file.App.LockMemory && ti == 0,
 		GCOff:           a.file.App.GCPolicy == "off" && ti == 0,
 		MemoryLimit:     a.file.App.MemoryLimit,
+		RecordTimings:   true,
 	}, steps, brokers)
 	if err != nil {
 		return nil, fmt.Errorf("thread %q: %w", tc.Name, err)
@@ -361,8 +364,7 @@ func (a *App) Start() error {
 		a.log.Info("holding the CPU wake-up latency", "us", us)
 	}
 	limit, source := a.setMemoryPolicy()
-	procs := a.setProcs()
-	a.log.Info("runtime policy", "memory_limit", limit, "source", source, "gogc", gcPercent(), "gomaxprocs", procs)
+	a.log.Info("runtime policy", "memory_limit", limit, "source", source, "gogc", gcPercent())
 	// Idle OS threads for the runtime to hand to goroutines blocked in
 	// system calls, created now rather than lazily during the run.
 	rt.WarmThreadPool(warmThreads)
@@ -378,6 +380,7 @@ func (a *App) Start() error {
 	a.stopPublish = make(chan struct{})
 	a.publishDone = make(chan struct{})
 	go a.publish()
+	a.timings.start()
 	return nil
 }
 
@@ -406,6 +409,7 @@ func (a *App) Stop() error {
 		close(a.stopPublish)
 		<-a.publishDone
 	}
+	a.timings.stopAndWait()
 	a.stopHTTP()
 	a.releaseWakeHold()
 	a.restoreRuntime()

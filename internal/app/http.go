@@ -99,6 +99,7 @@ type Status struct {
 	DataSources []any          `json:"datasources"`
 	Forces      []ForceStatus  `json:"forces"`
 	Events      []Event        `json:"events"`
+	Timings     *TimingsStatus `json:"timings,omitempty"`
 }
 
 // ThreadStatus is one RT thread in /status.
@@ -155,6 +156,7 @@ func (a *App) Status() Status {
 		}
 	}
 	st.Events = a.events.recent()
+	st.Timings = a.timings.status()
 	return st
 }
 

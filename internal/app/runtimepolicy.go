@@ -31,25 +31,8 @@ const (
 // runtimePolicy is what the run changed in the Go runtime, to restore at
 // Stop.
 type runtimePolicy struct {
-	prevLimit, prevPercent, prevProcs int
-	limitSet, percentSet, procsSet    bool
-}
-
-// setProcs gives the runtime one P more per RT thread than it would have,
-// unless the environment sets GOMAXPROCS, and returns GOMAXPROCS. An RT
-// goroutine gives its P up while it sleeps in clock_nanosleep and needs
-// one again when it wakes: when every P is busy with other goroutines (a
-// flood of HTTP requests or datagrams), it waits for one to come free,
-// and the wake-up is late. With a spare P per RT thread that wait is
-// rarer: under TestAbuseCostsTheRTLoopLittle's load, 2 CPUs, about three
-// times fewer missed periods (5 s runs: 4 to 24 instead of 25 to 63).
-func (a *App) setProcs() int {
-	n := runtime.GOMAXPROCS(0)
-	if os.Getenv("GOMAXPROCS") != "" || len(a.threads) == 0 {
-		return n
-	}
-	a.rtp.prevProcs, a.rtp.procsSet = runtime.GOMAXPROCS(n+len(a.threads)), true
-	return n + len(a.threads)
+	prevLimit, prevPercent int
+	limitSet, percentSet   bool
 }
 
 // setMemoryPolicy applies App.MemoryLimit and the GC percentage for the
@@ -84,16 +67,13 @@ func (a *App) setMemoryPolicy() (limit int64, source string) {
 	return limit, source
 }
 
-// restoreRuntime undoes setMemoryPolicy and setProcs.
+// restoreRuntime undoes setMemoryPolicy.
 func (a *App) restoreRuntime() {
 	if a.rtp.limitSet {
 		debug.SetMemoryLimit(int64(a.rtp.prevLimit))
 	}
 	if a.rtp.percentSet {
 		debug.SetGCPercent(a.rtp.prevPercent)
-	}
-	if a.rtp.procsSet {
-		runtime.GOMAXPROCS(a.rtp.prevProcs)
 	}
 	a.rtp = runtimePolicy{}
 }

@@ -6,9 +6,10 @@ import (
 	"testing"
 )
 
-// The daemon sets a soft memory limit, GOGC and a spare P per RT thread
-// for the run unless told otherwise, and gives the previous settings back
-// at Stop.
+// The daemon sets a soft memory limit, GOGC and a spare P per locked
+// thread (the RT thread and the UDPStreamer's network thread of
+// testdata/http.toml) for the run unless told otherwise, and gives the
+// previous settings back at Stop.
 func TestRuntimePolicy(t *testing.T) {
 	limit0, gogc0, procs0 := debug.SetMemoryLimit(-1), gcPercent(), runtime.GOMAXPROCS(0)
 	for _, tc := range []struct {
@@ -30,8 +31,8 @@ func TestRuntimePolicy(t *testing.T) {
 		if got := gcPercent(); got != tc.percent {
 			t.Errorf("%q GOGC=%q: GOGC %d during the run, want %d", tc.app, tc.gogc, got, tc.percent)
 		}
-		if got := runtime.GOMAXPROCS(0); got != procs0+1 {
-			t.Errorf("%q: GOMAXPROCS %d during the run of one RT thread, want %d", tc.app, got, procs0+1)
+		if got := runtime.GOMAXPROCS(0); got != procs0+2 {
+			t.Errorf("%q: GOMAXPROCS %d during the run of one RT thread and one network thread, want %d", tc.app, got, procs0+2)
 		}
 		h.Stop()
 		if got := debug.SetMemoryLimit(-1); got != limit0 || gcPercent() != gogc0 || runtime.GOMAXPROCS(0) != procs0 {

@@ -6,7 +6,6 @@ import (
 	"html"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"sync"
 
@@ -19,13 +18,14 @@ type appScope struct {
 	ln     net.Listener
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	taps   []*udpstreamer.Tap
 }
 
 // startScope serves the web scope on App.ScopeAddress (nothing when it is
 // empty): one page per UDPStreamer datasource, at / when there is one and
-// at /<name>/ when there are several. Each page's scope is a client of its
-// datasource over loopback that does not take the session back after a
-// silence: another client that connects keeps it.
+// at /<name>/ when there are several. Each page reads its datasource
+// through the datasource's tap, in the process: it is not a network client
+// and never takes the session.
 func (a *App) startScope() error {
 	addr := a.file.App.ScopeAddress
 	if addr == "" {
@@ -34,12 +34,24 @@ func (a *App) startScope() error {
 	mux := http.NewServeMux()
 	var servers []*scope.Server
 	var names []string
+	var taps []*udpstreamer.Tap
+	closeTaps := func() {
+		for _, t := range taps {
+			t.Close()
+		}
+	}
 	for _, s := range a.sources {
 		us, ok := s.ds.(*udpstreamer.Streamer)
 		if !ok {
 			continue
 		}
-		src := &scope.UDPStreamer{Server: loopback(us.LocalAddr()).String()}
+		tap, err := us.OpenTap()
+		if err != nil {
+			closeTaps()
+			return fmt.Errorf("scope of datasource %q: %w", s.cfg.Name, err)
+		}
+		taps = append(taps, tap)
+		src := &scope.UDPStreamerTap{Name: s.cfg.Name, Tap: tap}
 		srv := scope.New(src, scope.Options{}, a.log.With("scope", s.cfg.Name))
 		servers = append(servers, srv)
 		names = append(names, s.cfg.Name)
@@ -65,10 +77,11 @@ func (a *App) startScope() error {
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		closeTaps()
 		return fmt.Errorf("scope listen on %s: %w", addr, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	sc := &appScope{ln: ln, cancel: cancel}
+	sc := &appScope{ln: ln, cancel: cancel, taps: taps}
 	sc.wg.Go(func() { scope.Serve(ctx, ln, mux, a.log) })
 	for _, srv := range servers {
 		sc.wg.Go(func() { srv.Run(ctx) })
@@ -78,21 +91,14 @@ func (a *App) startScope() error {
 	return nil
 }
 
-// loopback is where a local client reaches a server bound to ap:
-// 127.0.0.1 when it is bound to every address (0.0.0.0, or the dual-stack
-// "::" that takes IPv4 too).
-func loopback(ap netip.AddrPort) netip.AddrPort {
-	if ap.Addr().IsUnspecified() {
-		return netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), ap.Port())
-	}
-	return ap
-}
-
 func (a *App) stopScope() {
 	if a.scope == nil {
 		return
 	}
 	a.scope.cancel()
+	for _, t := range a.scope.taps {
+		t.Close() // ends a source waiting in Next
+	}
 	a.scope.wg.Wait()
 	a.scope = nil
 }

@@ -33,6 +33,8 @@ func flatUDP(t *tbl, ds *DataSource) error {
 	c.Interface = t.str("Interface", "")
 	c.Loopback = t.boolean("Loopback", true)
 	c.CPUMask = t.cpuMask("CPUMask")
+	c.Priority = t.int("Priority", 0)
+	c.NetworkSpin = t.duration("NetworkSpin")
 	c.StackSize = t.int("StackSize", 0)
 	ds.FlatUDP = c
 	return flatudp.Validate(c)

@@ -33,6 +33,7 @@ func rd100S(t *tbl, ds *DataSource) error {
 		*bits[i] = t.boolean(k, *bits[i])
 	}
 	c.CPUMask = t.cpuMask("CPUMask")
+	c.Priority = t.int("Priority", 0)
 	c.Seed = uint64(t.integer("seed", 1, 0, math.MaxInt64))
 	if g := t.sub("degradations"); g != nil {
 		degradations(g, &c.Degradations)

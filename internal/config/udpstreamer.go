@@ -19,6 +19,10 @@ func udpStreamer(t *tbl, ds *DataSource) error {
 	c.CPUMask = t.cpuMask("CPUMask")
 	c.Priority = t.int("Priority", 0)
 	c.StackSize = t.int("StackSize", 0)
+	c.HandOffDepth = t.nonZeroInt("HandOffDepth", 0)
+	c.NetworkSpin = t.duration("NetworkSpin")
+	c.SessionPolicy, _ = udpstreamer.ParseSessionPolicy(t.enum("SessionPolicy", "replace", "replace", "first"))
+	c.SessionTimeout = t.duration("SessionTimeout")
 	ds.UDPStreamer = c
 	return udpstreamer.Validate(c)
 }

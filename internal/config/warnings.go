@@ -4,6 +4,9 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"time"
+
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // Thresholds of the scheduling warnings (package rt, "Scheduling and the
@@ -39,6 +42,19 @@ func (d *decoder) warn() {
 	}
 	if msg := HTTPExposure(&f.App, LoopbackHost(f.App.HTTPAddress)); msg != "" {
 		w("App.HTTPAddress", msg)
+	}
+	for di := range f.DataSources {
+		d := &f.DataSources[di]
+		spin, mask := time.Duration(0), cpu.Mask(0)
+		switch {
+		case d.UDPStreamer != nil:
+			spin, mask = d.UDPStreamer.NetworkSpin, d.UDPStreamer.CPUMask
+		case d.FlatUDP != nil:
+			spin, mask = d.FlatUDP.NetworkSpin, d.FlatUDP.CPUMask
+		}
+		if spin > 0 && mask == 0 {
+			w("DataSources["+strconv.Itoa(di)+"].NetworkSpin", "a network thread that spins without CPUMask takes CPU time from whatever shares its CPU, the RT thread included; pin it to a CPU of its own")
+		}
 	}
 	for di := range f.DataSources {
 		u := f.DataSources[di].UDPStreamer

@@ -214,7 +214,10 @@ func (a udpsUpdate) Values(i int) []float64 { return a.u.Float64s(i) }
 func (a udpsUpdate) Times(i int) []float64  { return a.u.Times(i) }
 
 // configure gives the hub the session's signal list.
-func (u *UDPStreamer) configure(h *Hub, cfg *client.Config) {
+func (u *UDPStreamer) configure(h *Hub, cfg *client.Config) { configureUDPS(h, u.Info(), cfg) }
+
+// configureUDPS gives the hub the signal list of a UDPStreamer's CONFIG.
+func configureUDPS(h *Hub, info Info, cfg *client.Config) {
 	sigs := make([]Signal, len(cfg.Signals))
 	clocks := map[uint32]int{} // time signal index to clock; PacketTime is clock 0
 	for i := range cfg.Signals {
@@ -241,9 +244,9 @@ func (u *UDPStreamer) configure(h *Hub, cfg *client.Config) {
 		}
 		sigs[i] = sig
 	}
-	if omitted := h.Configure(u.Info(), sigs); len(omitted) > 0 {
+	if omitted := h.Configure(info, sigs); len(omitted) > 0 {
 		h.log.Warn(fmt.Sprintf("UDPStreamer %s: the CONFIG has %d signals; the scope shows the first %d and leaves out %q and the rest",
-			u.Server, len(sigs), len(sigs)-len(omitted), omitted[0]))
+			info.Address, len(sigs), len(sigs)-len(omitted), omitted[0]))
 	}
 }
 

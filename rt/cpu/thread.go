@@ -3,7 +3,9 @@ package cpu
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"sync"
 )
 
 var (
@@ -33,14 +35,19 @@ func OnlineMask() (Mask, error) { return CurrentThreadAffinity() }
 // The goroutine never calls runtime.UnlockOSThread: when body returns, the
 // Go runtime destroys the OS thread, so its affinity and priority never
 // leak to other goroutines.
+//
+// While the thread runs, GOMAXPROCS is one more than it was (see
+// addProc): the thread has a P of its own.
 func StartThread(mask Mask, priority int, body func()) (affinity Mask, done <-chan struct{}, err error) {
 	if priority < 0 || priority > 99 {
 		return 0, nil, fmt.Errorf("cpu: priority %d out of range 0..99", priority)
 	}
 	finished := make(chan struct{})
 	ready := make(chan error, 1)
+	addProc(1)
 	go func() {
 		defer close(finished)
+		defer addProc(-1)
 		runtime.LockOSThread()
 		if err := setUpThread(mask, priority, &affinity); err != nil {
 			ready <- err
@@ -54,6 +61,38 @@ func StartThread(mask Mask, priority int, body func()) (affinity Mask, done <-ch
 		return 0, nil, err
 	}
 	return affinity, finished, nil
+}
+
+// procs counts the threads StartThread runs, and base is GOMAXPROCS
+// before the first of them.
+var procs struct {
+	sync.Mutex
+	n, base int
+}
+
+// addProc adds d to the threads running and sets GOMAXPROCS to its value
+// before the first one plus their number. A locked thread that blocks in
+// a system call (the RT thread's sleep, a network thread's futex wait)
+// keeps its P until the runtime's monitor takes it back, which can take
+// 10 ms when the process is quiet; meanwhile a goroutine made runnable,
+// or the locked thread itself when it wakes after its P was taken, waits
+// for a free P. With as many Ps as CPUs, two such threads on a 2-CPU
+// machine stalled each other and the rest for 10 to 20 ms at a time; one
+// more P per locked thread leaves the other goroutines the CPUs' worth
+// they had. Changing GOMAXPROCS stops the world briefly (tens of µs), at
+// thread start and stop only. GOMAXPROCS in the environment wins: then
+// nothing changes.
+func addProc(d int) {
+	if os.Getenv("GOMAXPROCS") != "" {
+		return
+	}
+	procs.Lock()
+	defer procs.Unlock()
+	if procs.n == 0 {
+		procs.base = runtime.GOMAXPROCS(0)
+	}
+	procs.n += d
+	runtime.GOMAXPROCS(procs.base + procs.n)
 }
 
 // setUpThread pins the calling (locked) thread, reads its affinity back

@@ -115,6 +115,20 @@ func (l Layout) PutPayload(wire, payload []byte) {
 	}
 }
 
+// CopyPayload copies the payload out of wire, laid out by l, into
+// payload, which must be exactly Payload bytes: PutPayload's inverse, what
+// a reassembler makes of the datagrams. It panics if the sizes differ or
+// len(wire) < WireSize.
+func (l Layout) CopyPayload(payload, wire []byte) {
+	if len(payload) != l.Payload {
+		panic("udpstreamer/wire: CopyPayload payload size differs from layout")
+	}
+	_ = wire[l.WireSize()-1]
+	for off := 0; off < l.Payload; off += l.Chunk {
+		copy(payload[off:min(off+l.Chunk, l.Payload)], wire[l.WireOffset(off):])
+	}
+}
+
 // header returns the header of fragment i of the update numbered counter.
 func (l Layout) header(typ PacketType, counter uint32, i int) Header {
 	return Header{

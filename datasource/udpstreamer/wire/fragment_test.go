@@ -130,6 +130,10 @@ func TestInPlace(t *testing.T) {
 			l.PutPayload(wire, payload)
 			l.PutHeaders(wire, Data, 9)
 			checkWire(t, l, wire, Data, 9, payload)
+			back := make([]byte, size)
+			if l.CopyPayload(back, wire); !bytes.Equal(back, payload) {
+				t.Fatalf("max %d size %d: CopyPayload differs from the payload put", maxp, size)
+			}
 			for off := 0; off < size; off += max(1, size/50) {
 				if wire[l.WireOffset(off)] != payload[off] {
 					t.Fatalf("max %d size %d: WireOffset(%d)", maxp, size, off)

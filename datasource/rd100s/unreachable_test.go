@@ -1,0 +1,63 @@
+package rd100s
+
+import (
+	"log/slog"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/streamerd/streamerd/internal/testenv"
+)
+
+// TestReceiverGoneAndBack emits at 1 kHz to a port nobody listens on: the
+// ICMP port unreachable shows in the gauge, the status and one warning;
+// once a receiver listens there and no ICMP comes for the hold time, the
+// gauge clears with one line.
+func TestReceiverGoneAndBack(t *testing.T) {
+	defer func(h time.Duration) { unreachableHold = h }(unreachableHold)
+	unreachableHold = 200 * time.Millisecond
+	probe := testenv.Loopback(t)
+	port := probe.LocalAddr().(*net.UDPAddr).Port
+	probe.Close()
+	cfg := testConfig(1000)
+	cfg.DestPort = port
+	var log testenv.Buffer
+	e, err := New(cfg, metrics.NewSet(), slog.New(slog.NewTextHandler(&log, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.AllocateMemory(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.PrepareNextState(); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Stop()
+	waitUntil(t, 5*time.Second, func() bool { return e.Status().DestUnreachable })
+	back, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
+	if err != nil {
+		t.Skipf("port %d taken meanwhile: %v", port, err)
+	}
+	defer back.Close()
+	waitUntil(t, 5*time.Second, func() bool { return !e.Status().DestUnreachable })
+	if e.m.unreachables.Get() == 0 {
+		t.Error("no ICMP port unreachable counted")
+	}
+	e.Stop() // the logging goroutine has written everything
+	out := log.String()
+	if strings.Count(out, "destination unreachable") != 1 || strings.Count(out, "destination reachable again") != 1 {
+		t.Errorf("log:\n%s", out)
+	}
+}
+
+func waitUntil(t *testing.T, d time.Duration, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(d); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("condition not met within %v", d)
+		}
+	}
+}

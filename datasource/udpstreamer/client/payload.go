@@ -1,0 +1,15 @@
+package client
+
+// ParseConfig parses a reassembled CONFIG payload into a Config, as
+// Connect does: for a program that gets the payloads some other way than
+// from a socket (udpstreamer.Tap, in the same process as the server). It
+// allocates.
+func ParseConfig(payload []byte) (*Config, error) { return newConfig(payload) }
+
+// Decode fills u from a reassembled DATA payload of cfg's session, as Next
+// does: counter is the update's DATA counter and lost the updates missing
+// before it. It allocates only when cfg differs from the previous call's
+// or the payload outgrows u's buffer.
+func (u *Update) Decode(cfg *Config, counter, lost uint32, payload []byte) error {
+	return u.fill(cfg, counter, lost, payload)
+}

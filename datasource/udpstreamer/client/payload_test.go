@@ -1,0 +1,41 @@
+package client
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+)
+
+// TestDecodeFromPayloads decodes a CONFIG and a DATA payload built by the
+// wire package, as a program holding payloads (not datagrams) does.
+func TestDecodeFromPayloads(t *testing.T) {
+	infos := []wire.SignalInfo{
+		{Name: "N", Type: datasource.Uint32, NumDimensions: 0, NumRows: 1, NumCols: 1, TimeSignalIdx: wire.NoTimeSignal},
+		{Name: "V", Type: datasource.Float64, NumDimensions: 1, NumRows: 1, NumCols: 2, TimeSignalIdx: wire.NoTimeSignal},
+	}
+	msg, err := wire.AppendConfig(nil, infos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ParseConfig(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := binary.LittleEndian.AppendUint64(nil, 1234)
+	p = binary.LittleEndian.AppendUint32(p, 7)
+	p = binary.LittleEndian.AppendUint64(p, math.Float64bits(1.5))
+	p = binary.LittleEndian.AppendUint64(p, math.Float64bits(-2))
+	var u Update
+	if err := u.Decode(cfg, 3, 1, p); err != nil {
+		t.Fatal(err)
+	}
+	if u.HRT != 1234 || u.Counter != 3 || u.Lost != 1 || u.Float64s(0)[0] != 7 || u.Float64s(1)[1] != -2 {
+		t.Errorf("update %+v, values %v %v", u, u.Float64s(0), u.Float64s(1))
+	}
+	if err := u.Decode(cfg, 4, 0, p[:len(p)-1]); err == nil {
+		t.Error("short payload decoded")
+	}
+}

@@ -1,0 +1,198 @@
+package udpstreamer
+
+import (
+	"encoding/binary"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+)
+
+// putCycle publishes cycle v into h as Synchronise does, and reports
+// whether it overwrote a waiting cycle.
+func putCycle(h *handoff, v uint64) bool {
+	i, over := h.put()
+	binary.LittleEndian.PutUint64(h.slots[i], v)
+	h.stamps[i] = int64(v)
+	return over
+}
+
+func TestHandoffOrderAndOverwrite(t *testing.T) {
+	h := newHandoff(4, 8)
+	spare := make([]byte, 8)
+	if _, _, ok := h.take(spare); ok {
+		t.Fatal("take from an empty ring")
+	}
+	overwritten := 0
+	for v := uint64(1); v <= 10; v++ {
+		if putCycle(&h, v) {
+			overwritten++
+		}
+	}
+	if overwritten != 6 || h.waiting() != 4 {
+		t.Fatalf("overwritten %d, waiting %d; want 6, 4", overwritten, h.waiting())
+	}
+	// The four newest wait, oldest first.
+	for want := uint64(7); want <= 10; want++ {
+		c, stamp, ok := h.take(spare)
+		if !ok || binary.LittleEndian.Uint64(c) != want || stamp != int64(want) {
+			t.Fatalf("took %v (stamp %d, ok %v), want cycle %d", c, stamp, ok, want)
+		}
+		spare = c
+	}
+	if _, _, ok := h.take(spare); ok || h.waiting() != 0 {
+		t.Fatal("ring not empty after taking every cycle")
+	}
+	// Interleaved: put two, take one, around the wrap.
+	next := uint64(11)
+	for want := uint64(11); want < 40; want++ {
+		for h.waiting() < 2 {
+			putCycle(&h, next)
+			next++
+		}
+		c, _, ok := h.take(spare)
+		if !ok || binary.LittleEndian.Uint64(c) != want {
+			t.Fatalf("took %d, want %d", binary.LittleEndian.Uint64(c), want)
+		}
+		spare = c
+	}
+}
+
+// TestHandoffSwapKeepsBuffersDistinct checks the ring never hands the same
+// buffer to both sides: the slots and the network thread's buffer stay
+// depth+1 distinct arrays through any sequence of puts and takes.
+func TestHandoffSwapKeepsBuffersDistinct(t *testing.T) {
+	h := newHandoff(3, 8)
+	spare := make([]byte, 8)
+	for i := range 100 {
+		if i%3 != 2 {
+			putCycle(&h, uint64(i))
+		} else if c, _, ok := h.take(spare); ok {
+			spare = c
+		}
+		seen := map[*byte]bool{&spare[0]: true}
+		for _, s := range h.slots {
+			if seen[&s[0]] {
+				t.Fatalf("step %d: a buffer is shared", i)
+			}
+			seen[&s[0]] = true
+		}
+	}
+}
+
+// stalledStreamer starts a Streamer whose network thread blocks before
+// each drain while the returned flag is set.
+func stalledStreamer(t *testing.T, cfg Config) (*Streamer, *atomic.Bool) {
+	t.Helper()
+	cfg.Name, cfg.Address = "S", "127.0.0.1"
+	s, err := New(cfg, metrics.NewSet(), discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AllocateMemory(); err != nil {
+		t.Fatal(err)
+	}
+	stall := new(atomic.Bool)
+	s.beforeTake = func() {
+		for stall.Load() {
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
+	if err := s.PrepareNextState(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	return s, stall
+}
+
+// accounted reports whether every Synchronise has ended in exactly one
+// counter and none waits.
+func (s *Streamer) accounted() bool {
+	return s.m.skipped.Get()+s.m.noClient.Get()+s.m.updates.Get()+s.m.sendErrors.Get() == s.m.synchronised.Get()
+}
+
+// TestHandOffDepthDrainsInOrderAfterAStall stalls the network thread while
+// the RT side publishes more cycles than the ring holds: the client then
+// receives the newest HandOffDepth cycles, in order, each its own update
+// with consecutive counters and increasing hrtTimestamps; the older ones
+// are counted as skipped, and every Synchronise ends in exactly one
+// counter.
+func TestHandOffDepthDrainsInOrderAfterAStall(t *testing.T) {
+	const depth, n = 8, 50
+	cfg := scalarCfg()
+	cfg.HandOffDepth = depth
+	s, stall := stalledStreamer(t, cfg)
+	c := newRawClient(t, s.LocalAddr())
+	c.connect()
+
+	stall.Store(true)
+	time.Sleep(30 * time.Millisecond) // the network thread is inside the hook
+	for i := uint32(1); i <= n; i++ {
+		binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), i)
+		if err := s.Synchronise(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.m.skipped.Get() != n-depth {
+		t.Errorf("skipped %d while stalled, want %d", s.m.skipped.Get(), n-depth)
+	}
+	stall.Store(false)
+	var prevHRT uint64
+	for k := range depth {
+		p, ctr, lost, err := c.next(5 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, hrt := binary.LittleEndian.Uint32(p[8:]), binary.LittleEndian.Uint64(p)
+		if want := uint32(n - depth + 1 + k); got != want || lost != 0 || ctr != uint32(k) {
+			t.Errorf("update %d: cycle %d, counter %d, lost %d; want cycle %d, counter %d, lost 0", k, got, ctr, lost, want, k)
+		}
+		if hrt <= prevHRT {
+			t.Errorf("update %d: hrtTimestamp %d not after %d", k, hrt, prevHRT)
+		}
+		prevHRT = hrt
+	}
+	waitFor(t, s.accounted)
+	if s.m.synchronised.Get() != n || s.m.updates.Get() != depth {
+		t.Errorf("synchronised %d, sent %d; want %d, %d", s.m.synchronised.Get(), s.m.updates.Get(), n, depth)
+	}
+}
+
+// TestHandOffCountingInvariantUnderStalls publishes cycles at a steady
+// pace while the network thread stalls now and then: at every instant the
+// counters plus the cycles waiting equal the Synchronise calls, and at the
+// end every call is accounted for, with and without a client.
+func TestHandOffCountingInvariantUnderStalls(t *testing.T) {
+	for _, withClient := range []bool{true, false} {
+		cfg := scalarCfg()
+		cfg.HandOffDepth = 4
+		s, stall := stalledStreamer(t, cfg)
+		if withClient {
+			newRawClient(t, s.LocalAddr()).connect()
+		}
+		for i := range 2000 {
+			stall.Store(i%200 < 50)
+			s.Synchronise()
+			if i%97 == 0 {
+				s.lock.FastLock(-1, 0)
+				waiting := uint64(s.ring.waiting())
+				sum := s.m.skipped.Get() + s.m.noClient.Get() + s.m.updates.Get() + s.m.sendErrors.Get()
+				s.lock.FastUnLock()
+				// Counters move after the lock is released: the sum may
+				// lag, never lead.
+				if sum+waiting > s.m.synchronised.Get() {
+					t.Fatalf("cycle %d: counted %d + waiting %d > synchronised %d", i, sum, waiting, s.m.synchronised.Get())
+				}
+			}
+			spin(20 * time.Microsecond)
+		}
+		stall.Store(false)
+		waitFor(t, s.accounted)
+		if s.m.skipped.Get() == 0 {
+			t.Errorf("client %v: no cycle skipped: the stalls did not fill the ring", withClient)
+		}
+		t.Logf("client %v: synchronised %d, skipped %d, without client %d, sent %d", withClient,
+			s.m.synchronised.Get(), s.m.skipped.Get(), s.m.noClient.Get(), s.m.updates.Get())
+	}
+}
