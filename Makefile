@@ -13,8 +13,12 @@ CONFIG    ?= configs/app.toml
 
 all: build
 
+# Stamp the VCS revision into the binaries (streamerd -version) when git
+# can read the checkout, whatever GOFLAGS says.
+BUILDVCS  := $(shell git rev-parse --git-dir >/dev/null 2>&1 && echo -buildvcs=auto)
+
 build:
-	$(SIMD) $(GO) build -o $(BIN)/ ./cmd/...
+	$(SIMD) $(GO) build $(BUILDVCS) -o $(BIN)/ ./cmd/...
 
 # test: formatting, vet, the race detector over everything, the allocation
 # and fuzz-seed tests without it (the race detector allocates), the quant
