@@ -101,11 +101,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready func(net.Addr)) int {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cli.ExitOK
-		}
-		fmt.Fprintln(stderr, "flatrecv:", err)
-		return cli.ExitUsage
+		return cli.ParseError("flatrecv", stderr, err)
 	}
 	l, order, err := layoutOf(o)
 	if err != nil {
