@@ -128,13 +128,7 @@ func startTo(t testing.TB, cfg Config, conn *net.UDPConn, hook func()) *harness 
 	}
 	r := client.NewReceiver(conn, l)
 	t.Cleanup(func() { r.Close() })
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Stop() })
+	dstest.Start(t, s)
 	return &harness{t: t, s: s, r: r, order: cfg.ByteOrder, raw: make([]uint64, l.TotalElements())}
 }
 
@@ -584,13 +578,7 @@ func TestReceiverGoneAndBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Stop()
+	dstest.Start(t, s)
 	c := uint32(0)
 	cycle := func() {
 		setCycle(s, c, false)

@@ -42,13 +42,7 @@ func startWith(t testing.TB, cfg Config, log *slog.Logger) *Streamer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Stop() })
+	dstest.Start(t, s)
 	return s
 }
 
