@@ -139,15 +139,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 
 // layoutOf returns the layout and byte order the flags describe.
 func layoutOf(o options) (*wire.Layout, wire.ByteOrder, error) {
-	sigs, err := wire.ParseSignals(o.signals)
+	l, err := wire.ParseLayout(o.signals)
 	if err != nil {
 		return nil, 0, err
 	}
 	order, err := wire.ParseByteOrder(o.endian)
-	if err != nil {
-		return nil, 0, err
-	}
-	l, err := wire.NewLayout(sigs)
 	return l, order, err
 }
 

@@ -66,11 +66,7 @@ func (s *session) wait(t *testing.T) int {
 
 func layout(t *testing.T, sigs string) *wire.Layout {
 	t.Helper()
-	list, err := wire.ParseSignals(sigs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := wire.NewLayout(list)
+	l, err := wire.ParseLayout(sigs)
 	if err != nil {
 		t.Fatal(err)
 	}

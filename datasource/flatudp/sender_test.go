@@ -118,11 +118,7 @@ func startTo(t testing.TB, cfg Config, conn *net.UDPConn, hook func()) *harness 
 	}
 	s.beforeDrain = hook
 	// The receiver's layout comes from the printed signals string.
-	sigs, err := wire.ParseSignals(s.SignalsString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := wire.NewLayout(sigs)
+	l, err := wire.ParseLayout(s.SignalsString())
 	if err != nil {
 		t.Fatal(err)
 	}
