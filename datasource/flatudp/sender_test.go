@@ -151,6 +151,20 @@ func (h *harness) collect(want int) []uint32 {
 	}
 }
 
+// sendOne sends the cycle in signal memory and returns its datagram.
+func (h *harness) sendOne() []byte {
+	h.t.Helper()
+	if err := h.s.Synchronise(); err != nil {
+		h.t.Fatal(err)
+	}
+	h.r.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
+	b, _, err := h.r.Read()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return b
+}
+
 // waitDrained waits until the sender thread has seen every queued cycle.
 func (h *harness) waitDrained() {
 	h.t.Helper()
@@ -246,14 +260,7 @@ func TestBitExact(t *testing.T) {
 	for _, order := range []wire.ByteOrder{wire.Little, wire.Big} {
 		h := start(t, Config{ExecutionMode: RealTimeThread, ByteOrder: order}, nil)
 		setCycle(h.s, 77, true)
-		if err := h.s.Synchronise(); err != nil {
-			t.Fatal(err)
-		}
-		h.r.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
-		b, _, err := h.r.Read()
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := h.sendOne()
 		var e binary.AppendByteOrder = binary.LittleEndian
 		if order == wire.Big {
 			e = binary.BigEndian
