@@ -36,26 +36,13 @@ func startHTTPApp(t *testing.T, addr, extra string) *httpApp {
 	t.Helper()
 	text := strings.NewReplacer("%ADDR%", addr, "%PORT%", strconv.Itoa(freePort(t)),
 		"[App]\n", "[App]\n"+extra+"\n").Replace(readTestdata(t, "http.toml"))
-	return startApp(t, "http.toml", text)
+	return startHTTP(t, parseConfig(t, "http.toml", text))
 }
 
-// startApp parses, builds and starts the application text, stopped when t
-// ends.
-func startApp(t *testing.T, name, text string) *httpApp {
+// startHTTP builds and starts the application of f, stopped when t ends.
+func startHTTP(t *testing.T, f *config.File) *httpApp {
 	t.Helper()
-	f, err := config.Parse(name, []byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms := vmetrics.NewSet()
-	a, err := Build(f, ms, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Stop() })
+	a, ms := startFile(t, f)
 	_, port, _ := net.SplitHostPort(a.HTTPAddr())
 	return &httpApp{App: a, base: "http://127.0.0.1:" + port, ms: ms}
 }
@@ -339,11 +326,7 @@ func TestHTTPTokenFileErrors(t *testing.T) {
 	} {
 		text := strings.NewReplacer("%ADDR%", "127.0.0.1:0", "%PORT%", "44999",
 			"[App]\n", "[App]\nHTTPTokenFile = "+strconv.Quote(path)+"\n").Replace(readTestdata(t, "http.toml"))
-		f, err := config.Parse("http.toml", []byte(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = Build(f, vmetrics.NewSet(), slog.New(slog.DiscardHandler))
+		_, err := Build(parseConfig(t, "http.toml", text), vmetrics.NewSet(), slog.New(slog.DiscardHandler))
 		if err == nil || !strings.Contains(err.Error(), want) || !regexp.MustCompile(`^http\.toml:\d+:1: App: HTTPTokenFile: `).MatchString(err.Error()) {
 			t.Errorf("%s: %v, want %q", filepath.Base(path), err, want)
 		}
@@ -435,11 +418,7 @@ func TestHTTPForceKeepsLittle(t *testing.T) {
 
 // /degrade reads numbers in base 10 and replies with the value applied.
 func TestHTTPDegradeBase10(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "configs", "rd100s.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := startApp(t, "rd100s.toml", regexp.MustCompile(`HTTPAddress = "[^"]*"`).ReplaceAllString(string(data), `HTTPAddress = "127.0.0.1:0"`))
+	h := startHTTP(t, exampleFile(t, "rd100s.toml"))
 	for _, tc := range []struct {
 		query string
 		code  int
