@@ -81,6 +81,25 @@ func (h *httpApp) do(t *testing.T, method, path, token string, body io.Reader) (
 	return resp.StatusCode, string(b)
 }
 
+// reply is a request's query and the status it must get, with a body
+// that holds want.
+type reply struct {
+	query string
+	code  int
+	want  string
+}
+
+// checkReplies POSTs path+query for each reply and checks the answer.
+func (h *httpApp) checkReplies(t *testing.T, path string, replies []reply) {
+	t.Helper()
+	for _, r := range replies {
+		code, body := h.do(t, "POST", path+r.query, "", nil)
+		if code != r.code || !strings.Contains(body, r.want) {
+			t.Errorf("%s: %d %q, want %d %q", r.query, code, body, r.code, r.want)
+		}
+	}
+}
+
 func (h *httpApp) counter(reason string) uint64 {
 	return h.ms.GetOrCreateCounter(`streamerd_http_refused_total{reason="` + reason + `"}`).Get()
 }
@@ -89,11 +108,7 @@ func (h *httpApp) counter(reason string) uint64 {
 // a value outside the quantisation range; /status says the same.
 func TestHTTPForceRepliesWithTheValueApplied(t *testing.T) {
 	h := startHTTPApp(t, "127.0.0.1:0", "")
-	for _, tc := range []struct {
-		query string
-		code  int
-		want  string
-	}{
+	h.checkReplies(t, "/force?", []reply{
 		{"signal=Streamer.Setpoint&value=010", 200, "forced Streamer.Setpoint = 10\n"},
 		{"signal=Streamer.Counter&value=0x10", 400, "not a uint32"},
 		{"signal=Streamer.Counter&value=1_0", 400, "not a uint32"},
@@ -101,12 +116,7 @@ func TestHTTPForceRepliesWithTheValueApplied(t *testing.T) {
 		{"signal=Streamer.Arr&value=1,2,3,4", 200, "forced Streamer.Arr = 1,2,3,4\n"},
 		{"signal=Streamer.Sub.Value&value=-7", 200, "forced Streamer.Sub.Value = -7\n"}, // a signal name may hold a dot
 		{"signal=Streamer.V&value=50", 200, "forced Streamer.V = 50\nnote: the value is outside the int16 quantisation range [-10, 10] and clamped on the wire: 50 arrives as 10\n"},
-	} {
-		code, body := h.do(t, "POST", "/force?"+tc.query, "", nil)
-		if code != tc.code || !strings.Contains(body, tc.want) {
-			t.Errorf("%s: %d %q, want %d %q", tc.query, code, body, tc.code, tc.want)
-		}
-	}
+	})
 	var st Status
 	_, body := h.do(t, "GET", "/status", "", nil)
 	if err := json.Unmarshal([]byte(body), &st); err != nil {
@@ -419,11 +429,7 @@ func TestHTTPForceKeepsLittle(t *testing.T) {
 // /degrade reads numbers in base 10 and replies with the value applied.
 func TestHTTPDegradeBase10(t *testing.T) {
 	h := startHTTP(t, exampleFile(t, "rd100s.toml"))
-	for _, tc := range []struct {
-		query string
-		code  int
-		want  string
-	}{
+	h.checkReplies(t, "/degrade?datasource=Encoder&", []reply{
 		{"key=loss_every_n&value=010", 200, "Encoder: loss_every_n = 10\n"},
 		{"key=loss_every_n&value=0", 200, "Encoder: loss_every_n = 0\n"},
 		{"key=jitter_ms&value=2.50", 200, "Encoder: jitter_ms = 2.5\n"},
@@ -433,10 +439,5 @@ func TestHTTPDegradeBase10(t *testing.T) {
 		{"key=freeze&value=" + strings.Repeat("1", 100), 400, "at most 64"},
 		{"key=restart&value=true", 200, "Encoder: restart = applied\n"},
 		{"key=" + strings.Repeat("k", 5000) + "&value=1", 400, "…(5000 bytes)"},
-	} {
-		code, body := h.do(t, "POST", "/degrade?datasource=Encoder&"+tc.query, "", nil)
-		if code != tc.code || !strings.Contains(body, tc.want) {
-			t.Errorf("%s: %d %q, want %d %q", tc.query, code, body, tc.code, tc.want)
-		}
-	}
+	})
 }
