@@ -14,13 +14,13 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	vmetrics "github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // httpApp is a started application of testdata/http.toml.
@@ -285,12 +285,7 @@ func TestHTTPInFlightCap(t *testing.T) {
 }
 
 func writeToken(t *testing.T, token string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(p, []byte(token), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testenv.WriteFile(t, "token", token, 0o600)
 }
 
 // With a token, every endpoint needs it; without one, a non-loopback
@@ -322,10 +317,7 @@ func TestHTTPToken(t *testing.T) {
 }
 
 func TestHTTPTokenFileErrors(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := testenv.Mkfifo(t, filepath.Join(t.TempDir(), "fifo"))
 	for path, want := range map[string]string{
 		writeToken(t, "short\n"):                        "at least 16",
 		writeToken(t, "has a space in the token\n"):     "printable ASCII without spaces",
