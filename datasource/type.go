@@ -2,8 +2,8 @@ package datasource
 
 import (
 	"fmt"
-	"slices"
 
+	"github.com/streamerd/streamerd/internal/enum"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -47,7 +47,7 @@ func (t Type) Size() int {
 }
 
 // String returns the MARTe2 type name ("uint8" ... "float64", "char8").
-func (t Type) String() string { return name(typeNames[:], t, "Type") }
+func (t Type) String() string { return enum.Name(typeNames[:], t, "Type") }
 
 // Valid reports whether t is one of the eleven types.
 func (t Type) Valid() bool { return t < numTypes }
@@ -83,7 +83,7 @@ func (t Type) Quantized(q quant.WireType) Type {
 // ParseType parses a MARTe2 type name ("uint8" ... "float64", "char8",
 // lower case).
 func ParseType(s string) (Type, error) {
-	if t, ok := parse[Type](typeNames[:], s); ok {
+	if t, ok := enum.Parse[Type](typeNames[:], s); ok {
 		return t, nil
 	}
 	return 0, fmt.Errorf("unknown type %q (want one of uint8, int8, uint16, int16, uint32, int32, uint64, int64, float32, float64, char8)", s)
@@ -105,7 +105,7 @@ const (
 var timeModeNames = [numTimeModes]string{"PacketTime", "FullArray", "FirstSample", "LastSample"}
 
 // String returns the MARTe2 name of the time mode.
-func (m TimeMode) String() string { return name(timeModeNames[:], m, "TimeMode") }
+func (m TimeMode) String() string { return enum.Name(timeModeNames[:], m, "TimeMode") }
 
 // Valid reports whether m is one of the four time modes.
 func (m TimeMode) Valid() bool { return m < numTimeModes }
@@ -118,22 +118,8 @@ func (m TimeMode) NeedsSamplingRate() bool { return m == FirstSample || m == Las
 
 // ParseTimeMode parses a MARTe2 time-mode name.
 func ParseTimeMode(s string) (TimeMode, error) {
-	if m, ok := parse[TimeMode](timeModeNames[:], s); ok {
+	if m, ok := enum.Parse[TimeMode](timeModeNames[:], s); ok {
 		return m, nil
 	}
 	return 0, fmt.Errorf("unknown time mode %q (want PacketTime, FullArray, FirstSample or LastSample)", s)
-}
-
-// name returns names[v], or "typ(v)" for a value without a name.
-func name[T ~uint8](names []string, v T, typ string) string {
-	if int(v) >= len(names) {
-		return fmt.Sprintf("%s(%d)", typ, uint8(v))
-	}
-	return names[v]
-}
-
-// parse returns the value whose name is s.
-func parse[T ~uint8](names []string, s string) (T, bool) {
-	i := slices.Index(names, s)
-	return T(i), i >= 0
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/streamerd/streamerd/internal/enum"
 )
 
 // WireType is a quantisation type code of the protocol's CONFIG message.
@@ -35,36 +37,15 @@ func (w WireType) Size() int {
 
 // String returns the configuration spelling: "none", "uint8", "int8",
 // "uint16" or "int16" ("WireType(n)" for unknown codes).
-func (w WireType) String() string {
-	switch w {
-	case None:
-		return "none"
-	case Uint8:
-		return "uint8"
-	case Int8:
-		return "int8"
-	case Uint16:
-		return "uint16"
-	case Int16:
-		return "int16"
-	}
-	return fmt.Sprintf("WireType(%d)", uint8(w))
-}
+func (w WireType) String() string { return enum.Name(wireTypeNames[:], w, "WireType") }
+
+var wireTypeNames = [...]string{None: "none", Uint8: "uint8", Int8: "int8", Uint16: "uint16", Int16: "int16"}
 
 // ParseWireType parses the configuration spelling of a wire type, as
 // returned by [WireType.String].
 func ParseWireType(s string) (WireType, error) {
-	switch s {
-	case "none":
-		return None, nil
-	case "uint8":
-		return Uint8, nil
-	case "int8":
-		return Int8, nil
-	case "uint16":
-		return Uint16, nil
-	case "int16":
-		return Int16, nil
+	if w, ok := enum.Parse[WireType](wireTypeNames[:], s); ok {
+		return w, nil
 	}
 	return None, fmt.Errorf("quant: unknown quantised type %q (want none, uint8, int8, uint16 or int16)", s)
 }

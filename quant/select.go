@@ -1,6 +1,6 @@
 package quant
 
-import "fmt"
+import "github.com/streamerd/streamerd/internal/enum"
 
 // Kernel names one implementation of the slice kernels. Every kernel
 // produces the same bytes and NaN counts for every input; they differ only
@@ -15,17 +15,9 @@ const (
 )
 
 // String returns "portable", "avx2" or "avx512".
-func (k Kernel) String() string {
-	switch k {
-	case KernelPortable:
-		return "portable"
-	case KernelAVX2:
-		return "avx2"
-	case KernelAVX512:
-		return "avx512"
-	}
-	return fmt.Sprintf("Kernel(%d)", uint8(k))
-}
+func (k Kernel) String() string { return enum.Name(kernelNames[:], k, "Kernel") }
+
+var kernelNames = [...]string{KernelPortable: "portable", KernelAVX2: "avx2", KernelAVX512: "avx512"}
 
 // Supported reports whether this build can run k on this CPU.
 func (k Kernel) Supported() bool { return k == KernelPortable || simdSupported(k) }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamerd/streamerd/internal/enum"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -45,12 +46,7 @@ const (
 var sleepNatureNames = [...]string{Default: "Default", Busy: "Busy", Hybrid: "Hybrid"}
 
 // String returns the MARTe2 spelling.
-func (s SleepNature) String() string {
-	if int(s) < len(sleepNatureNames) {
-		return sleepNatureNames[s]
-	}
-	return "SleepNature(" + strconv.Itoa(int(s)) + ")"
-}
+func (s SleepNature) String() string { return enum.Name(sleepNatureNames[:], s, "SleepNature") }
 
 // ParseSleepNature reads "Default", "Busy" or "Hybrid" (any case).
 func ParseSleepNature(s string) (SleepNature, error) {

@@ -101,11 +101,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready func(net.Addr)) int {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cli.ExitOK
-		}
-		fmt.Fprintln(stderr, "flatrecv:", err)
-		return cli.ExitUsage
+		return cli.ParseError("flatrecv", stderr, err)
 	}
 	l, order, err := layoutOf(o)
 	if err != nil {
@@ -143,15 +139,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 
 // layoutOf returns the layout and byte order the flags describe.
 func layoutOf(o options) (*wire.Layout, wire.ByteOrder, error) {
-	sigs, err := wire.ParseSignals(o.signals)
+	l, err := wire.ParseLayout(o.signals)
 	if err != nil {
 		return nil, 0, err
 	}
 	order, err := wire.ParseByteOrder(o.endian)
-	if err != nil {
-		return nil, 0, err
-	}
-	l, err := wire.NewLayout(sigs)
 	return l, order, err
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"math"
 	"net"
 	"strings"
@@ -65,15 +66,18 @@ func (s *session) wait(t *testing.T) int {
 
 func layout(t *testing.T, sigs string) *wire.Layout {
 	t.Helper()
-	list, err := wire.ParseSignals(sigs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := wire.NewLayout(list)
+	l, err := wire.ParseLayout(sigs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return l
+}
+
+// TestHelp: -h exits 0 with a usage that lists every flag and examples.
+func TestHelp(t *testing.T) {
+	testenv.Help(t, "flatrecv", func(args []string, stdout, stderr io.Writer) int {
+		return run(context.Background(), args, stdout, stderr, nil)
+	}, "listen", "group", "iface", "signals", "endian", "format", "n", "interval")
 }
 
 func TestCSV(t *testing.T) {

@@ -185,12 +185,8 @@ Fields:
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o, err := parseFlags(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return cli.ExitOK
-	}
 	if err != nil {
-		fmt.Fprintln(stderr, "rd100smon:", err)
-		return cli.ExitUsage
+		return cli.ParseError("rd100smon", stderr, err)
 	}
 	addr, err := net.ResolveUDPAddr("udp", o.listen)
 	if err != nil {

@@ -43,6 +43,13 @@ func sendN(t *testing.T, tx *net.UDPConn, dst *net.UDPConn, n int, every time.Du
 	}
 }
 
+// TestHelp: -h exits 0 with a usage that lists every flag and examples.
+func TestHelp(t *testing.T) {
+	testenv.Help(t, "rd100smon", func(args []string, stdout, stderr io.Writer) int {
+		return run(context.Background(), args, stdout, stderr)
+	}, "listen", "timeout", "rate", "tolerance", "freeze", "interval", "json", "n", "duration")
+}
+
 func TestMonitorJSON(t *testing.T) {
 	rx, tx := listen(t)
 	go sendN(t, tx, rx, 31, time.Millisecond)

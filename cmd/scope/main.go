@@ -46,13 +46,6 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil))
 }
 
-// Exit codes.
-const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 2
-)
-
 // usage is what -h prints besides the flags.
 var usage = cli.Usage{
 	Synopsis: []string{
@@ -134,11 +127,7 @@ func (o options) source() scope.Source {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready func(url string)) int {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		fmt.Fprintln(stderr, "scope:", err)
-		return exitUsage
+		return cli.ParseError("scope", stderr, err)
 	}
 	log := slog.New(&lineHandler{w: stderr})
 	src := o.source()
@@ -146,7 +135,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		fmt.Fprintln(stderr, "scope:", err)
-		return exitError
+		return cli.ExitError
 	}
 	url := "http://" + ln.Addr().String() + "/"
 	info := src.Info()
@@ -159,9 +148,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	err = srv.Run(ctx)
 	wg.Wait()
 	if err != nil {
-		return exitError
+		return cli.ExitError
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 // lineHandler prints each record as one line, "scope: message key=value".

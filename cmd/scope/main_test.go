@@ -7,26 +7,18 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/streamerd/streamerd/internal/cli"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+// TestHelp: -h exits 0 with a usage that lists every flag and examples.
+func TestHelp(t *testing.T) {
+	testenv.Help(t, "scope", func(args []string, stdout, stderr io.Writer) int {
+		return run(context.Background(), args, stdout, stderr, nil)
+	}, "udps", "flat", "rd100s", "listen", "signals", "rate", "endian", "group", "iface", "timeout", "reconnect", "viewers", "memory")
 }
 
 func TestBadFlags(t *testing.T) {
@@ -38,8 +30,8 @@ func TestBadFlags(t *testing.T) {
 		{"-rd100s", "127.0.0.1:1", "extra"},
 	} {
 		var stderr bytes.Buffer
-		if code := run(context.Background(), append(args, "-listen", "127.0.0.1:0"), io.Discard, &stderr, nil); code != exitUsage {
-			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		if code := run(context.Background(), append(args, "-listen", "127.0.0.1:0"), io.Discard, &stderr, nil); code != cli.ExitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, cli.ExitUsage)
 		}
 		if lines := strings.Count(stderr.String(), "\n"); lines != 1 {
 			t.Errorf("%v: %d lines on stderr:\n%s", args, lines, &stderr)
@@ -58,7 +50,7 @@ func TestServesUntilInterrupted(t *testing.T) {
 	addr := free.LocalAddr().String()
 	free.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr syncBuf
+	var stdout, stderr testenv.Buffer
 	urls := make(chan string, 1)
 	done := make(chan int, 1)
 	go func() {
@@ -88,7 +80,7 @@ func TestServesUntilInterrupted(t *testing.T) {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
 	cancel()
-	if code := <-done; code != exitError {
+	if code := <-done; code != cli.ExitError {
 		t.Fatalf("exit %d", code)
 	}
 }

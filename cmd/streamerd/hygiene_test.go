@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // daemonBinary is the streamerd the hygiene and abuse tests run: the one
@@ -157,17 +159,8 @@ func TestSIGHUPStopsInOrder(t *testing.T) {
 // once (a FIFO would block forever, /dev/zero read forever).
 func TestConfigThatIsNotARegularFile(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "app.toml")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	big := filepath.Join(dir, "big.toml")
-	if f, err := os.Create(big); err != nil {
-		t.Fatal(err)
-	} else {
-		f.Truncate(16<<20 + 1)
-		f.Close()
-	}
+	fifo := testenv.Mkfifo(t, filepath.Join(dir, "app.toml"))
+	big := testenv.SparseFile(t, filepath.Join(dir, "big.toml"), 16<<20+1)
 	for path, want := range map[string]string{
 		fifo:        fifo + ": not a regular file (a named pipe)\n",
 		"/dev/zero": "/dev/zero: not a regular file (a device)\n",

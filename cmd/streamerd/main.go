@@ -122,11 +122,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cli.ExitOK
-		}
-		fmt.Fprintln(stderr, "streamerd:", err)
-		return cli.ExitUsage
+		return cli.ParseError("streamerd", stderr, err)
 	}
 	if o.version {
 		fmt.Fprintln(stdout, cli.Version("streamerd"))

@@ -43,12 +43,7 @@ func TestMain(m *testing.M) {
 }
 
 func writeConfig(t *testing.T, text string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "app.toml")
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testenv.WriteFile(t, "app.toml", text, 0o644)
 }
 
 func freeUDPPort(t *testing.T) int {

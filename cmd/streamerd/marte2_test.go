@@ -137,11 +137,7 @@ func TestImportMARTe2EndToEnd(t *testing.T) {
 	if want := "Counter:uint32,Time:uint32,Sine:float32,Cosine:float64,Wave:uint16[4]"; m[1] != want {
 		t.Fatalf("signals %q, want %q", m[1], want)
 	}
-	sigs, err := flatwire.ParseSignals(m[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout, err := flatwire.NewLayout(sigs)
+	layout, err := flatwire.ParseLayout(m[1])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -158,11 +158,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cli.ExitOK
-		}
-		fmt.Fprintln(stderr, "udps:", err)
-		return cli.ExitUsage
+		return cli.ParseError("udps", stderr, err)
 	}
 	if o.format == "" {
 		o.format = formatTable

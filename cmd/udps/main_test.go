@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -102,6 +103,13 @@ func waitDisconnect(t *testing.T, srv *udpstest.Server) {
 			t.Fatal("udps did not send DISCONNECT")
 		}
 	}
+}
+
+// TestHelp: -h exits 0 with a usage that lists every flag and examples.
+func TestHelp(t *testing.T) {
+	testenv.Help(t, "udps", func(args []string, stdout, stderr io.Writer) int {
+		return run(context.Background(), args, stdout, stderr)
+	}, "server", "local", "format", "per-sample", "n", "timeout", "interval")
 }
 
 func TestCSV(t *testing.T) {

@@ -3,7 +3,6 @@ package flatudp
 import (
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
@@ -25,14 +24,7 @@ func TestChar8BitExact(t *testing.T) {
 		copy(h.s.GetSignalMemoryBuffer(0), []byte{1, 2, 3, 4})
 		copy(h.s.GetSignalMemoryBuffer(1), "shot 9\x00\x00")
 		copy(h.s.GetSignalMemoryBuffer(2), []byte{5, 6})
-		if err := h.s.Synchronise(); err != nil {
-			t.Fatal(err)
-		}
-		h.r.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
-		b, _, err := h.r.Read()
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := h.sendOne()
 		want := []byte{1, 2, 3, 4, 's', 'h', 'o', 't', ' ', '9', 0, 0, 5, 6}
 		if order == wire.Big {
 			want = []byte{4, 3, 2, 1, 's', 'h', 'o', 't', ' ', '9', 0, 0, 6, 5}

@@ -10,6 +10,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/enum"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -57,12 +58,7 @@ const (
 var modeNames = [numModes]string{"IndependentThread", "RealTimeThread"}
 
 // String returns the MARTe2 name of the mode.
-func (m ExecutionMode) String() string {
-	if m >= numModes {
-		return fmt.Sprintf("ExecutionMode(%d)", uint8(m))
-	}
-	return modeNames[m]
-}
+func (m ExecutionMode) String() string { return enum.Name(modeNames[:], m, "ExecutionMode") }
 
 // Valid reports whether m is one of the two modes.
 func (m ExecutionMode) Valid() bool { return m < numModes }
@@ -73,10 +69,8 @@ func ParseExecutionMode(s string) (ExecutionMode, error) {
 	if s == "" {
 		return IndependentThread, nil
 	}
-	for i, n := range modeNames {
-		if n == s {
-			return ExecutionMode(i), nil
-		}
+	if m, ok := enum.Parse[ExecutionMode](modeNames[:], s); ok {
+		return m, nil
 	}
 	return 0, fmt.Errorf("unknown ExecutionMode %q (want IndependentThread or RealTimeThread)", s)
 }

@@ -118,23 +118,13 @@ func startTo(t testing.TB, cfg Config, conn *net.UDPConn, hook func()) *harness 
 	}
 	s.beforeDrain = hook
 	// The receiver's layout comes from the printed signals string.
-	sigs, err := wire.ParseSignals(s.SignalsString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := wire.NewLayout(sigs)
+	l, err := wire.ParseLayout(s.SignalsString())
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := client.NewReceiver(conn, l)
 	t.Cleanup(func() { r.Close() })
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Stop() })
+	dstest.Start(t, s)
 	return &harness{t: t, s: s, r: r, order: cfg.ByteOrder, raw: make([]uint64, l.TotalElements())}
 }
 
@@ -159,6 +149,20 @@ func (h *harness) collect(want int) []uint32 {
 		}
 		got = append(got, checkCycle(h.t, h.r.Layout(), b, h.order, h.raw))
 	}
+}
+
+// sendOne sends the cycle in signal memory and returns its datagram.
+func (h *harness) sendOne() []byte {
+	h.t.Helper()
+	if err := h.s.Synchronise(); err != nil {
+		h.t.Fatal(err)
+	}
+	h.r.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
+	b, _, err := h.r.Read()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return b
 }
 
 // waitDrained waits until the sender thread has seen every queued cycle.
@@ -256,14 +260,7 @@ func TestBitExact(t *testing.T) {
 	for _, order := range []wire.ByteOrder{wire.Little, wire.Big} {
 		h := start(t, Config{ExecutionMode: RealTimeThread, ByteOrder: order}, nil)
 		setCycle(h.s, 77, true)
-		if err := h.s.Synchronise(); err != nil {
-			t.Fatal(err)
-		}
-		h.r.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
-		b, _, err := h.r.Read()
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := h.sendOne()
 		var e binary.AppendByteOrder = binary.LittleEndian
 		if order == wire.Big {
 			e = binary.BigEndian
@@ -584,13 +581,7 @@ func TestReceiverGoneAndBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Stop()
+	dstest.Start(t, s)
 	c := uint32(0)
 	cycle := func() {
 		setCycle(s, c, false)

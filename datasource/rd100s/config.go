@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/internal/enum"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -34,15 +35,9 @@ const (
 )
 
 // String returns "deg" or "mdeg".
-func (u Unit) String() string {
-	switch u {
-	case Degrees:
-		return "deg"
-	case Millidegrees:
-		return "mdeg"
-	}
-	return fmt.Sprintf("Unit(%d)", uint8(u))
-}
+func (u Unit) String() string { return enum.Name(unitNames[:], u, "Unit") }
+
+var unitNames = [...]string{Degrees: "deg", Millidegrees: "mdeg"}
 
 // ParseUnit parses a unit: deg, degree(s), deg/s for Degrees; mdeg,
 // millidegree(s), mdeg/s for Millidegrees.

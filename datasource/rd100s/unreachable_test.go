@@ -9,6 +9,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 
@@ -29,13 +30,7 @@ func TestReceiverGoneAndBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	defer e.Stop()
+	dstest.Start(t, e)
 	waitUntil(t, 5*time.Second, func() bool { return e.Status().DestUnreachable })
 	back, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/enum"
 	"github.com/streamerd/streamerd/internal/udpsend"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -106,22 +107,15 @@ const (
 var policyNames = [numPolicies]string{"replace", "first"}
 
 // String returns "replace" or "first".
-func (p SessionPolicy) String() string {
-	if p >= numPolicies {
-		return fmt.Sprintf("SessionPolicy(%d)", uint8(p))
-	}
-	return policyNames[p]
-}
+func (p SessionPolicy) String() string { return enum.Name(policyNames[:], p, "SessionPolicy") }
 
 // ParseSessionPolicy parses "replace" or "first"; "" is Replace.
 func ParseSessionPolicy(s string) (SessionPolicy, error) {
 	if s == "" {
 		return Replace, nil
 	}
-	for i, n := range policyNames {
-		if n == s {
-			return SessionPolicy(i), nil
-		}
+	if p, ok := enum.Parse[SessionPolicy](policyNames[:], s); ok {
+		return p, nil
 	}
 	return 0, fmt.Errorf("unknown SessionPolicy %q (want replace or first)", s)
 }

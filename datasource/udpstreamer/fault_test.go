@@ -35,8 +35,7 @@ func fill(s *Streamer, n uint32) {
 // every update that reaches the client is one whole cycle.
 func TestStalledNetworkThreadNeverTearsOrBlocks(t *testing.T) {
 	s := start(t, patternCfg())
-	c := newRawClient(t, s.LocalAddr())
-	c.connect()
+	c := connected(t, s)
 
 	var stop atomic.Bool
 	var wg sync.WaitGroup
@@ -92,15 +91,13 @@ func TestStalledNetworkThreadNeverTearsOrBlocks(t *testing.T) {
 func TestClientThatNeverReads(t *testing.T) {
 	cfg := patternCfg()
 	s := start(t, cfg)
-	stop := driver(s, 200*time.Microsecond)
-	defer stop()
+	drive(t, s, 200*time.Microsecond)
 	lazy := newRawClient(t, s.LocalAddr())
 	lazy.conn.SetReadBuffer(4096)
 	lazy.connect()
 	before := s.m.updates.Get()
 	waitFor(t, func() bool { return s.m.updates.Get() > before+200 })
-	c := newRawClient(t, s.LocalAddr())
-	c.connect()
+	c := connected(t, s)
 	c.expect(20)
 }
 
@@ -111,10 +108,8 @@ func TestConnectStormFromOutsideAllowedClients(t *testing.T) {
 	cfg := scalarCfg()
 	cfg.AllowedClients = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	s := start(t, cfg)
-	stop := driver(s, 500*time.Microsecond)
-	defer stop()
-	c := newRawClient(t, s.LocalAddr())
-	c.connect()
+	drive(t, s, 500*time.Microsecond)
+	c := connected(t, s)
 
 	var storm []*net.UDPConn
 	for i := 0; i < 100; i++ {

@@ -106,6 +106,20 @@ func stalledStreamer(t *testing.T, cfg Config) (*Streamer, *atomic.Bool) {
 	return s, stall
 }
 
+// publishStalled stalls the network thread and, while it waits, publishes
+// the cycles 1..n, each numbered in signal 0. The thread stays stalled.
+func publishStalled(t *testing.T, s *Streamer, stall *atomic.Bool, n uint32) {
+	t.Helper()
+	stall.Store(true)
+	time.Sleep(30 * time.Millisecond) // the network thread is inside the hook
+	for i := uint32(1); i <= n; i++ {
+		binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), i)
+		if err := s.Synchronise(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // accounted reports whether every Synchronise has ended in exactly one
 // counter and none waits.
 func (s *Streamer) accounted() bool {
@@ -123,17 +137,9 @@ func TestHandOffDepthDrainsInOrderAfterAStall(t *testing.T) {
 	cfg := scalarCfg()
 	cfg.HandOffDepth = depth
 	s, stall := stalledStreamer(t, cfg)
-	c := newRawClient(t, s.LocalAddr())
-	c.connect()
+	c := connected(t, s)
 
-	stall.Store(true)
-	time.Sleep(30 * time.Millisecond) // the network thread is inside the hook
-	for i := uint32(1); i <= n; i++ {
-		binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), i)
-		if err := s.Synchronise(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publishStalled(t, s, stall, n)
 	if s.m.skipped.Get() != n-depth {
 		t.Errorf("skipped %d while stalled, want %d", s.m.skipped.Get(), n-depth)
 	}
@@ -169,7 +175,7 @@ func TestHandOffCountingInvariantUnderStalls(t *testing.T) {
 		cfg.HandOffDepth = 4
 		s, stall := stalledStreamer(t, cfg)
 		if withClient {
-			newRawClient(t, s.LocalAddr()).connect()
+			connected(t, s)
 		}
 		for i := range 2000 {
 			stall.Store(i%200 < 50)

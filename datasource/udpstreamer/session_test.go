@@ -15,10 +15,8 @@ func TestSessionPolicyFirst(t *testing.T) {
 	cfg := scalarCfg()
 	cfg.SessionPolicy = First
 	s := start(t, cfg)
-	stop := driver(s, time.Millisecond)
-	defer stop()
-	a := newRawClient(t, s.LocalAddr())
-	a.connect()
+	drive(t, s, time.Millisecond)
+	a := connected(t, s)
 	b := newRawClient(t, s.LocalAddr())
 	for range 3 {
 		b.send(wire.Connect)
@@ -46,10 +44,8 @@ func TestSessionTimeoutLetsAnotherIn(t *testing.T) {
 	cfg := scalarCfg()
 	cfg.SessionPolicy, cfg.SessionTimeout = First, time.Second
 	s := start(t, cfg)
-	stop := driver(s, time.Millisecond)
-	defer stop()
-	a := newRawClient(t, s.LocalAddr())
-	a.connect()
+	drive(t, s, time.Millisecond)
+	a := connected(t, s)
 	b := newRawClient(t, s.LocalAddr())
 	for range 6 { // a keeps the session with ACKs
 		a.send(wire.Ack)

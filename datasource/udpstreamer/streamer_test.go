@@ -42,13 +42,7 @@ func startWith(t testing.TB, cfg Config, log *slog.Logger) *Streamer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Stop() })
+	dstest.Start(t, s)
 	return s
 }
 
@@ -74,6 +68,14 @@ func newRawClient(t testing.TB, srv netip.AddrPort) *rawClient {
 		t.Fatal(err)
 	}
 	return &rawClient{t: t, conn: conn, srv: srv, cfg: cfg, buf: make([]byte, 65536)}
+}
+
+// connected returns a new rawClient that has connected to s.
+func connected(t testing.TB, s *Streamer) *rawClient {
+	t.Helper()
+	c := newRawClient(t, s.LocalAddr())
+	c.connect()
+	return c
 }
 
 func (c *rawClient) send(typ wire.PacketType) {
@@ -169,6 +171,12 @@ func driver(s *Streamer, period time.Duration) (stop func() uint32) {
 	return func() uint32 { done.Store(true); wg.Wait(); return n }
 }
 
+// drive runs driver(s, period) until t ends.
+func drive(t testing.TB, s *Streamer, period time.Duration) {
+	stop := driver(s, period)
+	t.Cleanup(func() { stop() })
+}
+
 func scalarCfg() Config {
 	return Config{Signals: []datasource.Signal{
 		{Name: "Counter", Type: datasource.Uint32},
@@ -183,8 +191,7 @@ func TestConnectConfigAndData(t *testing.T) {
 	if len(infos) != 2 || infos[0].Name != "Counter" || infos[1].Quant != quant.Uint16 || infos[1].Unit != "V" || infos[1].RangeMax != 10 {
 		t.Fatalf("CONFIG %+v", infos)
 	}
-	stop := driver(s, time.Millisecond)
-	defer stop()
+	drive(t, s, time.Millisecond)
 	var prev uint32
 	for i := 0; i < 200; i++ {
 		p, ctr, lost, err := c.next(5 * time.Second)
@@ -208,13 +215,10 @@ func TestConnectConfigAndData(t *testing.T) {
 
 func TestReconnectFromNewPortGetsConfigAndFreshCounter(t *testing.T) {
 	s := start(t, scalarCfg())
-	stop := driver(s, time.Millisecond)
-	defer stop()
-	a := newRawClient(t, s.LocalAddr())
-	a.connect()
+	drive(t, s, time.Millisecond)
+	a := connected(t, s)
 	a.expect(20)
-	b := newRawClient(t, s.LocalAddr())
-	b.connect()
+	b := connected(t, s)
 	_, ctr, _, err := b.next(5 * time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -239,10 +243,8 @@ func TestReconnectFromNewPortGetsConfigAndFreshCounter(t *testing.T) {
 
 func TestDisconnectOnlyFromClient(t *testing.T) {
 	s := start(t, scalarCfg())
-	stop := driver(s, time.Millisecond)
-	defer stop()
-	c := newRawClient(t, s.LocalAddr())
-	c.connect()
+	drive(t, s, time.Millisecond)
+	c := connected(t, s)
 	stranger := newRawClient(t, s.LocalAddr())
 	stranger.send(wire.Disconnect)
 	waitFor(t, func() bool { return s.m.strangerDisconnects.Get() == 1 })
@@ -276,10 +278,8 @@ func TestAllowedClientsRefusesOthers(t *testing.T) {
 
 func TestGarbageChangesNothingForTheClient(t *testing.T) {
 	s := start(t, scalarCfg())
-	stop := driver(s, time.Millisecond)
-	defer stop()
-	c := newRawClient(t, s.LocalAddr())
-	c.connect()
+	drive(t, s, time.Millisecond)
+	c := connected(t, s)
 	g := newRawClient(t, s.LocalAddr())
 	hdr := func(h wire.Header) []byte { return wire.AppendHeader(nil, h) }
 	lying := hdr(wire.Header{Type: wire.Connect, TotalFragments: 1, PayloadBytes: 50})
@@ -335,10 +335,8 @@ func TestGarbageChangesNothingForTheClient(t *testing.T) {
 // next client is served.
 func TestVanishedClientEndsSession(t *testing.T) {
 	s, log := startLogged(t, scalarCfg())
-	stop := driver(s, 500*time.Microsecond)
-	defer stop()
-	gone := newRawClient(t, s.LocalAddr())
-	gone.connect()
+	drive(t, s, 500*time.Microsecond)
+	gone := connected(t, s)
 	gone.conn.Close() // the kernel now answers with ICMP port unreachable
 	waitFor(t, func() bool { return s.m.clientsUnreachable.Get() == 1 && !s.Status().Connected })
 	before := s.m.noClient.Get()
@@ -346,8 +344,7 @@ func TestVanishedClientEndsSession(t *testing.T) {
 	if n := strings.Count(log.String(), "unreachable (ICMP port unreachable)"); n != 1 {
 		t.Errorf("%d log lines on the vanished client:\n%s", n, log.String())
 	}
-	c := newRawClient(t, s.LocalAddr())
-	c.connect()
+	c := connected(t, s)
 	c.expect(20)
 	if s.m.icmpUnreachable.Get() == 0 || s.m.clientsUnreachable.Get() != 1 {
 		t.Errorf("ICMP port unreachable %d, clients unreachable %d", s.m.icmpUnreachable.Get(), s.m.clientsUnreachable.Get())
@@ -367,18 +364,10 @@ func waitFor(t testing.TB, cond func() bool) {
 
 func TestLatestValueWinsAndSkipsAreCounted(t *testing.T) {
 	s, stall := stalledStreamer(t, scalarCfg())
-	c := newRawClient(t, s.LocalAddr())
-	c.connect()
+	c := connected(t, s)
 
 	const n = 50
-	stall.Store(true)
-	time.Sleep(30 * time.Millisecond) // the network thread is inside the hook
-	for i := uint32(1); i <= n; i++ {
-		binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), i)
-		if err := s.Synchronise(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publishStalled(t, s, stall, n)
 	stall.Store(false)
 	p, _, _, err := c.next(5 * time.Second)
 	if err != nil {
@@ -387,9 +376,7 @@ func TestLatestValueWinsAndSkipsAreCounted(t *testing.T) {
 	if got := binary.LittleEndian.Uint32(p[8:]); got != n {
 		t.Errorf("first update after the stall carries cycle %d, want the latest, %d", got, n)
 	}
-	waitFor(t, func() bool {
-		return s.m.skipped.Get()+s.m.noClient.Get()+s.m.updates.Get()+s.m.sendErrors.Get() == s.m.synchronised.Get()
-	})
+	waitFor(t, s.accounted)
 	if s.m.synchronised.Get() != n || s.m.skipped.Get() != n-1 || s.m.updates.Get() != 1 {
 		t.Errorf("synchronised %d, skipped %d, sent %d; want %d, %d, 1", s.m.synchronised.Get(), s.m.skipped.Get(), s.m.updates.Get(), n, n-1)
 	}
@@ -415,8 +402,7 @@ func TestSteadyStateNoAllocs(t *testing.T) {
 		{Name: "Q", Type: datasource.Float64, NumberOfDimensions: 1, NumberOfElements: 100, QuantizedType: quant.Int16, RangeMin: -1, RangeMax: 1},
 	}}
 	s := start(t, cfg)
-	c := newRawClient(t, s.LocalAddr())
-	c.connect()
+	c := connected(t, s)
 	// The client reads in its own goroutine with a preallocated buffer.
 	var received atomic.Uint64
 	done := make(chan struct{})
@@ -577,8 +563,7 @@ func TestSpecBurstLayout(t *testing.T) {
 // CLOCK_MONOTONIC_RAW of the Synchronise call, not of the send.
 func TestHRTTimestampIsMonotonicRawAtSynchronise(t *testing.T) {
 	s := start(t, scalarCfg())
-	c := newRawClient(t, s.LocalAddr())
-	c.connect()
+	c := connected(t, s)
 	for i := 0; i < 20; i++ {
 		before := cpu.MonotonicRawNanos()
 		s.Synchronise()

@@ -67,8 +67,7 @@ func TestTapWithoutClient(t *testing.T) {
 // reading only misses updates (counted), never slows the stream.
 func TestTapBesideClient(t *testing.T) {
 	s := start(t, scalarCfg())
-	c := newRawClient(t, s.LocalAddr())
-	c.connect()
+	c := connected(t, s)
 	tap, err := s.OpenTap()
 	if err != nil {
 		t.Fatal(err)
@@ -133,8 +132,7 @@ func TestTapCloseWakesNext(t *testing.T) {
 func TestTapSteadyStateNoAllocs(t *testing.T) {
 	testenv.SkipIfRace(t)
 	s := start(t, docBurstCfg())
-	c := newRawClient(t, s.LocalAddr())
-	c.connect()
+	c := connected(t, s)
 	go func() {
 		buf := make([]byte, 65536)
 		for {

@@ -1,10 +1,8 @@
 package app
 
 import (
-	"log/slog"
 	"net/netip"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +13,6 @@ import (
 	"github.com/streamerd/streamerd/datasource/flatudp"
 	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
-	"github.com/streamerd/streamerd/internal/config"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 
@@ -30,24 +27,9 @@ func TestStopLeavesNoGoroutine(t *testing.T) {
 	}
 	for _, e := range entries {
 		t.Run(e.Name(), func(t *testing.T) {
-			data, _ := configs.FS.ReadFile(e.Name())
-			// Free ports and a loopback HTTP port, so tests can run beside
-			// a streamerd on the defaults.
-			text := testenv.FreeHTTP(string(data))
-			text = strings.ReplaceAll(text, "Port = 44500", "Port = "+strconv.Itoa(freePort(t)))
-			f, err := config.Parse(e.Name(), []byte(text))
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := exampleFile(t, e.Name())
 			before := runtime.NumGoroutine()
-			ms := metrics.NewSet()
-			a, err := Build(f, ms, slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := a.Start(); err != nil {
-				t.Fatal(err)
-			}
+			a, ms := startFile(t, f)
 			time.Sleep(100 * time.Millisecond)
 			checkLabelSets(t, ms)
 			t0 := time.Now()
@@ -73,20 +55,7 @@ func TestStopLeavesNoGoroutine(t *testing.T) {
 func TestGarbageAtProducerPorts(t *testing.T) {
 	for _, name := range []string{"rd100s.toml", "flatudp.toml"} {
 		t.Run(name, func(t *testing.T) {
-			data, _ := configs.FS.ReadFile(name)
-			text := testenv.FreeHTTP(string(data))
-			f, err := config.Parse(name, []byte(text))
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := Build(f, metrics.NewSet(), slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := a.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer a.Stop()
+			a, _ := startFile(t, exampleFile(t, name))
 			ds := a.sources[0].ds
 			port := ds.(interface{ LocalAddr() netip.AddrPort }).LocalAddr().Port()
 			sent := func() uint64 {

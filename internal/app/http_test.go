@@ -14,13 +14,13 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	vmetrics "github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // httpApp is a started application of testdata/http.toml.
@@ -36,26 +36,13 @@ func startHTTPApp(t *testing.T, addr, extra string) *httpApp {
 	t.Helper()
 	text := strings.NewReplacer("%ADDR%", addr, "%PORT%", strconv.Itoa(freePort(t)),
 		"[App]\n", "[App]\n"+extra+"\n").Replace(readTestdata(t, "http.toml"))
-	return startApp(t, "http.toml", text)
+	return startHTTP(t, parseConfig(t, "http.toml", text))
 }
 
-// startApp parses, builds and starts the application text, stopped when t
-// ends.
-func startApp(t *testing.T, name, text string) *httpApp {
+// startHTTP builds and starts the application of f, stopped when t ends.
+func startHTTP(t *testing.T, f *config.File) *httpApp {
 	t.Helper()
-	f, err := config.Parse(name, []byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms := vmetrics.NewSet()
-	a, err := Build(f, ms, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Stop() })
+	a, ms := startFile(t, f)
 	_, port, _ := net.SplitHostPort(a.HTTPAddr())
 	return &httpApp{App: a, base: "http://127.0.0.1:" + port, ms: ms}
 }
@@ -94,6 +81,25 @@ func (h *httpApp) do(t *testing.T, method, path, token string, body io.Reader) (
 	return resp.StatusCode, string(b)
 }
 
+// reply is a request's query and the status it must get, with a body
+// that holds want.
+type reply struct {
+	query string
+	code  int
+	want  string
+}
+
+// checkReplies POSTs path+query for each reply and checks the answer.
+func (h *httpApp) checkReplies(t *testing.T, path string, replies []reply) {
+	t.Helper()
+	for _, r := range replies {
+		code, body := h.do(t, "POST", path+r.query, "", nil)
+		if code != r.code || !strings.Contains(body, r.want) {
+			t.Errorf("%s: %d %q, want %d %q", r.query, code, body, r.code, r.want)
+		}
+	}
+}
+
 func (h *httpApp) counter(reason string) uint64 {
 	return h.ms.GetOrCreateCounter(`streamerd_http_refused_total{reason="` + reason + `"}`).Get()
 }
@@ -102,11 +108,7 @@ func (h *httpApp) counter(reason string) uint64 {
 // a value outside the quantisation range; /status says the same.
 func TestHTTPForceRepliesWithTheValueApplied(t *testing.T) {
 	h := startHTTPApp(t, "127.0.0.1:0", "")
-	for _, tc := range []struct {
-		query string
-		code  int
-		want  string
-	}{
+	h.checkReplies(t, "/force?", []reply{
 		{"signal=Streamer.Setpoint&value=010", 200, "forced Streamer.Setpoint = 10\n"},
 		{"signal=Streamer.Counter&value=0x10", 400, "not a uint32"},
 		{"signal=Streamer.Counter&value=1_0", 400, "not a uint32"},
@@ -114,12 +116,7 @@ func TestHTTPForceRepliesWithTheValueApplied(t *testing.T) {
 		{"signal=Streamer.Arr&value=1,2,3,4", 200, "forced Streamer.Arr = 1,2,3,4\n"},
 		{"signal=Streamer.Sub.Value&value=-7", 200, "forced Streamer.Sub.Value = -7\n"}, // a signal name may hold a dot
 		{"signal=Streamer.V&value=50", 200, "forced Streamer.V = 50\nnote: the value is outside the int16 quantisation range [-10, 10] and clamped on the wire: 50 arrives as 10\n"},
-	} {
-		code, body := h.do(t, "POST", "/force?"+tc.query, "", nil)
-		if code != tc.code || !strings.Contains(body, tc.want) {
-			t.Errorf("%s: %d %q, want %d %q", tc.query, code, body, tc.code, tc.want)
-		}
-	}
+	})
 	var st Status
 	_, body := h.do(t, "GET", "/status", "", nil)
 	if err := json.Unmarshal([]byte(body), &st); err != nil {
@@ -288,12 +285,7 @@ func TestHTTPInFlightCap(t *testing.T) {
 }
 
 func writeToken(t *testing.T, token string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(p, []byte(token), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testenv.WriteFile(t, "token", token, 0o600)
 }
 
 // With a token, every endpoint needs it; without one, a non-loopback
@@ -325,10 +317,7 @@ func TestHTTPToken(t *testing.T) {
 }
 
 func TestHTTPTokenFileErrors(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := testenv.Mkfifo(t, filepath.Join(t.TempDir(), "fifo"))
 	for path, want := range map[string]string{
 		writeToken(t, "short\n"):                        "at least 16",
 		writeToken(t, "has a space in the token\n"):     "printable ASCII without spaces",
@@ -339,11 +328,7 @@ func TestHTTPTokenFileErrors(t *testing.T) {
 	} {
 		text := strings.NewReplacer("%ADDR%", "127.0.0.1:0", "%PORT%", "44999",
 			"[App]\n", "[App]\nHTTPTokenFile = "+strconv.Quote(path)+"\n").Replace(readTestdata(t, "http.toml"))
-		f, err := config.Parse("http.toml", []byte(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = Build(f, vmetrics.NewSet(), slog.New(slog.DiscardHandler))
+		_, err := Build(parseConfig(t, "http.toml", text), vmetrics.NewSet(), slog.New(slog.DiscardHandler))
 		if err == nil || !strings.Contains(err.Error(), want) || !regexp.MustCompile(`^http\.toml:\d+:1: App: HTTPTokenFile: `).MatchString(err.Error()) {
 			t.Errorf("%s: %v, want %q", filepath.Base(path), err, want)
 		}
@@ -435,16 +420,8 @@ func TestHTTPForceKeepsLittle(t *testing.T) {
 
 // /degrade reads numbers in base 10 and replies with the value applied.
 func TestHTTPDegradeBase10(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "configs", "rd100s.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := startApp(t, "rd100s.toml", regexp.MustCompile(`HTTPAddress = "[^"]*"`).ReplaceAllString(string(data), `HTTPAddress = "127.0.0.1:0"`))
-	for _, tc := range []struct {
-		query string
-		code  int
-		want  string
-	}{
+	h := startHTTP(t, exampleFile(t, "rd100s.toml"))
+	h.checkReplies(t, "/degrade?datasource=Encoder&", []reply{
 		{"key=loss_every_n&value=010", 200, "Encoder: loss_every_n = 10\n"},
 		{"key=loss_every_n&value=0", 200, "Encoder: loss_every_n = 0\n"},
 		{"key=jitter_ms&value=2.50", 200, "Encoder: jitter_ms = 2.5\n"},
@@ -454,10 +431,5 @@ func TestHTTPDegradeBase10(t *testing.T) {
 		{"key=freeze&value=" + strings.Repeat("1", 100), 400, "at most 64"},
 		{"key=restart&value=true", 200, "Encoder: restart = applied\n"},
 		{"key=" + strings.Repeat("k", 5000) + "&value=1", 400, "…(5000 bytes)"},
-	} {
-		code, body := h.do(t, "POST", "/degrade?datasource=Encoder&"+tc.query, "", nil)
-		if code != tc.code || !strings.Contains(body, tc.want) {
-			t.Errorf("%s: %d %q, want %d %q", tc.query, code, body, tc.code, tc.want)
-		}
-	}
+	})
 }

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -230,13 +229,3 @@ func parseProm(text string) map[string]float64 {
 }
 
 var soakProbeSignals = []datasource.Signal{{Name: "x", Type: datasource.Uint8}}
-
-// readTestdata returns the text of testdata/name.
-func readTestdata(t testing.TB, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}

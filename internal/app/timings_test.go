@@ -1,17 +1,14 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 )
 
@@ -57,21 +54,8 @@ func TestBuckets(t *testing.T) {
 // thread, its steps and the UDPStreamer, and /status the percentiles of
 // the last interval.
 func TestTimingsInMetricsAndStatus(t *testing.T) {
-	a, ms := startExample(t, "app.toml", nil)
-	var us *udpstreamer.Streamer
-	for _, s := range a.sources {
-		if u, ok := s.ds.(*udpstreamer.Streamer); ok {
-			us = u
-		}
-	}
-	c, err := client.Dial("127.0.0.1:"+strconv.Itoa(int(us.LocalAddr().Port())), client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if _, err := c.Connect(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	a, ms := startFile(t, exampleFile(t, "app.toml"))
+	c, _ := connectClient(t, a)
 	go func() {
 		var u client.Update
 		for c.Next(&u) == nil {

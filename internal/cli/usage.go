@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,6 +23,17 @@ type Usage struct {
 // Parse returns flag.ErrHelp.
 func SetUsage(fs *flag.FlagSet, u Usage) {
 	fs.Usage = func() { u.Write(fs.Output(), fs) }
+}
+
+// ParseError is the exit code of a command whose flags did not parse:
+// ExitOK for -h or -help (the usage is printed already), otherwise
+// ExitUsage after "name: err" on stderr.
+func ParseError(name string, stderr io.Writer, err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	fmt.Fprintln(stderr, name+":", err)
+	return ExitUsage
 }
 
 // Write prints u with the flags of fs to w.

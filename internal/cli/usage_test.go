@@ -35,3 +35,13 @@ func TestVersion(t *testing.T) {
 		t.Errorf("Version: %q", v)
 	}
 }
+
+func TestParseError(t *testing.T) {
+	var stderr bytes.Buffer
+	if code := ParseError("tool", &stderr, flag.ErrHelp); code != ExitOK || stderr.Len() != 0 {
+		t.Errorf("ErrHelp: exit %d, stderr %q", code, stderr.String())
+	}
+	if code := ParseError("tool", &stderr, errors.New("bad")); code != ExitUsage || stderr.String() != "tool: bad\n" {
+		t.Errorf("bad: exit %d, stderr %q", code, stderr.String())
+	}
+}

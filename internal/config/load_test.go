@@ -2,13 +2,12 @@ package config
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/streamerd/streamerd/internal/regfile"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // Load refuses what is not a regular file before reading from it (a FIFO
@@ -16,19 +15,8 @@ import (
 // file over MaxFileSize before reading it whole.
 func TestLoadRefusesNonRegularAndLarge(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "app.toml")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	big := filepath.Join(dir, "big.toml")
-	fh, err := os.Create(big)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fh.Truncate(MaxFileSize + 1); err != nil { // sparse: no disk used
-		t.Fatal(err)
-	}
-	fh.Close()
+	fifo := testenv.Mkfifo(t, filepath.Join(dir, "app.toml"))
+	big := testenv.SparseFile(t, filepath.Join(dir, "big.toml"), MaxFileSize+1)
 	for _, tc := range []struct {
 		path string
 		want error

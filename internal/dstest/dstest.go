@@ -8,6 +8,19 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 )
 
+// Start allocates ds's memory and starts it, as an application does,
+// failing tb on an error; ds is stopped when tb ends.
+func Start(tb testing.TB, ds datasource.DataSource) {
+	tb.Helper()
+	if err := ds.AllocateMemory(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := ds.PrepareNextState(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ds.Stop() })
+}
+
 // Lifecycle drives ds, fresh from its New, through MARTe2's order with
 // misplaced calls thrown in: each fails with its lifecycle error, and Stop
 // is safe before the start, after it and twice. It leaves ds stopped.

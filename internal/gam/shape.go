@@ -3,6 +3,8 @@ package gam
 import (
 	"fmt"
 	"strings"
+
+	"github.com/streamerd/streamerd/internal/enum"
 )
 
 // Shape is the waveform a Waveform GAM generates. With u the phase in cycles
@@ -33,12 +35,7 @@ const (
 var shapeNames = [numShapes]string{"sine", "square", "triangle", "sawtooth", "ramp", "constant", "noise"}
 
 // String returns the lower-case name of the shape.
-func (s Shape) String() string {
-	if s >= numShapes {
-		return fmt.Sprintf("Shape(%d)", uint8(s))
-	}
-	return shapeNames[s]
-}
+func (s Shape) String() string { return enum.Name(shapeNames[:], s, "Shape") }
 
 // Valid reports whether s is one of the shapes.
 func (s Shape) Valid() bool { return s < numShapes }

@@ -6,15 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 func TestReadRegular(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "a.toml")
-	if err := os.WriteFile(p, []byte("x = 1\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.WriteFile(t, "a.toml", "x = 1\n", 0o600)
 	got, err := Read(p, 6)
 	if err != nil || string(got) != "x = 1\n" {
 		t.Fatalf("Read = %q, %v", got, err)
@@ -35,10 +33,7 @@ func TestReadRegular(t *testing.T) {
 // forever: both are refused at once, as are directories and sockets.
 func TestReadRefusesNonRegular(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := testenv.Mkfifo(t, filepath.Join(dir, "fifo"))
 	sock := filepath.Join(dir, "sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/internal/defaults"
 )
 
 // Signal describes one signal of a source, as the page lists it.
@@ -67,18 +68,10 @@ const (
 )
 
 func (l Limits) withDefaults() Limits {
-	if l.MaxWindow <= 0 {
-		l.MaxWindow = DefaultMaxWindow
-	}
-	if l.MaxHistoryBytes <= 0 {
-		l.MaxHistoryBytes = DefaultMaxHistoryBytes
-	}
-	if l.MaxSignals <= 0 {
-		l.MaxSignals = DefaultMaxSignals
-	}
-	if l.MaxElementTraces <= 0 {
-		l.MaxElementTraces = DefaultMaxElementTraces
-	}
+	l.MaxWindow = defaults.Positive(l.MaxWindow, DefaultMaxWindow)
+	l.MaxHistoryBytes = defaults.Positive(l.MaxHistoryBytes, DefaultMaxHistoryBytes)
+	l.MaxSignals = defaults.Positive(l.MaxSignals, DefaultMaxSignals)
+	l.MaxElementTraces = defaults.Positive(l.MaxElementTraces, DefaultMaxElementTraces)
 	return l
 }
 

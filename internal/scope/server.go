@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/streamerd/streamerd/internal/defaults"
 )
 
 // Options configures a Server. Zero fields take the defaults.
@@ -47,24 +48,12 @@ const (
 )
 
 func (o Options) withDefaults() Options {
-	if o.MaxViewers <= 0 {
-		o.MaxViewers = DefaultMaxViewers
-	}
-	if o.FrameRate <= 0 {
-		o.FrameRate = DefaultFrameRate
-	}
-	if o.WriteTimeout <= 0 {
-		o.WriteTimeout = DefaultWriteTimeout
-	}
-	if o.AckTimeout <= 0 {
-		o.AckTimeout = DefaultAckTimeout
-	}
-	if o.MaxMessage <= 0 {
-		o.MaxMessage = DefaultMaxMessage
-	}
-	if o.StatsInterval <= 0 {
-		o.StatsInterval = DefaultStatsInterval
-	}
+	o.MaxViewers = defaults.Positive(o.MaxViewers, DefaultMaxViewers)
+	o.FrameRate = defaults.Positive(o.FrameRate, DefaultFrameRate)
+	o.WriteTimeout = defaults.Positive(o.WriteTimeout, DefaultWriteTimeout)
+	o.AckTimeout = defaults.Positive(o.AckTimeout, DefaultAckTimeout)
+	o.MaxMessage = defaults.Positive(o.MaxMessage, DefaultMaxMessage)
+	o.StatsInterval = defaults.Positive(o.StatsInterval, DefaultStatsInterval)
 	return o
 }
 

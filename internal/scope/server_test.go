@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // Signals of the fake source: two scalars and a 4-element array whose
@@ -42,12 +43,12 @@ func TestServesPageFilesAndStatus(t *testing.T) {
 		{"static/vendor/uplot/LICENSE", "MIT License"},
 		{"status.json", `"type":"stats"`},
 	} {
-		code, body := get(t, s.url+c.path)
+		code, body := testenv.HTTPGet(t, s.url+c.path)
 		if code != http.StatusOK || !strings.Contains(body, c.want) {
 			t.Errorf("GET /%s: %d, body without %q", c.path, code, c.want)
 		}
 	}
-	if code, _ := get(t, s.url+"nothing"); code != http.StatusNotFound {
+	if code, _ := testenv.HTTPGet(t, s.url+"nothing"); code != http.StatusNotFound {
 		t.Errorf("GET /nothing: %d", code)
 	}
 }
@@ -345,7 +346,7 @@ func TestStatusJSON(t *testing.T) {
 	s := startServer(t, src, Options{StatsInterval: 20 * time.Millisecond})
 	src.updates <- fakeUpdateAt(1)
 	eventually(t, "the update counted", func() bool {
-		_, body := get(t, s.url+"status.json")
+		_, body := testenv.HTTPGet(t, s.url+"status.json")
 		var m statsMsg
 		return json.Unmarshal([]byte(body), &m) == nil && m.Counters.Updates == 1 && m.LastUpdateS >= 0
 	})

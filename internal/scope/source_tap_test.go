@@ -11,6 +11,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
+	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -25,13 +26,7 @@ func TestUDPStreamerTapSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Stop()
+	dstest.Start(t, s)
 	tap, err := s.OpenTap()
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package scope
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"math"
@@ -11,7 +10,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,9 +26,9 @@ import (
 
 // runSource runs src into a fresh hub until the test ends; the hub's log
 // lines go to the returned buffer.
-func runSource(t *testing.T, src Source) (*Hub, *syncBuffer, *runResult) {
+func runSource(t *testing.T, src Source) (*Hub, *testenv.Buffer, *runResult) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testenv.Buffer{}
 	h := NewHub(Limits{}, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})))
 	ctx, cancel := context.WithCancel(context.Background())
 	res := &runResult{done: make(chan struct{})}
@@ -53,23 +51,6 @@ func runSource(t *testing.T, src Source) (*Hub, *syncBuffer, *runResult) {
 type runResult struct {
 	done chan struct{}
 	err  error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 func waitState(t *testing.T, h *Hub, state string) Status {
@@ -223,7 +204,7 @@ func TestUDPStreamerTooManySignals(t *testing.T) {
 
 // flatListen starts a FlatUDP source on a free loopback port and returns
 // a socket sending to it.
-func flatListen(t *testing.T, src *FlatUDP) (*Hub, *syncBuffer, *runResult, *net.UDPConn) {
+func flatListen(t *testing.T, src *FlatUDP) (*Hub, *testenv.Buffer, *runResult, *net.UDPConn) {
 	t.Helper()
 	h, logs, done := runSource(t, src)
 	if src.Signals == "bad" {

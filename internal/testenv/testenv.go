@@ -2,6 +2,7 @@
 package testenv
 
 import (
+	"io"
 	"net"
 	"regexp"
 	"strings"
@@ -41,6 +42,15 @@ func FreeHTTP(text string, with ...string) string {
 		repl = with[0]
 	}
 	return exampleHTTP.ReplaceAllLiteralString(text, repl)
+}
+
+// Help runs a command's -h through run, its main with the arguments and
+// outputs passed in, and checks the result as CheckHelp does.
+func Help(tb testing.TB, name string, run func(args []string, stdout, stderr io.Writer) int, flags ...string) {
+	tb.Helper()
+	var stderr strings.Builder
+	code := run([]string{"-h"}, io.Discard, &stderr)
+	CheckHelp(tb, name, code, stderr.String(), flags...)
 }
 
 // CheckHelp fails tb unless a command's -h exited 0 and printed, in out,

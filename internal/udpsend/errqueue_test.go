@@ -19,10 +19,10 @@ func closedPort(t *testing.T) *net.UDPAddr {
 	return a
 }
 
-// TestICMPPortUnreachable sends to a closed loopback port: the kernel
-// answers with ICMP port unreachable, the next send fails with
-// ECONNREFUSED, and the queue names the destination.
-func TestICMPPortUnreachable(t *testing.T) {
+// icmpQueued returns a loopback socket with its ICMP error queue, and
+// skips t where errors are not queued.
+func icmpQueued(t *testing.T) (*net.UDPConn, *ErrQueue) {
+	t.Helper()
 	if runtime.GOOS != "linux" || testenv.Portable {
 		t.Skip("ICMP errors are queued on Linux only")
 	}
@@ -31,6 +31,14 @@ func TestICMPPortUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return conn, q
+}
+
+// TestICMPPortUnreachable sends to a closed loopback port: the kernel
+// answers with ICMP port unreachable, the next send fails with
+// ECONNREFUSED, and the queue names the destination.
+func TestICMPPortUnreachable(t *testing.T) {
+	conn, q := icmpQueued(t)
 	dst := closedPort(t)
 	var refused bool
 	for i := 0; i < 50 && !refused; i++ {
@@ -57,14 +65,7 @@ func TestICMPPortUnreachable(t *testing.T) {
 }
 
 func TestDestWatch(t *testing.T) {
-	if runtime.GOOS != "linux" || testenv.Portable {
-		t.Skip("ICMP errors are queued on Linux only")
-	}
-	conn := testenv.Loopback(t)
-	q, err := EnableICMPErrors(conn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn, q := icmpQueued(t)
 	w := NewDestWatch(q, time.Second)
 	s, err := New(conn, Auto)
 	if err != nil {

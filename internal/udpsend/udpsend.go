@@ -35,6 +35,8 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+
+	"github.com/streamerd/streamerd/internal/enum"
 )
 
 // Method is how a Sender hands datagrams to the kernel.
@@ -50,19 +52,12 @@ const (
 
 var methodNames = [...]string{"auto", "gso", "sendmmsg", "loop"}
 
-func (m Method) String() string {
-	if int(m) < len(methodNames) {
-		return methodNames[m]
-	}
-	return fmt.Sprintf("Method(%d)", uint8(m))
-}
+func (m Method) String() string { return enum.Name(methodNames[:], m, "Method") }
 
 // ParseMethod parses "auto", "gso", "sendmmsg" or "loop".
 func ParseMethod(s string) (Method, error) {
-	for i, n := range methodNames {
-		if n == s {
-			return Method(i), nil
-		}
+	if m, ok := enum.Parse[Method](methodNames[:], s); ok {
+		return m, nil
 	}
 	return 0, fmt.Errorf("unknown send method %q (want auto, gso, sendmmsg or loop)", s)
 }

@@ -341,11 +341,7 @@ func BenchmarkReceive(b *testing.B) {
 
 func mustLayout(tb testing.TB, s string) *wire.Layout {
 	tb.Helper()
-	sigs, err := wire.ParseSignals(s)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	l, err := wire.NewLayout(sigs)
+	l, err := wire.ParseLayout(s)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -58,6 +58,16 @@ type Layout struct {
 	elems int
 }
 
+// ParseLayout returns the layout of a signals string: NewLayout of
+// ParseSignals(s), with its errors.
+func ParseLayout(s string) (*Layout, error) {
+	sigs, err := ParseSignals(s)
+	if err != nil {
+		return nil, err
+	}
+	return NewLayout(sigs)
+}
+
 // NewLayout validates sigs with Validate and returns their layout. The
 // layout keeps its own copy of sigs.
 func NewLayout(sigs []Signal) (*Layout, error) {

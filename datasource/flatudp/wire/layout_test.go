@@ -67,11 +67,7 @@ func reversed(e []byte) []byte {
 
 func mustLayout(tb testing.TB, s string) *Layout {
 	tb.Helper()
-	sigs, err := ParseSignals(s)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	l, err := NewLayout(sigs)
+	l, err := ParseLayout(s)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -95,6 +91,10 @@ func TestLayout(t *testing.T) {
 	}
 	if _, err := NewLayout(nil); err == nil {
 		t.Error("NewLayout(nil) succeeded")
+	}
+	var se *SignalError
+	if _, err := ParseLayout("a:uint8,a:uint8"); !errors.As(err, &se) {
+		t.Errorf("ParseLayout of a repeated name: %v, want a *SignalError", err)
 	}
 	// The layout keeps its own copy of the signals.
 	sigs := []Signal{{"a", datasource.Uint16, 2, false}}

@@ -57,6 +57,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/defaults"
 )
 
 // Defaults for Options' zero fields.
@@ -147,24 +148,14 @@ func Dial(server string, opts Options) (*Client, error) {
 	if opts.LocalAddr == "" {
 		opts.LocalAddr = DefaultLocalAddr
 	}
-	if opts.ConnectTimeout <= 0 {
-		opts.ConnectTimeout = DefaultConnectTimeout
-	}
-	if opts.ResendInterval <= 0 {
-		opts.ResendInterval = DefaultResendInterval
-	}
+	opts.ConnectTimeout = defaults.Positive(opts.ConnectTimeout, DefaultConnectTimeout)
+	opts.ResendInterval = defaults.Positive(opts.ResendInterval, DefaultResendInterval)
 	if opts.ReadBuffer == 0 {
 		opts.ReadBuffer = DefaultReadBuffer
 	}
-	if opts.MaxInFlight <= 0 {
-		opts.MaxInFlight = DefaultMaxInFlight
-	}
-	if opts.MaxConfigSize <= 0 {
-		opts.MaxConfigSize = DefaultMaxConfigSize
-	}
-	if opts.MaxDataSize <= 0 {
-		opts.MaxDataSize = DefaultMaxDataSize
-	}
+	opts.MaxInFlight = defaults.Positive(opts.MaxInFlight, DefaultMaxInFlight)
+	opts.MaxConfigSize = defaults.Positive(opts.MaxConfigSize, DefaultMaxConfigSize)
+	opts.MaxDataSize = defaults.Positive(opts.MaxDataSize, DefaultMaxDataSize)
 	if opts.MaxConfigSize < wire.ConfigSize(1) {
 		return nil, fmt.Errorf("udpstreamer/client: MaxConfigSize %d is smaller than one signal's CONFIG", opts.MaxConfigSize)
 	}
