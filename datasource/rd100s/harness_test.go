@@ -205,13 +205,7 @@ func waitTicks(t testing.TB, e *Encoder, n uint64) {
 // waitFor polls cond for up to 20 s.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testenv.Eventually(t, what, 20*time.Second, cond)
 }
 
 // driver moves the azimuth 0.01° and the elevation 0.001° per call of
