@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
@@ -24,13 +23,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // exitCode waits for udps's exit code on done.
 func exitCode(t *testing.T, done <-chan int) int {
 	t.Helper()
-	select {
-	case code := <-done:
-		return code
-	case <-time.After(wait):
-		t.Fatal("udps did not stop")
-	}
-	return -1
+	return testenv.Receive(t, done, wait, "udps to stop")
 }
 
 // TestDisplacedReconnects: another client takes the session; udps reports

@@ -18,3 +18,16 @@ func Eventually(tb testing.TB, what string, within time.Duration, cond func() bo
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+// Receive returns the next value on ch, and fails tb naming what it waited
+// for when none comes within the given time.
+func Receive[T any](tb testing.TB, ch <-chan T, within time.Duration, what string) T {
+	tb.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(within):
+		tb.Fatalf("timed out waiting for %s", what)
+		panic("unreachable")
+	}
+}

@@ -347,11 +347,7 @@ func TestDisconnectAndClose(t *testing.T) {
 	if err := c.Disconnect(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(waitLong); srv.Disconnects() == 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("server never saw DISCONNECT")
-		}
-	}
+	testenv.Eventually(t, "the server to see DISCONNECT", waitLong, func() bool { return srv.Disconnects() > 0 })
 	var u Update
 	c.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
 	if err := c.Next(&u); !errors.Is(err, os.ErrDeadlineExceeded) {
@@ -362,13 +358,8 @@ func TestDisconnectAndClose(t *testing.T) {
 	go func() { done <- c.Next(&u) }()
 	time.Sleep(20 * time.Millisecond)
 	c.Close()
-	select {
-	case err := <-done:
-		if !errors.Is(err, net.ErrClosed) {
-			t.Errorf("Next after Close: %v", err)
-		}
-	case <-time.After(waitLong):
-		t.Fatal("Close did not unblock Next")
+	if err := testenv.Receive(t, done, waitLong, "Close to unblock Next"); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("Next after Close: %v", err)
 	}
 }
 
