@@ -213,9 +213,7 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 func driver(e *Encoder) (stop func()) {
 	var wg sync.WaitGroup
 	quit := make(chan struct{})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		for i := 0; ; i++ {
 			select {
 			case <-quit:
@@ -226,7 +224,7 @@ func driver(e *Encoder) (stop func()) {
 			e.Synchronise()
 			time.Sleep(200 * time.Microsecond)
 		}
-	}()
+	})
 	return func() { close(quit); wg.Wait() }
 }
 
