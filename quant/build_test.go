@@ -1,11 +1,11 @@
 package quant
 
 import (
-	"os/exec"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // TestCompilerChecks builds the package with the compiler's diagnostics on
@@ -14,16 +14,8 @@ import (
 // expected) or if the per-sample index function or a vector helper stops
 // inlining.
 func TestCompilerChecks(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipped in -short: runs the compiler")
-	}
-	gobin := runtime.GOROOT() + "/bin/go"
-	out, err := exec.Command(gobin, "build", "-o", "/dev/null",
-		"-gcflags=-m -d=ssa/check_bce", "github.com/streamerd/streamerd/quant").CombinedOutput()
-	if err != nil {
-		t.Skipf("skipped: cannot run the compiler: %v\n%s", err, out)
-	}
-	if m := regexp.MustCompile(`(?m)^.*Found IsInBounds$`).FindAllString(string(out), -1); len(m) > 0 {
+	out := testenv.CompilerOutput(t, "-m -d=ssa/check_bce")
+	if m := regexp.MustCompile(`(?m)^.*Found IsInBounds$`).FindAllString(out, -1); len(m) > 0 {
 		t.Errorf("bounds checks in kernels:\n%s", strings.Join(m, "\n"))
 	}
 	inline := []string{"index", "(*Quantizer).Code"}
@@ -31,9 +23,5 @@ func TestCompilerChecks(t *testing.T) {
 		inline = append(inline, "codes", "wide16", "store16[go.shape.uint8]", "store16[go.shape.uint16]",
 			"codes4", "codes8", "wide8", "float8", "pack", "store[go.shape.uint8]", "codeSize[go.shape.uint16]")
 	}
-	for _, fn := range inline {
-		if !regexp.MustCompile(`(?m)can inline ` + regexp.QuoteMeta(fn) + `( |$)`).MatchString(string(out)) {
-			t.Errorf("%s no longer inlines", fn)
-		}
-	}
+	testenv.CheckInlined(t, out, inline...)
 }

@@ -91,6 +91,18 @@ func waitCycles(cycles *atomic.Uint64, n uint64) {
 	}
 }
 
+// runCycles starts th, waits until it has run n more cycles and stops it.
+func runCycles(t *testing.T, th *Thread, cycles *atomic.Uint64, n uint64) {
+	t.Helper()
+	if err := th.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitCycles(cycles, n)
+	if err := th.Stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestRunOrderCounterAndFailures(t *testing.T) {
 	var (
 		order  []string
@@ -149,13 +161,7 @@ func TestRunOrderCounterAndFailures(t *testing.T) {
 	checkCounterAndTime(t, counts, times)
 	checkTimings(t, &s)
 	// Restart carries on counting.
-	if err := th.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitCycles(&cycles, 3)
-	if err := th.Stop(); err != nil {
-		t.Fatal(err)
-	}
+	runCycles(t, th, &cycles, 3)
 	if s2 := th.Stats(); s2.Cycles <= s.Cycles || s2.Counter <= s.Counter {
 		t.Errorf("after restart cycles %d counter %d", s2.Cycles, s2.Counter)
 	}
@@ -253,13 +259,7 @@ func TestSleepFailureIsCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	th.sleep = func(int64) error { return errSleep }
-	if err := th.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitCycles(&cycles, 5)
-	if err := th.Stop(); err != nil {
-		t.Fatal(err)
-	}
+	runCycles(t, th, &cycles, 5)
 	s := th.Stats()
 	if s.SleepFailures < 5 || !errors.Is(s.LastSleepErr, errSleep) {
 		t.Errorf("%d sleep failures, last %v", s.SleepFailures, s.LastSleepErr)

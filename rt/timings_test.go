@@ -25,13 +25,7 @@ func TestDrainTimings(t *testing.T) {
 	if th.TimingWidth() != TimingSteps+2 {
 		t.Fatalf("width %d", th.TimingWidth())
 	}
-	if err := th.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitCycles(&cycles, 50)
-	if err := th.Stop(); err != nil {
-		t.Fatal(err)
-	}
+	runCycles(t, th, &cycles, 50)
 	w := th.TimingWidth()
 	dst := make([]int64, 16*w) // drained in several calls
 	var got, lost uint64

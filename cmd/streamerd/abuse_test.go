@@ -300,8 +300,7 @@ func startAbuse(ctx context.Context, wg *sync.WaitGroup, httpAddr string, port i
 	dst := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))
 	run := func(n int, f func(i int)) {
 		for i := range n {
-			wg.Add(1)
-			go func() { defer wg.Done(); f(i) }()
+			wg.Go(func() { f(i) })
 		}
 	}
 	client := &http.Client{Timeout: 10 * time.Second}

@@ -83,13 +83,7 @@ func (p *piped) force(value string) (int, error) {
 // waitExit returns the exit status, or fails after 10 s.
 func (p *piped) waitExit(t *testing.T) error {
 	t.Helper()
-	select {
-	case err := <-p.exited:
-		return err
-	case <-time.After(10 * time.Second):
-		t.Fatal("no exit within 10 s")
-		return nil
-	}
+	return testenv.Receive(t, p.exited, 10*time.Second, "the exit")
 }
 
 // The reader of stderr goes away (a closed terminal, `streamerd | head`):

@@ -575,27 +575,8 @@ func TestFailedStartSendsNothing(t *testing.T) {
 	}
 	defer takenTCP.Close()
 	takenUDP := testenv.Loopback(t)
-	flat := fmt.Sprintf(`
-[[DataSources]]
-Name = "Flat"
-Class = "FlatUDP"
-Address = "127.0.0.1"
-Port = %d
-ExecutionMode = "RealTimeThread"
-  [[DataSources.Signals]]
-  Name = "Counter"
-  Type = "uint32"
-`, rxPort)
-	streamer := fmt.Sprintf(`
-[[DataSources]]
-Name = "Streamer"
-Class = "UDPStreamer"
-Address = "127.0.0.1"
-Port = %d
-  [[DataSources.Signals]]
-  Name = "Counter"
-  Type = "uint32"
-`, takenUDP.LocalAddr().(*net.UDPAddr).Port)
+	flat := counterSource("Flat", "FlatUDP", rxPort, `ExecutionMode = "RealTimeThread"`)
+	streamer := counterSource("Streamer", "UDPStreamer", takenUDP.LocalAddr().(*net.UDPAddr).Port, "")
 	base := rd100sConfig(rxPort) + flat
 	cases := []struct {
 		name, config string
@@ -623,6 +604,22 @@ Port = %d
 			}
 		})
 	}
+}
+
+// counterSource is the TOML of a datasource name of class on 127.0.0.1:port
+// with the keys of extra and one uint32 signal, Counter.
+func counterSource(name, class string, port int, extra string) string {
+	return fmt.Sprintf(`
+[[DataSources]]
+Name = %q
+Class = %q
+Address = "127.0.0.1"
+Port = %d
+%s
+  [[DataSources.Signals]]
+  Name = "Counter"
+  Type = "uint32"
+`, name, class, port, extra)
 }
 
 // checkExposition checks the Prometheus text of /metrics: every family has

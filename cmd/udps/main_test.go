@@ -237,13 +237,8 @@ func TestStatsUntilInterrupted(t *testing.T) {
 		srv.SendUpdate(0, p)
 	}
 	cancel() // as SIGINT does
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d after interrupt: %s", code, stderr.String())
-		}
-	case <-time.After(wait):
-		t.Fatal("udps did not stop on interrupt")
+	if code := exitCode(t, done); code != 0 {
+		t.Errorf("exit %d after interrupt: %s", code, stderr.String())
 	}
 	waitDisconnect(t, srv)
 	if !strings.Contains(stdout.String(), "NAME") || !strings.Contains(stdout.String(), "MB/s=") {
@@ -266,13 +261,8 @@ func TestMidStreamConfig(t *testing.T) {
 	srv.SendConfig()
 	p2, _ := udpstest.Payload(sigs2, 2, [][]float64{{-7}})
 	srv.SendUpdate(0, p2)
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr.String())
-		}
-	case <-time.After(wait):
-		t.Fatal("udps did not stop")
+	if code := exitCode(t, done); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	if out := stdout.String(); !strings.HasSuffix(out, "counter,hrt_ns,lost,skipped,silence_s,X\n0,2,0,0,0,-7\n") {
 		t.Errorf("stdout:\n%s", out)

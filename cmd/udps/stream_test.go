@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
@@ -18,22 +17,13 @@ import (
 // waitFor polls cond until it holds or the test's patience runs out.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(wait); !cond(); time.Sleep(2 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
+	testenv.Eventually(t, what, wait, cond)
 }
 
+// exitCode waits for udps's exit code on done.
 func exitCode(t *testing.T, done <-chan int) int {
 	t.Helper()
-	select {
-	case code := <-done:
-		return code
-	case <-time.After(wait):
-		t.Fatal("udps did not stop")
-	}
-	return -1
+	return testenv.Receive(t, done, wait, "udps to stop")
 }
 
 // TestDisplacedReconnects: another client takes the session; udps reports

@@ -53,9 +53,7 @@ func TestRingSPSC(t *testing.T) {
 	const cycles = 20000
 	r := newRing(4, 12)
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		src := make([]byte, 12)
 		for i := uint64(0); i < cycles; {
 			binary.LittleEndian.PutUint64(src, i)
@@ -66,7 +64,7 @@ func TestRingSPSC(t *testing.T) {
 				runtime.Gosched()
 			}
 		}
-	}()
+	})
 	for seq := uint64(0); seq < cycles; {
 		h := r.published()
 		if h == seq {

@@ -470,16 +470,14 @@ func TestRepeatedOverruns(t *testing.T) {
 	h := start(t, Config{NumberOfPreTriggers: 1, NumberOfPostTriggers: 1, NumberOfBuffers: 3}, nil)
 	const cycles = 20000
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		for c := uint32(0); c < cycles; c++ {
 			setCycle(h.s, c, c%7 == 0)
 			h.s.Synchronise()
 			for t0 := time.Now(); time.Since(t0) < 2*time.Microsecond; {
 			}
 		}
-	}()
+	})
 	var storm []uint32
 	h.r.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
 	for {

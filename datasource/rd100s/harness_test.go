@@ -205,13 +205,7 @@ func waitTicks(t testing.TB, e *Encoder, n uint64) {
 // waitFor polls cond for up to 20 s.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testenv.Eventually(t, what, 20*time.Second, cond)
 }
 
 // driver moves the azimuth 0.01° and the elevation 0.001° per call of
@@ -219,9 +213,7 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 func driver(e *Encoder) (stop func()) {
 	var wg sync.WaitGroup
 	quit := make(chan struct{})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		for i := 0; ; i++ {
 			select {
 			case <-quit:
@@ -232,7 +224,7 @@ func driver(e *Encoder) (stop func()) {
 			e.Synchronise()
 			time.Sleep(200 * time.Microsecond)
 		}
-	}()
+	})
 	return func() { close(quit); wg.Wait() }
 }
 

@@ -53,13 +53,8 @@ func BenchmarkNetworkSpin(b *testing.B) {
 			b.Run(fmt.Sprintf("%gHz/spin=%s", hz, v.name), func(b *testing.B) {
 				c := docBurstCfg()
 				c.Address, c.CPUMask, c.NetworkSpin = "127.0.0.1", cpu.Of(1), spin
-				s := allocated(b, c)
-				if err := s.PrepareNextState(); err != nil {
-					b.Fatal(err)
-				}
-				defer s.Stop()
-				cl := newRawClient(b, s.LocalAddr())
-				cl.connect()
+				s := start(b, c)
+				cl := connected(b, s)
 				go func() {
 					for {
 						if _, _, err := cl.conn.ReadFromUDPAddrPort(cl.buf); err != nil {

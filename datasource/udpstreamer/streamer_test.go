@@ -158,16 +158,14 @@ func driver(s *Streamer, period time.Duration) (stop func() uint32) {
 	var done atomic.Bool
 	var wg sync.WaitGroup
 	var n uint32
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		for !done.Load() {
 			n++
 			binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), n)
 			s.Synchronise()
 			time.Sleep(period)
 		}
-	}()
+	})
 	return func() uint32 { done.Store(true); wg.Wait(); return n }
 }
 

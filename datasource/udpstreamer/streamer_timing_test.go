@@ -129,16 +129,7 @@ func BenchmarkSynchronise(b *testing.B) {
 			lat.Report(b, "", "ns")
 		})
 		b.Run(fmt.Sprintf("%dB/nowaiter", size), func(b *testing.B) {
-			s := allocated(b, cfg)
-			lat := latency.New(1 << 16)
-			b.ReportAllocs()
-			b.SetBytes(int64(size))
-			for b.Loop() {
-				t0 := time.Now()
-				s.Synchronise()
-				lat.Add(time.Since(t0))
-			}
-			lat.Report(b, "", "ns")
+			timeSynchronise(b, allocated(b, cfg), size, nil)
 		})
 		for _, full := range []bool{false, true} {
 			name := fmt.Sprintf("%dB/depth32", size)
@@ -149,45 +140,47 @@ func BenchmarkSynchronise(b *testing.B) {
 				c := cfg
 				c.HandOffDepth = 32
 				s := allocated(b, c)
-				lat := latency.New(1 << 16)
-				b.ReportAllocs()
-				b.SetBytes(int64(size))
-				for b.Loop() {
-					t0 := time.Now()
-					s.Synchronise()
-					lat.Add(time.Since(t0))
-					if !full { // a network thread that keeps up
+				var takeBack func()
+				if !full { // a network thread that keeps up
+					takeBack = func() {
 						s.lock.FastLock(-1, 0)
 						s.taken, _, _ = s.ring.take(s.taken)
 						s.lock.FastUnLock()
 					}
 				}
-				lat.Report(b, "", "ns")
+				timeSynchronise(b, s, size, takeBack)
 			})
 		}
 		b.Run(fmt.Sprintf("%dB/parked", size), func(b *testing.B) {
-			s := allocated(b, cfg)
-			if err := s.PrepareNextState(); err != nil {
-				b.Fatal(err)
-			}
-			defer s.Stop()
-			lat := latency.New(1 << 16)
-			b.ReportAllocs()
-			b.SetBytes(int64(size))
-			for b.Loop() {
+			s := start(b, cfg)
+			timeSynchronise(b, s, size, func() {
 				// Wait until the network thread took the previous cycle
 				// and went back to sleep, so every call wakes a parked
 				// waiter.
 				for s.m.noClient.Get()+s.m.skipped.Get() < s.m.synchronised.Get() {
 					runtime.Gosched()
 				}
-				t0 := time.Now()
-				s.Synchronise()
-				lat.Add(time.Since(t0))
-			}
-			lat.Report(b, "", "ns")
+			})
 		})
 	}
+}
+
+// timeSynchronise reports the latency of s.Synchronise, size bytes of
+// signal memory a call, calling before (when not nil) ahead of each call,
+// outside the timing.
+func timeSynchronise(b *testing.B, s *Streamer, size int, before func()) {
+	lat := latency.New(1 << 16)
+	b.ReportAllocs()
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		if before != nil {
+			before()
+		}
+		t0 := time.Now()
+		s.Synchronise()
+		lat.Add(time.Since(t0))
+	}
+	lat.Report(b, "", "ns")
 }
 
 // BenchmarkEndToEnd measures Synchronise to the last fragment received by a
@@ -214,7 +207,6 @@ func BenchmarkEndToEnd(b *testing.B) {
 
 func endToEnd(b *testing.B, cfg Config, poll, spin bool) {
 	c := cfg
-	c.Address = "127.0.0.1"
 	if spin {
 		if online, _ := cpu.OnlineMask(); !online.Has(0) || !online.Has(1) {
 			b.Skip("needs CPUs 0 and 1")
@@ -227,13 +219,8 @@ func endToEnd(b *testing.B, cfg Config, poll, spin bool) {
 			b.Skip(err)
 		}
 	}
-	s := allocated(b, c)
-	if err := s.PrepareNextState(); err != nil {
-		b.Fatal(err)
-	}
-	defer s.Stop()
-	cl := newRawClient(b, s.LocalAddr())
-	cl.connect()
+	s := start(b, c)
+	cl := connected(b, s)
 	next := func() {
 		if _, _, _, err := cl.next(5 * time.Second); err != nil {
 			b.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/streamerd/streamerd/internal/app"
 	"github.com/streamerd/streamerd/internal/scope"
 )
 
@@ -299,12 +300,20 @@ func browseUDPStreamer(t *testing.T, browser context.Context) {
 	p.noConsoleErrors()
 }
 
-func browseFlatUDP(t *testing.T, browser context.Context) {
-	port := freePort(t)
-	a := startApp(t, "flatudp.toml", "Port = 44488", "Port = "+strconv.Itoa(port))
+// openFlatUDP runs the example configuration name with the port of its
+// FlatUDP datasource Flat (examplePort) moved to a free one, and opens a
+// page on a scope that reads it at rate datagrams per second. It returns
+// the application, Flat's signals string and the page.
+func openFlatUDP(t *testing.T, browser context.Context, name, examplePort string, rate float64) (*app.App, string, *page) {
+	port := strconv.Itoa(freePort(t))
+	a := startApp(t, name, "Port = "+examplePort, "Port = "+port)
 	signals := a.DataSource("Flat").(interface{ SignalsString() string }).SignalsString()
-	_, pageURL := startScope(t, &scope.FlatUDP{Listen: "127.0.0.1:" + strconv.Itoa(port), Signals: signals, Rate: 1000}, scope.Options{})
-	p := openPage(t, browser, pageURL)
+	_, pageURL := startScope(t, &scope.FlatUDP{Listen: "127.0.0.1:" + port, Signals: signals, Rate: rate}, scope.Options{})
+	return a, signals, openPage(t, browser, pageURL)
+}
+
+func browseFlatUDP(t *testing.T, browser context.Context) {
+	a, signals, p := openFlatUDP(t, browser, "flatudp.toml", "44488", 1000)
 	var want []string
 	for _, s := range a.DataSource("Flat").Signals() {
 		want = append(want, s.Name)
@@ -321,11 +330,7 @@ func browseFlatUDP(t *testing.T, browser context.Context) {
 // browseFlatUDPText: a char8 signal is a row of text in the list, never a
 // plot by default, and shows the text the operator forces.
 func browseFlatUDPText(t *testing.T, browser context.Context) {
-	port := freePort(t)
-	a := startApp(t, "flatudp_text.toml", "Port = 44489", "Port = "+strconv.Itoa(port))
-	signals := a.DataSource("Flat").(interface{ SignalsString() string }).SignalsString()
-	_, pageURL := startScope(t, &scope.FlatUDP{Listen: "127.0.0.1:" + strconv.Itoa(port), Signals: signals, Rate: 100}, scope.Options{})
-	p := openPage(t, browser, pageURL)
+	a, signals, p := openFlatUDP(t, browser, "flatudp_text.toml", "44489", 100)
 	if got := p.signalNames(3); !slices.Equal(got, []string{"Counter", "State", "Level"}) {
 		t.Fatalf("signal list %v, signals string %q", got, signals)
 	}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // waitFor is how long a test waits for something that should happen at
@@ -208,13 +210,15 @@ func (v *testViewer) waitClosed() error {
 // eventually polls cond until it holds.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitFor)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testenv.Eventually(t, what, waitFor, cond)
+}
+
+// shortBackoff makes a source retry after 20 ms instead of minBackoff for
+// the rest of the test.
+func shortBackoff(t *testing.T) {
+	saved := minBackoff
+	minBackoff = 20 * time.Millisecond
+	t.Cleanup(func() { minBackoff = saved })
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }

@@ -19,6 +19,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/streamerd/streamerd/internal/scope"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // The benchmark measures the scope alone: streamerd (the producer) and the
@@ -59,7 +60,7 @@ func benchScope(b *testing.B, viewers int) {
 	port := prod.line(b, "port")
 	src := &scope.UDPStreamer{Server: "127.0.0.1:" + port}
 	s, url := startScope(b, src, scope.Options{MaxViewers: 64})
-	waitUntil(b, "updates", func() bool { return src.Counters().Updates > 100 })
+	testenv.Eventually(b, "updates", pageWait, func() bool { return src.Counters().Updates > 100 })
 	pages := startChild(b, "viewers", url, strconv.Itoa(viewers))
 	pages.line(b, "ready")
 	time.Sleep(d) // every page at its steady rate, the window filling
@@ -89,17 +90,6 @@ func rusage() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func waitUntil(tb testing.TB, what string, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(pageWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // child is the test binary run as a benchmark's helper. It ends when its

@@ -144,9 +144,7 @@ func TestUDPStreamerSource(t *testing.T) {
 // TestUDPStreamerServerSilent: a server that never answers is one error in
 // the banner and one line in the log, however many times it is tried.
 func TestUDPStreamerServerSilent(t *testing.T) {
-	saved := minBackoff
-	minBackoff = 20 * time.Millisecond
-	defer func() { minBackoff = saved }()
+	shortBackoff(t)
 	mute, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
@@ -173,9 +171,7 @@ func TestUDPStreamerServerSilent(t *testing.T) {
 // TestUDPStreamerConfigBeyondLimits: a CONFIG beyond the client's limits
 // is an error in the banner that names the limit.
 func TestUDPStreamerConfigBeyondLimits(t *testing.T) {
-	saved := minBackoff
-	minBackoff = 20 * time.Millisecond
-	defer func() { minBackoff = saved }()
+	shortBackoff(t)
 	srv := udpstest.NewServer(t, udpsSigs, 1400)
 	src := &UDPStreamer{Server: srv.Addr().String(), Client: udpsclient.Options{MaxDataSize: 16}}
 	h, logs, _ := runSource(t, src)

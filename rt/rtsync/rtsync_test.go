@@ -50,9 +50,7 @@ func TestFastLockMutualExclusion(t *testing.T) {
 	counter := 0
 	var wg sync.WaitGroup
 	for g := 0; g < 4; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := 0; i < n; i++ {
 				if err := l.FastLock(Forever, time.Microsecond); err != nil {
 					t.Error(err)
@@ -65,7 +63,7 @@ func TestFastLockMutualExclusion(t *testing.T) {
 				inside.Add(-1)
 				l.FastUnLock()
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if counter != 4*n {
@@ -110,13 +108,11 @@ func TestEventSemWakesAllWaiters(t *testing.T) {
 	var wg sync.WaitGroup
 	var woke atomic.Int32
 	for i := 0; i < 3; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			if err := e.Wait(10 * time.Second); err == nil {
 				woke.Add(1)
 			}
-		}()
+		})
 	}
 	for e.state.Load()&semWaiters == 0 {
 		time.Sleep(100 * time.Microsecond)

@@ -53,9 +53,7 @@ func TestSampleRingConcurrent(t *testing.T) {
 	const total = 200000
 	r := NewSampleRing(64, 2)
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		for v := int64(1); v <= total; v++ {
 			row := r.Row()
 			row[0].Store(v)
@@ -65,7 +63,7 @@ func TestSampleRingConcurrent(t *testing.T) {
 				runtime.Gosched()
 			}
 		}
-	}()
+	})
 	dst := make([]int64, 2*16)
 	var got, lost uint64
 	var prev int64

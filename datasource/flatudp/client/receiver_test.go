@@ -126,13 +126,8 @@ func TestReceiverDeadlineAndClose(t *testing.T) {
 	}()
 	time.Sleep(10 * time.Millisecond)
 	r.Close()
-	select {
-	case err := <-done:
-		if !errors.Is(err, net.ErrClosed) {
-			t.Errorf("Read after Close = %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Read did not return after Close")
+	if err := testenv.Receive(t, done, 10*time.Second, "Read to return after Close"); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("Read after Close = %v", err)
 	}
 }
 

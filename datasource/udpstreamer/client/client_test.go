@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,7 +131,7 @@ func TestManyTinyFragments(t *testing.T) {
 }
 
 func TestOrderingLossDuplicatesAndWrap(t *testing.T) {
-	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, "")}
+	sigs := scalarA()
 	srv, c := session(t, sigs, 1400)
 	p := func(v uint32) []byte { return payload(t, sigs, uint64(v), [][]float64{{float64(v)}}) }
 	for _, n := range []uint32{0, 1, 1, 3, 2, 4, 9, 0} {
@@ -212,7 +213,7 @@ func TestIncompleteUpdateCounted(t *testing.T) {
 }
 
 func TestReconnectResetsGate(t *testing.T) {
-	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, "")}
+	sigs := scalarA()
 	srv, c := session(t, sigs, 1400)
 	p := payload(t, sigs, 7, [][]float64{{7}})
 	var u Update
@@ -234,7 +235,7 @@ func TestReconnectResetsGate(t *testing.T) {
 }
 
 func TestStrangersAndBadDatagramsIgnored(t *testing.T) {
-	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, "")}
+	sigs := scalarA()
 	srv, c := session(t, sigs, 1400)
 	p := payload(t, sigs, 1, [][]float64{{1}})
 
@@ -263,7 +264,7 @@ func TestStrangersAndBadDatagramsIgnored(t *testing.T) {
 }
 
 func TestMidStreamConfig(t *testing.T) {
-	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, "")}
+	sigs := scalarA()
 	srv, c := session(t, sigs, 1400)
 	var u Update
 	send(t, srv, 40, payload(t, sigs, 0, [][]float64{{40}}))
@@ -306,16 +307,47 @@ func TestMidStreamConfig(t *testing.T) {
 	}
 }
 
+// TestConfigBeyondMaxConfigSize: a CONFIG with more signals than the client
+// accepts ends Connect at its first fragment, with what was wrong, after one
+// CONNECT; the same CONFIG mid-session ends Next.
+func TestConfigBeyondMaxConfigSize(t *testing.T) {
+	srv := udpstest.NewServer(t, manySigs(20), 1400)
+	c := dial(t, srv, Options{MaxConfigSize: wire.ConfigSize(10), ResendInterval: 20 * time.Millisecond})
+	_, err := c.Connect(context.Background())
+	if !errors.Is(err, ErrUnsupportedConfig) {
+		t.Fatalf("Connect: %v, want ErrUnsupportedConfig", err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "MaxConfigSize is 1364 bytes (10 signals)") ||
+		!strings.Contains(msg, "20 signals, 2724 bytes") && !strings.Contains(msg, "in 2 fragments") {
+		t.Errorf("error %q does not say what was wrong", msg)
+	}
+	if n := srv.Connects(); n != 1 {
+		t.Errorf("%d CONNECTs, want 1: no asking again after a refusal", n)
+	}
+	if st := c.Stats(); st.BadConfigs != 1 {
+		t.Errorf("BadConfigs %d, want 1", st.BadConfigs)
+	}
+
+	srv2 := udpstest.NewServer(t, manySigs(5), 1400)
+	c2 := dial(t, srv2, Options{MaxConfigSize: wire.ConfigSize(10)})
+	connect(t, c2)
+	if err := srv2.SetSignals(manySigs(20)); err != nil {
+		t.Fatal(err)
+	}
+	srv2.SendConfig()
+	var u Update
+	if err := nextErr(c2, &u); !errors.Is(err, ErrUnsupportedConfig) {
+		t.Fatalf("Next after a CONFIG beyond the limit: %v", err)
+	}
+}
+
 func TestDisconnectAndClose(t *testing.T) {
 	srv, c := session(t, burstSigs(), 1400)
 	if err := c.Disconnect(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(waitLong); srv.Disconnects() == 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("server never saw DISCONNECT")
-		}
-	}
+	testenv.Eventually(t, "the server to see DISCONNECT", waitLong, func() bool { return srv.Disconnects() > 0 })
 	var u Update
 	c.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
 	if err := c.Next(&u); !errors.Is(err, os.ErrDeadlineExceeded) {
@@ -326,13 +358,8 @@ func TestDisconnectAndClose(t *testing.T) {
 	go func() { done <- c.Next(&u) }()
 	time.Sleep(20 * time.Millisecond)
 	c.Close()
-	select {
-	case err := <-done:
-		if !errors.Is(err, net.ErrClosed) {
-			t.Errorf("Next after Close: %v", err)
-		}
-	case <-time.After(waitLong):
-		t.Fatal("Close did not unblock Next")
+	if err := testenv.Receive(t, done, waitLong, "Close to unblock Next"); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("Next after Close: %v", err)
 	}
 }
 
@@ -357,7 +384,7 @@ func TestDialErrors(t *testing.T) {
 }
 
 func TestStaleBeyondReassemblerWindow(t *testing.T) {
-	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, "")}
+	sigs := scalarA()
 	srv, c := session(t, sigs, 1400)
 	p := payload(t, sigs, 0, [][]float64{{0}})
 	for _, n := range []uint32{10, 0, 11} {

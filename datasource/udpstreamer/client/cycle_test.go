@@ -3,9 +3,6 @@ package client
 import (
 	"math/rand/v2"
 	"testing"
-
-	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 )
 
 // TestCycleClockCountsRemovedCycles: cycles of a 1 ms grid, each stamped
@@ -90,7 +87,7 @@ func TestCycleClockSteps(t *testing.T) {
 // skips cycles without a counter gap; the client reports them in
 // Update.Skipped, Stats.Skipped and Stats.Period.
 func TestSkippedFromTimestamps(t *testing.T) {
-	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, "")}
+	sigs := scalarA()
 	srv, c := session(t, sigs, 1400)
 	const p = 1_000_000
 	var u Update

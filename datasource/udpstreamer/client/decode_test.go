@@ -292,15 +292,7 @@ func TestBeforeFirstUpdate(t *testing.T) {
 func fuzzConfigs(tb testing.TB) []*Config {
 	var out []*Config
 	for _, sigs := range [][]wire.SignalInfo{allTypeSigs(), quantSigs(), timeSigs(), burstSigs()} {
-		b, err := wire.AppendConfig(nil, sigs)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		c, err := newConfig(b)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		out = append(out, c)
+		out = append(out, parsedConfig(tb, sigs))
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -18,6 +19,18 @@ const (
 
 func scalar(name string, t datasource.Type, unit string) wire.SignalInfo {
 	return wire.SignalInfo{Name: name, Type: t, NumRows: 1, NumCols: 1, TimeSignalIdx: noTime, Unit: unit}
+}
+
+// scalarA is the signal list of most tests: one uint32 scalar, A.
+func scalarA() []wire.SignalInfo { return []wire.SignalInfo{scalar("A", datasource.Uint32, "")} }
+
+// manySigs is n uint8 scalars, S0 to S<n-1>.
+func manySigs(n int) []wire.SignalInfo {
+	sigs := make([]wire.SignalInfo, n)
+	for i := range sigs {
+		sigs[i] = scalar(fmt.Sprintf("S%d", i), datasource.Uint8, "")
+	}
+	return sigs
 }
 
 func vector(name string, t datasource.Type, n uint32) wire.SignalInfo {
@@ -131,4 +144,36 @@ func shuffled(r *rand.Rand, d [][]byte) [][]byte {
 	d = append([][]byte(nil), d...)
 	r.Shuffle(len(d), func(i, j int) { d[i], d[j] = d[j], d[i] })
 	return d
+}
+
+// nextErr calls Next with a generous deadline and returns its error.
+func nextErr(c *Client, u *Update) error {
+	c.SetReadDeadline(time.Now().Add(waitLong))
+	return c.Next(u)
+}
+
+// scalarSession starts a server of one scalar signal and a client with
+// opts, connected, and returns them with a payload of that signal.
+func scalarSession(t *testing.T, opts Options) (*udpstest.Server, *Client, []byte) {
+	t.Helper()
+	sigs := scalarA()
+	srv := udpstest.NewServer(t, sigs, 1400)
+	c := dial(t, srv, opts)
+	connect(t, c)
+	return srv, c, payload(t, sigs, 1, nil)
+}
+
+// parsedConfig is the Config that ParseConfig makes of the CONFIG payload
+// of sigs.
+func parsedConfig(tb testing.TB, sigs []wire.SignalInfo) *Config {
+	tb.Helper()
+	msg, err := wire.AppendConfig(nil, sigs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg, err := ParseConfig(msg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return cfg
 }

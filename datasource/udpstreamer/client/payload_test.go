@@ -16,14 +16,7 @@ func TestDecodeFromPayloads(t *testing.T) {
 		{Name: "N", Type: datasource.Uint32, NumDimensions: 0, NumRows: 1, NumCols: 1, TimeSignalIdx: wire.NoTimeSignal},
 		{Name: "V", Type: datasource.Float64, NumDimensions: 1, NumRows: 1, NumCols: 2, TimeSignalIdx: wire.NoTimeSignal},
 	}
-	msg, err := wire.AppendConfig(nil, infos)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := ParseConfig(msg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := parsedConfig(t, infos)
 	p := binary.LittleEndian.AppendUint64(nil, 1234)
 	p = binary.LittleEndian.AppendUint32(p, 7)
 	p = binary.LittleEndian.AppendUint64(p, math.Float64bits(1.5))

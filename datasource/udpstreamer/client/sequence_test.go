@@ -3,7 +3,6 @@ package client
 import (
 	"testing"
 
-	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 )
 
@@ -11,7 +10,7 @@ import (
 // 0x7FFFFFF0 in the middle of a session is dropped and counted; the 200
 // genuine updates after it all arrive, with nothing reported lost.
 func TestStrayCounterDoesNotBlockTheStream(t *testing.T) {
-	for _, sigs := range [][]wire.SignalInfo{{scalar("A", datasource.Uint32, "")}, burstSigs()} {
+	for _, sigs := range [][]wire.SignalInfo{scalarA(), burstSigs()} {
 		srv, c := session(t, sigs, 1400)
 		p := payload(t, sigs, 1, nil)
 		var u Update
@@ -38,7 +37,7 @@ func TestStrayCounterDoesNotBlockTheStream(t *testing.T) {
 // without a CONFIG (it restarted, or someone's CONNECT restarted it): the
 // client follows the new sequence after one update, and says so once.
 func TestCounterRestartWithoutConfig(t *testing.T) {
-	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, "")}
+	sigs := scalarA()
 	srv, c := session(t, sigs, 1400)
 	p := payload(t, sigs, 1, nil)
 	var u Update

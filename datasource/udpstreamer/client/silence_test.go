@@ -9,28 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
-
-// nextErr calls Next with a generous deadline and returns its error.
-func nextErr(c *Client, u *Update) error {
-	c.SetReadDeadline(time.Now().Add(waitLong))
-	return c.Next(u)
-}
-
-// scalarSession starts a server of one scalar signal and a client with
-// opts, connected, and returns them with a payload of that signal.
-func scalarSession(t *testing.T, opts Options) (*udpstest.Server, *Client, []byte) {
-	t.Helper()
-	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, "")}
-	srv := udpstest.NewServer(t, sigs, 1400)
-	c := dial(t, srv, opts)
-	connect(t, c)
-	return srv, c, payload(t, sigs, 1, nil)
-}
 
 // TestSilenceReportedOnce: a stream that stops makes Next report one
 // silence, which also reads as a deadline; the first update after it
@@ -71,7 +52,7 @@ func TestSilenceReportedOnce(t *testing.T) {
 // TestSilenceByDefault: with the zero Options a session that never sends
 // DATA is reported silent after MinSilence.
 func TestSilenceByDefault(t *testing.T) {
-	_, c := session(t, []wire.SignalInfo{scalar("A", datasource.Uint32, "")}, 1400)
+	_, c := session(t, scalarA(), 1400)
 	var u Update
 	if err := nextErr(c, &u); !errors.Is(err, ErrSilence) {
 		t.Fatalf("Next: %v, want a silence", err)
