@@ -39,13 +39,25 @@ func (h *handoff) put() (i int, overwrote bool) {
 		h.first = 0
 	}
 	if h.n == depth {
-		h.first = (h.first + 1) % depth
+		h.first = h.next(h.first)
 		h.n--
 		overwrote = true
 	}
-	i = (h.first + h.n) % depth
+	i = h.first + h.n
+	if i >= depth {
+		i -= depth
+	}
 	h.n++
 	return i, overwrote
+}
+
+// next returns the slot after i, round the ring: a compare, not a
+// division, on the RT thread's path.
+func (h *handoff) next(i int) int {
+	if i++; i == len(h.slots) {
+		return 0
+	}
+	return i
 }
 
 // take swaps spare for the oldest waiting cycle and returns it with its
@@ -57,7 +69,7 @@ func (h *handoff) take(spare []byte) (cycle []byte, stamp int64, ok bool) {
 	i := h.first
 	cycle, stamp = h.slots[i], h.stamps[i]
 	h.slots[i] = spare
-	h.first = (i + 1) % len(h.slots)
+	h.first = h.next(i)
 	h.n--
 	return cycle, stamp, true
 }

@@ -184,9 +184,9 @@ func timeSynchronise(b *testing.B, s *Streamer, size int, before func()) {
 }
 
 // BenchmarkEndToEnd measures Synchronise to the last fragment received by a
-// client on loopback, for the doc's two configurations, beside a bare
-// one-way loopback datagram of the same size as one fragment measured in
-// the same run ("bare"). Variants:
+// client on loopback, for the doc's two configurations, beside the same
+// datagrams (as many as the update has fragments, of the same sizes) sent
+// and received bare on loopback in the same run ("bare"). Variants:
 //
 //   - default: the network thread as configured by default (unpinned,
 //     parked on its EventSem between updates), the client blocked in its
@@ -241,21 +241,30 @@ func endToEnd(b *testing.B, cfg Config, poll, spin bool) {
 	lat.Report(b, "", "us")
 }
 
+// bareDatagram sends one update's datagrams, of the sizes of its
+// fragments, from one loopback socket and receives them all on another.
 func bareDatagram(b *testing.B, cfg Config) {
 	tx, _ := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	rx, _ := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	defer tx.Close()
 	defer rx.Close()
-	s := allocated(b, cfg)
-	msg := make([]byte, min(s.dataLayout.SegmentSize(), s.dataLayout.WireSize()))
+	l := allocated(b, cfg).dataLayout
+	msgs := make([][]byte, l.Fragments)
+	for i := range msgs {
+		msgs[i] = make([]byte, udpswire.HeaderSize+min(l.Chunk, l.Payload-i*l.Chunk))
+	}
 	buf := make([]byte, 65536)
 	dst := rx.LocalAddr().(*net.UDPAddr).AddrPort()
 	lat := latency.New(1 << 16)
 	b.ReportAllocs()
 	for b.Loop() {
 		t0 := time.Now()
-		tx.WriteToUDPAddrPort(msg, dst)
-		rx.ReadFromUDPAddrPort(buf)
+		for _, m := range msgs {
+			tx.WriteToUDPAddrPort(m, dst)
+		}
+		for range msgs {
+			rx.ReadFromUDPAddrPort(buf)
+		}
 		lat.Add(time.Since(t0))
 	}
 	lat.Report(b, "", "us")
