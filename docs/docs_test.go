@@ -1,19 +1,27 @@
-// Package docs holds streamerd's reference documentation; its test checks
-// that every link in the repository's Markdown resolves inside it.
+// Package docs holds streamerd's reference documentation; its tests check
+// that every link in the repository's Markdown resolves inside it and that
+// status.md names every field of /status.
 package docs
 
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/streamerd/streamerd/datasource/flatudp"
+	"github.com/streamerd/streamerd/datasource/rd100s"
+	"github.com/streamerd/streamerd/datasource/udpstreamer"
+	"github.com/streamerd/streamerd/internal/app"
 )
 
 // TestLinks checks every link of README.md, the other top-level *.md files
@@ -294,4 +302,53 @@ func slug(h string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestStatusFieldsDocumented: every JSON field of /status, the producers'
+// included, is named in status.md as `field`.
+func TestStatusFieldsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("status.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := map[string]bool{}
+	for _, v := range []any{app.Status{}, app.ThreadStatus{}, app.ForceStatus{}, app.Event{},
+		udpstreamer.Status{}, flatudp.Status{}, rd100s.Status{}, rd100s.Event{}} {
+		jsonFields(reflect.TypeOf(v), fields)
+	}
+	// Degradations has its own JSON form.
+	var d map[string]any
+	b, _ := json.Marshal(rd100s.Degradations{})
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	for k := range d {
+		fields[k] = true
+	}
+	if len(fields) < 50 {
+		t.Fatalf("only %d fields found: the walk is broken", len(fields))
+	}
+	for f := range fields {
+		if !strings.Contains(string(doc), "`"+f+"`") {
+			t.Errorf("status.md does not explain the /status field %q", f)
+		}
+	}
+}
+
+// jsonFields adds the JSON names of struct t's fields to fields.
+func jsonFields(t reflect.Type, fields map[string]bool) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch name {
+		case "-":
+			continue
+		case "":
+			name = f.Name
+		}
+		fields[name] = true
+	}
 }
