@@ -43,7 +43,7 @@ func writeConfigTable(w io.Writer, server string, cfg *client.Config) error {
 		if s.Quant != quant.None {
 			rng = "[" + fmtFloat(s.RangeMin) + ", " + fmtFloat(s.RangeMax) + "]"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%v\t%v\t%s\t%s\t%s\t%s\n", i, cli.Escape(s.Name), s.Type, cfg.WireType(i), dims(s), unitOf(s), rng, timeDesc(cfg, s))
+		fmt.Fprintf(tw, "%d\t%s\t%v\t%v\t%s\t%s\t%s\t%s\n", i, cli.Escape(s.Name), s.Type, cfg.WireType(i), s.Shape(), unitOf(s), rng, timeDesc(cfg, s))
 	}
 	return tw.Flush()
 }
@@ -57,16 +57,6 @@ func unitOf(s *wire.SignalInfo) string {
 }
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-func dims(s *wire.SignalInfo) string {
-	switch s.NumDimensions {
-	case 0:
-		return "scalar"
-	case 1:
-		return "[" + strconv.FormatUint(uint64(s.NumCols), 10) + "]"
-	}
-	return "[" + strconv.FormatUint(uint64(s.NumRows), 10) + "x" + strconv.FormatUint(uint64(s.NumCols), 10) + "]"
-}
 
 func timeDesc(cfg *client.Config, s *wire.SignalInfo) string {
 	if !s.TimeMode.NeedsTimeSignal() {

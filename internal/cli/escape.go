@@ -2,6 +2,7 @@ package cli
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -73,24 +74,16 @@ func isInvalidAt(s string, i int) bool {
 	return n == 1
 }
 
+// shortEscapes are the characters Go writes as a backslash and a letter,
+// and those letters, in the same order.
+const (
+	shortEscapes       = "\\\a\b\f\n\r\t\v"
+	shortEscapeLetters = `\abfnrtv`
+)
+
 func appendRuneEscape(b []byte, r rune) []byte {
-	switch r {
-	case '\\':
-		return append(b, `\\`...)
-	case '\a':
-		return append(b, `\a`...)
-	case '\b':
-		return append(b, `\b`...)
-	case '\f':
-		return append(b, `\f`...)
-	case '\n':
-		return append(b, `\n`...)
-	case '\r':
-		return append(b, `\r`...)
-	case '\t':
-		return append(b, `\t`...)
-	case '\v':
-		return append(b, `\v`...)
+	if i := strings.IndexRune(shortEscapes, r); i >= 0 {
+		return append(b, '\\', shortEscapeLetters[i])
 	}
 	switch {
 	case r < 0x80:
