@@ -187,10 +187,10 @@ func (p *printer) writeHeader() error {
 	if p.perSample {
 		b = append(b, ",k"...)
 		for _, t := range p.tnames {
-			b = appendCSVField(append(b, ','), t)
+			b = cli.AppendCSVField(append(b, ','), t)
 		}
 		for _, i := range p.cols {
-			b = appendCSVField(append(b, ','), p.cfg.Signals[i].Name)
+			b = cli.AppendCSVField(append(b, ','), p.cfg.Signals[i].Name)
 		}
 		return p.end(append(b, '\n'))
 	}
@@ -204,20 +204,10 @@ func (p *printer) writeHeader() error {
 			case 2:
 				name += "[" + strconv.Itoa(k/int(s.NumCols)) + "][" + strconv.Itoa(k%int(s.NumCols)) + "]"
 			}
-			b = appendCSVField(append(b, ','), name)
+			b = cli.AppendCSVField(append(b, ','), name)
 		}
 	}
 	return p.end(append(b, '\n'))
-}
-
-// appendCSVField appends f as one CSV field, its control characters
-// escaped and quoted if need be.
-func appendCSVField(b []byte, f string) []byte {
-	f = cli.Escape(f)
-	if !strings.ContainsAny(f, "\",\r\n") {
-		return append(b, f...)
-	}
-	return append(append(b, '"'), strings.ReplaceAll(f, `"`, `""`)+`"`...)
 }
 
 // flush hands b to the output once it holds flushAt bytes, and returns

@@ -42,6 +42,16 @@ func AppendEscaped(b []byte, s string) []byte {
 	return b
 }
 
+// AppendCSVField appends f to b as one CSV field: escaped as Escape does,
+// then quoted if it holds a quote, a comma or a line break.
+func AppendCSVField(b []byte, f string) []byte {
+	f = Escape(f)
+	if !strings.ContainsAny(f, "\",\r\n") {
+		return append(b, f...)
+	}
+	return append(append(b, '"'), strings.ReplaceAll(f, `"`, `""`)+`"`...)
+}
+
 // AppendJSONString appends s to b as a JSON string, quotes included, with
 // every character AppendEscaped would escape written as \uXXXX (a
 // surrogate pair above U+FFFF), so the text stays exact for a JSON reader
