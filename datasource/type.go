@@ -118,8 +118,5 @@ func (m TimeMode) NeedsSamplingRate() bool { return m == FirstSample || m == Las
 
 // ParseTimeMode parses a MARTe2 time-mode name.
 func ParseTimeMode(s string) (TimeMode, error) {
-	if m, ok := enum.Parse[TimeMode](timeModeNames[:], s); ok {
-		return m, nil
-	}
-	return 0, fmt.Errorf("unknown time mode %q (want PacketTime, FullArray, FirstSample or LastSample)", s)
+	return enum.Lookup[TimeMode](timeModeNames[:], s, "time mode")
 }

@@ -21,33 +21,17 @@ var (
 )
 
 func simdSupported(k Kernel) bool {
-	switch k {
-	case KernelAVX512:
-		return hasAVX512
-	case KernelAVX2:
-		return hasAVX2
-	}
-	return false
+	return k == KernelAVX512 && hasAVX512 || k == KernelAVX2 && hasAVX2
 }
 
 func simdEncodeFloat32(k Kernel, q *Quantizer, dst []byte, src []float32, nans *int) bool {
-	switch k {
-	case KernelAVX512:
-		return avx512EncodeFloat32(q, dst, src, nans)
-	case KernelAVX2:
-		return avx2EncodeFloat32(q, dst, src, nans)
-	}
-	return false
+	return k == KernelAVX512 && avx512EncodeFloat32(q, dst, src, nans) ||
+		k == KernelAVX2 && avx2EncodeFloat32(q, dst, src, nans)
 }
 
 func simdEncodeFloat64(k Kernel, q *Quantizer, dst []byte, src []float64, nans *int) bool {
-	switch k {
-	case KernelAVX512:
-		return avx512EncodeFloat64(q, dst, src, nans)
-	case KernelAVX2:
-		return avx2EncodeFloat64(q, dst, src, nans)
-	}
-	return false
+	return k == KernelAVX512 && avx512EncodeFloat64(q, dst, src, nans) ||
+		k == KernelAVX2 && avx2EncodeFloat64(q, dst, src, nans)
 }
 
 func simdDecodeFloat64(k Kernel, q *Quantizer, dst []float64, src []byte) bool {

@@ -30,7 +30,6 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -241,7 +240,7 @@ func (w *rowWriter) header() []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendCSVField(b, s.Name)
+			b = cli.AppendCSVField(b, s.Name)
 			continue
 		}
 		for j := range s.Count {
@@ -252,7 +251,7 @@ func (w *rowWriter) header() []byte {
 			if s.Count > 1 {
 				name += "[" + strconv.Itoa(j) + "]"
 			}
-			b = appendCSVField(b, name)
+			b = cli.AppendCSVField(b, name)
 		}
 	}
 	return append(b, '\n')
@@ -260,16 +259,6 @@ func (w *rowWriter) header() []byte {
 
 // jsonKey returns `"name":`, the name escaped for JSON and for a terminal.
 func jsonKey(name string) []byte { return append(cli.AppendJSONString(nil, name), ':') }
-
-// appendCSVField appends f as one CSV field, its control characters
-// escaped (cli.Escape) and quoted if need be.
-func appendCSVField(b []byte, f string) []byte {
-	f = cli.Escape(f)
-	if !strings.ContainsAny(f, "\",\r\n") {
-		return append(b, f...)
-	}
-	return append(append(b, '"'), strings.ReplaceAll(f, `"`, `""`)+`"`...)
-}
 
 // row returns the line of one datagram of the layout's size. The bytes are
 // the writer's buffer, valid until the next call.

@@ -43,7 +43,7 @@ func writeConfigTable(w io.Writer, server string, cfg *client.Config) error {
 		if s.Quant != quant.None {
 			rng = "[" + fmtFloat(s.RangeMin) + ", " + fmtFloat(s.RangeMax) + "]"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%v\t%v\t%s\t%s\t%s\t%s\n", i, cli.Escape(s.Name), s.Type, cfg.WireType(i), dims(s), unitOf(s), rng, timeDesc(cfg, s))
+		fmt.Fprintf(tw, "%d\t%s\t%v\t%v\t%s\t%s\t%s\t%s\n", i, cli.Escape(s.Name), s.Type, cfg.WireType(i), s.Shape(), unitOf(s), rng, timeDesc(cfg, s))
 	}
 	return tw.Flush()
 }
@@ -57,16 +57,6 @@ func unitOf(s *wire.SignalInfo) string {
 }
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-func dims(s *wire.SignalInfo) string {
-	switch s.NumDimensions {
-	case 0:
-		return "scalar"
-	case 1:
-		return "[" + strconv.FormatUint(uint64(s.NumCols), 10) + "]"
-	}
-	return "[" + strconv.FormatUint(uint64(s.NumRows), 10) + "x" + strconv.FormatUint(uint64(s.NumCols), 10) + "]"
-}
 
 func timeDesc(cfg *client.Config, s *wire.SignalInfo) string {
 	if !s.TimeMode.NeedsTimeSignal() {
@@ -197,10 +187,10 @@ func (p *printer) writeHeader() error {
 	if p.perSample {
 		b = append(b, ",k"...)
 		for _, t := range p.tnames {
-			b = appendCSVField(append(b, ','), t)
+			b = cli.AppendCSVField(append(b, ','), t)
 		}
 		for _, i := range p.cols {
-			b = appendCSVField(append(b, ','), p.cfg.Signals[i].Name)
+			b = cli.AppendCSVField(append(b, ','), p.cfg.Signals[i].Name)
 		}
 		return p.end(append(b, '\n'))
 	}
@@ -214,20 +204,10 @@ func (p *printer) writeHeader() error {
 			case 2:
 				name += "[" + strconv.Itoa(k/int(s.NumCols)) + "][" + strconv.Itoa(k%int(s.NumCols)) + "]"
 			}
-			b = appendCSVField(append(b, ','), name)
+			b = cli.AppendCSVField(append(b, ','), name)
 		}
 	}
 	return p.end(append(b, '\n'))
-}
-
-// appendCSVField appends f as one CSV field, its control characters
-// escaped and quoted if need be.
-func appendCSVField(b []byte, f string) []byte {
-	f = cli.Escape(f)
-	if !strings.ContainsAny(f, "\",\r\n") {
-		return append(b, f...)
-	}
-	return append(append(b, '"'), strings.ReplaceAll(f, `"`, `""`)+`"`...)
 }
 
 // flush hands b to the output once it holds flushAt bytes, and returns

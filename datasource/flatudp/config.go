@@ -3,7 +3,6 @@ package flatudp
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"net/netip"
 	"time"
 
@@ -69,10 +68,7 @@ func ParseExecutionMode(s string) (ExecutionMode, error) {
 	if s == "" {
 		return IndependentThread, nil
 	}
-	if m, ok := enum.Parse[ExecutionMode](modeNames[:], s); ok {
-		return m, nil
-	}
-	return 0, fmt.Errorf("unknown ExecutionMode %q (want IndependentThread or RealTimeThread)", s)
+	return enum.Lookup[ExecutionMode](modeNames[:], s, "ExecutionMode")
 }
 
 // Config is the configuration of a FlatUDP sender, with MARTe2 UDPSender's

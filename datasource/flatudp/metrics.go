@@ -1,9 +1,9 @@
 package flatudp
 
 import (
-	"fmt"
-
 	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/streamerd/streamerd/internal/dsmetrics"
 )
 
 // senderMetrics holds the counters of one Sender. Counters are atomic and
@@ -19,10 +19,9 @@ type senderMetrics struct {
 }
 
 func newSenderMetrics(ms *metrics.Set, name string, depth func() float64) *senderMetrics {
-	c := func(metric string) *metrics.Counter {
-		return ms.NewCounter(fmt.Sprintf("streamerd_flatudp_%s{datasource=%q}", metric, name))
-	}
-	ms.NewGauge(fmt.Sprintf("streamerd_flatudp_ring_depth{datasource=%q}", name), depth)
+	n := dsmetrics.New(ms, "flatudp", name)
+	c := n.Counter
+	n.Gauge("ring_depth", depth)
 	return &senderMetrics{
 		synchronised: c("synchronise_total"),
 		queued:       c("cycles_queued_total"),
@@ -34,6 +33,6 @@ func newSenderMetrics(ms *metrics.Set, name string, depth func() float64) *sende
 		bytes:        c("bytes_sent_total"),
 		errors:       c("send_errors_total"),
 		unreachables: c("icmp_port_unreachable_total"),
-		unreachable:  ms.NewGauge(fmt.Sprintf("streamerd_flatudp_destination_unreachable{datasource=%q}", name), nil),
+		unreachable:  n.Gauge("destination_unreachable", nil),
 	}
 }

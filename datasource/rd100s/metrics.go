@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/streamerd/streamerd/internal/dsmetrics"
 )
 
 // encoderMetrics holds the counters of one Encoder. Counters are atomic and
@@ -24,13 +26,8 @@ type encoderMetrics struct {
 }
 
 func newEncoderMetrics(ms *metrics.Set, name string) *encoderMetrics {
-	c := func(metric string, extra ...string) *metrics.Counter {
-		labels := fmt.Sprintf(`datasource=%q`, name)
-		for _, e := range extra {
-			labels += "," + e
-		}
-		return ms.NewCounter(fmt.Sprintf("streamerd_rd100s_%s{%s}", metric, labels))
-	}
+	n := dsmetrics.New(ms, "rd100s", name)
+	c := n.Counter
 	m := &encoderMetrics{
 		synchronised:   c("synchronise_total"),
 		lockTimeouts:   c("lock_timeouts_total"),
@@ -52,7 +49,7 @@ func newEncoderMetrics(ms *metrics.Set, name string) *encoderMetrics {
 		seqJumps:       c("seq_jumps_total"),
 		eventsUnlogged: c("events_unlogged_total"),
 		unreachables:   c("icmp_port_unreachable_total"),
-		unreachable:    ms.NewGauge(fmt.Sprintf("streamerd_rd100s_dest_unreachable{datasource=%q}", name), nil),
+		unreachable:    n.Gauge("dest_unreachable", nil),
 	}
 	for k := range numKinds {
 		d := fmt.Sprintf(`degradation=%q`, kindNames[k])

@@ -2,15 +2,13 @@ package rd100s
 
 import (
 	"net"
-	"time"
 
 	"github.com/streamerd/streamerd/internal/udpsend"
 )
 
 // unreachableHold is how long after the last ICMP port unreachable the
-// destination counts as reachable again: a few of the kernel's ICMP
-// intervals (about one a second per host). A variable for tests.
-var unreachableHold = 5 * time.Second
+// destination counts as reachable again. A variable for tests.
+var unreachableHold = udpsend.UnreachableHold
 
 // openWatch prepares the sends to the destination and the watch for ICMP
 // port unreachable on conn.

@@ -2,7 +2,6 @@ package udpstreamer
 
 import (
 	"encoding/binary"
-	"fmt"
 	"net/netip"
 	"time"
 
@@ -114,10 +113,7 @@ func ParseSessionPolicy(s string) (SessionPolicy, error) {
 	if s == "" {
 		return Replace, nil
 	}
-	if p, ok := enum.Parse[SessionPolicy](policyNames[:], s); ok {
-		return p, nil
-	}
-	return 0, fmt.Errorf("unknown SessionPolicy %q (want replace or first)", s)
+	return enum.Lookup[SessionPolicy](policyNames[:], s, "SessionPolicy")
 }
 
 // Validate checks every rule of the UDPStreamer datasource and returns all

@@ -6,6 +6,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/dsmetrics"
 )
 
 // streamerMetrics holds the counters of one Streamer. Counters and gauges
@@ -27,13 +28,8 @@ type streamerMetrics struct {
 }
 
 func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
-	c := func(metric string, extra ...string) *metrics.Counter {
-		labels := fmt.Sprintf(`datasource=%q`, name)
-		for _, e := range extra {
-			labels += "," + e
-		}
-		return ms.NewCounter(fmt.Sprintf("streamerd_udpstreamer_%s{%s}", metric, labels))
-	}
+	n := dsmetrics.New(ms, "udpstreamer", name)
+	c := n.Counter
 	bad := func(reason string) *metrics.Counter {
 		return c("bad_datagrams_total", fmt.Sprintf(`reason=%q`, reason))
 	}
@@ -70,7 +66,7 @@ func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
 		icmpOther:             c("icmp_errors_total", `kind="other"`),
 		clientsUnreachable:    c("clients_unreachable_total"),
 		sessionLogsSuppressed: c("session_logs_suppressed_total"),
-		connected:             ms.NewGauge(fmt.Sprintf(`streamerd_udpstreamer_client_connected{datasource=%q}`, name), nil),
+		connected:             n.Gauge("client_connected", nil),
 	}
 }
 

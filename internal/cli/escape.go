@@ -2,6 +2,7 @@ package cli
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -41,6 +42,16 @@ func AppendEscaped(b []byte, s string) []byte {
 	return b
 }
 
+// AppendCSVField appends f to b as one CSV field: escaped as Escape does,
+// then quoted if it holds a quote, a comma or a line break.
+func AppendCSVField(b []byte, f string) []byte {
+	f = Escape(f)
+	if !strings.ContainsAny(f, "\",\r\n") {
+		return append(b, f...)
+	}
+	return append(append(b, '"'), strings.ReplaceAll(f, `"`, `""`)+`"`...)
+}
+
 // AppendJSONString appends s to b as a JSON string, quotes included, with
 // every character AppendEscaped would escape written as \uXXXX (a
 // surrogate pair above U+FFFF), so the text stays exact for a JSON reader
@@ -73,24 +84,16 @@ func isInvalidAt(s string, i int) bool {
 	return n == 1
 }
 
+// shortEscapes are the characters Go writes as a backslash and a letter,
+// and those letters, in the same order.
+const (
+	shortEscapes       = "\\\a\b\f\n\r\t\v"
+	shortEscapeLetters = `\abfnrtv`
+)
+
 func appendRuneEscape(b []byte, r rune) []byte {
-	switch r {
-	case '\\':
-		return append(b, `\\`...)
-	case '\a':
-		return append(b, `\a`...)
-	case '\b':
-		return append(b, `\b`...)
-	case '\f':
-		return append(b, `\f`...)
-	case '\n':
-		return append(b, `\n`...)
-	case '\r':
-		return append(b, `\r`...)
-	case '\t':
-		return append(b, `\t`...)
-	case '\v':
-		return append(b, `\v`...)
+	if i := strings.IndexRune(shortEscapes, r); i >= 0 {
+		return append(b, '\\', shortEscapeLetters[i])
 	}
 	switch {
 	case r < 0x80:

@@ -156,10 +156,7 @@ func (p *parser) definition(depth int) (*Node, error) {
 	if err := p.advance(); err != nil {
 		return nil, err
 	}
-	if !p.isTerm("=") {
-		return nil, p.errorf(p.tok.pos, "expected '=' after %q, got %v", n.Name, p.tok)
-	}
-	if err := p.advance(); err != nil {
+	if err := p.expect("=", "after "+strconv.Quote(n.Name)); err != nil {
 		return nil, err
 	}
 	var err error
@@ -237,10 +234,7 @@ func (p *parser) cast() (*Value, error) {
 		if err := p.advance(); err != nil {
 			return nil, err
 		}
-		if !p.isTerm(")") {
-			return nil, p.errorf(p.tok.pos, "expected ')' to close the expression opened at line %d, got %v", open.Line, p.tok)
-		}
-		if err := p.advance(); err != nil {
+		if err := p.expect(")", "to close the expression opened at line "+strconv.Itoa(open.Line)); err != nil {
 			return nil, err
 		}
 		return &Value{Pos: open, Cast: typ, Expr: true, Rows: 1, Cols: 1,

@@ -223,7 +223,7 @@ func configureUDPS(h *Hub, info Info, cfg *client.Config) {
 	for i := range cfg.Signals {
 		s := &cfg.Signals[i]
 		sig := Signal{Name: s.Name, Type: s.Type.String(), Unit: s.Unit, Elements: s.Elements(),
-			Dims: udpsDims(s), Time: udpsTimeDesc(cfg, s), Trace: s.Elements() == 1 || s.TimeMode != datasource.PacketTime}
+			Dims: s.Shape(), Time: udpsTimeDesc(cfg, s), Trace: s.Elements() == 1 || s.TimeMode != datasource.PacketTime}
 		if s.Quant != quant.None {
 			sig.Type += " as " + cfg.WireType(i).String()
 			sig.Range = []float64{s.RangeMin, s.RangeMax}
@@ -248,16 +248,6 @@ func configureUDPS(h *Hub, info Info, cfg *client.Config) {
 		h.log.Warn(fmt.Sprintf("UDPStreamer %s: the CONFIG has %d signals; the scope shows the first %d and leaves out %q and the rest",
 			info.Address, len(sigs), len(sigs)-len(omitted), omitted[0]))
 	}
-}
-
-func udpsDims(s *wire.SignalInfo) string {
-	switch s.NumDimensions {
-	case 0:
-		return "scalar"
-	case 1:
-		return "[" + strconv.FormatUint(uint64(s.NumCols), 10) + "]"
-	}
-	return "[" + strconv.FormatUint(uint64(s.NumRows), 10) + "x" + strconv.FormatUint(uint64(s.NumCols), 10) + "]"
 }
 
 func udpsTimeDesc(cfg *client.Config, s *wire.SignalInfo) string {

@@ -28,6 +28,10 @@ type DestWatch struct {
 	n    uint64
 }
 
+// UnreachableHold is the hold that suits the kernel's rate limit on ICMP
+// errors: a few of its intervals (about one a second per host).
+const UnreachableHold = 5 * time.Second
+
 // NewDestWatch watches the socket of q (see EnableICMPErrors). A
 // destination is reachable again hold after the last port-unreachable
 // (ICMP errors are rate-limited per host, about one a second on Linux, so

@@ -56,10 +56,7 @@ func (m Method) String() string { return enum.Name(methodNames[:], m, "Method") 
 
 // ParseMethod parses "auto", "gso", "sendmmsg" or "loop".
 func ParseMethod(s string) (Method, error) {
-	if m, ok := enum.Parse[Method](methodNames[:], s); ok {
-		return m, nil
-	}
-	return 0, fmt.Errorf("unknown send method %q (want auto, gso, sendmmsg or loop)", s)
+	return enum.Lookup[Method](methodNames[:], s, "send method")
 }
 
 // Sender sends back-to-back datagrams to one destination at a time.

@@ -50,6 +50,14 @@ static inline uint64_t idx(const quant *q, double v) {
 	return r;
 }
 
+// STORE writes code c of sample i to dst as SIZE bytes, little-endian.
+#define STORE(dst, SIZE, i, c)                                                  \
+	do {                                                                    \
+		(dst)[(SIZE) * (i)] = (uint8_t)(c);                             \
+		if ((SIZE) == 2)                                                \
+			(dst)[(SIZE) * (i) + 1] = (uint8_t)((c) >> 8);          \
+	} while (0)
+
 #define KERNEL(name, T, SIZE)                                                   \
 	static __attribute__((noipa)) int name(const quant *qp, uint8_t *restrict dst, \
 	                                          const T *restrict src, int n) {     \
@@ -59,9 +67,7 @@ static inline uint64_t idx(const quant *q, double v) {
 			double v = (double)src[i];                                 \
 			uint64_t c = idx(&q, v);                                    \
 			nans += v != v;                                             \
-			dst[SIZE * i] = (uint8_t)c;                                 \
-			if (SIZE == 2)                                              \
-				dst[SIZE * i + 1] = (uint8_t)(c >> 8);              \
+			STORE(dst, SIZE, i, c);                                     \
 		}                                                                   \
 		return nans;                                                        \
 	}
@@ -89,9 +95,7 @@ static quant32 mk32(int wire, double min, double max) {
 			x = x < q.max ? x : q.max;                                  \
 			int32_t c = (int32_t)__builtin_rintf((x - q.min) * q.scale) + q.lowest; \
 			nans += v != v;                                             \
-			dst[SIZE * i] = (uint8_t)c;                                 \
-			if (SIZE == 2)                                              \
-				dst[SIZE * i + 1] = (uint8_t)(c >> 8);              \
+			STORE(dst, SIZE, i, c);                                     \
 		}                                                                   \
 		return nans;                                                        \
 	}

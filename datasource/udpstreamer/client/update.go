@@ -118,23 +118,11 @@ func (u *Update) Float64At(i, k int) float64 {
 	size := sl.Len / sl.Elements
 	src := u.Payload[sl.Offset+k*size : sl.Offset+(k+1)*size]
 	if p := &u.cfg.plans[i]; p.quantised {
-		return p.q.Value(code(src, sl.WireType))
+		var code [1]int32
+		return p.q.Value(appendElems(code[:0], src, sl.WireType)[0])
 	}
 	var one [1]float64
 	return appendElems(one[:0], src, sl.WireType)[0]
-}
-
-// code reads one quantisation code of wire type t from b.
-func code(b []byte, t datasource.Type) int32 {
-	switch t {
-	case datasource.Uint8:
-		return int32(b[0])
-	case datasource.Int8:
-		return int32(int8(b[0]))
-	case datasource.Uint16:
-		return int32(binary.LittleEndian.Uint16(b))
-	}
-	return int32(int16(binary.LittleEndian.Uint16(b)))
 }
 
 // TimeAt returns the time of element k of signal i, in seconds, as

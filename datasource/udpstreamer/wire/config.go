@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"strconv"
 	"strings"
 
 	"github.com/streamerd/streamerd/datasource"
@@ -80,6 +81,19 @@ func (s *SignalInfo) WireBytes() int { return s.Elements() * s.WireType().Size()
 // WireType is the type of one element in the DATA payload: Type, or the
 // integer type Quant names when the signal is quantised.
 func (s *SignalInfo) WireType() datasource.Type { return s.Type.Quantized(s.Quant) }
+
+// Shape describes the signal's dimensions for display: "scalar", "[N]"
+// for a vector of N elements or "[RxC]" for a matrix of R rows and C
+// columns.
+func (s *SignalInfo) Shape() string {
+	switch s.NumDimensions {
+	case 0:
+		return "scalar"
+	case 1:
+		return "[" + strconv.FormatUint(uint64(s.NumCols), 10) + "]"
+	}
+	return "[" + strconv.FormatUint(uint64(s.NumRows), 10) + "x" + strconv.FormatUint(uint64(s.NumCols), 10) + "]"
+}
 
 // SignalError is a CONFIG record that breaks a rule of the protocol. Field
 // names the rule's parameter as a datasource configuration spells it (Name,
