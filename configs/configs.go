@@ -13,3 +13,14 @@ var Default []byte
 //
 //go:embed *.toml
 var FS embed.FS
+
+// Names returns the file names of the example configurations in FS, in
+// lexical order.
+func Names() []string {
+	entries, _ := FS.ReadDir(".") // an embedded directory always reads
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
+	}
+	return names
+}

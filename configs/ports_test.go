@@ -14,10 +14,6 @@ import (
 // app.toml's alternate (burst.toml serves the same UDPStreamer port, so a
 // client needs no change), so the README's producers run side by side.
 func TestPortsDistinct(t *testing.T) {
-	entries, err := configs.FS.ReadDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
 	owner := map[string]string{} // address -> file
 	claim := func(file, addr string) {
 		if prev, ok := owner[addr]; ok && !(strings.HasPrefix(addr, "udp") && sameServer(prev, file)) {
@@ -25,25 +21,25 @@ func TestPortsDistinct(t *testing.T) {
 		}
 		owner[addr] = file
 	}
-	for _, e := range entries {
-		data, _ := configs.FS.ReadFile(e.Name())
-		f, err := config.Parse(e.Name(), data)
+	for _, name := range configs.Names() {
+		data, _ := configs.FS.ReadFile(name)
+		f, err := config.Parse(name, data)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if f.App.HTTPAddress == "" {
-			t.Errorf("%s: no HTTPAddress", e.Name())
+			t.Errorf("%s: no HTTPAddress", name)
 		}
-		claim(e.Name(), "tcp "+f.App.HTTPAddress)
+		claim(name, "tcp "+f.App.HTTPAddress)
 		if f.App.ScopeAddress != "" {
-			claim(e.Name(), "tcp "+f.App.ScopeAddress)
+			claim(name, "tcp "+f.App.ScopeAddress)
 		}
 		for _, ds := range f.DataSources {
 			switch {
 			case ds.UDPStreamer != nil:
-				claim(e.Name(), fmt.Sprintf("udp %d", ds.UDPStreamer.Port))
+				claim(name, fmt.Sprintf("udp %d", ds.UDPStreamer.Port))
 			case ds.RD100S != nil && ds.RD100S.SrcPort != 0:
-				claim(e.Name(), fmt.Sprintf("udp %d", ds.RD100S.SrcPort))
+				claim(name, fmt.Sprintf("udp %d", ds.RD100S.SrcPort))
 			}
 		}
 	}

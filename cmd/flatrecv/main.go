@@ -28,10 +28,8 @@ import (
 	"math"
 	"net"
 	"os"
-	"os/signal"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
@@ -41,9 +39,7 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil))
+	cli.Main("flatrecv", func(ctx context.Context) int { return run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil) })
 }
 
 // usage is what -h prints besides the flags.

@@ -101,10 +101,7 @@ type options struct {
 }
 
 func main() {
-	ctx, stop := cli.NotifyContext("rd100smon", os.Stderr, cli.Grace)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	cli.Main("rd100smon", func(ctx context.Context) int { return run(ctx, os.Args[1:], os.Stdout, os.Stderr) })
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {

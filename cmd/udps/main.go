@@ -89,10 +89,7 @@ import (
 )
 
 func main() {
-	ctx, stop := cli.NotifyContext("udps", os.Stderr, cli.Grace)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	cli.Main("udps", func(ctx context.Context) int { return run(ctx, os.Args[1:], os.Stdout, os.Stderr) })
 }
 
 // usage is what -h prints besides the flags.

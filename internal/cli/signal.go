@@ -57,3 +57,12 @@ func notifyContext(name string, stderr io.Writer, grace time.Duration, exit func
 		cancel()
 	}
 }
+
+// Main runs a command's body under NotifyContext's guarantee, with Grace,
+// and exits with the code it returns.
+func Main(name string, body func(ctx context.Context) int) {
+	ctx, stop := NotifyContext(name, os.Stderr, Grace)
+	code := body(ctx)
+	stop()
+	os.Exit(code)
+}
