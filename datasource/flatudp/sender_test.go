@@ -608,6 +608,10 @@ func TestReceiverGoneAndBack(t *testing.T) {
 	if st.CyclesSent != uint64(c) && st.CyclesSent+1 != uint64(c) || s.m.unreachables.Get() == 0 {
 		t.Errorf("status %+v, port unreachables %d", st, s.m.unreachables.Get())
 	}
+	// The sender clears the flag before it logs the line.
+	testenv.Eventually(t, "the reachable-again line", 5*time.Second, func() bool {
+		return strings.Contains(log.String(), "destination reachable again")
+	})
 	out := log.String()
 	if strings.Count(out, "destination unreachable") != 1 || strings.Count(out, "destination reachable again") != 1 {
 		t.Errorf("log:\n%s", out)
