@@ -61,7 +61,7 @@ bench-smoke:
 	@echo "bench-smoke: every benchmark once, to prove it runs; the figures of one iteration say nothing about speed (make bench measures)"
 	$(SIMD) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 15m ./...
 
-# bench: the whole suite (12 to 15 minutes), then bench/results.md: every
+# bench: the whole suite (about 17 minutes on 2 cores), then bench/results.md: every
 # figure beside its baseline and the ratio. See BENCHMARKS.md.
 BENCHCOUNT    ?= 1
 BENCH_SUSTAIN ?= 10s

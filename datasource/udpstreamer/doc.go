@@ -40,22 +40,21 @@
 //
 // # Measurements
 //
-// On the 2-vCPU AMD EPYC VM of BENCHMARKS.md (bench/results.md, 30 November
-// 2026), p50 of Synchronise beside a bare copy of the same size, measured in
-// the same run with
-// go test -run '^$' -bench Synchronise -benchtime 1s ./datasource/udpstreamer:
+// On the 2-vCPU VM of bench/results.md (1 December 2026), p50 of
+// Synchronise beside a bare copy of the same size, measured in the same run
+// with go test -run '^$' -bench Synchronise -benchtime 1s ./datasource/udpstreamer:
 //
-//	size     no waiter   parked network thread   bare copy
-//	64 B       60 ns          4958 ns                30 ns
-//	4 KiB      90 ns           340 ns                60 ns
-//	64 KiB   1202 ns          6690 ns              1172 ns
+//	size     no waiter   HandOffDepth 32   parked network thread   bare copy
+//	64 B      138 ns         102 ns               953 ns               44 ns
+//	4 KiB     158 ns         143 ns               891 ns              101 ns
+//	64 KiB   1915 ns        1993 ns              3839 ns             1775 ns
 //
-// Waking a parked network thread is one futex wake; what it costs depends
-// on whether the other vCPU has halted (5 to 7 µs when it has, 0.3 µs when
-// it has not): pin the network thread apart and set App.CPUWakeLatency to
-// keep it near the low figure (BENCHMARKS.md, finding 1). Serialise, lay out
-// and send the datasource doc's 1000-sample burst (3 datagrams): 6.6 µs with
-// GSO, 13.7 µs with a sendto loop. Synchronise to the last fragment at a
-// client on loopback: p50 49 µs, two thread wake-ups, beside 4.4 µs for a
-// bare datagram written and read by one goroutine (BenchmarkEndToEnd).
+// Waking a parked network thread is one futex wake, and costs more when
+// the other vCPU has halted: pin the network thread apart, and see
+// BENCHMARKS.md on App.CPUWakeLatency. Serialise, lay out and send the
+// datasource doc's 1000-sample burst (3 datagrams): 4.5 µs with GSO, 9.1
+// µs with a sendto loop. Synchronise to the last fragment at a client on
+// loopback: p50 24.8 µs with the default network thread, 15.2 µs with
+// NetworkSpin on a pinned one, beside 10.1 µs for the same 3 datagrams
+// sent and received bare (BenchmarkEndToEnd).
 package udpstreamer
