@@ -40,9 +40,9 @@
 //
 // # Measurements
 //
-// On the 2-vCPU VM of bench/results.md (1 December 2026), p50 of
-// Synchronise beside a bare copy of the same size, measured in the same run
-// with go test -run '^$' -bench Synchronise -benchtime 1s ./datasource/udpstreamer:
+// On the 2-vCPU VM of bench/results.md (make bench, 1 December 2026), p50
+// of Synchronise beside a bare copy of the same size, in the same run
+// (BenchmarkSynchronise):
 //
 //	size     no waiter   HandOffDepth 32   parked network thread   bare copy
 //	64 B      138 ns         102 ns               953 ns               44 ns
