@@ -34,7 +34,7 @@ func FuzzHandleDatagram(f *testing.F) {
 	total := func() uint64 {
 		m := s.m
 		return m.acks.Get() + m.refused.Get() + m.strangerDisconnects.Get() + m.controlDropped.Get() + m.badShort.Get() + m.badMagic.Get() +
-			m.badType.Get() + m.badFragment.Get() + m.badPayloadLength.Get() + m.badOther.Get() + uint64(len(s.control))
+			m.badType.Get() + m.badFragment.Get() + m.badPayloadLength.Get() + m.badOther.Get() + m.badConnectPayload.Get() + uint64(len(s.control))
 	}
 	f.Fuzz(func(t *testing.T, b []byte, fromOutside bool) {
 		from := inside
