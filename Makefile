@@ -82,12 +82,23 @@ bench:
 # failing input is then written as found (FUZZMINIMIZE=60s to minimise).
 FUZZMINIMIZE ?= 0
 
+# Go 1.26's fuzzing coordinator can end a run that found nothing with
+# "context deadline exceeded" when FUZZTIME runs out while a worker is busy
+# (golang/go#75804, fixed in Go 1.27): such a run wrote no failing input,
+# and is reported and passed over; any other failure stops make fuzz.
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
+	@set -e; out=$$(mktemp); trap 'rm -f $$out' EXIT; \
+	for pkg in $$($(GO) list ./...); do \
 	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
 	  for t in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/func //'); do \
 	    echo "== $$pkg $$t"; \
-	    $(SIMD) $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg; \
+	    if $(SIMD) $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg >$$out 2>&1; then \
+	      cat $$out; \
+	    elif cat $$out; grep -q 'context deadline exceeded' $$out && ! grep -q 'Failing input written' $$out; then \
+	      echo "== $$pkg $$t: stopped by Go's end-of-fuzztime race (golang/go#75804), no failing input"; \
+	    else \
+	      exit 1; \
+	    fi; \
 	  done; \
 	done
 
