@@ -14,7 +14,8 @@
 // exactly, floats in the shortest form that reads back to the same value.
 // Each distinct wrong datagram size is reported once on stderr. flatrecv
 // stops on SIGINT or SIGTERM, or after -n datagrams of the expected size,
-// and prints a summary on stderr.
+// and prints a summary on stderr. A second signal, or an output still
+// blocked 2 s after the first, ends it at once with status 130.
 package main
 
 import (
