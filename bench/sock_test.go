@@ -3,6 +3,7 @@ package bench
 import (
 	"net"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -29,6 +30,24 @@ func sustainDuration(tb testing.TB) time.Duration {
 		tb.Fatalf("%s=%q: want a positive Go duration such as 10s", sustainEnv, v)
 	}
 	return d
+}
+
+// rateEnv, when set, makes BenchmarkSustained offer this one rate
+// (updates/s) for STREAMERD_BENCH_SUSTAIN in each iteration instead of
+// searching: a fixed load to watch with other tools.
+const rateEnv = "STREAMERD_BENCH_RATE"
+
+// offeredRate returns the rate of rateEnv, or 0 when it is not set.
+func offeredRate(tb testing.TB) float64 {
+	v := os.Getenv(rateEnv)
+	if v == "" {
+		return 0
+	}
+	r, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(r > 0 && r <= searchMax) {
+		tb.Fatalf("%s=%q: want updates per second, above 0 and at most %g", rateEnv, v, float64(searchMax))
+	}
+	return r
 }
 
 // rcvBufWant is the receive buffer the readers ask for: enough for about

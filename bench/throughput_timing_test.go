@@ -79,6 +79,8 @@ func sustainCases() []sustainCase {
 // rate is confirmed for that long (halving the rate per failure, four
 // tries: a 10 s run at zero loss is a tail-latency test, one stall longer
 // than the hand-off covers loses a cycle).
+// With STREAMERD_BENCH_RATE set, each iteration offers that rate for
+// STREAMERD_BENCH_SUSTAIN instead of searching.
 //
 // Reported for the confirmed step: updates/s, MB/s (wire bytes, headers
 // included, as wire-MB/s) and datagrams/s achieved; e2e-p50/p99/max-µs,
@@ -371,6 +373,13 @@ func (h *harness) search(short, full time.Duration) searchResult {
 		return r
 	}
 	var good stepResult
+	if rate := offeredRate(h.tb); rate > 0 {
+		// One step at the rate asked for, no search.
+		if r := try(rate, full); r.held() {
+			good = r
+		}
+		return searchResult{best: good, trail: strings.Join(trail, ", ")}
+	}
 	lo, hi := 0.0, 0.0
 	for rate := searchStart; rate <= searchMax; rate *= 2 {
 		r := try(rate, short)
