@@ -36,16 +36,18 @@ func (im *importer) findSinks(a *application, st *state, threads []*threadState)
 		}
 		sk := &sink{ds: ds, class: class, origins: make([]*origin, len(ds.signals))}
 		for i, s := range ds.signals {
-			for _, t := range threads {
-				o := t.produced[key(ds.name, s.name)]
-				if o == nil {
-					continue
-				}
+			w := s.written
+			if w.t == nil {
+				continue
+			}
+			for _, t := range append(w.earlier, w.t) {
+				im.steps++
 				if sk.thread != nil && sk.thread != t {
 					im.errorf(ds.node.Pos, "%s is written by threads %s and %s; streamerd synchronises a datasource from one thread", ds.path, sk.thread.def.name, t.def.name)
 				}
-				sk.thread, sk.origins[i] = t, o
+				sk.thread = t
 			}
+			sk.origins[i] = w.o
 		}
 		if sk.thread == nil {
 			im.skip(ds.node.Pos, ds.path, ds.class, "no GAM of state %s writes it", st.name)
@@ -78,8 +80,13 @@ func (im *importer) build(a *application, st *state, threads []*threadState) *ou
 	for _, sk := range sinks {
 		b.source(sk)
 	}
+	byThread := map[*threadState][]*outGAM{}
+	for _, g := range c.gams {
+		im.steps++
+		byThread[g.thread] = append(byThread[g.thread], g)
+	}
 	for _, t := range threads {
-		b.thread(t)
+		b.thread(t, byThread[t])
 	}
 	c.gams = c.gams[:0]
 	for _, t := range c.threads {
@@ -119,6 +126,7 @@ func (b *builder) source(sk *sink) {
 		b.im.udpsParams(ds, &s.table)
 	}
 	for i, sig := range ds.signals {
+		b.im.steps++
 		if sk.class == "FlatUDP" && sig.node == nil && len(sig.refs) > 0 {
 			// UDPSender locks its Signals: a GAM may not add one.
 			b.im.errorf(sig.refs[0].node.Pos, "%s writes %s.%s, which the UDPSender does not declare in its Signals (MARTe2 refuses: the UDPSender's signals are locked)", sig.refs[0].gam.path, ds.path, sig.name)
@@ -244,8 +252,8 @@ func (b *builder) route(sk *sink, sig *dsSignal, o *origin) {
 	if sig.name != signal {
 		out.set("Alias", tomlString(sig.name), "")
 	}
-	if len(o.via) > 0 {
-		out.comments = append(out.comments, "via "+strings.Join(o.via, " → "))
+	if o.via != nil {
+		out.comments = append(out.comments, "via "+o.via.viaText())
 	}
 	g.outputs = append(g.outputs, out)
 }
@@ -261,7 +269,11 @@ func (b *builder) newGAM(t *threadState, src *gamDef, o *origin) *outGAM {
 		name = base + "_" + strconv.Itoa(i)
 	}
 	b.names[name] = true
-	g := &outGAM{name: name, thread: t, order: indexOf(t.def.gams, src)}
+	order := len(t.def.gams)
+	if src.thread == t.def {
+		order = src.order
+	}
+	g := &outGAM{name: name, thread: t, order: order}
 	g.comments = []string{fmt.Sprintf("%s (%s), %s:%d", src.path, src.class, b.im.file, src.node.Pos.Line)}
 	g.set("Name", tomlString(name), "")
 	switch o.kind {
@@ -316,13 +328,4 @@ func gamName(s string) string {
 		return "GAM"
 	}
 	return s
-}
-
-func indexOf(gams []*gamDef, g *gamDef) int {
-	for i, x := range gams {
-		if x == g {
-			return i
-		}
-	}
-	return len(gams)
 }

@@ -46,6 +46,9 @@ type importer struct {
 	texts  map[*gamSignal]string // char8 constants: the Default string
 	routes []*origin             // the origins of the imported signals
 	unfed  []*origin             // the imported signals' origins that are not imported
+	// steps counts the iterations of the loops over GAMs, signals and
+	// threads; TestImportLinear holds it linear in the file's size.
+	steps int
 }
 
 // ReadFile reads a MARTe2 configuration file, refusing one larger than
@@ -69,11 +72,17 @@ func ReadFile(path string) ([]byte, error) {
 // something not imported is an error; the Result is then still returned
 // with its notes, and TOML is nil.
 func Import(name string, data []byte, opt Options) (*Result, error) {
+	_, res, err := importWith(name, data, opt)
+	return res, err
+}
+
+// importWith is Import, returning the importer too (for its steps).
+func importWith(name string, data []byte, opt Options) (*importer, *Result, error) {
+	im := &importer{file: name, opt: opt, waves: map[*gamDef]*wave{}, consts: map[*gamSignal]float64{}, texts: map[*gamSignal]string{}}
 	root, err := Parse(name, data)
 	if err != nil {
-		return nil, err
+		return im, nil, err
 	}
-	im := &importer{file: name, opt: opt, waves: map[*gamDef]*wave{}, consts: map[*gamSignal]float64{}, texts: map[*gamSignal]string{}}
 	res := &Result{File: name}
 	out := im.run(root)
 	sortNotes(im.notes)
@@ -83,10 +92,10 @@ func Import(name string, data []byte, opt Options) (*Result, error) {
 			a, b := im.errs[i].Pos, im.errs[j].Pos
 			return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col)
 		})
-		return res, Errors(im.errs)
+		return im, res, Errors(im.errs)
 	}
 	res.TOML = out.render()
-	return res, nil
+	return im, res, nil
 }
 
 // run imports the first RealTimeApplication of the tree.
@@ -105,6 +114,7 @@ func (im *importer) run(root *Node) *outConfig {
 	if st == nil {
 		return nil
 	}
+	im.expandThreads(a, st)
 	var threads []*threadState
 	for _, t := range st.threads {
 		ts := &threadState{def: t}

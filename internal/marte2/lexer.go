@@ -44,6 +44,7 @@ type token struct {
 	text   string // the string without quotes, escapes resolved; the terminal
 	quoted bool
 	pos    Pos
+	off    int // byte offset of its first character
 }
 
 func (t token) String() string {
@@ -133,21 +134,26 @@ func (l *lexer) next() (token, error) {
 	if err := l.skip(); err != nil {
 		return token{}, err
 	}
-	p := l.pos
+	p, off := l.pos, l.off
 	if l.off >= len(l.src) {
-		return token{kind: tokEOF, pos: p}, nil
+		return token{kind: tokEOF, pos: p, off: off}, nil
 	}
 	c := l.src[l.off]
+	var t token
+	var err error
 	switch {
 	case c == 0:
 		return token{}, l.errorf(p, "NUL byte: not a text file")
 	case isTerminal(c):
 		l.advance()
-		return token{kind: tokTerm, text: l.src[l.off-1 : l.off], pos: p}, nil
+		t = token{kind: tokTerm, text: l.src[l.off-1 : l.off], pos: p}
 	case c == '"':
-		return l.quoted(p)
+		t, err = l.quoted(p)
+	default:
+		t, err = l.bare(p)
 	}
-	return l.bare(p)
+	t.off = off
+	return t, err
 }
 
 // quoted reads a string from its opening quote to its closing one.

@@ -195,7 +195,7 @@ func (im *importer) udpsParams(ds *dataSource, t *table) {
 	p.copyStr(t, "Address", "Address")
 	if l := p.leaf("AllowedClients"); l != nil {
 		var cs []string
-		for _, it := range l.Value.Items {
+		for it := range l.Value.All() {
 			cs = append(cs, it.Text)
 		}
 		t.set("AllowedClients", tomlStrings(cs), "")

@@ -9,14 +9,8 @@ import (
 )
 
 // thread writes the [[Threads]] table of t, if any imported GAM runs in
-// it, and puts its GAMs in order.
-func (b *builder) thread(t *threadState) {
-	var gams []*outGAM
-	for _, g := range b.c.gams {
-		if g.thread == t {
-			gams = append(gams, g)
-		}
-	}
+// it (gams, in creation order), and puts its GAMs in order.
+func (b *builder) thread(t *threadState, gams []*outGAM) {
 	d := t.def
 	if len(gams) == 0 {
 		b.im.skip(d.node.Pos, d.path, d.class, "writes no imported datasource")
