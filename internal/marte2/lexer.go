@@ -177,28 +177,56 @@ func (l *lexer) quoted(p Pos) (token, error) {
 			l.advance()
 			return token{kind: tokString, text: text, quoted: true, pos: p}, nil
 		}
-		l.consume(&b, start)
+		if err := l.consume(&b, start); err != nil {
+			return token{}, err
+		}
 	}
 }
 
-// consume moves past the character at l.off. A backslash starts an
-// escape; from the first escape on, the token's text differs from the
-// input and is collected in *b.
-func (l *lexer) consume(b **strings.Builder, start int) {
+// multibyte moves past the character of two or more bytes at l.off,
+// collecting it in b when b is not nil, and refuses bytes that are not
+// UTF-8: names and values go into the TOML, which is UTF-8, and
+// replacing them would change them silently.
+func (l *lexer) multibyte(b *strings.Builder) error {
+	r, size := utf8.DecodeRuneInString(l.src[l.off:])
+	if r == utf8.RuneError && size <= 1 {
+		return l.errorf(l.pos, "byte 0x%02x is not UTF-8: names and values must be UTF-8 text (convert the file, e.g. iconv -f latin1 -t utf-8)", l.src[l.off])
+	}
+	if b != nil {
+		b.WriteString(l.src[l.off : l.off+size])
+	}
+	for range size {
+		l.advance()
+	}
+	return nil
+}
+
+// consume moves past the character at l.off, refusing a byte that is not
+// UTF-8. A backslash starts an escape; from the first escape on, the
+// token's text differs from the input and is collected in *b.
+func (l *lexer) consume(b **strings.Builder, start int) error {
 	c := l.src[l.off]
+	if c >= utf8.RuneSelf {
+		return l.multibyte(*b)
+	}
 	if c == '\\' {
 		if *b == nil {
 			*b = &strings.Builder{}
 			(*b).WriteString(l.src[start:l.off])
 		}
 		l.advance()
+		if l.off < len(l.src) && l.src[l.off] >= utf8.RuneSelf {
+			(*b).WriteByte('\\') // kept before a character that is no escape
+			return l.multibyte(*b)
+		}
 		l.escape(*b)
-		return
+		return nil
 	}
 	if *b != nil {
 		(*b).WriteByte(c)
 	}
 	l.advance()
+	return nil
 }
 
 // text returns the token read from start: the input itself, or b when an
@@ -250,7 +278,9 @@ func (l *lexer) bare(p Pos) (token, error) {
 		if isSeparator(c) || isTerminal(c) || (c == '/' && (l.startsWith("//") || l.startsWith("/*"))) {
 			break
 		}
-		l.consume(&b, start)
+		if err := l.consume(&b, start); err != nil {
+			return token{}, err
+		}
 	}
 	if l.off-start > MaxTokenLen {
 		return token{}, l.errorf(p, "name or value longer than %d bytes", MaxTokenLen)
