@@ -47,7 +47,7 @@ var scaleShapes = []scaleShape{
 	// One IOGAM with n outputs into a UDPSender, no input: 60 000
 	// outputs make a 2.7 MB file.
 	{"iogam-outputs", func(n int) []byte {
-		return cfgApp(" +G = { Class = IOGAM\n OutputSignals = {\n"+signals(n, "Out", "DataSource = UDPOut Type = uint32")+" } }\n",
+		return cfgApp(" +G = { Class = IOGAM\n OutputSignals = {\n"+signals(n, "O", "DataSource = UDPOut Type = uint32")+" } }\n",
 			" +UDPOut = { Class = UDP::UDPSender Address = \"127.0.0.1\" ExecutionMode = RealTimeThread }\n",
 			runState("Run", "G"))
 	}, 60000},
@@ -157,9 +157,10 @@ func isMappingError(err error) bool {
 	return ok
 }
 
-// TestImportLinear: each shape at n and 4n costs at most 4.5 times as
-// much, in steps of the importer's loops, bytes allocated and
-// allocations; a quadratic path would cost 16 times as much.
+// TestImportLinear: each shape at 4n costs at most 4.5 times the steps of
+// the importer's loops at n, and at most 6 times the bytes allocated and
+// the allocations (linear is 4, plus the steps in which maps and slices
+// grow, and the race detector's own); a quadratic path costs 16 times.
 func TestImportLinear(t *testing.T) {
 	const n = 400
 	for _, sh := range scaleShapes {
@@ -170,10 +171,10 @@ func TestImportLinear(t *testing.T) {
 			t.Logf("n=%d: %d bytes, %d steps, %d B allocated, %d allocations; 4n: %d bytes, %d steps, %d B, %d allocations",
 				n, len(small), s1, b1, m1, len(large), s4, b4, m4)
 			for _, c := range []struct {
-				what   string
-				n1, n4 float64
-			}{{"steps", float64(s1), float64(s4)}, {"bytes allocated", float64(b1), float64(b4)}, {"allocations", float64(m1), float64(m4)}} {
-				if c.n4 > 4.5*c.n1 {
+				what          string
+				n1, n4, limit float64
+			}{{"steps", float64(s1), float64(s4), 4.5}, {"bytes allocated", float64(b1), float64(b4), 6}, {"allocations", float64(m1), float64(m4), 6}} {
+				if c.n4 > c.limit*c.n1 {
 					t.Errorf("%s: %.0f at n=%d, %.0f at 4n: ×%.1f, not linear", c.what, c.n1, n, c.n4, c.n4/c.n1)
 				}
 			}
