@@ -110,6 +110,18 @@ func (d *dataSource) add(s *dsSignal) {
 	d.signals = append(d.signals, s)
 }
 
+// pos returns where a datasource signal is defined: its declaration, else
+// the first GAM signal that names it, else the datasource.
+func (s *dsSignal) pos() Pos {
+	switch {
+	case s.node != nil:
+		return s.node.Pos
+	case len(s.refs) > 0:
+		return s.refs[0].node.Pos
+	}
+	return s.ds.node.Pos
+}
+
 func (d *dataSource) signal(name string) *dsSignal {
 	if i, ok := d.byName[name]; ok {
 		return d.signals[i]
