@@ -79,3 +79,27 @@ func TestResultSource(t *testing.T) {
 		}
 	}
 }
+
+// A GAM run by two threads of the imported state is an error, as in
+// MARTe2; listed twice in one thread (itself and its group), it runs once.
+func TestGAMInTwoThreads(t *testing.T) {
+	cfg := readTestdata(t, "groups-partial.cfg")
+	const slow = "Functions = { Slow.SlowClock Slow.Adc Slow.Names }"
+	two := strings.Replace(cfg, slow, "Functions = { Slow.SlowClock Slow.Adc Slow.Names Fast.Tone }", 1)
+	if two == cfg {
+		t.Fatalf("no %s in groups-partial.cfg", slow)
+	}
+	_, err := Import("groups-partial.cfg", []byte(two), Options{Partial: true})
+	if want := "$TwoThreads.+Functions.+Fast.+Tone is already run by thread FastThread of state Run (MARTe2 refuses a GAM in two threads of one state)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%v\nwant %s", err, want)
+	}
+	twice := strings.Replace(cfg, slow, "Functions = { Slow.SlowClock Slow.Adc Slow.Names Slow Slow.Adc }", 1)
+	res, err := Import("groups-partial.cfg", []byte(twice), Options{Partial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := Import("groups-partial.cfg", []byte(cfg), Options{Partial: true})
+	if string(res.TOML) != string(want.TOML) {
+		t.Errorf("a GAM listed twice in a thread changes the TOML:\n%s", res.TOML)
+	}
+}
