@@ -3,7 +3,7 @@
 // Usage:
 //
 //	streamerd [-config app.toml] [-http host:port] [-check | -describe] [-log-level info] [-log-format text]
-//	streamerd -import-marte2 app.cfg [-import-marte2-partial] [-check | -describe] > app.toml
+//	streamerd -import-marte2 app.cfg [-import-marte2-partial] [-http host:port] [-check | -describe] > app.toml
 //	streamerd -version
 //
 // Without -config it runs the embedded default (configs/app.toml).
@@ -20,7 +20,8 @@
 // for, and a closed pipe never stops the daemon.
 // -import-marte2 converts a MARTe2 application (.cfg) into streamerd TOML
 // (docs/marte2.md); with -check it reports what maps, what is approximated
-// and what is skipped instead.
+// and what is skipped instead. The TOML's App.HTTPAddress is a free
+// loopback port picked when streamerd starts, or -http's.
 package main
 
 import (
@@ -65,7 +66,7 @@ const (
 var usage = cli.Usage{
 	Synopsis: []string{
 		"[-config app.toml] [-http host:port] [-check | -describe] [-log-level info] [-log-format text]",
-		"-import-marte2 app.cfg [-import-marte2-partial] [-check | -describe] > app.toml",
+		"-import-marte2 app.cfg [-import-marte2-partial] [-http host:port] [-check | -describe] > app.toml",
 		"-version",
 	},
 	Summary: "Runs the streamerd application a TOML file describes (without -config, the embedded configs/app.toml): RT threads, GAMs and UDP producers, with metrics, status and operator control over HTTP. SIGINT, SIGTERM or SIGHUP stops it and it exits 0; it exits 1 when the configuration is invalid or a socket cannot be opened, 2 on bad flags.",
@@ -129,7 +130,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return cli.ExitOK
 	}
 	if o.importCfg != "" {
-		return importMARTe2(o.importCfg, o.partial, o.check, o.describe, stdout, stderr)
+		return importMARTe2(o.importCfg, o, stdout, stderr)
 	}
 
 	var f *config.File

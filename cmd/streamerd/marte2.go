@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"sort"
 
 	"github.com/VictoriaMetrics/metrics"
 
@@ -17,15 +19,21 @@ import (
 // of what maps, what is approximated and what is skipped, or with
 // describe the layout of the imported application. Warnings and errors
 // go to stderr. The imported TOML is always loaded and built, as -check
-// does, before it is printed. It returns the exit code.
-func importMARTe2(path string, partial, check, describe bool, stdout, stderr io.Writer) int {
+// does, before it is printed; what the loader finds wrong in it is
+// reported at the line of the MARTe2 file it comes from. It returns the
+// exit code.
+func importMARTe2(path string, o options, stdout, stderr io.Writer) int {
 	data, err := marte2.ReadFile(path)
 	if err != nil {
 		fmt.Fprintln(stderr, "streamerd:", err)
 		return 1
 	}
-	res, err := marte2.Import(path, data, marte2.Options{Partial: partial})
-	if res != nil && check {
+	opt := marte2.Options{Partial: o.partial}
+	if o.httpSet {
+		opt.HTTPAddress, opt.NoHTTP = o.http, o.http == ""
+	}
+	res, err := marte2.Import(path, data, opt)
+	if res != nil && o.check {
 		res.WriteReport(stdout)
 	} else if res != nil {
 		for _, n := range res.Warnings() {
@@ -39,26 +47,67 @@ func importMARTe2(path string, partial, check, describe bool, stdout, stderr io.
 	name := path + " (imported)"
 	f, err := config.Parse(name, res.TOML)
 	if err != nil {
-		fmt.Fprintf(stderr, "streamerd: the configuration imported from %s does not load:\n%v\n", path, err)
+		fmt.Fprintf(stderr, "streamerd: the configuration imported from %s does not load:\n%v\n", path, toMARTe2(err, name, path, res))
 		return 1
 	}
 	for _, w := range f.Warnings {
-		fmt.Fprintln(stderr, "warning:", w)
+		fmt.Fprintln(stderr, "warning:", toMARTe2(w, name, path, res))
 	}
 	a, err := app.Build(f, metrics.NewSet(), newDiscardLogger())
 	if err != nil {
-		fmt.Fprintf(stderr, "streamerd: the configuration imported from %s does not build:\n%v\n", path, err)
+		fmt.Fprintf(stderr, "streamerd: the configuration imported from %s does not build:\n%v\n", path, toMARTe2(err, name, path, res))
 		return 1
 	}
 	switch {
-	case check:
+	case o.check:
 		fmt.Fprintf(stdout, "%s: the imported configuration is valid\n", path)
-	case describe:
+	case o.describe:
 		a.Describe(stdout)
 	default:
 		stdout.Write(res.TOML)
 	}
 	return 0
+}
+
+// toMARTe2 repositions the loader's errors in err that name a line of the
+// imported TOML (file name) at the line of the MARTe2 file (path) that
+// line comes from, sorted by that position, and returns err. Errors
+// without a position are left as they are.
+func toMARTe2(err error, name, path string, res *marte2.Result) error {
+	var moved []*config.Error
+	var walk func(error)
+	walk = func(err error) {
+		var e *config.Error
+		switch x := err.(type) {
+		case *config.Error:
+			e = x
+		case interface{ Unwrap() []error }:
+			for _, c := range x.Unwrap() {
+				walk(c)
+			}
+			return
+		default:
+			if errors.As(err, &e) {
+				break
+			}
+			return
+		}
+		if e.File != name {
+			return
+		}
+		if p, ok := res.Source(e.Line); ok {
+			e.File, e.Line, e.Col = path, p.Line, p.Col
+			moved = append(moved, e)
+		}
+	}
+	walk(err)
+	if es, ok := err.(config.Errors); ok && len(moved) == len(es) {
+		sort.SliceStable(es, func(i, j int) bool {
+			a, b := es[i], es[j]
+			return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col)
+		})
+	}
+	return err
 }
 
 func newDiscardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

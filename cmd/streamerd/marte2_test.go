@@ -46,7 +46,7 @@ func TestImportMARTe2Check(t *testing.T) {
 	for _, want := range []string{
 		"maps          udpsender.cfg:119:9",
 		"skipped       udpsender.cfg:132:9   $SenderApp.+Data.+Recorder (FileDataSource::FileWriter)",
-		"udpsender.cfg: 11 maps, 1 approximated, 3 skipped",
+		"udpsender.cfg: 12 maps, 2 approximated, 3 skipped",
 		"udpsender.cfg: the imported configuration is valid",
 	} {
 		if !strings.Contains(out, want) {
@@ -97,6 +97,78 @@ func TestImportMARTe2Errors(t *testing.T) {
 	}
 }
 
+// The imported TOML has an [App] whose HTTPAddress is a free loopback
+// port picked when streamerd starts (so that it runs beside another
+// streamerd, make run's on 9100 say), the report says so, and -http
+// writes another address, or "" (HTTP off).
+func TestImportMARTe2HTTP(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, `HTTPAddress = "127.0.0.1:0"`},
+		{[]string{"-http", "127.0.0.1:9151"}, `HTTPAddress = "127.0.0.1:9151"`},
+		{[]string{"-http", ""}, `HTTPAddress = ""`},
+	} {
+		out, errs, code := streamerd(t, marte2Testdata, append([]string{"-import-marte2", "udpsender.cfg"}, tc.args...)...)
+		if code != 0 || !strings.Contains(out, "\n[App]\n"+tc.want+"\n") {
+			t.Errorf("%v: exit %d, no [App] with %s:\n%s%s", tc.args, code, tc.want, out, errs)
+		}
+	}
+	out, errs, code := streamerd(t, marte2Testdata, "-import-marte2", "udpsender.cfg", "-check")
+	if want := `$SenderApp (RealTimeApplication)                                → [App] HTTPAddress = "127.0.0.1:0": HTTP (metrics, status, control) on a free loopback port picked when streamerd starts and named in its log ("HTTP listening")`; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("exit %d, the report does not say where HTTP is:\n%s%s", code, out, errs)
+	}
+}
+
+// What the loader refuses in the imported TOML is reported at the line of
+// the MARTe2 file it comes from, never at a line of the TOML, and every
+// error once.
+func TestImportMARTe2ErrorsAtCfgLines(t *testing.T) {
+	cfg, err := os.ReadFile(filepath.Join(marte2Testdata, "udpsender.cfg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		old, new string
+		want     []string
+	}{
+		{"Frequency = 1000 ", "Frequency = 1e30 ", []string{
+			`app.cfg:23:21: Threads[0] "Thread1": Frequency: period must be 1µs..1h0m0s, got 1.0000000150474662e+30 Hz`}},
+		{"Frequency = 1000 ", "Frequency = -5 ", []string{
+			`app.cfg:23:21: $SenderApp.+Functions.+GAMTimer: Frequency: expected a number > 0 Hz, got "-5"`}},
+		{"Sine = { Type = float32 }", "\"Si\\tne\" = { Type = float32 }", []string{
+			`app.cfg:127:17: GAMs[1] "SineGAM" Outputs[0]: Alias: must not contain control or format characters (U+0009 at byte 2), got "Si\tne"`,
+			`app.cfg:127:17: DataSources[0] "UDPOut" Signals[2] "Si\tne": Name: must not contain control or format characters (U+0009 at byte 2), got "Si\tne"`}},
+		{"+SineGAM", "+Sine\xffGAM", []string{
+			`app.cfg:31:14: byte 0xff is not UTF-8: names and values must be UTF-8 text (convert the file, e.g. iconv -f latin1 -t utf-8)`}},
+	} {
+		app := strings.Replace(string(cfg), tc.old, tc.new, 1)
+		if app == string(cfg) {
+			t.Fatalf("%q is not in udpsender.cfg", tc.old)
+		}
+		if strings.Contains(tc.new, "Si") { // the signal's other mention, in SendGAM
+			app = strings.Replace(app, "Sine = { DataSource = UDPOut", "\"Si\\tne\" = { DataSource = UDPOut", 1)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "app.cfg"), []byte(app), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errs, code := streamerd(t, dir, "-import-marte2", "app.cfg")
+		if code != 1 || out != "" {
+			t.Errorf("%s: exit %d, stdout %q", tc.new, code, out)
+		}
+		for _, w := range tc.want {
+			if n := strings.Count(errs, w); n != 1 {
+				t.Errorf("%s: %q %d times in:\n%s", tc.new, w, n, errs)
+			}
+		}
+		if strings.Contains(errs, "(imported)") || strings.Contains(errs, "\uFFFD") {
+			t.Errorf("%s: an error names the generated TOML or a replaced byte:\n%s", tc.new, errs)
+		}
+	}
+}
+
 // The end-to-end path of an imported application: import a UDPSender
 // application, print its signals string with -describe, run it, decode its
 // datagrams as flatrecv does with that string, and check each value is the
@@ -125,7 +197,8 @@ func TestImportMARTe2EndToEnd(t *testing.T) {
 	if !strings.Contains(errs, "warning: app.cfg:132:9: $SenderApp.+Data.+Recorder (FileDataSource::FileWriter): skipped") {
 		t.Errorf("the FileWriter is not reported as skipped:\n%s", errs)
 	}
-	toml = "[App]\nHTTPAddress = \"127.0.0.1:0\"\n" + toml
+	// Run as imported: its [App] takes a free HTTP port, whatever else
+	// runs beside it.
 	if err := os.WriteFile(filepath.Join(dir, "app.toml"), []byte(toml), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -10,20 +10,25 @@ func (im *importer) noteGAMs(a *application, st *state, used map[*gamDef]string)
 	inState := map[*gamDef]bool{}
 	for _, t := range st.threads {
 		for _, g := range t.gams {
+			im.steps++
 			inState[g] = true
 		}
 	}
-	folded := map[string]bool{}
+	folded := map[*gamDef]bool{}
+	seen := map[*hop]bool{} // hops are shared: each is walked once
 	blamed := map[*gamDef]string{}
 	for _, o := range append(append([]*origin(nil), im.routes...), im.unfed...) {
-		for _, v := range o.via {
-			folded[v] = true
+		for h := o.via; h != nil && !seen[h]; h = h.prev {
+			im.steps++
+			seen[h] = true
+			folded[h.gam] = true
 		}
 		if o.blame != nil && blamed[o.blame] == "" {
 			blamed[o.blame] = o.why
 		}
 	}
 	for _, g := range a.gams {
+		im.steps++
 		if blamed[g] != "" {
 			im.skip(g.node.Pos, g.path, g.class, "not imported: %s", blamed[g])
 			if used[g] == "" {
@@ -31,11 +36,11 @@ func (im *importer) noteGAMs(a *application, st *state, used map[*gamDef]string)
 			}
 		}
 		switch {
-		case used[g] != "" && folded[g.path]:
+		case used[g] != "" && folded[g]:
 			im.maps(g.node.Pos, g.path, g.class, "%s; its copies are folded (the producer writes the imported datasource directly)", used[g])
 		case used[g] != "":
 			im.maps(g.node.Pos, g.path, g.class, "%s", used[g])
-		case folded[g.path]:
+		case folded[g]:
 			im.maps(g.node.Pos, g.path, g.class, "folded: an IOGAM copies bytes unchanged, so the producer of each value writes the imported datasource directly")
 		case !inState[g]:
 			im.skip(g.node.Pos, g.path, g.class, "not run in state %s", st.name)

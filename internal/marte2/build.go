@@ -36,16 +36,18 @@ func (im *importer) findSinks(a *application, st *state, threads []*threadState)
 		}
 		sk := &sink{ds: ds, class: class, origins: make([]*origin, len(ds.signals))}
 		for i, s := range ds.signals {
-			for _, t := range threads {
-				o := t.produced[key(ds.name, s.name)]
-				if o == nil {
-					continue
-				}
+			w := s.written
+			if w.t == nil {
+				continue
+			}
+			for _, t := range append(w.earlier, w.t) {
+				im.steps++
 				if sk.thread != nil && sk.thread != t {
 					im.errorf(ds.node.Pos, "%s is written by threads %s and %s; streamerd synchronises a datasource from one thread", ds.path, sk.thread.def.name, t.def.name)
 				}
-				sk.thread, sk.origins[i] = t, o
+				sk.thread = t
 			}
+			sk.origins[i] = w.o
 		}
 		if sk.thread == nil {
 			im.skip(ds.node.Pos, ds.path, ds.class, "no GAM of state %s writes it", st.name)
@@ -78,8 +80,13 @@ func (im *importer) build(a *application, st *state, threads []*threadState) *ou
 	for _, sk := range sinks {
 		b.source(sk)
 	}
+	byThread := map[*threadState][]*outGAM{}
+	for _, g := range c.gams {
+		im.steps++
+		byThread[g.thread] = append(byThread[g.thread], g)
+	}
 	for _, t := range threads {
-		b.thread(t)
+		b.thread(t, byThread[t])
 	}
 	c.gams = c.gams[:0]
 	for _, t := range c.threads {
@@ -91,8 +98,43 @@ func (im *importer) build(a *application, st *state, threads []*threadState) *ou
 	im.noteGAMs(a, st, b.used)
 	im.noteSources(a, sinks, threads)
 	im.noteObjects(a)
+	c.app = im.appTable(a)
 	c.header = im.header(a, st)
 	return c
+}
+
+// appTable writes the [App] table: the HTTP address, which MARTe2 has no
+// equivalent of.
+func (im *importer) appTable(a *application) table {
+	t := table{pos: a.obj.node.Pos}
+	addr := im.httpAddress()
+	t.comments = []string{"HTTP (metrics, status, operator control) " + im.httpText()}
+	t.set("HTTPAddress", tomlString(addr), "")
+	im.maps(a.obj.node.Pos, a.obj.path, a.obj.class, "→ [App] HTTPAddress = %s: HTTP (metrics, status, control) %s", tomlString(addr), im.httpText())
+	return t
+}
+
+// httpAddress returns the App.HTTPAddress to write.
+func (im *importer) httpAddress() string {
+	switch {
+	case im.opt.NoHTTP:
+		return ""
+	case im.opt.HTTPAddress != "":
+		return im.opt.HTTPAddress
+	}
+	return DefaultHTTPAddress
+}
+
+// httpText says what the HTTP address written means.
+func (im *importer) httpText() string {
+	switch addr := im.httpAddress(); addr {
+	case "":
+		return "off"
+	case DefaultHTTPAddress:
+		return "on a free loopback port picked when streamerd starts and named in its log (\"HTTP listening\"); -http host:port at import fixes one"
+	default:
+		return "on " + addr
+	}
 }
 
 // builder collects the streamerd tables.
@@ -110,6 +152,7 @@ type builder struct {
 func (b *builder) source(sk *sink) {
 	ds := sk.ds
 	s := &outSource{name: ds.name}
+	s.pos = ds.node.Pos
 	s.comments = []string{fmt.Sprintf("%s (%s), %s:%d: written by thread %s", ds.path, ds.class, b.im.file, ds.node.Pos.Line, sk.thread.def.name)}
 	s.set("Name", tomlString(ds.name), "")
 	s.set("Class", tomlString(sk.class), "")
@@ -119,6 +162,7 @@ func (b *builder) source(sk *sink) {
 		b.im.udpsParams(ds, &s.table)
 	}
 	for i, sig := range ds.signals {
+		b.im.steps++
 		if sk.class == "FlatUDP" && sig.node == nil && len(sig.refs) > 0 {
 			// UDPSender locks its Signals: a GAM may not add one.
 			b.im.errorf(sig.refs[0].node.Pos, "%s writes %s.%s, which the UDPSender does not declare in its Signals (MARTe2 refuses: the UDPSender's signals are locked)", sig.refs[0].gam.path, ds.path, sig.name)
@@ -130,13 +174,8 @@ func (b *builder) source(sk *sink) {
 
 // signal writes one [[DataSources.Signals]] table and routes its origin.
 func (b *builder) signal(sk *sink, sig *dsSignal, o *origin) table {
-	var t table
-	pos := sig.ds.node.Pos
-	if sig.node != nil {
-		pos = sig.node.Pos
-	} else if len(sig.refs) > 0 {
-		pos = sig.refs[0].node.Pos
-	}
+	pos := sig.pos()
+	t := table{pos: pos}
 	path := sig.ds.path + ".Signals." + sig.name
 	typ := b.im.signalType(sig, pos, path, sk.class)
 	elems, dims := sig.elems, sig.dims
@@ -238,14 +277,14 @@ func (b *builder) route(sk *sink, sig *dsSignal, o *origin) {
 		g = b.newGAM(t, src, o)
 		b.gamByKey[k] = g
 	}
-	out := table{}
+	out := table{pos: sig.pos()}
 	out.set("Signal", tomlString(signal), "")
 	out.set("DataSource", tomlString(sk.ds.name), "")
 	if sig.name != signal {
 		out.set("Alias", tomlString(sig.name), "")
 	}
-	if len(o.via) > 0 {
-		out.comments = append(out.comments, "via "+strings.Join(o.via, " → "))
+	if o.via != nil {
+		out.comments = append(out.comments, "via "+o.via.viaText())
 	}
 	g.outputs = append(g.outputs, out)
 }
@@ -261,7 +300,12 @@ func (b *builder) newGAM(t *threadState, src *gamDef, o *origin) *outGAM {
 		name = base + "_" + strconv.Itoa(i)
 	}
 	b.names[name] = true
-	g := &outGAM{name: name, thread: t, order: indexOf(t.def.gams, src)}
+	order := len(t.def.gams)
+	if src.thread == t.def {
+		order = src.order
+	}
+	g := &outGAM{name: name, thread: t, order: order}
+	g.pos = src.node.Pos
 	g.comments = []string{fmt.Sprintf("%s (%s), %s:%d", src.path, src.class, b.im.file, src.node.Pos.Line)}
 	g.set("Name", tomlString(name), "")
 	switch o.kind {
@@ -287,11 +331,11 @@ func (b *builder) newGAM(t *threadState, src *gamDef, o *origin) *outGAM {
 		if text, ok := b.im.texts[o.out]; ok {
 			what = "Text"
 			g.set("Class", tomlString("Text"), "")
-			g.set("Text", tomlString(text), "Default of "+o.out.name)
+			g.setAt(o.out.node.Leaf("Default").Value.Pos, "Text", tomlString(text), "Default of "+o.out.name)
 		} else {
 			g.set("Class", tomlString("Waveform"), "")
 			g.set("Waveform", tomlString("constant"), "")
-			g.set("Offset", tomlFloat(b.im.consts[o.out]), "Default of "+o.out.name)
+			g.setAt(o.out.node.Leaf("Default").Value.Pos, "Offset", tomlFloat(b.im.consts[o.out]), "Default of "+o.out.name)
 		}
 		if b.used[src] == "" {
 			b.used[src] = "GAM " + name + " (" + what + ")"
@@ -316,13 +360,4 @@ func gamName(s string) string {
 		return "GAM"
 	}
 	return s
-}
-
-func indexOf(gams []*gamDef, g *gamDef) int {
-	for i, x := range gams {
-		if x == g {
-			return i
-		}
-	}
-	return len(gams)
 }

@@ -10,7 +10,9 @@
 //     object, what maps, what is approximated and what is skipped, with
 //     positions (res.Warnings, res.WriteReport).
 //  3. Load res.TOML with internal/config and build it with internal/app
-//     to check it, as streamerd -check does.
+//     to check it, as streamerd -check does; res.Source(line) gives the
+//     MARTe2 position a line of the TOML comes from, for the loader's
+//     errors.
 //
 // What maps: the RealTimeApplication's state (the one its StateMachine
 // prepares first, else the first), its RealTimeThreads (CPUs, the GAM
@@ -26,6 +28,11 @@
 // an imported datasource fed by something skipped is an error unless
 // Options.Partial.
 //
+// The TOML's [App] sets HTTPAddress (Options.HTTPAddress, by default
+// DefaultHTTPAddress: a free loopback port picked when streamerd starts).
+//
 // Errors are *Error values ("file:line:col: message"); Import returns
-// every mapping error found, sorted by position, as Errors.
+// every mapping error found, sorted by position and each once, as Errors.
+// Names and values must be UTF-8. Time and memory are linear in the
+// file.
 package marte2

@@ -24,8 +24,43 @@ type origin struct {
 	gam    *gamDef      // Wave, Const: the generator; Counter, Time: the GAM that reads the timer
 	out    *gamSignal   // Const: the output, with its Default
 	why    string       // Unfed: the reason, naming the objects
+	cause  string       // Unfed: the first reason, when why wraps it (a chain of GAMs)
 	blame  *gamDef      // Unfed: the GAM that is not imported, if a GAM is the cause
-	via    []string     // the GAMs it passed through (IOGAMs), in order
+	via    *hop         // the last GAM it passed through (IOGAMs), or nil
+}
+
+// hop is one GAM a value passed through. Hops form a list from the last
+// to the first, shared by every value that passed the same way: following
+// a value through n IOGAMs costs n hops, not n² strings.
+type hop struct {
+	gam   *gamDef
+	prev  *hop // the hop before, nil for the first
+	first *hop // the first hop of the list
+	n     int  // hops up to this one
+}
+
+// maxShownHops is how many GAMs "via" lists in full; a longer chain shows
+// its first and last GAMs and a count.
+const maxShownHops = 6
+
+// viaText returns "A → B → C", or "A → … (n more) → Y → Z" for a long
+// chain.
+func (h *hop) viaText() string {
+	if h == nil {
+		return ""
+	}
+	var last []string
+	for x := h; x != nil && len(last) < maxShownHops; x = x.prev {
+		last = append(last, x.gam.path)
+	}
+	if h.n > maxShownHops {
+		last = last[:2]
+		last = append(last, fmt.Sprintf("… (%d more)", h.n-3), h.first.gam.path)
+	}
+	for i, j := 0, len(last)-1; i < j; i, j = i+1, j-1 {
+		last[i], last[j] = last[j], last[i]
+	}
+	return strings.Join(last, " → ")
 }
 
 func unfed(format string, args ...any) *origin {
@@ -42,8 +77,21 @@ func unfedBy(g *gamDef, format string, args ...any) *origin {
 // through returns o as seen after the IOGAM g.
 func (o *origin) through(g *gamDef) *origin {
 	c := *o
-	c.via = append(append([]string(nil), o.via...), g.path)
+	h := &hop{gam: g, prev: o.via, n: 1}
+	h.first = h
+	if o.via != nil {
+		h.first, h.n = o.via.first, o.via.n+1
+	}
+	c.via = h
 	return &c
+}
+
+// rootCause returns the first reason of an unfed origin.
+func (o *origin) rootCause() string {
+	if o.cause != "" {
+		return o.cause
+	}
+	return o.why
 }
 
 // threadState is what resolving one thread found: its timer and the
@@ -54,29 +102,40 @@ type threadState struct {
 	timerGAM  *gamDef     // the GAM whose input carries Frequency
 	frequency string      // the Frequency as written
 	freqPos   Pos
-	produced  map[string]*origin // "DataSource.Signal" → origin
 }
 
-func key(ds, sig string) string { return ds + "." + sig }
+// writes are the values the threads of the imported state write into a
+// datasource signal: the last thread's, and the threads before it.
+type writes struct {
+	t       *threadState // the last thread that writes it
+	o       *origin      // the value it writes last
+	earlier []*threadState
+}
 
 // resolveThread follows the data through the thread's GAMs in order.
 func (im *importer) resolveThread(a *application, t *threadState) {
-	t.produced = map[string]*origin{}
 	for _, g := range t.def.gams {
 		ins := make([]*origin, len(g.inputs))
 		for i, s := range g.inputs {
+			im.steps++
 			ins[i] = im.resolveInput(a, t, s)
 		}
 		outs := im.gamOutputs(a, t, g, ins)
 		for i, s := range g.outputs {
+			im.steps++
 			ds := s.ds
 			if ds == "" {
 				ds = a.defaultDS
 			}
-			if a.dsByName[ds] == nil {
+			if s.sig == nil {
 				im.errorf(s.node.Pos, "%s: DataSource %q: no datasource of that name in %s.+Data", s, ds, a.obj.path)
+				continue
 			}
-			t.produced[key(ds, s.alias)] = outs[i]
+			w := &s.sig.written
+			if w.t != nil && w.t != t {
+				w.earlier = append(w.earlier, w.t)
+			}
+			w.t, w.o = t, outs[i]
 		}
 	}
 }
@@ -99,11 +158,11 @@ func (im *importer) resolveInput(a *application, t *threadState, s *gamSignal) *
 	case "LinuxTimer":
 		return im.timerInput(t, ds, s)
 	case "GAMDataSource":
-		if o := t.produced[key(ds.name, s.alias)]; o != nil {
-			return o
+		if w := s.sig.written; w.t == t {
+			return w.o
 		}
-		if writer := im.writerOf(a, ds, s.alias); writer != nil {
-			if inThread(t.def, writer) {
+		if writer := s.sig.writer; writer != nil {
+			if writer.thread == t.def {
 				return unfed("%s reads %s.%s before %s writes it in the cycle (MARTe2 passes the previous cycle's value); streamerd has no one-cycle delay", s.gam.path, ds.path, s.alias, writer.path)
 			}
 			return unfed("%s reads %s.%s, which %s writes in another thread or state", s.gam.path, ds.path, s.alias, writer.path)
@@ -114,27 +173,6 @@ func (im *importer) resolveInput(a *application, t *threadState, s *gamSignal) *
 		return unfed("%s reads %s, an output datasource", s, ds.path)
 	}
 	return unfed("%s comes from %s (%s), which is not imported", s, ds.path, ds.class)
-}
-
-func inThread(t *threadDef, g *gamDef) bool {
-	for _, x := range t.gams {
-		if x == g {
-			return true
-		}
-	}
-	return false
-}
-
-// writerOf returns a GAM of the application that writes ds.sig, or nil.
-func (im *importer) writerOf(a *application, ds *dataSource, sig string) *gamDef {
-	for _, g := range a.gams {
-		for _, o := range g.outputs {
-			if (o.ds == ds.name || (o.ds == "" && a.defaultDS == ds.name)) && o.alias == sig {
-				return g
-			}
-		}
-	}
-	return nil
 }
 
 // timerInput resolves a read of a LinuxTimer signal. LinuxTimer knows its
@@ -169,10 +207,12 @@ func (im *importer) gamOutputs(a *application, t *threadState, g *gamDef, ins []
 	outs := make([]*origin, len(g.outputs))
 	fill := func(o *origin) {
 		for i := range outs {
+			im.steps++
 			outs[i] = o
 		}
 	}
 	for _, s := range g.outputs {
+		im.steps++
 		if s.unsupp != "" {
 			fill(unfedBy(g, "%s uses %s, which streamerd does not support", s, s.unsupp))
 			return outs
@@ -185,6 +225,7 @@ func (im *importer) gamOutputs(a *application, t *threadState, g *gamDef, ins []
 		fill(im.waveform(a, t, g, ins))
 	case "ConstantGAM":
 		for i, s := range g.outputs {
+			im.steps++
 			outs[i] = im.constant(a, t, g, s)
 		}
 	default:
@@ -202,12 +243,15 @@ func (im *importer) gamOutputs(a *application, t *threadState, g *gamDef, ins []
 // bytes, so the value is unchanged).
 func (im *importer) ioGAM(a *application, g *gamDef, ins, outs []*origin) {
 	if len(g.inputs) != len(g.outputs) {
+		o := unfedBy(g, "%s copies %d inputs into %d outputs; streamerd maps an IOGAM signal by signal", g.path, len(g.inputs), len(g.outputs))
 		for i := range outs {
-			outs[i] = unfedBy(g, "%s copies %d inputs into %d outputs; streamerd maps an IOGAM signal by signal", g.path, len(g.inputs), len(g.outputs))
+			im.steps++
+			outs[i] = o
 		}
 		return
 	}
 	for i, out := range g.outputs {
+		im.steps++
 		in := g.inputs[i]
 		ti, ni := a.signalShape(in)
 		to, no := a.signalShape(out)
@@ -262,8 +306,8 @@ func (o *origin) describe() string {
 	default:
 		return o.why
 	}
-	for _, v := range o.via {
-		b.WriteString(" → " + v)
+	if o.via != nil {
+		b.WriteString(" → " + o.via.viaText())
 	}
 	return b.String()
 }

@@ -60,8 +60,12 @@ func checkTree(t *testing.T, n *Node, depth int) {
 			continue
 		}
 		v := c.Value
-		if len(v.Items) == 0 || v.Rows*v.Cols != len(v.Items) || v.Dims > 2 {
-			t.Fatalf("%q: %d items as %d×%d, dims %d", c.Name, len(v.Items), v.Rows, v.Cols, v.Dims)
+		n := 0
+		for range v.All() {
+			n++
+		}
+		if n == 0 || n != v.Len() || v.Rows*v.Cols != n || v.Dims > 2 {
+			t.Fatalf("%q: %d items (Len %d) as %d×%d, dims %d", c.Name, n, v.Len(), v.Rows, v.Cols, v.Dims)
 		}
 		_ = v.String()
 	}

@@ -22,8 +22,10 @@ func (im *importer) waveform(a *application, t *threadState, g *gamDef, ins []*o
 	switch in := ins[0]; in.kind {
 	case originTime:
 	case originUnfed:
+		// The first reason only: a chain of GAMs does not nest reasons.
 		o := *in
-		o.why = fmt.Sprintf("%s: its Time input is not imported: %s", g.path, in.why)
+		o.cause = in.rootCause()
+		o.why = fmt.Sprintf("%s: its Time input is not imported: %s", g.path, o.cause)
 		return &o
 	default:
 		return unfedBy(g, "%s reads %s as its time input; streamerd's waveforms read the LinuxTimer Time", g.path, in.describe())
@@ -35,6 +37,7 @@ func (im *importer) waveform(a *application, t *threadState, g *gamDef, ins []*o
 	}
 	n := -1
 	for _, o := range g.outputs {
+		im.steps++
 		typ, elems := a.signalShape(o)
 		if !isNumericType(typ) {
 			return unfedBy(g, "%s: output %s has type %q; a WaveformGAM writes numeric types", g.path, o.name, typ)
@@ -103,8 +106,9 @@ func (im *importer) constant(a *application, t *threadState, g *gamDef, s *gamSi
 	if !isNumericType(typ) {
 		return unfedBy(g, "%s has type %q; streamerd's constants are numeric or char8 text", s, typ)
 	}
-	first := l.Value.Items[0].Text
-	for _, it := range l.Value.Items[1:] {
+	first := l.Value.First().Text
+	for it := range l.Value.All() {
+		im.steps++
 		if it.Text != first {
 			return unfedBy(g, "%s: Default %v gives the elements different values; streamerd's constant gives every element the same", s, l.Value)
 		}
@@ -125,10 +129,10 @@ func (im *importer) constant(a *application, t *threadState, g *gamDef, s *gamSi
 // keeps the first n-1 bytes of an n-byte Default and a NUL, and refuses a
 // longer one.
 func (im *importer) textConstant(t *threadState, g *gamDef, s *gamSignal, l *Node, n int) *origin {
-	if v := l.Value; v.Dims != 0 || v.Expr || len(v.Items) != 1 || !v.Items[0].Quoted {
+	if v := l.Value; v.Dims != 0 || v.Expr || v.Len() != 1 || !v.First().Quoted {
 		return unfedBy(g, "%s: Default %v of a char8 signal is not one quoted string; streamerd's Text GAM writes a string", s, v)
 	}
-	text := l.Value.Items[0].Text
+	text := l.Value.First().Text
 	switch {
 	case text == "":
 		return unfedBy(g, "%s: Default is the empty string; a signal nothing writes stays empty (NUL) too", s)

@@ -15,13 +15,38 @@ type Options struct {
 	// from something that is not imported: the signal is kept, stays zero,
 	// and a warning names it. Without Partial such a signal is an error.
 	Partial bool
+	// HTTPAddress is the App.HTTPAddress written: host:port of streamerd's
+	// HTTP endpoint (metrics, status, operator control); ""
+	// means DefaultHTTPAddress, unless NoHTTP writes "" (HTTP off).
+	HTTPAddress string
+	NoHTTP      bool
 }
+
+// DefaultHTTPAddress is the HTTP address an imported application gets: a
+// loopback port the kernel chooses when streamerd starts, named in its
+// log, so that it never clashes with another streamerd (the default
+// configuration's 127.0.0.1:9100, say).
+const DefaultHTTPAddress = "127.0.0.1:0"
 
 // Result is an imported application.
 type Result struct {
 	File  string // the MARTe2 file's name, as given
 	TOML  []byte // the streamerd configuration; nil when Import failed
 	Notes []Note // what became of every object, in file order
+
+	sources []lineSource // where the lines of TOML come from
+	lines   int          // lines of TOML
+}
+
+// Source returns the position in the MARTe2 file that a line of TOML
+// (1-based) was imported from, so that the loader's errors on the TOML
+// can name the MARTe2 line; false when line is not in the TOML.
+func (r *Result) Source(line int) (Pos, bool) {
+	i := sort.Search(len(r.sources), func(i int) bool { return r.sources[i].line > line })
+	if i == 0 || line < 1 || line > r.lines {
+		return Pos{}, false
+	}
+	return r.sources[i-1].pos, true
 }
 
 // Errors is every problem that stopped an import, sorted by position; its
@@ -46,6 +71,10 @@ type importer struct {
 	texts  map[*gamSignal]string // char8 constants: the Default string
 	routes []*origin             // the origins of the imported signals
 	unfed  []*origin             // the imported signals' origins that are not imported
+	at     Pos                   // the application's position
+	// steps counts the iterations of the loops over GAMs, signals and
+	// threads; TestImportLinear holds it linear in the file's size.
+	steps int
 }
 
 // ReadFile reads a MARTe2 configuration file, refusing one larger than
@@ -69,24 +98,43 @@ func ReadFile(path string) ([]byte, error) {
 // something not imported is an error; the Result is then still returned
 // with its notes, and TOML is nil.
 func Import(name string, data []byte, opt Options) (*Result, error) {
+	_, res, err := importWith(name, data, opt)
+	return res, err
+}
+
+// importWith is Import, returning the importer too (for its steps).
+func importWith(name string, data []byte, opt Options) (*importer, *Result, error) {
+	im := &importer{file: name, opt: opt, waves: map[*gamDef]*wave{}, consts: map[*gamSignal]float64{}, texts: map[*gamSignal]string{}}
 	root, err := Parse(name, data)
 	if err != nil {
-		return nil, err
+		return im, nil, err
 	}
-	im := &importer{file: name, opt: opt, waves: map[*gamDef]*wave{}, consts: map[*gamSignal]float64{}, texts: map[*gamSignal]string{}}
 	res := &Result{File: name}
 	out := im.run(root)
 	sortNotes(im.notes)
 	res.Notes = im.notes
 	if len(im.errs) > 0 {
-		sort.SliceStable(im.errs, func(i, j int) bool {
-			a, b := im.errs[i].Pos, im.errs[j].Pos
-			return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col)
-		})
-		return res, Errors(im.errs)
+		return im, res, sortErrors(im.errs)
 	}
-	res.TOML = out.render()
-	return res, nil
+	res.TOML, res.sources, res.lines = out.render(im.at)
+	return im, res, nil
+}
+
+// sortErrors sorts errors by position, keeping their order for the same
+// position, and drops repeats (the same message at the same position).
+func sortErrors(es []*Error) Errors {
+	sort.SliceStable(es, func(i, j int) bool {
+		a, b := es[i].Pos, es[j].Pos
+		return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col)
+	})
+	out := es[:0]
+	for i, e := range es {
+		if i > 0 && *e == *es[i-1] {
+			continue
+		}
+		out = append(out, e)
+	}
+	return Errors(out)
 }
 
 // run imports the first RealTimeApplication of the tree.
@@ -99,12 +147,15 @@ func (im *importer) run(root *Node) *outConfig {
 	for _, o := range apps[1:] {
 		im.skip(o.node.Pos, o.path, o.class, "streamerd imports one RealTimeApplication, the first (%s)", apps[0].path)
 	}
+	im.at = apps[0].node.Pos
 	im.noteOutside(root, "", apps[0].node)
 	a := im.readApplication(apps[0])
+	im.checkCharDefaults(a)
 	st := im.chooseState(root, a)
 	if st == nil {
 		return nil
 	}
+	im.expandThreads(a, st)
 	var threads []*threadState
 	for _, t := range st.threads {
 		ts := &threadState{def: t}
@@ -131,7 +182,7 @@ func (im *importer) noteOutside(n *Node, parent string, app *Node) {
 		case "StateMachine":
 			why = "streamerd runs one state and has no state machine; operators act on the datasources over HTTP"
 		case "HttpService", "HttpObjectBrowser", "HttpDirectoryResource", "HttpMessageInterface", "HttpDataExportI":
-			why = "streamerd serves metrics, status and control over HTTP at App.HTTPAddress (127.0.0.1:9100 by default)"
+			why = "streamerd serves metrics, status and control over HTTP itself: [App] HTTPAddress = " + tomlString(im.httpAddress())
 		}
 		im.skip(c.Pos, o.path, o.class, "%s", why)
 	}

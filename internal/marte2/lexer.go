@@ -44,6 +44,7 @@ type token struct {
 	text   string // the string without quotes, escapes resolved; the terminal
 	quoted bool
 	pos    Pos
+	off    int // byte offset of its first character
 }
 
 func (t token) String() string {
@@ -133,21 +134,26 @@ func (l *lexer) next() (token, error) {
 	if err := l.skip(); err != nil {
 		return token{}, err
 	}
-	p := l.pos
+	p, off := l.pos, l.off
 	if l.off >= len(l.src) {
-		return token{kind: tokEOF, pos: p}, nil
+		return token{kind: tokEOF, pos: p, off: off}, nil
 	}
 	c := l.src[l.off]
+	var t token
+	var err error
 	switch {
 	case c == 0:
 		return token{}, l.errorf(p, "NUL byte: not a text file")
 	case isTerminal(c):
 		l.advance()
-		return token{kind: tokTerm, text: l.src[l.off-1 : l.off], pos: p}, nil
+		t = token{kind: tokTerm, text: l.src[l.off-1 : l.off], pos: p}
 	case c == '"':
-		return l.quoted(p)
+		t, err = l.quoted(p)
+	default:
+		t, err = l.bare(p)
 	}
-	return l.bare(p)
+	t.off = off
+	return t, err
 }
 
 // quoted reads a string from its opening quote to its closing one.
@@ -171,28 +177,56 @@ func (l *lexer) quoted(p Pos) (token, error) {
 			l.advance()
 			return token{kind: tokString, text: text, quoted: true, pos: p}, nil
 		}
-		l.consume(&b, start)
+		if err := l.consume(&b, start); err != nil {
+			return token{}, err
+		}
 	}
 }
 
-// consume moves past the character at l.off. A backslash starts an
-// escape; from the first escape on, the token's text differs from the
-// input and is collected in *b.
-func (l *lexer) consume(b **strings.Builder, start int) {
+// multibyte moves past the character of two or more bytes at l.off,
+// collecting it in b when b is not nil, and refuses bytes that are not
+// UTF-8: names and values go into the TOML, which is UTF-8, and
+// replacing them would change them silently.
+func (l *lexer) multibyte(b *strings.Builder) error {
+	r, size := utf8.DecodeRuneInString(l.src[l.off:])
+	if r == utf8.RuneError && size <= 1 {
+		return l.errorf(l.pos, "byte 0x%02x is not UTF-8: names and values must be UTF-8 text (convert the file, e.g. iconv -f latin1 -t utf-8)", l.src[l.off])
+	}
+	if b != nil {
+		b.WriteString(l.src[l.off : l.off+size])
+	}
+	for range size {
+		l.advance()
+	}
+	return nil
+}
+
+// consume moves past the character at l.off, refusing a byte that is not
+// UTF-8. A backslash starts an escape; from the first escape on, the
+// token's text differs from the input and is collected in *b.
+func (l *lexer) consume(b **strings.Builder, start int) error {
 	c := l.src[l.off]
+	if c >= utf8.RuneSelf {
+		return l.multibyte(*b)
+	}
 	if c == '\\' {
 		if *b == nil {
 			*b = &strings.Builder{}
 			(*b).WriteString(l.src[start:l.off])
 		}
 		l.advance()
+		if l.off < len(l.src) && l.src[l.off] >= utf8.RuneSelf {
+			(*b).WriteByte('\\') // kept before a character that is no escape
+			return l.multibyte(*b)
+		}
 		l.escape(*b)
-		return
+		return nil
 	}
 	if *b != nil {
 		(*b).WriteByte(c)
 	}
 	l.advance()
+	return nil
 }
 
 // text returns the token read from start: the input itself, or b when an
@@ -244,7 +278,9 @@ func (l *lexer) bare(p Pos) (token, error) {
 		if isSeparator(c) || isTerminal(c) || (c == '/' && (l.startsWith("//") || l.startsWith("/*"))) {
 			break
 		}
-		l.consume(&b, start)
+		if err := l.consume(&b, start); err != nil {
+			return token{}, err
+		}
 	}
 	if l.off-start > MaxTokenLen {
 		return token{}, l.errorf(p, "name or value longer than %d bytes", MaxTokenLen)

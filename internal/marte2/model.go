@@ -11,7 +11,8 @@ import (
 type application struct {
 	obj       object
 	gams      []*gamDef
-	gamByName map[string]*gamDef // by qualified name: "GAM" or "Group.GAM"
+	gamByName map[string]*gamDef   // by qualified name: "GAM" or "Group.GAM"
+	groups    map[string][]*gamDef // by group name ("Group", "Group.Sub"): its GAMs, in order
 	sources   []*dataSource
 	dsByName  map[string]*dataSource
 	defaultDS string
@@ -50,6 +51,8 @@ type gamDef struct {
 	qname   string // qualified name in +Functions: "GAM1" or "Group.GAM1"
 	inputs  []*gamSignal
 	outputs []*gamSignal
+	thread  *threadDef // the thread of the imported state that runs it, or nil
+	order   int        // its position in that thread
 }
 
 // gamSignal is one signal of a GAM's InputSignals or OutputSignals.
@@ -57,13 +60,14 @@ type gamSignal struct {
 	node   *Node
 	gam    *gamDef
 	input  bool
-	name   string // the GAM's name for it
-	ds     string // the datasource: DataSource, or the default
-	alias  string // the datasource's name for it: Alias, or name
-	typ    string // Type, "" when not given here
-	elems  int    // NumberOfElements, 0 when not given here
-	dims   int    // NumberOfDimensions, -1 when not given here
-	unsupp string // a parameter streamerd cannot honour (Samples > 1, Ranges)
+	name   string    // the GAM's name for it
+	ds     string    // the datasource: DataSource, or the default
+	alias  string    // the datasource's name for it: Alias, or name
+	typ    string    // Type, "" when not given here
+	elems  int       // NumberOfElements, 0 when not given here
+	dims   int       // NumberOfDimensions, -1 when not given here
+	unsupp string    // a parameter streamerd cannot honour (Samples > 1, Ranges)
+	sig    *dsSignal // the datasource signal it names; nil when the datasource does not exist
 }
 
 func (s *gamSignal) String() string {
@@ -80,32 +84,54 @@ func (s *gamSignal) String() string {
 type dataSource struct {
 	object
 	signals []*dsSignal
+	byName  map[string]int // index in signals
 }
 
 type dsSignal struct {
-	ds    *dataSource
-	name  string
-	node  *Node // the declaration in Signals, nil when added by a GAM
-	typ   string
-	elems int // 0 when not given
-	dims  int // -1 when not given
-	refs  []*gamSignal
+	ds      *dataSource
+	name    string
+	node    *Node // the declaration in Signals, nil when added by a GAM
+	typ     string
+	elems   int // 0 when not given
+	dims    int // -1 when not given
+	refs    []*gamSignal
+	writer  *gamDef // the first GAM (in +Functions order) that writes it
+	written writes  // what the threads of the imported state write into it
+}
+
+// add appends a signal; a name already there keeps its first signal.
+func (d *dataSource) add(s *dsSignal) {
+	if d.byName == nil {
+		d.byName = map[string]int{}
+	}
+	if _, ok := d.byName[s.name]; !ok {
+		d.byName[s.name] = len(d.signals)
+	}
+	d.signals = append(d.signals, s)
+}
+
+// pos returns where a datasource signal is defined: its declaration, else
+// the first GAM signal that names it, else the datasource.
+func (s *dsSignal) pos() Pos {
+	switch {
+	case s.node != nil:
+		return s.node.Pos
+	case len(s.refs) > 0:
+		return s.refs[0].node.Pos
+	}
+	return s.ds.node.Pos
 }
 
 func (d *dataSource) signal(name string) *dsSignal {
-	for _, s := range d.signals {
-		if s.name == name {
-			return s
-		}
+	if i, ok := d.byName[name]; ok {
+		return d.signals[i]
 	}
 	return nil
 }
 
 func (d *dataSource) index(name string) int {
-	for i, s := range d.signals {
-		if s.name == name {
-			return i
-		}
+	if i, ok := d.byName[name]; ok {
+		return i
 	}
 	return -1
 }
@@ -119,7 +145,8 @@ type state struct {
 // threadDef is a RealTimeThread and the GAMs it runs, in order.
 type threadDef struct {
 	object
-	gams []*gamDef
+	functions *Value    // its Functions: names of GAMs and groups
+	gams      []*gamDef // the GAMs they name, once each; only in the imported state (expandThreads)
 }
 
 // findApplications returns every RealTimeApplication object in the tree,
@@ -140,7 +167,7 @@ func findApplications(n *Node, parent string, out []object) []object {
 // stop the import (a thread naming a GAM that does not exist) are
 // returned as errors.
 func (im *importer) readApplication(o object) *application {
-	a := &application{obj: o, gamByName: map[string]*gamDef{}, dsByName: map[string]*dataSource{}}
+	a := &application{obj: o, gamByName: map[string]*gamDef{}, groups: map[string][]*gamDef{}, dsByName: map[string]*dataSource{}}
 	for _, c := range o.node.Objects() {
 		co := newObject(c, o.path)
 		switch {
@@ -169,6 +196,7 @@ func (im *importer) readApplication(o object) *application {
 	}
 	for _, g := range a.gams {
 		for _, s := range append(append([]*gamSignal{}, g.inputs...), g.outputs...) {
+			im.steps++
 			im.addReference(a, s)
 		}
 	}
@@ -187,11 +215,19 @@ func (im *importer) readFunctions(a *application, n *Node, path, prefix string) 
 			im.readFunctions(a, c, o.path, prefix+o.name+".")
 			continue
 		}
+		im.steps++
 		g := &gamDef{object: o, qname: prefix + o.name}
 		g.inputs = im.readGAMSignals(a, g, c.Block("InputSignals"), true)
 		g.outputs = im.readGAMSignals(a, g, c.Block("OutputSignals"), false)
 		a.gams = append(a.gams, g)
 		a.gamByName[g.qname] = g
+		// Every group the GAM is in: "A" and "A.B" for "A.B.GAM".
+		for i := range len(g.qname) {
+			im.steps++
+			if g.qname[i] == '.' {
+				a.groups[g.qname[:i]] = append(a.groups[g.qname[:i]], g)
+			}
+		}
 	}
 }
 
@@ -201,6 +237,7 @@ func (im *importer) readGAMSignals(a *application, g *gamDef, n *Node, input boo
 	}
 	var out []*gamSignal
 	for _, c := range n.Children {
+		im.steps++
 		if !c.IsBlock() {
 			continue
 		}
@@ -232,6 +269,7 @@ func (im *importer) readDeclaredSignals(ds *dataSource) {
 		return
 	}
 	for _, c := range sigs.Children {
+		im.steps++
 		if !c.IsBlock() {
 			continue // Locked = 1 and the like
 		}
@@ -239,7 +277,7 @@ func (im *importer) readDeclaredSignals(ds *dataSource) {
 		if c.Leaf("NumberOfDimensions") != nil {
 			s.dims = im.count(c, "NumberOfDimensions")
 		}
-		ds.signals = append(ds.signals, s)
+		ds.add(s)
 	}
 }
 
@@ -256,7 +294,7 @@ func (im *importer) addReference(a *application, s *gamSignal) {
 	d := ds.signal(s.alias)
 	if d == nil {
 		d = &dsSignal{ds: ds, name: s.alias, dims: -1}
-		ds.signals = append(ds.signals, d)
+		ds.add(d)
 	}
 	if d.typ == "" {
 		d.typ = s.typ
@@ -268,6 +306,10 @@ func (im *importer) addReference(a *application, s *gamSignal) {
 		d.dims = s.dims
 	}
 	d.refs = append(d.refs, s)
+	if !s.input && d.writer == nil {
+		d.writer = s.gam
+	}
+	s.sig = d
 }
 
 // readState reads a RealTimeState: its +Threads container of
@@ -282,12 +324,12 @@ func (im *importer) readState(a *application, o object) *state {
 	for _, tn := range threads.Objects() {
 		t := &threadDef{object: newObject(tn, tp)}
 		if f := tn.Leaf("Functions"); f != nil {
-			for _, it := range f.Value.Items {
-				gs := a.expandFunction(it.Text)
-				if len(gs) == 0 {
+			t.functions = f.Value
+			for it := range f.Value.All() {
+				im.steps++
+				if !a.hasFunction(it.Text) {
 					im.errorf(it.Pos, "%s: Functions: no GAM or group named %q in %s.+Functions", t.path, it.Text, a.obj.path)
 				}
-				t.gams = append(t.gams, gs...)
 			}
 		} else {
 			im.errorf(tn.Pos, "%s: no Functions: a RealTimeThread lists the GAMs it runs", t.path)
@@ -297,23 +339,63 @@ func (im *importer) readState(a *application, o object) *state {
 	return st
 }
 
-// expandFunction returns the GAMs a thread's Functions entry names: one
-// GAM, or every GAM of a group, in order.
-func (a *application) expandFunction(name string) []*gamDef {
-	// ":Functions.GAM" names it from the application.
+// functionName returns the name a thread's Functions entry gives in
+// +Functions: ":Functions.GAM" names it from the application.
+func functionName(name string) string {
 	if strings.HasPrefix(name, ":") {
 		name = strings.TrimPrefix(strings.TrimLeft(name, ":"), "Functions.")
 	}
+	return name
+}
+
+// hasFunction reports whether a thread's Functions entry names a GAM or a
+// group of GAMs.
+func (a *application) hasFunction(name string) bool {
+	name = functionName(name)
+	return a.gamByName[name] != nil || len(a.groups[name]) > 0
+}
+
+// expandFunction returns the GAMs a thread's Functions entry names: one
+// GAM, or every GAM of a group, in order.
+func (a *application) expandFunction(name string) []*gamDef {
+	name = functionName(name)
 	if g := a.gamByName[name]; g != nil {
 		return []*gamDef{g}
 	}
-	var out []*gamDef
-	for _, g := range a.gams {
-		if strings.HasPrefix(g.qname, name+".") {
-			out = append(out, g)
+	return a.groups[name]
+}
+
+// expandThreads resolves the Functions of the imported state's threads:
+// each GAM runs in one thread (MARTe2 refuses a GAM in two threads of one
+// state), once per cycle. Each GAM is claimed once and each entry
+// expanded once per thread, so the work is linear in the file.
+func (im *importer) expandThreads(a *application, st *state) {
+	for _, t := range st.threads {
+		if t.functions == nil {
+			continue
+		}
+		seen := map[string]bool{}
+		for it := range t.functions.All() {
+			im.steps++
+			name := functionName(it.Text)
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			for _, g := range a.expandFunction(name) {
+				im.steps++
+				if g.thread == nil {
+					g.thread, g.order = t, len(t.gams)
+					t.gams = append(t.gams, g)
+					continue
+				}
+				if g.thread != t {
+					im.errorf(it.Pos, "%s: Functions: %s is already run by thread %s of state %s (MARTe2 refuses a GAM in two threads of one state)", t.path, g.path, g.thread.name, st.name)
+					break
+				}
+			}
 		}
 	}
-	return out
 }
 
 // text returns the scalar leaf key of n, or "".

@@ -1,6 +1,8 @@
 package marte2
 
 import (
+	"fmt"
+	"iter"
 	"math"
 	"strconv"
 	"strings"
@@ -50,15 +52,48 @@ func bareName(s string) string {
 	return s
 }
 
-// Text returns the single scalar of a leaf, and whether it is one.
-func (v *Value) Text() (string, bool) {
-	if v == nil || v.Dims != 0 || v.Expr || len(v.Items) != 1 {
-		return "", false
+// Len returns the number of elements: 1 for a scalar or an expression.
+func (v *Value) Len() int { return v.n }
+
+// First returns the first element: the scalar, or the expression.
+func (v *Value) First() Scalar { return v.first }
+
+// All yields the elements in order, a matrix row by row. A vector or a
+// matrix is read again from its text, so each call allocates only for
+// elements with escapes.
+func (v *Value) All() iter.Seq[Scalar] {
+	return func(yield func(Scalar) bool) {
+		if v.src == "" {
+			yield(v.first)
+			return
+		}
+		lx := lexer{src: v.src, pos: v.srcPos}
+		for {
+			t, err := lx.next()
+			if err != nil || t.kind == tokEOF {
+				return
+			}
+			if t.kind == tokString && !yield(Scalar{Text: t.text, Quoted: t.quoted, Pos: t.pos}) {
+				return
+			}
+		}
 	}
-	return v.Items[0].Text, true
 }
 
-// String returns the value as written, for messages.
+// Text returns the single scalar of a leaf, and whether it is one.
+func (v *Value) Text() (string, bool) {
+	if v == nil || v.Dims != 0 || v.Expr || v.n != 1 {
+		return "", false
+	}
+	return v.first.Text, true
+}
+
+// maxShownItems is how many elements String prints of a vector or a
+// matrix; the rest are counted.
+const maxShownItems = 16
+
+// String returns the value as written, for messages: a vector or matrix
+// of more than maxShownItems elements is cut, with its element count.
 func (v *Value) String() string {
 	if v == nil {
 		return ""
@@ -79,24 +114,26 @@ func (v *Value) String() string {
 			b.WriteString(s.Text)
 		}
 	}
-	switch v.Dims {
-	case 0:
-		item(v.Items[0])
-	case 1:
+	if v.Dims == 0 {
+		item(v.first)
+	} else {
 		b.WriteString("{ ")
-		for _, s := range v.Items {
+		i := 0
+		for s := range v.All() {
+			if i == maxShownItems {
+				fmt.Fprintf(&b, "… (%d elements) ", v.n)
+				break
+			}
+			if v.Dims == 2 && i%v.Cols == 0 {
+				b.WriteString("{ ")
+			}
 			item(s)
 			b.WriteByte(' ')
-		}
-		b.WriteString("}")
-	default:
-		b.WriteString("{ ")
-		for r := 0; r < v.Rows; r++ {
-			b.WriteString("{ ")
-			for _, s := range v.Items[r*v.Cols : (r+1)*v.Cols] {
-				item(s)
-				b.WriteByte(' ')
+			if i++; v.Dims == 2 && i%v.Cols == 0 {
+				b.WriteString("} ")
 			}
+		}
+		if v.Dims == 2 && i%v.Cols != 0 {
 			b.WriteString("} ")
 		}
 		b.WriteString("}")

@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"sort"
 	"strings"
+
+	"github.com/streamerd/streamerd/datasource/flatudp"
 )
 
 // param reads the parameters of one object for a streamerd table: each
@@ -67,28 +69,31 @@ func (p *param) uint(key string, max uint64) (uint64, bool) {
 	return u, true
 }
 
+// pos returns the position of the value of key (present).
+func (p *param) pos(key string) Pos { return p.n.Leaf(key).Value.Pos }
+
 // copyStr, copyFloat, copyUint and copyMask copy a present key into t.
 func (p *param) copyStr(t *table, key, as string) {
 	if s, ok := p.str(key); ok {
-		t.set(as, tomlString(s), "")
+		t.setAt(p.pos(key), as, tomlString(s), "")
 	}
 }
 
 func (p *param) copyFloat(t *table, key string) {
 	if f, ok := p.float(key); ok {
-		t.set(key, tomlFloat(f), "")
+		t.setAt(p.pos(key), key, tomlFloat(f), "")
 	}
 }
 
 func (p *param) copyUint(t *table, key string, max uint64) {
 	if u, ok := p.uint(key, max); ok {
-		t.set(key, tomlInt(int64(u)), "")
+		t.setAt(p.pos(key), key, tomlInt(int64(u)), "")
 	}
 }
 
 func (p *param) copyMask(t *table, key, as string) {
 	if u, ok := p.uint(key, math.MaxUint64); ok {
-		t.set(as, tomlString(fmt.Sprintf("0x%x", u)), "")
+		t.setAt(p.pos(key), as, tomlString(fmt.Sprintf("0x%x", u)), "")
 	}
 }
 
@@ -119,23 +124,24 @@ func (p *param) restNote(why string) string {
 func (im *importer) flatParams(ds *dataSource, t *table) {
 	p := newParam(im, ds.node, ds.path, "Class", "Signals")
 	if a, ok := p.str("Address"); ok {
-		t.set("Address", tomlString(im.address(p, a)), "")
+		t.setAt(p.pos("Address"), "Address", tomlString(im.address(p, a)), "")
 	} else {
 		im.errorf(ds.node.Pos, "%s: no Address (MARTe2's UDPSender needs one)", ds.path)
 	}
-	port := uint64(44488)
+	port, portAt := uint64(flatudp.DefaultPort), ds.node.Pos
 	if u, ok := p.uint("Port", 65535); ok {
-		port = u
+		port, portAt = u, p.pos("Port")
 	}
-	t.set("Port", tomlInt(int64(port)), "")
-	mode := "IndependentThread"
+	t.setAt(portAt, "Port", tomlInt(int64(port)), "")
+	mode, modeAt := "IndependentThread", ds.node.Pos
 	if m, ok := p.str("ExecutionMode"); ok {
+		modeAt = p.pos("ExecutionMode")
 		if m != "IndependentThread" && m != "RealTimeThread" {
 			im.errorf(ds.node.Leaf("ExecutionMode").Value.Pos, "%s.ExecutionMode: expected IndependentThread or RealTimeThread, got %q", ds.path, m)
 		}
 		mode = m
 	}
-	t.set("ExecutionMode", tomlString(mode), "")
+	t.setAt(modeAt, "ExecutionMode", tomlString(mode), "")
 	var ignored []string
 	if mode == "IndependentThread" {
 		pre, okPre := p.uint("NumberOfPreTriggers", 1<<20)
@@ -195,10 +201,10 @@ func (im *importer) udpsParams(ds *dataSource, t *table) {
 	p.copyStr(t, "Address", "Address")
 	if l := p.leaf("AllowedClients"); l != nil {
 		var cs []string
-		for _, it := range l.Value.Items {
+		for it := range l.Value.All() {
 			cs = append(cs, it.Text)
 		}
-		t.set("AllowedClients", tomlStrings(cs), "")
+		t.setAt(l.Value.Pos, "AllowedClients", tomlStrings(cs), "")
 	}
 	p.copyMask(t, "CPUMask", "CPUMask")
 	p.copyUint(t, "Priority", 99)

@@ -1,6 +1,7 @@
 package marte2
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -18,13 +19,21 @@ type Node struct {
 // Value is the right-hand side of a leaf: a scalar, a vector { a b c } or
 // a matrix { { a b } { c d } }, possibly with a (type) cast, or a
 // (type | "expression") math expression.
+//
+// A vector or a matrix keeps its text, not its elements: All reads them
+// again from it, so a vector of millions of elements costs no more memory
+// than its text.
 type Value struct {
 	Pos        Pos    // of the first token after '='
 	Cast       string // the cast type, or a math expression's output type; "" when none
-	Expr       bool   // a math expression: Items[0] is the expression
+	Expr       bool   // a math expression: First is the expression
 	Dims       int    // 0 scalar, 1 vector, 2 matrix
 	Rows, Cols int    // matrix rows and columns; a vector is 1 × Cols; a scalar 1 × 1
-	Items      []Scalar
+
+	first  Scalar // the first element
+	n      int    // the number of elements
+	src    string // a vector or matrix: its text, from its '{' to its '}'
+	srcPos Pos    // the position of that '{'
 }
 
 // Scalar is one element of a Value.
@@ -71,9 +80,10 @@ func Parse(name string, data []byte) (*Node, error) {
 }
 
 type parser struct {
-	lx    lexer
-	tok   token // current token
-	ahead *token
+	lx       lexer
+	tok      token // current token
+	ahead    token // the token after it, when hasAhead
+	hasAhead bool
 }
 
 func (p *parser) errorf(pos Pos, format string, args ...any) error {
@@ -81,8 +91,8 @@ func (p *parser) errorf(pos Pos, format string, args ...any) error {
 }
 
 func (p *parser) advance() error {
-	if p.ahead != nil {
-		p.tok, p.ahead = *p.ahead, nil
+	if p.hasAhead {
+		p.tok, p.hasAhead = p.ahead, false
 		return nil
 	}
 	t, err := p.lx.next()
@@ -92,22 +102,23 @@ func (p *parser) advance() error {
 
 // peek returns the token after the current one.
 func (p *parser) peek() (token, error) {
-	if p.ahead == nil {
+	if !p.hasAhead {
 		t, err := p.lx.next()
 		if err != nil {
 			return token{}, err
 		}
-		p.ahead = &t
+		p.ahead, p.hasAhead = t, true
 	}
-	return *p.ahead, nil
+	return p.ahead, nil
 }
 
 func (p *parser) isTerm(s string) bool { return p.tok.kind == tokTerm && p.tok.text == s }
 
-// expect consumes the terminal s.
-func (p *parser) expect(s, what string) error {
+// expect consumes the terminal s; what (a format and its arguments) says
+// what it is for, in the error.
+func (p *parser) expect(s, what string, args ...any) error {
 	if !p.isTerm(s) {
-		return p.errorf(p.tok.pos, "expected '%s' %s, got %v", s, what, p.tok)
+		return p.errorf(p.tok.pos, "expected '%s' %s, got %v", s, fmt.Sprintf(what, args...), p.tok)
 	}
 	return p.advance()
 }
@@ -116,7 +127,7 @@ func (p *parser) expect(s, what string) error {
 // it does not consume.
 func (p *parser) definitions(end tokKind, depth int) ([]*Node, error) {
 	var nodes []*Node
-	seen := map[string]*Node{}
+	var seen map[string]*Node // the first node of each name, from the 9th node on
 	for !(p.tok.kind == end && (end == tokEOF || p.isTerm("}"))) {
 		n, err := p.definition(depth)
 		if err != nil {
@@ -124,15 +135,37 @@ func (p *parser) definitions(end tokKind, depth int) ([]*Node, error) {
 		}
 		// As in MARTe2: a leaf may be redefined (the last definition is
 		// the one read), a block may not reuse a name.
-		if first := seen[n.Name]; first != nil && n.IsBlock() {
+		if first := firstNamed(nodes, seen, n.Name); first != nil && n.IsBlock() {
 			return nil, p.errorf(n.Pos, "%q defined twice in the same block (first at line %d, column %d); MARTe2 refuses a block that reuses a name", n.Name, first.Pos.Line, first.Pos.Col)
 		}
-		if seen[n.Name] == nil {
+		nodes = append(nodes, n)
+		switch {
+		case len(nodes) == 9: // most blocks are small: no map for them
+			seen = make(map[string]*Node, 16)
+			for _, x := range nodes {
+				if seen[x.Name] == nil {
+					seen[x.Name] = x
+				}
+			}
+		case seen != nil && seen[n.Name] == nil:
 			seen[n.Name] = n
 		}
-		nodes = append(nodes, n)
 	}
 	return nodes, nil
+}
+
+// firstNamed returns the first of nodes called name: from seen when there
+// is a map, else by looking.
+func firstNamed(nodes []*Node, seen map[string]*Node, name string) *Node {
+	if seen != nil {
+		return seen[name]
+	}
+	for _, x := range nodes {
+		if x.Name == name {
+			return x
+		}
+	}
+	return nil
 }
 
 // definition reads Name = value.
@@ -156,7 +189,7 @@ func (p *parser) definition(depth int) (*Node, error) {
 	if err := p.advance(); err != nil {
 		return nil, err
 	}
-	if err := p.expect("=", "after "+strconv.Quote(n.Name)); err != nil {
+	if err := p.expect("=", "after %q", n.Name); err != nil {
 		return nil, err
 	}
 	var err error
@@ -234,11 +267,11 @@ func (p *parser) cast() (*Value, error) {
 		if err := p.advance(); err != nil {
 			return nil, err
 		}
-		if err := p.expect(")", "to close the expression opened at line "+strconv.Itoa(open.Line)); err != nil {
+		if err := p.expect(")", "to close the expression opened at line %d", open.Line); err != nil {
 			return nil, err
 		}
-		return &Value{Pos: open, Cast: typ, Expr: true, Rows: 1, Cols: 1,
-			Items: []Scalar{{Text: expr.text, Quoted: expr.quoted, Pos: expr.pos}}}, nil
+		return &Value{Pos: open, Cast: typ, Expr: true, Rows: 1, Cols: 1, n: 1,
+			first: Scalar{Text: expr.text, Quoted: expr.quoted, Pos: expr.pos}}, nil
 	}
 	if err := p.expect(")", "to close the cast"); err != nil {
 		return nil, err
@@ -259,17 +292,21 @@ func (p *parser) variable() (*Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.Cols, v.Items = 1, []Scalar{s}
+		v.Cols, v.first, v.n = 1, s, 1
 		return v, nil
 	}
+	open := p.tok
+	v.srcPos = open.pos
 	if err := p.advance(); err != nil {
 		return nil, err
 	}
 	if !p.isTerm("{") { // a vector
 		v.Dims = 1
-		if err := p.row(v); err != nil {
+		end, err := p.row(v)
+		if err != nil {
 			return nil, err
 		}
+		v.Cols, v.src = v.n, p.lx.src[open.off:end]
 		return v, nil
 	}
 	v.Dims, v.Rows = 2, 0
@@ -278,37 +315,42 @@ func (p *parser) variable() (*Value, error) {
 		if err := p.advance(); err != nil {
 			return nil, err
 		}
-		n := len(v.Items)
-		if err := p.row(v); err != nil {
+		n := v.n
+		if _, err := p.row(v); err != nil {
 			return nil, err
 		}
-		if cols := len(v.Items) - n; v.Rows == 0 {
+		if cols := v.n - n; v.Rows == 0 {
 			v.Cols = cols
 		} else if cols != v.Cols {
 			return nil, p.errorf(rowPos, "matrix row %d has %d elements, row 1 has %d", v.Rows+1, cols, v.Cols)
 		}
 		v.Rows++
 	}
+	if p.isTerm("}") {
+		v.src = p.lx.src[open.off : p.tok.off+1]
+	}
 	return v, p.expect("}", "to close the matrix")
 }
 
-// row reads scalars up to and including '}'; at least one.
-func (p *parser) row(v *Value) error {
-	start := len(v.Items)
+// row reads scalars up to and including '}', at least one, counting them
+// in v.n (the first in v.first); it returns the offset just past the '}'.
+func (p *parser) row(v *Value) (int, error) {
+	start := v.n
 	for !p.isTerm("}") {
 		s, err := p.scalar()
 		if err != nil {
-			return err
+			return 0, err
 		}
-		v.Items = append(v.Items, s)
+		if v.n == 0 {
+			v.first = s
+		}
+		v.n++
 	}
-	if len(v.Items) == start {
-		return p.errorf(p.tok.pos, "empty vector or block: MARTe2 needs at least one element")
+	if v.n == start {
+		return 0, p.errorf(p.tok.pos, "empty vector or block: MARTe2 needs at least one element")
 	}
-	if v.Dims == 1 {
-		v.Cols = len(v.Items)
-	}
-	return p.advance()
+	end := p.tok.off + 1
+	return end, p.advance()
 }
 
 func (p *parser) scalar() (Scalar, error) {

@@ -48,6 +48,9 @@ func TestParse(t *testing.T) {
 		{"Sig = { Type = float32; Unit = \"V\"; }", `Sig@1:1{Type@1:9=float32 Unit@1:25="V"}`},
 		// Columns count characters.
 		{"U = \"µs\" W = 2", `U@1:1="µs" W@1:10=2`},
+		// UTF-8 names, and a backslash before a character that is no
+		// escape; a comment need not be UTF-8.
+		{"Grüße = a\\µ // caf\xe9\nB = 1", `Grüße@1:1=a\µ B@2:1=1`},
 		// A leaf may be redefined; Leaf reads the last.
 		{"A = 1\nA = 2", "A@1:1=1 A@2:1=2"},
 		{"+A = { B = 1 }\nA = 3", "+A@1:1{B@1:8=1} A@2:1=3"},
@@ -96,6 +99,12 @@ func TestParseErrors(t *testing.T) {
 		{"A = 1\x00", "t.cfg:1:6: NUL byte: not a text file"},
 		// A closing quote ends the string: y is the next name.
 		{`A = "x"y B = 1`, `t.cfg:1:10: expected '=' after "y", got B`},
+		// Names and values are UTF-8 (they go into TOML): a Latin-1 byte
+		// is refused where it is, not replaced.
+		{"Ab\xff = 1", "t.cfg:1:3: byte 0xff is not UTF-8: names and values must be UTF-8 text (convert the file, e.g. iconv -f latin1 -t utf-8)"},
+		{"+A = {\n  Unit = \"\xb5s\"\n}", "t.cfg:2:11: byte 0xb5 is not UTF-8: names and values must be UTF-8 text (convert the file, e.g. iconv -f latin1 -t utf-8)"},
+		{"A = { 1 \\\xe9 }", "t.cfg:1:10: byte 0xe9 is not UTF-8: names and values must be UTF-8 text (convert the file, e.g. iconv -f latin1 -t utf-8)"},
+		{"A = \"µ\x80\"", "t.cfg:1:7: byte 0x80 is not UTF-8: names and values must be UTF-8 text (convert the file, e.g. iconv -f latin1 -t utf-8)"},
 	} {
 		_, err := Parse("t.cfg", []byte(tc.in))
 		if err == nil || err.Error() != tc.want {

@@ -9,14 +9,8 @@ import (
 )
 
 // thread writes the [[Threads]] table of t, if any imported GAM runs in
-// it, and puts its GAMs in order.
-func (b *builder) thread(t *threadState) {
-	var gams []*outGAM
-	for _, g := range b.c.gams {
-		if g.thread == t {
-			gams = append(gams, g)
-		}
-	}
+// it (gams, in creation order), and puts its GAMs in order.
+func (b *builder) thread(t *threadState, gams []*outGAM) {
 	d := t.def
 	if len(gams) == 0 {
 		b.im.skip(d.node.Pos, d.path, d.class, "writes no imported datasource")
@@ -24,24 +18,26 @@ func (b *builder) thread(t *threadState) {
 	}
 	sort.SliceStable(gams, func(i, j int) bool { return gams[i].order < gams[j].order })
 	th := &outThread{name: d.name, gams: gams}
+	th.pos = d.node.Pos
+	f := b.im.frequency(t)
 	th.comments = []string{
 		fmt.Sprintf("%s (%s), %s:%d", d.path, d.class, b.im.file, d.node.Pos.Line),
 		fmt.Sprintf("paced by %s (%s): Frequency on %s's input", t.timer.path, t.timer.class, t.timerGAM.path),
 	}
 	th.set("Name", tomlString(d.name), "")
-	th.set("Frequency", tomlFloat(b.im.frequency(t)), "Hz")
+	th.setAt(t.freqPos, "Frequency", tomlFloat(f), "Hz")
 	p := newParam(b.im, d.node, d.path, "Class", "Functions")
 	p.copyMask(&th.table, "CPUs", "CPUMask")
 	if p.leaf("StackSize") != nil {
 		b.im.approx(d.node.Leaf("StackSize").Pos, d.path+".StackSize", "", "ignored: streamerd's RT thread is a locked OS thread with the default stack")
 	}
-	b.im.timerParams(t, &th.table)
+	b.im.timerParams(t, f, &th.table)
 	names := make([]string, len(gams))
 	for i, g := range gams {
 		names[i] = g.name
 	}
-	th.set("GAMs", tomlStrings(names), "")
-	b.im.maps(d.node.Pos, d.path, d.class, "→ [[Threads]] %s at %s Hz running %s%s", d.name, tomlFloat(b.im.frequency(t)), strings.Join(names, ", "), p.restNote("not RealTimeThread parameters"))
+	th.setAt(d.functions.Pos, "GAMs", tomlStrings(names), "")
+	b.im.maps(d.node.Pos, d.path, d.class, "→ [[Threads]] %s at %s Hz running %s%s", d.name, tomlFloat(f), strings.Join(names, ", "), p.restNote("not RealTimeThread parameters"))
 	b.im.approx(d.node.Pos, d.path, d.class, "MARTe2's GAMScheduler runs RT threads SCHED_FIFO (RealTimePriorityClass); the import leaves Priority = 0: add Priority = 1..99 to the thread (needs CAP_SYS_NICE) for the same")
 	b.c.threads = append(b.c.threads, th)
 }
@@ -56,25 +52,45 @@ func (im *importer) frequency(t *threadState) float64 {
 	return float64(float32(f))
 }
 
+// schedulerGranularity is MARTe2's default scheduler granularity on Linux
+// (SCHED_GRANULARITY_US): Sleep::NoMore sleeps whole multiples of it and
+// busy-waits the rest.
+const schedulerGranularity = 10 * time.Millisecond
+
+// defaultSleep says how MARTe2's SleepNature = Default differs from
+// streamerd's at frequency f.
+func defaultSleep(f float64) string {
+	period := time.Duration(math.Round(1e9 / f))
+	spin := fmt.Sprintf("up to %v of each %v cycle", schedulerGranularity, period)
+	if period <= schedulerGranularity {
+		spin = fmt.Sprintf("all of each %v cycle, nearly a whole CPU", period)
+	}
+	return fmt.Sprintf("MARTe2's Default (Sleep::NoMore) sleeps only whole scheduler granularities (%v unless MARTeApp's loader sets SchedulerGranularity) and busy-waits the rest: %s; streamerd's Default sleeps on a timer: the same data, much less CPU, more wake-up jitter; SleepNature = \"Busy\" on the thread spins as MARTe2 does", schedulerGranularity, spin)
+}
+
 // timerParams maps the LinuxTimer's parameters onto the thread.
-func (im *importer) timerParams(t *threadState, th *table) {
+func (im *importer) timerParams(t *threadState, f float64, th *table) {
 	ds := t.timer
 	p := newParam(im, ds.node, ds.path, "Class", "Signals")
-	nature, _ := p.str("SleepNature")
+	nature, hasNature := p.str("SleepNature")
+	natureAt := ds.node.Pos
+	if hasNature {
+		natureAt = p.pos("SleepNature")
+	}
 	pct, hasPct := p.uint("SleepPercentage", 100)
 	switch {
 	case nature == "Busy" && hasPct && pct > 0:
-		th.set("SleepNature", tomlString("Hybrid"), "MARTe2 Busy with SleepPercentage")
-		th.set("SleepPercentage", tomlInt(int64(pct)), "")
+		th.setAt(natureAt, "SleepNature", tomlString("Hybrid"), "MARTe2 Busy with SleepPercentage")
+		th.setAt(p.pos("SleepPercentage"), "SleepPercentage", tomlInt(int64(pct)), "")
 	case nature == "Busy":
-		th.set("SleepNature", tomlString("Busy"), "")
+		th.setAt(natureAt, "SleepNature", tomlString("Busy"), "")
 	default:
 		if nature != "" && nature != "Default" {
-			im.approx(ds.node.Leaf("SleepNature").Value.Pos, ds.path+".SleepNature", "", "%q is not Default or Busy; the thread sleeps (Default)", nature)
+			im.approx(natureAt, ds.path+".SleepNature", "", "%q is not Default or Busy; the thread sleeps (Default)", nature)
 		}
-		th.set("SleepNature", tomlString("Default"), "")
+		im.approx(natureAt, ds.path+".SleepNature", "", "%s", defaultSleep(f))
+		th.setAt(natureAt, "SleepNature", tomlString("Default"), "sleeps on a timer; MARTe2's Default busy-waits (\"Busy\" spins as it does)")
 	}
-	f := im.frequency(t)
 	period := time.Duration(math.Round(1e9 / f))
 	text := fmt.Sprintf("paces thread %s at %s Hz (period %v); Counter and Time come from streamerd's Timer", t.def.name, tomlFloat(f), period)
 	if mode, _ := p.str("ExecutionMode"); mode != "RealTimeThread" {

@@ -14,15 +14,22 @@ import (
 type kv struct {
 	key, value string // value already in TOML syntax
 	comment    string // trailing comment, "" for none
+	pos        Pos    // where in the MARTe2 file it comes from; zero: the table's
 }
 
 type table struct {
 	comments []string // lines printed above the table header
 	keys     []kv
+	pos      Pos // the MARTe2 object or signal it comes from
 }
 
 func (t *table) set(key, value, comment string) {
-	t.keys = append(t.keys, kv{key, value, comment})
+	t.keys = append(t.keys, kv{key: key, value: value, comment: comment})
+}
+
+// setAt is set for a key that comes from the MARTe2 file at pos.
+func (t *table) setAt(pos Pos, key, value, comment string) {
+	t.keys = append(t.keys, kv{key, value, comment, pos})
 }
 
 type outThread struct {
@@ -47,56 +54,87 @@ type outSource struct {
 
 type outConfig struct {
 	header  []string
+	app     table
 	threads []*outThread
 	gams    []*outGAM // in thread order
 	sources []*outSource
 }
 
-// render prints the configuration as TOML.
-func (c *outConfig) render() []byte {
-	var b bytes.Buffer
-	for _, l := range c.header {
-		comment(&b, "", l)
+// lineSource says that the TOML lines from line on come from pos in the
+// MARTe2 file (up to the next lineSource).
+type lineSource struct {
+	line int
+	pos  Pos
+}
+
+// writer prints TOML and records where its lines come from.
+type writer struct {
+	b       bytes.Buffer
+	line    int // lines printed
+	sources []lineSource
+}
+
+// print prints one line that comes from pos.
+func (w *writer) print(pos Pos, s string) {
+	w.line++
+	if n := len(w.sources); n == 0 || w.sources[n-1].pos != pos {
+		w.sources = append(w.sources, lineSource{w.line, pos})
 	}
+	w.b.WriteString(s)
+	w.b.WriteByte('\n')
+}
+
+// render prints the configuration as TOML, and where each line comes
+// from; the header comments come from at.
+func (c *outConfig) render(at Pos) ([]byte, []lineSource, int) {
+	w := &writer{}
+	for _, l := range c.header {
+		w.comment(at, "", l)
+	}
+	w.section("", "[App]", &c.app)
 	for _, t := range c.threads {
-		section(&b, "", "[[Threads]]", &t.table)
+		w.section("", "[[Threads]]", &t.table)
 	}
 	for _, g := range c.gams {
-		section(&b, "", "[[GAMs]]", &g.table)
+		w.section("", "[[GAMs]]", &g.table)
 		for i := range g.outputs {
-			section(&b, "  ", "[[GAMs.Outputs]]", &g.outputs[i])
+			w.section("  ", "[[GAMs.Outputs]]", &g.outputs[i])
 		}
 	}
 	for _, s := range c.sources {
-		section(&b, "", "[[DataSources]]", &s.table)
+		w.section("", "[[DataSources]]", &s.table)
 		for i := range s.signals {
-			section(&b, "  ", "[[DataSources.Signals]]", &s.signals[i])
+			w.section("  ", "[[DataSources.Signals]]", &s.signals[i])
 		}
 	}
-	return b.Bytes()
+	return w.b.Bytes(), w.sources, w.line
 }
 
-func section(b *bytes.Buffer, indent, header string, t *table) {
-	b.WriteByte('\n')
+func (w *writer) section(indent, header string, t *table) {
+	w.print(t.pos, "")
 	for _, l := range t.comments {
-		comment(b, indent, l)
+		w.comment(t.pos, indent, l)
 	}
-	b.WriteString(indent + header + "\n")
+	w.print(t.pos, indent+header)
 	for _, k := range t.keys {
 		line := indent + k.key + " = " + k.value
 		if k.comment != "" {
 			line += "  # " + oneLine(k.comment)
 		}
-		b.WriteString(line + "\n")
+		pos := k.pos
+		if pos == (Pos{}) {
+			pos = t.pos
+		}
+		w.print(pos, line)
 	}
 }
 
-func comment(b *bytes.Buffer, indent, text string) {
+func (w *writer) comment(pos Pos, indent, text string) {
 	if text == "" {
-		b.WriteString(indent + "#\n")
+		w.print(pos, indent+"#")
 		return
 	}
-	b.WriteString(indent + "# " + oneLine(text) + "\n")
+	w.print(pos, indent+"# "+oneLine(text))
 }
 
 // oneLine keeps a comment on its line: a name from the file may hold a
