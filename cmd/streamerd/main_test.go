@@ -508,6 +508,19 @@ func TestHelpListsEveryFlagAndExitsZero(t *testing.T) {
 	}
 }
 
+// TestMisspeltFlag: a flag streamerd does not define exits 2 and names the
+// closest flag it does.
+func TestMisspeltFlag(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-confg", "app.toml"}, &stdout, &stderr, nil); code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	const want = "flag provided but not defined: -confg (did you mean -config?)"
+	if !strings.HasPrefix(stderr.String(), want+"\n") || !strings.HasSuffix(stderr.String(), "streamerd: "+want+"\n") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+}
+
 func TestVersion(t *testing.T) {
 	out, err := exec.Command(binary, "-version").Output()
 	if err != nil {
