@@ -134,6 +134,13 @@ func TestDescribe(t *testing.T) {
 			t.Errorf("describe lacks %q:\n%s", w, out)
 		}
 	}
+	// The keys of the class, from their declarations: as written, or the
+	// producer's default.
+	for _, re := range []string{`(?m)^  settings:\n    Port +44500\n    MaxPayloadSize +1400\n`, `(?m)^    HandOffDepth +1 +default$`} {
+		if !regexp.MustCompile(re).Match(out) {
+			t.Errorf("describe lacks %s:\n%s", re, out)
+		}
+	}
 }
 
 // TestDescribeCountsAndColumns: the thread line counts GAMs, their outputs
