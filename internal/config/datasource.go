@@ -13,7 +13,7 @@ var dataSourceKeys = table[DataSource]{
 	name: "DataSources",
 	keys: []key[DataSource]{
 		field("Name", str(), func(d *DataSource) *string { return &d.Name }).
-			Required("a string").Printable().
+			Required("a string").NotEmpty().Printable().
 			Check(func(d *DataSource) string {
 				if strings.Contains(d.Name, ".") {
 					return message("must not contain '.' (signals are addressed as \"DataSource.Signal\", e.g. by /force), got %q", d.Name)

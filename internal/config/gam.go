@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/streamerd/streamerd/internal/gam"
@@ -11,7 +12,7 @@ var gamKeys = table[GAM]{
 	name: "GAMs",
 	keys: []key[GAM]{
 		field("Name", str(), func(g *GAM) *string { return &g.Name }).
-			Required("a string").Printable().
+			Required("a string").NotEmpty().Printable().
 			Check(func(g *GAM) string {
 				if strings.ContainsAny(g.Name, ". ") {
 					return message("must not contain '.' or spaces (inputs are written \"GAM.Signal\"), got %q", g.Name)
@@ -30,9 +31,12 @@ var gamKeys = table[GAM]{
 
 // gamClasses are the keys each GAM class adds.
 var gamClasses = map[string]func(t *tbl, g *GAM){
-	ClassWaveform: func(t *tbl, g *GAM) { w := waveformKeys.decode(t); g.Waveform = &w },
-	ClassText:     textKeys.read,
-	ClassIOGAM:    iogamKeys.read,
+	ClassWaveform: waveform,
+	ClassText: func(t *tbl, g *GAM) {
+		textKeys.read(t, g)
+		gamErrors(t, gam.CheckText(g.Name, g.Text), nil)
+	},
+	ClassIOGAM: iogamKeys.read,
 }
 
 func (d *decoder) gam(t *tbl) GAM {
@@ -45,6 +49,44 @@ func (d *decoder) gam(t *tbl) GAM {
 	}
 	t.done()
 	return g
+}
+
+// waveform decodes the keys of Waveform GAM g and checks them by the GAM's
+// own rules (gam.WaveformConfig.CheckParameters).
+func waveform(t *tbl, g *GAM) {
+	w := waveformKeys.decode(t)
+	g.Waveform = &w
+	shape, _ := gam.ParseShape(w.Shape) // a bad name is reported, and the default kept
+	cfg := gam.WaveformConfig{Shape: shape, Amplitude: w.Amplitude, Frequency: w.Frequency, Offset: w.Offset, Phase: w.Phase,
+		DutyCycle: w.DutyCycle, Seed: w.Seed, SamplingRate: w.SamplingRate, TimeInput: w.TimeInput != ""}
+	gamErrors(t, cfg.CheckParameters(g.Name), map[string]string{"Shape": "Waveform"})
+}
+
+// gamErrors reports the *gam.ConfigError values in err at the keys they
+// name (key renames a parameter the file spells otherwise), leaving out a
+// key already reported.
+func gamErrors(t *tbl, err error, key map[string]string) {
+	if err == nil {
+		return
+	}
+	if u, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range u.Unwrap() {
+			gamErrors(t, e, key)
+		}
+		return
+	}
+	var ce *gam.ConfigError
+	if !errors.As(err, &ce) {
+		t.errf("", "%v", err)
+		return
+	}
+	k := ce.Parameter
+	if r, ok := key[k]; ok {
+		k = r
+	}
+	if !t.failed(k) {
+		t.errf(k, "%s", ce.Rule)
+	}
 }
 
 // readOutputs decodes the [[GAMs.Outputs]] of g.
@@ -90,14 +132,14 @@ var outputKeys = table[Output]{
 	defaults: func(o *Output) { o.DataSourceIndex, o.SignalIndex = -1, -1 },
 	keys: []key[Output]{
 		field("Signal", str(), func(o *Output) *string { return &o.Signal }).
-			Printable().Check(notEmpty(func(o *Output) string { return o.Signal })).
+			NotEmpty().Printable().
 			Default("required (IOGAM: the input's signal name)").
 			Doc("the GAM's output name. Timer: `Counter` or `Time`. Waveform and Text: any name (commonly `Out`); every output of a Waveform GAM carries the same waveform, every output of a Text GAM the same text."),
 		field("DataSource", str(), func(o *Output) *string { return &o.DataSource }).
-			Required("a string").
+			Required("a string").NotEmpty().
 			Doc("name of a `[[DataSources]]`"),
 		field("Alias", str(), func(o *Output) *string { return &o.Alias }).
-			Printable().Check(notEmpty(func(o *Output) string { return o.Alias })).
+			NotEmpty().Printable().
 			Default("`Signal`").
 			Doc("name of the datasource signal written"),
 	},
@@ -108,19 +150,14 @@ var outputKeys = table[Output]{
 	},
 }
 
-// notEmpty is the rule of a string key that may be left out but not
-// written empty.
-func notEmpty[S any](text func(*S) string) func(*S) string {
-	return func(s *S) string {
-		if text(s) == "" {
-			return "must not be empty"
-		}
-		return ""
+// waveShapes returns the names of the shapes of a Waveform GAM.
+func waveShapes() []string {
+	var names []string
+	for s := gam.Shape(0); s.Valid(); s++ {
+		names = append(names, s.String())
 	}
+	return names
 }
-
-// waveShapes are the shapes of a Waveform GAM.
-var waveShapes = []string{"sine", "square", "triangle", "sawtooth", "ramp", "constant", "noise"}
 
 // waveformKeys are the keys of a Waveform GAM.
 var waveformKeys = table[Waveform]{
@@ -129,40 +166,24 @@ var waveformKeys = table[Waveform]{
 		*w = Waveform{Shape: "sine", Amplitude: 1, Frequency: 1, DutyCycle: gam.DefaultDutyCycle, Seed: 1}
 	},
 	keys: []key[Waveform]{
-		field("Waveform", oneOf(waveShapes...), func(w *Waveform) *string { return &w.Shape }).
+		field("Waveform", oneOf(waveShapes()...), func(w *Waveform) *string { return &w.Shape }).
 			Doc("one of the shapes below"),
 		field("Amplitude", number(), func(w *Waveform) *float64 { return &w.Amplitude }).
 			Doc("signal units"),
 		field("Frequency", number(), func(w *Waveform) *float64 { return &w.Frequency }).
-			Unit("Hz").
-			Check(func(w *Waveform) string {
-				if w.Frequency < 0 {
-					return message("must be ≥ 0 Hz, got %g", w.Frequency)
-				}
-				return ""
-			}).
-			Doc("frequency of the waveform, ≥ 0"),
+			Unit("Hz").Doc("frequency of the waveform, ≥ 0"),
 		field("Offset", number(), func(w *Waveform) *float64 { return &w.Offset }).
 			Doc("signal units, added to every shape"),
 		field("Phase", number(), func(w *Waveform) *float64 { return &w.Phase }).
 			Doc("**radians** (as MARTe2's WaveformSin); shifts the periodic shapes by Phase/2π of a period"),
-		field("DutyCycle", numberIn(0, 1), func(w *Waveform) *float64 { return &w.DutyCycle }).
+		field("DutyCycle", number(), func(w *Waveform) *float64 { return &w.DutyCycle }).
 			Only(func(w *Waveform) bool { return w.Shape == "square" }, "applies only to Waveform = \"square\"").
-			Doc("fraction of the period at the high level; only with `Waveform = \"square\"`"),
+			Doc("0..1, fraction of the period at the high level; only with `Waveform = \"square\"`"),
 		field("Seed", integer[uint64](0, 1<<63-1), func(w *Waveform) *uint64 { return &w.Seed }).
 			Only(func(w *Waveform) bool { return w.Shape == "noise" }, "applies only to Waveform = \"noise\"").
 			Doc("seed of the generator; only with `Waveform = \"noise\"`"),
 		field("SamplingRate", number(), func(w *Waveform) *float64 { return &w.SamplingRate }).
 			Unit("Hz").
-			Check(func(w *Waveform) string {
-				switch {
-				case w.SamplingRate < 0:
-					return message("must be ≥ 0 Hz, got %g", w.SamplingRate)
-				case w.TimeInput != "" && w.SamplingRate != 0:
-					return "must be 0 with TimeInput: the element spacing comes from the time input"
-				}
-				return ""
-			}).
 			Doc("≥ 0. For an array output, element k is the waveform at t + k/SamplingRate. 0 = one sample per cycle, all elements equal."),
 		field("TimeInput", oneOf("Time"), func(w *Waveform) *string { return &w.TimeInput }).
 			Doc("`\"Time\"`: MARTe2's WaveformGAM time base, below (`\"\"`: the count of executed cycles). Then `SamplingRate` must be 0."),
@@ -174,13 +195,7 @@ var textKeys = table[GAM]{
 	name: "Text",
 	keys: []key[GAM]{
 		field("Text", str(), func(g *GAM) *string { return &g.Text }).
-			Required("a string").
-			Check(func(g *GAM) string {
-				if strings.IndexByte(g.Text, 0) >= 0 {
-					return "must not contain a NUL byte (receivers end the text at the first NUL)"
-				}
-				return ""
-			}).
+			Required("a string").NotEmpty().
 			Doc("non-empty, no NUL byte, at most N−1 bytes (UTF-8) for a `char8[N]` signal: a NUL always ends the text, as MARTe2's ConstantGAM leaves it"),
 	},
 }

@@ -67,8 +67,19 @@ func (k key[S]) Unit(unit string) key[S] { k.unit = unit; return k }
 func (k key[S]) Default(shown string) key[S] { k.def = shown; return k }
 
 // Required makes the key required; what is the value it expects, for the
-// message when it is missing. A required string must not be empty.
+// message when it is missing.
 func (k key[S]) Required(what string) key[S] { k.required = what; return k }
+
+// NotEmpty refuses a string key written empty.
+func (k key[S]) NotEmpty() key[S] {
+	text := k.text
+	return k.Check(func(s *S) string {
+		if text(s) == "" {
+			return "must not be empty"
+		}
+		return ""
+	})
+}
 
 // NonZero refuses a 0 written for a field whose zero value means the
 // producer's default (a file asks for the default by leaving the key out).
@@ -139,8 +150,6 @@ func (tb *table[S]) read(t *tbl, s *S) {
 		case !present || t.failed(k.name):
 		case k.nonZero && k.isSet != nil && !k.isSet(s):
 			t.errf(k.name, "must not be 0 (leave %s out for its default)", k.name)
-		case k.required != "" && k.text != nil && k.text(s) == "":
-			t.errf(k.name, "must not be empty")
 		}
 	}
 	for i := range tb.keys {

@@ -19,7 +19,7 @@ var threadKeys = table[Thread]{
 	defaults: func(t *Thread) { t.SleepPercentage = 90 },
 	keys: []key[Thread]{
 		field("Name", str(), func(t *Thread) *string { return &t.Name }).
-			Required("a string").Printable().
+			Required("a string").NotEmpty().Printable().
 			Doc("non-empty, unique among threads"),
 		field("Frequency", number(), func(t *Thread) *float64 { return &t.Frequency }).
 			Unit("Hz").Default("—").
