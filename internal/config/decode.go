@@ -17,6 +17,14 @@ import (
 // decoder walks the generic decoded document with the key declarations:
 // each table's declarations read the keys they know, and the keys left
 // over are unknown. All problems are collected.
+//
+// go-toml decodes the syntax (a duplicate key is a syntax error) into
+// generic values, and its unstable parser gives every key's position
+// (position.go). Its strict decoder into structs is not used: it stops at
+// the first value of the wrong type, so it cannot report every mistake of
+// a file at once; its messages name Go types; and one [[DataSources]]
+// table takes the keys of its class only, which a struct per table cannot
+// say.
 type decoder struct {
 	f    *File
 	errs []*Error

@@ -72,7 +72,7 @@ func (k key[S]) Required(what string) key[S] { k.required = what; return k }
 
 // NotEmpty refuses a string key written empty.
 func (k key[S]) NotEmpty() key[S] {
-	text := k.text
+	text := k.stringField("NotEmpty")
 	return k.Check(func(s *S) string {
 		if text(s) == "" {
 			return "must not be empty"
@@ -106,13 +106,23 @@ func (k key[S]) Only(applies func(s *S) bool, why string) key[S] {
 // Printable refuses a string with characters that have no place in a name
 // or unit printed by the tools and in logs (see badRune).
 func (k key[S]) Printable() key[S] {
-	text := k.text
+	text := k.stringField("Printable")
 	return k.Check(func(s *S) string {
 		if at, r, ok := badRune(text(s)); ok {
 			return message("must not contain control or format characters (%U at byte %d), got %q", r, at, text(s))
 		}
 		return ""
 	})
+}
+
+// stringField returns the accessor of a string key for option; a
+// declaration that gives a string option to another type is a bug of the
+// declarations, found when the package initialises.
+func (k key[S]) stringField(option string) func(*S) string {
+	if k.text == nil {
+		panic("config: " + option + " on key " + k.name + ", which is not a string")
+	}
+	return k.text
 }
 
 // table is the declaration of a TOML table: its keys in the order the
@@ -177,14 +187,4 @@ func (tb *table[S]) forbid(t *tbl, why string) {
 			t.errf(tb.keys[i].name, "%s", why)
 		}
 	}
-}
-
-// key returns the declaration of key name, or nil.
-func (tb *table[S]) key(name string) *key[S] {
-	for i := range tb.keys {
-		if tb.keys[i].name == name {
-			return &tb.keys[i]
-		}
-	}
-	return nil
 }
