@@ -156,26 +156,35 @@ func (t *tbl) elem(key string, i int) *tbl {
 	return &tbl{d: t.d, path: t.at(key) + "[" + strconv.Itoa(i) + "]", m: m}
 }
 
-// decode reads the four top-level keys of the document.
-func (d *decoder) decode(root *tbl) {
-	f := d.f
-	app := root.sub("App")
-	if app == nil {
-		app = &tbl{d: d, path: "App", m: map[string]any{}}
-	}
-	f.App = appKeys.decode(app)
-	app.done()
-	for _, t := range root.tables("Threads") {
-		f.Threads = append(f.Threads, threadKeys.decode(t))
-		t.done()
-	}
-	for _, t := range root.tables("GAMs") {
-		f.GAMs = append(f.GAMs, d.gam(t))
-	}
-	for i, t := range root.tables("DataSources") {
-		f.DataSources = append(f.DataSources, d.dataSource(i, t))
-	}
-	root.done()
+// fileKeys are the top-level keys of a file.
+var fileKeys = table[File]{
+	name: "File",
+	keys: []key[File]{
+		custom("App", "table", func(t *tbl, f *File) {
+			app := t.sub("App")
+			if app == nil {
+				app = &tbl{d: t.d, path: "App", m: map[string]any{}}
+			}
+			f.App = appKeys.decode(app)
+			app.done()
+		}).Doc("`[App]`: process settings, optional"),
+		custom("Threads", "array of tables", func(t *tbl, f *File) {
+			for _, tt := range t.tables("Threads") {
+				f.Threads = append(f.Threads, threadKeys.decode(tt))
+				tt.done()
+			}
+		}).Doc("`[[Threads]]`: RT threads, at least one"),
+		custom("GAMs", "array of tables", func(t *tbl, f *File) {
+			for _, gt := range t.tables("GAMs") {
+				f.GAMs = append(f.GAMs, t.d.gam(gt))
+			}
+		}).Doc("`[[GAMs]]`: function blocks, each run by one thread"),
+		custom("DataSources", "array of tables", func(t *tbl, f *File) {
+			for i, dt := range t.tables("DataSources") {
+				f.DataSources = append(f.DataSources, t.d.dataSource(i, dt))
+			}
+		}).Doc("`[[DataSources]]`: output datasources"),
+	},
 }
 
 // Parse strictly decodes and validates a configuration. path is used in
@@ -192,7 +201,8 @@ func Parse(path string, data []byte) (*File, error) {
 	f.ix = buildIndex(data)
 	d := &decoder{f: f, bad: map[string]bool{}}
 	root := &tbl{d: d, m: raw}
-	d.decode(root)
+	fileKeys.read(root, f)
+	root.done()
 	d.validate()
 	if len(d.errs) > 0 {
 		return nil, sortErrors(d.errs)

@@ -146,7 +146,7 @@ func TestDeclarations(t *testing.T) {
 			if strings.HasSuffix(k, "]") {
 				continue
 			}
-			if !declared[k] && !map[string]bool{"App": true, "Threads": true, "GAMs": true, "DataSources": true}[k] {
+			if !declared[k] {
 				t.Errorf("%s: key %s is not declared", p, path)
 			}
 		}

@@ -35,6 +35,8 @@ func (tb *table[S]) rows() []row {
 			r.def = "required"
 		case k.show != nil:
 			r.def = "`" + k.show(&d) + "`"
+		case k.kind == "table":
+			r.def = "`{}`"
 		default:
 			r.def = "—"
 		}
@@ -114,6 +116,6 @@ func (f *File) Settings(i int) []Setting {
 // sections are the tables of the reference, in the order of
 // docs/config.md.
 var sections = []section{
-	&appKeys, &threadKeys, &gamKeys, &outputKeys, &waveformKeys, &iogamKeys, &textKeys,
+	&fileKeys, &appKeys, &threadKeys, &gamKeys, &outputKeys, &waveformKeys, &iogamKeys, &textKeys,
 	&dataSourceKeys, &signalKeys, &udpsSignalKeys, &udpStreamerKeys, &rd100sKeys, &degradationKeys, &flatUDPKeys,
 }
