@@ -74,7 +74,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.form, "format", "csv", "output: csv, json (one object per line) or stats (once per -interval)")
 	fs.Uint64Var(&o.n, "n", 0, "stop after `N` datagrams of the expected size (0: run until SIGINT or SIGTERM)")
 	fs.DurationVar(&o.interval, "interval", time.Second, "stats period for -format stats")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return o, err
 	}
 	switch {

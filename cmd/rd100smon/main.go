@@ -118,10 +118,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Uint64Var(&o.n, "n", 0, "stop after this many valid packets (0: no limit)")
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: no limit)")
 	fs.Usage = func() {
-		usage.Write(stderr, fs)
-		fmt.Fprint(stderr, glossary)
+		usage.Write(fs.Output(), fs)
+		fmt.Fprint(fs.Output(), glossary)
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return o, err
 	}
 	switch {

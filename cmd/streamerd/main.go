@@ -101,7 +101,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.importCfg, "import-marte2", "", "MARTe2 application (`app.cfg`) to convert: prints the streamerd TOML, or with -check what maps and what is skipped")
 	fs.BoolVar(&o.partial, "import-marte2-partial", false, "with -import-marte2: keep signals fed by what is not imported (they stay zero) instead of failing")
 	fs.BoolVar(&o.version, "version", false, "print the version and VCS revision, and exit")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return o, err
 	}
 	fs.Visit(func(f *flag.Flag) { o.httpSet = o.httpSet || f.Name == "http" })

@@ -134,6 +134,13 @@ func TestDescribe(t *testing.T) {
 			t.Errorf("describe lacks %q:\n%s", w, out)
 		}
 	}
+	// The keys of the class, from their declarations: as written, or the
+	// producer's default.
+	for _, re := range []string{`(?m)^  settings:\n    Port +44500\n    MaxPayloadSize +1400\n`, `(?m)^    HandOffDepth +1 +default$`} {
+		if !regexp.MustCompile(re).Match(out) {
+			t.Errorf("describe lacks %s:\n%s", re, out)
+		}
+	}
 }
 
 // TestDescribeCountsAndColumns: the thread line counts GAMs, their outputs
@@ -505,6 +512,19 @@ func TestHelpListsEveryFlagAndExitsZero(t *testing.T) {
 	out, err = exec.Command(binary, "-no-such-flag").CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
 		t.Errorf("bad flag: exit %v, want 2\n%s", err, out)
+	}
+}
+
+// TestMisspeltFlag: a flag streamerd does not define exits 2 and names the
+// closest flag it does.
+func TestMisspeltFlag(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-confg", "app.toml"}, &stdout, &stderr, nil); code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	const want = "flag provided but not defined: -confg (did you mean -config?)"
+	if !strings.HasPrefix(stderr.String(), want+"\n") || !strings.HasSuffix(stderr.String(), "streamerd: "+want+"\n") {
+		t.Errorf("stderr:\n%s", stderr.String())
 	}
 }
 

@@ -133,7 +133,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.silence, "silence", 0, "report a silence after this long without an update (0: 5 server periods, at least 1s; negative: never)")
 	fs.BoolVar(&o.reconnect, "reconnect", false, "while silent, send CONNECT again, backing off from the silence timeout to 30s")
 	fs.IntVar(&o.maxColumns, "max-columns", defaultMaxColumns, "csv: refuse a CONFIG that needs more columns than this")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return o, err
 	}
 	switch {

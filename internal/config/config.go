@@ -13,13 +13,35 @@
 //     already resolved to indexes (GAM.Thread, Output.DataSource/Signal
 //     indexes, Input.GAM/Output indexes).
 //
+// Every key is declared once, in a table of key declarations (appKeys,
+// threadKeys, udpStreamerKeys, ...): its name, its TOML type with the
+// range or values the file may write, its default, its unit and its doc.
+// That declaration reads the key into its Go field, checks it, positions
+// its errors at file:line:col, prints it in streamerd -describe, and
+// writes its row of docs/config.md, which a test keeps in step. An
+// unknown key is reported with the known key closest to it.
+//
 // Every rule of a datasource class lives once, in its producer: the class's
 // keys are decoded into the producer's Config and checked by the producer's
-// Validate, whose errors are positioned at their keys. The decoder itself
-// checks only what the file adds: TOML types, the spelling of names (types,
+// Validate, whose errors are positioned at their keys. The declarations
+// check only what the file adds: TOML types, the spelling of names (types,
 // modes, units), keys that have no effect for the class or mode chosen, and
 // a 0 written where the producer's zero value means its default (a file
 // asks for a default by leaving the key out).
+//
+// To add a key, add one field() line to its table's declarations, in the
+// file of that table (app.go, thread.go, gam.go, datasource.go,
+// udpstreamer.go, rd100s.go, flatudp.go), with the Go field it fills:
+//
+//	field("HTTPAllowedHosts", strs(), func(a *App) *[]string { return &a.HTTPAllowedHosts }).
+//		Doc("host names the HTTP endpoint answers to; empty: any"),
+//
+// A default other than the field's zero value goes in the table's
+// defaults; a rule of one key goes in .Check or .Only, a rule of a
+// producer in the producer's Validate (not here); a value the existing
+// types (types.go) do not read, such as an integer or "auto", gets a new
+// valueType. Then run go test ./internal/config -update to write the
+// key's row into docs/config.md.
 //
 // The package does no I/O beyond Load reading the file. A *File is
 // immutable after Parse returns and safe to read from any goroutine.

@@ -475,3 +475,37 @@ w.toml:43:1: DataSources[1] "S": AllowedClients: any host that can reach the por
 		}
 	}
 }
+
+// TestSettings: the keys of a datasource's class with the values its
+// producer gets, the defaults marked, in declaration order.
+func TestSettings(t *testing.T) {
+	f, err := Parse("s.toml", []byte(edit(t, baseFlat, `Class = "FlatUDP"`, "Class = \"FlatUDP\"\nNetworkSpin = \"20us\"\nCPUMask = \"0x2\"")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Setting{}
+	var order []string
+	for _, s := range f.Settings(0) {
+		got[s.Key] = s
+		order = append(order, s.Key)
+	}
+	for _, want := range []Setting{
+		{"Address", `"127.0.0.1"`, false},
+		{"Port", "44488", true},
+		{"ExecutionMode", `"RealTimeThread"`, false},
+		{"NetworkSpin", `"20µs"`, false},
+		{"CPUMask", "2", false},
+		{"StackSize", "1048576", true}, // the producer's default, which 0 stands for
+		{"Loopback", "true", true},
+	} {
+		if got[want.Key] != want {
+			t.Errorf("%s: %+v, want %+v", want.Key, got[want.Key], want)
+		}
+	}
+	if order[0] != "Address" || order[len(order)-1] != "StackSize" {
+		t.Errorf("order %v", order)
+	}
+	if f.Settings(1) != nil || f.Settings(-1) != nil {
+		t.Error("settings of a datasource that does not exist")
+	}
+}
