@@ -86,11 +86,11 @@ type Column struct {
 // holds the signal list a replay serves (in UDPStreamer CONFIG terms). It is
 // read-only once built.
 type Layout struct {
-	Format  Format
-	Source  string
-	Signals []wire.SignalInfo // as a replay serves them
+	Format   Format
+	Source   string
+	Signals  []wire.SignalInfo // as a replay serves them
 	Declared []datasource.Type // per signal, the type as the stream declares it (char8 for FlatUDP text)
-	Columns []Column
+	Columns  []Column
 
 	first []int // per signal, its first value column
 	codes []int // per signal, its first code column, -1 without

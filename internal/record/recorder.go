@@ -3,8 +3,8 @@ package record
 import (
 	"fmt"
 	"os"
-	"runtime/debug"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -15,7 +15,6 @@ import (
 	"github.com/parquet-go/parquet-go/compress/snappy"
 	"github.com/parquet-go/parquet-go/compress/uncompressed"
 	"github.com/parquet-go/parquet-go/compress/zstd"
-
 )
 
 // Defaults of Options.
@@ -98,7 +97,7 @@ type Recorder struct {
 	last       time.Time // receive time of the last row committed
 	closed     bool
 
-	path                                     atomic.Pointer[string]
+	path                                    atomic.Pointer[string]
 	rows, kept, bytes, files, groupsWritten atomic.Uint64
 }
 

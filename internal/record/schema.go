@@ -69,15 +69,15 @@ func (f *field) Name() string { return f.name }
 // Value is for writers of Go values, which the recorder is not.
 func (f *field) Value(base reflect.Value) reflect.Value { return reflect.Value{} }
 
-func (g orderedGroup) ID() int                        { return 0 }
-func (g orderedGroup) Type() parquet.Type             { return parquet.Group{}.Type() }
-func (g orderedGroup) Optional() bool                 { return false }
-func (g orderedGroup) Repeated() bool                 { return false }
-func (g orderedGroup) Required() bool                 { return true }
-func (g orderedGroup) Leaf() bool                     { return false }
-func (g orderedGroup) Encoding() encoding.Encoding    { return nil }
-func (g orderedGroup) Compression() compress.Codec    { return nil }
-func (g orderedGroup) GoType() reflect.Type           { return reflect.TypeFor[map[string]any]() }
+func (g orderedGroup) ID() int                     { return 0 }
+func (g orderedGroup) Type() parquet.Type          { return parquet.Group{}.Type() }
+func (g orderedGroup) Optional() bool              { return false }
+func (g orderedGroup) Repeated() bool              { return false }
+func (g orderedGroup) Required() bool              { return true }
+func (g orderedGroup) Leaf() bool                  { return false }
+func (g orderedGroup) Encoding() encoding.Encoding { return nil }
+func (g orderedGroup) Compression() compress.Codec { return nil }
+func (g orderedGroup) GoType() reflect.Type        { return reflect.TypeFor[map[string]any]() }
 func (g orderedGroup) Fields() []parquet.Field {
 	fs := make([]parquet.Field, len(g))
 	for i, f := range g {
