@@ -74,7 +74,13 @@ type Stats struct {
 	Bytes     uint64 // bytes written to the recording files, footers included
 	Files     uint64 // files opened
 	RowGroups uint64 // row groups written
+
+	// What the rows' flags add up to.
+	Lost, Skipped, Stale, Incomplete uint64
 }
+
+// flagCounts are the sums of the rows' flags.
+type flagCounts struct{ lost, skipped, stale, incomplete atomic.Uint64 }
 
 // Recorder writes the rows of one stream to a recording: row groups
 // flushed by size and time, files rotated by size and duration. Row,
@@ -99,6 +105,7 @@ type Recorder struct {
 
 	path                                    atomic.Pointer[string]
 	rows, kept, bytes, files, groupsWritten atomic.Uint64
+	flags                                   flagCounts
 }
 
 // Create checks opts and opens the first file of a recording of l. No
@@ -126,25 +133,49 @@ func Create(l *Layout, opts Options) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
-	r := &Recorder{l: l, opts: opts, schema: l.Schema(), codec: c}
-	for _, col := range l.Columns {
-		r.rowB += int64(max(col.Type.Size(), 4))
-	}
-	r.batch = max(1, min(maxBatch, batchBytes/(24*len(l.Columns))))
-	r.row = newRow(l, r.batch)
+	r := &Recorder{opts: opts, codec: c}
+	r.setLayout(l)
 	if err := r.open(time.Now()); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
+// setLayout makes l the layout of the files opened next.
+func (r *Recorder) setLayout(l *Layout) {
+	r.l, r.schema, r.rowB = l, l.Schema(), 0
+	for _, col := range l.Columns {
+		r.rowB += int64(max(col.Type.Size(), 4))
+	}
+	r.batch = max(1, min(maxBatch, batchBytes/(24*len(l.Columns))))
+	r.row = newRow(l, r.batch, &r.flags)
+}
+
+// Layout returns the layout of the file being written.
+func (r *Recorder) Layout() *Layout { return r.l }
+
+// Relayout ends the file being written and continues the recording in the
+// next file with layout l: a stream whose signal list changed (a new
+// CONFIG). Row returns a new Row afterwards.
+func (r *Recorder) Relayout(l *Layout, now time.Time) error {
+	if r.closed {
+		return errClosed
+	}
+	if err := r.endFile(); err != nil {
+		return err
+	}
+	r.setLayout(l)
+	return r.open(now)
+}
+
 // rotating reports whether files are numbered.
 func (r *Recorder) rotating() bool { return r.opts.RotateSize > 0 || r.opts.RotateEvery > 0 }
 
 // FileName returns the name of file n (from 1) of a recording to path:
-// path itself without rotation, else path with -NNNN before its extension.
+// path itself for the first file without rotation, else path with -NNNN
+// before its extension.
 func FileName(path string, n int, rotating bool) string {
-	if !rotating {
+	if !rotating && n == 1 {
 		return path
 	}
 	ext := filepath.Ext(path)
@@ -293,11 +324,8 @@ func (r *Recorder) fail(err error) error {
 	return fmt.Errorf("record: %s: %w", r.Path(), err)
 }
 
-// Close writes the last row group and the footer. Later calls return nil.
-func (r *Recorder) Close() error {
-	if r.closed {
-		return nil
-	}
+// endFile writes the pending rows and the footer of the current file.
+func (r *Recorder) endFile() error {
 	if err := r.writeBatch(); err != nil {
 		return err
 	}
@@ -306,12 +334,21 @@ func (r *Recorder) Close() error {
 		r.groupsWritten.Add(1)
 		r.groupRows = 0
 	}
-	err := r.closeFile()
+	return r.closeFile()
+}
+
+// Close writes the last row group and the footer. Later calls return nil.
+func (r *Recorder) Close() error {
+	if r.closed {
+		return nil
+	}
+	err := r.endFile()
 	r.closed = true
 	return err
 }
 
 // Stats returns the counts.
 func (r *Recorder) Stats() Stats {
-	return Stats{Rows: r.rows.Load(), Kept: r.kept.Load(), Bytes: r.bytes.Load(), Files: r.files.Load(), RowGroups: r.groupsWritten.Load()}
+	return Stats{Rows: r.rows.Load(), Kept: r.kept.Load(), Bytes: r.bytes.Load(), Files: r.files.Load(), RowGroups: r.groupsWritten.Load(),
+		Lost: r.flags.lost.Load(), Skipped: r.flags.skipped.Load(), Stale: r.flags.stale.Load(), Incomplete: r.flags.incomplete.Load()}
 }

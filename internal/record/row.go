@@ -22,10 +22,11 @@ type Row struct {
 	n    int               // the row being filled, in the batch
 	at   time.Time         // its receive time
 	raw  []uint64          // FlatUDP: the decoded elements
+	sums *flagCounts
 }
 
-func newRow(l *Layout, batch int) *Row {
-	r := &Row{l: l, cols: make([][]parquet.Value, len(l.Columns))}
+func newRow(l *Layout, batch int, sums *flagCounts) *Row {
+	r := &Row{l: l, cols: make([][]parquet.Value, len(l.Columns)), sums: sums}
 	for c := range r.cols {
 		r.cols[c] = make([]parquet.Value, batch)
 	}
@@ -105,6 +106,7 @@ func (r *Row) UDPStreamer(u *client.Update, recv time.Time, stale, incomplete ui
 	r.setMeta(kSkipped, uint64(u.Skipped))
 	r.setMeta(kStale, uint64(stale))
 	r.setMeta(kIncomplete, uint64(incomplete))
+	r.sum(u.Lost, u.Skipped, stale, incomplete)
 	cfg := u.Config()
 	for i := range r.l.Signals {
 		s := &r.l.Signals[i]
@@ -131,6 +133,22 @@ func (r *Row) UDPStreamer(u *client.Update, recv time.Time, stale, incomplete ui
 	}
 }
 
+// sum adds a row's flags to the recorder's sums.
+func (r *Row) sum(lost, skipped, stale, incomplete uint32) {
+	if lost != 0 {
+		r.sums.lost.Add(uint64(lost))
+	}
+	if skipped != 0 {
+		r.sums.skipped.Add(uint64(skipped))
+	}
+	if stale != 0 {
+		r.sums.stale.Add(uint64(stale))
+	}
+	if incomplete != 0 {
+		r.sums.incomplete.Add(uint64(incomplete))
+	}
+}
+
 // RD100S fills the row from a packet received at recv; lost is the seq
 // numbers missing just before it, stale the late and duplicated packets
 // dropped since the previous row.
@@ -140,6 +158,7 @@ func (r *Row) RD100S(p *rdwire.Packet, recv time.Time, lost, stale uint32) {
 	r.setMeta(kTUs, p.TUs)
 	r.setMeta(kLost, uint64(lost))
 	r.setMeta(kStale, uint64(stale))
+	r.sum(lost, 0, stale, 0)
 	f := r.l.first[0]
 	r.set(f, parquet.Int32Value(p.AzMdeg))
 	r.set(f+1, parquet.Int32Value(p.ElMdeg))
