@@ -47,7 +47,7 @@ func rawRow(l *flatwire.Layout, i int, rng *rand.Rand) []uint64 {
 
 // writeFlat records n rows of the test stream to path and returns the raw
 // elements of each.
-func writeFlat(t *testing.T, path string, n int, opts Options) (*Recorder, [][]uint64) {
+func writeFlat(t testing.TB, path string, n int, opts Options) (*Recorder, [][]uint64) {
 	t.Helper()
 	l, err := ForFlatUDP("127.0.0.1:1", everyType, "big")
 	if err != nil {
