@@ -213,8 +213,12 @@ func summary(s *record.Session) string {
 	if r := s.Recorder(); r != nil {
 		path = r.Path()
 	}
-	return fmt.Sprintf("%d rows (%d lost, %d skipped, %d stale, %d incomplete) in %d file(s), %.1f MB, %d row groups; writing %s",
+	line := fmt.Sprintf("%d rows (%d lost, %d skipped, %d stale, %d incomplete) in %d file(s), %.1f MB, %d row groups; writing %s",
 		st.Rows, st.Lost, st.Skipped, st.Stale, st.Incomplete, st.Files, float64(st.Bytes)/1e6, st.RowGroups, path)
+	if c := cpuTime(); c > 0 && st.Rows > 0 {
+		line += fmt.Sprintf("; CPU %.2f s, %.1f ms per 1000 rows", c.Seconds(), c.Seconds()*1e6/float64(st.Rows))
+	}
+	return line
 }
 
 // repair runs record -repair.

@@ -28,17 +28,18 @@ func (m *memFile) Write(p []byte) (int, error) {
 // fileWriter writes one recording file and its sidecar index. One
 // goroutine owns it.
 type fileWriter struct {
-	path string
-	f    *os.File
-	idx  *os.File
-	cfg  *parquet.WriterConfig
-	pw   *parquet.GenericWriter[any]
-	cws  []*parquet.ColumnWriter
-	mem  memFile
-	rgb  bytes.Buffer
-	rge  *thrift.Encoder
-	fr   []byte // a frame being built
-	head *head
+	path  string
+	f     *os.File
+	idx   *os.File
+	cfg   *parquet.WriterConfig
+	names []string // the columns', for path_in_schema
+	pw    *parquet.GenericWriter[any]
+	cws   []*parquet.ColumnWriter
+	mem   memFile
+	rgb   bytes.Buffer
+	rge   *thrift.Encoder
+	fr    []byte // a frame being built
+	head  *head
 
 	off      int64 // bytes of the file: the magic and the chunks of the row groups written
 	idxBytes int64
@@ -49,7 +50,7 @@ type fileWriter struct {
 
 // createFile creates path and its index (neither may exist) and writes
 // their heads.
-func createFile(path string, cfg *parquet.WriterConfig) (fw *fileWriter, err error) {
+func createFile(path string, cfg *parquet.WriterConfig, names []string) (fw *fileWriter, err error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, err
@@ -60,7 +61,7 @@ func createFile(path string, cfg *parquet.WriterConfig) (fw *fileWriter, err err
 		os.Remove(path)
 		return nil, err
 	}
-	fw = &fileWriter{path: path, f: f, idx: idx, cfg: cfg}
+	fw = &fileWriter{path: path, f: f, idx: idx, cfg: cfg, names: names}
 	defer func() {
 		if err != nil {
 			f.Close()
@@ -101,12 +102,10 @@ func createFile(path string, cfg *parquet.WriterConfig) (fw *fileWriter, err err
 	return fw, nil
 }
 
-// reset starts the next row group's in-memory file, with a new writer:
-// parquet-go v0.32.0's Writer.Reset loses path_in_schema from the column
-// chunks of the files it writes after it.
+// reset starts the next row group's in-memory file.
 func (fw *fileWriter) reset() {
 	fw.mem.b = fw.mem.b[:0]
-	fw.pw = parquet.NewGenericWriter[any](&fw.mem, fw.cfg)
+	fw.pw.Reset(&fw.mem)
 	fw.cws = fw.pw.ColumnWriters()
 	fw.pending = 0
 }
@@ -156,6 +155,15 @@ func (fw *fileWriter) endGroup() error {
 		return err
 	}
 	moveRowGroup(rg, fw.off-start, fw.groups)
+	// parquet-go v0.32.0's Writer.Reset loses path_in_schema from the
+	// column chunks of the files written after it: set it again.
+	if len(rg.Columns) != len(fw.names) {
+		return fmt.Errorf("parquet-go wrote %d columns of %d", len(rg.Columns), len(fw.names))
+	}
+	for i := range rg.Columns {
+		p := &rg.Columns[i].MetaData.PathInSchema
+		*p = append((*p)[:0], fw.names[i])
+	}
 	fw.off += end - start
 	fw.rgb.Reset()
 	if err := fw.rge.Encode(rg); err != nil {

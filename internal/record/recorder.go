@@ -201,7 +201,11 @@ func (r *Recorder) open(now time.Time) error {
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
-	fw, err := createFile(path, cfg)
+	names := make([]string, len(r.l.Columns))
+	for i := range names {
+		names[i] = r.l.Columns[i].Name
+	}
+	fw, err := createFile(path, cfg, names)
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
