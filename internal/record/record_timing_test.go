@@ -3,7 +3,6 @@ package record
 import (
 	"context"
 	"encoding/binary"
-	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,10 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/VictoriaMetrics/metrics"
-
 	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -62,17 +58,7 @@ func noise(b []byte, seed uint32) {
 func BenchmarkCommitBurst(b *testing.B) {
 	for _, comp := range []string{"snappy", "zstd", "none"} {
 		b.Run(comp, func(b *testing.B) {
-			s, err := udpstreamer.New(udpstreamer.Config{Name: "Burst", Address: "127.0.0.1", Signals: burstSignals()}, metrics.NewSet(), slog.New(slog.DiscardHandler))
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := s.AllocateMemory(); err != nil {
-				b.Fatal(err)
-			}
-			if err := s.PrepareNextState(); err != nil {
-				b.Fatal(err)
-			}
-			defer s.Stop()
+			s := startStreamer(b, burstSignals(), 1)
 			c, err := client.Dial(s.LocalAddr().String(), client.Options{})
 			if err != nil {
 				b.Fatal(err)
@@ -143,17 +129,7 @@ func BenchmarkCommitBurst(b *testing.B) {
 // lost (the network and the recorder's share) and the process's CPU per
 // 1000 rows (producer, network thread and recorder together).
 func BenchmarkRecordBurstLive(b *testing.B) {
-	s, err := udpstreamer.New(udpstreamer.Config{Name: "Burst", Address: "127.0.0.1", HandOffDepth: 16, Signals: burstSignals()}, metrics.NewSet(), slog.New(slog.DiscardHandler))
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := s.AllocateMemory(); err != nil {
-		b.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		b.Fatal(err)
-	}
-	defer s.Stop()
+	s := startStreamer(b, burstSignals(), 16)
 	path := filepath.Join(b.TempDir(), "live.parquet")
 	sess := NewSession(Options{Path: path}, nil)
 	ctx, cancel := context.WithCancel(context.Background())

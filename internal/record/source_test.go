@@ -34,10 +34,11 @@ func liveSignals() []datasource.Signal {
 	}
 }
 
-// startStreamer starts a UDPStreamer on a free loopback port.
-func startStreamer(t *testing.T, sigs []datasource.Signal) *udpstreamer.Streamer {
+// startStreamer starts a UDPStreamer with a hand-off ring of depth on a
+// free loopback port.
+func startStreamer(t testing.TB, sigs []datasource.Signal, depth int) *udpstreamer.Streamer {
 	t.Helper()
-	s, err := udpstreamer.New(udpstreamer.Config{Name: "Live", Address: "127.0.0.1", HandOffDepth: 256, Signals: sigs}, metrics.NewSet(), slog.New(slog.DiscardHandler))
+	s, err := udpstreamer.New(udpstreamer.Config{Name: "Live", Address: "127.0.0.1", HandOffDepth: depth, Signals: sigs}, metrics.NewSet(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func runSession(t *testing.T, src Source, opts Options) (*Session, func() error)
 }
 
 func TestRecordUDPStreamerLive(t *testing.T) {
-	s := startStreamer(t, liveSignals())
+	s := startStreamer(t, liveSignals(), 256)
 	path := filepath.Join(t.TempDir(), "live.parquet")
 	sess, stop := runSession(t, &UDPStreamerSource{Server: s.LocalAddr().String(), Codes: true}, Options{Path: path, RowGroupBytes: 4 << 10})
 	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Status().Connected })
@@ -141,7 +142,7 @@ func TestRecordUDPStreamerLive(t *testing.T) {
 // allocates nothing once the batch's buffers exist.
 func TestRecordHotPathNoAllocs(t *testing.T) {
 	testenv.SkipIfRace(t)
-	s := startStreamer(t, liveSignals())
+	s := startStreamer(t, liveSignals(), 256)
 	c, err := client.Dial(s.LocalAddr().String(), client.Options{})
 	if err != nil {
 		t.Fatal(err)
