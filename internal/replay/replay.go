@@ -21,8 +21,10 @@
 // FlatUDP, or where the producer's clock jumps), divided by Speed, from
 // absolute CLOCK_MONOTONIC deadlines. A row recorded after lost updates
 // is synchronised with SynchroniseAfterGap, so a client sees the same
-// loss there: gaps stay gaps. Flat out (Speed 0), a row waits only for a
-// free slot of the hand-off ring, so nothing is skipped. A reader goroutine
+// loss there: gaps stay gaps. A row waits for a free slot of the
+// Streamer's hand-off ring, so none is ever overwritten: a network thread
+// that stalls delays the rows, and flat out (Speed 0) that wait is the
+// only pace. A reader goroutine
 // decodes rows into a few preallocated batches ahead of the pacing thread;
 // in steady state neither allocates for the rows they pass.
 package replay
@@ -334,11 +336,12 @@ func (r *Replay) play(stop <-chan struct{}) {
 				if !sleepUntil(next, stop) {
 					return
 				}
-			} else {
-				for r.s.Waiting() >= depth {
-					if !sleepFor(flatWait, stop) {
-						return
-					}
+			}
+			// Never overwrite a cycle the network thread has not taken:
+			// a stalled network thread delays the rows, it skips none.
+			for r.s.Waiting() >= depth {
+				if !sleepFor(flatWait, stop) {
+					return
 				}
 			}
 			copy(mem, b.mem[j*size:(j+1)*size])
