@@ -508,7 +508,8 @@ func TestHelpListsEveryFlagAndExitsZero(t *testing.T) {
 		code = ee.ExitCode()
 	}
 	testenv.CheckHelp(t, "streamerd", code, string(out),
-		"config", "http", "check", "describe", "log-level", "log-format", "import-marte2", "import-marte2-partial", "version")
+		"config", "http", "check", "describe", "log-level", "log-format", "import-marte2", "import-marte2-partial", "version",
+		"replay", "replay-addr", "speed", "loop", "replay-wait")
 	out, err = exec.Command(binary, "-no-such-flag").CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
 		t.Errorf("bad flag: exit %v, want 2\n%s", err, out)
