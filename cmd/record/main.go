@@ -95,7 +95,7 @@ func parseFlags(args []string, stderr io.Writer) (options, record.Options, error
 	fs.BoolVar(&o.codes, "codes", false, "-udps: also record each quantised signal's wire codes (columns Name:code)")
 	fs.DurationVar(&o.timeout, "timeout", udpsclient.DefaultConnectTimeout, "-udps: how long each CONNECT attempt waits for the CONFIG")
 	fs.DurationVar(&o.status, "status", 10*time.Second, "print rows, bytes and losses on stderr this often (0: only at the end)")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return o, record.Options{}, err
 	}
 	n := 0
