@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/internal/httpguard"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -54,6 +55,12 @@ func (d *decoder) app(t *tbl) {
 	}
 	a.ScopeAddress = t.str("ScopeAddress", "")
 	t.hostPort("ScopeAddress", a.ScopeAddress, "127.0.0.1:8090", "the scope")
+	a.HTTPAllowedHosts = t.strings("HTTPAllowedHosts")
+	for i, h := range a.HTTPAllowedHosts {
+		if err := httpguard.CheckName(h); err != nil {
+			t.d.errf(t.at("HTTPAllowedHosts")+"["+strconv.Itoa(i)+"]", "%v", err)
+		}
+	}
 	a.LogLevel = t.enum("LogLevel", "info", "debug", "info", "warn", "error")
 	a.LogFormat = t.enum("LogFormat", "text", "text", "json")
 	a.LockMemory = t.boolean("LockMemory", false)
