@@ -60,12 +60,14 @@ func TestHTTPSlowHeaderFloodLocksNoOneOut(t *testing.T) {
 			f := testenv.StartSlowHeaders(t, strings.TrimPrefix(h.base, "http://"), tc.flood, floodSockets, floodStart)
 			testenv.Eventually(t, "the flood to hold its connections", time.Minute, func() bool { return f.Connects.Load() >= floodSockets })
 			probe := testenv.ProbeClient("127.0.0.1")
+			start := time.Now()
 			for i := range tc.probes {
 				if err := testenv.Probe(probe, h.base+"/status"); err != nil {
 					t.Fatalf("probe %d of %d during the flood (%d connections made, %d cut): %v", i+1, tc.probes, f.Connects.Load(), f.Cut.Load(), err)
 				}
 			}
-			t.Logf("%d probes answered; the flood made %d connections, %d cut by the server", tc.probes, f.Connects.Load(), f.Cut.Load())
+			t.Logf("%d probes answered, %v each on average; the flood made %d connections, %d cut by the server",
+				tc.probes, time.Since(start)/time.Duration(tc.probes), f.Connects.Load(), f.Cut.Load())
 		})
 	}
 	lines := strings.Count(logs.String(), "connection bounds reached")
