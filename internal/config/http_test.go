@@ -39,13 +39,7 @@ func TestHTTPExposureWarnings(t *testing.T) {
 			t.Errorf("%s: %v", tc.app, err)
 			continue
 		}
-		var http Errors
-		for _, w := range f.Warnings {
-			if w.Where == "App" {
-				http = append(http, w)
-			}
-		}
-		got := http.Error()
+		got := appWarnings(f)
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("%s: warnings %q, want %q", tc.app, got, tc.want)
 		}
@@ -84,13 +78,7 @@ func TestScopeAndTokenWarnings(t *testing.T) {
 			t.Errorf("%s: %v", tc.app, err)
 			continue
 		}
-		var app Errors
-		for _, w := range f.Warnings {
-			if w.Where == "App" {
-				app = append(app, w)
-			}
-		}
-		got := app.Error()
+		got := appWarnings(f)
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("%s: warnings %q, want %q", tc.app, got, tc.want)
 		}
@@ -99,4 +87,15 @@ func TestScopeAndTokenWarnings(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `u.toml:3:35: App HTTPAllowedHosts[1]: "bad.example:80": give the name without a port`) {
 		t.Errorf("HTTPAllowedHosts with a port: %v", err)
 	}
+}
+
+// appWarnings returns the warnings of f about its [App] table.
+func appWarnings(f *File) string {
+	var app Errors
+	for _, w := range f.Warnings {
+		if w.Where == "App" {
+			app = append(app, w)
+		}
+	}
+	return app.Error()
 }
