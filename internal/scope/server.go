@@ -299,9 +299,9 @@ type HTTPOptions struct {
 	Log *slog.Logger
 }
 
-// Handler returns h as Serve serves it: the host name checked, then the
+// handler returns h as Serve serves it: the host name checked, then the
 // token.
-func (o HTTPOptions) Handler(ln net.Listener, h http.Handler) http.Handler {
+func (o HTTPOptions) handler(ln net.Listener, h http.Handler) http.Handler {
 	if o.Token != nil {
 		h = newTokenGate(h, o.Token)
 	}
@@ -323,7 +323,7 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, o HTTPOptions) 
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	srv := NewHTTPServer(o.Handler(ln, h), o.Log)
+	srv := NewHTTPServer(o.handler(ln, h), o.Log)
 	co := o.Conns
 	if co.Name == "" {
 		co.Name = "scope"
