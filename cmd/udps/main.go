@@ -194,6 +194,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	code := s.receive(cfg)
 	shutdown()
+	c.AbandonPartial() // an update whose last fragments never came is incomplete
 	s.out.Flush()
 	summary(stderr, c.Stats())
 	return code

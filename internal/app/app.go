@@ -18,6 +18,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/config"
 	"github.com/streamerd/streamerd/internal/gam"
+	"github.com/streamerd/streamerd/internal/httpguard"
 	"github.com/streamerd/streamerd/rt"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -83,12 +84,12 @@ func Build(f *config.File, ms *metrics.Set, log *slog.Logger) (*App, error) {
 	a := &App{file: f, log: log, ms: ms}
 	a.events.init(eventRingSize)
 	a.guard = newHTTPGuard(ms, httpBounds.maxInFlight, httpBounds.maxBody)
-	if p := f.App.HTTPTokenFile; p != "" && f.App.HTTPAddress != "" {
-		tok, err := readToken(p)
+	if p := f.App.HTTPTokenFile; p != "" && (f.App.HTTPAddress != "" || f.App.ScopeAddress != "") {
+		tok, err := httpguard.ReadToken(p)
 		if err != nil {
 			return nil, f.Errorf("App.HTTPTokenFile", "%v", err)
 		}
-		a.guard.setToken(tok)
+		a.guard.token = tok
 	}
 	var errs []error
 	for i := range f.DataSources {

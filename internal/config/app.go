@@ -17,7 +17,7 @@ var appKeys = table[App]{
 		field("HTTPAddress", hostPort("127.0.0.1:9100", "HTTP"), func(a *App) *string { return &a.HTTPAddress }).
 			Doc("`host:port` of the HTTP endpoint (metrics, status, control, see [HTTP endpoint](#http-endpoint)); `\"\"` disables HTTP; `streamerd -http` overrides it. [status.md](status.md) explains every field of `GET /status`. On an address that is not loopback (`\":9100\"`, `\"0.0.0.0:9100\"`, a LAN address), `/force`, `/release` and `/degrade` are refused unless `HTTPTokenFile` (or `HTTPInsecureControl`) is set, and `-check` and the start warn."),
 		field("HTTPTokenFile", str(), func(a *App) *string { return &a.HTTPTokenFile }).
-			Doc("path of a file holding a bearer token (at least 16 printable ASCII characters without spaces; surrounding white space and the final newline are ignored; at most 4 KiB; a regular file). With it, every HTTP request, `/metrics` and `/status` included, must carry `Authorization: Bearer <token>`; a request without it gets 401. Read when the application is built, so `-check` reports a missing or bad file. Keep the file readable by the daemon's user only."),
+			Doc("path of a file holding a bearer token (at least 16 printable ASCII characters without spaces; surrounding white space and the final newline are ignored; at most 4 KiB; a regular file). With it, every HTTP request, `/metrics` and `/status` included, must carry `Authorization: Bearer <token>`; a request without it gets 401. The scope asks for the same token. Read when the application is built, so `-check` reports a missing or bad file. Keep the file readable by the daemon's user only: `-check` and the start warn when every user can read it."),
 		field("HTTPInsecureControl", boolean(), func(a *App) *bool { return &a.HTTPInsecureControl }).
 			Doc("serve `/force`, `/release` and `/degrade` without a token on an `HTTPAddress` that is not loopback: anyone who can reach the port can force signals. An error where it changes nothing (loopback address, HTTP off, or with `HTTPTokenFile`).").
 			Check(func(a *App) string {
@@ -32,8 +32,10 @@ var appKeys = table[App]{
 				}
 				return ""
 			}),
+		field("HTTPAllowedHosts", hostNames(), func(a *App) *[]string { return &a.HTTPAllowedHosts }).
+			Doc("host names (without port) the HTTP endpoint and the scope answer to besides `localhost`, any IP address and the host of their address, e.g. `[\"streamerd.lab.example.org\"]` when browsers reach them by a DNS name or through a proxy. A request naming any other host in its `Host` header gets 421 (see [Host names](#host-names))."),
 		field("ScopeAddress", hostPort("127.0.0.1:8090", "the scope"), func(a *App) *string { return &a.ScopeAddress }).
-			Doc("`host:port` of the web scope (see [scope.md](scope.md)): one page per UDPStreamer datasource, at `/` when there is one and at `/<name>/` when there are several; `\"\"` (the default) disables it. Needs a UDPStreamer datasource. The scope reads each datasource inside the process (its tap), not as a network client: it never takes the datasource's one session, and clients connect as if it were not there."),
+			Doc("`host:port` of the web scope (see [scope.md](scope.md)): one page per UDPStreamer datasource, at `/` when there is one and at `/<name>/` when there are several; `\"\"` (the default) disables it. Needs a UDPStreamer datasource. The scope reads each datasource inside the process (its tap), not as a network client: it never takes the datasource's one session, and clients connect as if it were not there. `HTTPTokenFile` covers the scope too (its page asks for the token, [scope.md](scope.md#access)), as do `HTTPAllowedHosts` and the connection bounds of the [HTTP endpoint](#http-endpoint); on an address that is not loopback without `HTTPTokenFile`, `-check` and the start warn."),
 		field("LogLevel", oneOf("debug", "info", "warn", "error"), func(a *App) *string { return &a.LogLevel }),
 		field("LogFormat", oneOf("text", "json"), func(a *App) *string { return &a.LogFormat }).
 			Doc("log/slog handlers"),

@@ -97,6 +97,10 @@ type App struct {
 	// HTTPInsecureControl serves /force, /release and /degrade without a
 	// token on an HTTPAddress that is not loopback (refused otherwise).
 	HTTPInsecureControl bool
+	// HTTPAllowedHosts are host names the HTTP endpoint and the scope
+	// answer to besides localhost, IP addresses and the host of their
+	// address (a request naming another host gets 421).
+	HTTPAllowedHosts []string
 }
 
 // MemoryLimitAuto is App.MemoryLimit when the file leaves it out: the

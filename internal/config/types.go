@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"github.com/streamerd/streamerd/internal/httpguard"
 	"math"
 	"net/netip"
 	"strconv"
@@ -369,6 +370,17 @@ func list[E any](elem func(r at, i int, s string) (E, bool), format func(E) stri
 // strs is an array of strings.
 func strs() valueType[[]string] {
 	return list(func(_ at, _ int, s string) (string, bool) { return s, true }, func(s string) string { return s })
+}
+
+// hostNames is an array of host names, each without scheme, port or path.
+func hostNames() valueType[[]string] {
+	return list(func(r at, i int, s string) (string, bool) {
+		if err := httpguard.CheckName(s); err != nil {
+			r.elemErrf(i, "%v", err)
+			return s, false
+		}
+		return s, true
+	}, func(s string) string { return s })
 }
 
 // prefixes is an array of CIDR prefixes; a plain address is the prefix of

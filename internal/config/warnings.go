@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/streamerd/streamerd/internal/httpguard"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -42,6 +43,14 @@ func (d *decoder) warn() {
 	}
 	if msg := HTTPExposure(&f.App, LoopbackHost(f.App.HTTPAddress)); msg != "" {
 		w("App.HTTPAddress", msg)
+	}
+	if msg := ScopeExposure(&f.App, LoopbackHost(f.App.ScopeAddress)); msg != "" {
+		w("App.ScopeAddress", msg)
+	}
+	if p := f.App.HTTPTokenFile; p != "" {
+		if msg := httpguard.TokenFileWarning(p); msg != "" {
+			w("App.HTTPTokenFile", msg)
+		}
 	}
 	for di := range f.DataSources {
 		d := &f.DataSources[di]
@@ -94,4 +103,13 @@ func HTTPExposure(app *App, loopback bool) string {
 		return "HTTP is not on a loopback address and has no HTTPTokenFile: with HTTPInsecureControl, anyone who can reach it can force signals and degrade streams"
 	}
 	return "HTTP is not on a loopback address and has no HTTPTokenFile: /metrics and /status are open to the network, and /force, /release and /degrade are refused (set HTTPTokenFile to serve them with a bearer token)"
+}
+
+// ScopeExposure returns the warning for the scope of app listening on a
+// loopback address or not: "" when it is, or when HTTPTokenFile covers it.
+func ScopeExposure(app *App, loopback bool) string {
+	if app.ScopeAddress == "" || loopback || app.HTTPTokenFile != "" {
+		return ""
+	}
+	return "the scope is not on a loopback address and has no HTTPTokenFile: anyone who can reach it sees every signal of the UDPStreamer datasources (set HTTPTokenFile: the page then asks for the token)"
 }

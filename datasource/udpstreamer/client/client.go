@@ -486,6 +486,19 @@ func (c *Client) Next(u *Update) error {
 	}
 }
 
+// AbandonPartial gives up the updates of which some fragments came and
+// not all, counting each in Stats().Incomplete: call it when no more
+// Next will come (a program that exits), from the goroutine that called
+// Next. Next, if called again, starts without them.
+func (c *Client) AbandonPartial() {
+	if c.dataR == nil {
+		return
+	}
+	c.evicted0 += uint64(c.dataR.Pending())
+	c.dataR.Reset()
+	c.st.incomplete.Store(c.evicted0 + c.dataR.Stats().Evicted)
+}
+
 // data passes a DATA fragment to the reassembler and returns the update it
 // completes, if any.
 func (c *Client) data(h wire.Header, frag []byte) (payload []byte, counter uint32) {
