@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/streamerd/streamerd/internal/enum"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -46,7 +45,12 @@ const (
 var sleepNatureNames = [...]string{Default: "Default", Busy: "Busy", Hybrid: "Hybrid"}
 
 // String returns the MARTe2 spelling.
-func (s SleepNature) String() string { return enum.Name(sleepNatureNames[:], s, "SleepNature") }
+func (s SleepNature) String() string {
+	if s > Hybrid {
+		return fmt.Sprintf("SleepNature(%d)", uint8(s))
+	}
+	return sleepNatureNames[s]
+}
 
 // ParseSleepNature reads "Default", "Busy" or "Hybrid" (any case).
 func ParseSleepNature(s string) (SleepNature, error) {

@@ -2,12 +2,13 @@ package udpstreamer
 
 import (
 	"encoding/binary"
+	"fmt"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
-	"github.com/streamerd/streamerd/internal/enum"
 	"github.com/streamerd/streamerd/internal/udpsend"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -106,14 +107,22 @@ const (
 var policyNames = [numPolicies]string{"replace", "first"}
 
 // String returns "replace" or "first".
-func (p SessionPolicy) String() string { return enum.Name(policyNames[:], p, "SessionPolicy") }
+func (p SessionPolicy) String() string {
+	if p >= numPolicies {
+		return fmt.Sprintf("SessionPolicy(%d)", uint8(p))
+	}
+	return policyNames[p]
+}
 
 // ParseSessionPolicy parses "replace" or "first"; "" is Replace.
 func ParseSessionPolicy(s string) (SessionPolicy, error) {
 	if s == "" {
 		return Replace, nil
 	}
-	return enum.Lookup[SessionPolicy](policyNames[:], s, "SessionPolicy")
+	if i := slices.Index(policyNames[:], s); i >= 0 {
+		return SessionPolicy(i), nil
+	}
+	return 0, fmt.Errorf("unknown SessionPolicy %q (want replace or first)", s)
 }
 
 // Validate checks every rule of the UDPStreamer datasource and returns all
