@@ -13,7 +13,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
-	"github.com/streamerd/streamerd/internal/udpsend"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
@@ -51,9 +50,9 @@ type Encoder struct {
 	haveData bool
 
 	conn   *net.UDPConn
-	out    *udpsend.Sender    // sends to dst; network thread only
-	watch  *udpsend.DestWatch // ICMP port unreachable; network thread only
-	reach  chan bool          // receiver gone (true) or back, for logEvents
+	out    *netthread.Sender    // sends to dst; network thread only
+	watch  *netthread.DestWatch // ICMP port unreachable; network thread only
+	reach  chan bool            // receiver gone (true) or back, for logEvents
 	em     *emitter
 	thread *netthread.Thread
 	origin int64 // CLOCK_MONOTONIC ns at the emitter's start: the cadence grid

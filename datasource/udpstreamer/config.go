@@ -9,7 +9,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
-	"github.com/streamerd/streamerd/internal/udpsend"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -58,7 +57,7 @@ type Config struct {
 	AllowedClients []netip.Prefix
 	// SendMethod is how fragments reach the kernel (Auto picks the fastest
 	// this kernel supports: GSO, then sendmmsg, then a sendto loop).
-	SendMethod udpsend.Method
+	SendMethod netthread.SendMethod
 	// LockTimeout bounds Synchronise's wait for the FastLock
 	// (DefaultLockTimeout when 0).
 	LockTimeout time.Duration

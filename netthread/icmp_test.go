@@ -1,4 +1,4 @@
-package udpsend
+package netthread
 
 import (
 	"errors"
@@ -67,7 +67,7 @@ func TestICMPPortUnreachable(t *testing.T) {
 func TestDestWatch(t *testing.T) {
 	conn, q := icmpQueued(t)
 	w := NewDestWatch(q, time.Second)
-	s, err := New(conn, Auto)
+	s, err := NewSender(conn, MethodAuto)
 	if err != nil {
 		t.Fatal(err)
 	}

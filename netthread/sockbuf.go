@@ -1,4 +1,4 @@
-package udpsend
+package netthread
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ func SetBuffers(conn *net.UDPConn, send, recv int) (Buffers, error) {
 		return b, err
 	}
 	var serr error
-	if err := rc.Control(func(fd uintptr) { serr = setBuffers(int(fd), &b) }); err != nil {
+	if err := rc.Control(func(fd uintptr) { serr = setBuffers(fd, &b) }); err != nil {
 		return b, err
 	}
 	return b, serr

@@ -1,4 +1,4 @@
-package udpsend
+package netthread
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package udpsend
+package netthread
 
 import (
 	"net"
@@ -76,11 +76,11 @@ func (w *DestWatch) Unreachable() bool { return w.gone }
 // PortUnreachables returns the ICMP port-unreachable errors seen.
 func (w *DestWatch) PortUnreachables() uint64 { return w.n }
 
-// NewWatched returns a Sender to the one destination dst of conn, with a
+// NewWatchedSender returns a Sender to the one destination dst of conn, with a
 // DestWatch on the ICMP errors its sends meet (see NewDestWatch for hold):
 // what a producer that streams to one receiver needs.
-func NewWatched(conn *net.UDPConn, dst netip.AddrPort, hold time.Duration) (*Sender, *DestWatch, error) {
-	out, err := New(conn, Auto)
+func NewWatchedSender(conn *net.UDPConn, dst netip.AddrPort, hold time.Duration) (*Sender, *DestWatch, error) {
+	out, err := NewSender(conn, MethodAuto)
 	if err != nil {
 		return nil, nil, err
 	}
