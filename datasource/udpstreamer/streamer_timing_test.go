@@ -289,7 +289,7 @@ func newPoller(tb testing.TB, c *rawClient) *poller {
 	c.conn.SetReadDeadline(time.Time{}) // a deadline gone by fails every Read
 	p := &poller{tb: tb, c: c, rc: rc}
 	p.readFn = func(fd uintptr) bool {
-		p.n, p.err = syscall.Read(int(fd), p.c.buf)
+		p.n, p.err = readFD(fd, p.c.buf)
 		return true // never wait in the poller
 	}
 	return p

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -86,11 +85,7 @@ func benchScope(b *testing.B, viewers int) {
 	b.ReportMetric(lost, "lost")
 }
 
-func rusage() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func rusage() time.Duration { return testenv.CPUTime() }
 
 // child is the test binary run as a benchmark's helper. It ends when its
 // standard input closes.

@@ -1,0 +1,19 @@
+//go:build !unix
+
+package testenv
+
+import (
+	"os"
+	"testing"
+	"time"
+)
+
+// CPUTime returns 0: this system has no getrusage.
+func CPUTime() time.Duration { return 0 }
+
+// Pause skips tb: stopping a process and letting it go on (SIGSTOP,
+// SIGCONT) is Unix's.
+func Pause(tb testing.TB, p *os.Process, d time.Duration) {
+	tb.Helper()
+	tb.Skip("skipped: no SIGSTOP on this system")
+}
