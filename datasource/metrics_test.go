@@ -1,4 +1,4 @@
-package dsmetrics
+package datasource
 
 import (
 	"bytes"
@@ -8,9 +8,9 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 )
 
-func TestNames(t *testing.T) {
+func TestMetricNames(t *testing.T) {
 	set := metrics.NewSet()
-	n := New(set, "rd100s", `Enc "1"`)
+	n := NewMetrics(set, "rd100s", `Enc "1"`)
 	n.Counter("sent_total").Add(2)
 	n.Counter("dropped_total", `reason="loss"`, `kind="x"`).Inc()
 	n.Gauge("depth", func() float64 { return 3 })
