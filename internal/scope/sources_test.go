@@ -18,9 +18,9 @@ import (
 	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
 	rdwire "github.com/streamerd/streamerd/datasource/rd100s/wire"
 	udpsclient "github.com/streamerd/streamerd/datasource/udpstreamer/client"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/internal/udpstest"
 	"github.com/streamerd/streamerd/quant"
 )
 

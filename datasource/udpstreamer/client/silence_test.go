@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/internal/udpstest"
 )
 
 // TestSilenceReportedOnce: a stream that stops makes Next report one

@@ -1,4 +1,4 @@
-// Package udpstest runs a minimal UDPStreamer server on a loopback socket for tests of clients, built only from the wire package's encoders.
+// Package udpstest runs a minimal UDPStreamer server on a loopback socket for tests of clients (test-only: no non-test file imports it), built only from the wire package's encoders.
 //
 // The Server answers CONNECT with CONFIG and records DISCONNECT, like the real
 // datasource; DATA is sent only when the test asks (SendUpdate, SendDatagram),
