@@ -57,7 +57,6 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
-	"github.com/streamerd/streamerd/internal/defaults"
 )
 
 // Defaults for Options' zero fields.
@@ -148,14 +147,14 @@ func Dial(server string, opts Options) (*Client, error) {
 	if opts.LocalAddr == "" {
 		opts.LocalAddr = DefaultLocalAddr
 	}
-	opts.ConnectTimeout = defaults.Positive(opts.ConnectTimeout, DefaultConnectTimeout)
-	opts.ResendInterval = defaults.Positive(opts.ResendInterval, DefaultResendInterval)
+	opts.ConnectTimeout = positive(opts.ConnectTimeout, DefaultConnectTimeout)
+	opts.ResendInterval = positive(opts.ResendInterval, DefaultResendInterval)
 	if opts.ReadBuffer == 0 {
 		opts.ReadBuffer = DefaultReadBuffer
 	}
-	opts.MaxInFlight = defaults.Positive(opts.MaxInFlight, DefaultMaxInFlight)
-	opts.MaxConfigSize = defaults.Positive(opts.MaxConfigSize, DefaultMaxConfigSize)
-	opts.MaxDataSize = defaults.Positive(opts.MaxDataSize, DefaultMaxDataSize)
+	opts.MaxInFlight = positive(opts.MaxInFlight, DefaultMaxInFlight)
+	opts.MaxConfigSize = positive(opts.MaxConfigSize, DefaultMaxConfigSize)
+	opts.MaxDataSize = positive(opts.MaxDataSize, DefaultMaxDataSize)
 	if opts.MaxConfigSize < wire.ConfigSize(1) {
 		return nil, fmt.Errorf("udpstreamer/client: MaxConfigSize %d is smaller than one signal's CONFIG", opts.MaxConfigSize)
 	}
@@ -530,4 +529,13 @@ func (c *Client) config(h wire.Header, frag []byte) (changed bool, err error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// positive returns v if it is above zero, else def: the value of an option
+// whose zero (or a negative value) means its default.
+func positive[T ~int | ~int64](v, def T) T {
+	if v > 0 {
+		return v
+	}
+	return def
 }
