@@ -30,7 +30,7 @@ import (
 type Config struct {
 	Name     string
 	CPUMask  cpu.Mask // CPUs the thread may run on; 0: no pinning
-	Priority int      // SCHED_FIFO priority 1..99; 0: normal scheduling
+	Priority int      // 0: normal scheduling; 1..99: SCHED_FIFO (cpu.ValidatePriority)
 
 	// Wake, if set, is called by Stop after the stop channel is closed, to
 	// unblock a body waiting on something else (typically sem.Post).

@@ -70,7 +70,7 @@ type Config struct {
 	Period    time.Duration // alternative to Frequency
 
 	CPUMask  cpu.Mask // CPUs the thread may run on; 0: no pinning
-	Priority int      // SCHED_FIFO priority 1..99; 0: normal scheduling
+	Priority int      // 0: normal scheduling; 1..99: SCHED_FIFO (cpu.ValidatePriority)
 
 	SleepNature     SleepNature
 	SleepPercentage int // Hybrid: percent of the period slept, 0..100
@@ -179,8 +179,8 @@ func Validate(cfg Config) (warnings []string, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Priority < 0 || cfg.Priority > 99 {
-		return nil, fmt.Errorf("rt: Priority %d out of range 0..99", cfg.Priority)
+	if err := cpu.ValidatePriority(cfg.Priority); err != nil {
+		return nil, fmt.Errorf("rt: Priority: %w", err)
 	}
 	if cfg.SleepNature > Hybrid {
 		return nil, fmt.Errorf("rt: unknown %v", cfg.SleepNature)
