@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/flatudp"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
 	"github.com/streamerd/streamerd/internal/cli"
@@ -66,7 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("flatrecv", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cli.SetUsage(fs, usage)
-	fs.StringVar(&o.listen, "listen", ":"+strconv.Itoa(client.DefaultPort), "`host:port` to listen on; with -group only the port is used")
+	fs.StringVar(&o.listen, "listen", ":"+strconv.Itoa(flatudp.DefaultPort), "`host:port` to listen on; with -group only the port is used")
 	fs.StringVar(&o.group, "group", "", "IPv4 multicast `group` to join (empty: unicast)")
 	fs.StringVar(&o.iface, "iface", "", "local `address` or interface name for the multicast join (empty: the kernel's choice)")
 	fs.StringVar(&o.signals, "signals", "", "signal `list`: name:type[count],... as in 'Trigger:uint8,Ia:float32,Wave:float32[16]' (required)")

@@ -17,8 +17,9 @@ import (
 
 // Defaults of the datasource parameters.
 const (
-	// DefaultPort is MARTe2 UDPSender's port.
-	DefaultPort = client.DefaultPort
+	// DefaultPort is MARTe2 UDPSender's port, the destination port when
+	// Config.Port is 0 and the port receivers listen on by default.
+	DefaultPort = 44488
 	// DefaultNumberOfBuffers is the ring length in IndependentThread mode.
 	DefaultNumberOfBuffers = 10
 	// DefaultQueueLength is the ring length in RealTimeThread mode: 64

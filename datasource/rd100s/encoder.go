@@ -206,6 +206,7 @@ func (e *Encoder) startThread() error {
 // to the ready buffer, unlock. It never waits for the network; the emitter
 // sends the latest published values at its next tick.
 func (e *Encoder) Synchronise() error {
+	e.m.synchronised.Inc()
 	if e.lock.FastLock(e.cfg.LockTimeout, 0) != nil {
 		e.m.lockTimeouts.Inc()
 		return ErrLockTimeout
@@ -213,7 +214,6 @@ func (e *Encoder) Synchronise() error {
 	copy(e.ready, e.mem.Block())
 	e.haveData = true
 	e.lock.FastUnLock()
-	e.m.synchronised.Inc()
 	return nil
 }
 
@@ -268,9 +268,9 @@ type Status struct {
 	Events       []Event      `json:"events"`
 	Synchronised uint64       `json:"synchronised"`
 	LockTimeouts uint64       `json:"lock_timeouts"`
-	// DestUnreachable is true while the destination answers with ICMP
+	// DestinationUnreachable is true while the destination answers with ICMP
 	// port unreachable: no receiver listens there.
-	DestUnreachable bool `json:"dest_unreachable"`
+	DestinationUnreachable bool `json:"destination_unreachable"`
 }
 
 // StatusReport returns Status as an any, for a program that lists
@@ -307,7 +307,7 @@ func (e *Encoder) Status() Status {
 		Synchronised: e.m.synchronised.Get(),
 		LockTimeouts: e.m.lockTimeouts.Get(),
 
-		DestUnreachable: e.m.unreachable.Get() != 0,
+		DestinationUnreachable: e.m.unreachable.Get() != 0,
 	}
 	if s.Active == nil {
 		s.Active = []string{}

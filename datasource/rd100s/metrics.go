@@ -49,7 +49,7 @@ func newEncoderMetrics(ms *metrics.Set, name string) *encoderMetrics {
 		seqJumps:       c("seq_jumps_total"),
 		eventsUnlogged: c("events_unlogged_total"),
 		unreachables:   c("icmp_port_unreachable_total"),
-		unreachable:    n.Gauge("dest_unreachable", nil),
+		unreachable:    n.Gauge("destination_unreachable", nil),
 	}
 	for k := range numKinds {
 		d := fmt.Sprintf(`degradation=%q`, kindNames[k])

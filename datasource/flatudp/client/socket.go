@@ -7,11 +7,8 @@ import (
 	"strconv"
 )
 
-// DefaultPort is the UDP port of MARTe2's UDPSender.
-const DefaultPort = 44488
-
-// ListenUnicast opens a UDP socket bound to addr ("host:port"; ":44488" is
-// every local address).
+// ListenUnicast opens a UDP socket bound to addr ("host:port"; ":44488",
+// flatudp.DefaultPort, is every local address).
 func ListenUnicast(addr string) (*net.UDPConn, error) {
 	pc, err := net.ListenPacket("udp", addr)
 	if err != nil {
