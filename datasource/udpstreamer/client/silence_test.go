@@ -182,3 +182,13 @@ func TestSilenceDetectionAllocatesNothing(t *testing.T) {
 		t.Errorf("%d allocations over %d updates and 4 silence timeouts", n, counter)
 	}
 }
+
+func TestSilenceTimeout(t *testing.T) {
+	for _, c := range []struct{ period, want time.Duration }{
+		{0, MinSilence}, {time.Millisecond, MinSilence}, {time.Second, 5 * time.Second},
+	} {
+		if got := SilenceTimeout(c.period); got != c.want {
+			t.Errorf("SilenceTimeout(%v) = %v, want %v", c.period, got, c.want)
+		}
+	}
+}
