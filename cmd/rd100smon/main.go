@@ -78,6 +78,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/datasource/rd100s/client"
 	"github.com/streamerd/streamerd/internal/cli"
+	"github.com/streamerd/streamerd/netthread"
 )
 
 // usage is what -h prints besides the flags.
@@ -198,7 +199,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cli.ExitError
 	}
 	defer conn.Close()
-	_ = conn.SetReadBuffer(1 << 20)
+	_, _ = netthread.SetBuffers(conn, 0, 1<<20)
 	if err := monitor(ctx, conn, o, stdout); err != nil {
 		fmt.Fprintln(stderr, "rd100smon:", err)
 		return cli.ExitError

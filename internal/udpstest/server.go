@@ -18,6 +18,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -49,7 +50,7 @@ func NewServer(tb testing.TB, sigs []udpswire.SignalInfo, maxPayloadSize int) *S
 	if err != nil {
 		tb.Fatal(err)
 	}
-	conn.SetReadBuffer(4 << 20)
+	netthread.SetBuffers(conn, 0, 4<<20)
 	conn.SetWriteBuffer(4 << 20)
 	s := &Server{conn: conn, done: make(chan struct{}), maxPayload: maxPayloadSize, connected: make(chan struct{})}
 	if err := s.SetSignals(sigs); err != nil {

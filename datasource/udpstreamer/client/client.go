@@ -57,6 +57,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/netthread"
 )
 
 // Defaults for Options' zero fields.
@@ -75,7 +76,7 @@ type Options struct {
 	LocalAddr      string        // local UDP address to bind; "" means DefaultLocalAddr (any address, ephemeral port)
 	ConnectTimeout time.Duration // how long Connect waits for CONFIG; 0 means DefaultConnectTimeout
 	ResendInterval time.Duration // Connect resends CONNECT this often; 0 means DefaultResendInterval
-	ReadBuffer     int           // socket receive buffer: SO_RCVBUFFORCE when privileged, else SO_RCVBUF capped by net.core.rmem_max; 0 means DefaultReadBuffer, < 0 leaves the system's
+	ReadBuffer     int           // socket receive buffer, sized by netthread.SetBuffers (SO_RCVBUFFORCE when privileged, else SO_RCVBUF capped by net.core.rmem_max); 0 means DefaultReadBuffer, < 0 leaves the system's
 	MaxInFlight    int           // DATA updates reassembled at once; 0 means DefaultMaxInFlight
 	MaxConfigSize  int           // largest CONFIG payload in bytes; 0 means DefaultMaxConfigSize
 	MaxDataSize    int           // largest DATA payload a CONFIG may imply; 0 means DefaultMaxDataSize (the reassembler allocates MaxInFlight of them)
@@ -186,7 +187,7 @@ func Dial(server string, opts Options) (*Client, error) {
 		return nil, fmt.Errorf("udpstreamer/client: %w", err)
 	}
 	if opts.ReadBuffer > 0 {
-		if err := setReadBuffer(conn, opts.ReadBuffer); err != nil {
+		if _, err := netthread.SetBuffers(conn, 0, opts.ReadBuffer); err != nil {
 			conn.Close()
 			return nil, fmt.Errorf("udpstreamer/client: %w", err)
 		}
