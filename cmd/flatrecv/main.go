@@ -346,18 +346,8 @@ func (w *rowWriter) appendText(b, dg []byte, i int) []byte {
 // the shortest form that reads back to the same value at their own
 // precision. In JSON, NaN and the infinities are null.
 func appendValue(b []byte, t datasource.Type, raw uint64, asJSON bool) []byte {
-	switch t {
-	case datasource.Float32, datasource.Float64:
-		f, bits := wire.RawToFloat64(t, raw), 64
-		if t == datasource.Float32 {
-			bits = 32
-		}
-		if asJSON && (math.IsNaN(f) || math.IsInf(f, 0)) {
-			return append(b, "null"...)
-		}
-		return strconv.AppendFloat(b, f, 'g', -1, bits)
-	case datasource.Int8, datasource.Int16, datasource.Int32, datasource.Int64:
-		return strconv.AppendInt(b, int64(raw), 10)
+	if f := t.Float64(raw); asJSON && t.IsFloat() && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		return append(b, "null"...)
 	}
-	return strconv.AppendUint(b, raw, 10)
+	return t.AppendRaw(b, raw)
 }
