@@ -70,9 +70,6 @@ func (w *DestWatch) Tick(now int64) (back bool) {
 	return false
 }
 
-// Unreachable reports whether the destination is unreachable.
-func (w *DestWatch) Unreachable() bool { return w.gone }
-
 // PortUnreachables returns the ICMP port-unreachable errors seen.
 func (w *DestWatch) PortUnreachables() uint64 { return w.n }
 

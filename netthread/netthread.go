@@ -79,9 +79,6 @@ func (t *Thread) Stop() error {
 	return err
 }
 
-// Done is closed when the body has returned.
-func (t *Thread) Done() <-chan struct{} { return t.done }
-
 // Name returns the configured name.
 func (t *Thread) Name() string { return t.cfg.Name }
 

@@ -147,9 +147,6 @@ func New(w WireType, rangeMin, rangeMax float64) (Quantizer, error) {
 // WireType returns the wire type q encodes to.
 func (q *Quantizer) WireType() WireType { return q.w }
 
-// Range returns RangeMin and RangeMax.
-func (q *Quantizer) Range() (rangeMin, rangeMax float64) { return q.min, q.max }
-
 // Step returns the physical size of one code step, span/L.
 func (q *Quantizer) Step() float64 { return q.span / q.levels }
 

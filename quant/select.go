@@ -46,9 +46,6 @@ func bestKernel() Kernel {
 // with the portable one.)
 func SelectedKernel() Kernel { return selected }
 
-// SIMD reports whether the slice kernels use vector instructions.
-func SIMD() bool { return selected != KernelPortable }
-
 // EncodeFloat32With is [Quantizer.EncodeFloat32] with kernel k instead of
 // the selected one, for tests and benchmarks that compare kernels; the
 // output is the same. It panics if k is not Supported.

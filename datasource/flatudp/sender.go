@@ -151,10 +151,6 @@ func (s *Sender) Signals() []datasource.Signal { return s.sigs }
 // receiver. Vectors are written as channels (no "w" suffix).
 func (s *Sender) SignalsString() string { return s.sigStr }
 
-// Layout returns the datagram layout (size, offsets); receivers decode with
-// it.
-func (s *Sender) Layout() *wire.Layout { return s.layout }
-
 // DatagramSize returns the size of every datagram in bytes.
 func (s *Sender) DatagramSize() int { return s.layout.Size }
 

@@ -245,7 +245,7 @@ func TestRealTimeThreadEveryCycle(t *testing.T) {
 			}
 			st := h.s.Status()
 			if st.CyclesQueued != cycles || st.DatagramsSent != cycles || st.Overflows != 0 || st.SendErrors != 0 ||
-				st.BytesSent != uint64(cycles*h.s.DatagramSize()) || st.ExecutionMode != "RealTimeThread" || st.ByteOrder != order.String() {
+				st.BytesSent != uint64(cycles*h.s.layout.Size) || st.ExecutionMode != "RealTimeThread" || st.ByteOrder != order.String() {
 				t.Errorf("status %+v", st)
 			}
 			if st.Local == "" || !st.Running || st.Class != "FlatUDP" {
@@ -646,7 +646,7 @@ func TestLifecycleErrors(t *testing.T) {
 		}
 		return s
 	})
-	if s.Name() != "Flat" || len(s.Signals()) != 3 || s.Memory().Size() != 69 || s.Layout().Size != 69 {
+	if s.Name() != "Flat" || len(s.Signals()) != 3 || s.Memory().Size() != 69 || s.layout.Size != 69 {
 		t.Error("accessors")
 	}
 }

@@ -108,9 +108,6 @@ func (e *Encoder) Name() string { return e.cfg.Name }
 // Signals returns the configured signals.
 func (e *Encoder) Signals() []datasource.Signal { return e.sigs }
 
-// Dest returns the resolved destination.
-func (e *Encoder) Dest() netip.AddrPort { return e.dst }
-
 // RateHz returns the emission cadence.
 func (e *Encoder) RateHz() float64 { return e.cfg.RateHz }
 

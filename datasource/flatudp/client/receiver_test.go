@@ -90,7 +90,7 @@ func TestReceiverWrongSizes(t *testing.T) {
 	if st != wantSt {
 		t.Errorf("Stats = %+v, want %+v", st, wantSt)
 	}
-	if got := r.WrongSizes(); !slices.Equal(got, []int{3, 68, 70}) {
+	if got := r.wrongSizes(); !slices.Equal(got, []int{3, 68, 70}) {
 		t.Errorf("WrongSizes = %v", got)
 	}
 	// An empty datagram and one of the largest size are wrong sizes too.
@@ -105,7 +105,7 @@ func TestReceiverWrongSizes(t *testing.T) {
 	if _, _, err := r.Read(); err != nil {
 		t.Fatal(err)
 	}
-	if got := r.WrongSizes(); !slices.Equal(got, []int{0, 3, 68, 70, wire.MaxDatagramSize}) {
+	if got := r.wrongSizes(); !slices.Equal(got, []int{0, 3, 68, 70, wire.MaxDatagramSize}) {
 		t.Errorf("WrongSizes = %v", got)
 	}
 }
