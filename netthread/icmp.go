@@ -32,11 +32,11 @@ type DestWatch struct {
 // errors: a few of its intervals (about one a second per host).
 const UnreachableHold = 5 * time.Second
 
-// NewDestWatch watches the socket of q (see EnableICMPErrors). A
+// newDestWatch watches the socket of q (see EnableICMPErrors). A
 // destination is reachable again hold after the last port-unreachable
 // (ICMP errors are rate-limited per host, about one a second on Linux, so
 // hold should be a few seconds).
-func NewDestWatch(q *ErrQueue, hold time.Duration) *DestWatch {
+func newDestWatch(q *ErrQueue, hold time.Duration) *DestWatch {
 	return &DestWatch{q: q, hold: int64(hold)}
 }
 
@@ -74,7 +74,7 @@ func (w *DestWatch) Tick(now int64) (back bool) {
 func (w *DestWatch) PortUnreachables() uint64 { return w.n }
 
 // NewWatchedSender returns a Sender to the one destination dst of conn, with a
-// DestWatch on the ICMP errors its sends meet (see NewDestWatch for hold):
+// DestWatch on the ICMP errors its sends meet (see newDestWatch for hold):
 // what a producer that streams to one receiver needs.
 func NewWatchedSender(conn *net.UDPConn, dst netip.AddrPort, hold time.Duration) (*Sender, *DestWatch, error) {
 	out, err := NewSender(conn, MethodAuto)
@@ -86,5 +86,5 @@ func NewWatchedSender(conn *net.UDPConn, dst netip.AddrPort, hold time.Duration)
 		return nil, nil, err
 	}
 	out.SetDestination(dst)
-	return out, NewDestWatch(q, hold), nil
+	return out, newDestWatch(q, hold), nil
 }

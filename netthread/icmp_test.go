@@ -66,7 +66,7 @@ func TestICMPPortUnreachable(t *testing.T) {
 
 func TestDestWatch(t *testing.T) {
 	conn, q := icmpQueued(t)
-	w := NewDestWatch(q, time.Second)
+	w := newDestWatch(q, time.Second)
 	s, err := NewSender(conn, MethodAuto)
 	if err != nil {
 		t.Fatal(err)

@@ -120,9 +120,6 @@ func NewSender(conn *net.UDPConn, method SendMethod) (*Sender, error) {
 // Method returns the method in use (never MethodAuto).
 func (s *Sender) Method() SendMethod { return s.method }
 
-// Destination returns the current destination.
-func (s *Sender) Destination() netip.AddrPort { return s.dst }
-
 // SetDestination sets where Send sends. An IPv4 destination on an IPv6
 // socket is sent as an IPv4-mapped address.
 func (s *Sender) SetDestination(dst netip.AddrPort) {
