@@ -1,3 +1,5 @@
+//go:build unix
+
 package scope_test
 
 import (
@@ -12,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -85,7 +88,11 @@ func benchScope(b *testing.B, viewers int) {
 	b.ReportMetric(lost, "lost")
 }
 
-func rusage() time.Duration { return testenv.CPUTime() }
+func rusage() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // child is the test binary run as a benchmark's helper. It ends when its
 // standard input closes.

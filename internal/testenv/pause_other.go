@@ -8,9 +8,6 @@ import (
 	"time"
 )
 
-// CPUTime returns 0: this system has no getrusage.
-func CPUTime() time.Duration { return 0 }
-
 // Pause skips tb: stopping a process and letting it go on (SIGSTOP,
 // SIGCONT) is Unix's.
 func Pause(tb testing.TB, p *os.Process, d time.Duration) {
