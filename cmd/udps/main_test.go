@@ -15,10 +15,10 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/internal/udpstest"
 	"github.com/streamerd/streamerd/quant"
 )
 

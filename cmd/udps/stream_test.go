@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/internal/udpstest"
 )
 
 // waitFor polls cond until it holds or the test's patience runs out.

@@ -3,7 +3,7 @@ package flatudp
 import (
 	"github.com/VictoriaMetrics/metrics"
 
-	"github.com/streamerd/streamerd/internal/dsmetrics"
+	"github.com/streamerd/streamerd/datasource"
 )
 
 // senderMetrics holds the counters of one Sender. Counters are atomic and
@@ -19,7 +19,7 @@ type senderMetrics struct {
 }
 
 func newSenderMetrics(ms *metrics.Set, name string, depth func() float64) *senderMetrics {
-	n := dsmetrics.New(ms, "flatudp", name)
+	n := datasource.NewMetrics(ms, "flatudp", name)
 	c := n.Counter
 	n.Gauge("ring_depth", depth)
 	return &senderMetrics{

@@ -16,7 +16,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
-	"github.com/streamerd/streamerd/internal/udpsend"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
 	"github.com/streamerd/streamerd/rt/rtsync"
@@ -62,7 +61,7 @@ type Streamer struct {
 	wire        []byte
 	cfgLayout   udpswire.Layout
 	cfgWire     []byte // the CONFIG datagrams, built once; headers per send
-	sender      *udpsend.Sender
+	sender      *netthread.Sender
 	client      netip.AddrPort // zero when no session
 	counter     uint32         // DATA counter of the session
 	rawOff      int64          // CLOCK_MONOTONIC_RAW minus stamp clock, per drain
@@ -74,9 +73,9 @@ type Streamer struct {
 	tap         atomic.Pointer[Tap] // the in-process reader, if open
 
 	conn     *net.UDPConn
-	recvErrQ *udpsend.ErrQueue // ICMP errors, read by the receive goroutine
-	netErrQ  *udpsend.ErrQueue // the same queue, read by the network thread
-	onICMPFn func(udpsend.ICMPError)
+	recvErrQ *netthread.ErrQueue // ICMP errors, read by the receive goroutine
+	netErrQ  *netthread.ErrQueue // the same queue, read by the network thread
+	onICMPFn func(netthread.ICMPError)
 	heard    atomic.Int64 // when the client last sent a datagram, ns since epoch
 	sessLog  logLimiter   // network thread only
 	control  chan controlEvent
@@ -218,17 +217,17 @@ func (s *Streamer) Open() error {
 	}
 	// Room for two whole updates in the kernel while they leave, and for a
 	// burst of client datagrams; read back, logged once.
-	bufs, err := udpsend.SetBuffers(conn, max(4<<20, 2*s.dataLayout.WireSize()), 1<<20)
+	bufs, err := netthread.SetBuffers(conn, max(4<<20, 2*s.dataLayout.WireSize()), 1<<20)
 	if err != nil {
 		conn.Close()
 		return fmt.Errorf("datasource %q: socket buffers: %w", s.cfg.Name, err)
 	}
-	sender, err := udpsend.New(conn, s.cfg.SendMethod)
+	sender, err := netthread.NewSender(conn, s.cfg.SendMethod)
 	if err == nil {
-		s.recvErrQ, err = udpsend.EnableICMPErrors(conn)
+		s.recvErrQ, err = netthread.EnableICMPErrors(conn)
 	}
 	if err == nil {
-		s.netErrQ, err = udpsend.EnableICMPErrors(conn)
+		s.netErrQ, err = netthread.EnableICMPErrors(conn)
 	}
 	if err != nil {
 		conn.Close()

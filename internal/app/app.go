@@ -182,7 +182,7 @@ func (a *App) buildThread(ti int) (*thread, error) {
 		Period:          tc.Period,
 		CPUMask:         tc.CPUMask,
 		Priority:        tc.Priority,
-		SleepNature:     rt.SleepNature(tc.SleepNature),
+		SleepNature:     tc.SleepNature,
 		SleepPercentage: tc.SleepPercentage,
 		LockMemory:      a.file.App.LockMemory && ti == 0,
 		GCOff:           a.file.App.GCPolicy == "off" && ti == 0,

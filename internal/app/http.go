@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/valyala/bytebufferpool"
@@ -157,8 +159,9 @@ func (a *App) Status() Status {
 	for _, s := range a.sources {
 		st.DataSources = append(st.DataSources, statusOf(s.ds))
 		sigs := s.ds.Signals()
-		for idx, v := range s.forces.Forced() {
-			st.Forces = append(st.Forces, forceStatus(s.cfg.Name, &sigs[idx], v))
+		forced := s.forces.Forced()
+		for _, idx := range slices.Sorted(maps.Keys(forced)) { // in signal order, not the map's
+			st.Forces = append(st.Forces, forceStatus(s.cfg.Name, &sigs[idx], forced[idx]))
 		}
 	}
 	st.Events = a.events.recent()

@@ -56,6 +56,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/regfile"
+	"github.com/streamerd/streamerd/rt"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -120,24 +121,17 @@ func (a *App) SlogLevel() slog.Level {
 	return slog.LevelInfo
 }
 
-// SleepNature says how an RT thread waits for its next period.
-type SleepNature uint8
+// SleepNature says how an RT thread waits for its next period: rt's enum.
+type SleepNature = rt.SleepNature
 
 // The sleep natures of an RT thread.
 const (
-	SleepDefault SleepNature = iota // sleep on the timer for the whole period
-	SleepBusy                       // spin on the clock for the whole period
-	SleepHybrid                     // sleep SleepPercentage of the period, then spin
+	SleepDefault = rt.Default // sleep on the timer for the whole period
+	SleepBusy    = rt.Busy    // spin on the clock for the whole period
+	SleepHybrid  = rt.Hybrid  // sleep SleepPercentage of the period, then spin
 )
 
-var sleepNatureNames = []string{"Default", "Busy", "Hybrid"}
-
-func (s SleepNature) String() string {
-	if int(s) < len(sleepNatureNames) {
-		return sleepNatureNames[s]
-	}
-	return "SleepNature(?)"
-}
+var sleepNatureNames = []string{SleepDefault.String(), SleepBusy.String(), SleepHybrid.String()}
 
 // Thread is one RT thread: it runs its GAMs in order once per Period.
 type Thread struct {

@@ -1,6 +1,6 @@
 //go:build !linux || portable
 
-package udpsend
+package netthread
 
 import (
 	"errors"
@@ -8,13 +8,13 @@ import (
 	"net/netip"
 )
 
-// kernel has no batched send calls here: only Loop is available.
+// kernel has no batched send calls here: only MethodSendto is available.
 type kernel struct{}
 
-var errNoBatching = errors.New("udpsend: GSO and sendmmsg are Linux's")
+var errNoBatching = errors.New("netthread: GSO and sendmmsg are Linux's")
 
 func (*kernel) init(*net.UDPConn) error                { return nil }
-func (*kernel) probe() Method                          { return Loop }
+func (*kernel) probe() SendMethod                      { return MethodSendto }
 func (*kernel) gsoSupported() bool                     { return false }
 func (*kernel) mmsgSupported() bool                    { return false }
 func (*kernel) setDestination(netip.AddrPort, bool)    {}

@@ -1,6 +1,6 @@
 //go:build !portable
 
-package udpsend
+package netthread
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package udpsend
+package netthread
 
 import (
 	"bytes"
@@ -35,10 +35,10 @@ func pattern(n, seg, short int) []byte {
 }
 
 // methods returns the methods this system offers on conn.
-func methods(tb testing.TB, conn *net.UDPConn) []Method {
-	ms := []Method{Loop}
-	for _, m := range []Method{Sendmmsg, GSO} {
-		if _, err := New(conn, m); err != nil {
+func methods(tb testing.TB, conn *net.UDPConn) []SendMethod {
+	ms := []SendMethod{MethodSendto}
+	for _, m := range []SendMethod{MethodSendmmsg, MethodGSO} {
+		if _, err := NewSender(conn, m); err != nil {
 			tb.Logf("%v not available here: %v", m, err)
 			continue
 		}
@@ -67,7 +67,7 @@ func TestSendEveryMethod(t *testing.T) {
 		for _, m := range methods(t, srv) {
 			for _, tc := range []struct{ n, seg, short int }{{1, 100, 0}, {1, 1400, 700}, {3, 1400, 100}, {45, 1400, 1}, {100, 18, 0}, {70, 1000, 3}} {
 				t.Run(fmt.Sprintf("%s/%s/%dx%d", network, m, tc.n, tc.seg), func(t *testing.T) {
-					s, err := New(srv, m)
+					s, err := NewSender(srv, m)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -99,7 +99,7 @@ func TestSendEveryMethod(t *testing.T) {
 }
 
 func TestNoDestination(t *testing.T) {
-	s, err := New(listen(t, "udp4", "127.0.0.1:0"), Loop)
+	s, err := NewSender(listen(t, "udp4", "127.0.0.1:0"), MethodSendto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,15 +108,26 @@ func TestNoDestination(t *testing.T) {
 	}
 }
 
-func TestParseMethod(t *testing.T) {
-	for _, m := range []Method{Auto, GSO, Sendmmsg, Loop} {
-		got, err := ParseMethod(m.String())
-		if err != nil || got != m {
-			t.Errorf("%v: %v %v", m, got, err)
+func TestSendMethodText(t *testing.T) {
+	for _, m := range []SendMethod{MethodAuto, MethodGSO, MethodSendmmsg, MethodSendto} {
+		text, err := m.MarshalText()
+		if err != nil || string(text) != m.String() {
+			t.Errorf("%v: MarshalText %q, %v", m, text, err)
+		}
+		var got SendMethod
+		if err := got.UnmarshalText(text); err != nil || got != m {
+			t.Errorf("%v: UnmarshalText %v, %v", m, got, err)
 		}
 	}
-	if _, err := ParseMethod("carrier-pigeon"); err == nil {
-		t.Error("accepted")
+	if s := MethodSendto.String(); s != "sendto" {
+		t.Errorf("MethodSendto is %q, want the name the docs use, sendto", s)
+	}
+	var m SendMethod
+	if err := m.UnmarshalText([]byte("loop")); err == nil || err.Error() != `netthread: unknown send method "loop" (want auto, gso, sendmmsg or sendto)` {
+		t.Errorf("UnmarshalText(loop): %v", err)
+	}
+	if _, err := SendMethod(9).MarshalText(); err == nil {
+		t.Error("SendMethod(9).MarshalText accepted")
 	}
 }
 
@@ -125,7 +136,7 @@ func TestSendNoAllocs(t *testing.T) {
 	srv := listen(t, "udp4", "127.0.0.1:0")
 	rcv := listen(t, "udp4", "127.0.0.1:0")
 	for _, m := range methods(t, srv) {
-		s, err := New(srv, m)
+		s, err := NewSender(srv, m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,17 +149,17 @@ func TestSendNoAllocs(t *testing.T) {
 }
 
 func TestNewRejectsUnknownMethod(t *testing.T) {
-	if _, err := New(listen(t, "udp4", "127.0.0.1:0"), Method(9)); err == nil {
-		t.Error("Method(9) accepted")
+	if _, err := NewSender(listen(t, "udp4", "127.0.0.1:0"), SendMethod(9)); err == nil {
+		t.Error("SendMethod(9) accepted")
 	}
-	if Method(9).String() != "Method(9)" {
-		t.Error(Method(9).String())
+	if SendMethod(9).String() != "SendMethod(9)" {
+		t.Error(SendMethod(9).String())
 	}
 }
 
 func TestAutoPicksAvailableMethod(t *testing.T) {
 	conn := listen(t, "udp4", "127.0.0.1:0")
-	s, err := New(conn, Auto)
+	s, err := NewSender(conn, MethodAuto)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build !linux || portable
 
-package udpsend
+package netthread
 
 import "net"
 

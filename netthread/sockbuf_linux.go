@@ -1,12 +1,13 @@
 //go:build !portable
 
-package udpsend
+package netthread
 
 import "golang.org/x/sys/unix"
 
 // setBuffers sets and reads back the buffers of fd. Linux reports twice
 // the size set (see Buffers); Got is halved back to compare with Want.
-func setBuffers(fd int, b *Buffers) error {
+func setBuffers(sysfd uintptr, b *Buffers) error {
+	fd := int(sysfd)
 	b.Forced = true
 	set := func(want, force, plain int) error {
 		if want <= 0 {

@@ -1,4 +1,4 @@
-// Package udpstest runs a minimal UDPStreamer server on a loopback socket for tests of clients, built only from the wire package's encoders.
+// Package udpstest runs a minimal UDPStreamer server on a loopback socket for tests of clients (test-only: no non-test file imports it), built only from the wire package's encoders.
 //
 // The Server answers CONNECT with CONFIG and records DISCONNECT, like the real
 // datasource; DATA is sent only when the test asks (SendUpdate, SendDatagram),
@@ -18,6 +18,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -49,7 +50,7 @@ func NewServer(tb testing.TB, sigs []udpswire.SignalInfo, maxPayloadSize int) *S
 	if err != nil {
 		tb.Fatal(err)
 	}
-	conn.SetReadBuffer(4 << 20)
+	netthread.SetBuffers(conn, 0, 4<<20)
 	conn.SetWriteBuffer(4 << 20)
 	s := &Server{conn: conn, done: make(chan struct{}), maxPayload: maxPayloadSize, connected: make(chan struct{})}
 	if err := s.SetSignals(sigs); err != nil {

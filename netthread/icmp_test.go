@@ -1,4 +1,4 @@
-package udpsend
+package netthread
 
 import (
 	"errors"
@@ -66,8 +66,8 @@ func TestICMPPortUnreachable(t *testing.T) {
 
 func TestDestWatch(t *testing.T) {
 	conn, q := icmpQueued(t)
-	w := NewDestWatch(q, time.Second)
-	s, err := New(conn, Auto)
+	w := newDestWatch(q, time.Second)
+	s, err := NewSender(conn, MethodAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,13 +79,13 @@ func TestDestWatch(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if became != 1 || !w.Unreachable() || w.PortUnreachables() == 0 {
-		t.Fatalf("became %d, unreachable %v, seen %d", became, w.Unreachable(), w.PortUnreachables())
+	if became != 1 || !w.gone || w.PortUnreachables() == 0 {
+		t.Fatalf("became %d, unreachable %v, seen %d", became, w.gone, w.PortUnreachables())
 	}
 	if w.Tick(int64(time.Second) / 2) {
 		t.Error("back before hold")
 	}
-	if !w.Tick(int64(2*time.Second)) || w.Unreachable() {
+	if !w.Tick(int64(2*time.Second)) || w.gone {
 		t.Error("not back after hold")
 	}
 }

@@ -1,6 +1,6 @@
 //go:build !portable
 
-package udpsend
+package netthread
 
 import (
 	"net"
@@ -58,14 +58,14 @@ func (k *kernel) init(conn *net.UDPConn) error {
 }
 
 // probe picks the best method this kernel offers on this socket.
-func (k *kernel) probe() Method {
+func (k *kernel) probe() SendMethod {
 	switch {
 	case k.gsoSupported():
-		return GSO
+		return MethodGSO
 	case k.mmsgSupported():
-		return Sendmmsg
+		return MethodSendmmsg
 	}
-	return Loop
+	return MethodSendto
 }
 
 func (k *kernel) gsoSupported() bool {

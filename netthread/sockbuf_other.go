@@ -1,6 +1,6 @@
-//go:build !linux || portable
+//go:build (!linux || portable) && !windows
 
-package udpsend
+package netthread
 
 import (
 	"runtime"
@@ -11,7 +11,8 @@ const isLinux = runtime.GOOS == "linux"
 
 // setBuffers sets the buffers of fd with the plain options and reads them
 // back.
-func setBuffers(fd int, b *Buffers) error {
+func setBuffers(sysfd uintptr, b *Buffers) error {
+	fd := int(sysfd)
 	if b.SendWant > 0 {
 		if err := syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_SNDBUF, b.SendWant); err != nil {
 			return err

@@ -1,4 +1,4 @@
-package udpsend
+package netthread
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ func BenchmarkSend(b *testing.B) {
 	for _, n := range []int{1, 3, 45} {
 		for _, m := range ms {
 			b.Run(fmt.Sprintf("frags=%d/%s", n, m), func(b *testing.B) {
-				s, _ := New(srv, m)
+				s, _ := NewSender(srv, m)
 				s.SetDestination(rcv.LocalAddr().(*net.UDPAddr).AddrPort())
 				buf := pattern(n, 1400, 0)
 				b.ReportAllocs()

@@ -1,4 +1,4 @@
-package udpsend
+package netthread
 
 import (
 	"bytes"
@@ -19,14 +19,14 @@ func TestSetBuffersReadsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.SendGot < 64<<10 || b.RecvGot < 32<<10 || b.SendCapped() || b.RecvCapped() {
+	if b.SendGot < 64<<10 || b.RecvGot < 32<<10 || b.sendCapped() || b.recvCapped() {
 		t.Errorf("small buffers: %+v", b)
 	}
 	b, err = SetBuffers(conn, 64<<20, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Forced != !b.SendCapped() || b.RecvWant != 0 || b.RecvGot <= 0 {
+	if b.Forced != !b.sendCapped() || b.RecvWant != 0 || b.RecvGot <= 0 {
 		t.Errorf("large send buffer: %+v", b)
 	}
 	t.Logf("64 MiB asked: %+v", b)

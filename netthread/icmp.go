@@ -1,4 +1,4 @@
-package udpsend
+package netthread
 
 import (
 	"net"
@@ -32,11 +32,11 @@ type DestWatch struct {
 // errors: a few of its intervals (about one a second per host).
 const UnreachableHold = 5 * time.Second
 
-// NewDestWatch watches the socket of q (see EnableICMPErrors). A
+// newDestWatch watches the socket of q (see EnableICMPErrors). A
 // destination is reachable again hold after the last port-unreachable
 // (ICMP errors are rate-limited per host, about one a second on Linux, so
 // hold should be a few seconds).
-func NewDestWatch(q *ErrQueue, hold time.Duration) *DestWatch {
+func newDestWatch(q *ErrQueue, hold time.Duration) *DestWatch {
 	return &DestWatch{q: q, hold: int64(hold)}
 }
 
@@ -70,17 +70,14 @@ func (w *DestWatch) Tick(now int64) (back bool) {
 	return false
 }
 
-// Unreachable reports whether the destination is unreachable.
-func (w *DestWatch) Unreachable() bool { return w.gone }
-
 // PortUnreachables returns the ICMP port-unreachable errors seen.
 func (w *DestWatch) PortUnreachables() uint64 { return w.n }
 
-// NewWatched returns a Sender to the one destination dst of conn, with a
-// DestWatch on the ICMP errors its sends meet (see NewDestWatch for hold):
+// NewWatchedSender returns a Sender to the one destination dst of conn, with a
+// DestWatch on the ICMP errors its sends meet (see newDestWatch for hold):
 // what a producer that streams to one receiver needs.
-func NewWatched(conn *net.UDPConn, dst netip.AddrPort, hold time.Duration) (*Sender, *DestWatch, error) {
-	out, err := New(conn, Auto)
+func NewWatchedSender(conn *net.UDPConn, dst netip.AddrPort, hold time.Duration) (*Sender, *DestWatch, error) {
+	out, err := NewSender(conn, MethodAuto)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -89,5 +86,5 @@ func NewWatched(conn *net.UDPConn, dst netip.AddrPort, hold time.Duration) (*Sen
 		return nil, nil, err
 	}
 	out.SetDestination(dst)
-	return out, NewDestWatch(q, hold), nil
+	return out, newDestWatch(q, hold), nil
 }

@@ -1,4 +1,4 @@
-package udpsend
+package netthread
 
 import (
 	"fmt"
@@ -18,10 +18,10 @@ type Buffers struct {
 	Forced bool
 }
 
-// SendCapped and RecvCapped report whether the kernel granted less than
+// sendCapped and recvCapped report whether the kernel granted less than
 // asked.
-func (b Buffers) SendCapped() bool { return b.SendWant > 0 && b.SendGot < b.SendWant }
-func (b Buffers) RecvCapped() bool { return b.RecvWant > 0 && b.RecvGot < b.RecvWant }
+func (b Buffers) sendCapped() bool { return b.SendWant > 0 && b.SendGot < b.SendWant }
+func (b Buffers) recvCapped() bool { return b.RecvWant > 0 && b.RecvGot < b.RecvWant }
 
 // SetBuffers sizes the send and receive buffers of conn (a size of 0
 // leaves that one as it is) and reads both back. It first tries the FORCE
@@ -34,14 +34,14 @@ func SetBuffers(conn *net.UDPConn, send, recv int) (Buffers, error) {
 		return b, err
 	}
 	var serr error
-	if err := rc.Control(func(fd uintptr) { serr = setBuffers(int(fd), &b) }); err != nil {
+	if err := rc.Control(func(fd uintptr) { serr = setBuffers(fd, &b) }); err != nil {
 		return b, err
 	}
 	return b, serr
 }
 
-// Fits reports whether the send buffer holds an update of n bytes.
-func (b Buffers) Fits(n int) bool { return b.SendGot <= 0 || n <= b.SendGot }
+// fits reports whether the send buffer holds an update of n bytes.
+func (b Buffers) fits(n int) bool { return b.SendGot <= 0 || n <= b.SendGot }
 
 // Log writes one line on the buffers of a socket and, when the send
 // buffer cannot hold one update of updateBytes bytes, or the kernel capped
@@ -49,13 +49,13 @@ func (b Buffers) Fits(n int) bool { return b.SendGot <= 0 || n <= b.SendGot }
 func (b Buffers) Log(log *slog.Logger, socket string, updateBytes int) {
 	log.Info("socket buffers", "socket", socket, "send_bytes", b.SendGot, "send_asked", b.SendWant,
 		"receive_bytes", b.RecvGot, "receive_asked", b.RecvWant, "forced", b.Forced)
-	if !b.Fits(updateBytes) {
+	if !b.fits(updateBytes) {
 		log.Warn("the send buffer cannot hold one update: the kernel will refuse part of every update",
 			"socket", socket, "send_bytes", b.SendGot, "update_bytes", updateBytes,
 			"fix", fmt.Sprintf("raise net.core.wmem_max to at least %d, or run with CAP_NET_ADMIN", updateBytes))
 		return
 	}
-	if b.SendCapped() || b.RecvCapped() {
+	if b.sendCapped() || b.recvCapped() {
 		log.Warn("the kernel granted smaller socket buffers than asked (net.core.wmem_max, rmem_max); raise them or run with CAP_NET_ADMIN",
 			"socket", socket, "send_bytes", b.SendGot, "send_asked", b.SendWant, "receive_bytes", b.RecvGot, "receive_asked", b.RecvWant)
 	}
