@@ -182,7 +182,7 @@ func TestKilledRecorderIsRepaired(t *testing.T) {
 		}
 		return len(sizes) >= 4
 	})
-	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGKILL); err != nil {
+	if err := cmd.Process.Kill(); err != nil { // SIGKILL
 		t.Fatal(err)
 	}
 	cmd.Wait()
@@ -220,7 +220,7 @@ func TestSIGTERMWritesTheFooter(t *testing.T) {
 		_, err := os.Stat(record.FileName(path, 2, true))
 		return err == nil
 	})
-	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGTERM); err != nil {
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Wait(); err != nil {

@@ -7,12 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
+	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -23,13 +23,6 @@ func burstSignals() []datasource.Signal {
 		{Name: "Ch1", Type: datasource.Float32, NumberOfDimensions: 1, NumberOfElements: 1000, Unit: "V",
 			TimeMode: datasource.FirstSample, TimeSignal: "T0", SamplingRate: 1e6},
 	}
-}
-
-// cpuTime is the process's user and system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // fillBurst writes cycle i of the burst into signal memory or a payload
@@ -95,7 +88,7 @@ func BenchmarkCommitBurst(b *testing.B) {
 			start := time.Now()
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := cpuTime()
+			cpu0 := testenv.CPUTime()
 			for i := range b.N {
 				binary.LittleEndian.PutUint32(t0, uint32(i*1000))
 				copy(ch1, cycles[i%len(cycles)][:])
@@ -110,7 +103,7 @@ func BenchmarkCommitBurst(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.StopTimer()
-			cpuUsed := cpuTime() - cpu0
+			cpuUsed := testenv.CPUTime() - cpu0
 			sec := b.Elapsed().Seconds()
 			st := r.Stats()
 			b.ReportMetric(float64(b.N)/sec, "rows/s")
@@ -140,7 +133,7 @@ func BenchmarkRecordBurstLive(b *testing.B) {
 		time.Sleep(time.Millisecond)
 	}
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := testenv.CPUTime()
 	next := cpu.MonotonicNanos()
 	for i := range b.N {
 		next += int64(time.Millisecond)
@@ -153,7 +146,7 @@ func BenchmarkRecordBurstLive(b *testing.B) {
 		time.Sleep(time.Millisecond)
 	}
 	b.StopTimer()
-	cpuUsed := cpuTime() - cpu0
+	cpuUsed := testenv.CPUTime() - cpu0
 	sec := b.Elapsed().Seconds()
 	cancel()
 	wg.Wait()
