@@ -207,14 +207,14 @@ func newHarness(tb testing.TB, cfg udpstreamer.Config, fifo bool) *harness {
 	}
 	h.cl, err = dialClient(s.LocalAddr(), 5*time.Second)
 	if err != nil {
-		s.Stop()
+		s.Close()
 		tb.Fatal(err)
 	}
 	return h
 }
 
 func (h *harness) close() {
-	h.s.Stop()
+	h.s.Close()
 	h.cl.close()
 }
 

@@ -31,7 +31,7 @@ func (d *memoryDataSource) AllocateMemory() error {
 func (d *memoryDataSource) GetSignalMemoryBuffer(i int) []byte { return d.mem.Signal(i) }
 func (d *memoryDataSource) PrepareNextState() error            { return nil }
 func (d *memoryDataSource) Synchronise() error                 { d.syncs++; copy(d.latest, d.mem.Block()); return nil }
-func (d *memoryDataSource) Stop() error                        { return nil }
+func (d *memoryDataSource) Close() error                       { return nil }
 
 func newDS(t testing.TB) *memoryDataSource {
 	d := &memoryDataSource{sigs: []datasource.Signal{

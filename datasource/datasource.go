@@ -12,7 +12,7 @@ import (
 // from the goroutine that builds the application. Synchronise is called from
 // the RT thread only, once per cycle, after the broker has copied the GAM
 // outputs; it must not allocate, log, block on the network or make a syscall
-// other than waking the network thread. Stop may be called from any goroutine
+// other than waking the network thread. Close may be called from any goroutine
 // once; it stops the network thread and releases the sockets.
 //
 // A producer may also be an Opener, whose sockets open before it starts.
@@ -36,15 +36,15 @@ type DataSource interface {
 	PrepareNextState() error
 	// Synchronise publishes the signal memory to the network thread.
 	Synchronise() error
-	// Stop stops the network thread and closes the sockets.
-	Stop() error
+	// Close stops the network thread and closes the sockets.
+	Close() error
 }
 
 // Opener is a DataSource that opens its sockets in a step of its own. Open,
 // called once between AllocateMemory and PrepareNextState from the same
 // goroutine, binds and configures every socket and sends nothing;
 // PrepareNextState then starts the network thread (it opens the sockets
-// itself when Open was not called). Stop closes what Open opened, whether
+// itself when Open was not called). Close closes what Open opened, whether
 // or not PrepareNextState ran. An application opens every datasource and
 // its own listeners before it prepares any, so a start that fails (a port
 // already taken) has sent nothing. Every producer of this module is an

@@ -13,5 +13,5 @@
 //	ds.GetSignalMemoryBuffer(i)       // where the broker writes signal i
 //	ds.PrepareNextState()             // open sockets, start the network thread
 //	... RT thread: broker.Execute() → copy → ds.Synchronise() ...
-//	ds.Stop()                         // stop the network thread, close sockets
+//	ds.Close()                        // stop the network thread, close sockets
 package datasource

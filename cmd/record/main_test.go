@@ -113,7 +113,7 @@ func producer(t *testing.T) *udpstreamer.Streamer {
 	t.Cleanup(func() {
 		done.Store(true)
 		wg.Wait()
-		s.Stop()
+		s.Close()
 	})
 	return s
 }

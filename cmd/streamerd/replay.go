@@ -102,7 +102,7 @@ func runReplay(o options, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 1
 	}
 	if err := r.Start(); err != nil {
-		r.Stop()
+		r.Close()
 		fmt.Fprintln(stderr, "streamerd:", err)
 		return 1
 	}
@@ -122,7 +122,7 @@ func runReplay(o options, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	case <-r.Done():
 	}
 	err = r.Err()
-	r.Stop()
+	r.Close()
 	st := r.Stats()
 	fmt.Fprintf(stdout, "streamerd: replayed %d rows (%d loops, %d updates lost as recorded)\n", st.Rows, st.Loops, st.Lost)
 	if err != nil {

@@ -32,7 +32,7 @@ var errNoMemory = errors.New("flatudp: Synchronise before AllocateMemory")
 
 // Sender is a FlatUDP datasource: MARTe2's UDPSender. Its methods follow
 // the datasource.DataSource contract: Synchronise from the RT thread only;
-// AllocateMemory, GetSignalMemoryBuffer, PrepareNextState and Stop from the
+// AllocateMemory, GetSignalMemoryBuffer, PrepareNextState and Close from the
 // goroutine that builds and stops the application; Name, Signals,
 // SignalsString, Layout, LocalAddr and Status from any goroutine.
 type Sender struct {
@@ -284,9 +284,9 @@ func (s *Sender) Synchronise() error {
 	return nil
 }
 
-// Stop stops the sender thread, after it has sent what the ring holds, and
+// Close stops the sender thread, after it has sent what the ring holds, and
 // closes the socket.
-func (s *Sender) Stop() error {
+func (s *Sender) Close() error {
 	if s.conn == nil || s.stopping.Swap(true) {
 		return nil
 	}

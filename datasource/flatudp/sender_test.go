@@ -326,7 +326,7 @@ func TestTriggerWindows(t *testing.T) {
 						}
 					}
 					h.waitDrained()
-					if err := h.s.Stop(); err != nil {
+					if err := h.s.Close(); err != nil {
 						t.Fatal(err)
 					}
 					want := counts(windows(trig, tc.pre, tc.post))

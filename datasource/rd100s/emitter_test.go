@@ -37,7 +37,7 @@ func stepEncoder(t testing.TB, cfg Config, r *rx) (*Encoder, *emitter) {
 	if err := e.Open(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { e.Stop() })
+	t.Cleanup(func() { e.Close() })
 	return e, e.em
 }
 
@@ -189,7 +189,7 @@ func TestSteadyStateNoAllocs(t *testing.T) {
 	if err := e.PrepareNextState(); err != nil {
 		t.Fatal(err)
 	}
-	defer e.Stop()
+	defer e.Close()
 	cycle := func(d time.Duration) {
 		for t0 := time.Now(); time.Since(t0) < d; {
 			put(e, float64(time.Since(t0))/1e6, 1, 0, 0)
@@ -294,7 +294,7 @@ func BenchmarkCadence(b *testing.B) {
 				seqs = append(seqs, p.Seq)
 			}
 			b.StopTimer()
-			e.Stop()
+			e.Close()
 			T := 1e6 / rate
 			var late, period []float64
 			beyond := 0

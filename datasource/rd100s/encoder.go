@@ -25,7 +25,7 @@ const Spec = "RD100S-ENC-UDP v1"
 var ErrLockTimeout = errors.New("rd100s: FastLock timeout in Synchronise")
 
 // ErrNotRunning is returned by the control methods before PrepareNextState
-// and after Stop.
+// and after Close.
 var ErrNotRunning = errors.New("rd100s: encoder is not running")
 
 // Encoder is an RD100S encoder emulator datasource. Its datasource methods
@@ -190,7 +190,7 @@ func (e *Encoder) startThread() error {
 	e.em.origin, e.em.target = now, now
 	th, err := netthread.Start(netthread.Config{Name: e.cfg.Name, CPUMask: e.cfg.CPUMask, Priority: e.cfg.Priority}, e.em.loop)
 	if err != nil {
-		e.Stop() // closes the socket and the logging goroutine; no thread yet
+		e.Close() // closes the socket and the logging goroutine; no thread yet
 		return fmt.Errorf("datasource %q: network thread: %w", e.cfg.Name, err)
 	}
 	e.thread = th
@@ -214,9 +214,9 @@ func (e *Encoder) Synchronise() error {
 	return nil
 }
 
-// Stop stops the network thread and closes the socket. Packets held by the
+// Close stops the network thread and closes the socket. Packets held by the
 // reorder window are dropped. Later calls do nothing.
-func (e *Encoder) Stop() error {
+func (e *Encoder) Close() error {
 	if !e.started.Load() || e.stopOnce.Swap(true) {
 		return nil
 	}

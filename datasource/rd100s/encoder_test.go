@@ -58,7 +58,7 @@ func TestNominalStream(t *testing.T) {
 		}
 	}
 	waitFor(t, "110 packets", func() bool { return r.count() >= 110 })
-	e.Stop()
+	e.Close()
 	r.drain(50 * time.Millisecond)
 
 	const want = wire.AzValid | wire.ElValid | wire.AzRefOK | wire.ElRefOK | wire.Sim
@@ -198,7 +198,7 @@ func phase(t *testing.T, mc client.MonitorConfig, mod func(*Config), body func(e
 	run(t, e)
 	waitTicks(t, e, 20)
 	body(e)
-	e.Stop()
+	e.Close()
 	stop()
 	r.drain(30 * time.Millisecond)
 	return e, r
@@ -267,7 +267,7 @@ func TestLossEveryNExact(t *testing.T) {
 	e.Synchronise()
 	run(t, e)
 	waitTicks(t, e, 110)
-	e.Stop()
+	e.Close()
 	r.drain(30 * time.Millisecond)
 	_, _, got := seqSpan(r.pkts)
 	missing := 0
@@ -562,7 +562,7 @@ func TestEventsAccounting(t *testing.T) {
 	if err := e.Set("freeze", "maybe"); err == nil || !strings.Contains(err.Error(), `freeze: cannot parse "maybe"`) {
 		t.Errorf("bad bool: %v", err)
 	}
-	e.Stop()
+	e.Close()
 	if err := e.Set("freeze", "true"); !errors.Is(err, ErrNotRunning) {
 		t.Errorf("after stop: %v", err)
 	}
@@ -784,7 +784,7 @@ func startEnc(t testing.TB, cfg Config, r *rx) *Encoder {
 	if err := e.AllocateMemory(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { e.Stop() })
+	t.Cleanup(func() { e.Close() })
 	return e
 }
 

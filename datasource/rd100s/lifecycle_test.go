@@ -41,7 +41,7 @@ func TestLifecycleErrors(t *testing.T) {
 		if err := e.PrepareNextState(); err == nil || !strings.Contains(err.Error(), "network thread") {
 			t.Errorf("CPU 63: %v", err)
 		}
-		if err := e.Stop(); err != nil {
+		if err := e.Close(); err != nil {
 			t.Errorf("Stop after a failed start: %v", err)
 		}
 	}
@@ -61,7 +61,7 @@ func TestLifecycleErrors(t *testing.T) {
 		t.Errorf("second PrepareNextState: %v", err)
 	}
 	waitTicks(t, e, 5)
-	if err := e.Stop(); err != nil {
+	if err := e.Close(); err != nil {
 		t.Error(err)
 	}
 	if st := e.Status(); st.Running || st.PacketsSent == 0 || st.Name != "Enc" || st.Class != "RD100S" {

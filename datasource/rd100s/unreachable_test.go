@@ -41,7 +41,7 @@ func TestReceiverGoneAndBack(t *testing.T) {
 	if e.m.unreachables.Get() == 0 {
 		t.Error("no ICMP port unreachable counted")
 	}
-	e.Stop() // the logging goroutine has written everything
+	e.Close() // the logging goroutine has written everything
 	out := log.String()
 	if strings.Count(out, "destination unreachable") != 1 || strings.Count(out, "destination reachable again") != 1 {
 		t.Errorf("log:\n%s", out)

@@ -77,7 +77,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	defer s.Stop()
+	defer s.Close()
 	if err := th.Start(); err != nil {
 		fmt.Println(err)
 		return

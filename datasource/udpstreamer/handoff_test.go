@@ -103,7 +103,7 @@ func stalledStreamer(t *testing.T, cfg Config) (*Streamer, *atomic.Bool) {
 	if err := s.PrepareNextState(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Stop() })
+	t.Cleanup(func() { s.Close() })
 	return s, stall
 }
 

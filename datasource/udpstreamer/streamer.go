@@ -319,9 +319,9 @@ func (s *Streamer) Waiting() int {
 	return n
 }
 
-// Stop stops the network thread and the receive goroutine and closes the
+// Close stops the network thread and the receive goroutine and closes the
 // socket. A connected client is not told; it sees the stream end.
-func (s *Streamer) Stop() error {
+func (s *Streamer) Close() error {
 	if s.conn == nil || s.stopping.Swap(true) {
 		return nil
 	}

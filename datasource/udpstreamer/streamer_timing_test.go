@@ -87,7 +87,7 @@ func BenchmarkSerialiseFragmentSend(b *testing.B) {
 				if err := s.PrepareNextState(); err != nil {
 					b.Skip(err)
 				}
-				defer s.Stop()
+				defer s.Close()
 				s.sender.SetDestination(rcv.LocalAddr().(*net.UDPAddr).AddrPort())
 				b.ReportAllocs()
 				b.SetBytes(int64(s.dataLayout.WireSize()))

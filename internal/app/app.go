@@ -325,7 +325,7 @@ func (a *App) Start() error {
 	fail := func(err error) error {
 		a.stopScope()
 		for _, s := range opened {
-			s.ds.Stop()
+			s.ds.Close()
 		}
 		a.stopHTTP()
 		a.releaseWakeHold()
@@ -402,7 +402,7 @@ func (a *App) Stop() error {
 		}
 	}
 	for _, s := range a.sources {
-		if err := s.ds.Stop(); err != nil {
+		if err := s.ds.Close(); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -188,7 +188,7 @@ func freePort(t *testing.T) int {
 		t.Fatal(err)
 	}
 	port := int(s.LocalAddr().Port())
-	s.Stop()
+	s.Close()
 	return port
 }
 

@@ -18,11 +18,11 @@ func Start(tb testing.TB, ds datasource.DataSource) {
 	if err := ds.PrepareNextState(); err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { ds.Stop() })
+	tb.Cleanup(func() { ds.Close() })
 }
 
 // Lifecycle drives ds, fresh from its New, through MARTe2's order with
-// misplaced calls thrown in: each fails with its lifecycle error, and Stop
+// misplaced calls thrown in: each fails with its lifecycle error, and Close
 // is safe before the start, after it and twice. It leaves ds stopped.
 func Lifecycle(t testing.TB, ds datasource.DataSource) {
 	t.Helper()
@@ -33,7 +33,7 @@ func Lifecycle(t testing.TB, ds datasource.DataSource) {
 		}
 	}
 	want("PrepareNextState before AllocateMemory", ds.PrepareNextState(), datasource.ErrNotAllocated)
-	want("Stop before the start", ds.Stop(), nil)
+	want("Close before the start", ds.Close(), nil)
 	if err := ds.AllocateMemory(); err != nil {
 		t.Fatal(err)
 	}
@@ -42,13 +42,13 @@ func Lifecycle(t testing.TB, ds datasource.DataSource) {
 		t.Fatal(err)
 	}
 	want("second PrepareNextState", ds.PrepareNextState(), datasource.ErrPreparedTwice)
-	want("Stop", ds.Stop(), nil)
-	want("second Stop", ds.Stop(), nil)
+	want("Close", ds.Close(), nil)
+	want("second Close", ds.Close(), nil)
 }
 
 // Opener drives two datasources from newDS, each fresh from its New,
 // through the datasource.Opener steps: Open before AllocateMemory fails,
-// Open twice fails, Stop after Open alone returns (closing the sockets
+// Open twice fails, Close after Open alone returns (closing the sockets
 // without a network thread to stop), and PrepareNextState after Open
 // starts without opening again. It leaves both stopped.
 func Opener(t testing.TB, newDS func() datasource.DataSource) {
@@ -78,8 +78,8 @@ func Opener(t testing.TB, newDS func() datasource.DataSource) {
 				t.Errorf("second PrepareNextState: %v, want %v", err, datasource.ErrPreparedTwice)
 			}
 		}
-		if err := o.Stop(); err != nil {
-			t.Errorf("Stop (prepared %v): %v", prepare, err)
+		if err := o.Close(); err != nil {
+			t.Errorf("Close (prepared %v): %v", prepare, err)
 		}
 	}
 }

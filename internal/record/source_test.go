@@ -48,7 +48,7 @@ func startStreamer(t testing.TB, sigs []datasource.Signal, depth int) *udpstream
 	if err := s.PrepareNextState(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Stop() })
+	t.Cleanup(func() { s.Close() })
 	return s
 }
 

@@ -9,7 +9,7 @@
 //     opens the socket, starts the Streamer's network thread and the
 //     pacing thread.
 //  3. r.Done is closed when the recording has been played to its end
-//     (never with Loop) or reading it failed (r.Err says why); r.Stop
+//     (never with Loop) or reading it failed (r.Err says why); r.Close
 //     stops both threads.
 //
 // A Replay is a datasource.DataSource (an Opener) whose Synchronise does
@@ -205,7 +205,7 @@ func (r *Replay) PrepareNextState() error {
 	th, err := netthread.Start(netthread.Config{Name: r.opts.Name + "-pace", CPUMask: r.opts.CPUMask}, r.play)
 	if err != nil {
 		r.feed.stop()
-		r.s.Stop()
+		r.s.Close()
 		return fmt.Errorf("datasource %q: pacing thread: %w", r.opts.Name, err)
 	}
 	r.thread = th
@@ -232,9 +232,9 @@ func speedText(v float64) string {
 // Synchronise does nothing: the pacing thread synchronises the Streamer.
 func (r *Replay) Synchronise() error { return nil }
 
-// Stop stops the pacing thread, the reader and the Streamer, and closes
+// Close stops the pacing thread, the reader and the Streamer, and closes
 // the file. Later calls do nothing.
-func (r *Replay) Stop() error {
+func (r *Replay) Close() error {
 	if r.stopped.Swap(true) {
 		return nil
 	}
@@ -245,7 +245,7 @@ func (r *Replay) Stop() error {
 	if r.feed != nil {
 		r.feed.stop()
 	}
-	if serr := r.s.Stop(); err == nil {
+	if serr := r.s.Close(); err == nil {
 		err = serr
 	}
 	r.file.Close()
@@ -254,7 +254,7 @@ func (r *Replay) Stop() error {
 }
 
 // Done is closed when the recording was played to its end (without
-// Loop), when reading it failed, or at Stop.
+// Loop), when reading it failed, or at Close.
 func (r *Replay) Done() <-chan struct{} { return r.done }
 
 // Err returns why the replay ended early: a read error; nil otherwise.

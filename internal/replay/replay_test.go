@@ -52,7 +52,7 @@ func live(t *testing.T) *udpstreamer.Streamer {
 	if err := s.PrepareNextState(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Stop() })
+	t.Cleanup(func() { s.Close() })
 	return s
 }
 
@@ -162,7 +162,7 @@ func TestRoundTrip(t *testing.T) {
 	if err := r.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer r.Stop()
+	defer r.Close()
 	sessB, stopB := recordFrom(t, r.Streamer().LocalAddr().String(), b)
 	testenv.Receive(t, r.Done(), 30*time.Second, "the end of the replay")
 	if err := r.Err(); err != nil {
@@ -239,7 +239,7 @@ func TestReplayLoopsAndStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, "three loops", 20*time.Second, func() bool { return r.Stats().Loops >= 3 })
-	if err := r.Stop(); err != nil {
+	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
 	testenv.Receive(t, r.Done(), 5*time.Second, "Done after Stop")
