@@ -37,12 +37,16 @@ type MemoryMapSynchronisedOutputBroker struct {
 // how a value written directly by the embedding code stays.
 func NewMemoryMapSynchronisedOutputBroker(ds datasource.DataSource, outputs []Output) (*MemoryMapSynchronisedOutputBroker, error) {
 	sigs := ds.Signals()
+	index := make(map[string]int, len(sigs))
+	for i := range sigs {
+		index[sigs[i].Name] = i
+	}
 	fed := make([]bool, len(sigs))
 	var errs []error
 	b := &MemoryMapSynchronisedOutputBroker{name: ds.Name(), synchronise: ds.Synchronise}
 	for _, o := range outputs {
-		i := datasource.Index(sigs, o.Signal)
-		if i < 0 {
+		i, ok := index[o.Signal]
+		if !ok {
 			errs = append(errs, fmt.Errorf("broker for datasource %q: output %q names no signal of the datasource", ds.Name(), o.Signal))
 			continue
 		}

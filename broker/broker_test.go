@@ -15,23 +15,30 @@ var _ rt.Executable = (*MemoryMapSynchronisedOutputBroker)(nil)
 // memoryDataSource is the smallest real DataSource: memory and a count of
 // Synchronise calls, with a copy of the memory taken at each one.
 type memoryDataSource struct {
-	sigs   []datasource.Signal
-	mem    *datasource.Memory
-	syncs  int
-	latest []byte
+	sigs    []datasource.Signal
+	mem     []byte
+	offsets []int
+	syncs   int
+	latest  []byte
 }
 
 func (d *memoryDataSource) Name() string                 { return "mem" }
 func (d *memoryDataSource) Signals() []datasource.Signal { return d.sigs }
 func (d *memoryDataSource) AllocateMemory() error {
-	d.mem = datasource.NewMemory(d.sigs)
-	d.latest = make([]byte, d.mem.Size())
+	d.offsets = make([]int, len(d.sigs)+1)
+	for i := range d.sigs {
+		d.offsets[i+1] = d.offsets[i] + d.sigs[i].ByteSize()
+	}
+	d.mem = make([]byte, d.offsets[len(d.sigs)])
+	d.latest = make([]byte, len(d.mem))
 	return nil
 }
-func (d *memoryDataSource) GetSignalMemoryBuffer(i int) []byte { return d.mem.Signal(i) }
-func (d *memoryDataSource) PrepareNextState() error            { return nil }
-func (d *memoryDataSource) Synchronise() error                 { d.syncs++; copy(d.latest, d.mem.Block()); return nil }
-func (d *memoryDataSource) Close() error                       { return nil }
+func (d *memoryDataSource) GetSignalMemoryBuffer(i int) []byte {
+	return d.mem[d.offsets[i]:d.offsets[i+1]]
+}
+func (d *memoryDataSource) PrepareNextState() error { return nil }
+func (d *memoryDataSource) Synchronise() error      { d.syncs++; copy(d.latest, d.mem); return nil }
+func (d *memoryDataSource) Close() error            { return nil }
 
 func newDS(t testing.TB) *memoryDataSource {
 	d := &memoryDataSource{sigs: []datasource.Signal{
@@ -40,9 +47,6 @@ func newDS(t testing.TB) *memoryDataSource {
 		{Name: "Wave", Type: datasource.Float32, NumberOfDimensions: 1, NumberOfElements: 4},
 		{Name: "Held", Type: datasource.Int16},
 	}}
-	if err := datasource.ValidateSignals("mem", d.sigs); err != nil {
-		t.Fatal(err)
-	}
 	d.AllocateMemory()
 	return d
 }
@@ -53,14 +57,14 @@ func TestExecuteCopiesThenSynchronises(t *testing.T) {
 	trig := []uint8{0}
 	wave := make([]float32, 4)
 	b, err := NewMemoryMapSynchronisedOutputBroker(d, []Output{
-		{Signal: "Wave", Src: datasource.Bytes(wave)},
-		{Signal: "Counter", Src: datasource.Bytes(counter)},
-		{Signal: "Trigger", Src: datasource.Bytes(trig)},
+		{Signal: "Wave", Src: bytesOf(wave)},
+		{Signal: "Counter", Src: bytesOf(counter)},
+		{Signal: "Trigger", Src: bytesOf(trig)},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	datasource.View[int16](d.GetSignalMemoryBuffer(3))[0] = -5
+	viewOf[int16](d.GetSignalMemoryBuffer(3))[0] = -5
 	for i := 1; i <= 3; i++ {
 		counter[0] = uint32(i)
 		trig[0] = uint8(i % 2)
@@ -73,17 +77,17 @@ func TestExecuteCopiesThenSynchronises(t *testing.T) {
 		if d.syncs != i {
 			t.Fatalf("syncs %d", d.syncs)
 		}
-		if got := datasource.View[uint32](d.latest[0:4])[0]; got != uint32(i) {
+		if got := viewOf[uint32](d.latest[0:4])[0]; got != uint32(i) {
 			t.Errorf("counter %d", got)
 		}
 		if d.latest[4] != uint8(i%2) {
 			t.Errorf("trigger %d", d.latest[4])
 		}
-		w := datasource.View[float32](d.latest[5:21])
+		w := viewOf[float32](d.latest[5:21])
 		if w[3] != float32(i*10+3) {
 			t.Errorf("wave %v", w)
 		}
-		if got := datasource.View[int16](d.latest[21:23])[0]; got != -5 {
+		if got := viewOf[int16](d.latest[21:23])[0]; got != -5 {
 			t.Errorf("unfed signal changed: %d", got)
 		}
 	}
@@ -112,7 +116,7 @@ func TestExecuteNoAllocs(t *testing.T) {
 	d := newDS(t)
 	counter := []uint32{0}
 	wave := make([]float32, 4)
-	b, err := NewMemoryMapSynchronisedOutputBroker(d, []Output{{Signal: "Counter", Src: datasource.Bytes(counter)}, {Signal: "Wave", Src: datasource.Bytes(wave)}})
+	b, err := NewMemoryMapSynchronisedOutputBroker(d, []Output{{Signal: "Counter", Src: bytesOf(counter)}, {Signal: "Wave", Src: bytesOf(wave)}})
 	if err != nil {
 		t.Fatal(err)
 	}

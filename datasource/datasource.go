@@ -1,9 +1,6 @@
 package datasource
 
-import (
-	"errors"
-	"fmt"
-)
+import "errors"
 
 // DataSource is the MARTe2 DataSourceI contract for an output datasource.
 //
@@ -18,7 +15,7 @@ import (
 // A producer may also be an Opener, whose sockets open before it starts.
 //
 // A producer called out of this order returns ErrAllocatedTwice,
-// ErrNotAllocated or ErrPreparedTwice (CheckAllocate, CheckPrepare). Beside
+// ErrNotAllocated or ErrPreparedTwice. Beside
 // the contract, every producer of this module offers StatusReport() any (a
 // JSON-friendly snapshot) and Describe() string (a line on its datagrams),
 // which a program listing producers of every class finds by type assertion.
@@ -62,24 +59,3 @@ var (
 	ErrNotAllocated   = errors.New("PrepareNextState before AllocateMemory")
 	ErrPreparedTwice  = errors.New("PrepareNextState called twice")
 )
-
-// CheckAllocate returns the error AllocateMemory of datasource name
-// returns once the memory is allocated, or nil.
-func CheckAllocate(name string, allocated bool) error {
-	if allocated {
-		return fmt.Errorf("datasource %q: %w", name, ErrAllocatedTwice)
-	}
-	return nil
-}
-
-// CheckPrepare returns the error PrepareNextState of datasource name
-// returns before AllocateMemory or once prepared, or nil.
-func CheckPrepare(name string, allocated, prepared bool) error {
-	switch {
-	case !allocated:
-		return fmt.Errorf("datasource %q: %w", name, ErrNotAllocated)
-	case prepared:
-		return fmt.Errorf("datasource %q: %w", name, ErrPreparedTwice)
-	}
-	return nil
-}

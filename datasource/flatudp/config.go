@@ -11,6 +11,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/datasource/internal/rules"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -136,7 +137,7 @@ type Config struct {
 // datasource, the signal, the parameter and the rule), or nil.
 func Validate(cfg *Config) error {
 	c := cfg.withDefaults()
-	e := &datasource.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
+	e := &rules.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
 	c.checkDestination(e)
 	c.checkRing(e)
 	if c.ByteOrder != wire.Little && c.ByteOrder != wire.Big {
@@ -149,7 +150,7 @@ func Validate(cfg *Config) error {
 	if c.NetworkSpin < 0 || c.NetworkSpin > netthread.MaxSpin {
 		e.Param("NetworkSpin", "must be 0..%v, got %v", netthread.MaxSpin, c.NetworkSpin)
 	}
-	if err := datasource.ValidateSignals(c.Name, c.Signals); err != nil {
+	if err := rules.ValidateSignals(c.Name, c.Signals); err != nil {
 		e.Add(err)
 		return e.Err()
 	}
@@ -158,7 +159,7 @@ func Validate(cfg *Config) error {
 }
 
 // checkDestination checks Address, Port and the multicast parameters.
-func (c *Config) checkDestination(e *datasource.ConfigErrors) {
+func (c *Config) checkDestination(e *rules.ConfigErrors) {
 	if c.Port < 1 || c.Port > 65535 {
 		e.Param("Port", "must be 1..65535, got %d", c.Port)
 	}
@@ -193,7 +194,7 @@ func (c *Config) checkDestination(e *datasource.ConfigErrors) {
 
 // checkRing checks the execution mode, the trigger windows and the ring
 // length.
-func (c *Config) checkRing(e *datasource.ConfigErrors) {
+func (c *Config) checkRing(e *rules.ConfigErrors) {
 	if !c.ExecutionMode.Valid() {
 		e.Param("ExecutionMode", "invalid mode %d (want IndependentThread or RealTimeThread)", c.ExecutionMode)
 	}
@@ -219,7 +220,7 @@ func (c *Config) checkRing(e *datasource.ConfigErrors) {
 // checkSignals checks the FlatUDP rules of signals that pass the rules
 // every producer shares: element counts, the datagram size, the trigger,
 // the signals string and the ring memory.
-func (c *Config) checkSignals(e *datasource.ConfigErrors) {
+func (c *Config) checkSignals(e *rules.ConfigErrors) {
 	sigs := c.Signals
 	total := 0
 	for i := range sigs {
@@ -269,11 +270,11 @@ var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 // withDefaults returns c with every zero field that has a default set to
 // it.
 func (c Config) withDefaults() Config {
-	datasource.SetDefault(&c.Port, DefaultPort)
+	rules.SetDefault(&c.Port, DefaultPort)
 	if c.ExecutionMode == RealTimeThread {
-		datasource.SetDefault(&c.NumberOfBuffers, DefaultQueueLength)
+		rules.SetDefault(&c.NumberOfBuffers, DefaultQueueLength)
 	}
-	datasource.SetDefault(&c.NumberOfBuffers, DefaultNumberOfBuffers)
-	datasource.SetDefault(&c.StackSize, DefaultStackSize)
+	rules.SetDefault(&c.NumberOfBuffers, DefaultNumberOfBuffers)
+	rules.SetDefault(&c.StackSize, DefaultStackSize)
 	return c
 }

@@ -2,8 +2,7 @@ package flatudp
 
 import (
 	"github.com/VictoriaMetrics/metrics"
-
-	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/dsmetrics"
 )
 
 // senderMetrics holds the counters of one Sender. Counters are atomic and
@@ -19,7 +18,7 @@ type senderMetrics struct {
 }
 
 func newSenderMetrics(ms *metrics.Set, name string, depth func() float64) *senderMetrics {
-	n := datasource.NewMetrics(ms, "flatudp", name)
+	n := dsmetrics.New(ms, "flatudp", name)
 	c := n.Counter
 	n.Gauge("ring_depth", depth)
 	return &senderMetrics{

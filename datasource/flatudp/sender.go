@@ -15,6 +15,8 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/datasource/internal/memory"
+	"github.com/streamerd/streamerd/datasource/internal/rules"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
@@ -44,7 +46,7 @@ type Sender struct {
 	dst     netip.AddrPort
 	log     *slog.Logger
 	m       *senderMetrics
-	mem     *datasource.Memory
+	mem     *memory.Memory
 	ring    *ring
 	keep    uint64 // cycles kept unreleased behind next (pre-triggers)
 	big     bool
@@ -159,10 +161,10 @@ func (s *Sender) Destination() netip.AddrPort { return s.dst }
 
 // AllocateMemory allocates signal memory, the ring and the send buffer.
 func (s *Sender) AllocateMemory() error {
-	if err := datasource.CheckAllocate(s.cfg.Name, s.mem != nil); err != nil {
+	if err := rules.CheckAllocate(s.cfg.Name, s.mem != nil); err != nil {
 		return err
 	}
-	s.mem = datasource.NewMemory(s.sigs)
+	s.mem = memory.New(s.sigs)
 	s.ring = newRing(s.cfg.NumberOfBuffers, s.mem.Size())
 	s.sendBuf = make([]byte, s.mem.Size())
 	return nil
@@ -170,9 +172,6 @@ func (s *Sender) AllocateMemory() error {
 
 // GetSignalMemoryBuffer returns the bytes of signal i in signal memory.
 func (s *Sender) GetSignalMemoryBuffer(i int) []byte { return s.mem.Signal(i) }
-
-// Memory returns the signal memory.
-func (s *Sender) Memory() *datasource.Memory { return s.mem }
 
 // LocalAddr returns the address the sending socket is bound to (valid after
 // PrepareNextState).
@@ -186,7 +185,7 @@ func (s *Sender) LocalAddr() netip.AddrPort {
 // Open opens the sending socket without sending anything
 // (datasource.Opener).
 func (s *Sender) Open() error {
-	if err := datasource.CheckPrepare(s.cfg.Name, s.mem != nil, s.conn != nil); err != nil {
+	if err := rules.CheckPrepare(s.cfg.Name, s.mem != nil, s.conn != nil); err != nil {
 		return err
 	}
 	conn, err := s.open()
@@ -213,7 +212,7 @@ func (s *Sender) Open() error {
 // PrepareNextState starts the sender thread, opening the socket first
 // unless Open did.
 func (s *Sender) PrepareNextState() error {
-	if err := datasource.CheckPrepare(s.cfg.Name, s.mem != nil, s.thread != nil); err != nil {
+	if err := rules.CheckPrepare(s.cfg.Name, s.mem != nil, s.thread != nil); err != nil {
 		return err
 	}
 	if s.conn == nil {

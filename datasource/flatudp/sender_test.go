@@ -646,7 +646,7 @@ func TestLifecycleErrors(t *testing.T) {
 		}
 		return s
 	})
-	if s.Name() != "Flat" || len(s.Signals()) != 3 || s.Memory().Size() != 69 || s.layout.Size != 69 {
+	if s.Name() != "Flat" || len(s.Signals()) != 3 || s.mem.Size() != 69 || s.layout.Size != 69 {
 		t.Error("accessors")
 	}
 }

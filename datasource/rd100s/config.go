@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/rules"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -137,7 +138,7 @@ func DefaultConfig() Config {
 // resolve DestHost; New does.
 func Validate(cfg *Config) error {
 	c := cfg.withDefaults()
-	e := &datasource.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
+	e := &rules.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
 	switch {
 	case strings.TrimSpace(c.DestHost) == "":
 		e.Param("dest_host", "is required (the receiver's IPv4 address or host name)")
@@ -167,7 +168,7 @@ func Validate(cfg *Config) error {
 			e.Param(u.key, "must be deg or mdeg, got %v", u.u)
 		}
 	}
-	e.Add(datasource.ValidateSignals(c.Name, c.Signals))
+	e.Add(rules.ValidateSignals(c.Name, c.Signals))
 	c.checkMapping(e)
 	c.Degradations.check(e, rateHz)
 	return e.Err()
@@ -175,7 +176,7 @@ func Validate(cfg *Config) error {
 
 // checkMapping checks the signal mapping of section 8: each mapped name is
 // a scalar signal of the datasource, the status signal an integer one.
-func (c *Config) checkMapping(e *datasource.ConfigErrors) {
+func (c *Config) checkMapping(e *rules.ConfigErrors) {
 	mapped := []struct {
 		key, name string
 		required  bool
@@ -194,7 +195,7 @@ func (c *Config) checkMapping(e *datasource.ConfigErrors) {
 			}
 			continue
 		}
-		i := datasource.Index(c.Signals, m.name)
+		i := rules.Index(c.Signals, m.name)
 		if i < 0 {
 			e.Param(m.key, "names no signal of this datasource: %q", m.name)
 			continue
@@ -222,8 +223,8 @@ func periodNs(rateHz float64) float64 { return 1e9 / rateHz }
 // withDefaults returns c with every zero field that has a default set to
 // it.
 func (c Config) withDefaults() Config {
-	datasource.SetDefault(&c.DestPort, DefaultDestPort)
-	datasource.SetDefault(&c.RateHz, DefaultRateHz)
-	datasource.SetDefault(&c.LockTimeout, DefaultLockTimeout)
+	rules.SetDefault(&c.DestPort, DefaultDestPort)
+	rules.SetDefault(&c.RateHz, DefaultRateHz)
+	rules.SetDefault(&c.LockTimeout, DefaultLockTimeout)
 	return c
 }

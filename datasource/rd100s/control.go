@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/rules"
 )
 
 // EventRing is how many recent events Events and Status keep.
@@ -165,7 +165,7 @@ func (e *Encoder) apply(next Degradations, which kindSet, source string, now int
 	if !e.running() {
 		return ErrNotRunning
 	}
-	ce := &datasource.ConfigErrors{DataSource: e.cfg.Name}
+	ce := &rules.ConfigErrors{DataSource: e.cfg.Name}
 	if next.check(ce, e.cfg.RateHz); ce.Len() > 0 {
 		return ce.Err()
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/rules"
 )
 
 // Degradations is the state of the injected faults of section 6. The zero
@@ -281,7 +281,7 @@ func parseBool(v string) (bool, error) {
 
 // check records the broken ranges in e; rateHz bounds the jitter to half a
 // period so ticks never swap.
-func (d *Degradations) check(e *datasource.ConfigErrors, rateHz float64) {
+func (d *Degradations) check(e *rules.ConfigErrors, rateHz float64) {
 	bad := func(k kind, format string, args ...any) { e.Param(Keys[k], format, args...) }
 	prob := func(k kind, p float64) {
 		if !(p >= 0 && p <= 1) {

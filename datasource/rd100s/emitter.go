@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/rules"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
 	"github.com/streamerd/streamerd/rt/cpu"
 	"github.com/streamerd/streamerd/rt/rtsync"
@@ -34,7 +35,7 @@ func newSigRefs(c *Config) sigRefs {
 		off[i+1] = off[i] + c.Signals[i].ByteSize()
 	}
 	ref := func(name string, u Unit) sigRef {
-		i := datasource.Index(c.Signals, name)
+		i := rules.Index(c.Signals, name)
 		if name == "" || i < 0 {
 			return sigRef{}
 		}

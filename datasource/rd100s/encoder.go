@@ -12,6 +12,8 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/memory"
+	"github.com/streamerd/streamerd/datasource/internal/rules"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/rtsync"
@@ -42,7 +44,7 @@ type Encoder struct {
 	periodNs float64
 	refs     sigRefs
 
-	mem *datasource.Memory
+	mem *memory.Memory
 
 	// RT → network hand-off, guarded by lock.
 	lock     rtsync.FastLock
@@ -82,12 +84,12 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Encoder, error) {
 	c := cfg.withDefaults()
 	addr, err := net.ResolveUDPAddr("udp4", net.JoinHostPort(c.DestHost, strconv.Itoa(c.DestPort)))
 	if err != nil {
-		return nil, datasource.ParamError(c.Name, "dest_host", "%q does not resolve to an IPv4 address: %v", c.DestHost, err)
+		return nil, rules.ParamError(c.Name, "dest_host", "%q does not resolve to an IPv4 address: %v", c.DestHost, err)
 	}
 	dst := addr.AddrPort()
 	dst = netip.AddrPortFrom(dst.Addr().Unmap(), dst.Port())
 	if !dst.Addr().Is4() {
-		return nil, datasource.ParamError(c.Name, "dest_host", "%q resolved to %v, not an IPv4 address", c.DestHost, dst.Addr())
+		return nil, rules.ParamError(c.Name, "dest_host", "%q resolved to %v, not an IPv4 address", c.DestHost, dst.Addr())
 	}
 	e := &Encoder{
 		cfg:      c,
@@ -113,19 +115,16 @@ func (e *Encoder) RateHz() float64 { return e.cfg.RateHz }
 
 // AllocateMemory allocates signal memory and the ready buffer.
 func (e *Encoder) AllocateMemory() error {
-	if err := datasource.CheckAllocate(e.cfg.Name, e.mem != nil); err != nil {
+	if err := rules.CheckAllocate(e.cfg.Name, e.mem != nil); err != nil {
 		return err
 	}
-	e.mem = datasource.NewMemory(e.sigs)
+	e.mem = memory.New(e.sigs)
 	e.ready = make([]byte, e.mem.Size())
 	return nil
 }
 
 // GetSignalMemoryBuffer returns the bytes of signal i in signal memory.
 func (e *Encoder) GetSignalMemoryBuffer(i int) []byte { return e.mem.Signal(i) }
-
-// Memory returns the signal memory.
-func (e *Encoder) Memory() *datasource.Memory { return e.mem }
 
 // LocalAddr returns the address the socket is bound to (valid after
 // PrepareNextState).
@@ -140,7 +139,7 @@ func (e *Encoder) LocalAddr() netip.AddrPort {
 // is sent before PrepareNextState starts the network thread
 // (datasource.Opener).
 func (e *Encoder) Open() error {
-	if err := datasource.CheckPrepare(e.cfg.Name, e.mem != nil, e.started.Load()); err != nil {
+	if err := rules.CheckPrepare(e.cfg.Name, e.mem != nil, e.started.Load()); err != nil {
 		return err
 	}
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{Port: e.cfg.SrcPort})
@@ -174,7 +173,7 @@ func (e *Encoder) PrepareNextState() error {
 		if err := e.Open(); err != nil {
 			return err
 		}
-	} else if err := datasource.CheckPrepare(e.cfg.Name, true, e.thread != nil || e.stopped.Load()); err != nil {
+	} else if err := rules.CheckPrepare(e.cfg.Name, true, e.thread != nil || e.stopped.Load()); err != nil {
 		return err
 	}
 	return e.startThread()

@@ -4,8 +4,7 @@ import (
 	"fmt"
 
 	"github.com/VictoriaMetrics/metrics"
-
-	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/dsmetrics"
 )
 
 // encoderMetrics holds the counters of one Encoder. Counters are atomic and
@@ -26,7 +25,7 @@ type encoderMetrics struct {
 }
 
 func newEncoderMetrics(ms *metrics.Set, name string) *encoderMetrics {
-	n := datasource.NewMetrics(ms, "rd100s", name)
+	n := dsmetrics.New(ms, "rd100s", name)
 	c := n.Counter
 	m := &encoderMetrics{
 		synchronised:   c("synchronise_total"),

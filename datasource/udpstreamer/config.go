@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/rules"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -129,7 +130,7 @@ func ParseSessionPolicy(s string) (SessionPolicy, error) {
 // the signal, the parameter and the rule), or nil.
 func Validate(cfg *Config) error {
 	c := cfg.withDefaults()
-	e := &datasource.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
+	e := &rules.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
 	if c.Port < 0 || c.Port > 65535 {
 		e.Param("Port", "must be 0..65535, got %d", c.Port)
 	}
@@ -167,7 +168,7 @@ func Validate(cfg *Config) error {
 			e.Param("AllowedClients", "invalid prefix %v", p)
 		}
 	}
-	e.Add(datasource.ValidateSignals(c.Name, c.Signals))
+	e.Add(rules.ValidateSignals(c.Name, c.Signals))
 	for i := range c.Signals {
 		checkTimeSignal(e, i)
 	}
@@ -185,7 +186,7 @@ func Validate(cfg *Config) error {
 }
 
 // checkHandOff checks HandOffDepth and the memory its ring takes.
-func checkHandOff(e *datasource.ConfigErrors, depth int) {
+func checkHandOff(e *rules.ConfigErrors, depth int) {
 	if depth < 1 || depth > MaxHandOffDepth {
 		e.Param("HandOffDepth", "must be 1..%d, got %d", MaxHandOffDepth, depth)
 		return
@@ -201,7 +202,7 @@ func checkHandOff(e *datasource.ConfigErrors, depth int) {
 
 // checkFragments checks that the DATA payload and the CONFIG message each
 // fit in 65535 datagrams of maxPayloadSize bytes.
-func checkFragments(e *datasource.ConfigErrors, maxPayloadSize int) {
+func checkFragments(e *rules.ConfigErrors, maxPayloadSize int) {
 	chunk := maxPayloadSize - wire.HeaderSize
 	payload := wire.DataPayloadSize(signalInfos(e.Signals))
 	if _, err := wire.NumFragments(payload, maxPayloadSize); err != nil {
@@ -216,7 +217,7 @@ func checkFragments(e *datasource.ConfigErrors, maxPayloadSize int) {
 // checkTimeSignal checks what the CONFIG record of signal i cannot carry:
 // its time signal is named, by a name of this datasource, only when
 // TimeMode needs one, and a time mode other than PacketTime is for arrays.
-func checkTimeSignal(e *datasource.ConfigErrors, i int) {
+func checkTimeSignal(e *rules.ConfigErrors, i int) {
 	s := &e.Signals[i]
 	switch {
 	case !s.TimeMode.Valid():
@@ -226,7 +227,7 @@ func checkTimeSignal(e *datasource.ConfigErrors, i int) {
 		}
 	case s.TimeSignal == "":
 		e.Signal(i, "TimeSignal", "is required when TimeMode is %v", s.TimeMode)
-	case datasource.Index(e.Signals, s.TimeSignal) < 0:
+	case rules.Index(e.Signals, s.TimeSignal) < 0:
 		e.Signal(i, "TimeSignal", "names no signal of this datasource: %q", s.TimeSignal)
 	}
 	if s.TimeMode.Valid() && s.TimeMode.NeedsTimeSignal() && s.Elements() < 2 {
@@ -255,7 +256,7 @@ func signalInfos(sigs []datasource.Signal) []wire.SignalInfo {
 			Unit:          s.Unit,
 		}
 		if s.TimeMode != datasource.PacketTime {
-			info.TimeSignalIdx = uint32(datasource.Index(sigs, s.TimeSignal))
+			info.TimeSignalIdx = uint32(rules.Index(sigs, s.TimeSignal))
 		}
 		infos[i] = info
 	}
@@ -270,9 +271,9 @@ var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 // withDefaults returns c with every zero field that has a default set to
 // it.
 func (c Config) withDefaults() Config {
-	datasource.SetDefault(&c.MaxPayloadSize, DefaultMaxPayloadSize)
-	datasource.SetDefault(&c.StackSize, DefaultStackSize)
-	datasource.SetDefault(&c.LockTimeout, DefaultLockTimeout)
-	datasource.SetDefault(&c.HandOffDepth, DefaultHandOffDepth)
+	rules.SetDefault(&c.MaxPayloadSize, DefaultMaxPayloadSize)
+	rules.SetDefault(&c.StackSize, DefaultStackSize)
+	rules.SetDefault(&c.LockTimeout, DefaultLockTimeout)
+	rules.SetDefault(&c.HandOffDepth, DefaultHandOffDepth)
 	return c
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/streamerd/streamerd/broker"
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/memory"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
@@ -109,9 +110,9 @@ func (w *writer) Execute() error {
 			f, bits := expected(s, i, k, c)
 			switch s.Type {
 			case datasource.Float32:
-				datasource.View[float32](m)[k] = float32(f)
+				memory.View[float32](m)[k] = float32(f)
 			case datasource.Float64:
-				datasource.View[float64](m)[k] = f
+				memory.View[float64](m)[k] = f
 			default:
 				sz := s.Type.Size()
 				for b := 0; b < sz; b++ {
@@ -134,7 +135,7 @@ func runE2E(t *testing.T, sigs []datasource.Signal, maxPayload int, hz float64, 
 	var outs []broker.Output
 	for i := range sigs {
 		m := make([]uint64, (sigs[i].ByteSize()+7)/8) // 8-byte aligned
-		w.mem = append(w.mem, datasource.Bytes(m)[:sigs[i].ByteSize()])
+		w.mem = append(w.mem, memory.Bytes(m)[:sigs[i].ByteSize()])
 		outs = append(outs, broker.Output{Signal: sigs[i].Name, Src: w.mem[i]})
 	}
 	b, err := broker.NewMemoryMapSynchronisedOutputBroker(s, outs)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/memory"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 )
 
@@ -23,7 +24,7 @@ func patternCfg() Config {
 }
 
 func fill(s *Streamer, n uint32) {
-	w := datasource.View[uint32](s.GetSignalMemoryBuffer(0))
+	w := memory.View[uint32](s.GetSignalMemoryBuffer(0))
 	for i := range w {
 		w[i] = n
 	}

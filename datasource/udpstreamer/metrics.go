@@ -5,7 +5,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/dsmetrics"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 )
 
@@ -28,7 +28,7 @@ type streamerMetrics struct {
 }
 
 func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
-	n := datasource.NewMetrics(ms, "udpstreamer", name)
+	n := dsmetrics.New(ms, "udpstreamer", name)
 	c := n.Counter
 	bad := func(reason string) *metrics.Counter {
 		return c("bad_datagrams_total", fmt.Sprintf(`reason=%q`, reason))

@@ -15,6 +15,8 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/memory"
+	"github.com/streamerd/streamerd/datasource/internal/rules"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -37,7 +39,7 @@ type Streamer struct {
 	log   *slog.Logger
 	m     *streamerMetrics
 
-	mem   *datasource.Memory
+	mem   *memory.Memory
 	epoch time.Time // origin of the CLOCK_MONOTONIC stamps Synchronise takes
 	clock struct {  // what rawStamp reads: CLOCK_MONOTONIC ns since epoch, CLOCK_MONOTONIC_RAW ns
 		mono func() int64
@@ -147,10 +149,10 @@ func (s *Streamer) SignalInfos() []udpswire.SignalInfo { return s.infos }
 // the HandOffDepth ready buffers, the taken buffer and the wire buffers of
 // DATA and CONFIG, and plans how each cycle is serialised.
 func (s *Streamer) AllocateMemory() error {
-	if err := datasource.CheckAllocate(s.cfg.Name, s.mem != nil); err != nil {
+	if err := rules.CheckAllocate(s.cfg.Name, s.mem != nil); err != nil {
 		return err
 	}
-	mem := datasource.NewMemory(s.sigs)
+	mem := memory.New(s.sigs)
 	dataLayout, err := udpswire.NewLayout(udpswire.DataPayloadSize(s.infos), s.cfg.MaxPayloadSize)
 	if err != nil {
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
@@ -179,9 +181,6 @@ func (s *Streamer) AllocateMemory() error {
 // GetSignalMemoryBuffer returns the bytes of signal i in signal memory.
 func (s *Streamer) GetSignalMemoryBuffer(i int) []byte { return s.mem.Signal(i) }
 
-// Memory returns the signal memory.
-func (s *Streamer) Memory() *datasource.Memory { return s.mem }
-
 // PayloadSize returns the size of one DATA payload, and FragmentCount the
 // number of datagrams it takes.
 func (s *Streamer) PayloadSize() int   { return s.dataLayout.Payload }
@@ -199,7 +198,7 @@ func (s *Streamer) LocalAddr() netip.AddrPort {
 // Open binds the server socket without answering or sending anything
 // (datasource.Opener).
 func (s *Streamer) Open() error {
-	if err := datasource.CheckPrepare(s.cfg.Name, s.mem != nil, s.conn != nil); err != nil {
+	if err := rules.CheckPrepare(s.cfg.Name, s.mem != nil, s.conn != nil); err != nil {
 		return err
 	}
 	network := "udp"
@@ -246,7 +245,7 @@ func (s *Streamer) Open() error {
 // PrepareNextState starts the receive goroutine and the network thread,
 // binding the server socket first unless Open did.
 func (s *Streamer) PrepareNextState() error {
-	if err := datasource.CheckPrepare(s.cfg.Name, s.mem != nil, s.recvDone != nil); err != nil {
+	if err := rules.CheckPrepare(s.cfg.Name, s.mem != nil, s.recvDone != nil); err != nil {
 		return err
 	}
 	if s.conn == nil {

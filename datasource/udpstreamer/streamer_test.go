@@ -19,6 +19,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/memory"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/testenv"
@@ -667,9 +668,9 @@ func (s *Streamer) payloadInOnePiece() []byte {
 		q, _ := quant.New(sig.QuantizedType, sig.RangeMin, sig.RangeMax)
 		codes := make([]byte, sig.Elements()*sig.QuantizedType.Size())
 		if sig.Type == datasource.Float32 {
-			q.EncodeFloat32(codes, datasource.View[float32](mem))
+			q.EncodeFloat32(codes, memory.View[float32](mem))
 		} else {
-			q.EncodeFloat64(codes, datasource.View[float64](mem))
+			q.EncodeFloat64(codes, memory.View[float64](mem))
 		}
 		want = append(want, codes...)
 	}

@@ -59,7 +59,7 @@ func newOutput(name string, t datasource.Type, n int) Output {
 		panic(fmt.Sprintf("gam: output %q: invalid type %v", name, t))
 	}
 	size := n * t.Size()
-	mem := datasource.Bytes(make([]uint64, (size+7)/8))[:size:size]
+	mem := bytesOf(make([]uint64, (size+7)/8))[:size:size]
 	return Output{Name: name, Type: t, Elements: n, Mem: mem}
 }
 

@@ -180,7 +180,7 @@ func (r *Replay) AllocateMemory() error {
 	if err := r.s.AllocateMemory(); err != nil {
 		return err
 	}
-	r.feed = newFeeder(r.file, r.layout, r.pace, r.s.Memory(), r.opts.Loop)
+	r.feed = newFeeder(r.file, r.layout, r.pace, r.s.Signals(), r.opts.Loop)
 	return nil
 }
 
@@ -314,7 +314,10 @@ func (r *Replay) play(stop <-chan struct{}) {
 	if r.opts.WaitClient && !r.waitClient(stop) {
 		return
 	}
-	mem := r.s.Memory().Block()
+	bufs := make([][]byte, len(r.feed.offsets))
+	for i := range bufs {
+		bufs[i] = r.s.GetSignalMemoryBuffer(i)
+	}
 	depth := r.opts.HandOffDepth
 	next := cpu.MonotonicNanos()
 	for {
@@ -324,7 +327,7 @@ func (r *Replay) play(stop <-chan struct{}) {
 			return
 		case b = <-r.feed.full:
 		}
-		size := len(mem)
+		size := r.feed.size
 		for j := range b.n {
 			if r.opts.Speed > 0 {
 				next += int64(float64(b.dt[j]) / r.opts.Speed)
@@ -344,7 +347,10 @@ func (r *Replay) play(stop <-chan struct{}) {
 					return
 				}
 			}
-			copy(mem, b.mem[j*size:(j+1)*size])
+			row := b.mem[j*size : (j+1)*size]
+			for i, buf := range bufs {
+				copy(buf, row[r.feed.offsets[i]:])
+			}
 			gap := min(b.gap[j], maxGap)
 			r.s.SynchroniseAfterGap(gap)
 			r.rows.Add(1)

@@ -1,4 +1,5 @@
-package datasource
+// Package dsmetrics names and registers a producer's metrics in a metrics.Set: streamerd_<class>_<metric>{datasource="<name>",...}.
+package dsmetrics
 
 import (
 	"fmt"
@@ -17,9 +18,9 @@ type Metrics struct {
 	label  string // datasource="<name>"
 }
 
-// NewMetrics returns the Metrics of datasource name of class
+// New returns the Metrics of datasource name of class
 // (udpstreamer, rd100s, flatudp) in set.
-func NewMetrics(set *metrics.Set, class, name string) Metrics {
+func New(set *metrics.Set, class, name string) Metrics {
 	return Metrics{set: set, prefix: "streamerd_" + class + "_", label: fmt.Sprintf("datasource=%q", name)}
 }
 

@@ -1,4 +1,4 @@
-package datasource
+package dsmetrics
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 func TestMetricNames(t *testing.T) {
 	set := metrics.NewSet()
-	n := NewMetrics(set, "rd100s", `Enc "1"`)
+	n := New(set, "rd100s", `Enc "1"`)
 	n.Counter("sent_total").Add(2)
 	n.Counter("dropped_total", `reason="loss"`, `kind="x"`).Inc()
 	n.Gauge("depth", func() float64 { return 3 })
