@@ -57,5 +57,5 @@ type Opener interface {
 var (
 	ErrAllocatedTwice = errors.New("AllocateMemory called twice")
 	ErrNotAllocated   = errors.New("PrepareNextState before AllocateMemory")
-	ErrPreparedTwice  = errors.New("PrepareNextState called twice")
+	ErrStarted  = errors.New("PrepareNextState called twice")
 )

@@ -57,7 +57,7 @@ func TestLifecycleErrors(t *testing.T) {
 	if got := e.LocalAddr().Port(); got != uint16(port) {
 		t.Errorf("bound to port %d, want %d", got, port)
 	}
-	if err := e.PrepareNextState(); !errors.Is(err, datasource.ErrPreparedTwice) {
+	if err := e.PrepareNextState(); !errors.Is(err, datasource.ErrStarted) {
 		t.Errorf("second PrepareNextState: %v", err)
 	}
 	waitTicks(t, e, 5)

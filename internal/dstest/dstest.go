@@ -41,7 +41,7 @@ func Lifecycle(t testing.TB, ds datasource.DataSource) {
 	if err := ds.PrepareNextState(); err != nil {
 		t.Fatal(err)
 	}
-	want("second PrepareNextState", ds.PrepareNextState(), datasource.ErrPreparedTwice)
+	want("second PrepareNextState", ds.PrepareNextState(), datasource.ErrStarted)
 	want("Close", ds.Close(), nil)
 	want("second Close", ds.Close(), nil)
 }
@@ -67,15 +67,15 @@ func Opener(t testing.TB, newDS func() datasource.DataSource) {
 		if err := o.Open(); err != nil {
 			t.Fatal(err)
 		}
-		if err := o.Open(); !errors.Is(err, datasource.ErrPreparedTwice) {
-			t.Errorf("second Open: %v, want %v", err, datasource.ErrPreparedTwice)
+		if err := o.Open(); !errors.Is(err, datasource.ErrStarted) {
+			t.Errorf("second Open: %v, want %v", err, datasource.ErrStarted)
 		}
 		if prepare {
 			if err := o.PrepareNextState(); err != nil {
 				t.Fatalf("PrepareNextState after Open: %v", err)
 			}
-			if err := o.PrepareNextState(); !errors.Is(err, datasource.ErrPreparedTwice) {
-				t.Errorf("second PrepareNextState: %v, want %v", err, datasource.ErrPreparedTwice)
+			if err := o.PrepareNextState(); !errors.Is(err, datasource.ErrStarted) {
+				t.Errorf("second PrepareNextState: %v, want %v", err, datasource.ErrStarted)
 			}
 		}
 		if err := o.Close(); err != nil {

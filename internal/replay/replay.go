@@ -196,7 +196,7 @@ func (r *Replay) PrepareNextState() error {
 		return fmt.Errorf("datasource %q: %w", r.opts.Name, datasource.ErrNotAllocated)
 	}
 	if r.thread != nil {
-		return fmt.Errorf("datasource %q: %w", r.opts.Name, datasource.ErrPreparedTwice)
+		return fmt.Errorf("datasource %q: %w", r.opts.Name, datasource.ErrStarted)
 	}
 	if err := r.s.PrepareNextState(); err != nil {
 		return err

@@ -156,7 +156,7 @@ func CheckPrepare(name string, allocated, prepared bool) error {
 	case !allocated:
 		return fmt.Errorf("datasource %q: %w", name, datasource.ErrNotAllocated)
 	case prepared:
-		return fmt.Errorf("datasource %q: %w", name, datasource.ErrPreparedTwice)
+		return fmt.Errorf("datasource %q: %w", name, datasource.ErrStarted)
 	}
 	return nil
 }
