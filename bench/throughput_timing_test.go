@@ -19,6 +19,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/latency"
+	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -200,7 +201,7 @@ func newHarness(tb testing.TB, cfg udpstreamer.Config, fifo bool) *harness {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	h := &harness{tb: tb, pacer: pacer, s: s, counter: s.GetSignalMemoryBuffer(0),
+	h := &harness{tb: tb, pacer: pacer, s: s, counter: testenv.Must(s.GetSignalMemoryBuffer(0)),
 		wireBytes: s.PayloadSize() + s.FragmentCount()*wire.HeaderSize,
 		// The Streamer registered this counter; GetOrCreate returns it.
 		skipped: ms.GetOrCreateCounter(fmt.Sprintf(`streamerd_udpstreamer_cycles_skipped_total{datasource=%q}`, cfg.Name)),

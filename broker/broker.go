@@ -55,7 +55,11 @@ func NewMemoryMapSynchronisedOutputBroker(ds datasource.DataSource, outputs []Ou
 			continue
 		}
 		fed[i] = true
-		dst := ds.GetSignalMemoryBuffer(i)
+		dst, err := ds.GetSignalMemoryBuffer(i)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("broker for datasource %q: %w", ds.Name(), err))
+			break
+		}
 		if len(o.Src) != len(dst) {
 			errs = append(errs, fmt.Errorf("broker for datasource %q: signal %q is %d bytes (%s × %d) but its output is %d bytes",
 				ds.Name(), o.Signal, len(dst), sigs[i].Type, sigs[i].Elements(), len(o.Src)))

@@ -33,8 +33,8 @@ func (d *memoryDataSource) AllocateMemory() error {
 	d.latest = make([]byte, len(d.mem))
 	return nil
 }
-func (d *memoryDataSource) GetSignalMemoryBuffer(i int) []byte {
-	return d.mem[d.offsets[i]:d.offsets[i+1]]
+func (d *memoryDataSource) GetSignalMemoryBuffer(i int) ([]byte, error) {
+	return d.mem[d.offsets[i]:d.offsets[i+1]], nil
 }
 func (d *memoryDataSource) PrepareNextState() error { return nil }
 func (d *memoryDataSource) Synchronise() error      { d.syncs++; copy(d.latest, d.mem); return nil }
@@ -64,7 +64,7 @@ func TestExecuteCopiesThenSynchronises(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	viewOf[int16](d.GetSignalMemoryBuffer(3))[0] = -5
+	viewOf[int16](testenv.Must(d.GetSignalMemoryBuffer(3)))[0] = -5
 	for i := 1; i <= 3; i++ {
 		counter[0] = uint32(i)
 		trig[0] = uint8(i % 2)

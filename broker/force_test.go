@@ -15,8 +15,8 @@ func TestForceWinsUntilReleased(t *testing.T) {
 	}
 	var f Forces
 	b.SetForces(&f)
-	f.Force(0, d.GetSignalMemoryBuffer(0), bytesOf([]uint32{777}))
-	f.Force(3, d.GetSignalMemoryBuffer(3), bytesOf([]int16{-9}))
+	f.Force(0, testenv.Must(d.GetSignalMemoryBuffer(0)), bytesOf([]uint32{777}))
+	f.Force(3, testenv.Must(d.GetSignalMemoryBuffer(3)), bytesOf([]int16{-9}))
 	for i := 1; i <= 3; i++ {
 		counter[0] = uint32(i)
 		b.Execute()
@@ -53,7 +53,7 @@ func TestForceConcurrentWithExecute(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := 0; i < 1000; i++ {
-			f.Force(0, d.GetSignalMemoryBuffer(0), bytesOf([]uint32{uint32(i)}))
+			f.Force(0, testenv.Must(d.GetSignalMemoryBuffer(0)), bytesOf([]uint32{uint32(i)}))
 			f.Release(0)
 		}
 	}()
@@ -70,7 +70,7 @@ func TestExecuteWithForcesNoAllocs(t *testing.T) {
 	b, _ := NewMemoryMapSynchronisedOutputBroker(d, []Output{{Signal: "Counter", Src: bytesOf(counter)}})
 	var f Forces
 	b.SetForces(&f)
-	f.Force(1, d.GetSignalMemoryBuffer(1), []byte{1})
+	f.Force(1, testenv.Must(d.GetSignalMemoryBuffer(1)), []byte{1})
 	if n := testing.AllocsPerRun(1000, func() { _ = b.Execute() }); n != 0 {
 		t.Errorf("%v allocs", n)
 	}

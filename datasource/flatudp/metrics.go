@@ -2,6 +2,7 @@ package flatudp
 
 import (
 	"github.com/VictoriaMetrics/metrics"
+
 	"github.com/streamerd/streamerd/datasource/internal/dsmetrics"
 )
 
@@ -15,6 +16,8 @@ type senderMetrics struct {
 	datagrams, bytes, errors *metrics.Counter
 	unreachables             *metrics.Counter
 	unreachable              *metrics.Gauge
+
+	reg *dsmetrics.Metrics // what was registered, for Close
 }
 
 func newSenderMetrics(ms *metrics.Set, name string, depth func() float64) *senderMetrics {
@@ -22,6 +25,7 @@ func newSenderMetrics(ms *metrics.Set, name string, depth func() float64) *sende
 	c := n.Counter
 	n.Gauge("ring_depth", depth)
 	return &senderMetrics{
+		reg:          n,
 		synchronised: c("synchronise_total"),
 		queued:       c("cycles_queued_total"),
 		overflows:    c("overflows_total"),

@@ -15,8 +15,8 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
-	"github.com/streamerd/streamerd/datasource/internal/rules"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
@@ -29,15 +29,13 @@ import (
 // allocates.
 var ErrOverflow = errors.New("flatudp: ring full, cycle refused (sender thread behind)")
 
-// errNoMemory is returned by Synchronise before AllocateMemory.
-var errNoMemory = errors.New("flatudp: Synchronise before AllocateMemory")
-
 // Sender is a FlatUDP datasource: MARTe2's UDPSender. Its methods follow
 // the datasource.DataSource contract: Synchronise from the RT thread only;
 // AllocateMemory, GetSignalMemoryBuffer, PrepareNextState and Close from the
 // goroutine that builds and stops the application; Name, Signals,
 // SignalsString, Layout, LocalAddr and Status from any goroutine.
 type Sender struct {
+	life lifecycle.Lifecycle
 	// Read-only once PrepareNextState has returned.
 	cfg     Config
 	sigs    []datasource.Signal
@@ -77,26 +75,24 @@ type Sender struct {
 	warn warnLimiter
 	_    [cacheLine]byte
 
-	started  atomic.Bool
-	stopping atomic.Bool
-	running  atomic.Bool
+	started atomic.Bool
+	running atomic.Bool
 }
 
 var _ datasource.Opener = (*Sender)(nil)
 
-// New validates cfg and returns a Sender. Metrics are registered in ms with
-// a datasource label; log receives a line when the sender starts and rate-
-// limited warnings about overflows and send errors, never one per cycle
-// (nil ms or log: a private set, no logging).
+// New validates cfg and returns a Sender. Its metrics are registered in
+// ms, named streamerd_flatudp_<metric>{datasource="<Name>"} (a nil ms: a
+// private set, which Metrics returns); Close unregisters them. New refuses
+// a name whose metrics ms already holds, from a producer not yet closed.
+// log receives a line when the sender starts and rate-limited warnings
+// about overflows and send errors, never one per cycle (nil: no logging).
 func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Sender, error) {
 	if err := Validate(&cfg); err != nil {
 		return nil, err
 	}
 	if !nativeLittleEndian {
 		return nil, fmt.Errorf("datasource %q: FlatUDP needs a little-endian host (signal memory is converted from little-endian)", cfg.Name)
-	}
-	if ms == nil {
-		ms = metrics.NewSet()
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -128,9 +124,14 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Sender, error) {
 		}
 		return 0
 	})
+	if err := s.m.reg.Err(); err != nil {
+		s.m.reg.Unregister()
+		return nil, fmt.Errorf("datasource %q: %w", c.Name, err)
+	}
 	if err := wire.ValidateReceiver(layout.Signals); err != nil {
 		s.log.Warn("udpscope will refuse this signal list", "signals", s.sigStr, "reason", err.Error())
 	}
+	s.life.Init(c.Name, c.Signals)
 	return s, nil
 }
 
@@ -159,19 +160,23 @@ func (s *Sender) DatagramSize() int { return s.layout.Size }
 // Destination returns the address every datagram is sent to.
 func (s *Sender) Destination() netip.AddrPort { return s.dst }
 
+// Metrics returns the set the Sender's metrics are registered in: the one
+// given to New, or its private set.
+func (s *Sender) Metrics() *metrics.Set { return s.m.reg.Set() }
+
 // AllocateMemory allocates signal memory, the ring and the send buffer.
 func (s *Sender) AllocateMemory() error {
-	if err := rules.CheckAllocate(s.cfg.Name, s.mem != nil); err != nil {
-		return err
-	}
-	s.mem = memory.New(s.sigs)
-	s.ring = newRing(s.cfg.NumberOfBuffers, s.mem.Size())
-	s.sendBuf = make([]byte, s.mem.Size())
-	return nil
+	return s.life.Allocate(func(mem *memory.Memory) error {
+		s.mem = mem
+		s.ring = newRing(s.cfg.NumberOfBuffers, mem.Size())
+		s.sendBuf = make([]byte, mem.Size())
+		return nil
+	})
 }
 
-// GetSignalMemoryBuffer returns the bytes of signal i in signal memory.
-func (s *Sender) GetSignalMemoryBuffer(i int) []byte { return s.mem.Signal(i) }
+// GetSignalMemoryBuffer returns the bytes of signal i in signal memory
+// (after AllocateMemory or Start, before Close).
+func (s *Sender) GetSignalMemoryBuffer(i int) ([]byte, error) { return s.life.Buffer(i) }
 
 // LocalAddr returns the address the sending socket is bound to (valid after
 // PrepareNextState).
@@ -184,10 +189,9 @@ func (s *Sender) LocalAddr() netip.AddrPort {
 
 // Open opens the sending socket without sending anything
 // (datasource.Opener).
-func (s *Sender) Open() error {
-	if err := rules.CheckPrepare(s.cfg.Name, s.mem != nil, s.conn != nil); err != nil {
-		return err
-	}
+func (s *Sender) Open() error { return s.life.Open(s.openConn) }
+
+func (s *Sender) openConn() error {
 	conn, err := s.open()
 	if err != nil {
 		return fmt.Errorf("datasource %q: socket to %s: %w", s.cfg.Name, s.dst, err)
@@ -211,19 +215,26 @@ func (s *Sender) Open() error {
 
 // PrepareNextState starts the sender thread, opening the socket first
 // unless Open did.
-func (s *Sender) PrepareNextState() error {
-	if err := rules.CheckPrepare(s.cfg.Name, s.mem != nil, s.thread != nil); err != nil {
-		return err
-	}
-	if s.conn == nil {
-		if err := s.Open(); err != nil {
-			return err
-		}
-	}
+func (s *Sender) PrepareNextState() error { return s.life.Prepare(s.openConn, s.start, s.unopen) }
+
+// Start is the Go-shaped start: it allocates signal memory unless
+// AllocateMemory did, opens the socket unless Open did, and starts the
+// sender thread; when ctx is done, the Sender closes itself (as Close). A
+// nil ctx, or one already done, is refused and starts nothing.
+func (s *Sender) Start(ctx context.Context) error {
+	return s.life.Start(ctx, s.AllocateMemory, s.PrepareNextState, s.Close)
+}
+
+// unopen closes the socket openConn opened, when the start after it failed.
+func (s *Sender) unopen() {
+	s.conn.Close()
+	s.conn = nil
+}
+
+// start starts the sender thread on the open socket.
+func (s *Sender) start() error {
 	th, err := netthread.Start(netthread.Config{Name: s.cfg.Name, CPUMask: s.cfg.CPUMask, Priority: s.cfg.Priority, Wake: s.sem.Post}, s.serve)
 	if err != nil {
-		s.conn.Close()
-		s.conn = nil
 		return fmt.Errorf("datasource %q: sender thread: %w", s.cfg.Name, err)
 	}
 	s.thread = th
@@ -265,8 +276,8 @@ func (s *Sender) open() (*net.UDPConn, error) {
 // counted as an overflow (ErrOverflow in RealTimeThread mode, nil in
 // IndependentThread mode). It does not allocate.
 func (s *Sender) Synchronise() error {
-	if s.mem == nil {
-		return errNoMemory
+	if err := s.life.Ready(); err != nil {
+		return err
 	}
 	s.m.synchronised.Inc()
 	ok := s.ring.push(s.mem.Block())
@@ -283,10 +294,17 @@ func (s *Sender) Synchronise() error {
 	return nil
 }
 
-// Close stops the sender thread, after it has sent what the ring holds, and
-// closes the socket.
-func (s *Sender) Close() error {
-	if s.conn == nil || s.stopping.Swap(true) {
+// Close stops the sender thread, after it has sent what the ring holds,
+// closes the socket and unregisters the metrics, so a Sender of the same
+// name can be made again with the same metrics set. It may be called from
+// any goroutine, in any state; a second Close does nothing and returns
+// nil. Every other call then returns datasource.ErrClosed, Synchronise
+// included (still without allocating).
+func (s *Sender) Close() error { return s.life.Close(s.close) }
+
+func (s *Sender) close(lifecycle.State) error {
+	defer s.m.reg.Unregister()
+	if s.conn == nil {
 		return nil
 	}
 	var err error

@@ -55,15 +55,15 @@ func setCycle(s *Sender, c uint32, trig bool) {
 	if trig {
 		tr = 1 + byte(c%200) // any non-zero value triggers
 	}
-	s.GetSignalMemoryBuffer(0)[0] = tr
-	binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(1), c)
-	binary.LittleEndian.PutUint64(s.GetSignalMemoryBuffer(2), rawU64(c))
-	binary.LittleEndian.PutUint64(s.GetSignalMemoryBuffer(3), rawF64(c))
-	i16 := s.GetSignalMemoryBuffer(4)
+	testenv.Must(s.GetSignalMemoryBuffer(0))[0] = tr
+	binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(1)), c)
+	binary.LittleEndian.PutUint64(testenv.Must(s.GetSignalMemoryBuffer(2)), rawU64(c))
+	binary.LittleEndian.PutUint64(testenv.Must(s.GetSignalMemoryBuffer(3)), rawF64(c))
+	i16 := testenv.Must(s.GetSignalMemoryBuffer(4))
 	for j := range 3 {
 		binary.LittleEndian.PutUint16(i16[2*j:], uint16(rawI16(c, j)))
 	}
-	binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(5), uint32(rawF32(c)))
+	binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(5)), uint32(rawF32(c)))
 }
 
 // checkCycle decodes a datagram bit-exact and returns its cycle counter.
@@ -638,15 +638,29 @@ func TestLifecycleErrors(t *testing.T) {
 	if a := s.LocalAddr(); a.IsValid() {
 		t.Errorf("LocalAddr before start: %v", a)
 	}
-	dstest.Lifecycle(t, s)
-	dstest.Opener(t, func() datasource.DataSource {
-		s, err := New(c, newSet(), discard())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	})
+	if err := s.AllocateMemory(); err != nil {
+		t.Fatal(err)
+	}
 	if s.Name() != "Flat" || len(s.Signals()) != 3 || s.mem.Size() != 69 || s.layout.Size != 69 {
 		t.Error("accessors")
 	}
+}
+
+// newProducer is the Sender of the lifecycle tests: one name, ms as given
+// (nil: its own), no logger.
+func newProducer(tb testing.TB, ms *metrics.Set) dstest.Producer {
+	s, err := New(trigCfg(), ms, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+func TestMisuseLifecycle(t *testing.T) {
+	dstest.Misuse(t, newProducer)
+	dstest.Opener(t, func() datasource.DataSource { return newProducer(t, nil) })
+}
+
+func TestRestartSameNameSameMetrics(t *testing.T) {
+	dstest.Restart(t, newProducer, 1000)
 }

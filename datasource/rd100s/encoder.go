@@ -1,6 +1,7 @@
 package rd100s
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
 	"github.com/streamerd/streamerd/datasource/internal/rules"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
@@ -26,8 +28,8 @@ const Spec = "RD100S-ENC-UDP v1"
 // taken within LockTimeout; the cycle is not published.
 var ErrLockTimeout = errors.New("rd100s: FastLock timeout in Synchronise")
 
-// ErrNotRunning is returned by the control methods before PrepareNextState
-// and after Close.
+// ErrNotRunning is returned by the control methods before Open,
+// PrepareNextState or Start, and after Close.
 var ErrNotRunning = errors.New("rd100s: encoder is not running")
 
 // Encoder is an RD100S encoder emulator datasource. Its datasource methods
@@ -36,6 +38,7 @@ var ErrNotRunning = errors.New("rd100s: encoder is not running")
 // The control methods (Set, SetDegradations, Degradations, Events, Status)
 // are safe from any goroutine.
 type Encoder struct {
+	life     lifecycle.Lifecycle
 	cfg      Config
 	sigs     []datasource.Signal
 	dst      netip.AddrPort
@@ -69,14 +72,18 @@ type Encoder struct {
 	logCh      chan Event
 	logDone    chan struct{}
 	ctl        control
-	stopOnce   atomic.Bool
+	local      netip.AddrPort // where conn is bound, once started
 }
 
 var _ datasource.Opener = (*Encoder)(nil)
 
 // New validates cfg, resolves dest_host to an IPv4 address and returns an
-// Encoder. Metrics are registered in ms with a datasource label; log gets
-// one line per start, stop and degradation event, never per packet.
+// Encoder. Its metrics are registered in ms, named
+// streamerd_rd100s_<metric>{datasource="<Name>"} (a nil ms: a private set,
+// which Metrics returns); Close unregisters them. New refuses a name whose
+// metrics ms already holds, from a producer not yet closed. log gets one
+// line per start, stop and degradation event, never per packet (nil: no
+// logging).
 func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Encoder, error) {
 	if err := Validate(&cfg); err != nil {
 		return nil, err
@@ -91,6 +98,9 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Encoder, error) {
 	if !dst.Addr().Is4() {
 		return nil, rules.ParamError(c.Name, "dest_host", "%q resolved to %v, not an IPv4 address", c.DestHost, dst.Addr())
 	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	e := &Encoder{
 		cfg:      c,
 		sigs:     c.Signals,
@@ -101,6 +111,11 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Encoder, error) {
 	}
 	e.refs = newSigRefs(&c)
 	e.nextSeq.Store(c.FirstSeq)
+	if err := e.m.reg.Err(); err != nil {
+		e.m.reg.Unregister()
+		return nil, fmt.Errorf("datasource %q: %w", c.Name, err)
+	}
+	e.life.Init(c.Name, c.Signals)
 	return e, nil
 }
 
@@ -113,35 +128,38 @@ func (e *Encoder) Signals() []datasource.Signal { return e.sigs }
 // RateHz returns the emission cadence.
 func (e *Encoder) RateHz() float64 { return e.cfg.RateHz }
 
+// Metrics returns the set the Encoder's metrics are registered in: the
+// one given to New, or its private set.
+func (e *Encoder) Metrics() *metrics.Set { return e.m.reg.Set() }
+
 // AllocateMemory allocates signal memory and the ready buffer.
 func (e *Encoder) AllocateMemory() error {
-	if err := rules.CheckAllocate(e.cfg.Name, e.mem != nil); err != nil {
-		return err
-	}
-	e.mem = memory.New(e.sigs)
-	e.ready = make([]byte, e.mem.Size())
-	return nil
+	return e.life.Allocate(func(mem *memory.Memory) error {
+		e.mem = mem
+		e.ready = make([]byte, mem.Size())
+		return nil
+	})
 }
 
-// GetSignalMemoryBuffer returns the bytes of signal i in signal memory.
-func (e *Encoder) GetSignalMemoryBuffer(i int) []byte { return e.mem.Signal(i) }
+// GetSignalMemoryBuffer returns the bytes of signal i in signal memory
+// (after AllocateMemory or Start, before Close).
+func (e *Encoder) GetSignalMemoryBuffer(i int) ([]byte, error) { return e.life.Buffer(i) }
 
-// LocalAddr returns the address the socket is bound to (valid after
-// PrepareNextState).
+// LocalAddr returns the address the socket is bound to: valid after Open,
+// PrepareNextState or Start (the zero AddrPort before).
 func (e *Encoder) LocalAddr() netip.AddrPort {
-	if e.conn == nil {
+	if !e.started.Load() {
 		return netip.AddrPort{}
 	}
-	return e.conn.LocalAddr().(*net.UDPAddr).AddrPort()
+	return e.local
 }
 
 // Open binds the socket and builds the emitter with t_us = 0 now; nothing
 // is sent before PrepareNextState starts the network thread
 // (datasource.Opener).
-func (e *Encoder) Open() error {
-	if err := rules.CheckPrepare(e.cfg.Name, e.mem != nil, e.started.Load()); err != nil {
-		return err
-	}
+func (e *Encoder) Open() error { return e.life.Open(e.open) }
+
+func (e *Encoder) open() error {
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{Port: e.cfg.SrcPort})
 	if err != nil {
 		return fmt.Errorf("datasource %q: src_port %d: %w", e.cfg.Name, e.cfg.SrcPort, err)
@@ -151,6 +169,7 @@ func (e *Encoder) Open() error {
 		return fmt.Errorf("datasource %q: %w", e.cfg.Name, err)
 	}
 	e.conn = conn
+	e.local = conn.LocalAddr().(*net.UDPAddr).AddrPort()
 	e.origin = monoNow()
 	e.tZero.Store(e.origin)
 	e.em = newEmitter(e)
@@ -168,15 +187,23 @@ func (e *Encoder) Open() error {
 // PrepareNextState starts the network thread, first binding the socket,
 // setting the origin of t_us and applying the initial degradations unless
 // Open did.
-func (e *Encoder) PrepareNextState() error {
-	if !e.started.Load() {
-		if err := e.Open(); err != nil {
-			return err
-		}
-	} else if err := rules.CheckPrepare(e.cfg.Name, true, e.thread != nil || e.stopped.Load()); err != nil {
-		return err
-	}
-	return e.startThread()
+func (e *Encoder) PrepareNextState() error { return e.life.Prepare(e.open, e.startThread, e.unopen) }
+
+// Start is the Go-shaped start: it allocates signal memory unless
+// AllocateMemory did, binds the socket unless Open did, and starts the
+// network thread; when ctx is done, the Encoder closes itself (as Close).
+// A nil ctx, or one already done, is refused and starts nothing.
+func (e *Encoder) Start(ctx context.Context) error {
+	return e.life.Start(ctx, e.AllocateMemory, e.PrepareNextState, e.Close)
+}
+
+// unopen undoes open, when the start after it failed.
+func (e *Encoder) unopen() {
+	e.started.Store(false)
+	e.conn.Close()
+	e.conn = nil
+	close(e.logCh)
+	<-e.logDone
 }
 
 // startThread starts the network thread on the opened encoder. The
@@ -189,7 +216,6 @@ func (e *Encoder) startThread() error {
 	e.em.origin, e.em.target = now, now
 	th, err := netthread.Start(netthread.Config{Name: e.cfg.Name, CPUMask: e.cfg.CPUMask, Priority: e.cfg.Priority}, e.em.loop)
 	if err != nil {
-		e.Close() // closes the socket and the logging goroutine; no thread yet
 		return fmt.Errorf("datasource %q: network thread: %w", e.cfg.Name, err)
 	}
 	e.thread = th
@@ -202,6 +228,9 @@ func (e *Encoder) startThread() error {
 // to the ready buffer, unlock. It never waits for the network; the emitter
 // sends the latest published values at its next tick.
 func (e *Encoder) Synchronise() error {
+	if err := e.life.Ready(); err != nil {
+		return err
+	}
 	e.m.synchronised.Inc()
 	if e.lock.FastLock(e.cfg.LockTimeout, 0) != nil {
 		e.m.lockTimeouts.Inc()
@@ -213,10 +242,17 @@ func (e *Encoder) Synchronise() error {
 	return nil
 }
 
-// Close stops the network thread and closes the socket. Packets held by the
-// reorder window are dropped. Later calls do nothing.
-func (e *Encoder) Close() error {
-	if !e.started.Load() || e.stopOnce.Swap(true) {
+// Close stops the network thread, closes the socket and unregisters the
+// metrics, so an Encoder of the same name can be made again with the same
+// metrics set. Packets held by the reorder window are dropped. It may be
+// called from any goroutine, in any state; a second Close does nothing and
+// returns nil. Every other call then returns datasource.ErrClosed (or
+// ErrNotRunning), Synchronise included.
+func (e *Encoder) Close() error { return e.life.Close(e.close) }
+
+func (e *Encoder) close(lifecycle.State) error {
+	defer e.m.reg.Unregister()
+	if !e.started.Load() {
 		return nil
 	}
 	e.stopped.Store(true)

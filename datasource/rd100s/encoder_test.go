@@ -165,11 +165,11 @@ func TestMdegSignalsAndStatusSignal(t *testing.T) {
 	}
 	e := startEnc(t, cfg, r)
 	ne := binary.NativeEndian
-	ne.PutUint32(e.GetSignalMemoryBuffer(0), uint32(0xFFFFFFFF)) // -1 mdeg
-	ne.PutUint64(e.GetSignalMemoryBuffer(1), uint64(100000))     // beyond +90°: passes
-	ne.PutUint32(e.GetSignalMemoryBuffer(2), 0xC0200000)         // -2.5 → -3 (half away from zero)
-	ne.PutUint16(e.GetSignalMemoryBuffer(3), uint16(0x8000))     // -32768
-	ne.PutUint16(e.GetSignalMemoryBuffer(4), 0xFF00|0b110110)    // EL_VALID, AZ_REF_OK, AZ_FAULT, EL_FAULT; high bits ignored
+	ne.PutUint32(testenv.Must(e.GetSignalMemoryBuffer(0)), uint32(0xFFFFFFFF)) // -1 mdeg
+	ne.PutUint64(testenv.Must(e.GetSignalMemoryBuffer(1)), uint64(100000))     // beyond +90°: passes
+	ne.PutUint32(testenv.Must(e.GetSignalMemoryBuffer(2)), 0xC0200000)         // -2.5 → -3 (half away from zero)
+	ne.PutUint16(testenv.Must(e.GetSignalMemoryBuffer(3)), uint16(0x8000))     // -32768
+	ne.PutUint16(testenv.Must(e.GetSignalMemoryBuffer(4)), 0xFF00|0b110110)    // EL_VALID, AZ_REF_OK, AZ_FAULT, EL_FAULT; high bits ignored
 	e.Synchronise()
 	run(t, e)
 	waitFor(t, "packets", func() bool { return r.count() >= 3 })
@@ -198,8 +198,8 @@ func phase(t *testing.T, mc client.MonitorConfig, mod func(*Config), body func(e
 	run(t, e)
 	waitTicks(t, e, 20)
 	body(e)
-	e.Close()
 	stop()
+	e.Close()
 	r.drain(30 * time.Millisecond)
 	return e, r
 }
@@ -799,10 +799,10 @@ func run(t testing.TB, e *Encoder) {
 // Synchronise to publish them.
 func put(e *Encoder, az, el float64, azRate, elRate float32) {
 	ne := binary.NativeEndian
-	ne.PutUint64(e.GetSignalMemoryBuffer(sigAz), math.Float64bits(az))
-	ne.PutUint64(e.GetSignalMemoryBuffer(sigEl), math.Float64bits(el))
-	ne.PutUint32(e.GetSignalMemoryBuffer(sigAzRate), math.Float32bits(azRate))
-	ne.PutUint32(e.GetSignalMemoryBuffer(sigElRate), math.Float32bits(elRate))
+	ne.PutUint64(testenv.Must(e.GetSignalMemoryBuffer(sigAz)), math.Float64bits(az))
+	ne.PutUint64(testenv.Must(e.GetSignalMemoryBuffer(sigEl)), math.Float64bits(el))
+	ne.PutUint32(testenv.Must(e.GetSignalMemoryBuffer(sigAzRate)), math.Float32bits(azRate))
+	ne.PutUint32(testenv.Must(e.GetSignalMemoryBuffer(sigElRate)), math.Float32bits(elRate))
 }
 
 // waitTicks waits until the emitter has built n more ticks.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/VictoriaMetrics/metrics"
+
 	"github.com/streamerd/streamerd/datasource/internal/dsmetrics"
 )
 
@@ -22,12 +23,15 @@ type encoderMetrics struct {
 	unreachables                               *metrics.Counter
 	unreachable                                *metrics.Gauge
 	activations, deactivations                 [numKinds]*metrics.Counter
+
+	reg *dsmetrics.Metrics // what was registered, for Close
 }
 
 func newEncoderMetrics(ms *metrics.Set, name string) *encoderMetrics {
 	n := dsmetrics.New(ms, "rd100s", name)
 	c := n.Counter
 	m := &encoderMetrics{
+		reg:            n,
 		synchronised:   c("synchronise_total"),
 		lockTimeouts:   c("lock_timeouts_total"),
 		ticks:          c("ticks_total"),

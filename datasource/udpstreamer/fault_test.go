@@ -13,6 +13,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // patternCfg is 64 KiB of uint32 words; every cycle writes its number into
@@ -24,7 +25,7 @@ func patternCfg() Config {
 }
 
 func fill(s *Streamer, n uint32) {
-	w := memory.View[uint32](s.GetSignalMemoryBuffer(0))
+	w := memory.View[uint32](testenv.Must(s.GetSignalMemoryBuffer(0)))
 	for i := range w {
 		w[i] = n
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // putCycle publishes cycle v into h as Synchronise does, and reports
@@ -114,7 +116,7 @@ func publishStalled(t *testing.T, s *Streamer, stall *atomic.Bool, n uint32) {
 	stall.Store(true)
 	time.Sleep(30 * time.Millisecond) // the network thread is inside the hook
 	for i := uint32(1); i <= n; i++ {
-		binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), i)
+		binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(0)), i)
 		if err := s.Synchronise(); err != nil {
 			t.Fatal(err)
 		}

@@ -25,6 +25,8 @@ type streamerMetrics struct {
 	icmpUnreachable, icmpOther                    *metrics.Counter
 	clientsUnreachable, sessionLogsSuppressed     *metrics.Counter
 	connected                                     *metrics.Gauge
+
+	reg *dsmetrics.Metrics // what was registered, for Close
 }
 
 func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
@@ -34,6 +36,7 @@ func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
 		return c("bad_datagrams_total", fmt.Sprintf(`reason=%q`, reason))
 	}
 	return &streamerMetrics{
+		reg:                   n,
 		synchronised:          c("synchronise_total"),
 		skipped:               c("cycles_skipped_total"),
 		lockTimeouts:          c("lock_timeouts_total"),

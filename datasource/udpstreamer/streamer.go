@@ -1,6 +1,7 @@
 package udpstreamer
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -15,8 +16,8 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
-	"github.com/streamerd/streamerd/datasource/internal/rules"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -30,9 +31,12 @@ var ErrLockTimeout = errors.New("udpstreamer: FastLock timeout in Synchronise")
 var _ datasource.Opener = (*Streamer)(nil)
 
 // Streamer is a UDPStreamer datasource. Its methods follow the
-// datasource.DataSource contract: Synchronise from the RT thread only, the
-// rest from the goroutine that builds and stops the application.
+// datasource.DataSource contract (docs/embedding.md): Synchronise from the
+// RT thread only; Close from any goroutine; the rest from the goroutine
+// that builds and stops the application. Every call out of order returns
+// an error (datasource.ErrNotAllocated, ErrStarted, ErrClosed...).
 type Streamer struct {
+	life  lifecycle.Lifecycle
 	cfg   Config
 	sigs  []datasource.Signal
 	infos []udpswire.SignalInfo
@@ -75,6 +79,7 @@ type Streamer struct {
 	tap         atomic.Pointer[Tap] // the in-process reader, if open
 
 	conn     *net.UDPConn
+	local    netip.AddrPort      // where conn is bound; guarded by statusMu
 	recvErrQ *netthread.ErrQueue // ICMP errors, read by the receive goroutine
 	netErrQ  *netthread.ErrQueue // the same queue, read by the network thread
 	onICMPFn func(netthread.ICMPError)
@@ -109,8 +114,11 @@ type Status struct {
 	Since         string `json:"since,omitempty"`
 }
 
-// New validates cfg and returns a Streamer. Metrics are registered in ms
-// with a datasource label; log receives one line per session change.
+// New validates cfg and returns a Streamer. Its metrics are registered in
+// ms, named streamerd_udpstreamer_<metric>{datasource="<Name>"} (a nil ms:
+// a private set, which Metrics returns); Close unregisters them. New
+// refuses a name whose metrics ms already holds, from a producer not yet
+// closed. log receives one line per session change (nil: no logging).
 func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 	if err := Validate(&cfg); err != nil {
 		return nil, err
@@ -119,6 +127,9 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 		return nil, fmt.Errorf("datasource %q: UDPStreamer needs a little-endian host (raw signals are sent as they lie in memory)", cfg.Name)
 	}
 	c := cfg.withDefaults()
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	s := &Streamer{
 		sendLat: rtsync.NewSampleRing(sendLatencyRows, 1),
 		cfg:     c,
@@ -133,6 +144,11 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 	s.onICMPFn = s.onICMP
 	s.clock.mono = func() int64 { return int64(time.Since(s.epoch)) }
 	s.clock.raw = cpu.MonotonicRawNanos
+	if err := s.m.reg.Err(); err != nil {
+		s.m.reg.Unregister()
+		return nil, fmt.Errorf("datasource %q: %w", c.Name, err)
+	}
+	s.life.Init(c.Name, c.Signals)
 	return s, nil
 }
 
@@ -145,14 +161,16 @@ func (s *Streamer) Signals() []datasource.Signal { return s.sigs }
 // SignalInfos returns the signals as the CONFIG message describes them.
 func (s *Streamer) SignalInfos() []udpswire.SignalInfo { return s.infos }
 
+// Metrics returns the set the Streamer's metrics are registered in: the
+// one given to New, or its private set.
+func (s *Streamer) Metrics() *metrics.Set { return s.m.reg.Set() }
+
 // AllocateMemory allocates signal memory and every buffer of the data path:
 // the HandOffDepth ready buffers, the taken buffer and the wire buffers of
 // DATA and CONFIG, and plans how each cycle is serialised.
-func (s *Streamer) AllocateMemory() error {
-	if err := rules.CheckAllocate(s.cfg.Name, s.mem != nil); err != nil {
-		return err
-	}
-	mem := memory.New(s.sigs)
+func (s *Streamer) AllocateMemory() error { return s.life.Allocate(s.allocate) }
+
+func (s *Streamer) allocate(mem *memory.Memory) error {
 	dataLayout, err := udpswire.NewLayout(udpswire.DataPayloadSize(s.infos), s.cfg.MaxPayloadSize)
 	if err != nil {
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
@@ -178,29 +196,28 @@ func (s *Streamer) AllocateMemory() error {
 	return nil
 }
 
-// GetSignalMemoryBuffer returns the bytes of signal i in signal memory.
-func (s *Streamer) GetSignalMemoryBuffer(i int) []byte { return s.mem.Signal(i) }
+// GetSignalMemoryBuffer returns the bytes of signal i in signal memory
+// (after AllocateMemory or Start, before Close).
+func (s *Streamer) GetSignalMemoryBuffer(i int) ([]byte, error) { return s.life.Buffer(i) }
 
 // PayloadSize returns the size of one DATA payload, and FragmentCount the
 // number of datagrams it takes.
 func (s *Streamer) PayloadSize() int   { return s.dataLayout.Payload }
 func (s *Streamer) FragmentCount() int { return s.dataLayout.Fragments }
 
-// LocalAddr returns the address the server socket is bound to (valid after
-// PrepareNextState).
+// LocalAddr returns the address the server socket is bound to: valid
+// after Open, PrepareNextState or Start (the zero AddrPort before).
 func (s *Streamer) LocalAddr() netip.AddrPort {
-	if s.conn == nil {
-		return netip.AddrPort{}
-	}
-	return s.conn.LocalAddr().(*net.UDPAddr).AddrPort()
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	return s.local
 }
 
 // Open binds the server socket without answering or sending anything
 // (datasource.Opener).
-func (s *Streamer) Open() error {
-	if err := rules.CheckPrepare(s.cfg.Name, s.mem != nil, s.conn != nil); err != nil {
-		return err
-	}
+func (s *Streamer) Open() error { return s.life.Open(s.open) }
+
+func (s *Streamer) open() error {
 	network := "udp"
 	var ip netip.Addr
 	if s.cfg.Address != "" {
@@ -234,7 +251,8 @@ func (s *Streamer) Open() error {
 	}
 	s.conn, s.sender = conn, sender
 	s.statusMu.Lock()
-	s.status.Listen = s.LocalAddr().String()
+	s.local = conn.LocalAddr().(*net.UDPAddr).AddrPort()
+	s.status.Listen = s.local.String()
 	s.status.SendMethod = sender.Method().String()
 	s.status.SendBuffer, s.status.ReceiveBuffer = bufs.SendGot, bufs.RecvGot
 	s.statusMu.Unlock()
@@ -244,24 +262,32 @@ func (s *Streamer) Open() error {
 
 // PrepareNextState starts the receive goroutine and the network thread,
 // binding the server socket first unless Open did.
-func (s *Streamer) PrepareNextState() error {
-	if err := rules.CheckPrepare(s.cfg.Name, s.mem != nil, s.recvDone != nil); err != nil {
-		return err
-	}
-	if s.conn == nil {
-		if err := s.Open(); err != nil {
-			return err
-		}
-	}
-	s.recvDone = make(chan struct{})
-	go s.receive()
+func (s *Streamer) PrepareNextState() error { return s.life.Prepare(s.open, s.start, s.unopen) }
+
+// Start is the Go-shaped start: it allocates signal memory unless
+// AllocateMemory did, binds the socket unless Open did, and starts the
+// network thread; when ctx is done, the Streamer closes itself (as Close).
+// A nil ctx, or one already done, is refused and starts nothing.
+func (s *Streamer) Start(ctx context.Context) error {
+	return s.life.Start(ctx, s.AllocateMemory, s.PrepareNextState, s.Close)
+}
+
+// unopen closes the socket open bound, when the start after it failed.
+func (s *Streamer) unopen() {
+	s.conn.Close()
+	s.conn = nil
+}
+
+// start starts the network thread and then the receive goroutine on the
+// bound socket; when the thread cannot start, nothing has.
+func (s *Streamer) start() error {
 	th, err := netthread.Start(netthread.Config{Name: s.cfg.Name, CPUMask: s.cfg.CPUMask, Priority: s.cfg.Priority, Wake: s.sem.Post}, s.serve)
 	if err != nil {
-		s.conn.Close()
-		<-s.recvDone
 		return fmt.Errorf("datasource %q: network thread: %w", s.cfg.Name, err)
 	}
 	s.thread = th
+	s.recvDone = make(chan struct{})
+	go s.receive()
 	s.log.Info("UDPStreamer listening", "address", s.status.Listen, "send_method", s.sender.Method().String(),
 		"payload_bytes", s.dataLayout.Payload, "fragments", s.dataLayout.Fragments, "cpu_mask", s.cfg.CPUMask.String(),
 		"priority", s.cfg.Priority, "hand_off_depth", s.cfg.HandOffDepth, "network_spin", s.cfg.NetworkSpin.String())
@@ -289,6 +315,9 @@ func (s *Streamer) Synchronise() error { return s.SynchroniseAfterGap(0) }
 // overwritten (it passes to the next cycle sent) and is not applied while
 // no client is connected. Same contract and cost as Synchronise.
 func (s *Streamer) SynchroniseAfterGap(lost uint32) error {
+	if err := s.life.Ready(); err != nil {
+		return err
+	}
 	s.m.synchronised.Inc()
 	if s.lock.FastLock(s.cfg.LockTimeout, 0) != nil {
 		s.m.skipped.Inc()
@@ -318,12 +347,21 @@ func (s *Streamer) Waiting() int {
 	return n
 }
 
-// Close stops the network thread and the receive goroutine and closes the
-// socket. A connected client is not told; it sees the stream end.
-func (s *Streamer) Close() error {
-	if s.conn == nil || s.stopping.Swap(true) {
+// Close stops the network thread and the receive goroutine, closes the
+// socket and unregisters the metrics, so a Streamer of the same name can
+// be made again with the same metrics set. It may be called from any
+// goroutine, in any state; a second Close does nothing and returns nil.
+// Every other call then returns datasource.ErrClosed, Synchronise
+// included (still without allocating). A connected client is not told; it
+// sees the stream end.
+func (s *Streamer) Close() error { return s.life.Close(s.close) }
+
+func (s *Streamer) close(lifecycle.State) error {
+	defer s.m.reg.Unregister()
+	if s.conn == nil {
 		return nil
 	}
+	s.stopping.Store(true)
 	s.sem.Post()
 	var err error
 	if s.thread != nil {

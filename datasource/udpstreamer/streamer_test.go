@@ -162,7 +162,7 @@ func driver(s *Streamer, period time.Duration) (stop func() uint32) {
 	wg.Go(func() {
 		for !done.Load() {
 			n++
-			binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), n)
+			binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(0)), n)
 			s.Synchronise()
 			time.Sleep(period)
 		}
@@ -417,7 +417,7 @@ func TestSteadyStateNoAllocs(t *testing.T) {
 	}()
 	sync1 := func(n int) {
 		for i := 0; i < n; i++ {
-			binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), uint32(i))
+			binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(0)), uint32(i))
 			s.Synchronise()
 			spin(200 * time.Microsecond)
 		}
@@ -677,14 +677,21 @@ func (s *Streamer) payloadInOnePiece() []byte {
 	return want
 }
 
-func TestLifecycleErrors(t *testing.T) {
-	newS := func() datasource.DataSource {
-		s, err := New(Config{Name: "S", Address: "127.0.0.1", Signals: docScalarCfg().Signals}, metrics.NewSet(), discard())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+// newProducer is the Streamer of the lifecycle tests: one name, a free
+// loopback port, ms as given (nil: its own), no logger.
+func newProducer(tb testing.TB, ms *metrics.Set) dstest.Producer {
+	s, err := New(Config{Name: "S", Address: "127.0.0.1", Signals: docScalarCfg().Signals}, ms, nil)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	dstest.Lifecycle(t, newS())
-	dstest.Opener(t, newS)
+	return s
+}
+
+func TestMisuseLifecycle(t *testing.T) {
+	dstest.Misuse(t, newProducer)
+	dstest.Opener(t, func() datasource.DataSource { return newProducer(t, nil) })
+}
+
+func TestRestartSameNameSameMetrics(t *testing.T) {
+	dstest.Restart(t, newProducer, 1000)
 }

@@ -16,7 +16,7 @@ import (
 
 // syncCycle publishes cycle n (signal 0 is a uint32 counter).
 func syncCycle(s *Streamer, n uint32) {
-	binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), n)
+	binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(0)), n)
 	s.Synchronise()
 }
 

@@ -397,7 +397,7 @@ func (a *App) Stop() error {
 	a.stopScope()
 	var errs []error
 	for i := len(a.threads) - 1; i >= 0; i-- {
-		if err := a.threads[i].rt.Stop(); err != nil {
+		if err := a.threads[i].rt.Stop(); err != nil && !errors.Is(err, rt.ErrNotRunning) {
 			errs = append(errs, err)
 		}
 	}

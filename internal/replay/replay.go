@@ -100,6 +100,7 @@ type Replay struct {
 
 	feed    *feeder
 	thread  *netthread.Thread
+	bufs    [][]byte // each signal's bytes in the Streamer's memory
 	done    chan struct{}
 	errOnce sync.Once
 	err     error
@@ -181,11 +182,19 @@ func (r *Replay) AllocateMemory() error {
 		return err
 	}
 	r.feed = newFeeder(r.file, r.layout, r.pace, r.s.Signals(), r.opts.Loop)
+	r.bufs = make([][]byte, len(r.s.Signals()))
+	for i := range r.bufs {
+		b, err := r.s.GetSignalMemoryBuffer(i)
+		if err != nil {
+			return err
+		}
+		r.bufs[i] = b
+	}
 	return nil
 }
 
 // GetSignalMemoryBuffer returns the bytes of signal i in signal memory.
-func (r *Replay) GetSignalMemoryBuffer(i int) []byte { return r.s.GetSignalMemoryBuffer(i) }
+func (r *Replay) GetSignalMemoryBuffer(i int) ([]byte, error) { return r.s.GetSignalMemoryBuffer(i) }
 
 // Open binds the Streamer's socket.
 func (r *Replay) Open() error { return r.s.Open() }
@@ -314,10 +323,6 @@ func (r *Replay) play(stop <-chan struct{}) {
 	if r.opts.WaitClient && !r.waitClient(stop) {
 		return
 	}
-	bufs := make([][]byte, len(r.feed.offsets))
-	for i := range bufs {
-		bufs[i] = r.s.GetSignalMemoryBuffer(i)
-	}
 	depth := r.opts.HandOffDepth
 	next := cpu.MonotonicNanos()
 	for {
@@ -348,7 +353,7 @@ func (r *Replay) play(stop <-chan struct{}) {
 				}
 			}
 			row := b.mem[j*size : (j+1)*size]
-			for i, buf := range bufs {
+			for i, buf := range r.bufs {
 				copy(buf, row[r.feed.offsets[i]:])
 			}
 			gap := min(b.gap[j], maxGap)

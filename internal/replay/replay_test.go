@@ -59,14 +59,14 @@ func live(t *testing.T) *udpstreamer.Streamer {
 // cycle writes cycle i into s's memory and publishes it after gap lost
 // updates, about every millisecond.
 func cycle(s *udpstreamer.Streamer, i int, gap uint32) {
-	binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), uint32(i*1000))
-	binary.LittleEndian.PutUint64(s.GetSignalMemoryBuffer(1), uint64(i)<<40|uint64(i))
-	binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(2), math.Float32bits(float32(9.9*math.Sin(float64(i)/7))))
-	w := s.GetSignalMemoryBuffer(3)
+	binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(0)), uint32(i*1000))
+	binary.LittleEndian.PutUint64(testenv.Must(s.GetSignalMemoryBuffer(1)), uint64(i)<<40|uint64(i))
+	binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(2)), math.Float32bits(float32(9.9*math.Sin(float64(i)/7))))
+	w := testenv.Must(s.GetSignalMemoryBuffer(3))
 	for k := range 16 {
 		binary.LittleEndian.PutUint32(w[4*k:], math.Float32bits(float32(i)+float32(k)/16))
 	}
-	m := s.GetSignalMemoryBuffer(4)
+	m := testenv.Must(s.GetSignalMemoryBuffer(4))
 	for k := range 4 {
 		binary.LittleEndian.PutUint16(m[2*k:], uint16(int16(-i*4+k)))
 	}
