@@ -9,7 +9,7 @@ import (
 func TestForceWinsUntilReleased(t *testing.T) {
 	d := newDS(t)
 	counter := []uint32{0}
-	b, err := NewMemoryMapSynchronisedOutputBroker(d, []Output{{Signal: "Counter", Src: bytesOf(counter)}})
+	b, err := NewMemoryMapSynchronisedOutputBroker(d, []Output{Bind("Counter", counter)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestForceWinsUntilReleased(t *testing.T) {
 func TestForceConcurrentWithExecute(t *testing.T) {
 	d := newDS(t)
 	counter := []uint32{0}
-	b, _ := NewMemoryMapSynchronisedOutputBroker(d, []Output{{Signal: "Counter", Src: bytesOf(counter)}})
+	b, _ := NewMemoryMapSynchronisedOutputBroker(d, []Output{Bind("Counter", counter)})
 	var f Forces
 	b.SetForces(&f)
 	done := make(chan struct{})
@@ -67,7 +67,7 @@ func TestExecuteWithForcesNoAllocs(t *testing.T) {
 	testenv.SkipIfRace(t)
 	d := newDS(t)
 	counter := []uint32{0}
-	b, _ := NewMemoryMapSynchronisedOutputBroker(d, []Output{{Signal: "Counter", Src: bytesOf(counter)}})
+	b, _ := NewMemoryMapSynchronisedOutputBroker(d, []Output{Bind("Counter", counter)})
 	var f Forces
 	b.SetForces(&f)
 	f.Force(1, testenv.Must(d.GetSignalMemoryBuffer(1)), []byte{1})

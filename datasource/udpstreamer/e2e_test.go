@@ -136,7 +136,7 @@ func runE2E(t *testing.T, sigs []datasource.Signal, maxPayload int, hz float64, 
 	for i := range sigs {
 		m := make([]uint64, (sigs[i].ByteSize()+7)/8) // 8-byte aligned
 		w.mem = append(w.mem, memory.Bytes(m)[:sigs[i].ByteSize()])
-		outs = append(outs, broker.Output{Signal: sigs[i].Name, Src: w.mem[i]})
+		outs = append(outs, broker.BindBytes(sigs[i].Name, sigs[i].Type, w.mem[i]))
 	}
 	b, err := broker.NewMemoryMapSynchronisedOutputBroker(s, outs)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/streamerd/streamerd/broker"
 	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/datasource/internal/memory"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/quant"
 	"github.com/streamerd/streamerd/rt"
@@ -59,8 +58,8 @@ func Example() {
 	counter := make([]uint32, 1)
 	voltage := make([]float32, 1)
 	b, err := broker.NewMemoryMapSynchronisedOutputBroker(s, []broker.Output{
-		{Signal: "Counter", Src: memory.Bytes(counter)},
-		{Signal: "Voltage", Src: memory.Bytes(voltage)},
+		broker.Bind("Counter", counter),
+		broker.Bind("Voltage", voltage),
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -144,7 +144,7 @@ func (a *App) buildThread(ti int) (*thread, error) {
 				steps = append(steps, rt.Step{Name: inst.Name(), Exec: inst})
 				th.gams = append(th.gams, inst)
 			}
-			feeds[o.DataSourceIndex] = append(feeds[o.DataSourceIndex], broker.Output{Signal: sig.Name, Src: mem.Mem})
+			feeds[o.DataSourceIndex] = append(feeds[o.DataSourceIndex], broker.BindBytes(sig.Name, mem.Type, mem.Mem))
 		}
 		outputs[gi] = mems
 	}
