@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -309,7 +310,7 @@ func (h *harness) step(rate float64, d time.Duration) stepResult {
 	h.e2e = h.cl.takeE2E(h.e2e)
 	recv0, lost0, skipped0 := h.cl.updates.Load(), h.cl.lost.Load(), h.skipped.Get()
 	t0 := time.Now()
-	if err := th.Start(); err != nil {
+	if err := th.Start(context.Background()); err != nil {
 		if errors.Is(err, syscall.EPERM) || errors.Is(err, cpu.ErrNotSupported) {
 			h.tb.Skip(err)
 		}

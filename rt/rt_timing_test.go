@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -53,7 +54,7 @@ func benchWake(b *testing.B, cfg Config) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	if err := th.Start(); err != nil {
+	if err := th.Start(context.Background()); err != nil {
 		if errors.Is(err, syscall.EPERM) || errors.Is(err, cpu.ErrNotSupported) {
 			b.Skip(err)
 		}

@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -60,7 +61,8 @@ type Thread struct {
 	// sleep is cpu.SleepUntil; tests replace it to make sleeps fail.
 	sleep func(abs int64) error
 
-	mu        sync.Mutex // Start/Stop
+	mu        sync.Mutex  // Start/Stop
+	stopCtx   func() bool // ends the context.AfterFunc of Start
 	running   atomic.Bool
 	stop      atomic.Bool
 	done      <-chan struct{}
@@ -153,10 +155,19 @@ func (t *Thread) Stats() Stats {
 // Start applies the process-wide settings (mlockall, GC policy), starts the
 // thread and returns once it is pinned and prioritised, or the error that
 // prevented it (then nothing is left running and the GC policy is restored).
-// A stopped thread can be started again; its statistics carry on.
-func (t *Thread) Start() error {
+// The thread runs until Stop, or until ctx is done: then it stops as Stop
+// does (call Stop afterwards to wait for it; it returns ErrNotRunning once
+// the thread has left). A nil ctx, or one already done, is refused. A
+// stopped thread can be started again; its statistics carry on.
+func (t *Thread) Start(ctx context.Context) error {
+	if ctx == nil {
+		return fmt.Errorf("rt: %s: Start: nil context (use context.Background() for a thread stopped only by Stop)", t.cfg.Name)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("rt: %s: Start: %w", t.cfg.Name, err)
+	}
 	if t.running.Load() {
 		return ErrRunning
 	}
@@ -179,6 +190,9 @@ func (t *Thread) Start() error {
 	t.affinity.Store(uint64(affinity))
 	t.done = done
 	t.running.Store(true)
+	if ctx.Done() != nil {
+		t.stopCtx = context.AfterFunc(ctx, func() { _ = t.Stop() })
+	}
 	return nil
 }
 
@@ -198,6 +212,10 @@ func (t *Thread) Stop() error {
 	defer t.mu.Unlock()
 	if !t.running.Load() {
 		return ErrNotRunning
+	}
+	if t.stopCtx != nil {
+		t.stopCtx()
+		t.stopCtx = nil
 	}
 	t.stop.Store(true)
 	timer := time.NewTimer(time.Duration(t.period) + maxSleepChunk + stopGrace)

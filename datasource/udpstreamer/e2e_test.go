@@ -157,7 +157,7 @@ func runE2E(t *testing.T, sigs []datasource.Signal, maxPayload int, hz float64, 
 	if _, err := cl.Connect(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := th.Start(); err != nil {
+	if err := th.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	defer th.Stop()

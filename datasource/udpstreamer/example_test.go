@@ -1,6 +1,7 @@
 package udpstreamer_test
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"math"
@@ -78,7 +79,7 @@ func Example() {
 		return
 	}
 	defer s.Close()
-	if err := th.Start(); err != nil {
+	if err := th.Start(context.Background()); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -2,6 +2,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -370,7 +371,7 @@ func (a *App) Start() error {
 	// system calls, created now rather than lazily during the run.
 	rt.WarmThreadPool(warmThreads)
 	for i, th := range a.threads {
-		if err := th.rt.Start(); err != nil {
+		if err := th.rt.Start(context.Background()); err != nil {
 			for _, t := range a.threads[:i] {
 				t.rt.Stop()
 			}
