@@ -56,8 +56,11 @@ type Config struct {
 	// CONNECT is accepted. Without it anyone who can reach the port can
 	// point the stream at any address, including a spoofed victim.
 	AllowedClients []netip.Prefix
-	// SendMethod is how fragments reach the kernel (Auto picks the fastest
-	// this kernel supports: GSO, then sendmmsg, then a sendto loop).
+	// SendMethod is how fragments reach the kernel: netthread.MethodAuto
+	// (the zero value) picks the fastest this kernel has, GSO, then
+	// sendmmsg, then a sendto loop; the TOML key SendMethod and /status's
+	// send_method spell them "auto", "gso", "sendmmsg", "sendto". A value
+	// that is none of these is refused by Validate and New.
 	SendMethod netthread.SendMethod
 	// LockTimeout bounds Synchronise's wait for the FastLock
 	// (DefaultLockTimeout when 0).
@@ -148,6 +151,9 @@ func Validate(cfg *Config) error {
 	checkHandOff(e, c.HandOffDepth)
 	if c.NetworkSpin < 0 || c.NetworkSpin > netthread.MaxSpin {
 		e.Param("NetworkSpin", "must be 0..%v, got %v", netthread.MaxSpin, c.NetworkSpin)
+	}
+	if _, err := c.SendMethod.MarshalText(); err != nil {
+		e.Param("SendMethod", "must be %s, %s, %s or %s, got %v", netthread.MethodAuto, netthread.MethodGSO, netthread.MethodSendmmsg, netthread.MethodSendto, c.SendMethod)
 	}
 	if c.SessionPolicy >= numPolicies {
 		e.Param("SessionPolicy", "must be replace or first, got %v", c.SessionPolicy)

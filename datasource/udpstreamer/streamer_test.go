@@ -457,6 +457,7 @@ func TestValidateNamesEveryRule(t *testing.T) {
 		{"payload small", func(c *Config) { c.MaxPayloadSize = 17 }, `MaxPayloadSize: must be 18..65507`},
 		{"payload big", func(c *Config) { c.MaxPayloadSize = 65508 }, `MaxPayloadSize: must be 18..65507`},
 		{"address", func(c *Config) { c.Address = "localhost" }, `Address: must be an IP address`},
+		{"send method", func(c *Config) { c.SendMethod = 9 }, `SendMethod: must be auto, gso, sendmmsg or sendto, got SendMethod(9)`},
 		{"quant on int", func(c *Config) {
 			c.Signals = []datasource.Signal{{Name: "I", Type: datasource.Int32, QuantizedType: quant.Uint8, RangeMin: 0, RangeMax: 1}}
 		}, `signal "I": QuantizedType: quantisation needs a float32 or float64 signal, got int32`},
@@ -694,4 +695,22 @@ func TestMisuseLifecycle(t *testing.T) {
 
 func TestRestartSameNameSameMetrics(t *testing.T) {
 	dstest.Restart(t, newProducer, 1000)
+}
+
+// TestMisuseSendMethod: New refuses a send method that is none of the
+// four, naming them; each of the four is accepted by name.
+func TestMisuseSendMethod(t *testing.T) {
+	cfg := docScalarCfg()
+	cfg.SendMethod = 4
+	if _, err := New(cfg, nil, nil); err == nil || !strings.Contains(err.Error(), `datasource "Scalar": SendMethod: must be auto, gso, sendmmsg or sendto, got SendMethod(4)`) {
+		t.Errorf("New with SendMethod(4): %v", err)
+	}
+	for _, name := range []string{"auto", "gso", "sendmmsg", "sendto"} {
+		if err := cfg.SendMethod.UnmarshalText([]byte(name)); err != nil {
+			t.Fatal(err)
+		}
+		if err := Validate(&cfg); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 }
