@@ -18,6 +18,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp"
 	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
@@ -312,9 +313,25 @@ func TestStatusFieldsDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	fields := map[string]bool{}
-	for _, v := range []any{app.Status{}, app.ThreadStatus{}, app.ForceStatus{}, app.Event{},
-		udpstreamer.Status{}, flatudp.Status{}, rd100s.Status{}, rd100s.Event{}} {
-		jsonFields(reflect.TypeOf(v), fields)
+	// The producers' snapshots are theirs: StatusReport of one made from
+	// a small configuration, started or not, has the same fields.
+	flat, err := flatudp.New(flatudp.Config{Name: "F", Address: "127.0.0.1", Port: 9, ExecutionMode: flatudp.RealTimeThread,
+		Signals: []datasource.Signal{{Name: "A", Type: datasource.Uint8}}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := rd100s.DefaultConfig()
+	rc.Name, rc.DestHost, rc.AzimuthSignal, rc.ElevationSignal = "R", "127.0.0.1", "Az", "El"
+	rc.Signals = []datasource.Signal{{Name: "Az", Type: datasource.Float64}, {Name: "El", Type: datasource.Float64}}
+	rd, err := rd100s.New(rc, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdStatus := reflect.TypeOf(rd.StatusReport())
+	events, _ := rdStatus.FieldByName("Events")
+	for _, ty := range []reflect.Type{reflect.TypeOf(app.Status{}), reflect.TypeOf(app.ThreadStatus{}), reflect.TypeOf(app.ForceStatus{}),
+		reflect.TypeOf(app.Event{}), reflect.TypeOf(udpstreamer.Status{}), reflect.TypeOf(flat.StatusReport()), rdStatus, events.Type.Elem()} {
+		jsonFields(ty, fields)
 	}
 	// Degradations has its own JSON form.
 	var d map[string]any

@@ -33,7 +33,7 @@ var ErrOverflow = errors.New("flatudp: ring full, cycle refused (sender thread b
 // the datasource.DataSource contract: Synchronise from the RT thread only;
 // AllocateMemory, GetSignalMemoryBuffer, PrepareNextState and Close from the
 // goroutine that builds and stops the application; Name, Signals,
-// SignalsString, Layout, LocalAddr and Status from any goroutine.
+// SignalsString, LocalAddr and StatusReport from any goroutine.
 type Sender struct {
 	life lifecycle.Lifecycle
 	// Read-only once PrepareNextState has returned.
@@ -413,8 +413,9 @@ func (w *warnLimiter) check(s *Sender) {
 	}
 }
 
-// Status is a snapshot of the datasource for /status.
-type Status struct {
+// statusReport is a snapshot of the datasource for /status
+// (docs/status.md names every field).
+type statusReport struct {
 	Name          string `json:"name"`
 	Class         string `json:"class"`
 	Destination   string `json:"destination"`
@@ -441,9 +442,9 @@ type Status struct {
 	DestinationUnreachable bool `json:"destination_unreachable"`
 }
 
-// StatusReport returns Status as an any, for a program that lists
+// StatusReport returns a snapshot to encode as JSON, for a program that lists
 // producers of every class together (streamerd's /status).
-func (s *Sender) StatusReport() any { return s.Status() }
+func (s *Sender) StatusReport() any { return s.snapshot() }
 
 // Describe returns one line on the datagrams for a layout listing
 // (streamerd -describe).
@@ -459,10 +460,10 @@ func (s *Sender) sendBufferBytes() int {
 	return s.sendBuffer
 }
 
-// Status returns a snapshot for /status; the counters are read one by one,
+// snapshot returns a snapshot for /status; the counters are read one by one,
 // atomically.
-func (s *Sender) Status() Status {
-	st := Status{
+func (s *Sender) snapshot() statusReport {
+	st := statusReport{
 		Name:          s.cfg.Name,
 		Class:         "FlatUDP",
 		Destination:   s.dst.String(),

@@ -243,7 +243,7 @@ func TestRealTimeThreadEveryCycle(t *testing.T) {
 					t.Fatalf("datagram %d carries cycle %d", i, c)
 				}
 			}
-			st := h.s.Status()
+			st := h.s.snapshot()
 			if st.CyclesQueued != cycles || st.DatagramsSent != cycles || st.Overflows != 0 || st.SendErrors != 0 ||
 				st.BytesSent != uint64(cycles*h.s.layout.Size) || st.ExecutionMode != "RealTimeThread" || st.ByteOrder != order.String() {
 				t.Errorf("status %+v", st)
@@ -340,7 +340,7 @@ func TestTriggerWindows(t *testing.T) {
 							skipped++
 						}
 					}
-					st := h.s.Status()
+					st := h.s.snapshot()
 					if st.Overflows != 0 || st.Triggers != uint64(len(tc.at)) || st.DatagramsSent != uint64(len(want)) ||
 						st.CyclesQueued != uint64(tc.n) || h.s.m.skipped.Get() != uint64(skipped) {
 						t.Errorf("status %+v skipped %d, want %d", st, h.s.m.skipped.Get(), skipped)
@@ -401,7 +401,7 @@ func TestRealTimeThreadOverflow(t *testing.T) {
 			refused++
 		}
 	}
-	if st := h.s.Status(); st.Overflows != 6 || st.CyclesQueued != 4 || st.DatagramsSent != 0 {
+	if st := h.s.snapshot(); st.Overflows != 6 || st.CyclesQueued != 4 || st.DatagramsSent != 0 {
 		t.Fatalf("while stalled: %+v", st)
 	}
 	close(hd.release)
@@ -420,7 +420,7 @@ func TestRealTimeThreadOverflow(t *testing.T) {
 	if got := h.collect(len(want)); !slices.Equal(got, want) {
 		t.Errorf("received %v\nwant     %v", got, want)
 	}
-	if st := h.s.Status(); st.Overflows != 6 || st.DatagramsSent != 104 || st.CyclesQueued != 104 || refused != 6 {
+	if st := h.s.snapshot(); st.Overflows != 6 || st.DatagramsSent != 104 || st.CyclesQueued != 104 || refused != 6 {
 		t.Errorf("after recovery: %+v", st)
 	}
 }
@@ -441,7 +441,7 @@ func TestIndependentThreadOverrun(t *testing.T) {
 			t.Fatalf("cycle %d: %v (an overrun must not fail the cycle)", c, err)
 		}
 	}
-	if st := h.s.Status(); st.Overflows != 15 || st.CyclesQueued != 5 {
+	if st := h.s.snapshot(); st.Overflows != 15 || st.CyclesQueued != 5 {
 		t.Fatalf("while stalled: %+v", st)
 	}
 	close(hd.release)
@@ -458,7 +458,7 @@ func TestIndependentThreadOverrun(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("received %v\nwant     %v", got, want)
 	}
-	if st := h.s.Status(); st.Overflows != 15 || st.Triggers != 4 || st.DatagramsSent != uint64(len(want)) {
+	if st := h.s.snapshot(); st.Overflows != 15 || st.Triggers != 4 || st.DatagramsSent != uint64(len(want)) {
 		t.Errorf("after recovery: %+v", st)
 	}
 }
@@ -576,7 +576,7 @@ func TestReceiverGoneAndBack(t *testing.T) {
 		c++
 		time.Sleep(time.Millisecond)
 	}
-	for !s.Status().DestinationUnreachable {
+	for !s.snapshot().DestinationUnreachable {
 		if cycle(); c > 5000 {
 			t.Fatal("no ICMP port unreachable seen")
 		}
@@ -586,12 +586,12 @@ func TestReceiverGoneAndBack(t *testing.T) {
 		t.Skipf("port %d taken meanwhile: %v", port, err)
 	}
 	defer back.Close()
-	for s.Status().DestinationUnreachable {
+	for s.snapshot().DestinationUnreachable {
 		if cycle(); c > 10000 {
 			t.Fatal("still unreachable with a receiver listening")
 		}
 	}
-	st := s.Status()
+	st := s.snapshot()
 	if st.CyclesSent != uint64(c) && st.CyclesSent+1 != uint64(c) || s.m.unreachables.Get() == 0 {
 		t.Errorf("status %+v, port unreachables %d", st, s.m.unreachables.Get())
 	}

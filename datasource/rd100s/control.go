@@ -10,7 +10,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/internal/rules"
 )
 
-// EventRing is how many recent events Events and Status keep.
+// EventRing is how many recent events StatusReport keeps.
 const EventRing = 128
 
 // logQueue bounds the events the network thread hands to the logging
@@ -25,7 +25,7 @@ const (
 )
 
 // Event is one activation, deactivation or change of a degradation.
-type Event struct {
+type event struct {
 	Time        time.Time `json:"time"` // wall clock, for humans
 	TUs         uint64    `json:"t_us"` // the emitter clock, comparable with packets' t_us
 	Degradation string    `json:"degradation"`
@@ -55,7 +55,7 @@ type control struct {
 	burstSerial uint64
 	burstUntil  int64 // CLOCK_MONOTONIC ns
 
-	ring  [EventRing]Event
+	ring  [EventRing]event
 	next  int // where the next event goes
 	count int
 }
@@ -123,7 +123,7 @@ func (e *Encoder) restart(value string) error {
 	if !e.running() {
 		return ErrNotRunning
 	}
-	ev := Event{Time: time.Now(), TUs: e.tUs(monoNow()), Degradation: RestartKey, Action: Applied, Source: "operator", Seq: e.cfg.FirstSeq}
+	ev := event{Time: time.Now(), TUs: e.tUs(monoNow()), Degradation: RestartKey, Action: Applied, Source: "operator", Seq: e.cfg.FirstSeq}
 	e.ctl.mu.Lock()
 	e.recordLocked(&ev)
 	e.ctl.mu.Unlock()
@@ -147,12 +147,12 @@ func (e *Encoder) Degradations() Degradations {
 	return d
 }
 
-// Events returns the recent events, oldest first (at most EventRing).
-func (e *Encoder) Events() []Event {
+// events returns the recent events, oldest first (at most EventRing).
+func (e *Encoder) events() []event {
 	e.ctl.mu.Lock()
 	defer e.ctl.mu.Unlock()
 	c := &e.ctl
-	out := make([]Event, 0, c.count)
+	out := make([]event, 0, c.count)
 	for i := range c.count {
 		out = append(out, c.ring[(c.next-c.count+i+EventRing)%EventRing])
 	}
@@ -170,10 +170,10 @@ func (e *Encoder) apply(next Degradations, which kindSet, source string, now int
 		return ce.Err()
 	}
 	wall := time.Now()
-	ev := func(k kind, action, value, reason string) Event {
-		return Event{Time: wall, TUs: e.tUs(now), Degradation: kindNames[k], Action: action, Value: value, Source: source, Reason: reason}
+	ev := func(k kind, action, value, reason string) event {
+		return event{Time: wall, TUs: e.tUs(now), Degradation: kindNames[k], Action: action, Value: value, Source: source, Reason: reason}
 	}
-	var evs []Event
+	var evs []event
 	c := &e.ctl
 	c.mu.Lock()
 	cur := &c.d
@@ -235,7 +235,7 @@ func (e *Encoder) apply(next Degradations, which kindSet, source string, now int
 
 // recordLocked puts ev in the ring and counts it. ctl.mu is held. It does
 // not allocate.
-func (e *Encoder) recordLocked(ev *Event) {
+func (e *Encoder) recordLocked(ev *event) {
 	c := &e.ctl
 	c.ring[c.next] = *ev
 	c.next = (c.next + 1) % EventRing
@@ -260,7 +260,7 @@ func kindOfName(name string) (kind, bool) {
 
 // recordFromEmitter records an event of the network thread (ctl.mu held)
 // and hands it to the logging goroutine without waiting.
-func (e *Encoder) recordFromEmitter(ev Event) {
+func (e *Encoder) recordFromEmitter(ev event) {
 	e.recordLocked(&ev)
 	select {
 	case e.logCh <- ev:
@@ -284,7 +284,7 @@ func (e *Encoder) logEvents() {
 	}
 }
 
-func (e *Encoder) logEvent(ev *Event) {
+func (e *Encoder) logEvent(ev *event) {
 	attrs := []any{"degradation", ev.Degradation, "source", ev.Source, "t_us", ev.TUs}
 	if ev.Value != "" {
 		attrs = append(attrs, "value", ev.Value)

@@ -75,7 +75,7 @@ const (
 	numKinds
 )
 
-// kindNames name the degradations in events, metrics and Status.Active.
+// kindNames name the degradations in events, metrics and the status's active list.
 var kindNames = [numKinds]string{
 	"loss_probability", "loss_every_n", "burst_loss", "duplicate", "reorder",
 	"jitter", "freeze", "invalid_az", "invalid_el", "seq_jump", "silence",

@@ -91,7 +91,7 @@
 // mutex the network thread only try-locks (it picks changes up at its next
 // tick and never waits), and record every activation, deactivation and
 // change of value as an Event: logged, kept in a ring of the last
-// EventRing events (Events, Status) and counted per degradation in
+// EventRing events (StatusReport) and counted per degradation in
 // degradation_activations_total / degradation_deactivations_total. The
 // initial state comes from Config.Degradations (events with source
 // "config").

@@ -267,7 +267,7 @@ func (em *emitter) syncControl(now int64) {
 		if c.burstActive && c.burstSerial == em.burstEnded {
 			c.burstActive = false
 			c.d.BurstLoss = 0
-			em.e.recordFromEmitter(Event{Time: time.Now(), TUs: em.e.tUs(em.burstEndedAt), Degradation: kindNames[kBurstLoss],
+			em.e.recordFromEmitter(event{Time: time.Now(), TUs: em.e.tUs(em.burstEndedAt), Degradation: kindNames[kBurstLoss],
 				Action: Deactivated, Source: "emitter", Reason: "elapsed"})
 		}
 		em.burstEnded = 0
@@ -287,7 +287,7 @@ func (em *emitter) syncControl(now int64) {
 	if c.d.SeqJump != 0 {
 		em.jump = c.d.SeqJump
 		c.d.SeqJump = 0
-		em.e.recordFromEmitter(Event{Time: time.Now(), TUs: em.e.tUs(now), Degradation: kindNames[kSeqJump],
+		em.e.recordFromEmitter(event{Time: time.Now(), TUs: em.e.tUs(now), Degradation: kindNames[kSeqJump],
 			Action: Deactivated, Source: "emitter", Reason: "applied", Seq: em.seq + uint32(em.jump)})
 	}
 	em.d.BurstLoss, em.d.SeqJump = 0, 0

@@ -35,7 +35,7 @@ var ErrNotRunning = errors.New("rd100s: encoder is not running")
 // Encoder is an RD100S encoder emulator datasource. Its datasource methods
 // follow the datasource.DataSource contract (Synchronise from the RT thread
 // only; the rest from the goroutine that builds and stops the application).
-// The control methods (Set, SetDegradations, Degradations, Events, Status)
+// The control methods (Set, SetDegradations, Degradations, StatusReport)
 // are safe from any goroutine.
 type Encoder struct {
 	life     lifecycle.Lifecycle
@@ -69,7 +69,7 @@ type Encoder struct {
 	started    atomic.Bool
 	stopped    atomic.Bool
 	nextSeq    atomic.Uint32
-	logCh      chan Event
+	logCh      chan event
 	logDone    chan struct{}
 	ctl        control
 	local      netip.AddrPort // where conn is bound, once started
@@ -173,7 +173,7 @@ func (e *Encoder) open() error {
 	e.origin = monoNow()
 	e.tZero.Store(e.origin)
 	e.em = newEmitter(e)
-	e.logCh = make(chan Event, logQueue)
+	e.logCh = make(chan event, logQueue)
 	e.logDone = make(chan struct{})
 	go e.logEvents()
 	e.started.Store(true)
@@ -278,8 +278,9 @@ func (e *Encoder) tUs(mono int64) uint64 {
 	return uint64(mono-z) / 1000
 }
 
-// Status is a JSON-friendly snapshot of the encoder for /status.
-type Status struct {
+// statusReport is a JSON-friendly snapshot of the encoder for /status
+// (docs/status.md names every field).
+type statusReport struct {
 	Name         string       `json:"name"`
 	Class        string       `json:"class"`
 	Spec         string       `json:"spec"`
@@ -297,7 +298,7 @@ type Status struct {
 	Degraded     bool         `json:"degraded"`
 	Active       []string     `json:"active"`
 	Degradations Degradations `json:"degradations"`
-	Events       []Event      `json:"events"`
+	Events       []event      `json:"events"`
 	Synchronised uint64       `json:"synchronised"`
 	LockTimeouts uint64       `json:"lock_timeouts"`
 	// DestinationUnreachable is true while the destination answers with ICMP
@@ -305,9 +306,9 @@ type Status struct {
 	DestinationUnreachable bool `json:"destination_unreachable"`
 }
 
-// StatusReport returns Status as an any, for a program that lists
+// StatusReport returns a snapshot to encode as JSON, for a program that lists
 // producers of every class together (streamerd's /status).
-func (e *Encoder) StatusReport() any { return e.Status() }
+func (e *Encoder) StatusReport() any { return e.snapshot() }
 
 // Describe returns one line on the packets for a layout listing
 // (streamerd -describe).
@@ -315,11 +316,11 @@ func (e *Encoder) Describe() string {
 	return fmt.Sprintf("%d-byte %s packets to %v at %g Hz", wire.PacketSize, Spec, e.dst, e.cfg.RateHz)
 }
 
-// Status returns a snapshot for /status.
-func (e *Encoder) Status() Status {
+// snapshot returns a snapshot for /status.
+func (e *Encoder) snapshot() statusReport {
 	now := monoNow()
 	d := e.Degradations()
-	s := Status{
+	s := statusReport{
 		Name:         e.cfg.Name,
 		Class:        "RD100S",
 		Spec:         Spec,
@@ -335,7 +336,7 @@ func (e *Encoder) Status() Status {
 		Degraded:     d.Any(),
 		Active:       d.Active(),
 		Degradations: d,
-		Events:       e.Events(),
+		Events:       e.events(),
 		Synchronised: e.m.synchronised.Get(),
 		LockTimeouts: e.m.lockTimeouts.Get(),
 

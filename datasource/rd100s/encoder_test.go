@@ -518,7 +518,7 @@ func TestEventsAccounting(t *testing.T) {
 	if err := e.SetDegradations(all); err != nil {
 		t.Fatal(err)
 	}
-	st := e.Status()
+	st := e.snapshot()
 	if !st.Degraded || len(st.Active) < 10 { // the seq jump may be applied already
 		t.Errorf("status active %v", st.Active)
 	}
@@ -536,7 +536,7 @@ func TestEventsAccounting(t *testing.T) {
 	if ev := eventsOf(e, "burst_loss"); ev[1].Reason != "cancelled" {
 		t.Errorf("burst events %+v", ev)
 	}
-	st = e.Status()
+	st = e.snapshot()
 	if st.Degraded || len(st.Active) != 0 || len(st.Events) != 23 /* 11 on, 1 changed, 11 off */ {
 		t.Errorf("after clearing: degraded %v active %v, %d events", st.Degraded, st.Active, len(st.Events))
 	}
@@ -859,9 +859,9 @@ func setFor(t testing.TB, e *Encoder, key, value string, n uint64) {
 }
 
 // eventsOf returns the events of one degradation.
-func eventsOf(e *Encoder, name string) []Event {
-	var out []Event
-	for _, ev := range e.Events() {
+func eventsOf(e *Encoder, name string) []event {
+	var out []event
+	for _, ev := range e.events() {
 		if ev.Degradation == name {
 			out = append(out, ev)
 		}

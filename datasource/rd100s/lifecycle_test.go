@@ -59,7 +59,7 @@ func TestLifecycleErrors(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Error(err)
 	}
-	if st := e.Status(); st.Running || st.PacketsSent == 0 || st.Name != "Enc" || st.Class != "RD100S" {
+	if st := e.snapshot(); st.Running || st.PacketsSent == 0 || st.Name != "Enc" || st.Class != "RD100S" {
 		t.Errorf("status after stop %+v", st)
 	}
 }
