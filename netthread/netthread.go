@@ -80,7 +80,7 @@ func (t *Thread) Stop() error {
 }
 
 // Name returns the configured name.
-func (t *Thread) Name() string { return t.cfg.Name }
+func (t *Thread) name() string { return t.cfg.Name }
 
 // Affinity returns the CPU mask read back inside the thread at its start.
 func (t *Thread) Affinity() cpu.Mask { return t.affinity }

@@ -124,7 +124,7 @@ func BenchmarkDecode(b *testing.B) {
 			measure(b, int64(len(src)), func() { q.DecodeFloat64(out64, src) })
 		})
 		b.Run(w.String()+"-f32", func(b *testing.B) {
-			measure(b, int64(len(src)), func() { q.DecodeFloat32(out32, src) })
+			measure(b, int64(len(src)), func() { q.decodeFloat32(out32, src) })
 		})
 	}
 }

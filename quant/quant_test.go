@@ -175,7 +175,7 @@ func TestEveryCodeRoundTrips(t *testing.T) {
 			dec := make([]float64, n)
 			dec32 := make([]float32, n)
 			q.DecodeFloat64(dec, codes)
-			q.DecodeFloat32(dec32, codes)
+			q.decodeFloat32(dec32, codes)
 			for i := range n {
 				c := q.MinCode() + int32(i)
 				if got := decodeCode(w, codes[i*w.Size():]); got != c {
@@ -377,7 +377,7 @@ func TestKernelsNoAllocs(t *testing.T) {
 				"EncodeFloat64": func() { sinkNaNs += q.EncodeFloat64(dst, src64) },
 				"EncodeFloat32": func() { sinkNaNs += q.EncodeFloat32(dst, src32) },
 				"DecodeFloat64": func() { q.DecodeFloat64(out64, dst) },
-				"DecodeFloat32": func() { q.DecodeFloat32(out32, dst) },
+				"DecodeFloat32": func() { q.decodeFloat32(out32, dst) },
 				"Code":          func() { sinkNaNs += int(q.Code(0.5)) },
 			} {
 				if n := testing.AllocsPerRun(100, f); n != 0 {
@@ -430,7 +430,7 @@ func FuzzDecode(f *testing.F) {
 		dst := make([]float64, n)
 		dst32 := make([]float32, n)
 		q.DecodeFloat64(dst, b)
-		q.DecodeFloat32(dst32, b)
+		q.decodeFloat32(dst32, b)
 		for i := range n {
 			c := decodeCode(q.w, b[i*sz:])
 			if v := q.Value(c); dst[i] != v && !(v != v && dst[i] != dst[i]) {

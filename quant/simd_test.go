@@ -62,7 +62,7 @@ func diffDecode(t *testing.T, q *Quantizer, b []byte) {
 	got32, want32 := make([]float32, n), make([]float32, n)
 	q.DecodeFloat64(got64, b)
 	decode(q, want64, b)
-	q.DecodeFloat32(got32, b)
+	q.decodeFloat32(got32, b)
 	decode(q, want32, b)
 	for i := range n {
 		if math.Float64bits(got64[i]) != math.Float64bits(want64[i]) || math.Float32bits(got32[i]) != math.Float32bits(want32[i]) {

@@ -33,7 +33,7 @@ func TestValidate(t *testing.T) {
 		{Frequency: 1000, GCOff: true},
 	}
 	for _, c := range bad {
-		if _, err := Validate(c); err == nil {
+		if _, err := validate(c); err == nil {
 			t.Errorf("Validate(%+v) accepted", c)
 		}
 	}
@@ -43,23 +43,23 @@ func TestValidate(t *testing.T) {
 		{Period: time.Millisecond, SleepNature: Hybrid, SleepPercentage: 80, Priority: 50, CPUMask: 2},
 	}
 	for _, c := range good {
-		w, err := Validate(c)
+		w, err := validate(c)
 		if err != nil || len(w) != 0 {
 			t.Errorf("Validate(%+v) = %q, %v", c, w, err)
 		}
 	}
-	w, err := Validate(Config{Name: "spinner", Frequency: 1000, SleepNature: Busy, Priority: 50})
+	w, err := validate(Config{Name: "spinner", Frequency: 1000, SleepNature: Busy, Priority: 50})
 	if err != nil || len(w) != 2 || !strings.Contains(w[0], "SCHED_FIFO") || !strings.Contains(w[1], "CPUMask") {
 		t.Errorf("Busy FIFO: warnings %q, %v", w, err)
 	}
-	w, _ = Validate(Config{Frequency: 1000, SleepNature: Hybrid, SleepPercentage: 5, Priority: 50, CPUMask: 2})
+	w, _ = validate(Config{Frequency: 1000, SleepNature: Hybrid, SleepPercentage: 5, Priority: 50, CPUMask: 2})
 	if len(w) != 1 {
 		t.Errorf("Hybrid 5%% FIFO: warnings %q", w)
 	}
-	if w, _ = Validate(Config{Frequency: 1000, SleepNature: Hybrid, SleepPercentage: 20, Priority: 50, CPUMask: 2}); len(w) != 0 {
+	if w, _ = validate(Config{Frequency: 1000, SleepNature: Hybrid, SleepPercentage: 20, Priority: 50, CPUMask: 2}); len(w) != 0 {
 		t.Errorf("Hybrid 20%% FIFO, within the throttling budget: warnings %q", w)
 	}
-	w, _ = Validate(Config{Frequency: 20000})
+	w, _ = validate(Config{Frequency: 20000})
 	if len(w) != 1 {
 		t.Errorf("Default at 20 kHz: warnings %q", w)
 	}
@@ -70,12 +70,12 @@ func TestValidate(t *testing.T) {
 
 func TestSleepNatureString(t *testing.T) {
 	for n := Default; n <= Hybrid; n++ {
-		back, err := ParseSleepNature(strings.ToLower(n.String()))
+		back, err := parseSleepNature(strings.ToLower(n.String()))
 		if err != nil || back != n {
 			t.Errorf("%v: %v, %v", n, back, err)
 		}
 	}
-	if _, err := ParseSleepNature("Sometimes"); err == nil {
+	if _, err := parseSleepNature("Sometimes"); err == nil {
 		t.Error("bad nature parsed")
 	}
 	if s := SleepNature(9).String(); s != "SleepNature(9)" {
@@ -338,13 +338,13 @@ func TestCycleNoAllocs(t *testing.T) {
 	testenv.SkipIfRace(t)
 	var cycles atomic.Uint64
 	var sum uint64
-	tr := &Trace{Latency: make([]int64, 64), CycleTime: make([]int64, 64)}
+	tr := &traceRing{latency: make([]int64, 64), cycleTime: make([]int64, 64)}
 	var th *Thread
 	gam := stepFunc(func() error { sum += uint64(*th.Counter()); return nil })
 	fail := stepFunc(func() error { return errTest })
 	count := stepFunc(func() error { cycles.Add(1); return nil })
 	for _, n := range []SleepNature{Default, Busy, Hybrid} {
-		th, _ = New(Config{Frequency: 5000, SleepNature: n, SleepPercentage: 50, Trace: tr, RecordTimings: true},
+		th, _ = New(Config{Frequency: 5000, SleepNature: n, SleepPercentage: 50, trace: tr, RecordTimings: true},
 			[]Step{{"gam", gam}, {"fail", fail}}, []Step{{"count", count}})
 		rows := make([]int64, 64*th.TimingWidth())
 		if err := th.Start(context.Background()); err != nil {
@@ -373,11 +373,11 @@ func FuzzParseSleepNature(f *testing.F) {
 		f.Add(n.String())
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		n, err := ParseSleepNature(s)
+		n, err := parseSleepNature(s)
 		if err != nil {
 			return
 		}
-		if back, err := ParseSleepNature(n.String()); err != nil || back != n || !strings.EqualFold(s, n.String()) {
+		if back, err := parseSleepNature(n.String()); err != nil || back != n || !strings.EqualFold(s, n.String()) {
 			t.Fatalf("%q -> %v -> %v, %v", s, n, back, err)
 		}
 	})

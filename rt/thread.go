@@ -75,7 +75,7 @@ type Thread struct {
 // cycle. The step slices are copied. Warnings from Validate are kept in
 // Warnings.
 func New(cfg Config, gams, brokers []Step) (*Thread, error) {
-	w, err := Validate(cfg)
+	w, err := validate(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func (t *Thread) Time() *uint32 { return &t.timeUs }
 func (t *Thread) Affinity() cpu.Mask { return cpu.Mask(t.affinity.Load()) }
 
 // Running reports whether the thread is running.
-func (t *Thread) Running() bool { return t.running.Load() }
+func (t *Thread) isRunning() bool { return t.running.Load() }
 
 // NewStats returns a Stats sized for t, for use with ReadStats.
 func (t *Thread) NewStats() *Stats {
@@ -323,7 +323,7 @@ func (t *Thread) loop() {
 		t.timeUs = uint32(cy.idx * uint64(t.period) / 1000)
 		cy.end, cy.failed = t.runSteps(&c, cy.wake)
 		cycleTime := a.record(&cy)
-		t.cfg.Trace.record(cy.wake-cy.deadline, cycleTime)
+		t.cfg.trace.record(cy.wake-cy.deadline, cycleTime)
 		t.recordTimings(cy.wake-cy.deadline, cycleTime)
 		if cy.advance(t.period) {
 			a.overruns++

@@ -40,7 +40,7 @@ const (
 )
 
 // TriggerSignal is the name of the first signal in IndependentThread mode.
-const TriggerSignal = "Trigger"
+const triggerSignal = "Trigger"
 
 // ExecutionMode is MARTe2 UDPSender's ExecutionMode. The zero value is
 // IndependentThread, MARTe2's default.
@@ -61,18 +61,18 @@ var modeNames = [numModes]string{"IndependentThread", "RealTimeThread"}
 
 // String returns the MARTe2 name of the mode.
 func (m ExecutionMode) String() string {
-	if !m.Valid() {
+	if !m.valid() {
 		return fmt.Sprintf("ExecutionMode(%d)", uint8(m))
 	}
 	return modeNames[m]
 }
 
 // Valid reports whether m is one of the two modes.
-func (m ExecutionMode) Valid() bool { return m < numModes }
+func (m ExecutionMode) valid() bool { return m < numModes }
 
 // ParseExecutionMode parses a MARTe2 mode name ("IndependentThread" or
 // "RealTimeThread"); the empty string is IndependentThread, the default.
-func ParseExecutionMode(s string) (ExecutionMode, error) {
+func parseExecutionMode(s string) (ExecutionMode, error) {
 	if s == "" {
 		return IndependentThread, nil
 	}
@@ -195,7 +195,7 @@ func (c *Config) checkDestination(e *rules.ConfigErrors) {
 // checkRing checks the execution mode, the trigger windows and the ring
 // length.
 func (c *Config) checkRing(e *rules.ConfigErrors) {
-	if !c.ExecutionMode.Valid() {
+	if !c.ExecutionMode.valid() {
 		e.Param("ExecutionMode", "invalid mode %d (want IndependentThread or RealTimeThread)", c.ExecutionMode)
 	}
 	for _, w := range []struct {
@@ -232,8 +232,8 @@ func (c *Config) checkSignals(e *rules.ConfigErrors) {
 	if total > wire.MaxDatagramSize {
 		e.Param("Signals", "a datagram of %d bytes exceeds the UDP limit of %d bytes", total, wire.MaxDatagramSize)
 	}
-	if s := &sigs[0]; c.ExecutionMode == IndependentThread && (s.Name != TriggerSignal || s.Type != datasource.Uint8 || s.Elements() != 1) {
-		e.Signal(0, "Name", "in IndependentThread mode the first signal must be the scalar uint8 %q, got %q %v[%d]", TriggerSignal, s.Name, s.Type, s.Elements())
+	if s := &sigs[0]; c.ExecutionMode == IndependentThread && (s.Name != triggerSignal || s.Type != datasource.Uint8 || s.Elements() != 1) {
+		e.Signal(0, "Name", "in IndependentThread mode the first signal must be the scalar uint8 %q, got %q %v[%d]", triggerSignal, s.Name, s.Type, s.Elements())
 	}
 	if e.Len() > 0 {
 		return

@@ -155,10 +155,10 @@ func (s *Sender) Signals() []datasource.Signal { return s.sigs }
 func (s *Sender) SignalsString() string { return s.sigStr }
 
 // DatagramSize returns the size of every datagram in bytes.
-func (s *Sender) DatagramSize() int { return s.layout.Size }
+func (s *Sender) datagramSize() int { return s.layout.Size }
 
 // Destination returns the address every datagram is sent to.
-func (s *Sender) Destination() netip.AddrPort { return s.dst }
+func (s *Sender) destination() netip.AddrPort { return s.dst }
 
 // Metrics returns the set the Sender's metrics are registered in: the one
 // given to New, or its private set.

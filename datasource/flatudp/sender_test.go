@@ -540,7 +540,7 @@ func TestMulticastLoopback(t *testing.T) {
 			if v := checkCycle(t, h.r.Layout(), b, wire.Big, h.raw); v != 5 {
 				t.Errorf("cycle %d", v)
 			}
-			if a := h.s.Destination(); a.Addr().String() != group {
+			if a := h.s.destination(); a.Addr().String() != group {
 				t.Errorf("destination %v", a)
 			}
 		})

@@ -14,13 +14,13 @@ import (
 // Defaults of the parameters (docs/rd100s.md, sections 1 and 8).
 const (
 	DefaultDestPort = 5100
-	DefaultRateHz   = 100.0
+	defaultRateHz   = 100.0
 	// MaxRateHz bounds rate_hz; beyond it the sleep granularity of a
 	// normal thread dominates the period.
 	MaxRateHz = 10000.0
 	// DefaultLockTimeout bounds how long Synchronise waits for the
 	// FastLock. The network thread holds it only to copy signal memory.
-	DefaultLockTimeout = 100 * time.Microsecond
+	defaultLockTimeout = 100 * time.Microsecond
 )
 
 // Unit is the unit of a mapped signal: Degrees (deg, or deg/s for a rate)
@@ -46,7 +46,7 @@ var unitNames = [...]string{Degrees: "deg", Millidegrees: "mdeg"}
 
 // ParseUnit parses a unit: deg, degree(s), deg/s for Degrees; mdeg,
 // millidegree(s), mdeg/s for Millidegrees.
-func ParseUnit(s string) (Unit, error) {
+func parseUnit(s string) (Unit, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "deg", "degree", "degrees", "deg/s":
 		return Degrees, nil
@@ -128,7 +128,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		DestPort: DefaultDestPort,
-		RateHz:   DefaultRateHz,
+		RateHz:   defaultRateHz,
 		AzValid:  true, ElValid: true, AzRefOK: true, ElRefOK: true,
 	}
 }
@@ -224,7 +224,7 @@ func periodNs(rateHz float64) float64 { return 1e9 / rateHz }
 // it.
 func (c Config) withDefaults() Config {
 	rules.SetDefault(&c.DestPort, DefaultDestPort)
-	rules.SetDefault(&c.RateHz, DefaultRateHz)
-	rules.SetDefault(&c.LockTimeout, DefaultLockTimeout)
+	rules.SetDefault(&c.RateHz, defaultRateHz)
+	rules.SetDefault(&c.LockTimeout, defaultLockTimeout)
 	return c
 }

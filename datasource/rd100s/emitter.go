@@ -13,7 +13,7 @@ import (
 )
 
 // ReorderCapacity is how many packets the reorder window can hold back.
-const ReorderCapacity = 1024
+const reorderCapacity = 1024
 
 // maxSleep bounds one sleep of the network thread so Stop is prompt at
 // low rates.
@@ -174,7 +174,7 @@ func newEmitter(e *Encoder) *emitter {
 		rDup:     newRng(c.Seed, kDuplicate),
 		rReorder: newRng(c.Seed, kReorder),
 		rJitter:  newRng(c.Seed, kJitter),
-		heap:     make([]heldPkt, 0, ReorderCapacity),
+		heap:     make([]heldPkt, 0, reorderCapacity),
 	}
 	for _, b := range []struct {
 		on  bool
@@ -268,7 +268,7 @@ func (em *emitter) syncControl(now int64) {
 			c.burstActive = false
 			c.d.BurstLoss = 0
 			em.e.recordFromEmitter(event{Time: time.Now(), TUs: em.e.tUs(em.burstEndedAt), Degradation: kindNames[kBurstLoss],
-				Action: Deactivated, Source: "emitter", Reason: "elapsed"})
+				Action: deactivated, Source: "emitter", Reason: "elapsed"})
 		}
 		em.burstEnded = 0
 	}
@@ -288,10 +288,10 @@ func (em *emitter) syncControl(now int64) {
 		em.jump = c.d.SeqJump
 		c.d.SeqJump = 0
 		em.e.recordFromEmitter(event{Time: time.Now(), TUs: em.e.tUs(now), Degradation: kindNames[kSeqJump],
-			Action: Deactivated, Source: "emitter", Reason: "applied", Seq: em.seq + uint32(em.jump)})
+			Action: deactivated, Source: "emitter", Reason: "applied", Seq: em.seq + uint32(em.jump)})
 	}
 	em.d.BurstLoss, em.d.SeqJump = 0, 0
-	em.degradedBase = em.d.Any()
+	em.degradedBase = em.d.anyActive()
 	if em.d.LossEveryN != prev.LossEveryN {
 		em.lossCount = 0
 	}

@@ -120,10 +120,10 @@ func TestReorderOverflow(t *testing.T) {
 	if err := e.apply(Degradations{ReorderWindow: 10 * time.Second}, allKinds, "operator", e.origin); err != nil {
 		t.Fatal(err)
 	}
-	for range ReorderCapacity + 200 {
+	for range reorderCapacity + 200 {
 		em.step()
 	}
-	if e.m.reorderOvf.Get() < 190 || len(em.heap) != ReorderCapacity {
+	if e.m.reorderOvf.Get() < 190 || len(em.heap) != reorderCapacity {
 		t.Errorf("overflow %d, held %d", e.m.reorderOvf.Get(), len(em.heap))
 	}
 	sent := e.m.sent.Get()

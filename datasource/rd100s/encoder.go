@@ -22,7 +22,7 @@ import (
 )
 
 // Spec names the wire contract this datasource implements.
-const Spec = "RD100S-ENC-UDP v1"
+const spec = "RD100S-ENC-UDP v1"
 
 // ErrLockTimeout is returned by Synchronise when the FastLock could not be
 // taken within LockTimeout; the cycle is not published.
@@ -126,7 +126,7 @@ func (e *Encoder) Name() string { return e.cfg.Name }
 func (e *Encoder) Signals() []datasource.Signal { return e.sigs }
 
 // RateHz returns the emission cadence.
-func (e *Encoder) RateHz() float64 { return e.cfg.RateHz }
+func (e *Encoder) rateHz() float64 { return e.cfg.RateHz }
 
 // Metrics returns the set the Encoder's metrics are registered in: the
 // one given to New, or its private set.
@@ -219,7 +219,7 @@ func (e *Encoder) startThread() error {
 		return fmt.Errorf("datasource %q: network thread: %w", e.cfg.Name, err)
 	}
 	e.thread = th
-	e.log.Info("RD100S encoder emitting", "spec", Spec, "dest", e.dst.String(), "source", e.LocalAddr().String(),
+	e.log.Info("RD100S encoder emitting", "spec", spec, "dest", e.dst.String(), "source", e.LocalAddr().String(),
 		"rate_hz", e.cfg.RateHz, "first_seq", e.cfg.FirstSeq, "cpu_mask", e.cfg.CPUMask.String(), "priority", e.cfg.Priority)
 	return nil
 }
@@ -313,7 +313,7 @@ func (e *Encoder) StatusReport() any { return e.snapshot() }
 // Describe returns one line on the packets for a layout listing
 // (streamerd -describe).
 func (e *Encoder) Describe() string {
-	return fmt.Sprintf("%d-byte %s packets to %v at %g Hz", wire.PacketSize, Spec, e.dst, e.cfg.RateHz)
+	return fmt.Sprintf("%d-byte %s packets to %v at %g Hz", wire.PacketSize, spec, e.dst, e.cfg.RateHz)
 }
 
 // snapshot returns a snapshot for /status.
@@ -323,7 +323,7 @@ func (e *Encoder) snapshot() statusReport {
 	s := statusReport{
 		Name:         e.cfg.Name,
 		Class:        "RD100S",
-		Spec:         Spec,
+		Spec:         spec,
 		Dest:         e.dst.String(),
 		RateHz:       e.cfg.RateHz,
 		Running:      e.running(),
@@ -333,8 +333,8 @@ func (e *Encoder) snapshot() statusReport {
 		Silenced:     e.m.silenced.Get(),
 		SendErrors:   e.m.sendErrors.Get(),
 		TicksMissed:  e.m.ticksMissed.Get(),
-		Degraded:     d.Any(),
-		Active:       d.Active(),
+		Degraded:     d.anyActive(),
+		Active:       d.activeKeys(),
 		Degradations: d,
 		Events:       e.events(),
 		Synchronised: e.m.synchronised.Get(),

@@ -282,7 +282,7 @@ func TestLossEveryNExact(t *testing.T) {
 	if missing != 20 {
 		t.Errorf("%d of the first 100 missing, want 20", missing)
 	}
-	if ev := eventsOf(e, "loss_every_n"); len(ev) != 1 || ev[0].Source != "config" || ev[0].Action != Activated || ev[0].Value != "5" {
+	if ev := eventsOf(e, "loss_every_n"); len(ev) != 1 || ev[0].Source != "config" || ev[0].Action != activated || ev[0].Value != "5" {
 		t.Errorf("events %+v", ev)
 	}
 }
@@ -317,7 +317,7 @@ func TestBurstLoss(t *testing.T) {
 		t.Errorf("burst of 40 ms at 500 Hz: emitter dropped %d, monitor missing %d in %d gaps", d, s.Missing, s.GapEvents)
 	}
 	ev := eventsOf(e, "burst_loss")
-	if ev[0].Action != Activated || ev[0].Value != "40" || ev[1].Action != Deactivated || ev[1].Source != "emitter" || ev[1].Reason != "elapsed" {
+	if ev[0].Action != activated || ev[0].Value != "40" || ev[1].Action != deactivated || ev[1].Source != "emitter" || ev[1].Reason != "elapsed" {
 		t.Errorf("events %+v", ev)
 	} else if dt := ev[1].TUs - ev[0].TUs; dt < 39000 || dt > 41000 {
 		t.Errorf("burst lasted %d µs of emitter time", dt)
@@ -477,17 +477,17 @@ func TestSeqJump(t *testing.T) {
 func TestRestart(t *testing.T) {
 	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
 		waitTicks(t, e, 30)
-		setFor(t, e, RestartKey, "true", 20)
+		setFor(t, e, restartKey, "true", 20)
 	})
 	s := r.mon.Snapshot()
 	if s.Restarts != 1 || s.JumpsBack != 0 || e.m.restarts.Get() != 1 {
 		t.Errorf("monitor: %d restarts, %d jumps back; encoder counted %d", s.Restarts, s.JumpsBack, e.m.restarts.Get())
 	}
-	ev := eventsOf(e, RestartKey)
-	if len(ev) != 1 || ev[0].Action != Applied {
+	ev := eventsOf(e, restartKey)
+	if len(ev) != 1 || ev[0].Action != applied {
 		t.Errorf("events %+v", ev)
 	}
-	if err := e.Set(RestartKey, "false"); err == nil {
+	if err := e.Set(restartKey, "false"); err == nil {
 		t.Error("restart=false accepted")
 	}
 }
@@ -530,7 +530,7 @@ func TestEventsAccounting(t *testing.T) {
 	for k := range numKinds {
 		checkEvents(t, e, kindNames[k], 1, 1)
 	}
-	if ev := eventsOf(e, "loss_probability"); len(ev) != 3 || ev[1].Action != Changed || ev[1].Value != "0.2" {
+	if ev := eventsOf(e, "loss_probability"); len(ev) != 3 || ev[1].Action != changed || ev[1].Value != "0.2" {
 		t.Errorf("loss events %+v", ev)
 	}
 	if ev := eventsOf(e, "burst_loss"); ev[1].Reason != "cancelled" {

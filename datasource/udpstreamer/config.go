@@ -21,7 +21,7 @@ const (
 	DefaultStackSize      = 1 << 20
 	// DefaultLockTimeout bounds how long Synchronise waits for the FastLock.
 	// The network thread holds it only to swap two buffer headers.
-	DefaultLockTimeout = 100 * time.Microsecond
+	defaultLockTimeout = 100 * time.Microsecond
 	// DefaultHandOffDepth is the protocol's latest-value-wins hand-off: one
 	// cycle waits for the network thread, a newer one replaces it.
 	DefaultHandOffDepth = 1
@@ -118,7 +118,7 @@ func (p SessionPolicy) String() string {
 }
 
 // ParseSessionPolicy parses "replace" or "first"; "" is Replace.
-func ParseSessionPolicy(s string) (SessionPolicy, error) {
+func parseSessionPolicy(s string) (SessionPolicy, error) {
 	if s == "" {
 		return Replace, nil
 	}
@@ -279,7 +279,7 @@ var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 func (c Config) withDefaults() Config {
 	rules.SetDefault(&c.MaxPayloadSize, DefaultMaxPayloadSize)
 	rules.SetDefault(&c.StackSize, DefaultStackSize)
-	rules.SetDefault(&c.LockTimeout, DefaultLockTimeout)
+	rules.SetDefault(&c.LockTimeout, defaultLockTimeout)
 	rules.SetDefault(&c.HandOffDepth, DefaultHandOffDepth)
 	return c
 }

@@ -2,6 +2,7 @@ package udpstreamer
 
 import (
 	"context"
+	"encoding/binary"
 	"math"
 	"runtime"
 	"testing"
@@ -176,12 +177,12 @@ func runE2E(t *testing.T, sigs []datasource.Signal, maxPayload int, hz float64, 
 		if u.Lost != 0 {
 			t.Fatalf("update %d: %d lost", n, u.Lost)
 		}
-		ints = client.AppendValues(ints[:0], &u, 0)
+		ints = rawValues(ints[:0], &u, 0)
 		c := uint32(ints[0])
 		for i := 1; i < len(sigs); i++ {
 			sig := &sigs[i]
 			if !sig.Type.IsFloat() {
-				ints = client.AppendValues(ints[:0], &u, i)
+				ints = rawValues(ints[:0], &u, i)
 				for k, got := range ints {
 					if _, want := expected(sig, i, k, c); got&maskOf(sig.Type) != want {
 						t.Fatalf("cycle %d: %s[%d] = %#x, want %#x", c, sig.Name, k, got&maskOf(sig.Type), want)
@@ -311,4 +312,15 @@ func fragmentedRate() float64 {
 		return 20
 	}
 	return 200
+}
+
+// rawValues appends the raw bits of every element of unquantised signal
+// i of u to dst (datasource.Type.Raw, little-endian as on the wire).
+func rawValues(dst []uint64, u *client.Update, i int) []uint64 {
+	t := u.Config().Signals[i].Type
+	b := u.Raw(i)
+	for k := 0; k+t.Size() <= len(b); k += t.Size() {
+		dst = append(dst, t.Raw(b[k:], binary.LittleEndian))
+	}
+	return dst
 }

@@ -159,7 +159,7 @@ func (s *Streamer) Name() string { return s.cfg.Name }
 func (s *Streamer) Signals() []datasource.Signal { return s.sigs }
 
 // SignalInfos returns the signals as the CONFIG message describes them.
-func (s *Streamer) SignalInfos() []udpswire.SignalInfo { return s.infos }
+func (s *Streamer) configRecords() []udpswire.SignalInfo { return s.infos }
 
 // Metrics returns the set the Streamer's metrics are registered in: the
 // one given to New, or its private set.

@@ -8,8 +8,9 @@
 //     client's limits (MaxConfigSize, MaxDataSize) ends Connect at once with
 //     an error saying by how much: the server would send the same again.
 //  3. Call Next in a loop with one reused Update; read signals with
-//     Update.Float64s (dequantised), AppendValues (exact wire values),
-//     Update.Raw (wire bytes), Update.Times (per-element times in seconds),
+//     Update.Float64s (dequantised), Update.Raw (wire bytes, exact
+//     values: datasource.Type.Raw reads them), Update.Times (per-element
+//     times in seconds),
 //     or one element with Float64At and TimeAt.
 //     Next returns ErrConfigChanged once when the server sends a different
 //     CONFIG; the new one is Client.Config.
@@ -25,10 +26,10 @@
 //     server's period from the updates' hrtTimestamps and counts the whole
 //     periods missing between two updates beyond the lost ones.
 //   - Silence: when no update comes for Options.Silence (by default 5 of
-//     the learnt periods, at least MinSilence), Next returns a
-//     *SilenceError, once; the first update after it carries the pause in
+//     the learnt periods, at least 1 s), Next returns an error matching
+//     ErrSilence, once; the first update after it carries the pause in
 //     Update.Silence. With Options.Reconnect the client sends CONNECT
-//     again meanwhile, backing off up to MaxReconnectInterval: the server
+//     again meanwhile, backing off up to 30 s: the server
 //     may have restarted, or given the session to another client.
 //   - Resynchronisation: a counter implausibly far from the sequence is
 //     dropped (Stats.Implausible); if the next update continues it, the
@@ -64,31 +65,31 @@ import (
 const (
 	DefaultLocalAddr      = ":0"
 	DefaultConnectTimeout = 2 * time.Second
-	DefaultResendInterval = 250 * time.Millisecond
-	DefaultReadBuffer     = 8 << 20
-	DefaultMaxInFlight    = 4
-	DefaultMaxDataSize    = 16 << 20
-	DefaultMaxConfigSize  = wire.ConfigCountSize + 4096*wire.ConfigRecordSize // 4096 signals
+	defaultResendInterval = 250 * time.Millisecond
+	defaultReadBuffer     = 8 << 20
+	defaultMaxInFlight    = 4
+	defaultMaxDataSize    = 16 << 20
+	defaultMaxConfigSize  = wire.ConfigCountSize + 4096*wire.ConfigRecordSize // 4096 signals
 )
 
 // Options configures Dial. The zero value gives the defaults.
 type Options struct {
 	LocalAddr      string        // local UDP address to bind; "" means DefaultLocalAddr (any address, ephemeral port)
 	ConnectTimeout time.Duration // how long Connect waits for CONFIG; 0 means DefaultConnectTimeout
-	ResendInterval time.Duration // Connect resends CONNECT this often; 0 means DefaultResendInterval
-	ReadBuffer     int           // socket receive buffer, sized by netthread.SetBuffers (SO_RCVBUFFORCE when privileged, else SO_RCVBUF capped by net.core.rmem_max); 0 means DefaultReadBuffer, < 0 leaves the system's
-	MaxInFlight    int           // DATA updates reassembled at once; 0 means DefaultMaxInFlight
-	MaxConfigSize  int           // largest CONFIG payload in bytes; 0 means DefaultMaxConfigSize
-	MaxDataSize    int           // largest DATA payload a CONFIG may imply; 0 means DefaultMaxDataSize (the reassembler allocates MaxInFlight of them)
+	ResendInterval time.Duration // Connect resends CONNECT this often; 0 means 250 ms
+	ReadBuffer     int           // socket receive buffer, sized by netthread.SetBuffers (SO_RCVBUFFORCE when privileged, else SO_RCVBUF capped by net.core.rmem_max); 0 means 8 MiB, < 0 leaves the system's
+	MaxInFlight    int           // DATA updates reassembled at once; 0 means 4
+	MaxConfigSize  int           // largest CONFIG payload in bytes; 0 means 557060 (4096 signals)
+	MaxDataSize    int           // largest DATA payload a CONFIG may imply; 0 means 16 MiB (the reassembler allocates MaxInFlight of them)
 
 	// Silence is how long Next waits for an update before it reports a
-	// silence (a *SilenceError, once per silence). 0 means the default:
-	// SilencePeriods of the server's period as learnt from the updates'
-	// hrtTimestamps, and at least MinSilence. Negative turns detection off.
+	// silence (an error matching ErrSilence, once per silence). 0 means the
+	// default: 5 of the server's periods as learnt from the updates'
+	// hrtTimestamps, and at least 1 s. Negative turns detection off.
 	Silence time.Duration
 	// Reconnect makes a silent Next send CONNECT again, at once and then
-	// with a back-off doubling from the silence timeout to
-	// MaxReconnectInterval, until an update comes: the server restarted,
+	// with a back-off doubling from the silence timeout to 30 s, until an
+	// update comes: the server restarted,
 	// or another client took the session.
 	Reconnect bool
 }
@@ -149,13 +150,13 @@ func Dial(server string, opts Options) (*Client, error) {
 		opts.LocalAddr = DefaultLocalAddr
 	}
 	opts.ConnectTimeout = positive(opts.ConnectTimeout, DefaultConnectTimeout)
-	opts.ResendInterval = positive(opts.ResendInterval, DefaultResendInterval)
+	opts.ResendInterval = positive(opts.ResendInterval, defaultResendInterval)
 	if opts.ReadBuffer == 0 {
-		opts.ReadBuffer = DefaultReadBuffer
+		opts.ReadBuffer = defaultReadBuffer
 	}
-	opts.MaxInFlight = positive(opts.MaxInFlight, DefaultMaxInFlight)
-	opts.MaxConfigSize = positive(opts.MaxConfigSize, DefaultMaxConfigSize)
-	opts.MaxDataSize = positive(opts.MaxDataSize, DefaultMaxDataSize)
+	opts.MaxInFlight = positive(opts.MaxInFlight, defaultMaxInFlight)
+	opts.MaxConfigSize = positive(opts.MaxConfigSize, defaultMaxConfigSize)
+	opts.MaxDataSize = positive(opts.MaxDataSize, defaultMaxDataSize)
 	if opts.MaxConfigSize < wire.ConfigSize(1) {
 		return nil, fmt.Errorf("udpstreamer/client: MaxConfigSize %d is smaller than one signal's CONFIG", opts.MaxConfigSize)
 	}

@@ -32,7 +32,7 @@ func TestConnectResendsWhenConnectLost(t *testing.T) {
 	if cfg.PayloadSize != 4012 || c.Config() != cfg {
 		t.Errorf("PayloadSize %d, want 4012; Config() %p, want %p", cfg.PayloadSize, c.Config(), cfg)
 	}
-	if i := cfg.Index("Ch1"); i != 1 || cfg.Index("nope") != -1 {
+	if i := cfg.indexOf("Ch1"); i != 1 || cfg.indexOf("nope") != -1 {
 		t.Errorf("Index(Ch1) = %d", i)
 	}
 }
@@ -74,7 +74,7 @@ func TestBurstShuffledFragments(t *testing.T) {
 		}
 		sendDatagrams(t, srv, shuffled(r, d))
 		expect(t, c, &u, i, 0)
-		if u.HRT != 1000+uint64(i) || string(u.Payload) != string(p) {
+		if u.HRT != 1000+uint64(i) || string(u.payloadBytes) != string(p) {
 			t.Fatalf("update %d: HRT %d or payload differs", i, u.HRT)
 		}
 		ch := u.Float64s(1)

@@ -49,14 +49,14 @@ func newConfig(payload []byte) (*Config, error) {
 			p.q, p.quantised = q, true
 		}
 		if s.TimeMode.NeedsTimeSignal() {
-			p.timePerSecond, _ = UnitsPerSecond(sigs[s.TimeSignalIdx].Unit)
+			p.timePerSecond, _ = unitsPerSecond(sigs[s.TimeSignalIdx].Unit)
 		}
 	}
 	return c, nil
 }
 
 // Index returns the index of the signal called name, or -1.
-func (c *Config) Index(name string) int {
+func (c *Config) indexOf(name string) int {
 	for i := range c.Signals {
 		if c.Signals[i].Name == name {
 			return i
@@ -76,7 +76,7 @@ func (c *Config) WireType(i int) datasource.Type { return c.Slots[i].WireType }
 //
 // Update.Times divides a time signal's values by this number to express them in
 // seconds.
-func UnitsPerSecond(unit string) (perSecond float64, known bool) {
+func unitsPerSecond(unit string) (perSecond float64, known bool) {
 	switch strings.TrimSpace(unit) {
 	case "s":
 		return 1, true

@@ -62,14 +62,14 @@ var checkExactOf = [...]func(*testing.T, *Update, int, []byte){
 	checkExact[int32], checkExact[uint64], checkExact[int64], checkExact[float32], checkExact[float64],
 }
 
-func checkExact[E Number](t *testing.T, u *Update, i int, raw []byte) {
+func checkExact[E number](t *testing.T, u *Update, i int, raw []byte) {
 	t.Helper()
 	var z E
 	ref := make([]E, len(raw)/binary.Size(z))
 	if err := binary.Read(bytes.NewReader(raw), binary.LittleEndian, ref); err != nil {
 		t.Fatal(err)
 	}
-	got := AppendValues([]E(nil), u, i)
+	got := appendValues([]E(nil), u, i)
 	if back, _ := binary.Append(nil, binary.LittleEndian, got); !bytes.Equal(back, raw) {
 		t.Errorf("signal %d (%T): AppendValues not bit-exact:\n%v\nwant\n%v", i, z, got, ref)
 	}
@@ -100,16 +100,16 @@ func TestEveryTypeBitExact(t *testing.T) {
 		checkExactOf[ty](t, &u, i, raw)
 	}
 	// Conversions to another type follow Go's: int8 -1 as int64 is -1.
-	i8 := c.Config().Index("int8")
-	if got := AppendValues([]int64(nil), &u, i8)[1]; got != -1 {
+	i8 := c.Config().indexOf("int8")
+	if got := appendValues([]int64(nil), &u, i8)[1]; got != -1 {
 		t.Errorf("int8 0xFF as int64 = %d, want -1", got)
 	}
-	if got := AppendValues([]int64(nil), &u, i8)[2]; got != math.MinInt8 {
+	if got := appendValues([]int64(nil), &u, i8)[2]; got != math.MinInt8 {
 		t.Errorf("int8 0x80 as int64 = %d, want -128", got)
 	}
 	// The caller's buffer is appended to and reused.
 	buf := make([]uint64, 1, 64)
-	if got := AppendValues(buf, &u, c.Config().Index("uint64")); len(got) != 17 || &got[0] != &buf[0] {
+	if got := appendValues(buf, &u, c.Config().indexOf("uint64")); len(got) != 17 || &got[0] != &buf[0] {
 		t.Errorf("AppendValues did not append into the caller's buffer")
 	}
 }
@@ -157,7 +157,7 @@ func TestQuantisedWithinHalfStep(t *testing.T) {
 				t.Errorf("%s [%d]: %v decoded as %v, %v from %v (half step %v)", s.Name, k, v, got[k], d, want, half)
 			}
 		}
-		codes := AppendValues([]int32(nil), &u, i)
+		codes := appendValues([]int32(nil), &u, i)
 		for k, code := range codes {
 			if code < q.MinCode() || code > q.MaxCode() {
 				t.Errorf("%s [%d]: code %d outside [%d, %d]", s.Name, k, code, q.MinCode(), q.MaxCode())
@@ -180,7 +180,7 @@ func TestMatrix(t *testing.T) {
 	if !reflect.DeepEqual(u.Float64s(0), mv) || !reflect.DeepEqual(u.Float64s(1), fv) {
 		t.Errorf("M %v F %v", u.Float64s(0), u.Float64s(1))
 	}
-	if got := AppendValues([]int16(nil), &u, 0); !reflect.DeepEqual(got, []int16{0, -100, -200, 300, 400, -500}) {
+	if got := appendValues([]int16(nil), &u, 0); !reflect.DeepEqual(got, []int16{0, -100, -200, 300, 400, -500}) {
 		t.Errorf("M values %v", got)
 	}
 	if n := len(u.Raw(0)); n != 12 || len(u.Raw(1)) != 6 || len(u.Times(0)) != 6 {
@@ -246,7 +246,7 @@ func TestTimeModes(t *testing.T) {
 		}
 	}
 	for name, w := range want {
-		got := u.Times(c.Config().Index(name))
+		got := u.Times(c.Config().indexOf(name))
 		if len(got) != len(w) {
 			t.Fatalf("%s: %d times, want %d", name, len(got), len(w))
 		}
@@ -258,7 +258,7 @@ func TestTimeModes(t *testing.T) {
 		}
 	}
 	// Times is cached per update and recomputed for the next one.
-	a := c.Config().Index("A")
+	a := c.Config().indexOf("A")
 	first := &u.Times(a)[0]
 	vals[0] = []float64{2_500_000}
 	send(t, srv, 1, payload(t, sigs, hrt, vals))
@@ -270,12 +270,12 @@ func TestTimeModes(t *testing.T) {
 
 func TestUnitsPerSecond(t *testing.T) {
 	for unit, want := range map[string]float64{"s": 1, "ms": 1e3, "us": 1e6, "\u00b5s": 1e6, "\u03bcs": 1e6, "ns": 1e9, " ms ": 1e3} {
-		if got, known := UnitsPerSecond(unit); got != want || !known {
+		if got, known := unitsPerSecond(unit); got != want || !known {
 			t.Errorf("UnitsPerSecond(%q) = %v, %v", unit, got, known)
 		}
 	}
 	for _, unit := range []string{"", "V", "min", "S"} {
-		if got, known := UnitsPerSecond(unit); got != 1 || known {
+		if got, known := unitsPerSecond(unit); got != 1 || known {
 			t.Errorf("UnitsPerSecond(%q) = %v, %v; want 1, false", unit, got, known)
 		}
 	}
@@ -303,9 +303,9 @@ func decodeAll(u *Update) {
 		u.Float64s(i)
 		u.Times(i)
 		u.Raw(i)
-		AppendValues([]float64(nil), u, i)
-		AppendValues([]int64(nil), u, i)
-		AppendValues([]uint8(nil), u, i)
+		appendValues([]float64(nil), u, i)
+		appendValues([]int64(nil), u, i)
+		appendValues([]uint8(nil), u, i)
 	}
 }
 
