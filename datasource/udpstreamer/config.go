@@ -9,6 +9,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/internal/rules"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -210,12 +211,12 @@ func checkHandOff(e *rules.ConfigErrors, depth int) {
 // fit in 65535 datagrams of maxPayloadSize bytes.
 func checkFragments(e *rules.ConfigErrors, maxPayloadSize int) {
 	chunk := maxPayloadSize - wire.HeaderSize
-	payload := wire.DataPayloadSize(signalInfos(e.Signals))
-	if _, err := wire.NumFragments(payload, maxPayloadSize); err != nil {
+	payload := frame.DataPayloadSize(signalInfos(e.Signals))
+	if _, err := frame.NumFragments(payload, maxPayloadSize); err != nil {
 		e.Param("MaxPayloadSize", "the DATA payload of %d bytes needs more than 65535 fragments of %d bytes", payload, chunk)
 	}
 	cfgSize := wire.ConfigSize(len(e.Signals))
-	if _, err := wire.NumFragments(cfgSize, maxPayloadSize); err != nil {
+	if _, err := frame.NumFragments(cfgSize, maxPayloadSize); err != nil {
 		e.Param("MaxPayloadSize", "the CONFIG message of %d bytes (%d signals) needs more than 65535 fragments of %d bytes", cfgSize, len(e.Signals), chunk)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
@@ -125,8 +126,8 @@ func TestConnectStormFromOutsideAllowedClients(t *testing.T) {
 	}
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	connect := wire.AppendHeader(nil, wire.Header{Type: wire.Connect, TotalFragments: 1})
-	disconnect := wire.AppendHeader(nil, wire.Header{Type: wire.Disconnect, TotalFragments: 1})
+	connect := frame.AppendHeader(nil, frame.Header{Type: frame.Connect, TotalFragments: 1})
+	disconnect := frame.AppendHeader(nil, frame.Header{Type: frame.Disconnect, TotalFragments: 1})
 	for round := 0; round < 20; round++ {
 		for _, conn := range storm {
 			conn.WriteToUDPAddrPort(connect, s.LocalAddr())

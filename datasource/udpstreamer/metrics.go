@@ -6,7 +6,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/datasource/internal/dsmetrics"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 )
 
 // streamerMetrics holds the counters of one Streamer. Counters and gauges
@@ -76,15 +76,15 @@ func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
 // badDatagram returns the counter for a header parse error.
 func (m *streamerMetrics) badDatagram(err error) *metrics.Counter {
 	switch err {
-	case wire.ErrShort:
+	case frame.ErrShort:
 		return m.badShort
-	case wire.ErrMagic:
+	case frame.ErrMagic:
 		return m.badMagic
-	case wire.ErrType:
+	case frame.ErrType:
 		return m.badType
-	case wire.ErrFragment:
+	case frame.ErrFragment:
 		return m.badFragment
-	case wire.ErrPayloadLength:
+	case frame.ErrPayloadLength:
 		return m.badPayloadLength
 	}
 	return m.badOther

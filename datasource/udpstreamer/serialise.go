@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/quant"
 )
@@ -29,7 +30,7 @@ type piece struct {
 
 // planPieces cuts the DATA payload of sigs, laid out by l, into pieces.
 // Signal i lies at stampSize+mem.Offset(i) in the taken buffer.
-func planPieces(l udpswire.Layout, sigs []datasource.Signal, mem *memory.Memory) ([]piece, error) {
+func planPieces(l frame.Layout, sigs []datasource.Signal, mem *memory.Memory) ([]piece, error) {
 	var ps []piece
 	off := 0 // payload offset of the next byte
 	// cut appends the pieces of p, a run of samples of in bytes that make

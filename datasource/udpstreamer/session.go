@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/netthread"
 )
 
@@ -66,7 +66,7 @@ func (s *Streamer) onICMP(e netthread.ICMPError) {
 
 // handleDatagram classifies one datagram from the server socket.
 func (s *Streamer) handleDatagram(b []byte, from netip.AddrPort) {
-	h, _, err := udpswire.ParseHeader(b)
+	h, _, err := frame.ParseHeader(b)
 	if err != nil {
 		s.m.badDatagram(err).Inc()
 		return
@@ -76,7 +76,7 @@ func (s *Streamer) handleDatagram(b []byte, from netip.AddrPort) {
 		s.heard.Store(int64(time.Since(s.epoch)))
 	}
 	switch h.Type {
-	case udpswire.Connect:
+	case frame.Connect:
 		switch {
 		case h.PayloadBytes != 0: // the protocol's CONNECT has none
 			s.m.badConnectPayload.Inc()
@@ -88,7 +88,7 @@ func (s *Streamer) handleDatagram(b []byte, from netip.AddrPort) {
 		default:
 			s.queue(controlEvent{kind: connect, from: from})
 		}
-	case udpswire.Disconnect:
+	case frame.Disconnect:
 		// Only the client's own DISCONNECT can matter: drop strangers'
 		// here, so a flood of them cannot crowd CONNECTs out of the queue.
 		if from != client {
@@ -96,7 +96,7 @@ func (s *Streamer) handleDatagram(b []byte, from netip.AddrPort) {
 			return
 		}
 		s.queue(controlEvent{kind: disconnect, from: from})
-	case udpswire.Ack:
+	case frame.Ack:
 		s.m.acks.Inc()
 	default: // DATA or CONFIG sent to the server
 		s.m.badType.Inc()
@@ -233,7 +233,7 @@ func (s *Streamer) setClient(c netip.AddrPort, why string) {
 }
 
 func (s *Streamer) sendConfig() {
-	s.cfgLayout.PutHeaders(s.cfgWire, udpswire.Config, s.cfgCounter)
+	s.cfgLayout.PutHeaders(s.cfgWire, frame.Config, s.cfgCounter)
 	s.cfgCounter++
 	n, err := s.sender.Send(s.cfgWire, s.cfgLayout.SegmentSize())
 	s.m.configFragments.Add(n)

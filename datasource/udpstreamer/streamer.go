@@ -18,6 +18,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -63,9 +64,9 @@ type Streamer struct {
 	// gaps, piece by piece, and the headers follow once the counter is known.
 	taken       []byte
 	pieces      []piece
-	dataLayout  udpswire.Layout
+	dataLayout  frame.Layout
 	wire        []byte
-	cfgLayout   udpswire.Layout
+	cfgLayout   frame.Layout
 	cfgWire     []byte // the CONFIG datagrams, built once; headers per send
 	sender      *netthread.Sender
 	client      netip.AddrPort // zero when no session
@@ -171,7 +172,7 @@ func (s *Streamer) Metrics() *metrics.Set { return s.m.reg.Set() }
 func (s *Streamer) AllocateMemory() error { return s.life.Allocate(s.allocate) }
 
 func (s *Streamer) allocate(mem *memory.Memory) error {
-	dataLayout, err := udpswire.NewLayout(udpswire.DataPayloadSize(s.infos), s.cfg.MaxPayloadSize)
+	dataLayout, err := frame.NewLayout(frame.DataPayloadSize(s.infos), s.cfg.MaxPayloadSize)
 	if err != nil {
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
 	}
@@ -183,7 +184,7 @@ func (s *Streamer) allocate(mem *memory.Memory) error {
 	if err != nil {
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
 	}
-	cfgLayout, err := udpswire.NewLayout(len(configMsg), s.cfg.MaxPayloadSize)
+	cfgLayout, err := frame.NewLayout(len(configMsg), s.cfg.MaxPayloadSize)
 	if err != nil {
 		return fmt.Errorf("datasource %q: CONFIG: %w", s.cfg.Name, err)
 	}
@@ -454,7 +455,7 @@ func (s *Streamer) takeAndSend() bool {
 		return true
 	}
 	s.counter += gap
-	s.dataLayout.PutHeaders(s.wire, udpswire.Data, s.counter)
+	s.dataLayout.PutHeaders(s.wire, frame.Data, s.counter)
 	s.counter++
 	n, err := s.sender.Send(s.wire, s.dataLayout.SegmentSize())
 	s.m.fragments.Add(n)

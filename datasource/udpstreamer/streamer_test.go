@@ -20,6 +20,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/testenv"
@@ -52,9 +53,9 @@ type rawClient struct {
 	t     testing.TB
 	conn  *net.UDPConn
 	srv   netip.AddrPort
-	cfg   *wire.Reassembler
-	data  *wire.Reassembler
-	gate  wire.SequenceGate
+	cfg   *frame.Reassembler
+	data  *frame.Reassembler
+	gate  frame.SequenceGate
 	infos []wire.SignalInfo
 	buf   []byte
 }
@@ -64,7 +65,7 @@ func newRawClient(t testing.TB, srv netip.AddrPort) *rawClient {
 	conn := testenv.Loopback(t)
 	conn.SetReadBuffer(8 << 20)
 	t.Cleanup(func() { conn.Close() })
-	cfg, err := wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Config, MaxPayload: 1 << 20})
+	cfg, err := frame.NewReassembler(frame.ReassemblerConfig{Type: frame.Config, MaxPayload: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,9 +80,9 @@ func connected(t testing.TB, s *Streamer) *rawClient {
 	return c
 }
 
-func (c *rawClient) send(typ wire.PacketType) {
+func (c *rawClient) send(typ frame.PacketType) {
 	c.t.Helper()
-	b := wire.AppendHeader(nil, wire.Header{Type: typ, TotalFragments: 1})
+	b := frame.AppendHeader(nil, frame.Header{Type: typ, TotalFragments: 1})
 	if _, err := c.conn.WriteToUDPAddrPort(b, c.srv); err != nil {
 		c.t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func (c *rawClient) connect() []wire.SignalInfo {
 	deadline := time.Now().Add(5 * time.Second)
 	c.cfg.Reset()
 	for time.Now().Before(deadline) {
-		c.send(wire.Connect)
+		c.send(frame.Connect)
 		p, _, err := c.read(c.cfg, 300*time.Millisecond)
 		if err != nil {
 			continue
@@ -104,11 +105,11 @@ func (c *rawClient) connect() []wire.SignalInfo {
 			c.t.Fatalf("CONFIG: %v", err)
 		}
 		c.infos = infos
-		c.data, err = wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Data, MaxPayload: wire.DataPayloadSize(infos), InFlight: 8})
+		c.data, err = frame.NewReassembler(frame.ReassemblerConfig{Type: frame.Data, MaxPayload: frame.DataPayloadSize(infos), InFlight: 8})
 		if err != nil {
 			c.t.Fatal(err)
 		}
-		c.data.SetExpectedPayload(wire.DataPayloadSize(infos))
+		c.data.SetExpectedPayload(frame.DataPayloadSize(infos))
 		c.gate.Reset()
 		return infos
 	}
@@ -117,7 +118,7 @@ func (c *rawClient) connect() []wire.SignalInfo {
 }
 
 // read returns the next update r completes within timeout, and its counter.
-func (c *rawClient) read(r *wire.Reassembler, timeout time.Duration) (payload []byte, counter uint32, err error) {
+func (c *rawClient) read(r *frame.Reassembler, timeout time.Duration) (payload []byte, counter uint32, err error) {
 	c.conn.SetReadDeadline(time.Now().Add(timeout))
 	for {
 		n, _, err := c.conn.ReadFromUDPAddrPort(c.buf)
@@ -245,14 +246,14 @@ func TestDisconnectOnlyFromClient(t *testing.T) {
 	drive(t, s, time.Millisecond)
 	c := connected(t, s)
 	stranger := newRawClient(t, s.LocalAddr())
-	stranger.send(wire.Disconnect)
+	stranger.send(frame.Disconnect)
 	waitFor(t, func() bool { return s.m.strangerDisconnects.Get() == 1 })
 	for i := 0; i < 10; i++ {
 		if _, _, _, err := c.next(5 * time.Second); err != nil {
 			t.Fatalf("stream stopped after a stranger's DISCONNECT: %v", err)
 		}
 	}
-	c.send(wire.Disconnect)
+	c.send(frame.Disconnect)
 	waitFor(t, func() bool { return !s.Status().Connected })
 	if s.m.disconnects.Get() != 1 {
 		t.Errorf("disconnects %d", s.m.disconnects.Get())
@@ -264,7 +265,7 @@ func TestAllowedClientsRefusesOthers(t *testing.T) {
 	cfg.AllowedClients = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
 	s := start(t, cfg)
 	c := newRawClient(t, s.LocalAddr())
-	c.send(wire.Connect)
+	c.send(frame.Connect)
 	waitFor(t, func() bool { return s.m.refused.Get() == 1 })
 	if s.Status().Connected {
 		t.Error("refused client connected")
@@ -280,18 +281,18 @@ func TestGarbageChangesNothingForTheClient(t *testing.T) {
 	drive(t, s, time.Millisecond)
 	c := connected(t, s)
 	g := newRawClient(t, s.LocalAddr())
-	hdr := func(h wire.Header) []byte { return wire.AppendHeader(nil, h) }
-	lying := hdr(wire.Header{Type: wire.Connect, TotalFragments: 1, PayloadBytes: 50})
-	badMagic := hdr(wire.Header{Type: wire.Connect, TotalFragments: 1})
+	hdr := func(h frame.Header) []byte { return frame.AppendHeader(nil, h) }
+	lying := hdr(frame.Header{Type: frame.Connect, TotalFragments: 1, PayloadBytes: 50})
+	badMagic := hdr(frame.Header{Type: frame.Connect, TotalFragments: 1})
 	badMagic[0] ^= 0xFF
-	badType := hdr(wire.Header{Type: wire.Connect, TotalFragments: 1})
+	badType := hdr(frame.Header{Type: frame.Connect, TotalFragments: 1})
 	badType[4] = 9
 	garbage := [][]byte{
 		{}, {1}, bytes.Repeat([]byte{0xFF}, 16), badMagic, badType, lying,
-		hdr(wire.Header{Type: wire.Connect, TotalFragments: 0}),
-		hdr(wire.Header{Type: wire.Data, TotalFragments: 1}),
-		hdr(wire.Header{Type: wire.Config, TotalFragments: 1}),
-		hdr(wire.Header{Type: wire.Ack, TotalFragments: 1}),
+		hdr(frame.Header{Type: frame.Connect, TotalFragments: 0}),
+		hdr(frame.Header{Type: frame.Data, TotalFragments: 1}),
+		hdr(frame.Header{Type: frame.Config, TotalFragments: 1}),
+		hdr(frame.Header{Type: frame.Ack, TotalFragments: 1}),
 		bytes.Repeat([]byte{0x55}, 65000),
 	}
 	for round := 0; round < 20; round++ {
@@ -644,10 +645,10 @@ func (s *Streamer) serialised() []byte {
 		}
 	}
 	s.serialise()
-	s.dataLayout.PutHeaders(s.wire, wire.Data, 7)
+	s.dataLayout.PutHeaders(s.wire, frame.Data, 7)
 	var got []byte
 	for i := range s.dataLayout.Fragments {
-		h, n, err := wire.ParseHeader(s.dataLayout.Datagram(s.wire, i))
+		h, n, err := frame.ParseHeader(s.dataLayout.Datagram(s.wire, i))
 		if err != nil || int(h.FragmentIdx) != i {
 			panic(fmt.Sprint("fragment ", i, err))
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
@@ -122,7 +123,7 @@ func (t *Tap) Close() {
 
 // offer hands the serialised update in wire to the tap; network thread
 // only. It never waits.
-func (t *Tap) offer(wire []byte, l udpswire.Layout) {
+func (t *Tap) offer(wire []byte, l frame.Layout) {
 	t.offered++
 	l.CopyPayload(t.bufs[t.back], wire)
 	t.seqs[t.back] = t.offered

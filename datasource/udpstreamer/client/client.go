@@ -40,8 +40,7 @@
 // used once (per signal, for the accessors called), and takes a lock only
 // to move the socket's read deadline for silence detection, about once per
 // silence timeout rather than per update. Datagrams are read with
-// ReadFromUDPAddrPort into one buffer; reassembly and ordering are the wire
-// package's Reassembler and SequenceGate.
+// ReadFromUDPAddrPort into one buffer and reassembled in place.
 package client
 
 import (
@@ -57,6 +56,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/netthread"
 )
@@ -69,7 +69,7 @@ const (
 	defaultReadBuffer     = 8 << 20
 	defaultMaxInFlight    = 4
 	defaultMaxDataSize    = 16 << 20
-	defaultMaxConfigSize  = wire.ConfigCountSize + 4096*wire.ConfigRecordSize // 4096 signals
+	defaultMaxConfigSize  = 4 + 4096*136 // wire.ConfigSize(4096): 4096 signals
 )
 
 // Options configures Dial. The zero value gives the defaults.
@@ -125,11 +125,11 @@ type Client struct {
 	opts   Options
 	buf    []byte
 
-	cfgR     *wire.Reassembler
-	dataR    *wire.Reassembler
+	cfgR     *frame.Reassembler
+	dataR    *frame.Reassembler
 	dataMax  int    // dataR's MaxPayload
 	evicted0 uint64 // evictions of replaced DATA reassemblers
-	gate     wire.SequenceGate
+	gate     frame.SequenceGate
 	cfg      atomic.Pointer[Config]
 	fresh    bool // the next accepted update starts a session
 	cycles   cycleClock
@@ -177,8 +177,8 @@ func Dial(server string, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("udpstreamer/client: local address %q: %w", opts.LocalAddr, err)
 	}
-	cfgR, err := wire.NewReassembler(wire.ReassemblerConfig{
-		Type: wire.Config, MaxPayload: opts.MaxConfigSize, InFlight: 2,
+	cfgR, err := frame.NewReassembler(frame.ReassemblerConfig{
+		Type: frame.Config, MaxPayload: opts.MaxConfigSize, InFlight: 2,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("udpstreamer/client: %w", err)
@@ -226,11 +226,11 @@ func (c *Client) Close() error { return c.conn.Close() }
 
 // Disconnect sends DISCONNECT, which ends the session on the server. DATA
 // already on its way may still be returned by Next; Connect starts a new session.
-func (c *Client) Disconnect() error { return c.send(wire.Disconnect) }
+func (c *Client) Disconnect() error { return c.send(frame.Disconnect) }
 
-func (c *Client) send(t wire.PacketType) error {
+func (c *Client) send(t frame.PacketType) error {
 	var b [wire.HeaderSize]byte
-	wire.PutHeader(b[:], wire.Header{Type: t, TotalFragments: 1})
+	frame.PutHeader(b[:], frame.Header{Type: t, TotalFragments: 1})
 	_, err := c.conn.WriteToUDPAddrPort(b[:], c.server)
 	return err
 }
@@ -267,7 +267,7 @@ func (c *Client) Connect(ctx context.Context) (*Config, error) {
 		if !now.Before(deadline) {
 			return nil, fmt.Errorf("%w %v after %d CONNECTs in %v", ErrConnectTimeout, c.server, sent, c.opts.ConnectTimeout)
 		}
-		if err := c.send(wire.Connect); err != nil {
+		if err := c.send(frame.Connect); err != nil {
 			return nil, fmt.Errorf("udpstreamer/client: CONNECT: %w", err)
 		}
 		sent++
@@ -285,7 +285,7 @@ func (c *Client) Connect(ctx context.Context) (*Config, error) {
 				return nil, err
 			}
 			switch h.Type {
-			case wire.Config:
+			case frame.Config:
 				payload, err := c.addConfig(h, frag)
 				if err != nil {
 					return nil, err
@@ -294,7 +294,7 @@ func (c *Client) Connect(ctx context.Context) (*Config, error) {
 					continue
 				}
 				return c.adopt(payload)
-			case wire.Data:
+			case frame.Data:
 				c.st.early.Add(1)
 			}
 		}
@@ -303,11 +303,11 @@ func (c *Client) Connect(ctx context.Context) (*Config, error) {
 
 // read waits for the next well-formed datagram from the server and returns its
 // header and payload, counting and skipping everything else.
-func (c *Client) read() (wire.Header, []byte, error) {
+func (c *Client) read() (frame.Header, []byte, error) {
 	for {
 		n, from, err := c.conn.ReadFromUDPAddrPort(c.buf)
 		if err != nil {
-			return wire.Header{}, nil, err
+			return frame.Header{}, nil, err
 		}
 		if from.Port() != c.server.Port() || from.Addr().Unmap() != c.server.Addr() {
 			c.st.foreign.Add(1)
@@ -316,14 +316,14 @@ func (c *Client) read() (wire.Header, []byte, error) {
 		c.st.datagrams.Add(1)
 		c.st.bytes.Add(uint64(n))
 		b := c.buf[:n]
-		h, hn, err := wire.ParseHeader(b)
+		h, hn, err := frame.ParseHeader(b)
 		if err != nil {
-			if e, ok := err.(wire.HeaderError); ok && int(e) < len(c.st.badHeader) {
+			if e, ok := err.(frame.HeaderError); ok && int(e) < len(c.st.badHeader) {
 				c.st.badHeader[e].Add(1)
 			}
 			continue
 		}
-		if h.Type != wire.Data && h.Type != wire.Config {
+		if h.Type != frame.Data && h.Type != frame.Config {
 			c.st.unexpected.Add(1)
 			continue
 		}
@@ -335,10 +335,10 @@ func (c *Client) read() (wire.Header, []byte, error) {
 // CONFIG payload it completes, if any. A fragment that shows the CONFIG to
 // exceed MaxConfigSize refuses the CONFIG at once (ErrUnsupportedConfig):
 // the server would send the same one again at every CONNECT.
-func (c *Client) addConfig(h wire.Header, frag []byte) ([]byte, error) {
+func (c *Client) addConfig(h frame.Header, frag []byte) ([]byte, error) {
 	payload, _, err := c.cfgR.Add(h, frag)
 	switch {
-	case err == wire.DropTooLarge:
+	case err == frame.DropTooLarge:
 		c.st.countDrop(err)
 		c.st.badConfigs.Add(1)
 		return nil, c.configTooLarge(h, frag)
@@ -354,7 +354,7 @@ func (c *Client) addConfig(h wire.Header, frag []byte) ([]byte, error) {
 // configTooLarge says what a fragment tells of a CONFIG beyond
 // MaxConfigSize: its signal count when it is the first fragment, else a
 // lower bound of its size.
-func (c *Client) configTooLarge(h wire.Header, frag []byte) error {
+func (c *Client) configTooLarge(h frame.Header, frag []byte) error {
 	limit := fmt.Sprintf("Options.MaxConfigSize is %d bytes (%d signals)",
 		c.opts.MaxConfigSize, (c.opts.MaxConfigSize-wire.ConfigCountSize)/wire.ConfigRecordSize)
 	size := uint64(len(frag))
@@ -389,8 +389,8 @@ func (c *Client) adopt(payload []byte) (*Config, error) {
 // install makes cfg the session's Config and starts a new session.
 func (c *Client) install(cfg *Config) error {
 	if c.dataR == nil || c.dataMax < cfg.PayloadSize {
-		r, err := wire.NewReassembler(wire.ReassemblerConfig{
-			Type: wire.Data, MaxPayload: cfg.PayloadSize, InFlight: c.opts.MaxInFlight,
+		r, err := frame.NewReassembler(frame.ReassemblerConfig{
+			Type: frame.Data, MaxPayload: cfg.PayloadSize, InFlight: c.opts.MaxInFlight,
 		})
 		if err != nil {
 			return fmt.Errorf("udpstreamer/client: %w", err)
@@ -453,7 +453,7 @@ func (c *Client) Next(u *Update) error {
 		if err != nil {
 			return err
 		}
-		if h.Type == wire.Config {
+		if h.Type == frame.Config {
 			if changed, err := c.config(h, frag); err != nil {
 				return err
 			} else if changed {
@@ -468,18 +468,18 @@ func (c *Client) Next(u *Update) error {
 		}
 		lost, verdict := c.gate.Step(counter)
 		switch verdict {
-		case wire.Stale:
+		case frame.Stale:
 			c.st.stale.Add(1)
 			continue
-		case wire.Held:
+		case frame.Held:
 			c.st.implausible.Add(1)
 			continue
-		case wire.Resync:
+		case frame.Resync:
 			c.st.resyncs.Add(1)
 		}
 		if err := u.fill(cfg, counter, lost, payload); err != nil {
 			// The reassembler enforces the size; count it as inconsistent anyway.
-			c.st.dropped[wire.DropInconsistent].Add(1)
+			c.st.dropped[frame.DropInconsistent].Add(1)
 			continue
 		}
 		c.deliver(u, verdict)
@@ -502,7 +502,7 @@ func (c *Client) AbandonPartial() {
 
 // data passes a DATA fragment to the reassembler and returns the update it
 // completes, if any.
-func (c *Client) data(h wire.Header, frag []byte) (payload []byte, counter uint32) {
+func (c *Client) data(h frame.Header, frag []byte) (payload []byte, counter uint32) {
 	payload, counter, err := c.dataR.Add(h, frag)
 	if n := c.evicted0 + c.dataR.Stats().Evicted; n != c.st.incomplete.Load() {
 		c.st.incomplete.Store(n)
@@ -515,9 +515,9 @@ func (c *Client) data(h wire.Header, frag []byte) (payload []byte, counter uint3
 }
 
 // deliver completes the session fields of an accepted update u and counts it.
-func (c *Client) deliver(u *Update, verdict wire.Verdict) {
+func (c *Client) deliver(u *Update, verdict frame.Verdict) {
 	u.SessionStart, c.fresh = c.fresh, false
-	u.Resync = verdict == wire.Resync
+	u.Resync = verdict == frame.Resync
 	if u.Resync {
 		c.cycles.reset()
 	}
@@ -531,7 +531,7 @@ func (c *Client) deliver(u *Update, verdict wire.Verdict) {
 
 // config handles a CONFIG fragment during a session; changed reports a new
 // Config installed.
-func (c *Client) config(h wire.Header, frag []byte) (changed bool, err error) {
+func (c *Client) config(h frame.Header, frag []byte) (changed bool, err error) {
 	payload, err := c.addConfig(h, frag)
 	if payload == nil || err != nil {
 		return false, err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/internal/udpstest"
@@ -166,8 +167,8 @@ func TestOrderingLossDuplicatesAndWrap(t *testing.T) {
 	if st.Stale != 1 || st.Early != 1 {
 		t.Errorf("Stale %d Early %d, want 1 and 1", st.Stale, st.Early)
 	}
-	if st.Dropped[wire.DropDuplicate] != 1 {
-		t.Errorf("DropDuplicate %d, want 1", st.Dropped[wire.DropDuplicate])
+	if st.dropped[frame.DropDuplicate] != 1 {
+		t.Errorf("DropDuplicate %d, want 1", st.dropped[frame.DropDuplicate])
 	}
 }
 
@@ -188,8 +189,8 @@ func TestDuplicatedAndReorderedFragmentedUpdates(t *testing.T) {
 	expect(t, c, &u, 2, 1)
 	expect(t, c, &u, 3, 0)
 	st := c.Stats()
-	if st.Stale != 1 || st.Dropped[wire.DropDuplicate] != 3 || st.Updates != 3 || st.Lost != 1 {
-		t.Errorf("Stale %d (want 1), DropDuplicate %d (want 3), Updates %d, Lost %d", st.Stale, st.Dropped[wire.DropDuplicate], st.Updates, st.Lost)
+	if st.Stale != 1 || st.dropped[frame.DropDuplicate] != 3 || st.Updates != 3 || st.Lost != 1 {
+		t.Errorf("Stale %d (want 1), DropDuplicate %d (want 3), Updates %d, Lost %d", st.Stale, st.dropped[frame.DropDuplicate], st.Updates, st.Lost)
 	}
 }
 
@@ -249,7 +250,7 @@ func TestStrangersAndBadDatagramsIgnored(t *testing.T) {
 	sendDatagrams(t, srv, [][]byte{
 		bad,       // wrong magic
 		d[0][:10], // short
-		wire.AppendHeader(nil, wire.Header{Type: wire.Ack, TotalFragments: 1}),
+		frame.AppendHeader(nil, frame.Header{Type: frame.Ack, TotalFragments: 1}),
 	})
 	send(t, srv, 0, p)
 	var u Update
@@ -258,7 +259,7 @@ func TestStrangersAndBadDatagramsIgnored(t *testing.T) {
 		t.Errorf("value %v, want 1 (the stranger's 50 must be ignored)", v)
 	}
 	st := c.Stats()
-	if st.Foreign != 1 || st.BadHeader[wire.ErrMagic] != 1 || st.BadHeader[wire.ErrShort] != 1 || st.Unexpected != 1 {
+	if st.Foreign != 1 || st.badHeader[frame.ErrMagic] != 1 || st.badHeader[frame.ErrShort] != 1 || st.Unexpected != 1 {
 		t.Errorf("stats %+v", st)
 	}
 }
@@ -395,7 +396,7 @@ func TestStaleBeyondReassemblerWindow(t *testing.T) {
 	expect(t, c, &u, 11, 0)
 	// 0 was more than MaxInFlight behind: the reassembler refuses it before
 	// the gate would.
-	if st := c.Stats(); st.Dropped[wire.DropStale] != 1 || st.Stale != 0 {
-		t.Errorf("DropStale %d Stale %d", st.Dropped[wire.DropStale], st.Stale)
+	if st := c.Stats(); st.dropped[frame.DropStale] != 1 || st.Stale != 0 {
+		t.Errorf("DropStale %d Stale %d", st.dropped[frame.DropStale], st.Stale)
 	}
 }

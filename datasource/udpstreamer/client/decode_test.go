@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/internal/udpstest"
@@ -34,11 +35,11 @@ func allTypeSigs() []wire.SignalInfo {
 // of each with all-zero, all-one, sign-bit-only and all-but-sign bit patterns.
 func randomPayload(sigs []wire.SignalInfo, seed uint64) []byte {
 	r := rand.New(rand.NewPCG(seed, seed))
-	p := make([]byte, wire.DataPayloadSize(sigs))
+	p := make([]byte, frame.DataPayloadSize(sigs))
 	for i := range p {
 		p[i] = byte(r.Uint32())
 	}
-	slots, _ := wire.AppendSlots(nil, sigs)
+	slots, _ := frame.AppendSlots(nil, sigs)
 	for _, sl := range slots {
 		n := sl.ElemSize()
 		e := func(k int) []byte { return p[sl.Offset+k*n : sl.Offset+(k+1)*n] }
@@ -93,7 +94,7 @@ func TestEveryTypeBitExact(t *testing.T) {
 	expect(t, c, &u, 0, 0)
 	for i, ty := range allTypes {
 		raw := u.Raw(i)
-		sl := c.Config().Slots[i]
+		sl := c.Config().slots[i]
 		if !bytes.Equal(raw, p[sl.Offset:sl.Offset+sl.Len]) || c.Config().WireType(i) != ty {
 			t.Fatalf("signal %d: Raw differs from the payload slot", i)
 		}
@@ -186,7 +187,7 @@ func TestMatrix(t *testing.T) {
 	if n := len(u.Raw(0)); n != 12 || len(u.Raw(1)) != 6 || len(u.Times(0)) != 6 {
 		t.Errorf("Raw(0) %d bytes, Raw(1) %d, Times(0) %d", n, len(u.Raw(1)), len(u.Times(0)))
 	}
-	if cfg := c.Config(); cfg.Signals[0].NumRows != 2 || cfg.Signals[0].NumCols != 3 || cfg.Slots[0].Elements != 6 {
+	if cfg := c.Config(); cfg.Signals[0].NumRows != 2 || cfg.Signals[0].NumCols != 3 || cfg.slots[0].Elements != 6 {
 		t.Errorf("matrix shape %+v", cfg.Signals[0])
 	}
 }
@@ -399,7 +400,7 @@ func TestElementAccessors(t *testing.T) {
 	u.fill(cfg, 0, 0, randomPayload(cfg.Signals, 1))
 	if a := testing.AllocsPerRun(100, func() {
 		for i := range cfg.Signals {
-			k := cfg.Slots[i].Elements - 1
+			k := cfg.slots[i].Elements - 1
 			sinkFloat = u.Float64At(i, k) + u.TimeAt(i, k)
 		}
 	}); a != 0 {

@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 )
 
 // Silence detection and reconnection (docs/udpstreamer.md, "The Go client").
@@ -182,7 +182,7 @@ func (c *Client) startReconnecting(now time.Time) {
 
 // reconnect sends CONNECT and schedules the next one.
 func (c *Client) reconnect(now time.Time) {
-	c.send(wire.Connect)
+	c.send(frame.Connect)
 	c.st.reconnects.Add(1)
 	c.sil.lastTry = now
 	c.sil.nextTry = now.Add(c.sil.backoff)

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 )
 
 // Update is one DATA update accepted by the sequence gate, filled in place by
@@ -36,7 +36,7 @@ type Update struct {
 	Silence time.Duration
 	// Resync is true when the counter restarted without a CONFIG (two
 	// updates in a row implausibly far from the sequence; see
-	// wire.SequenceGate) and the client follows the new sequence from this
+	// docs/udpstreamer.md, "Sequence counters") and the client follows the new sequence from this
 	// update. Lost then counts the new sequence's updates not delivered.
 	Resync bool
 
@@ -56,7 +56,7 @@ func (u *Update) Config() *Config { return u.cfg }
 // Config differs from the previous fill's or the payload buffer is short.
 func (u *Update) fill(cfg *Config, counter, lost uint32, payload []byte) error {
 	if len(payload) != cfg.PayloadSize {
-		return wire.ErrDataLength
+		return frame.ErrDataLength
 	}
 	if u.cfg != cfg {
 		n := len(cfg.Signals)
@@ -74,7 +74,7 @@ func (u *Update) fill(cfg *Config, counter, lost uint32, payload []byte) error {
 // Raw returns the wire bytes of signal i (little-endian elements of
 // Config().WireType(i)). It aliases Payload. It panics if i is out of range.
 func (u *Update) Raw(i int) []byte {
-	s := u.cfg.Slots[i]
+	s := u.cfg.slots[i]
 	return u.payloadBytes[s.Offset : s.Offset+s.Len : s.Offset+s.Len]
 }
 
@@ -92,7 +92,7 @@ func (u *Update) Float64s(i int) []float64 {
 	if u.valGen[i] == u.gen {
 		return dst
 	}
-	sl := u.cfg.Slots[i]
+	sl := u.cfg.slots[i]
 	if dst == nil {
 		dst = make([]float64, sl.Elements)
 		u.vals[i] = dst
@@ -111,7 +111,7 @@ func (u *Update) Float64s(i int) []float64 {
 // decoding the rest of the signal: for reading a few elements of a long
 // array. It panics if i or k is out of range or before the first update.
 func (u *Update) Float64At(i, k int) float64 {
-	sl := u.cfg.Slots[i]
+	sl := u.cfg.slots[i]
 	if k < 0 || k >= sl.Elements {
 		panic("udpstreamer/client: element index out of range")
 	}
@@ -130,7 +130,7 @@ func (u *Update) Float64At(i, k int) float64 {
 // out of range or before the first update.
 func (u *Update) TimeAt(i, k int) float64 {
 	s := &u.cfg.Signals[i]
-	if k < 0 || k >= u.cfg.Slots[i].Elements {
+	if k < 0 || k >= u.cfg.slots[i].Elements {
 		panic("udpstreamer/client: element index out of range")
 	}
 	perSecond := u.cfg.plans[i].timePerSecond
@@ -140,7 +140,7 @@ func (u *Update) TimeAt(i, k int) float64 {
 	case datasource.FirstSample:
 		return u.Float64At(int(s.TimeSignalIdx), 0)/perSecond + float64(k)/s.SamplingRate
 	case datasource.LastSample:
-		last := u.cfg.Slots[i].Elements - 1
+		last := u.cfg.slots[i].Elements - 1
 		return u.Float64At(int(s.TimeSignalIdx), 0)/perSecond - float64(last-k)/s.SamplingRate
 	}
 	return float64(u.HRT) / 1e9
@@ -158,7 +158,7 @@ type number interface {
 // quantised signal (use Float64s for those). It allocates only when dst lacks
 // capacity; it panics if i is out of range or before the first update.
 func appendValues[T number](dst []T, u *Update, i int) []T {
-	sl := u.cfg.Slots[i]
+	sl := u.cfg.slots[i]
 	return appendElems(dst, u.payloadBytes[sl.Offset:sl.Offset+sl.Len], sl.WireType)
 }
 

@@ -21,8 +21,8 @@ const NoTimeSignal uint32 = 0xFFFFFFFF
 const (
 	ConfigCountSize  = 4
 	ConfigRecordSize = 136
-	MaxNameLen       = 63 // bytes of a name, without its terminating NUL
-	MaxUnitLen       = 31 // bytes of a unit, without its terminating NUL
+	maxNameLen       = 63 // bytes of a name, without its terminating NUL
+	maxUnitLen       = 31 // bytes of a unit, without its terminating NUL
 )
 
 // Offsets inside one CONFIG record.
@@ -44,14 +44,14 @@ const (
 )
 
 // maxUpdatePayload is the largest payload one update can carry: 65535 fragments of
-// the largest chunk. Larger signal sets are rejected by ValidateSignals (as are
+// the largest chunk. Larger signal sets are rejected by validateSignals (as are
 // sets over math.MaxInt bytes on 32-bit platforms).
-const maxUpdatePayload = maxFragments * (MaxMaxPayloadSize - HeaderSize)
+const maxUpdatePayload = MaxFragments * (MaxMaxPayloadSize - HeaderSize)
 
 // maxUpdateInt also keeps sizes representable as int on 32-bit platforms.
 const maxUpdateInt = min(maxUpdatePayload, math.MaxInt)
 
-// ErrConfig is wrapped by every error of ValidateSignals, AppendConfig and ParseConfig.
+// ErrConfig is wrapped by every error of SignalErrors, AppendConfig and ParseConfig.
 var ErrConfig = errors.New("udpstreamer/wire: invalid CONFIG")
 
 // SignalInfo describes one signal as carried in a CONFIG record.
@@ -71,7 +71,7 @@ type SignalInfo struct {
 }
 
 // Elements is the element count, NumRows*NumCols. Meaningful only for a signal
-// that passed ValidateSignals or came from ParseConfig.
+// that AppendConfig accepts or that came from ParseConfig.
 func (s *SignalInfo) Elements() int { return int(s.NumRows) * int(s.NumCols) }
 
 // WireBytes is the size in bytes of the signal's slot in the DATA payload:
@@ -114,9 +114,9 @@ func (e *SignalError) Error() string {
 // Unwrap returns ErrConfig.
 func (e *SignalError) Unwrap() error { return ErrConfig }
 
-// ValidateSignals checks a signal set against the protocol's rules (see
+// validateSignals checks a signal set against the protocol's rules (see
 // SignalErrors) and returns the first broken one, or nil.
-func ValidateSignals(sigs []SignalInfo) error {
+func validateSignals(sigs []SignalInfo) error {
 	if len(sigs) == 0 {
 		return fmt.Errorf("%w: no signals", ErrConfig)
 	}
@@ -172,8 +172,8 @@ func (c *checker) strings() {
 	switch j, dup := c.names[s.Name]; {
 	case s.Name == "":
 		c.bad("Name", "must not be empty")
-	case len(s.Name) > MaxNameLen:
-		c.bad("Name", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", MaxNameLen, len(s.Name))
+	case len(s.Name) > maxNameLen:
+		c.bad("Name", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", maxNameLen, len(s.Name))
 	case strings.IndexByte(s.Name, 0) >= 0:
 		c.bad("Name", "must not contain a NUL byte")
 	case dup:
@@ -185,8 +185,8 @@ func (c *checker) strings() {
 		c.names[s.Name] = c.i
 	}
 	switch {
-	case len(s.Unit) > MaxUnitLen:
-		c.bad("Unit", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", MaxUnitLen, len(s.Unit))
+	case len(s.Unit) > maxUnitLen:
+		c.bad("Unit", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", maxUnitLen, len(s.Unit))
 	case strings.IndexByte(s.Unit, 0) >= 0:
 		c.bad("Unit", "must not contain a NUL byte")
 	}
@@ -285,10 +285,10 @@ func (c *checker) timing() {
 // ConfigSize is the size in bytes of the CONFIG payload for n signals.
 func ConfigSize(n int) int { return ConfigCountSize + ConfigRecordSize*n }
 
-// AppendConfig validates sigs with ValidateSignals and appends the CONFIG payload
+// AppendConfig checks sigs against the protocol's rules and appends the CONFIG payload
 // (4 + 136*len(sigs) bytes) to b. On error b is returned unchanged.
 func AppendConfig(b []byte, sigs []SignalInfo) ([]byte, error) {
-	if err := ValidateSignals(sigs); err != nil {
+	if err := validateSignals(sigs); err != nil {
 		return b, err
 	}
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(sigs)))
@@ -319,7 +319,7 @@ func appendRecord(b []byte, s *SignalInfo) []byte {
 
 // ParseConfig decodes a reassembled CONFIG payload. The payload must be exactly
 // 4 + 136*numSignals bytes, every string NUL-terminated inside its field, and the
-// result must pass ValidateSignals; anything else is an error wrapping ErrConfig.
+// result must pass the same rules; anything else is an error wrapping ErrConfig.
 // Bytes after a string's NUL are ignored. It allocates the result.
 func ParseConfig(b []byte) ([]SignalInfo, error) {
 	if len(b) < ConfigCountSize {
@@ -359,7 +359,7 @@ func ParseConfig(b []byte) ([]SignalInfo, error) {
 			Unit:          unit,
 		}
 	}
-	if err := ValidateSignals(sigs); err != nil {
+	if err := validateSignals(sigs); err != nil {
 		return nil, err
 	}
 	return sigs, nil

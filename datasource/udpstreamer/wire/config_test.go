@@ -102,20 +102,20 @@ func TestConfigQuantisedGolden(t *testing.T) {
 }
 
 func TestNameAndUnitLimits(t *testing.T) {
-	long := string(bytes.Repeat([]byte{'n'}, MaxNameLen))
-	sigs := []SignalInfo{{Name: long, Type: datasource.Uint8, NumRows: 1, NumCols: 1, TimeSignalIdx: NoTimeSignal, Unit: long[:MaxUnitLen]}}
+	long := string(bytes.Repeat([]byte{'n'}, maxNameLen))
+	sigs := []SignalInfo{{Name: long, Type: datasource.Uint8, NumRows: 1, NumCols: 1, TimeSignalIdx: NoTimeSignal, Unit: long[:maxUnitLen]}}
 	b, err := AppendConfig(nil, sigs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back, err := ParseConfig(b); err != nil || back[0].Name != long || back[0].Unit != long[:MaxUnitLen] {
+	if back, err := ParseConfig(b); err != nil || back[0].Name != long || back[0].Unit != long[:maxUnitLen] {
 		t.Fatalf("%v", err)
 	}
 	sigs[0].Name = long + "x"
 	if _, err := AppendConfig(nil, sigs); !errors.Is(err, ErrConfig) {
 		t.Fatalf("64-byte name: %v", err)
 	}
-	sigs[0].Name, sigs[0].Unit = "a", long[:MaxUnitLen+1]
+	sigs[0].Name, sigs[0].Unit = "a", long[:maxUnitLen+1]
 	if _, err := AppendConfig(nil, sigs); !errors.Is(err, ErrConfig) {
 		t.Fatalf("32-byte unit: %v", err)
 	}
@@ -125,7 +125,7 @@ func TestNameAndUnitLimits(t *testing.T) {
 // back, each naming its signal and the parameter a configuration spells.
 func TestSignalErrorsNameTheirParameter(t *testing.T) {
 	sigs := burstSignals()
-	sigs[0].Unit = strings.Repeat("u", MaxUnitLen+1)
+	sigs[0].Unit = strings.Repeat("u", maxUnitLen+1)
 	sigs[1].Quant, sigs[1].RangeMin, sigs[1].RangeMax = quant.Int16, 1, 1
 	sigs[1].SamplingRate = 0
 	var got []string
@@ -138,7 +138,7 @@ func TestSignalErrorsNameTheirParameter(t *testing.T) {
 	if want := []string{"0 Unit", "1 RangeMax", "1 SamplingRate"}; !slices.Equal(got, want) {
 		t.Errorf("errors at %v, want %v", got, want)
 	}
-	if err := ValidateSignals(sigs); err == nil || !strings.Contains(err.Error(), `signal 0 ("T0"): Unit: at most 31 bytes`) {
+	if err := validateSignals(sigs); err == nil || !strings.Contains(err.Error(), `signal 0 ("T0"): Unit: at most 31 bytes`) {
 		t.Errorf("ValidateSignals = %v, want the first of them", err)
 	}
 }
@@ -193,7 +193,7 @@ func TestValidateSignalsErrors(t *testing.T) {
 	}
 	for name, m := range cases {
 		sigs := m(burstSignals())
-		if err := ValidateSignals(sigs); !errors.Is(err, ErrConfig) {
+		if err := validateSignals(sigs); !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: ValidateSignals = %v", name, err)
 		}
 		if b, err := AppendConfig([]byte{1}, sigs); err == nil || len(b) != 1 {
@@ -202,7 +202,7 @@ func TestValidateSignalsErrors(t *testing.T) {
 	}
 	ok := burstSignals()
 	ok[1].TimeMode, ok[0].NumDimensions, ok[0].NumCols = datasource.FullArray, 1, 1000
-	if err := ValidateSignals(ok); err != nil {
+	if err := validateSignals(ok); err != nil {
 		t.Errorf("FullArray with 1000-element time signal: %v", err)
 	}
 }
@@ -257,7 +257,7 @@ func FuzzParseConfig(f *testing.F) {
 			}
 			return
 		}
-		if err := ValidateSignals(sigs); err != nil {
+		if err := validateSignals(sigs); err != nil {
 			t.Fatalf("parsed config fails validation: %v", err)
 		}
 		re, err := AppendConfig(nil, sigs)
@@ -273,7 +273,11 @@ func FuzzParseConfig(f *testing.F) {
 				t.Fatalf("round trip signal %d", i)
 			}
 		}
-		if n := DataPayloadSize(sigs); n < DataTimestampSize+len(sigs) || uint64(n) > maxUpdatePayload {
+		n := DataTimestampSize
+		for i := range sigs {
+			n += sigs[i].WireBytes()
+		}
+		if n < DataTimestampSize+len(sigs) || uint64(n) > maxUpdatePayload {
 			t.Fatalf("DataPayloadSize %d", n)
 		}
 	})

@@ -1,4 +1,4 @@
-package wire
+package frame
 
 import (
 	"bytes"
@@ -100,7 +100,7 @@ func TestChunkOfOne(t *testing.T) {
 	if _, err := NewLayout(65536, 18); !errors.Is(err, errTooManyFragments) {
 		t.Fatalf("NewLayout 65536 fragments: %v", err)
 	}
-	if big := uint64(maxUpdatePayload) + 1; big <= math.MaxInt {
+	if big := uint64(maxFragments*(MaxMaxPayloadSize-HeaderSize)) + 1; big <= math.MaxInt {
 		if _, err := NumFragments(int(big-1), 65507); err != nil {
 			t.Fatalf("largest payload: %v", err)
 		}

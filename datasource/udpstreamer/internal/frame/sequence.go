@@ -1,13 +1,12 @@
-package wire
+package frame
 
 // Bounds of a plausible DATA counter step (docs/udpstreamer.md, "Sequence
 // counters"). A counter further ahead of the last accepted one than
 // MaxCounterJump, or further behind than ReorderWindow, is not loss or
 // reordering but a restart of the sequence or a stray datagram.
 const (
-	MaxCounterJump = 1 << 20 // updates: beyond this a forward step is implausible
-	ReorderWindow  = 1 << 10 // updates: beyond this a backward step is implausible
-	resyncStep     = 16      // a second implausible counter at most this far past the first confirms a new sequence
+	ReorderWindow = 1 << 10 // updates: beyond this a backward step is implausible
+	resyncStep    = 16      // a second implausible counter at most this far past the first confirms a new sequence
 )
 
 // Verdict is what a SequenceGate decided about one update.

@@ -1,4 +1,4 @@
-package wire
+package frame
 
 import (
 	"encoding/binary"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 )
 
 func TestDataSlots(t *testing.T) {
@@ -42,13 +43,13 @@ func TestDataSlots(t *testing.T) {
 
 // FuzzDataSlots decodes an arbitrary DATA payload against a CONFIG.
 func FuzzDataSlots(f *testing.F) {
-	cfg, _ := AppendConfig(nil, burstSignals())
+	cfg, _ := wire.AppendConfig(nil, burstSignals())
 	f.Add(cfg, make([]byte, 4012))
-	cfg2, _ := AppendConfig(nil, scalarSignals())
+	cfg2, _ := wire.AppendConfig(nil, scalarSignals())
 	f.Add(cfg2, make([]byte, 14))
 	f.Add(cfg2, make([]byte, 13))
 	f.Fuzz(func(t *testing.T, config, payload []byte) {
-		sigs, err := ParseConfig(config)
+		sigs, err := wire.ParseConfig(config)
 		if err != nil {
 			return
 		}

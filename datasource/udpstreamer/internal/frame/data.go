@@ -1,4 +1,4 @@
-package wire
+package frame
 
 import (
 	"encoding/binary"
@@ -6,9 +6,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 )
-
-// DataTimestampSize is the size of the hrtTimestamp that starts every DATA payload.
-const DataTimestampSize = 8
 
 // ErrDataLength is returned when a DATA payload's length differs from the size the
 // CONFIG implies, or a slot lies outside the payload.

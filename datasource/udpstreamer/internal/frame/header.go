@@ -1,27 +1,12 @@
-// Package wire encodes and decodes the UDPStreamer wire protocol: headers, CONFIG and DATA payloads, fragmentation and reassembly, without doing any I/O.
+// Package frame is the UDPStreamer wire protocol below CONFIG: datagram headers, DATA payload slots, fragmentation and reassembly, and the sequence gate, without doing any I/O.
 //
-// Usage:
-//
-//  1. Server: validate the signals with ValidateSignals, build CONFIG with AppendConfig,
-//     size the DATA payload with DataPayloadSize and plan its datagrams with NewLayout.
-//     Every update is written straight into one preallocated wire buffer: the payload
-//     at Layout.WireOffset (or copied in with Layout.PutPayload), then
-//     Layout.PutHeaders once the counter is known.
-//  2. Client: ParseHeader every datagram, feed DATA and CONFIG fragments to one
-//     Reassembler each, ParseConfig the CONFIG payload, pass each DATA counter through a
-//     SequenceGate and read the signals through the Slot table from AppendSlots.
-//
-// A CONFIG record carries a signal's datasource.Type, datasource.TimeMode and
-// quant.WireType each as its own value in one byte.
-//
-// Every hot-path function here (headers, layout, reassembly, sequence gate) is
-// allocation-free; only CONFIG parsing and construction allocate.
-package wire
+// The producer writes updates with it and the client reads them; neither
+// is an API: a program receiving a stream uses the client package, and
+// the CONFIG message and the protocol's bounds are in the public wire
+// package.
+package frame
 
 import "encoding/binary"
-
-// HeaderSize is the size in bytes of the header that starts every datagram.
-const HeaderSize = 17
 
 // magic is the first header field, 'UDPS' in little-endian byte order.
 const magic uint32 = 0x53504455
@@ -35,17 +20,6 @@ const (
 	offTotalFragments = 11
 	offPayloadBytes   = 13
 )
-
-// MinMaxPayloadSize and MaxMaxPayloadSize bound MaxPayloadSize, the size of a whole
-// datagram including its header: at least one payload byte, at most the IPv4 UDP
-// payload limit.
-const (
-	MinMaxPayloadSize = HeaderSize + 1
-	MaxMaxPayloadSize = 65507
-)
-
-// maxFragments is the largest totalFragments a header can carry.
-const maxFragments = 0xFFFF
 
 // PacketType is the header's type field.
 type PacketType uint8
