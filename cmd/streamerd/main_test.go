@@ -19,9 +19,9 @@ import (
 	"testing"
 	"time"
 
-	rdclient "github.com/streamerd/streamerd/datasource/rd100s/client"
 	udpsclient "github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	rdclient "github.com/streamerd/streamerd/internal/rd100slink"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
 )

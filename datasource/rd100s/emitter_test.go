@@ -9,8 +9,8 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"github.com/streamerd/streamerd/datasource/rd100s/client"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
+	client "github.com/streamerd/streamerd/internal/rd100slink"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 

@@ -1,15 +1,15 @@
-package client_test
+package rd100slink_test
 
 import (
 	"fmt"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource/rd100s/client"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
+	"github.com/streamerd/streamerd/internal/rd100slink"
 )
 
 func ExampleMonitor() {
-	m := client.NewMonitor(client.MonitorConfig{})
+	m := rd100slink.NewMonitor(rd100slink.MonitorConfig{})
 	now := time.Now()
 	var b []byte
 	for _, seq := range []uint32{10, 11, 13, 12, 13} {

@@ -1,4 +1,4 @@
-// Package client receives an RD100S-ENC-UDP stream and monitors its link quality: timeouts, gaps, duplicates, reordering, restarts and a frozen position.
+// Package rd100slink receives an RD100S-ENC-UDP stream and monitors its link quality (timeouts, gaps, duplicates, reordering, restarts, a frozen position) for rd100smon, the scope and record.
 //
 // Usage:
 //  1. m := NewMonitor(MonitorConfig{}) holds the link state of one stream.
@@ -8,4 +8,4 @@
 //  3. m.Snapshot() returns the counters of section 7 of docs/rd100s.md.
 //
 // Monitor.Observe and Receiver.ReadOne do not allocate.
-package client
+package rd100slink

@@ -1,4 +1,4 @@
-package client
+package rd100slink
 
 import (
 	"context"
