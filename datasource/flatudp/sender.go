@@ -17,6 +17,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
 	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
+	"github.com/streamerd/streamerd/datasource/internal/sendpath"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
@@ -50,8 +51,8 @@ type Sender struct {
 	big     bool
 	sendBuf []byte // written by the sender thread only
 	conn    *net.UDPConn
-	out     *netthread.Sender // sends to dst; sender thread only
-	watch   *netthread.DestWatch
+	out     *sendpath.Sender // sends to dst; sender thread only
+	watch   *sendpath.DestWatch
 	t0      time.Time // origin of the watch's clock
 	thread  *netthread.Thread
 	// sendBuffer is the socket's send buffer as the kernel granted it.

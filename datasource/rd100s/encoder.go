@@ -16,6 +16,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
 	"github.com/streamerd/streamerd/datasource/internal/rules"
+	"github.com/streamerd/streamerd/datasource/internal/sendpath"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/rtsync"
@@ -55,9 +56,9 @@ type Encoder struct {
 	haveData bool
 
 	conn   *net.UDPConn
-	out    *netthread.Sender    // sends to dst; network thread only
-	watch  *netthread.DestWatch // ICMP port unreachable; network thread only
-	reach  chan bool            // receiver gone (true) or back, for logEvents
+	out    *sendpath.Sender    // sends to dst; network thread only
+	watch  *sendpath.DestWatch // ICMP port unreachable; network thread only
+	reach  chan bool           // receiver gone (true) or back, for logEvents
 	em     *emitter
 	thread *netthread.Thread
 	origin int64 // CLOCK_MONOTONIC ns at the emitter's start: the cadence grid

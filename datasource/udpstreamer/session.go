@@ -7,8 +7,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource/internal/sendpath"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	"github.com/streamerd/streamerd/netthread"
 )
 
 type controlKind uint8
@@ -53,7 +53,7 @@ func (s *Streamer) receive() {
 
 // onICMP queues the end of the session of a client whose port is
 // unreachable; the network thread checks it is still the client.
-func (s *Streamer) onICMP(e netthread.ICMPError) {
+func (s *Streamer) onICMP(e sendpath.ICMPError) {
 	if !e.PortUnreachable {
 		s.m.icmpOther.Inc()
 		return

@@ -18,6 +18,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
+	"github.com/streamerd/streamerd/datasource/internal/sendpath"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/netthread"
@@ -68,7 +69,7 @@ type Streamer struct {
 	wire        []byte
 	cfgLayout   frame.Layout
 	cfgWire     []byte // the CONFIG datagrams, built once; headers per send
-	sender      *netthread.Sender
+	sender      *sendpath.Sender
 	client      netip.AddrPort // zero when no session
 	counter     uint32         // DATA counter of the session
 	rawOff      int64          // CLOCK_MONOTONIC_RAW minus stamp clock, per drain
@@ -80,10 +81,10 @@ type Streamer struct {
 	tap         atomic.Pointer[Tap] // the in-process reader, if open
 
 	conn     *net.UDPConn
-	local    netip.AddrPort      // where conn is bound; guarded by statusMu
-	recvErrQ *netthread.ErrQueue // ICMP errors, read by the receive goroutine
-	netErrQ  *netthread.ErrQueue // the same queue, read by the network thread
-	onICMPFn func(netthread.ICMPError)
+	local    netip.AddrPort     // where conn is bound; guarded by statusMu
+	recvErrQ *sendpath.ErrQueue // ICMP errors, read by the receive goroutine
+	netErrQ  *sendpath.ErrQueue // the same queue, read by the network thread
+	onICMPFn func(sendpath.ICMPError)
 	heard    atomic.Int64 // when the client last sent a datagram, ns since epoch
 	sessLog  logLimiter   // network thread only
 	control  chan controlEvent
@@ -239,12 +240,12 @@ func (s *Streamer) open() error {
 		conn.Close()
 		return fmt.Errorf("datasource %q: socket buffers: %w", s.cfg.Name, err)
 	}
-	sender, err := netthread.NewSender(conn, s.cfg.SendMethod)
+	sender, err := sendpath.NewSender(conn, s.cfg.SendMethod)
 	if err == nil {
-		s.recvErrQ, err = netthread.EnableICMPErrors(conn)
+		s.recvErrQ, err = sendpath.EnableICMPErrors(conn)
 	}
 	if err == nil {
-		s.netErrQ, err = netthread.EnableICMPErrors(conn)
+		s.netErrQ, err = sendpath.EnableICMPErrors(conn)
 	}
 	if err != nil {
 		conn.Close()

@@ -1,6 +1,6 @@
 //go:build !linux || portable
 
-package netthread
+package sendpath
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 // kernel has no batched send calls here: only MethodSendto is available.
 type kernel struct{}
 
-var errNoBatching = errors.New("netthread: GSO and sendmmsg are Linux's")
+var errNoBatching = errors.New("GSO and sendmmsg are Linux's")
 
 func (*kernel) init(*net.UDPConn) error                { return nil }
 func (*kernel) probe() SendMethod                      { return MethodSendto }

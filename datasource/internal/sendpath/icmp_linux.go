@@ -1,6 +1,6 @@
 //go:build !portable
 
-package netthread
+package sendpath
 
 import (
 	"encoding/binary"

@@ -1,6 +1,6 @@
 //go:build !linux || portable
 
-package netthread
+package sendpath
 
 import "net"
 

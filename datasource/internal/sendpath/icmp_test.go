@@ -1,4 +1,4 @@
-package netthread
+package sendpath
 
 import (
 	"errors"
