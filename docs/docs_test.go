@@ -327,10 +327,14 @@ func TestStatusFieldsDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	udps, err := udpstreamer.New(udpstreamer.Config{Name: "U", Signals: []datasource.Signal{{Name: "A", Type: datasource.Uint8}}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rdStatus := reflect.TypeOf(rd.StatusReport())
 	events, _ := rdStatus.FieldByName("Events")
 	for _, ty := range []reflect.Type{reflect.TypeOf(app.Status{}), reflect.TypeOf(app.ThreadStatus{}), reflect.TypeOf(app.ForceStatus{}),
-		reflect.TypeOf(app.Event{}), reflect.TypeOf(udpstreamer.Status{}), reflect.TypeOf(flat.StatusReport()), rdStatus, events.Type.Elem()} {
+		reflect.TypeOf(app.Event{}), reflect.TypeOf(udps.StatusReport()), reflect.TypeOf(flat.StatusReport()), rdStatus, events.Type.Elem()} {
 		jsonFields(ty, fields)
 	}
 	// Degradations has its own JSON form.

@@ -139,8 +139,8 @@ func TestConnectStormFromOutsideAllowedClients(t *testing.T) {
 	}
 	waitFor(t, func() bool { return s.m.refused.Get() > 100 })
 	runtime.ReadMemStats(&ms1)
-	if s.Status().Client != c.conn.LocalAddr().String() {
-		t.Errorf("session moved to %s", s.Status().Client)
+	if s.snapshot().Client != c.conn.LocalAddr().String() {
+		t.Errorf("session moved to %s", s.snapshot().Client)
 	}
 	if grow := int64(ms1.HeapInuse) - int64(ms0.HeapInuse); grow > 8<<20 {
 		t.Errorf("heap grew %d bytes during the storm", grow)

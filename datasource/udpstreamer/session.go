@@ -59,7 +59,7 @@ func (s *Streamer) onICMP(e sendpath.ICMPError) {
 		return
 	}
 	s.m.icmpUnreachable.Inc()
-	if e.Dst == s.currentClient() {
+	if e.Dst == s.Client() {
 		s.queue(controlEvent{kind: unreachable, from: e.Dst})
 	}
 }
@@ -71,7 +71,7 @@ func (s *Streamer) handleDatagram(b []byte, from netip.AddrPort) {
 		s.m.badDatagram(err).Inc()
 		return
 	}
-	client := s.currentClient()
+	client := s.Client()
 	if from == client {
 		s.heard.Store(int64(time.Since(s.epoch)))
 	}
@@ -125,8 +125,10 @@ func (s *Streamer) queue(ev controlEvent) {
 	}
 }
 
-// currentClient returns the session's client (zero without a session).
-func (s *Streamer) currentClient() netip.AddrPort {
+// Client returns the address of the client holding the session, the zero
+// AddrPort while none does: a program that streams only while someone
+// listens waits for it to be valid. Any goroutine.
+func (s *Streamer) Client() netip.AddrPort {
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
 	return s.clientCopy

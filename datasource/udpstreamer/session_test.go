@@ -27,12 +27,12 @@ func TestSessionPolicyFirst(t *testing.T) {
 	if _, _, err := b.conn.ReadFromUDPAddrPort(b.buf); err == nil {
 		t.Fatal("the refused client got an answer")
 	}
-	if st := s.Status(); st.Client != a.conn.LocalAddr().String() || s.m.replaced.Get() != 0 {
+	if st := s.snapshot(); st.Client != a.conn.LocalAddr().String() || s.m.replaced.Get() != 0 {
 		t.Fatalf("session moved: %+v", st)
 	}
 	a.connect() // the client itself may CONNECT again
 	a.send(frame.Disconnect)
-	waitFor(t, func() bool { return !s.Status().Connected })
+	waitFor(t, func() bool { return !s.snapshot().Connected })
 	b.connect()
 	b.expect(5)
 }
@@ -52,8 +52,8 @@ func TestSessionTimeoutLetsAnotherIn(t *testing.T) {
 		b.send(frame.Connect)
 		time.Sleep(50 * time.Millisecond)
 	}
-	if s.m.connectsRefused.Get() != 6 || s.Status().Client != a.conn.LocalAddr().String() {
-		t.Fatalf("refused %d, status %+v", s.m.connectsRefused.Get(), s.Status())
+	if s.m.connectsRefused.Get() != 6 || s.snapshot().Client != a.conn.LocalAddr().String() {
+		t.Fatalf("refused %d, status %+v", s.m.connectsRefused.Get(), s.snapshot())
 	}
 	time.Sleep(1200 * time.Millisecond) // a goes silent
 	b.connect()
@@ -74,7 +74,7 @@ func TestConnectWithPayloadIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { return s.m.badConnectPayload.Get() == 1 })
-	if s.Status().Connected || s.m.connects.Get() != 0 {
+	if s.snapshot().Connected || s.m.connects.Get() != 0 {
 		t.Error("a CONNECT with a payload started a session")
 	}
 }

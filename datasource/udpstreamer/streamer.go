@@ -92,7 +92,7 @@ type Streamer struct {
 	recvDone chan struct{}
 
 	statusMu sync.Mutex // guards status and clientCopy, written on session changes
-	status   Status
+	status   statusReport
 	// clientCopy is the session's client for the receive goroutine.
 	clientCopy netip.AddrPort
 
@@ -101,8 +101,9 @@ type Streamer struct {
 	beforeTake func()
 }
 
-// Status is a snapshot of the datasource for /status.
-type Status struct {
+// statusReport is a snapshot of the datasource for /status
+// (docs/status.md names every field).
+type statusReport struct {
 	Name       string `json:"name"`
 	Class      string `json:"class"`
 	Listen     string `json:"listen"`
@@ -142,7 +143,7 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 		control: make(chan controlEvent, controlQueue),
 		epoch:   time.Now(),
 	}
-	s.status = Status{Name: c.Name, Class: "UDPStreamer"}
+	s.status = statusReport{Name: c.Name, Class: "UDPStreamer"}
 	s.onICMPFn = s.onICMP
 	s.clock.mono = func() int64 { return int64(time.Since(s.epoch)) }
 	s.clock.raw = cpu.MonotonicRawNanos
@@ -376,16 +377,16 @@ func (s *Streamer) close(lifecycle.State) error {
 	return err
 }
 
-// Status returns a snapshot for /status.
-func (s *Streamer) Status() Status {
+// snapshot returns a snapshot for /status.
+func (s *Streamer) snapshot() statusReport {
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
 	return s.status
 }
 
-// StatusReport returns Status as an any, for a program that lists
+// StatusReport returns a snapshot to encode as JSON, for a program that lists
 // producers of every class together (streamerd's /status).
-func (s *Streamer) StatusReport() any { return s.Status() }
+func (s *Streamer) StatusReport() any { return s.snapshot() }
 
 // Describe returns one line on the DATA datagrams for a layout listing
 // (streamerd -describe); valid after AllocateMemory.

@@ -236,7 +236,7 @@ func TestReconnectFromNewPortGetsConfigAndFreshCounter(t *testing.T) {
 	if _, _, _, err := a.next(100 * time.Millisecond); err == nil {
 		t.Error("replaced client still receives DATA")
 	}
-	if got := s.Status(); !got.Connected || got.Client != b.conn.LocalAddr().String() {
+	if got := s.snapshot(); !got.Connected || got.Client != b.conn.LocalAddr().String() {
 		t.Errorf("status %+v", got)
 	}
 }
@@ -254,7 +254,7 @@ func TestDisconnectOnlyFromClient(t *testing.T) {
 		}
 	}
 	c.send(frame.Disconnect)
-	waitFor(t, func() bool { return !s.Status().Connected })
+	waitFor(t, func() bool { return !s.snapshot().Connected })
 	if s.m.disconnects.Get() != 1 {
 		t.Errorf("disconnects %d", s.m.disconnects.Get())
 	}
@@ -267,7 +267,7 @@ func TestAllowedClientsRefusesOthers(t *testing.T) {
 	c := newRawClient(t, s.LocalAddr())
 	c.send(frame.Connect)
 	waitFor(t, func() bool { return s.m.refused.Get() == 1 })
-	if s.Status().Connected {
+	if s.snapshot().Connected {
 		t.Error("refused client connected")
 	}
 	c.conn.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
@@ -316,7 +316,7 @@ func TestGarbageChangesNothingForTheClient(t *testing.T) {
 		}
 		prevCtr = ctr
 	}
-	if got := s.Status().Client; got != c.conn.LocalAddr().String() {
+	if got := s.snapshot().Client; got != c.conn.LocalAddr().String() {
 		t.Errorf("client changed to %s", got)
 	}
 	m := s.m
@@ -338,7 +338,7 @@ func TestVanishedClientEndsSession(t *testing.T) {
 	drive(t, s, 500*time.Microsecond)
 	gone := connected(t, s)
 	gone.conn.Close() // the kernel now answers with ICMP port unreachable
-	waitFor(t, func() bool { return s.m.clientsUnreachable.Get() == 1 && !s.Status().Connected })
+	waitFor(t, func() bool { return s.m.clientsUnreachable.Get() == 1 && !s.snapshot().Connected })
 	before := s.m.noClient.Get()
 	waitFor(t, func() bool { return s.m.noClient.Get() > before+20 })
 	if n := strings.Count(log.String(), "unreachable (ICMP port unreachable)"); n != 1 {

@@ -91,7 +91,7 @@ func TestRecordUDPStreamerLive(t *testing.T) {
 	s := startStreamer(t, liveSignals(), 256)
 	path := filepath.Join(t.TempDir(), "live.parquet")
 	sess, stop := runSession(t, &UDPStreamerSource{Server: s.LocalAddr().String(), Codes: true}, Options{Path: path, RowGroupBytes: 4 << 10})
-	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Status().Connected })
+	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Client().IsValid() })
 	const n = 500
 	for i := range n {
 		publish(s, i)

@@ -30,6 +30,7 @@
 package replay
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -288,19 +289,40 @@ func (r *Replay) Stats() Stats {
 	return Stats{Rows: r.rows.Load(), Lost: r.lost.Load(), Loops: r.loops.Load(), Late: r.late.Load()}
 }
 
-// Status is the Replay's snapshot for /status: the Streamer's and the
-// replay's own.
+// Status is the Replay's snapshot for /status: the Streamer's fields
+// (its StatusReport), then the replay's own.
 type Status struct {
-	udpstreamer.Status
-	File  string `json:"file"`
-	Speed string `json:"speed"`
-	Loop  bool   `json:"loop"`
+	Streamer any    `json:"-"`
+	File     string `json:"file"`
+	Speed    string `json:"speed"`
+	Loop     bool   `json:"loop"`
 	Stats
+}
+
+// MarshalJSON writes one object: the Streamer's fields, then the
+// replay's.
+func (s Status) MarshalJSON() ([]byte, error) {
+	type own Status // without this method
+	a, err := json.Marshal(s.Streamer)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(own(s))
+	if err != nil {
+		return nil, err
+	}
+	if len(a) < 2 || a[0] != '{' || len(b) < 2 || b[0] != '{' {
+		return nil, fmt.Errorf("replay status: %s and %s are not two objects", a, b)
+	}
+	if len(a) == 2 { // {}
+		return b, nil
+	}
+	return append(append(a[:len(a)-1], ','), b[1:]...), nil
 }
 
 // StatusReport returns Status as an any.
 func (r *Replay) StatusReport() any {
-	return Status{Status: r.s.Status(), File: r.file.Path, Speed: speedText(r.opts.Speed), Loop: r.opts.Loop, Stats: r.Stats()}
+	return Status{Streamer: r.s.StatusReport(), File: r.file.Path, Speed: speedText(r.opts.Speed), Loop: r.opts.Loop, Stats: r.Stats()}
 }
 
 // Describe returns one line on the datagrams.
@@ -385,7 +407,7 @@ func (r *Replay) play(stop <-chan struct{}) {
 
 // waitClient waits until a client holds the session; false on stop.
 func (r *Replay) waitClient(stop <-chan struct{}) bool {
-	for !r.s.Status().Connected {
+	for !r.s.Client().IsValid() {
 		if !sleepFor(10*time.Millisecond, stop) {
 			return false
 		}

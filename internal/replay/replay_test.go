@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -147,7 +148,7 @@ func TestRoundTrip(t *testing.T) {
 
 	s := live(t)
 	sessA, stopA := recordFrom(t, s.LocalAddr().String(), a)
-	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Status().Connected })
+	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Client().IsValid() })
 	const n = 300
 	for i := range n {
 		cycle(s, i, gapAt[i])
@@ -214,7 +215,7 @@ func TestReplayLoopsAndStops(t *testing.T) {
 	a := filepath.Join(t.TempDir(), "a.parquet")
 	s := live(t)
 	sess, stop := recordFrom(t, s.LocalAddr().String(), a)
-	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Status().Connected })
+	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Client().IsValid() })
 	for i := range 20 {
 		cycle(s, i, 0)
 	}
@@ -255,7 +256,7 @@ func TestBadFilesNameTheFileAndTheProblem(t *testing.T) {
 	good := filepath.Join(dir, "good.parquet")
 	s := live(t)
 	sess, stop := recordFrom(t, s.LocalAddr().String(), good)
-	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Status().Connected })
+	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Client().IsValid() })
 	for i := range 50 {
 		cycle(s, i, 0)
 	}
@@ -287,5 +288,21 @@ func TestBadFilesNameTheFileAndTheProblem(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.path) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want an error naming it and saying %q", filepath.Base(c.path), err, c.want)
 		}
+	}
+}
+
+// TestStatusJSONIsOneObject: /status shows a replay as one object, the
+// Streamer's fields then the replay's.
+func TestStatusJSONIsOneObject(t *testing.T) {
+	b, err := json.Marshal(Status{Streamer: map[string]any{"name": "R", "connected": true}, File: "f.parquet", Speed: "1", Stats: Stats{Rows: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	if m["name"] != "R" || m["connected"] != true || m["file"] != "f.parquet" || m["Rows"] != 3.0 {
+		t.Errorf("%s", b)
 	}
 }
