@@ -183,7 +183,7 @@ func Validate(cfg *Config) error {
 	// passed the rules above.
 	for _, se := range wire.SignalErrors(signalInfos(c.Signals)) {
 		if !e.Failed(se.Index) {
-			e.Signal(se.Index, se.Field, "%s", se.Rule)
+			e.Signal(se.Index, se.Parameter, "%s", se.Rule)
 		}
 	}
 	if e.Len() == 0 {

@@ -69,7 +69,7 @@ const (
 	defaultReadBuffer     = 8 << 20
 	defaultMaxInFlight    = 4
 	defaultMaxDataSize    = 16 << 20
-	defaultMaxConfigSize  = 4 + 4096*136 // wire.ConfigSize(4096): 4096 signals
+	defaultMaxConfigSize  = 4 + 4096*136 // 4096 signals (a test checks wire.ConfigSize(4096))
 )
 
 // Options configures Dial. The zero value gives the defaults.
@@ -355,16 +355,18 @@ func (c *Client) addConfig(h frame.Header, frag []byte) ([]byte, error) {
 // MaxConfigSize: its signal count when it is the first fragment, else a
 // lower bound of its size.
 func (c *Client) configTooLarge(h frame.Header, frag []byte) error {
+	// A CONFIG is a uint32 count, then one fixed-size record per signal.
+	count, record := wire.ConfigSize(0), wire.ConfigSize(1)-wire.ConfigSize(0)
 	limit := fmt.Sprintf("Options.MaxConfigSize is %d bytes (%d signals)",
-		c.opts.MaxConfigSize, (c.opts.MaxConfigSize-wire.ConfigCountSize)/wire.ConfigRecordSize)
+		c.opts.MaxConfigSize, (c.opts.MaxConfigSize-count)/record)
 	size := uint64(len(frag))
 	if h.FragmentIdx+1 < h.TotalFragments {
 		size = uint64(h.TotalFragments-1)*uint64(len(frag)) + 1
 	}
 	what := fmt.Sprintf("at least %d bytes in %d fragments", size, h.TotalFragments)
-	if h.FragmentIdx == 0 && len(frag) >= wire.ConfigCountSize {
+	if h.FragmentIdx == 0 && len(frag) >= count {
 		n := binary.LittleEndian.Uint32(frag)
-		what = fmt.Sprintf("%d signals, %d bytes", n, wire.ConfigCountSize+uint64(n)*wire.ConfigRecordSize)
+		what = fmt.Sprintf("%d signals, %d bytes", n, uint64(count)+uint64(n)*uint64(record))
 	}
 	return fmt.Errorf("udpstreamer/client: server %v: %w: its CONFIG has %s; %s", c.server, ErrUnsupportedConfig, what, limit)
 }

@@ -19,8 +19,8 @@ const NoTimeSignal uint32 = 0xFFFFFFFF
 
 // CONFIG layout: a uint32 signal count, then one fixed-size record per signal.
 const (
-	ConfigCountSize  = 4
-	ConfigRecordSize = 136
+	configCountSize  = 4
+	configRecordSize = 136
 	maxNameLen       = 63 // bytes of a name, without its terminating NUL
 	maxUnitLen       = 31 // bytes of a unit, without its terminating NUL
 )
@@ -95,24 +95,24 @@ func (s *SignalInfo) Shape() string {
 	return "[" + strconv.FormatUint(uint64(s.NumRows), 10) + "x" + strconv.FormatUint(uint64(s.NumCols), 10) + "]"
 }
 
-// SignalError is a CONFIG record that breaks a rule of the protocol. Field
+// signalError is a CONFIG record that breaks a rule of the protocol. Field
 // names the rule's parameter as a datasource configuration spells it (Name,
 // Unit, Type, QuantizedType, RangeMin, RangeMax, NumberOfDimensions,
 // NumberOfElements, TimeMode, TimeSignal, SamplingRate), so a producer can
 // report it at its key. It wraps ErrConfig.
-type SignalError struct {
+type signalError struct {
 	Index int    // in CONFIG order
 	Name  string // the signal's name
 	Field string
 	Rule  string
 }
 
-func (e *SignalError) Error() string {
+func (e *signalError) Error() string {
 	return fmt.Sprintf("%v: signal %d (%q): %s: %s", ErrConfig, e.Index, e.Name, e.Field, e.Rule)
 }
 
 // Unwrap returns ErrConfig.
-func (e *SignalError) Unwrap() error { return ErrConfig }
+func (e *signalError) Unwrap() error { return ErrConfig }
 
 // validateSignals checks a signal set against the protocol's rules (see
 // SignalErrors) and returns the first broken one, or nil.
@@ -123,20 +123,39 @@ func validateSignals(sigs []SignalInfo) error {
 	if uint64(len(sigs)) > math.MaxUint32 {
 		return fmt.Errorf("%w: too many signals", ErrConfig)
 	}
-	if errs := SignalErrors(sigs); len(errs) > 0 {
+	if errs := signalErrors(sigs); len(errs) > 0 {
 		return errs[0]
 	}
 	return nil
 }
 
-// SignalErrors returns every broken rule of the signals of a set, in CONFIG
+// SignalErrors returns every broken rule of the signals of a set, as
+// ConfigErrors a producer's Validate completes with its name: Index is
+// the signal's, Parameter the rule's parameter as a datasource
+// configuration spells it (Name, Unit, Type, QuantizedType, RangeMin,
+// RangeMax, NumberOfDimensions, NumberOfElements, TimeMode, TimeSignal,
+// SamplingRate). The rules: names and units fit their NUL-terminated
+// fields, names are non-empty and unique, codes are defined, dimensions
+// follow the scalar/vector/matrix rules, quantisation is on float signals
+// with a finite increasing range, time signals exist and have the right
+// element count, and the DATA payload fits in one update. It allocates
+// only for broken rules.
+func SignalErrors(sigs []SignalInfo) []*datasource.ConfigError {
+	var out []*datasource.ConfigError
+	for _, e := range signalErrors(sigs) {
+		out = append(out, &datasource.ConfigError{Signal: e.Name, Index: e.Index, Parameter: e.Field, Rule: e.Rule})
+	}
+	return out
+}
+
+// signalErrors returns every broken rule of the signals of a set, in CONFIG
 // order: names and units fit their NUL-terminated fields, names are
 // non-empty and unique, codes are defined, dimensions follow the
 // scalar/vector/matrix rules, quantisation is on float signals with a
 // finite increasing range, time signals exist and have the right element
 // count, and the DATA payload fits in one update. It allocates only for
 // broken rules.
-func SignalErrors(sigs []SignalInfo) []*SignalError {
+func signalErrors(sigs []SignalInfo) []*signalError {
 	c := checker{sigs: sigs}
 	total := uint64(DataTimestampSize)
 	for i := range sigs {
@@ -158,11 +177,11 @@ type checker struct {
 	sigs  []SignalInfo
 	i     int
 	names map[string]int
-	errs  []*SignalError
+	errs  []*signalError
 }
 
 func (c *checker) bad(field, format string, args ...any) {
-	c.errs = append(c.errs, &SignalError{Index: c.i, Name: c.sigs[c.i].Name, Field: field, Rule: fmt.Sprintf(format, args...)})
+	c.errs = append(c.errs, &signalError{Index: c.i, Name: c.sigs[c.i].Name, Field: field, Rule: fmt.Sprintf(format, args...)})
 }
 
 // strings checks the name and the unit: present, unique, and fitting their
@@ -283,7 +302,7 @@ func (c *checker) timing() {
 }
 
 // ConfigSize is the size in bytes of the CONFIG payload for n signals.
-func ConfigSize(n int) int { return ConfigCountSize + ConfigRecordSize*n }
+func ConfigSize(n int) int { return configCountSize + configRecordSize*n }
 
 // AppendConfig checks sigs against the protocol's rules and appends the CONFIG payload
 // (4 + 136*len(sigs) bytes) to b. On error b is returned unchanged.
@@ -300,7 +319,7 @@ func AppendConfig(b []byte, sigs []SignalInfo) ([]byte, error) {
 
 func appendRecord(b []byte, s *SignalInfo) []byte {
 	start := len(b)
-	b = append(b, make([]byte, ConfigRecordSize)...)
+	b = append(b, make([]byte, configRecordSize)...)
 	r := b[start:]
 	copy(r[recName:recName+recNameSize], s.Name)
 	r[recType] = byte(s.Type)
@@ -322,19 +341,19 @@ func appendRecord(b []byte, s *SignalInfo) []byte {
 // result must pass the same rules; anything else is an error wrapping ErrConfig.
 // Bytes after a string's NUL are ignored. It allocates the result.
 func ParseConfig(b []byte) ([]SignalInfo, error) {
-	if len(b) < ConfigCountSize {
+	if len(b) < configCountSize {
 		return nil, fmt.Errorf("%w: %d bytes, shorter than the signal count", ErrConfig, len(b))
 	}
 	n := uint64(binary.LittleEndian.Uint32(b))
 	if n == 0 {
 		return nil, fmt.Errorf("%w: no signals", ErrConfig)
 	}
-	if uint64(len(b)-ConfigCountSize) != n*ConfigRecordSize {
-		return nil, fmt.Errorf("%w: %d bytes for %d signals, want %d", ErrConfig, len(b), n, ConfigCountSize+n*ConfigRecordSize)
+	if uint64(len(b)-configCountSize) != n*configRecordSize {
+		return nil, fmt.Errorf("%w: %d bytes for %d signals, want %d", ErrConfig, len(b), n, configCountSize+n*configRecordSize)
 	}
 	sigs := make([]SignalInfo, n)
 	for i := range sigs {
-		r := b[ConfigCountSize+i*ConfigRecordSize:][:ConfigRecordSize]
+		r := b[configCountSize+i*configRecordSize:][:configRecordSize]
 		s := &sigs[i]
 		name, ok := cString(r[recName : recName+recNameSize])
 		if !ok {

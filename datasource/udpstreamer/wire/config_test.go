@@ -65,7 +65,7 @@ func TestConfigGolden(t *testing.T) {
 		[]byte{0x00, 0x00, 0x00, 0x00},             // timeSignalIdx 0
 		[]byte{'V'}, zeros(31),
 	)
-	if len(want) != 4+2*ConfigRecordSize {
+	if len(want) != 4+2*configRecordSize {
 		t.Fatalf("golden is %d bytes", len(want))
 	}
 	got, err := AppendConfig([]byte{0xAA}, burstSignals())
@@ -89,7 +89,7 @@ func TestConfigQuantisedGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := b[4+ConfigRecordSize:]
+	r := b[4+configRecordSize:]
 	want := cat([]byte{0x08, 0x03, 0x00}, []byte{1, 0, 0, 0}, []byte{1, 0, 0, 0},
 		[]byte{0, 0, 0, 0, 0, 0, 0x24, 0xc0}, []byte{0, 0, 0, 0, 0, 0, 0x24, 0x40})
 	if !bytes.Equal(r[64:91], want) {
@@ -129,7 +129,7 @@ func TestSignalErrorsNameTheirParameter(t *testing.T) {
 	sigs[1].Quant, sigs[1].RangeMin, sigs[1].RangeMax = quant.Int16, 1, 1
 	sigs[1].SamplingRate = 0
 	var got []string
-	for _, e := range SignalErrors(sigs) {
+	for _, e := range signalErrors(sigs) {
 		if !errors.Is(e, ErrConfig) || e.Name != sigs[e.Index].Name {
 			t.Errorf("%v: not an ErrConfig of its signal", e)
 		}
@@ -147,7 +147,7 @@ func TestSignalErrorsNameTheirParameter(t *testing.T) {
 func TestChar8Refused(t *testing.T) {
 	sigs := burstSignals()
 	sigs[1].Type = datasource.Char8
-	errs := SignalErrors(sigs)
+	errs := signalErrors(sigs)
 	if len(errs) != 1 || errs[0].Field != "Type" || !strings.Contains(errs[0].Error(), "char8 has no UDPStreamer type code") {
 		t.Errorf("SignalErrors = %v", errs)
 	}
@@ -224,8 +224,8 @@ func TestParseConfigErrors(t *testing.T) {
 		"name no NUL":    mut(func(b []byte) []byte { copy(b[4:], bytes.Repeat([]byte{'x'}, 64)); return b }),
 		"unit no NUL":    mut(func(b []byte) []byte { copy(b[4+104:], bytes.Repeat([]byte{'x'}, 32)); return b }),
 		"type code 200":  mut(func(b []byte) []byte { b[4+64] = 200; return b }),
-		"rows*cols == 0": mut(func(b []byte) []byte { b[4+ConfigRecordSize+71] = 0; b[4+ConfigRecordSize+72] = 0; return b }),
-		"ts idx 2":       mut(func(b []byte) []byte { b[4+ConfigRecordSize+100] = 2; return b }),
+		"rows*cols == 0": mut(func(b []byte) []byte { b[4+configRecordSize+71] = 0; b[4+configRecordSize+72] = 0; return b }),
+		"ts idx 2":       mut(func(b []byte) []byte { b[4+configRecordSize+100] = 2; return b }),
 		"quant on int":   mut(func(b []byte) []byte { b[4+65] = 1; return b }),
 	}
 	for name, b := range cases {
