@@ -51,11 +51,6 @@ func TestWireCodes(t *testing.T) {
 			t.Errorf("%s is code %d, want %d", name, ty, i)
 		}
 	}
-	for q, want := range map[quant.WireType]Type{quant.None: Float64, quant.Uint8: Uint8, quant.Int8: Int8, quant.Uint16: Uint16, quant.Int16: Int16, 5: Float64} {
-		if got := Float64.Quantized(q); got != want {
-			t.Errorf("Float64.Quantized(%v) = %v, want %v", q, got, want)
-		}
-	}
 	if quant.Int16 != 4 || !quant.Int16.Valid() || quant.WireType(5).Valid() {
 		t.Error("quantisation codes moved")
 	}

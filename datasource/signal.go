@@ -42,18 +42,6 @@ func (s *Signal) Elements() int {
 // ByteSize returns the size of the signal in signal memory.
 func (s *Signal) ByteSize() int { return s.Elements() * s.Type.Size() }
 
-// Shape returns rows and columns as the UDPStreamer CONFIG record carries
-// them: 1×1 for a scalar, 1×N for a 1-D array, Rows×Cols for a matrix.
-func (s *Signal) Shape() (rows, cols int) {
-	switch s.NumberOfDimensions {
-	case 0:
-		return 1, 1
-	case 1:
-		return 1, s.NumberOfElements
-	}
-	return s.Rows, s.Cols
-}
-
 // MaxElements bounds the element count of one signal; it keeps the arithmetic
 // of sizes far from overflow and is far above any datagram limit.
 const MaxElements = 1 << 24

@@ -139,7 +139,7 @@ func BenchmarkEncodeTies(b *testing.B) {
 			q := mustNew(b, w, -1, 1)
 			src := make([]float32, benchN)
 			for i := range src {
-				c := q.MinCode() + rng.Int32N(q.MaxCode()-q.MinCode())
+				c := q.minCode() + rng.Int32N(q.maxCode()-q.minCode())
 				src[i] = float32((q.Value(c) + q.Value(c+1)) / 2)
 			}
 			dst := make([]byte, benchN*w.Size())

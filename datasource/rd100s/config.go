@@ -195,8 +195,8 @@ func (c *Config) checkMapping(e *rules.ConfigErrors) {
 			}
 			continue
 		}
-		i := rules.Index(c.Signals, m.name)
-		if i < 0 {
+		i, ok := e.Lookup(m.name)
+		if !ok {
 			e.Param(m.key, "names no signal of this datasource: %q", m.name)
 			continue
 		}

@@ -34,9 +34,10 @@ func newSigRefs(c *Config) sigRefs {
 	for i := range c.Signals {
 		off[i+1] = off[i] + c.Signals[i].ByteSize()
 	}
+	names := rules.Names(c.Signals)
 	ref := func(name string, u Unit) sigRef {
-		i := rules.Index(c.Signals, name)
-		if name == "" || i < 0 {
+		i, ok := names[name]
+		if name == "" || !ok {
 			return sigRef{}
 		}
 		return sigRef{off: off[i], end: off[i+1], typ: c.Signals[i].Type, unit: u, ok: true}

@@ -234,7 +234,7 @@ func checkTimeSignal(e *rules.ConfigErrors, i int) {
 		}
 	case s.TimeSignal == "":
 		e.Signal(i, "TimeSignal", "is required when TimeMode is %v", s.TimeMode)
-	case rules.Index(e.Signals, s.TimeSignal) < 0:
+	case !found(e.Lookup(s.TimeSignal)):
 		e.Signal(i, "TimeSignal", "names no signal of this datasource: %q", s.TimeSignal)
 	}
 	if s.TimeMode.Valid() && s.TimeMode.NeedsTimeSignal() && s.Elements() < 2 {
@@ -242,12 +242,23 @@ func checkTimeSignal(e *rules.ConfigErrors, i int) {
 	}
 }
 
-// signalInfos converts validated signals to their CONFIG records.
+func found(_ int, ok bool) bool { return ok }
+
+// signalInfos converts validated signals to their CONFIG records. A
+// record's shape is 1×1 for a scalar, 1×N for a 1-D array, Rows×Cols for
+// a matrix.
 func signalInfos(sigs []datasource.Signal) []wire.SignalInfo {
 	infos := make([]wire.SignalInfo, len(sigs))
+	names := rules.Names(sigs)
 	for i := range sigs {
 		s := &sigs[i]
-		rows, cols := s.Shape()
+		rows, cols := 1, s.Elements()
+		switch s.NumberOfDimensions {
+		case 0:
+			cols = 1
+		case 2:
+			rows, cols = s.Rows, s.Cols
+		}
 		info := wire.SignalInfo{
 			Name:          s.Name,
 			Type:          s.Type,
@@ -263,7 +274,7 @@ func signalInfos(sigs []datasource.Signal) []wire.SignalInfo {
 			Unit:          s.Unit,
 		}
 		if s.TimeMode != datasource.PacketTime {
-			info.TimeSignalIdx = uint32(rules.Index(sigs, s.TimeSignal))
+			info.TimeSignalIdx = uint32(names[s.TimeSignal])
 		}
 		infos[i] = info
 	}

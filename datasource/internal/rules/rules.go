@@ -28,6 +28,7 @@ type ConfigErrors struct {
 	DataSource string
 	Signals    []datasource.Signal
 	errs       []error
+	names      map[string]int // Lookup's
 }
 
 // Param records a broken rule of datasource-level parameter p.
@@ -130,14 +131,26 @@ func ValidateSignals(ds string, sigs []datasource.Signal) error {
 	return errors.Join(errs...)
 }
 
-// Index returns the index of the signal named name, or -1.
-func Index(sigs []datasource.Signal, name string) int {
+// Names maps every signal name of sigs to its index (the first, should a
+// name repeat), so a lookup by name costs O(1) after one O(n) pass.
+func Names(sigs []datasource.Signal) map[string]int {
+	m := make(map[string]int, len(sigs))
 	for i := range sigs {
-		if sigs[i].Name == name {
-			return i
+		if _, dup := m[sigs[i].Name]; !dup {
+			m[sigs[i].Name] = i
 		}
 	}
-	return -1
+	return m
+}
+
+// Lookup returns the index of the signal of e.Signals named name; the
+// names are mapped once, at the first call.
+func (e *ConfigErrors) Lookup(name string) (int, bool) {
+	if e.names == nil {
+		e.names = Names(e.Signals)
+	}
+	i, ok := e.names[name]
+	return i, ok
 }
 
 // CheckAllocate returns the error AllocateMemory of datasource name

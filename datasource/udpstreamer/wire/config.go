@@ -80,7 +80,24 @@ func (s *SignalInfo) WireBytes() int { return s.Elements() * s.WireType().Size()
 
 // WireType is the type of one element in the DATA payload: Type, or the
 // integer type Quant names when the signal is quantised.
-func (s *SignalInfo) WireType() datasource.Type { return s.Type.Quantized(s.Quant) }
+func (s *SignalInfo) WireType() datasource.Type { return quantized(s.Type, s.Quant) }
+
+// quantized returns the type of one element on the wire for a signal of
+// type t quantised to q: t itself for quant.None (and for an invalid q),
+// else the integer type q names.
+func quantized(t datasource.Type, q quant.WireType) datasource.Type {
+	switch q {
+	case quant.Uint8:
+		return datasource.Uint8
+	case quant.Int8:
+		return datasource.Int8
+	case quant.Uint16:
+		return datasource.Uint16
+	case quant.Int16:
+		return datasource.Int16
+	}
+	return t
+}
 
 // Shape describes the signal's dimensions for display: "scalar", "[N]"
 // for a vector of N elements or "[RxC]" for a matrix of R rows and C

@@ -282,3 +282,13 @@ func FuzzParseConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestQuantizedWireType: a quantised signal's elements travel as the
+// integer type its QuantizedType names; an unknown code leaves the type.
+func TestQuantizedWireType(t *testing.T) {
+	for q, want := range map[quant.WireType]datasource.Type{quant.None: datasource.Float64, quant.Uint8: datasource.Uint8, quant.Int8: datasource.Int8, quant.Uint16: datasource.Uint16, quant.Int16: datasource.Int16, 5: datasource.Float64} {
+		if got := quantized(datasource.Float64, q); got != want {
+			t.Errorf("quantized(float64, %v) = %v, want %v", q, got, want)
+		}
+	}
+}
