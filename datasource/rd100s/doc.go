@@ -1,5 +1,8 @@
 // Package rd100s is the RD100S-ENC-UDP v1 encoder emulator: an output DataSource that sends the position of mapped signals as 36-byte packets on its own monotonic cadence, with operator-controlled degradations.
 //
+// A Go program embedding it follows docs/embedding.md, as for every
+// producer: New, Start, a broker, Execute once per cycle, Close.
+//
 // Section numbers in this package's comments ("section 6") are those of
 // docs/rd100s.md, which describes the protocol.
 //
