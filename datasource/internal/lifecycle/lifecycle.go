@@ -177,7 +177,12 @@ func (l *Lifecycle) Start(ctx context.Context, allocate, prepare, close func() e
 	if err := ctx.Err(); err != nil {
 		return l.wrap("Start", err)
 	}
-	if l.State() == Configured {
+	switch l.State() {
+	case Closed:
+		return l.wrap("Start", datasource.ErrClosed)
+	case Running:
+		return l.wrap("Start", datasource.ErrStarted)
+	case Configured:
 		if err := allocate(); err != nil {
 			return err
 		}
