@@ -52,7 +52,7 @@ func TestWireType(t *testing.T) {
 	}
 }
 
-func TestNewRejects(t *testing.T) {
+func TestMisuseNew(t *testing.T) {
 	inf, nan := math.Inf(1), math.NaN()
 	bad := []struct {
 		w      WireType

@@ -59,7 +59,7 @@ func TestStartThread(t *testing.T) {
 	<-done
 }
 
-func TestStartThreadErrors(t *testing.T) {
+func TestMisuseStartThread(t *testing.T) {
 	ran := false
 	body := func() { ran = true }
 	for _, p := range []int{-1, 100} {

@@ -245,6 +245,9 @@ func (c *Client) send(t frame.PacketType) error {
 // DATA arriving before the CONFIG is ignored (Stats.Early). Connect may be
 // called again to reconnect; it clears any read deadline.
 func (c *Client) Connect(ctx context.Context) (*Config, error) {
+	if ctx == nil {
+		return nil, errors.New("udpstreamer/client: Connect: nil context (use context.Background())")
+	}
 	deadline := time.Now().Add(c.opts.ConnectTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
@@ -438,6 +441,9 @@ func (c *Client) resetSession() {
 // Other errors come from the socket: a deadline set with SetReadDeadline
 // (os.ErrDeadlineExceeded) or Close (net.ErrClosed).
 func (c *Client) Next(u *Update) error {
+	if u == nil {
+		return errors.New("udpstreamer/client: Next: nil Update")
+	}
 	cfg := c.cfg.Load()
 	if cfg == nil || c.dataR == nil {
 		return ErrNotConnected

@@ -400,3 +400,80 @@ func TestStaleBeyondReassemblerWindow(t *testing.T) {
 		t.Errorf("DropStale %d Stale %d", st.dropped[frame.DropStale], st.Stale)
 	}
 }
+
+// TestMisuseClient: every call out of order, after Close or with a bad
+// argument returns an error; nothing panics.
+func TestMisuseClient(t *testing.T) {
+	srv := udpstest.NewServer(t, burstSigs(), 1400)
+	dial := func(t *testing.T) *Client {
+		c, err := Dial(srv.Addr().String(), Options{LocalAddr: "127.0.0.1:0", ConnectTimeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	cases := []struct {
+		name string
+		run  func(t *testing.T) error
+		want error // errors.Is; errAny for any error
+	}{
+		{"Dial of no address", func(*testing.T) error { _, err := Dial("no address", Options{}); return err }, errAny},
+		{"Dial with a bad local address", func(*testing.T) error {
+			_, err := Dial(srv.Addr().String(), Options{LocalAddr: "127.0.0.1:99999"})
+			return err
+		}, errAny},
+		{"Next before Connect", func(t *testing.T) error { var u Update; return dial(t).Next(&u) }, ErrNotConnected},
+		{"Next into a nil Update", func(t *testing.T) error {
+			c := dial(t)
+			if _, err := c.Connect(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			return c.Next(nil)
+		}, errAny},
+		{"Connect with a nil context", func(t *testing.T) error {
+			var ctx context.Context
+			_, err := dial(t).Connect(ctx)
+			return err
+		}, errAny},
+		{"Connect with a context already cancelled", func(t *testing.T) error {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			_, err := dial(t).Connect(ctx)
+			return err
+		}, context.Canceled},
+		{"Connect after Close", func(t *testing.T) error {
+			c := dial(t)
+			c.Close()
+			_, err := c.Connect(context.Background())
+			return err
+		}, net.ErrClosed},
+		{"Next after Close", func(t *testing.T) error {
+			c := dial(t)
+			if _, err := c.Connect(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			c.Close()
+			var u Update
+			return c.Next(&u)
+		}, net.ErrClosed},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("panicked: %v", r)
+				}
+			}()
+			err := c.run(t)
+			switch {
+			case err == nil:
+				t.Errorf("no error, want %v", c.want)
+			case c.want != errAny && !errors.Is(err, c.want):
+				t.Errorf("%v, want %v", err, c.want)
+			}
+		})
+	}
+}
+
+var errAny = errors.New("any error")
