@@ -43,14 +43,14 @@ func (im *importer) findSinks(a *application, st *state, threads []*threadState)
 			for _, t := range append(w.earlier, w.t) {
 				im.steps++
 				if sk.thread != nil && sk.thread != t {
-					im.errorf(ds.node.Pos, "%s is written by threads %s and %s; streamerd synchronises a datasource from one thread", ds.path, sk.thread.def.name, t.def.name)
+					im.errorf(ds.node.Pos(), "%s is written by threads %s and %s; streamerd synchronises a datasource from one thread", ds.path, sk.thread.def.name, t.def.name)
 				}
 				sk.thread = t
 			}
 			sk.origins[i] = w.o
 		}
 		if sk.thread == nil {
-			im.skip(ds.node.Pos, ds.path, ds.class, "no GAM of state %s writes it", st.name)
+			im.skip(ds.node.Pos(), ds.path, ds.class, "no GAM of state %s writes it", st.name)
 			continue
 		}
 		if sk.thread.timer == nil {
@@ -66,10 +66,10 @@ func (im *importer) threadWithoutTimer(sk *sink) {
 	t := sk.thread.def
 	msg := fmt.Sprintf("thread %s, which writes %s, reads no LinuxTimer signal with a Frequency; a streamerd thread runs at a period", t.path, sk.ds.path)
 	if im.opt.Partial {
-		im.skip(sk.ds.node.Pos, sk.ds.path, sk.ds.class, "%s", msg)
+		im.skip(sk.ds.node.Pos(), sk.ds.path, sk.ds.class, "%s", msg)
 		return
 	}
-	im.errorf(t.node.Pos, "%s", msg)
+	im.errorf(t.node.Pos(), "%s", msg)
 }
 
 // build maps the resolved state onto the streamerd configuration.
@@ -93,7 +93,7 @@ func (im *importer) build(a *application, st *state, threads []*threadState) *ou
 		c.gams = append(c.gams, t.gams...)
 	}
 	if len(c.threads) == 0 && len(im.errs) == 0 {
-		im.errorf(st.node.Pos, "%s: nothing to import: no UDPSender or UDPStreamer datasource is written in this state", st.path)
+		im.errorf(st.node.Pos(), "%s: nothing to import: no UDPSender or UDPStreamer datasource is written in this state", st.path)
 	}
 	im.noteGAMs(a, st, b.used)
 	im.noteSources(a, sinks, threads)
@@ -106,11 +106,11 @@ func (im *importer) build(a *application, st *state, threads []*threadState) *ou
 // appTable writes the [App] table: the HTTP address, which MARTe2 has no
 // equivalent of.
 func (im *importer) appTable(a *application) table {
-	t := table{pos: a.obj.node.Pos}
+	t := table{pos: a.obj.node.Pos()}
 	addr := im.httpAddress()
 	t.comments = []string{"HTTP (metrics, status, operator control) " + im.httpText()}
 	t.set("HTTPAddress", tomlString(addr), "")
-	im.maps(a.obj.node.Pos, a.obj.path, a.obj.class, "→ [App] HTTPAddress = %s: HTTP (metrics, status, control) %s", tomlString(addr), im.httpText())
+	im.maps(a.obj.node.Pos(), a.obj.path, a.obj.class, "→ [App] HTTPAddress = %s: HTTP (metrics, status, control) %s", tomlString(addr), im.httpText())
 	return t
 }
 
@@ -152,8 +152,8 @@ type builder struct {
 func (b *builder) source(sk *sink) {
 	ds := sk.ds
 	s := &outSource{name: ds.name}
-	s.pos = ds.node.Pos
-	s.comments = []string{fmt.Sprintf("%s (%s), %s:%d: written by thread %s", ds.path, ds.class, b.im.file, ds.node.Pos.Line, sk.thread.def.name)}
+	s.pos = ds.node.Pos()
+	s.comments = []string{fmt.Sprintf("%s (%s), %s:%d: written by thread %s", ds.path, ds.class, b.im.file, ds.node.Pos().Line, sk.thread.def.name)}
 	s.set("Name", tomlString(ds.name), "")
 	s.set("Class", tomlString(sk.class), "")
 	if sk.class == "FlatUDP" {
@@ -163,9 +163,9 @@ func (b *builder) source(sk *sink) {
 	}
 	for i, sig := range ds.signals {
 		b.im.steps++
-		if sk.class == "FlatUDP" && sig.node == nil && len(sig.refs) > 0 {
+		if sk.class == "FlatUDP" && sig.node.IsZero() && len(sig.refs) > 0 {
 			// UDPSender locks its Signals: a GAM may not add one.
-			b.im.errorf(sig.refs[0].node.Pos, "%s writes %s.%s, which the UDPSender does not declare in its Signals (MARTe2 refuses: the UDPSender's signals are locked)", sig.refs[0].gam.path, ds.path, sig.name)
+			b.im.errorf(sig.refs[0].node.Pos(), "%s writes %s.%s, which the UDPSender does not declare in its Signals (MARTe2 refuses: the UDPSender's signals are locked)", sig.refs[0].gam.path, ds.path, sig.name)
 		}
 		s.signals = append(s.signals, b.signal(sk, sig, sk.origins[i]))
 	}
@@ -210,7 +210,7 @@ func (b *builder) signal(sk *sink, sig *dsSignal, o *origin) table {
 	}
 	t.set("Name", tomlString(sig.name), "")
 	t.set("Type", tomlString(typ), "")
-	if dims == 2 && sk.class == "UDPStreamer" && sig.node != nil && sig.node.Leaf("Rows") != nil {
+	if dims == 2 && sk.class == "UDPStreamer" && !sig.node.IsZero() && !sig.node.Leaf("Rows").IsZero() {
 		t.set("NumberOfDimensions", "2", "")
 		t.set("Rows", tomlInt(int64(b.im.count(sig.node, "Rows"))), "")
 		t.set("Cols", tomlInt(int64(b.im.count(sig.node, "Cols"))), "")
@@ -221,7 +221,7 @@ func (b *builder) signal(sk *sink, sig *dsSignal, o *origin) table {
 		t.set("NumberOfDimensions", "1", "")
 		t.set("NumberOfElements", tomlInt(int64(elems)), "")
 	}
-	if sig.node != nil {
+	if !sig.node.IsZero() {
 		b.im.signalParams(sk.class, sig, &t, path)
 	}
 	return t
@@ -305,8 +305,8 @@ func (b *builder) newGAM(t *threadState, src *gamDef, o *origin) *outGAM {
 		order = src.order
 	}
 	g := &outGAM{name: name, thread: t, order: order}
-	g.pos = src.node.Pos
-	g.comments = []string{fmt.Sprintf("%s (%s), %s:%d", src.path, src.class, b.im.file, src.node.Pos.Line)}
+	g.pos = src.node.Pos()
+	g.comments = []string{fmt.Sprintf("%s (%s), %s:%d", src.path, src.class, b.im.file, src.node.Pos().Line)}
 	g.set("Name", tomlString(name), "")
 	switch o.kind {
 	case originCounter, originTime:
@@ -331,11 +331,11 @@ func (b *builder) newGAM(t *threadState, src *gamDef, o *origin) *outGAM {
 		if text, ok := b.im.texts[o.out]; ok {
 			what = "Text"
 			g.set("Class", tomlString("Text"), "")
-			g.setAt(o.out.node.Leaf("Default").Value.Pos, "Text", tomlString(text), "Default of "+o.out.name)
+			g.setAt(o.out.node.Leaf("Default").Value().Pos(), "Text", tomlString(text), "Default of "+o.out.name)
 		} else {
 			g.set("Class", tomlString("Waveform"), "")
 			g.set("Waveform", tomlString("constant"), "")
-			g.setAt(o.out.node.Leaf("Default").Value.Pos, "Offset", tomlFloat(b.im.consts[o.out]), "Default of "+o.out.name)
+			g.setAt(o.out.node.Leaf("Default").Value().Pos(), "Offset", tomlFloat(b.im.consts[o.out]), "Default of "+o.out.name)
 		}
 		if b.used[src] == "" {
 			b.used[src] = "GAM " + name + " (" + what + ")"

@@ -128,7 +128,7 @@ func (im *importer) resolveThread(a *application, t *threadState) {
 				ds = a.defaultDS
 			}
 			if s.sig == nil {
-				im.errorf(s.node.Pos, "%s: DataSource %q: no datasource of that name in %s.+Data", s, ds, a.obj.path)
+				im.errorf(s.node.Pos(), "%s: DataSource %q: no datasource of that name in %s.+Data", s, ds, a.obj.path)
 				continue
 			}
 			w := &s.sig.written
@@ -148,9 +148,9 @@ func (im *importer) resolveInput(a *application, t *threadState, s *gamSignal) *
 	ds := a.dsByName[s.ds]
 	if ds == nil {
 		if s.ds == "" {
-			im.errorf(s.node.Pos, "%s: no DataSource and no DefaultDataSource in %s.+Data", s, a.obj.path)
+			im.errorf(s.node.Pos(), "%s: no DataSource and no DefaultDataSource in %s.+Data", s, a.obj.path)
 		} else {
-			im.errorf(s.node.Pos, "%s: DataSource %q: no datasource of that name in %s.+Data", s, s.ds, a.obj.path)
+			im.errorf(s.node.Pos(), "%s: DataSource %q: no datasource of that name in %s.+Data", s, s.ds, a.obj.path)
 		}
 		return unfed("%s names a datasource that does not exist", s)
 	}
@@ -178,13 +178,13 @@ func (im *importer) resolveInput(a *application, t *threadState, s *gamSignal) *
 // timerInput resolves a read of a LinuxTimer signal. LinuxTimer knows its
 // signals by position: Counter, Time, AbsoluteTime, DeltaTime, TrigRephase.
 func (im *importer) timerInput(t *threadState, ds *dataSource, s *gamSignal) *origin {
-	if f := s.node.Leaf("Frequency"); f != nil {
-		text, _ := f.Value.Text()
+	if f := s.node.Leaf("Frequency"); !f.IsZero() {
+		text, _ := f.Value().Text()
 		switch {
 		case t.timer != nil && t.timer != ds:
-			im.errorf(f.Pos, "%s: Frequency: thread %s is already paced by %s", s, t.def.path, t.timer.path)
+			im.errorf(f.Pos(), "%s: Frequency: thread %s is already paced by %s", s, t.def.path, t.timer.path)
 		case t.timer == nil:
-			t.timer, t.timerGAM, t.frequency, t.freqPos = ds, s.gam, text, f.Pos
+			t.timer, t.timerGAM, t.frequency, t.freqPos = ds, s.gam, text, f.Pos()
 		}
 	}
 	switch i := ds.index(s.alias); i {

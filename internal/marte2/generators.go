@@ -31,7 +31,7 @@ func (im *importer) waveform(a *application, t *threadState, g *gamDef, ins []*o
 		return unfedBy(g, "%s reads %s as its time input; streamerd's waveforms read the LinuxTimer Time", g.path, in.describe())
 	}
 	for _, k := range []string{"StartTriggerTime", "StopTriggerTime"} {
-		if g.node.Leaf(k) != nil {
+		if !g.node.Leaf(k).IsZero() {
 			return unfedBy(g, "%s uses %s; streamerd's waveforms have no trigger times", g.path, k)
 		}
 	}
@@ -51,11 +51,11 @@ func (im *importer) waveform(a *application, t *threadState, g *gamDef, ins []*o
 	var why string
 	need := func(k string, p *float64) bool {
 		l := g.node.Leaf(k)
-		if l == nil {
+		if l.IsZero() {
 			why = g.path + " has no " + k + " (MARTe2 refuses the GAM without it)"
 			return false
 		}
-		s, _ := l.Value.Text()
+		s, _ := l.Value().Text()
 		v, ok := parseFloat(s)
 		if !ok {
 			why = g.path + ": " + k + ": expected a number, got " + strconv.Quote(s)
@@ -96,7 +96,7 @@ func (im *importer) constant(a *application, t *threadState, g *gamDef, s *gamSi
 		return unfedBy(g, "%s has inputs; a ConstantGAM has none (MARTe2 refuses it)", g.path)
 	}
 	l := s.node.Leaf("Default")
-	if l == nil {
+	if l.IsZero() {
 		return unfedBy(g, "%s has no Default (MARTe2 refuses the GAM without it)", s)
 	}
 	typ, elems := a.signalShape(s)
@@ -106,11 +106,11 @@ func (im *importer) constant(a *application, t *threadState, g *gamDef, s *gamSi
 	if !isNumericType(typ) {
 		return unfedBy(g, "%s has type %q; streamerd's constants are numeric or char8 text", s, typ)
 	}
-	first := l.Value.First().Text
-	for it := range l.Value.All() {
+	first := l.Value().First().Text
+	for it := range l.Value().All() {
 		im.steps++
 		if it.Text != first {
-			return unfedBy(g, "%s: Default %v gives the elements different values; streamerd's constant gives every element the same", s, l.Value)
+			return unfedBy(g, "%s: Default %v gives the elements different values; streamerd's constant gives every element the same", s, l.Value())
 		}
 	}
 	v, ok := parseFloat(first)
@@ -119,7 +119,7 @@ func (im *importer) constant(a *application, t *threadState, g *gamDef, s *gamSi
 	}
 	im.consts[s] = v
 	if u, ok := parseUint(strings.TrimPrefix(first, "-"), 64); ok && bits.Len64(u)-bits.TrailingZeros64(u) > 53 {
-		im.approx(l.Pos, s.String(), g.class, "Default %s is not exact in float64; streamerd sends the nearest float64, %v", first, v)
+		im.approx(l.Pos(), s.String(), g.class, "Default %s is not exact in float64; streamerd sends the nearest float64, %v", first, v)
 	}
 	return &origin{kind: originConst, thread: t, gam: g, out: s}
 }
@@ -128,11 +128,11 @@ func (im *importer) constant(a *application, t *threadState, g *gamDef, s *gamSi
 // Default is a quoted string: streamerd's Text GAM writes it. MARTe2
 // keeps the first n-1 bytes of an n-byte Default and a NUL, and refuses a
 // longer one.
-func (im *importer) textConstant(t *threadState, g *gamDef, s *gamSignal, l *Node, n int) *origin {
-	if v := l.Value; v.Dims != 0 || v.Expr || v.Len() != 1 || !v.First().Quoted {
+func (im *importer) textConstant(t *threadState, g *gamDef, s *gamSignal, l Node, n int) *origin {
+	if v := l.Value(); v.Dims() != 0 || v.Expr() || v.Len() != 1 || !v.First().Quoted {
 		return unfedBy(g, "%s: Default %v of a char8 signal is not one quoted string; streamerd's Text GAM writes a string", s, v)
 	}
-	text := l.Value.First().Text
+	text := l.Value().First().Text
 	switch {
 	case text == "":
 		return unfedBy(g, "%s: Default is the empty string; a signal nothing writes stays empty (NUL) too", s)
@@ -141,7 +141,7 @@ func (im *importer) textConstant(t *threadState, g *gamDef, s *gamSignal, l *Nod
 	case len(text) > n:
 		return unfedBy(g, "%s: Default of %d bytes is longer than char8[%d] (MARTe2 refuses it)", s, len(text), n)
 	case len(text) == n:
-		im.approx(l.Pos, s.String(), g.class, "Default of %d bytes fills char8[%d]: MARTe2 sends its first %d and a NUL, and so does streamerd", n, n, n-1)
+		im.approx(l.Pos(), s.String(), g.class, "Default of %d bytes fills char8[%d]: MARTe2 sends its first %d and a NUL, and so does streamerd", n, n, n-1)
 		text = text[:n-1]
 	}
 	im.texts[s] = text

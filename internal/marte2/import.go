@@ -138,16 +138,16 @@ func sortErrors(es []*Error) Errors {
 }
 
 // run imports the first RealTimeApplication of the tree.
-func (im *importer) run(root *Node) *outConfig {
+func (im *importer) run(root Node) *outConfig {
 	apps := findApplications(root, "", nil)
 	if len(apps) == 0 {
 		im.errorf(Pos{1, 1}, "no RealTimeApplication: nothing to import (streamerd imports an object with Class = RealTimeApplication)")
 		return nil
 	}
 	for _, o := range apps[1:] {
-		im.skip(o.node.Pos, o.path, o.class, "streamerd imports one RealTimeApplication, the first (%s)", apps[0].path)
+		im.skip(o.node.Pos(), o.path, o.class, "streamerd imports one RealTimeApplication, the first (%s)", apps[0].path)
 	}
-	im.at = apps[0].node.Pos
+	im.at = apps[0].node.Pos()
 	im.noteOutside(root, "", apps[0].node)
 	a := im.readApplication(apps[0])
 	im.checkCharDefaults(a)
@@ -167,13 +167,13 @@ func (im *importer) run(root *Node) *outConfig {
 
 // noteOutside notes the objects outside the application, which streamerd
 // does not import.
-func (im *importer) noteOutside(n *Node, parent string, app *Node) {
-	for _, c := range n.Objects() {
+func (im *importer) noteOutside(n Node, parent string, app Node) {
+	for c := range n.Objects() {
 		if c == app {
 			continue
 		}
 		o := newObject(c, parent)
-		if containsNode(c, app) {
+		if c.contains(app) {
 			im.noteOutside(c, o.path, app)
 			continue
 		}
@@ -184,25 +184,16 @@ func (im *importer) noteOutside(n *Node, parent string, app *Node) {
 		case "HttpService", "HttpObjectBrowser", "HttpDirectoryResource", "HttpMessageInterface", "HttpDataExportI":
 			why = "streamerd serves metrics, status and control over HTTP itself: [App] HTTPAddress = " + tomlString(im.httpAddress())
 		}
-		im.skip(c.Pos, o.path, o.class, "%s", why)
+		im.skip(c.Pos(), o.path, o.class, "%s", why)
 	}
-}
-
-func containsNode(n, x *Node) bool {
-	for _, c := range n.Children {
-		if c == x || (c.IsBlock() && containsNode(c, x)) {
-			return true
-		}
-	}
-	return false
 }
 
 // chooseState picks the state to import: the one the application's state
 // machine enters first (a PrepareNextState message to the application),
 // else the first.
-func (im *importer) chooseState(root *Node, a *application) *state {
+func (im *importer) chooseState(root Node, a *application) *state {
 	if len(a.states) == 0 {
-		im.errorf(a.obj.node.Pos, "%s: no +States with a RealTimeState: no thread to import", a.obj.path)
+		im.errorf(a.obj.node.Pos(), "%s: no +States with a RealTimeState: no thread to import", a.obj.path)
 		return nil
 	}
 	chosen, why := a.states[0], "the first state"
@@ -215,10 +206,10 @@ func (im *importer) chooseState(root *Node, a *application) *state {
 	}
 	for _, s := range a.states {
 		if s == chosen {
-			im.maps(s.node.Pos, s.path, s.class, "imported (%s): its %d thread(s) become [[Threads]]", why, len(s.threads))
+			im.maps(s.node.Pos(), s.path, s.class, "imported (%s): its %d thread(s) become [[Threads]]", why, len(s.threads))
 			continue
 		}
-		im.skip(s.node.Pos, s.path, s.class, "streamerd runs one state; %s was imported (%s)", chosen.name, why)
+		im.skip(s.node.Pos(), s.path, s.class, "streamerd runs one state; %s was imported (%s)", chosen.name, why)
 	}
 	return chosen
 }
@@ -226,15 +217,15 @@ func (im *importer) chooseState(root *Node, a *application) *state {
 // firstPrepareNextState finds, in file order, the first Message whose
 // Function is PrepareNextState and whose Destination is the application,
 // and returns the state it names (Parameters.param1).
-func firstPrepareNextState(n *Node, app string) (string, Pos, bool) {
-	for _, c := range n.Children {
+func firstPrepareNextState(n Node, app string) (string, Pos, bool) {
+	for c := range n.Children() {
 		if !c.IsBlock() {
 			continue
 		}
 		if text(c, "Function") == "PrepareNextState" && lastPathElem(text(c, "Destination")) == app {
-			if p := c.Block("+Parameters"); p != nil {
+			if p := c.Block("+Parameters"); !p.IsZero() {
 				if s := text(p, "param1"); s != "" {
-					return s, c.Pos, true
+					return s, c.Pos(), true
 				}
 			}
 		}
@@ -253,9 +244,9 @@ func lastPathElem(s string) string {
 }
 
 // text returns the scalar leaf key of n, or "" (no error: for searches).
-func text(n *Node, key string) string {
-	if l := n.Leaf(key); l != nil {
-		s, _ := l.Value.Text()
+func text(n Node, key string) string {
+	if l := n.Leaf(key); !l.IsZero() {
+		s, _ := l.Value().Text()
 		return s
 	}
 	return ""

@@ -23,20 +23,20 @@ type application struct {
 
 // object is a MARTe2 object: a block named +Name or $Name with a Class.
 type object struct {
-	node  *Node
+	node  Node
 	path  string // $App.+Functions.+GAM1
 	name  string // without its prefix
 	class string // as written: "WaveformGAM::WaveformSin"
 	kind  string // the class without its library: "WaveformSin"
 }
 
-func newObject(n *Node, parent string) object {
-	o := object{node: n, path: n.Name, name: bareName(n.Name)}
+func newObject(n Node, parent string) object {
+	o := object{node: n, path: n.Name(), name: bareName(n.Name())}
 	if parent != "" {
-		o.path = parent + "." + n.Name
+		o.path = parent + "." + n.Name()
 	}
-	if c := n.Leaf("Class"); c != nil {
-		o.class, _ = c.Value.Text()
+	if c := n.Leaf("Class"); !c.IsZero() {
+		o.class, _ = c.Value().Text()
 	}
 	o.kind = o.class
 	if i := strings.LastIndex(o.kind, "::"); i >= 0 {
@@ -57,7 +57,7 @@ type gamDef struct {
 
 // gamSignal is one signal of a GAM's InputSignals or OutputSignals.
 type gamSignal struct {
-	node   *Node
+	node   Node
 	gam    *gamDef
 	input  bool
 	name   string    // the GAM's name for it
@@ -90,7 +90,7 @@ type dataSource struct {
 type dsSignal struct {
 	ds      *dataSource
 	name    string
-	node    *Node // the declaration in Signals, nil when added by a GAM
+	node    Node // the declaration in Signals, nil when added by a GAM
 	typ     string
 	elems   int // 0 when not given
 	dims    int // -1 when not given
@@ -114,12 +114,12 @@ func (d *dataSource) add(s *dsSignal) {
 // the first GAM signal that names it, else the datasource.
 func (s *dsSignal) pos() Pos {
 	switch {
-	case s.node != nil:
-		return s.node.Pos
+	case !s.node.IsZero():
+		return s.node.Pos()
 	case len(s.refs) > 0:
-		return s.refs[0].node.Pos
+		return s.refs[0].node.Pos()
 	}
-	return s.ds.node.Pos
+	return s.ds.node.Pos()
 }
 
 func (d *dataSource) signal(name string) *dsSignal {
@@ -145,14 +145,14 @@ type state struct {
 // threadDef is a RealTimeThread and the GAMs it runs, in order.
 type threadDef struct {
 	object
-	functions *Value    // its Functions: names of GAMs and groups
+	functions Value     // its Functions: names of GAMs and groups
 	gams      []*gamDef // the GAMs they name, once each; only in the imported state (expandThreads)
 }
 
 // findApplications returns every RealTimeApplication object in the tree,
 // at any depth, in file order.
-func findApplications(n *Node, parent string, out []object) []object {
-	for _, c := range n.Objects() {
+func findApplications(n Node, parent string, out []object) []object {
+	for c := range n.Objects() {
 		o := newObject(c, parent)
 		if o.kind == "RealTimeApplication" {
 			out = append(out, o)
@@ -168,23 +168,23 @@ func findApplications(n *Node, parent string, out []object) []object {
 // returned as errors.
 func (im *importer) readApplication(o object) *application {
 	a := &application{obj: o, gamByName: map[string]*gamDef{}, groups: map[string][]*gamDef{}, dsByName: map[string]*dataSource{}}
-	for _, c := range o.node.Objects() {
+	for c := range o.node.Objects() {
 		co := newObject(c, o.path)
 		switch {
 		case co.name == "Functions":
 			im.readFunctions(a, c, co.path, "")
 		case co.name == "Data":
-			if d := c.Leaf("DefaultDataSource"); d != nil {
-				a.defaultDS, _ = d.Value.Text()
+			if d := c.Leaf("DefaultDataSource"); !d.IsZero() {
+				a.defaultDS, _ = d.Value().Text()
 			}
-			for _, dn := range c.Objects() {
+			for dn := range c.Objects() {
 				ds := &dataSource{object: newObject(dn, co.path)}
 				a.sources = append(a.sources, ds)
 				a.dsByName[ds.name] = ds
 				im.readDeclaredSignals(ds)
 			}
 		case co.name == "States":
-			for _, sn := range c.Objects() {
+			for sn := range c.Objects() {
 				a.states = append(a.states, im.readState(a, newObject(sn, co.path)))
 			}
 		case strings.HasSuffix(co.kind, "Scheduler"):
@@ -205,12 +205,12 @@ func (im *importer) readApplication(o object) *application {
 
 // readFunctions flattens +Functions: a ReferenceContainer of GAMs is a
 // group, its GAMs named Group.GAM.
-func (im *importer) readFunctions(a *application, n *Node, path, prefix string) {
-	for _, c := range n.Objects() {
+func (im *importer) readFunctions(a *application, n Node, path, prefix string) {
+	for c := range n.Objects() {
 		o := newObject(c, path)
 		// A group holds GAMs: a ReferenceContainer, or any object (a
 		// GAMGroup) with objects inside and no signals of its own.
-		group := len(c.Objects()) > 0 && c.Block("InputSignals") == nil && c.Block("OutputSignals") == nil
+		group := c.hasObjects() && c.Block("InputSignals").IsZero() && c.Block("OutputSignals").IsZero()
 		if o.kind == "ReferenceContainer" || group {
 			im.readFunctions(a, c, o.path, prefix+o.name+".")
 			continue
@@ -231,30 +231,30 @@ func (im *importer) readFunctions(a *application, n *Node, path, prefix string) 
 	}
 }
 
-func (im *importer) readGAMSignals(a *application, g *gamDef, n *Node, input bool) []*gamSignal {
-	if n == nil {
+func (im *importer) readGAMSignals(a *application, g *gamDef, n Node, input bool) []*gamSignal {
+	if n.IsZero() {
 		return nil
 	}
 	var out []*gamSignal
-	for _, c := range n.Children {
+	for c := range n.Children() {
 		im.steps++
 		if !c.IsBlock() {
 			continue
 		}
-		s := &gamSignal{node: c, gam: g, input: input, name: c.Name, alias: c.Name, dims: -1}
+		s := &gamSignal{node: c, gam: g, input: input, name: c.Name(), alias: c.Name(), dims: -1}
 		s.ds = im.text(c, "DataSource")
 		if a := im.text(c, "Alias"); a != "" {
 			s.alias = a
 		}
 		s.typ = im.text(c, "Type")
 		s.elems = im.count(c, "NumberOfElements")
-		if c.Leaf("NumberOfDimensions") != nil {
+		if !c.Leaf("NumberOfDimensions").IsZero() {
 			s.dims = im.count(c, "NumberOfDimensions")
 		}
-		if c.Leaf("Samples") != nil && im.count(c, "Samples") > 1 {
+		if !c.Leaf("Samples").IsZero() && im.count(c, "Samples") > 1 {
 			s.unsupp = "Samples > 1 (several samples per cycle)"
 		}
-		if c.Leaf("Ranges") != nil {
+		if !c.Leaf("Ranges").IsZero() {
 			s.unsupp = "Ranges (a part of the signal)"
 		}
 		out = append(out, s)
@@ -265,16 +265,16 @@ func (im *importer) readGAMSignals(a *application, g *gamDef, n *Node, input boo
 // readDeclaredSignals reads the Signals block of a datasource.
 func (im *importer) readDeclaredSignals(ds *dataSource) {
 	sigs := ds.node.Block("Signals")
-	if sigs == nil {
+	if sigs.IsZero() {
 		return
 	}
-	for _, c := range sigs.Children {
+	for c := range sigs.Children() {
 		im.steps++
 		if !c.IsBlock() {
 			continue // Locked = 1 and the like
 		}
-		s := &dsSignal{ds: ds, name: c.Name, node: c, typ: im.text(c, "Type"), elems: im.count(c, "NumberOfElements"), dims: -1}
-		if c.Leaf("NumberOfDimensions") != nil {
+		s := &dsSignal{ds: ds, name: c.Name(), node: c, typ: im.text(c, "Type"), elems: im.count(c, "NumberOfElements"), dims: -1}
+		if !c.Leaf("NumberOfDimensions").IsZero() {
 			s.dims = im.count(c, "NumberOfDimensions")
 		}
 		ds.add(s)
@@ -317,22 +317,22 @@ func (im *importer) addReference(a *application, s *gamSignal) {
 func (im *importer) readState(a *application, o object) *state {
 	st := &state{object: o}
 	threads := o.node.Block("+Threads")
-	if threads == nil {
+	if threads.IsZero() {
 		return st
 	}
 	tp := o.path + ".+Threads"
-	for _, tn := range threads.Objects() {
+	for tn := range threads.Objects() {
 		t := &threadDef{object: newObject(tn, tp)}
-		if f := tn.Leaf("Functions"); f != nil {
-			t.functions = f.Value
-			for it := range f.Value.All() {
+		if f := tn.Leaf("Functions"); !f.IsZero() {
+			t.functions = f.Value()
+			for it := range f.Value().All() {
 				im.steps++
 				if !a.hasFunction(it.Text) {
 					im.errorf(it.Pos, "%s: Functions: no GAM or group named %q in %s.+Functions", t.path, it.Text, a.obj.path)
 				}
 			}
 		} else {
-			im.errorf(tn.Pos, "%s: no Functions: a RealTimeThread lists the GAMs it runs", t.path)
+			im.errorf(tn.Pos(), "%s: no Functions: a RealTimeThread lists the GAMs it runs", t.path)
 		}
 		st.threads = append(st.threads, t)
 	}
@@ -371,7 +371,7 @@ func (a *application) expandFunction(name string) []*gamDef {
 // expanded once per thread, so the work is linear in the file.
 func (im *importer) expandThreads(a *application, st *state) {
 	for _, t := range st.threads {
-		if t.functions == nil {
+		if t.functions.n.IsZero() {
 			continue
 		}
 		seen := map[string]bool{}
@@ -399,27 +399,27 @@ func (im *importer) expandThreads(a *application, st *state) {
 }
 
 // text returns the scalar leaf key of n, or "".
-func (im *importer) text(n *Node, key string) string {
+func (im *importer) text(n Node, key string) string {
 	l := n.Leaf(key)
-	if l == nil {
+	if l.IsZero() {
 		return ""
 	}
-	s, ok := l.Value.Text()
+	s, ok := l.Value().Text()
 	if !ok {
-		im.errorf(l.Value.Pos, "%s: expected a single value, got %v", key, l.Value)
+		im.errorf(l.Value().Pos(), "%s: expected a single value, got %v", key, l.Value())
 	}
 	return s
 }
 
 // count returns the non-negative integer leaf key of n, or 0.
-func (im *importer) count(n *Node, key string) int {
+func (im *importer) count(n Node, key string) int {
 	s := im.text(n, key)
 	if s == "" {
 		return 0
 	}
 	u, ok := parseUint(s, 31)
 	if !ok {
-		im.errorf(n.Leaf(key).Value.Pos, "%s: expected a non-negative integer, got %q", key, s)
+		im.errorf(n.Leaf(key).Value().Pos(), "%s: expected a non-negative integer, got %q", key, s)
 	}
 	return int(u)
 }

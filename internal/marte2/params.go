@@ -14,12 +14,12 @@ import (
 // conversion error is positioned at the value.
 type param struct {
 	im   *importer
-	n    *Node
+	n    Node
 	path string
 	used map[string]bool // keys read, so the rest can be listed
 }
 
-func newParam(im *importer, n *Node, path string, known ...string) *param {
+func newParam(im *importer, n Node, path string, known ...string) *param {
 	p := &param{im: im, n: n, path: path, used: map[string]bool{}}
 	for _, k := range known {
 		p.used[k] = true
@@ -27,19 +27,19 @@ func newParam(im *importer, n *Node, path string, known ...string) *param {
 	return p
 }
 
-func (p *param) leaf(key string) *Node {
+func (p *param) leaf(key string) Node {
 	p.used[key] = true
 	return p.n.Leaf(key)
 }
 
 func (p *param) str(key string) (string, bool) {
 	l := p.leaf(key)
-	if l == nil {
+	if l.IsZero() {
 		return "", false
 	}
-	s, ok := l.Value.Text()
+	s, ok := l.Value().Text()
 	if !ok {
-		p.im.errorf(l.Value.Pos, "%s.%s: expected a single value, got %v", p.path, key, l.Value)
+		p.im.errorf(l.Value().Pos(), "%s.%s: expected a single value, got %v", p.path, key, l.Value())
 	}
 	return s, ok
 }
@@ -51,7 +51,7 @@ func (p *param) float(key string) (float64, bool) {
 	}
 	f, ok := parseFloat(s)
 	if !ok {
-		p.im.errorf(p.n.Leaf(key).Value.Pos, "%s.%s: expected a number, got %q", p.path, key, s)
+		p.im.errorf(p.n.Leaf(key).Value().Pos(), "%s.%s: expected a number, got %q", p.path, key, s)
 	}
 	return f, ok
 }
@@ -63,14 +63,14 @@ func (p *param) uint(key string, max uint64) (uint64, bool) {
 	}
 	u, ok := parseUint(s, 64)
 	if !ok || u > max {
-		p.im.errorf(p.n.Leaf(key).Value.Pos, "%s.%s: expected an integer 0..%d, got %q", p.path, key, max, s)
+		p.im.errorf(p.n.Leaf(key).Value().Pos(), "%s.%s: expected an integer 0..%d, got %q", p.path, key, max, s)
 		return 0, false
 	}
 	return u, true
 }
 
 // pos returns the position of the value of key (present).
-func (p *param) pos(key string) Pos { return p.n.Leaf(key).Value.Pos }
+func (p *param) pos(key string) Pos { return p.n.Leaf(key).Value().Pos() }
 
 // copyStr, copyFloat, copyUint and copyMask copy a present key into t.
 func (p *param) copyStr(t *table, key, as string) {
@@ -100,10 +100,10 @@ func (p *param) copyMask(t *table, key, as string) {
 // rest returns the keys of n that were not read, sorted.
 func (p *param) rest() []string {
 	var out []string
-	for _, c := range p.n.Children {
-		if !p.used[c.Name] {
-			out = append(out, c.Name)
-			p.used[c.Name] = true
+	for c := range p.n.Children() {
+		if !p.used[c.Name()] {
+			out = append(out, c.Name())
+			p.used[c.Name()] = true
 		}
 	}
 	sort.Strings(out)
@@ -126,18 +126,18 @@ func (im *importer) flatParams(ds *dataSource, t *table) {
 	if a, ok := p.str("Address"); ok {
 		t.setAt(p.pos("Address"), "Address", tomlString(im.address(p, a)), "")
 	} else {
-		im.errorf(ds.node.Pos, "%s: no Address (MARTe2's UDPSender needs one)", ds.path)
+		im.errorf(ds.node.Pos(), "%s: no Address (MARTe2's UDPSender needs one)", ds.path)
 	}
-	port, portAt := uint64(flatudp.DefaultPort), ds.node.Pos
+	port, portAt := uint64(flatudp.DefaultPort), ds.node.Pos()
 	if u, ok := p.uint("Port", 65535); ok {
 		port, portAt = u, p.pos("Port")
 	}
 	t.setAt(portAt, "Port", tomlInt(int64(port)), "")
-	mode, modeAt := "IndependentThread", ds.node.Pos
+	mode, modeAt := "IndependentThread", ds.node.Pos()
 	if m, ok := p.str("ExecutionMode"); ok {
 		modeAt = p.pos("ExecutionMode")
 		if m != "IndependentThread" && m != "RealTimeThread" {
-			im.errorf(ds.node.Leaf("ExecutionMode").Value.Pos, "%s.ExecutionMode: expected IndependentThread or RealTimeThread, got %q", ds.path, m)
+			im.errorf(ds.node.Leaf("ExecutionMode").Value().Pos(), "%s.ExecutionMode: expected IndependentThread or RealTimeThread, got %q", ds.path, m)
 		}
 		mode = m
 	}
@@ -147,17 +147,17 @@ func (im *importer) flatParams(ds *dataSource, t *table) {
 		pre, okPre := p.uint("NumberOfPreTriggers", 1<<20)
 		post, okPost := p.uint("NumberOfPostTriggers", 1<<20)
 		if !okPre || !okPost {
-			im.errorf(ds.node.Pos, "%s: IndependentThread needs NumberOfPreTriggers and NumberOfPostTriggers (MARTe2 refuses it without them)", ds.path)
+			im.errorf(ds.node.Pos(), "%s: IndependentThread needs NumberOfPreTriggers and NumberOfPostTriggers (MARTe2 refuses it without them)", ds.path)
 		}
 		buffers := uint64(1) // MARTe2's default
 		if u, ok := p.uint("NumberOfBuffers", 1<<20); ok {
 			buffers = u
 		}
 		if buffers != 1 {
-			im.approx(ds.node.Leaf("NumberOfBuffers").Pos, ds.path+".NumberOfBuffers", "", "MARTe2's UDPSender refuses NumberOfBuffers other than 1 in IndependentThread mode (its trigger broker needs one memory buffer); streamerd keeps a ring of %d cycles for the trigger window", buffers)
+			im.approx(ds.node.Leaf("NumberOfBuffers").Pos(), ds.path+".NumberOfBuffers", "", "MARTe2's UDPSender refuses NumberOfBuffers other than 1 in IndependentThread mode (its trigger broker needs one memory buffer); streamerd keeps a ring of %d cycles for the trigger window", buffers)
 		}
 		if pre+post >= buffers {
-			im.errorf(ds.node.Pos, "%s: NumberOfPreTriggers + NumberOfPostTriggers (%d) must be less than NumberOfBuffers (%d, MARTe2's default 1 when absent)", ds.path, pre+post, buffers)
+			im.errorf(ds.node.Pos(), "%s: NumberOfPreTriggers + NumberOfPostTriggers (%d) must be less than NumberOfBuffers (%d, MARTe2's default 1 when absent)", ds.path, pre+post, buffers)
 		}
 		t.set("NumberOfPreTriggers", tomlInt(int64(pre)), "")
 		t.set("NumberOfPostTriggers", tomlInt(int64(post)), "")
@@ -165,7 +165,7 @@ func (im *importer) flatParams(ds *dataSource, t *table) {
 		p.copyMask(t, "CPUMask", "CPUMask")
 	} else {
 		for _, k := range []string{"NumberOfPreTriggers", "NumberOfPostTriggers", "CPUMask", "NumberOfBuffers"} {
-			if p.leaf(k) != nil {
+			if !p.leaf(k).IsZero() {
 				ignored = append(ignored, k)
 			}
 		}
@@ -175,7 +175,7 @@ func (im *importer) flatParams(ds *dataSource, t *table) {
 	if len(ignored) > 0 {
 		text += "; " + strings.Join(ignored, ", ") + " ignored in RealTimeThread mode, as MARTe2 does"
 	}
-	im.maps(ds.node.Pos, ds.path, ds.class, "%s%s", text, p.restNote("not UDPSender parameters"))
+	im.maps(ds.node.Pos(), ds.path, ds.class, "%s%s", text, p.restNote("not UDPSender parameters"))
 }
 
 // address returns the IP literal for a UDPSender Address.
@@ -183,7 +183,7 @@ func (im *importer) address(p *param, a string) string {
 	if _, err := netip.ParseAddr(a); err == nil {
 		return a
 	}
-	pos := p.n.Leaf("Address").Value.Pos
+	pos := p.n.Leaf("Address").Value().Pos()
 	if a == "localhost" {
 		im.approx(pos, p.path+".Address", "", "\"localhost\" becomes 127.0.0.1: streamerd sends to an IP address")
 		return "127.0.0.1"
@@ -199,17 +199,17 @@ func (im *importer) udpsParams(ds *dataSource, t *table) {
 	p.copyUint(t, "Port", 65535)
 	p.copyUint(t, "MaxPayloadSize", 65507)
 	p.copyStr(t, "Address", "Address")
-	if l := p.leaf("AllowedClients"); l != nil {
+	if l := p.leaf("AllowedClients"); !l.IsZero() {
 		var cs []string
-		for it := range l.Value.All() {
+		for it := range l.Value().All() {
 			cs = append(cs, it.Text)
 		}
-		t.setAt(l.Value.Pos, "AllowedClients", tomlStrings(cs), "")
+		t.setAt(l.Value().Pos(), "AllowedClients", tomlStrings(cs), "")
 	}
 	p.copyMask(t, "CPUMask", "CPUMask")
 	p.copyUint(t, "Priority", 99)
 	p.copyUint(t, "StackSize", math.MaxInt32)
-	im.maps(ds.node.Pos, ds.path, ds.class, "→ [[DataSources]] %s (UDPStreamer)%s", ds.name, p.restNote("not UDPStreamer parameters"))
+	im.maps(ds.node.Pos(), ds.path, ds.class, "→ [[DataSources]] %s (UDPStreamer)%s", ds.name, p.restNote("not UDPStreamer parameters"))
 }
 
 // signalParams copies the per-signal parameters of a declared signal.
