@@ -30,24 +30,24 @@ func (im *importer) noteGAMs(a *application, st *state, used map[*gamDef]string)
 	for _, g := range a.gams {
 		im.steps++
 		if blamed[g] != "" {
-			im.skip(g.node.Pos(), g.path, g.class, "not imported: %s", blamed[g])
+			im.skip(g.node.Pos(), g.path.String(), g.class, "not imported: %s", blamed[g])
 			if used[g] == "" {
 				continue
 			}
 		}
 		switch {
 		case used[g] != "" && folded[g]:
-			im.maps(g.node.Pos(), g.path, g.class, "%s; its copies are folded (the producer writes the imported datasource directly)", used[g])
+			im.maps(g.node.Pos(), g.path.String(), g.class, "%s; its copies are folded (the producer writes the imported datasource directly)", used[g])
 		case used[g] != "":
-			im.maps(g.node.Pos(), g.path, g.class, "%s", used[g])
+			im.maps(g.node.Pos(), g.path.String(), g.class, "%s", used[g])
 		case folded[g]:
-			im.maps(g.node.Pos(), g.path, g.class, "folded: an IOGAM copies bytes unchanged, so the producer of each value writes the imported datasource directly")
+			im.maps(g.node.Pos(), g.path.String(), g.class, "folded: an IOGAM copies bytes unchanged, so the producer of each value writes the imported datasource directly")
 		case !inState[g]:
-			im.skip(g.node.Pos(), g.path, g.class, "not run in state %s", st.name)
+			im.skip(g.node.Pos(), g.path.String(), g.class, "not run in state %s", shortName(st.name))
 		case !knownGAM(g.kind):
-			im.skip(g.node.Pos(), g.path, g.class, "no streamerd equivalent; nothing it writes reaches an imported datasource")
+			im.skip(g.node.Pos(), g.path.String(), g.class, "no streamerd equivalent; nothing it writes reaches an imported datasource")
 		default:
-			im.skip(g.node.Pos(), g.path, g.class, "nothing it writes reaches an imported datasource")
+			im.skip(g.node.Pos(), g.path.String(), g.class, "nothing it writes reaches an imported datasource")
 		}
 	}
 }
@@ -72,12 +72,12 @@ func (im *importer) noteSources(a *application, sinks []*sink, threads []*thread
 			// noted by findSinks or the params
 		case ds.kind == "LinuxTimer":
 			if !paces[ds] {
-				im.skip(ds.node.Pos(), ds.path, ds.class, "paces no thread that writes an imported datasource")
+				im.skip(ds.node.Pos(), ds.path.String(), ds.class, "paces no thread that writes an imported datasource")
 			}
 		case ds.kind == "GAMDataSource":
-			im.maps(ds.node.Pos(), ds.path, ds.class, "folded: streamerd GAMs write their values straight into the imported datasources")
+			im.maps(ds.node.Pos(), ds.path.String(), ds.class, "folded: streamerd GAMs write their values straight into the imported datasources")
 		default:
-			im.skip(ds.node.Pos(), ds.path, ds.class, "%s%s", sourceWhy(ds.kind), written(ds))
+			im.skip(ds.node.Pos(), ds.path.String(), ds.class, "%s%s", sourceWhy(ds.kind), written(ds))
 		}
 	}
 }
@@ -122,10 +122,10 @@ func written(ds *dataSource) string {
 // noteObjects records the application's scheduler and other objects.
 func (im *importer) noteObjects(a *application) {
 	if s := a.scheduler; s != nil {
-		im.maps(s.node.Pos(), s.path, s.class, "streamerd's RT threads run their GAMs in order, then the brokers")
+		im.maps(s.node.Pos(), s.path.String(), s.class, "streamerd's RT threads run their GAMs in order, then the brokers")
 	}
 	for _, o := range a.others {
-		im.skip(o.node.Pos(), o.path, o.class, "not part of the data path streamerd imports")
+		im.skip(o.node.Pos(), o.path.String(), o.class, "not part of the data path streamerd imports")
 	}
 }
 

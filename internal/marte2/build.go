@@ -43,14 +43,14 @@ func (im *importer) findSinks(a *application, st *state, threads []*threadState)
 			for _, t := range append(w.earlier, w.t) {
 				im.steps++
 				if sk.thread != nil && sk.thread != t {
-					im.errorf(ds.node.Pos(), "%s is written by threads %s and %s; streamerd synchronises a datasource from one thread", ds.path, sk.thread.def.name, t.def.name)
+					im.errorf(ds.node.Pos(), "%s is written by threads %s and %s; streamerd synchronises a datasource from one thread", ds.path, shortName(sk.thread.def.name), shortName(t.def.name))
 				}
 				sk.thread = t
 			}
 			sk.origins[i] = w.o
 		}
 		if sk.thread == nil {
-			im.skip(ds.node.Pos(), ds.path, ds.class, "no GAM of state %s writes it", st.name)
+			im.skip(ds.node.Pos(), ds.path.String(), ds.class, "no GAM of state %s writes it", shortName(st.name))
 			continue
 		}
 		if sk.thread.timer == nil {
@@ -66,7 +66,7 @@ func (im *importer) threadWithoutTimer(sk *sink) {
 	t := sk.thread.def
 	msg := fmt.Sprintf("thread %s, which writes %s, reads no LinuxTimer signal with a Frequency; a streamerd thread runs at a period", t.path, sk.ds.path)
 	if im.opt.Partial {
-		im.skip(sk.ds.node.Pos(), sk.ds.path, sk.ds.class, "%s", msg)
+		im.skip(sk.ds.node.Pos(), sk.ds.path.String(), sk.ds.class, "%s", msg)
 		return
 	}
 	im.errorf(t.node.Pos(), "%s", msg)
@@ -76,7 +76,7 @@ func (im *importer) threadWithoutTimer(sk *sink) {
 func (im *importer) build(a *application, st *state, threads []*threadState) *outConfig {
 	c := &outConfig{}
 	sinks := im.findSinks(a, st, threads)
-	b := &builder{im: im, a: a, c: c, gamByKey: map[string]*outGAM{}, used: map[*gamDef]string{}, names: map[string]bool{}}
+	b := &builder{im: im, a: a, c: c, gamByKey: map[gamKey]*outGAM{}, used: map[*gamDef]string{}, names: map[string]bool{}}
 	for _, sk := range sinks {
 		b.source(sk)
 	}
@@ -110,7 +110,7 @@ func (im *importer) appTable(a *application) table {
 	addr := im.httpAddress()
 	t.comments = []string{"HTTP (metrics, status, operator control) " + im.httpText()}
 	t.set("HTTPAddress", tomlString(addr), "")
-	im.maps(a.obj.node.Pos(), a.obj.path, a.obj.class, "→ [App] HTTPAddress = %s: HTTP (metrics, status, control) %s", tomlString(addr), im.httpText())
+	im.maps(a.obj.node.Pos(), a.obj.path.String(), a.obj.class, "→ [App] HTTPAddress = %s: HTTP (metrics, status, control) %s", tomlString(addr), im.httpText())
 	return t
 }
 
@@ -137,12 +137,21 @@ func (im *importer) httpText() string {
 	}
 }
 
+// gamKey says which streamerd GAM produces an origin: one Timer per
+// thread, one Waveform per WaveformGAM, one per ConstantGAM output.
+type gamKey struct {
+	kind   originKind
+	thread *threadDef
+	gam    *gamDef
+	out    *gamSignal
+}
+
 // builder collects the streamerd tables.
 type builder struct {
 	im       *importer
 	a        *application
 	c        *outConfig
-	gamByKey map[string]*outGAM
+	gamByKey map[gamKey]*outGAM
 	used     map[*gamDef]string // MARTe2 GAM → what it became
 	names    map[string]bool    // streamerd GAM names taken
 }
@@ -176,7 +185,7 @@ func (b *builder) source(sk *sink) {
 func (b *builder) signal(sk *sink, sig *dsSignal, o *origin) table {
 	pos := sig.pos()
 	t := table{pos: pos}
-	path := sig.ds.path + ".Signals." + sig.name
+	path := sig.ds.path.show("Signals", sig.name)
 	typ := b.im.signalType(sig, pos, path, sk.class)
 	elems, dims := sig.elems, sig.dims
 	if elems == 0 {
@@ -257,7 +266,8 @@ func (im *importer) isText(o *origin) bool {
 // produces o, creating the GAM the first time.
 func (b *builder) route(sk *sink, sig *dsSignal, o *origin) {
 	t := o.thread
-	var k, signal string
+	var k gamKey
+	var signal string
 	var src *gamDef
 	switch o.kind {
 	case originCounter, originTime:
@@ -265,11 +275,11 @@ func (b *builder) route(sk *sink, sig *dsSignal, o *origin) {
 		if src == nil {
 			src = o.gam
 		}
-		k, signal = "timer|"+t.def.path, o.timerSignal()
+		k, signal = gamKey{kind: originCounter, thread: t.def}, o.timerSignal()
 	case originWave:
-		src, k, signal = o.gam, "wave|"+o.gam.path, "Out"
+		src, k, signal = o.gam, gamKey{kind: originWave, gam: o.gam}, "Out"
 	case originConst:
-		src, k, signal = o.gam, "const|"+o.gam.path+"|"+o.out.name, "Out"
+		src, k, signal = o.gam, gamKey{kind: originConst, gam: o.gam, out: o.out}, "Out"
 	}
 	b.im.routes = append(b.im.routes, o)
 	g := b.gamByKey[k]
@@ -311,7 +321,7 @@ func (b *builder) newGAM(t *threadState, src *gamDef, o *origin) *outGAM {
 	switch o.kind {
 	case originCounter, originTime:
 		g.set("Class", tomlString("Timer"), "")
-		g.comments = append(g.comments, fmt.Sprintf("reads %s: Counter and Time of thread %s", t.timer.path, t.def.name))
+		g.comments = append(g.comments, fmt.Sprintf("reads %s: Counter and Time of thread %s", t.timer.path, shortName(t.def.name)))
 		b.used[src] = "its LinuxTimer reads become GAM " + name + " (Timer)"
 	case originWave:
 		w := b.im.waves[src]

@@ -37,7 +37,7 @@ func (im *importer) checkCharDefaults(a *application) {
 		for _, d := range ds.signals {
 			im.steps++
 			if !d.node.IsZero() {
-				check(d.node, d.typ, ds.path+".Signals."+d.name)
+				check(d.node, d.typ, ds.path.show("Signals", d.name))
 			}
 		}
 	}

@@ -51,11 +51,11 @@ func (h *hop) viaText() string {
 	}
 	var last []string
 	for x := h; x != nil && len(last) < maxShownHops; x = x.prev {
-		last = append(last, x.gam.path)
+		last = append(last, x.gam.path.String())
 	}
 	if h.n > maxShownHops {
 		last = last[:2]
-		last = append(last, fmt.Sprintf("… (%d more)", h.n-3), h.first.gam.path)
+		last = append(last, fmt.Sprintf("… (%d more)", h.n-3), h.first.gam.path.String())
 	}
 	for i, j := 0, len(last)-1; i < j; i, j = i+1, j-1 {
 		last[i], last[j] = last[j], last[i]
@@ -231,7 +231,7 @@ func (im *importer) gamOutputs(a *application, t *threadState, g *gamDef, ins []
 	default:
 		why := fmt.Sprintf("%s (%s) has no streamerd equivalent", g.path, g.class)
 		if g.class == "" {
-			why = g.path + " has no Class"
+			why = g.path.String() + " has no Class"
 		}
 		fill(unfedBy(g, "%s", why))
 	}
@@ -299,7 +299,7 @@ func (o *origin) describe() string {
 	case originCounter, originTime:
 		fmt.Fprintf(&b, "%s %s", o.thread.timer.path, o.timerSignal())
 	case originWave, originConst:
-		b.WriteString(o.gam.path)
+		b.WriteString(o.gam.path.String())
 		if o.kind == originConst {
 			b.WriteString("." + o.out.name)
 		}

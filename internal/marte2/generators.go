@@ -52,13 +52,13 @@ func (im *importer) waveform(a *application, t *threadState, g *gamDef, ins []*o
 	need := func(k string, p *float64) bool {
 		l := g.node.Leaf(k)
 		if l.IsZero() {
-			why = g.path + " has no " + k + " (MARTe2 refuses the GAM without it)"
+			why = g.path.String() + " has no " + k + " (MARTe2 refuses the GAM without it)"
 			return false
 		}
 		s, _ := l.Value().Text()
 		v, ok := parseFloat(s)
 		if !ok {
-			why = g.path + ": " + k + ": expected a number, got " + strconv.Quote(s)
+			why = g.path.String() + ": " + k + ": expected a number, got " + strconv.Quote(s)
 			return false
 		}
 		*p = v

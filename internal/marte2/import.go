@@ -139,16 +139,16 @@ func sortErrors(es []*Error) Errors {
 
 // run imports the first RealTimeApplication of the tree.
 func (im *importer) run(root Node) *outConfig {
-	apps := findApplications(root, "", nil)
+	apps := findApplications(root, nil, nil)
 	if len(apps) == 0 {
 		im.errorf(Pos{1, 1}, "no RealTimeApplication: nothing to import (streamerd imports an object with Class = RealTimeApplication)")
 		return nil
 	}
 	for _, o := range apps[1:] {
-		im.skip(o.node.Pos(), o.path, o.class, "streamerd imports one RealTimeApplication, the first (%s)", apps[0].path)
+		im.skip(o.node.Pos(), o.path.String(), o.class, "streamerd imports one RealTimeApplication, the first (%s)", apps[0].path)
 	}
 	im.at = apps[0].node.Pos()
-	im.noteOutside(root, "", apps[0].node)
+	im.noteOutside(root, nil, apps[0].node)
 	a := im.readApplication(apps[0])
 	im.checkCharDefaults(a)
 	st := im.chooseState(root, a)
@@ -167,7 +167,7 @@ func (im *importer) run(root Node) *outConfig {
 
 // noteOutside notes the objects outside the application, which streamerd
 // does not import.
-func (im *importer) noteOutside(n Node, parent string, app Node) {
+func (im *importer) noteOutside(n Node, parent *objPath, app Node) {
 	for c := range n.Objects() {
 		if c == app {
 			continue
@@ -184,7 +184,7 @@ func (im *importer) noteOutside(n Node, parent string, app Node) {
 		case "HttpService", "HttpObjectBrowser", "HttpDirectoryResource", "HttpMessageInterface", "HttpDataExportI":
 			why = "streamerd serves metrics, status and control over HTTP itself: [App] HTTPAddress = " + tomlString(im.httpAddress())
 		}
-		im.skip(c.Pos(), o.path, o.class, "%s", why)
+		im.skip(c.Pos(), o.path.String(), o.class, "%s", why)
 	}
 }
 
@@ -206,10 +206,10 @@ func (im *importer) chooseState(root Node, a *application) *state {
 	}
 	for _, s := range a.states {
 		if s == chosen {
-			im.maps(s.node.Pos(), s.path, s.class, "imported (%s): its %d thread(s) become [[Threads]]", why, len(s.threads))
+			im.maps(s.node.Pos(), s.path.String(), s.class, "imported (%s): its %d thread(s) become [[Threads]]", why, len(s.threads))
 			continue
 		}
-		im.skip(s.node.Pos(), s.path, s.class, "streamerd runs one state; %s was imported (%s)", chosen.name, why)
+		im.skip(s.node.Pos(), s.path.String(), s.class, "streamerd runs one state; %s was imported (%s)", shortName(chosen.name), why)
 	}
 	return chosen
 }

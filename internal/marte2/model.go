@@ -24,17 +24,14 @@ type application struct {
 // object is a MARTe2 object: a block named +Name or $Name with a Class.
 type object struct {
 	node  Node
-	path  string // $App.+Functions.+GAM1
-	name  string // without its prefix
-	class string // as written: "WaveformGAM::WaveformSin"
-	kind  string // the class without its library: "WaveformSin"
+	path  *objPath // $App.+Functions.+GAM1
+	name  string   // without its prefix
+	class string   // as written: "WaveformGAM::WaveformSin"
+	kind  string   // the class without its library: "WaveformSin"
 }
 
-func newObject(n Node, parent string) object {
-	o := object{node: n, path: n.Name(), name: bareName(n.Name())}
-	if parent != "" {
-		o.path = parent + "." + n.Name()
-	}
+func newObject(n Node, parent *objPath) object {
+	o := object{node: n, path: parent.child(n.Name()), name: bareName(n.Name())}
 	if c := n.Leaf("Class"); !c.IsZero() {
 		o.class, _ = c.Value().Text()
 	}
@@ -71,11 +68,11 @@ type gamSignal struct {
 }
 
 func (s *gamSignal) String() string {
-	dir := ".OutputSignals."
+	dir := "OutputSignals"
 	if s.input {
-		dir = ".InputSignals."
+		dir = "InputSignals"
 	}
-	return s.gam.path + dir + s.name
+	return s.gam.path.show(dir, s.name)
 }
 
 // dataSource is one datasource of +Data with its signals: those declared
@@ -151,7 +148,7 @@ type threadDef struct {
 
 // findApplications returns every RealTimeApplication object in the tree,
 // at any depth, in file order.
-func findApplications(n Node, parent string, out []object) []object {
+func findApplications(n Node, parent *objPath, out []object) []object {
 	for c := range n.Objects() {
 		o := newObject(c, parent)
 		if o.kind == "RealTimeApplication" {
@@ -205,7 +202,7 @@ func (im *importer) readApplication(o object) *application {
 
 // readFunctions flattens +Functions: a ReferenceContainer of GAMs is a
 // group, its GAMs named Group.GAM.
-func (im *importer) readFunctions(a *application, n Node, path, prefix string) {
+func (im *importer) readFunctions(a *application, n Node, path *objPath, prefix string) {
 	for c := range n.Objects() {
 		o := newObject(c, path)
 		// A group holds GAMs: a ReferenceContainer, or any object (a
@@ -320,7 +317,7 @@ func (im *importer) readState(a *application, o object) *state {
 	if threads.IsZero() {
 		return st
 	}
-	tp := o.path + ".+Threads"
+	tp := o.path.child("+Threads")
 	for tn := range threads.Objects() {
 		t := &threadDef{object: newObject(tn, tp)}
 		if f := tn.Leaf("Functions"); !f.IsZero() {
@@ -390,7 +387,7 @@ func (im *importer) expandThreads(a *application, st *state) {
 					continue
 				}
 				if g.thread != t {
-					im.errorf(it.Pos, "%s: Functions: %s is already run by thread %s of state %s (MARTe2 refuses a GAM in two threads of one state)", t.path, g.path, g.thread.name, st.name)
+					im.errorf(it.Pos, "%s: Functions: %s is already run by thread %s of state %s (MARTe2 refuses a GAM in two threads of one state)", t.path, g.path, shortName(g.thread.name), shortName(st.name))
 					break
 				}
 			}

@@ -122,7 +122,7 @@ func (p *param) restNote(why string) string {
 
 // flatParams maps the parameters of a UDPSender onto FlatUDP.
 func (im *importer) flatParams(ds *dataSource, t *table) {
-	p := newParam(im, ds.node, ds.path, "Class", "Signals")
+	p := newParam(im, ds.node, ds.path.String(), "Class", "Signals")
 	if a, ok := p.str("Address"); ok {
 		t.setAt(p.pos("Address"), "Address", tomlString(im.address(p, a)), "")
 	} else {
@@ -154,7 +154,7 @@ func (im *importer) flatParams(ds *dataSource, t *table) {
 			buffers = u
 		}
 		if buffers != 1 {
-			im.approx(ds.node.Leaf("NumberOfBuffers").Pos(), ds.path+".NumberOfBuffers", "", "MARTe2's UDPSender refuses NumberOfBuffers other than 1 in IndependentThread mode (its trigger broker needs one memory buffer); streamerd keeps a ring of %d cycles for the trigger window", buffers)
+			im.approx(ds.node.Leaf("NumberOfBuffers").Pos(), ds.path.show("NumberOfBuffers"), "", "MARTe2's UDPSender refuses NumberOfBuffers other than 1 in IndependentThread mode (its trigger broker needs one memory buffer); streamerd keeps a ring of %d cycles for the trigger window", buffers)
 		}
 		if pre+post >= buffers {
 			im.errorf(ds.node.Pos(), "%s: NumberOfPreTriggers + NumberOfPostTriggers (%d) must be less than NumberOfBuffers (%d, MARTe2's default 1 when absent)", ds.path, pre+post, buffers)
@@ -175,7 +175,7 @@ func (im *importer) flatParams(ds *dataSource, t *table) {
 	if len(ignored) > 0 {
 		text += "; " + strings.Join(ignored, ", ") + " ignored in RealTimeThread mode, as MARTe2 does"
 	}
-	im.maps(ds.node.Pos(), ds.path, ds.class, "%s%s", text, p.restNote("not UDPSender parameters"))
+	im.maps(ds.node.Pos(), ds.path.String(), ds.class, "%s%s", text, p.restNote("not UDPSender parameters"))
 }
 
 // address returns the IP literal for a UDPSender Address.
@@ -195,7 +195,7 @@ func (im *importer) address(p *param, a string) string {
 // udpsParams copies the parameters of a UDPStreamer datasource (the names
 // of the UDPStreamer datasource documentation).
 func (im *importer) udpsParams(ds *dataSource, t *table) {
-	p := newParam(im, ds.node, ds.path, "Class", "Signals")
+	p := newParam(im, ds.node, ds.path.String(), "Class", "Signals")
 	p.copyUint(t, "Port", 65535)
 	p.copyUint(t, "MaxPayloadSize", 65507)
 	p.copyStr(t, "Address", "Address")
@@ -209,7 +209,7 @@ func (im *importer) udpsParams(ds *dataSource, t *table) {
 	p.copyMask(t, "CPUMask", "CPUMask")
 	p.copyUint(t, "Priority", 99)
 	p.copyUint(t, "StackSize", math.MaxInt32)
-	im.maps(ds.node.Pos(), ds.path, ds.class, "→ [[DataSources]] %s (UDPStreamer)%s", ds.name, p.restNote("not UDPStreamer parameters"))
+	im.maps(ds.node.Pos(), ds.path.String(), ds.class, "→ [[DataSources]] %s (UDPStreamer)%s", ds.name, p.restNote("not UDPStreamer parameters"))
 }
 
 // signalParams copies the per-signal parameters of a declared signal.

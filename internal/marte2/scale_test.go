@@ -1,7 +1,10 @@
 package marte2
 
 import (
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -128,12 +131,38 @@ var scaleShapes = []scaleShape{
 			" }\n OutputSignals = {\n"+signals(n, "X", "Type = uint32")+" } }\n",
 			" +S = { Class = UDPStreamer Port = 44500 }\n", runState("Run", "Clock R W"))
 	}, 15000},
+	// n ConstantGAMs in an application nested in blocks up to MaxDepth,
+	// each named with MaxTokenLen bytes: every object's path is about
+	// 1 MB long.
+	{"deep-long-names", func(n int) []byte {
+		var f strings.Builder
+		var names []string
+		for i := range n {
+			fmt.Fprintf(&f, " +K%d = { Class = ConstantGAM OutputSignals = { K%d = { DataSource = S Type = uint32 Default = %d } } }\n", i, i, i)
+			names = append(names, fmt.Sprintf("K%d", i))
+		}
+		app := cfgApp(clock+f.String(), " +S = { Class = UDPStreamer Port = 44500 }\n", runState("Run", "Clock "+strings.Join(names, " ")))
+		return nestLongNames(app, MaxDepth-5) // $App +Functions +K OutputSignals K
+	}, 25000},
 	// One vector of n elements (a 4 MB file holds two million).
 	{"vector", func(n int) []byte {
 		return cfgApp(clock+" +K = { Class = ConstantGAM OutputSignals = { K = { DataSource = S Type = uint8 NumberOfElements = "+fmt.Sprint(n)+
 			" Default = {"+strings.Repeat(" 1", n)+" } } } }\n",
 			" +S = { Class = UDPStreamer Port = 44500 }\n", runState("Run", "Clock K"))
 	}, 2000000},
+}
+
+// nestLongNames wraps a configuration in levels of objects, each named
+// with MaxTokenLen bytes.
+func nestLongNames(cfg []byte, levels int) []byte {
+	var b strings.Builder
+	for i := range levels {
+		name := fmt.Sprintf("+L%d", i)
+		b.WriteString(name + strings.Repeat("N", MaxTokenLen-len(name)) + " = { Class = ReferenceContainer\n")
+	}
+	b.Write(cfg)
+	b.WriteString(strings.Repeat("}\n", levels))
+	return []byte(b.String())
 }
 
 // importCost imports data and returns the steps of the importer's loops,
@@ -238,4 +267,28 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+var scaleFiles = flag.String("scale-files", "", "TestWriteScaleFiles writes each shape of BenchmarkImportScale at its large size into this directory, as <shape>.cfg")
+
+// TestWriteScaleFiles writes the large files of the scale shapes, to
+// measure the command on them (docs/marte2.md):
+//
+//	go test -run TestWriteScaleFiles ./internal/marte2/ -scale-files /tmp/scale
+func TestWriteScaleFiles(t *testing.T) {
+	if *scaleFiles == "" {
+		t.Skip("no -scale-files directory")
+	}
+	if err := os.MkdirAll(*scaleFiles, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, sh := range scaleShapes {
+		data := sh.gen(sh.big)
+		if len(data) > MaxFileSize {
+			t.Errorf("%s: %d bytes, over MaxFileSize", sh.name, len(data))
+		}
+		if err := os.WriteFile(filepath.Join(*scaleFiles, sh.name+".cfg"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -1,0 +1,38 @@
+package marte2
+
+import (
+	"strings"
+	"testing"
+)
+
+// A path is shown in full when short; a long name is cut, and a deep path
+// keeps its first element and its last ones, so that every message about
+// an object stays small.
+func TestPathShown(t *testing.T) {
+	var p *objPath
+	for _, n := range []string{"$App", "+Functions", "+G"} {
+		p = p.child(n)
+	}
+	if got := p.String(); got != "$App.+Functions.+G" {
+		t.Errorf("short path: %s", got)
+	}
+	if got := p.show("OutputSignals", "O1"); got != "$App.+Functions.+G.OutputSignals.O1" {
+		t.Errorf("with elements: %s", got)
+	}
+	long := "+" + strings.Repeat("é", 40) // 81 bytes
+	if got := p.child(long).String(); got != "$App.+Functions.+G.+"+strings.Repeat("é", 23)+"…" {
+		t.Errorf("long name: %s", got)
+	}
+	var deep *objPath
+	for i := range 20 {
+		deep = deep.child("+L" + strings.Repeat("N", i))
+	}
+	want := "+L.….+L" + strings.Repeat("N", 15) + ".+L" + strings.Repeat("N", 16) + ".+L" + strings.Repeat("N", 17) +
+		".+L" + strings.Repeat("N", 18) + ".+L" + strings.Repeat("N", 19) + ".K"
+	if got := deep.show("K"); got != want {
+		t.Errorf("deep path:\n got %s\nwant %s", got, want)
+	}
+	if got := deep.child("+X").String(); !strings.HasPrefix(got, "+L.….") || strings.Count(got, ".") != maxShownElems-1 {
+		t.Errorf("deep path: %s", got)
+	}
+}
