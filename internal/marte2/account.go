@@ -5,44 +5,39 @@ import (
 	"strings"
 )
 
-// noteGAMs records what became of every GAM of the application.
-func (im *importer) noteGAMs(a *application, st *state, used map[*gamDef]string) {
-	inState := map[*gamDef]bool{}
-	for _, t := range st.threads {
-		for _, g := range t.gams {
-			im.steps++
-			inState[g] = true
-		}
-	}
-	folded := map[*gamDef]bool{}
-	seen := map[*hop]bool{} // hops are shared: each is walked once
-	blamed := map[*gamDef]string{}
-	for _, o := range append(append([]*origin(nil), im.routes...), im.unfed...) {
-		for h := o.via; h != nil && !seen[h]; h = h.prev {
-			im.steps++
-			seen[h] = true
-			folded[h.gam] = true
-		}
-		if o.blame != nil && blamed[o.blame] == "" {
-			blamed[o.blame] = o.why
+// noteGAMs records what became of every GAM of the application: a GAM
+// of a thread of the state has its thread set (expandThreads), one that
+// makes a streamerd GAM says so in used (newGAM).
+func (im *importer) noteGAMs(a *application, st *state) {
+	// Hops are shared: each is walked once.
+	for _, os := range [][]*origin{im.routes, im.unfed} {
+		for _, o := range os {
+			for h := o.via; h != nil && !h.seen; h = h.prev {
+				im.steps++
+				h.seen = true
+				h.gam.folded = true
+			}
+			if o.blame != nil && (o.blame.blame == nil || o.blame.blame.why == "") {
+				o.blame.blame = o
+			}
 		}
 	}
 	for _, g := range a.gams {
 		im.steps++
-		if blamed[g] != "" {
-			im.skip(g.node.Pos(), g.path.String(), g.class, "not imported: %s", blamed[g])
-			if used[g] == "" {
+		if g.blame != nil && g.blame.why != "" {
+			im.skip(g.node.Pos(), g.path.String(), g.class, "not imported: %s", g.blame.why)
+			if g.used == "" {
 				continue
 			}
 		}
 		switch {
-		case used[g] != "" && folded[g]:
-			im.maps(g.node.Pos(), g.path.String(), g.class, "%s; its copies are folded (the producer writes the imported datasource directly)", used[g])
-		case used[g] != "":
-			im.maps(g.node.Pos(), g.path.String(), g.class, "%s", used[g])
-		case folded[g]:
+		case g.used != "" && g.folded:
+			im.maps(g.node.Pos(), g.path.String(), g.class, "%s; its copies are folded (the producer writes the imported datasource directly)", g.used)
+		case g.used != "":
+			im.maps(g.node.Pos(), g.path.String(), g.class, "%s", g.used)
+		case g.folded:
 			im.maps(g.node.Pos(), g.path.String(), g.class, "folded: an IOGAM copies bytes unchanged, so the producer of each value writes the imported datasource directly")
-		case !inState[g]:
+		case g.thread == nil:
 			im.skip(g.node.Pos(), g.path.String(), g.class, "not run in state %s", shortName(st.name))
 		case !knownGAM(g.kind):
 			im.skip(g.node.Pos(), g.path.String(), g.class, "no streamerd equivalent; nothing it writes reaches an imported datasource")
@@ -103,11 +98,8 @@ func sourceWhy(kind string) string {
 func written(ds *dataSource) string {
 	var names []string
 	for _, s := range ds.signals {
-		for _, r := range s.refs {
-			if !r.input {
-				names = append(names, s.name)
-				break
-			}
+		if s.writer != nil {
+			names = append(names, s.name)
 		}
 	}
 	if len(names) == 0 {
@@ -129,29 +121,38 @@ func (im *importer) noteObjects(a *application) {
 	}
 }
 
-// header returns the comment lines at the top of the TOML.
-func (im *importer) header(a *application, st *state) []string {
-	h := []string{
-		fmt.Sprintf("Imported from %s by streamerd -import-marte2: %s (%s), state %s.", im.file, a.obj.path, a.obj.class, st.name),
-		"Each table names the MARTe2 object it comes from. Check with: streamerd -check -config <this file>",
-	}
-	var skipped, approx []string
-	sortNotes(im.notes)
-	for _, n := range im.notes {
-		switch n.Verdict {
-		case Skipped:
-			skipped = append(skipped, "  "+n.Format(im.file))
-		case Approximated:
-			approx = append(approx, "  "+n.Format(im.file))
+// writeHeader prints the comment lines at the top of the TOML, from the
+// application's position: what was approximated and what was not
+// imported (the notes, sorted).
+func (im *importer) writeHeader(w *writer, a *application, st *state) {
+	at := a.obj.node.Pos()
+	cs := w.beginComment(at, "")
+	cs.WriteString("Imported from ")
+	cs.WriteString(im.file)
+	cs.WriteString(" by streamerd -import-marte2: ")
+	a.obj.path.write(cs)
+	cs.WriteString(" (")
+	cs.WriteString(a.obj.class)
+	cs.WriteString("), state ")
+	cs.WriteString(st.name)
+	cs.WriteByte('.')
+	w.WriteByte('\n')
+	w.comment(at, "", "Each table names the MARTe2 object it comes from. Check with: streamerd -check -config <this file>")
+	for i, v := range [2]Verdict{Approximated, Skipped} {
+		first := true
+		for _, n := range im.notes {
+			if n.Verdict != v {
+				continue
+			}
+			if first {
+				w.comment(at, "", "")
+				w.comment(at, "", [2]string{"Approximated:", "Not imported:"}[i])
+				first = false
+			}
+			cs := w.beginComment(at, "")
+			cs.WriteString("  ")
+			n.write(cs, im.file)
+			w.WriteByte('\n')
 		}
 	}
-	if len(approx) > 0 {
-		h = append(h, "", "Approximated:")
-		h = append(h, approx...)
-	}
-	if len(skipped) > 0 {
-		h = append(h, "", "Not imported:")
-		h = append(h, skipped...)
-	}
-	return h
 }

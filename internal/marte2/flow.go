@@ -2,6 +2,7 @@ package marte2
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -23,10 +24,19 @@ type origin struct {
 	thread *threadState // the thread that produces it
 	gam    *gamDef      // Wave, Const: the generator; Counter, Time: the GAM that reads the timer
 	out    *gamSignal   // Const: the output, with its Default
+	value  *constValue  // Const: its value
 	why    string       // Unfed: the reason, naming the objects
 	cause  string       // Unfed: the first reason, when why wraps it (a chain of GAMs)
 	blame  *gamDef      // Unfed: the GAM that is not imported, if a GAM is the cause
 	via    *hop         // the last GAM it passed through (IOGAMs), or nil
+}
+
+// constValue is the value of a ConstantGAM output.
+type constValue struct {
+	num    float64
+	text   string // a char8 output: the text
+	isText bool
+	made   *outGAM // the streamerd GAM it became
 }
 
 // hop is one GAM a value passed through. Hops form a list from the last
@@ -37,30 +47,35 @@ type hop struct {
 	prev  *hop // the hop before, nil for the first
 	first *hop // the first hop of the list
 	n     int  // hops up to this one
+	seen  bool // walked by noteGAMs
 }
 
 // maxShownHops is how many GAMs "via" lists in full; a longer chain shows
 // its first and last GAMs and a count.
 const maxShownHops = 6
 
-// viaText returns "A → B → C", or "A → … (n more) → Y → Z" for a long
+// write writes "A → B → C", or "A → … (n more) → Y → Z" for a long
 // chain.
-func (h *hop) viaText() string {
-	if h == nil {
-		return ""
-	}
-	var last []string
-	for x := h; x != nil && len(last) < maxShownHops; x = x.prev {
-		last = append(last, x.gam.path.String())
+func (h *hop) write(w textSink) {
+	var last [maxShownHops]*hop
+	k := 0
+	for x := h; x != nil && k < maxShownHops; x = x.prev {
+		last[k] = x
+		k++
 	}
 	if h.n > maxShownHops {
-		last = last[:2]
-		last = append(last, fmt.Sprintf("… (%d more)", h.n-3), h.first.gam.path.String())
+		h.first.gam.path.write(w)
+		w.WriteString(" → … (")
+		w.WriteString(strconv.Itoa(h.n - 3))
+		w.WriteString(" more)")
+		k = 2
 	}
-	for i, j := 0, len(last)-1; i < j; i, j = i+1, j-1 {
-		last[i], last[j] = last[j], last[i]
+	for i := k - 1; i >= 0; i-- {
+		if i < k-1 || h.n > maxShownHops {
+			w.WriteString(" → ")
+		}
+		last[i].gam.path.write(w)
 	}
-	return strings.Join(last, " → ")
 }
 
 func unfed(format string, args ...any) *origin {
@@ -98,6 +113,8 @@ func (o *origin) rootCause() string {
 // values its GAMs produce.
 type threadState struct {
 	def       *threadDef
+	index     int         // in the imported state's threads
+	timerOut  *outGAM     // the streamerd Timer GAM made for it
 	timer     *dataSource // the LinuxTimer that paces it
 	timerGAM  *gamDef     // the GAM whose input carries Frequency
 	frequency string      // the Frequency as written
@@ -142,7 +159,7 @@ func (im *importer) resolveThread(a *application, t *threadState) {
 
 // resolveInput returns where the value an input reads comes from.
 func (im *importer) resolveInput(a *application, t *threadState, s *gamSignal) *origin {
-	if s.unsupp != "" {
+	if s.unsupp != supported {
 		return unfed("%s uses %s, which streamerd does not support", s, s.unsupp)
 	}
 	ds := a.dsByName[s.ds]
@@ -213,7 +230,7 @@ func (im *importer) gamOutputs(a *application, t *threadState, g *gamDef, ins []
 	}
 	for _, s := range g.outputs {
 		im.steps++
-		if s.unsupp != "" {
+		if s.unsupp != supported {
 			fill(unfedBy(g, "%s uses %s, which streamerd does not support", s, s.unsupp))
 			return outs
 		}
@@ -256,7 +273,7 @@ func (im *importer) ioGAM(a *application, g *gamDef, ins, outs []*origin) {
 		ti, ni := a.signalShape(in)
 		to, no := a.signalShape(out)
 		if ti != to || ni != no {
-			outs[i] = unfedBy(g, "%s copies %s %s[%d] into %s %s[%d]: the bytes are reinterpreted, which streamerd does not do", g.path, in.name, ti, ni, out.name, to, no)
+			outs[i] = unfedBy(g, "%s copies %s %s[%d] into %s %s[%d]: the bytes are reinterpreted, which streamerd does not do", g.path, in.name(), ti, ni, out.name(), to, no)
 			continue
 		}
 		outs[i] = ins[i].through(g)
@@ -266,7 +283,7 @@ func (im *importer) ioGAM(a *application, g *gamDef, ins, outs []*origin) {
 // signalShape returns the type and element count of a GAM signal: its own,
 // or its datasource's declaration.
 func (a *application) signalShape(s *gamSignal) (string, int) {
-	typ, n := s.typ, s.elems
+	typ, n := s.typ, int(s.elems)
 	if ds := a.dsByName[s.ds]; ds != nil {
 		if d := ds.signal(s.alias); d != nil {
 			if typ == "" {
@@ -292,22 +309,35 @@ func (o *origin) timerSignal() string {
 }
 
 // describe returns a short account of where a value comes from, for
-// comments and messages.
+// messages.
 func (o *origin) describe() string {
-	var b strings.Builder
-	switch o.kind {
-	case originCounter, originTime:
-		fmt.Fprintf(&b, "%s %s", o.thread.timer.path, o.timerSignal())
-	case originWave, originConst:
-		b.WriteString(o.gam.path.String())
-		if o.kind == originConst {
-			b.WriteString("." + o.out.name)
-		}
-	default:
+	if o.kind == originUnfed {
 		return o.why
 	}
-	if o.via != nil {
-		b.WriteString(" → " + o.via.viaText())
-	}
+	var b strings.Builder
+	o.describeTo(&b)
 	return b.String()
+}
+
+// describeTo writes what describe returns.
+func (o *origin) describeTo(w textSink) {
+	switch o.kind {
+	case originCounter, originTime:
+		o.thread.timer.path.write(w)
+		w.WriteByte(' ')
+		w.WriteString(o.timerSignal())
+	case originWave, originConst:
+		o.gam.path.write(w)
+		if o.kind == originConst {
+			w.WriteByte('.')
+			w.WriteString(o.out.name())
+		}
+	default:
+		w.WriteString(o.why)
+		return
+	}
+	if o.via != nil {
+		w.WriteString(" → ")
+		o.via.write(w)
+	}
 }

@@ -40,7 +40,7 @@ func (im *importer) waveform(a *application, t *threadState, g *gamDef, ins []*o
 		im.steps++
 		typ, elems := a.signalShape(o)
 		if !isNumericType(typ) {
-			return unfedBy(g, "%s: output %s has type %q; a WaveformGAM writes numeric types", g.path, o.name, typ)
+			return unfedBy(g, "%s: output %s has type %q; a WaveformGAM writes numeric types", g.path, o.name(), typ)
 		}
 		if n >= 0 && elems != n {
 			return unfedBy(g, "%s: its outputs have different element counts (MARTe2 refuses this)", g.path)
@@ -85,7 +85,7 @@ func (im *importer) waveform(a *application, t *threadState, g *gamDef, ins []*o
 	if w.frequency < 0 {
 		return unfedBy(g, "%s: Frequency %g Hz is negative; streamerd needs ≥ 0", g.path, w.frequency)
 	}
-	im.waves[g] = w
+	g.wave = w
 	return &origin{kind: originWave, thread: t, gam: g}
 }
 
@@ -117,11 +117,10 @@ func (im *importer) constant(a *application, t *threadState, g *gamDef, s *gamSi
 	if !ok {
 		return unfedBy(g, "%s: Default %q is not a number", s, first)
 	}
-	im.consts[s] = v
 	if u, ok := parseUint(strings.TrimPrefix(first, "-"), 64); ok && bits.Len64(u)-bits.TrailingZeros64(u) > 53 {
 		im.approx(l.Pos(), s.String(), g.class, "Default %s is not exact in float64; streamerd sends the nearest float64, %v", first, v)
 	}
-	return &origin{kind: originConst, thread: t, gam: g, out: s}
+	return constOrigin(t, g, s, constValue{num: v})
 }
 
 // textConstant returns the origin of a char8[n] ConstantGAM output whose
@@ -144,8 +143,18 @@ func (im *importer) textConstant(t *threadState, g *gamDef, s *gamSignal, l Node
 		im.approx(l.Pos(), s.String(), g.class, "Default of %d bytes fills char8[%d]: MARTe2 sends its first %d and a NUL, and so does streamerd", n, n, n-1)
 		text = text[:n-1]
 	}
-	im.texts[s] = text
-	return &origin{kind: originConst, thread: t, gam: g, out: s}
+	return constOrigin(t, g, s, constValue{text: text, isText: true})
+}
+
+// constOrigin returns the origin of the output s of the ConstantGAM g, of
+// value v (the two in one allocation).
+func constOrigin(t *threadState, g *gamDef, s *gamSignal, v constValue) *origin {
+	c := &struct {
+		o origin
+		v constValue
+	}{origin{kind: originConst, thread: t, gam: g, out: s}, v}
+	c.o.value = &c.v
+	return &c.o
 }
 
 func isNumericType(t string) bool {

@@ -42,11 +42,12 @@ type Result struct {
 // (1-based) was imported from, so that the loader's errors on the TOML
 // can name the MARTe2 line; false when line is not in the TOML.
 func (r *Result) Source(line int) (Pos, bool) {
-	i := sort.Search(len(r.sources), func(i int) bool { return r.sources[i].line > line })
+	i := sort.Search(len(r.sources), func(i int) bool { return int(r.sources[i].line) > line })
 	if i == 0 || line < 1 || line > r.lines {
 		return Pos{}, false
 	}
-	return r.sources[i-1].pos, true
+	s := r.sources[i-1]
+	return Pos{int(s.srcLine), int(s.srcCol)}, true
 }
 
 // Errors is every problem that stopped an import, sorted by position; its
@@ -66,12 +67,8 @@ type importer struct {
 	opt    Options
 	errs   []*Error
 	notes  []Note
-	waves  map[*gamDef]*wave
-	consts map[*gamSignal]float64
-	texts  map[*gamSignal]string // char8 constants: the Default string
-	routes []*origin             // the origins of the imported signals
-	unfed  []*origin             // the imported signals' origins that are not imported
-	at     Pos                   // the application's position
+	routes []*origin // the origins of the imported signals
+	unfed  []*origin // the imported signals' origins that are not imported
 	// steps counts the iterations of the loops over GAMs, signals and
 	// threads; TestImportLinear holds it linear in the file's size.
 	steps int
@@ -104,19 +101,19 @@ func Import(name string, data []byte, opt Options) (*Result, error) {
 
 // importWith is Import, returning the importer too (for its steps).
 func importWith(name string, data []byte, opt Options) (*importer, *Result, error) {
-	im := &importer{file: name, opt: opt, waves: map[*gamDef]*wave{}, consts: map[*gamSignal]float64{}, texts: map[*gamSignal]string{}}
+	im := &importer{file: name, opt: opt}
 	root, err := Parse(name, data)
 	if err != nil {
 		return im, nil, err
 	}
 	res := &Result{File: name}
-	out := im.run(root)
+	out, a, st := im.run(root)
 	sortNotes(im.notes)
 	res.Notes = im.notes
 	if len(im.errs) > 0 {
 		return im, res, sortErrors(im.errs)
 	}
-	res.TOML, res.sources, res.lines = out.render(im.at)
+	res.TOML, res.sources, res.lines = im.render(out, a, st)
 	return im, res, nil
 }
 
@@ -137,32 +134,33 @@ func sortErrors(es []*Error) Errors {
 	return Errors(out)
 }
 
-// run imports the first RealTimeApplication of the tree.
-func (im *importer) run(root Node) *outConfig {
+// run imports the first RealTimeApplication of the tree: the
+// configuration, the application and the state imported; nil when
+// nothing can be.
+func (im *importer) run(root Node) (*outConfig, *application, *state) {
 	apps := findApplications(root, nil, nil)
 	if len(apps) == 0 {
 		im.errorf(Pos{1, 1}, "no RealTimeApplication: nothing to import (streamerd imports an object with Class = RealTimeApplication)")
-		return nil
+		return nil, nil, nil
 	}
 	for _, o := range apps[1:] {
 		im.skip(o.node.Pos(), o.path.String(), o.class, "streamerd imports one RealTimeApplication, the first (%s)", apps[0].path)
 	}
-	im.at = apps[0].node.Pos()
 	im.noteOutside(root, nil, apps[0].node)
 	a := im.readApplication(apps[0])
 	im.checkCharDefaults(a)
 	st := im.chooseState(root, a)
 	if st == nil {
-		return nil
+		return nil, nil, nil
 	}
 	im.expandThreads(a, st)
 	var threads []*threadState
-	for _, t := range st.threads {
-		ts := &threadState{def: t}
+	for i, t := range st.threads {
+		ts := &threadState{def: t, index: i}
 		im.resolveThread(a, ts)
 		threads = append(threads, ts)
 	}
-	return im.build(a, st, threads)
+	return im.build(a, st, threads), a, st
 }
 
 // noteOutside notes the objects outside the application, which streamerd

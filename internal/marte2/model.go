@@ -12,7 +12,7 @@ type application struct {
 	obj       object
 	gams      []*gamDef
 	gamByName map[string]*gamDef   // by qualified name: "GAM" or "Group.GAM"
-	groups    map[string][]*gamDef // by group name ("Group", "Group.Sub"): its GAMs, in order
+	groups    map[string]*gamGroup // by group name ("Group", "Group.Sub")
 	sources   []*dataSource
 	dsByName  map[string]*dataSource
 	defaultDS string
@@ -42,7 +42,7 @@ func newObject(n Node, parent *objPath) object {
 	return o
 }
 
-// gamDef is one GAM with its signals.
+// gamDef is one GAM with its signals, and what the import made of it.
 type gamDef struct {
 	object
 	qname   string // qualified name in +Functions: "GAM1" or "Group.GAM1"
@@ -50,29 +50,56 @@ type gamDef struct {
 	outputs []*gamSignal
 	thread  *threadDef // the thread of the imported state that runs it, or nil
 	order   int        // its position in that thread
+	listed  *threadDef // the last thread whose Functions named it (expandThreads)
+	wave    *wave      // a WaveformGAM that maps to a sine: its parameters
+	waveOut *outGAM    // the streamerd GAM its wave became
+	used    string     // what it became, for its note; "" when nothing
+	blame   *origin    // the first unfed value it is to blame for
+	folded  bool       // a value passed through it into an imported signal
 }
 
 // gamSignal is one signal of a GAM's InputSignals or OutputSignals.
 type gamSignal struct {
 	node   Node
 	gam    *gamDef
-	input  bool
-	name   string    // the GAM's name for it
 	ds     string    // the datasource: DataSource, or the default
-	alias  string    // the datasource's name for it: Alias, or name
+	alias  string    // the datasource's name for it: Alias, or its name
 	typ    string    // Type, "" when not given here
-	elems  int       // NumberOfElements, 0 when not given here
-	dims   int       // NumberOfDimensions, -1 when not given here
-	unsupp string    // a parameter streamerd cannot honour (Samples > 1, Ranges)
 	sig    *dsSignal // the datasource signal it names; nil when the datasource does not exist
+	elems  int32     // NumberOfElements, 0 when not given here
+	dims   int32     // NumberOfDimensions, -1 when not given here
+	input  bool
+	unsupp unsupported // a parameter streamerd cannot honour
 }
+
+// unsupported is a parameter of a GAM signal that streamerd cannot honour.
+type unsupported uint8
+
+const (
+	supported unsupported = iota
+	unsuppSamples
+	unsuppRanges
+)
+
+func (u unsupported) String() string {
+	switch u {
+	case unsuppSamples:
+		return "Samples > 1 (several samples per cycle)"
+	case unsuppRanges:
+		return "Ranges (a part of the signal)"
+	}
+	return ""
+}
+
+// name returns the GAM's name for the signal.
+func (s *gamSignal) name() string { return s.node.Name() }
 
 func (s *gamSignal) String() string {
 	dir := "OutputSignals"
 	if s.input {
 		dir = "InputSignals"
 	}
-	return s.gam.path.show(dir, s.name)
+	return s.gam.path.show(dir, s.name())
 }
 
 // dataSource is one datasource of +Data with its signals: those declared
@@ -87,13 +114,13 @@ type dataSource struct {
 type dsSignal struct {
 	ds      *dataSource
 	name    string
-	node    Node // the declaration in Signals, nil when added by a GAM
+	node    Node // the declaration in Signals; zero when added by a GAM
 	typ     string
-	elems   int // 0 when not given
-	dims    int // -1 when not given
-	refs    []*gamSignal
-	writer  *gamDef // the first GAM (in +Functions order) that writes it
-	written writes  // what the threads of the imported state write into it
+	elems   int        // 0 when not given
+	dims    int        // -1 when not given
+	first   *gamSignal // the first GAM signal that names it
+	writer  *gamDef    // the first GAM (in +Functions order) that writes it
+	written writes     // what the threads of the imported state write into it
 }
 
 // add appends a signal; a name already there keeps its first signal.
@@ -113,8 +140,8 @@ func (s *dsSignal) pos() Pos {
 	switch {
 	case !s.node.IsZero():
 		return s.node.Pos()
-	case len(s.refs) > 0:
-		return s.refs[0].node.Pos()
+	case s.first != nil:
+		return s.first.node.Pos()
 	}
 	return s.ds.node.Pos()
 }
@@ -164,7 +191,7 @@ func findApplications(n Node, parent *objPath, out []object) []object {
 // stop the import (a thread naming a GAM that does not exist) are
 // returned as errors.
 func (im *importer) readApplication(o object) *application {
-	a := &application{obj: o, gamByName: map[string]*gamDef{}, groups: map[string][]*gamDef{}, dsByName: map[string]*dataSource{}}
+	a := &application{obj: o, gamByName: map[string]*gamDef{}, groups: map[string]*gamGroup{}, dsByName: map[string]*dataSource{}}
 	for c := range o.node.Objects() {
 		co := newObject(c, o.path)
 		switch {
@@ -192,7 +219,11 @@ func (im *importer) readApplication(o object) *application {
 		}
 	}
 	for _, g := range a.gams {
-		for _, s := range append(append([]*gamSignal{}, g.inputs...), g.outputs...) {
+		for _, s := range g.inputs {
+			im.steps++
+			im.addReference(a, s)
+		}
+		for _, s := range g.outputs {
 			im.steps++
 			im.addReference(a, s)
 		}
@@ -222,7 +253,12 @@ func (im *importer) readFunctions(a *application, n Node, path *objPath, prefix 
 		for i := range len(g.qname) {
 			im.steps++
 			if g.qname[i] == '.' {
-				a.groups[g.qname[:i]] = append(a.groups[g.qname[:i]], g)
+				grp := a.groups[g.qname[:i]]
+				if grp == nil {
+					grp = &gamGroup{}
+					a.groups[g.qname[:i]] = grp
+				}
+				grp.gams = append(grp.gams, g)
 			}
 		}
 	}
@@ -232,27 +268,36 @@ func (im *importer) readGAMSignals(a *application, g *gamDef, n Node, input bool
 	if n.IsZero() {
 		return nil
 	}
-	var out []*gamSignal
+	// The signals in one allocation, and pointers to them.
+	count := 0
+	for c := range n.Children() {
+		if c.IsBlock() {
+			count++
+		}
+	}
+	sigs := make([]gamSignal, count)
+	out := make([]*gamSignal, 0, count)
 	for c := range n.Children() {
 		im.steps++
 		if !c.IsBlock() {
 			continue
 		}
-		s := &gamSignal{node: c, gam: g, input: input, name: c.Name(), alias: c.Name(), dims: -1}
+		s := &sigs[len(out)]
+		*s = gamSignal{node: c, gam: g, input: input, alias: c.Name(), dims: -1}
 		s.ds = im.text(c, "DataSource")
 		if a := im.text(c, "Alias"); a != "" {
 			s.alias = a
 		}
 		s.typ = im.text(c, "Type")
-		s.elems = im.count(c, "NumberOfElements")
+		s.elems = int32(im.count(c, "NumberOfElements"))
 		if !c.Leaf("NumberOfDimensions").IsZero() {
-			s.dims = im.count(c, "NumberOfDimensions")
+			s.dims = int32(im.count(c, "NumberOfDimensions"))
 		}
 		if !c.Leaf("Samples").IsZero() && im.count(c, "Samples") > 1 {
-			s.unsupp = "Samples > 1 (several samples per cycle)"
+			s.unsupp = unsuppSamples
 		}
 		if !c.Leaf("Ranges").IsZero() {
-			s.unsupp = "Ranges (a part of the signal)"
+			s.unsupp = unsuppRanges
 		}
 		out = append(out, s)
 	}
@@ -297,12 +342,14 @@ func (im *importer) addReference(a *application, s *gamSignal) {
 		d.typ = s.typ
 	}
 	if d.elems == 0 {
-		d.elems = s.elems
+		d.elems = int(s.elems)
 	}
 	if d.dims < 0 {
-		d.dims = s.dims
+		d.dims = int(s.dims)
 	}
-	d.refs = append(d.refs, s)
+	if d.first == nil {
+		d.first = s
+	}
 	if !s.input && d.writer == nil {
 		d.writer = s.gam
 	}
@@ -349,17 +396,13 @@ func functionName(name string) string {
 // group of GAMs.
 func (a *application) hasFunction(name string) bool {
 	name = functionName(name)
-	return a.gamByName[name] != nil || len(a.groups[name]) > 0
+	return a.gamByName[name] != nil || a.groups[name] != nil
 }
 
-// expandFunction returns the GAMs a thread's Functions entry names: one
-// GAM, or every GAM of a group, in order.
-func (a *application) expandFunction(name string) []*gamDef {
-	name = functionName(name)
-	if g := a.gamByName[name]; g != nil {
-		return []*gamDef{g}
-	}
-	return a.groups[name]
+// gamGroup is a group of GAMs in +Functions.
+type gamGroup struct {
+	gams   []*gamDef  // in order
+	listed *threadDef // the last thread whose Functions named it (expandThreads)
 }
 
 // expandThreads resolves the Functions of the imported state's threads:
@@ -371,15 +414,26 @@ func (im *importer) expandThreads(a *application, st *state) {
 		if t.functions.n.IsZero() {
 			continue
 		}
-		seen := map[string]bool{}
 		for it := range t.functions.All() {
 			im.steps++
+			// One GAM, or every GAM of a group, in order; each entry
+			// once per thread.
 			name := functionName(it.Text)
-			if seen[name] {
-				continue
+			var one [1]*gamDef
+			var gams []*gamDef
+			if g := a.gamByName[name]; g != nil {
+				if g.listed == t {
+					continue
+				}
+				g.listed, one[0] = t, g
+				gams = one[:]
+			} else if grp := a.groups[name]; grp != nil {
+				if grp.listed == t {
+					continue
+				}
+				grp.listed, gams = t, grp.gams
 			}
-			seen[name] = true
-			for _, g := range a.expandFunction(name) {
+			for _, g := range gams {
 				im.steps++
 				if g.thread == nil {
 					g.thread, g.order = t, len(t.gams)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -40,11 +41,29 @@ type Note struct {
 // Format returns the note as a warning line: file:line:col: path (class):
 // verdict: text.
 func (n Note) Format(file string) string {
-	what := n.Path
+	var b strings.Builder
+	n.write(&b, file)
+	return b.String()
+}
+
+// write writes what Format returns.
+func (n Note) write(w textSink, file string) {
+	w.WriteString(file)
+	w.WriteByte(':')
+	writeInt(w, n.Pos.Line)
+	w.WriteByte(':')
+	writeInt(w, n.Pos.Col)
+	w.WriteString(": ")
+	w.WriteString(n.Path)
 	if n.Class != "" {
-		what += " (" + n.Class + ")"
+		w.WriteString(" (")
+		w.WriteString(n.Class)
+		w.WriteByte(')')
 	}
-	return fmt.Sprintf("%s:%d:%d: %s: %s: %s", file, n.Pos.Line, n.Pos.Col, what, n.Verdict, n.Text)
+	w.WriteString(": ")
+	w.WriteString(n.Verdict.String())
+	w.WriteString(": ")
+	w.WriteString(n.Text)
 }
 
 func (im *importer) note(v Verdict, p Pos, path, class, format string, args ...any) {

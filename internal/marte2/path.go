@@ -1,6 +1,7 @@
 package marte2
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -29,50 +30,57 @@ func (p *objPath) child(name string) *objPath {
 // that what the import writes about each object stays small however long
 // the names above it are: file:line:col says exactly where it is.
 const (
-	maxShownElems = 8  // a longer path shows its first element, "…", and its last maxShownElems-2
-	maxShownName  = 64 // a longer name shows its first maxShownCut bytes and "…"
-	maxShownCut   = 48
+	maxShownPath = 96 // bytes of a path shown in full; a longer one shows its first element, "…" and its last ones
+	maxShownName = 40 // bytes of a name shown in full; a longer one shows its first maxShownCut bytes and "…"
+	maxShownCut  = 32
 )
 
 // String returns the path as shown: elements joined by '.', each longer
-// than maxShownName bytes cut, and a path of more than maxShownElems
-// elements shortened in the middle.
+// than maxShownName bytes cut; a path longer than maxShownPath bytes
+// shows its first element, "…", and as many of its last elements as fit.
 func (p *objPath) String() string { return p.show() }
 
-// show returns the path of the element extra... inside p, as String does.
+// show returns the path of the elements extra inside p, as String does.
 func (p *objPath) show(extra ...string) string {
-	n := len(extra)
-	if p != nil {
-		n += p.n
-	}
-	// The last elements, from the end.
-	var last [maxShownElems]string
-	k := 0
-	for i := len(extra) - 1; i >= 0 && k < len(last); i-- {
-		last[k] = extra[i]
-		k++
-	}
-	q := p
-	for ; q != nil && k < len(last); q = q.up {
-		last[k] = q.name
-		k++
-	}
 	var b strings.Builder
-	if n > maxShownElems {
-		for q.up != nil {
-			q = q.up
-		}
-		b.WriteString(shortName(q.name))
-		b.WriteString(".…")
-		k = maxShownElems - 2
-	}
-	for i := k - 1; i >= 0; i-- {
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(shortName(last[i]))
-	}
+	p.write(&b, extra...)
 	return b.String()
+}
+
+// write writes what show returns.
+func (p *objPath) write(b textSink, extra ...string) {
+	var buf [MaxDepth + 8]string
+	elems := buf[:0]
+	for q := p; q != nil && len(elems) < len(buf)-len(extra); q = q.up {
+		elems = append(elems, q.name)
+	}
+	slices.Reverse(elems)
+	elems = append(elems, extra...)
+	if len(elems) == 0 {
+		return
+	}
+	size := len(elems) - 1
+	for _, e := range elems {
+		size += shownLen(e)
+	}
+	from := 1
+	if size > maxShownPath && len(elems) > 2 {
+		// The first element, and the last ones that fit.
+		from = len(elems) - 1
+		room := maxShownPath - shownLen(elems[0]) - len(".….") - shownLen(elems[from])
+		for from > 1 && shownLen(elems[from-1])+1 <= room {
+			from--
+			room -= shownLen(elems[from]) + 1
+		}
+	}
+	writeName(b, elems[0])
+	if from > 1 {
+		b.WriteString(".…")
+	}
+	for _, e := range elems[from:] {
+		b.WriteByte('.')
+		writeName(b, e)
+	}
 }
 
 // shortName returns a name as shown in messages: cut after maxShownCut
@@ -81,9 +89,33 @@ func shortName(s string) string {
 	if len(s) <= maxShownName {
 		return s
 	}
+	return s[:cutAt(s)] + "…"
+}
+
+// writeName writes shortName(s).
+func writeName(b textSink, s string) {
+	if len(s) <= maxShownName {
+		b.WriteString(s)
+		return
+	}
+	b.WriteString(s[:cutAt(s)])
+	b.WriteString("…")
+}
+
+// shownLen returns the length of shortName(s).
+func shownLen(s string) int {
+	if len(s) <= maxShownName {
+		return len(s)
+	}
+	return cutAt(s) + len("…")
+}
+
+// cutAt returns where a long name is cut: at most maxShownCut bytes, on a
+// character's start.
+func cutAt(s string) int {
 	i := maxShownCut
 	for i > 0 && !utf8.RuneStart(s[i]) {
 		i--
 	}
-	return s[:i] + "…"
+	return i
 }

@@ -19,20 +19,25 @@ func TestPathShown(t *testing.T) {
 	if got := p.show("OutputSignals", "O1"); got != "$App.+Functions.+G.OutputSignals.O1" {
 		t.Errorf("with elements: %s", got)
 	}
-	long := "+" + strings.Repeat("é", 40) // 81 bytes
-	if got := p.child(long).String(); got != "$App.+Functions.+G.+"+strings.Repeat("é", 23)+"…" {
+	long := "+" + strings.Repeat("é", 20) // 41 bytes
+	if got := p.child(long).String(); got != "$App.+Functions.+G.+"+strings.Repeat("é", 15)+"…" {
 		t.Errorf("long name: %s", got)
 	}
 	var deep *objPath
 	for i := range 20 {
 		deep = deep.child("+L" + strings.Repeat("N", i))
 	}
-	want := "+L.….+L" + strings.Repeat("N", 15) + ".+L" + strings.Repeat("N", 16) + ".+L" + strings.Repeat("N", 17) +
-		".+L" + strings.Repeat("N", 18) + ".+L" + strings.Repeat("N", 19) + ".K"
+	want := "+L.….+L" + strings.Repeat("N", 16) + ".+L" + strings.Repeat("N", 17) + ".+L" + strings.Repeat("N", 18) + ".+L" + strings.Repeat("N", 19) + ".K"
 	if got := deep.show("K"); got != want {
 		t.Errorf("deep path:\n got %s\nwant %s", got, want)
 	}
-	if got := deep.child("+X").String(); !strings.HasPrefix(got, "+L.….") || strings.Count(got, ".") != maxShownElems-1 {
-		t.Errorf("deep path: %s", got)
+	for _, n := range []int{1, 10, MaxDepth} {
+		var p *objPath
+		for range n {
+			p = p.child("+" + strings.Repeat("N", MaxTokenLen-1))
+		}
+		if got := p.show("OutputSignals", strings.Repeat("S", MaxTokenLen)); len(got) > maxShownPath+maxShownCut {
+			t.Errorf("%d names of %d bytes: %d bytes shown: %s", n, MaxTokenLen, len(got), got)
+		}
 	}
 }

@@ -3,7 +3,7 @@ package marte2
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -16,8 +16,8 @@ func (b *builder) thread(t *threadState, gams []*outGAM) {
 		b.im.skip(d.node.Pos(), d.path.String(), d.class, "writes no imported datasource")
 		return
 	}
-	sort.SliceStable(gams, func(i, j int) bool { return gams[i].order < gams[j].order })
-	th := &outThread{name: d.name, gams: gams}
+	slices.SortStableFunc(gams, func(x, y *outGAM) int { return x.order - y.order })
+	th := &outThread{name: d.name, gams: gams, functions: d.functions.Pos()}
 	th.pos = d.node.Pos()
 	f := b.im.frequency(t)
 	th.comments = []string{
@@ -32,12 +32,14 @@ func (b *builder) thread(t *threadState, gams []*outGAM) {
 		b.im.approx(d.node.Leaf("StackSize").Pos(), d.path.show("StackSize"), "", "ignored: streamerd's RT thread is a locked OS thread with the default stack")
 	}
 	b.im.timerParams(t, f, &th.table)
-	names := make([]string, len(gams))
+	var names strings.Builder // its GAMs, which write prints last (GAMs = [...])
 	for i, g := range gams {
-		names[i] = g.name
+		if i > 0 {
+			names.WriteString(", ")
+		}
+		names.WriteString(g.name)
 	}
-	th.setAt(d.functions.Pos(), "GAMs", tomlStrings(names), "")
-	b.im.maps(d.node.Pos(), d.path.String(), d.class, "→ [[Threads]] %s at %s Hz running %s%s", d.name, tomlFloat(f), strings.Join(names, ", "), p.restNote("not RealTimeThread parameters"))
+	b.im.maps(d.node.Pos(), d.path.String(), d.class, "→ [[Threads]] %s at %s Hz running %s%s", d.name, tomlFloat(f), names.String(), p.restNote("not RealTimeThread parameters"))
 	b.im.approx(d.node.Pos(), d.path.String(), d.class, "MARTe2's GAMScheduler runs RT threads SCHED_FIFO (RealTimePriorityClass); the import leaves Priority = 0: add Priority = 1..99 to the thread (needs CAP_SYS_NICE) for the same")
 	b.c.threads = append(b.c.threads, th)
 }
