@@ -5,23 +5,25 @@ import (
 	"strings"
 )
 
+// reached records what the value o of an imported signal says of the
+// GAMs: those it passed through are folded, and the one it blames (if
+// unfed) is not imported, for the first reason given.
+func (im *importer) reached(o *origin) {
+	for h := o.via; h != nil && !h.seen; h = h.prev { // hops are shared: each is walked once
+		im.steps++
+		h.seen = true
+		h.gam.folded = true
+	}
+	if g := o.blame; g != nil && (g.blame == nil || g.blame.why == "") {
+		g.blame = o
+	}
+}
+
 // noteGAMs records what became of every GAM of the application: a GAM
 // of a thread of the state has its thread set (expandThreads), one that
-// makes a streamerd GAM says so in used (newGAM).
+// makes a streamerd GAM says so in used (newGAM), and reached marked the
+// others.
 func (im *importer) noteGAMs(a *application, st *state) {
-	// Hops are shared: each is walked once.
-	for _, os := range [][]*origin{im.routes, im.unfed} {
-		for _, o := range os {
-			for h := o.via; h != nil && !h.seen; h = h.prev {
-				im.steps++
-				h.seen = true
-				h.gam.folded = true
-			}
-			if o.blame != nil && (o.blame.blame == nil || o.blame.blame.why == "") {
-				o.blame.blame = o
-			}
-		}
-	}
 	for _, g := range a.gams {
 		im.steps++
 		if g.blame != nil && g.blame.why != "" {

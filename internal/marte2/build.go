@@ -183,8 +183,7 @@ func (b *builder) source(sk *sink) {
 // origin.
 func (b *builder) signal(out *outSignal, sk *sink, sig *dsSignal, o *origin) {
 	pos := sig.pos()
-	path := sig.ds.path.show("Signals", sig.name)
-	typ := b.im.signalType(sig, pos, path, sk.class)
+	typ := b.im.signalType(sig, pos, sk.class)
 	elems, dims := sig.elems, sig.dims
 	if elems == 0 {
 		elems = 1
@@ -195,19 +194,19 @@ func (b *builder) signal(out *outSignal, sk *sink, sig *dsSignal, o *origin) {
 	switch {
 	case o == nil:
 	case o.kind == originUnfed:
-		b.im.unfed = append(b.im.unfed, o)
+		b.im.reached(o)
 		if b.im.opt.Partial {
-			b.im.approx(pos, path, "", "not fed, stays zero: %s", o.why)
+			b.im.approx(pos, sig.path(), "", "not fed, stays zero: %s", o.why)
 		} else {
-			b.im.errorf(pos, "%s is unfed: %s (-import-marte2-partial keeps it, at zero)", path, o.why)
+			b.im.errorf(pos, "%s is unfed: %s (-import-marte2-partial keeps it, at zero)", sig.path(), o.why)
 		}
 	default:
 		if (o.kind == originCounter || o.kind == originTime) && typ != "uint32" {
 			if typ == "int32" && elems == 1 {
-				b.im.approx(pos, path, "", "int32 in MARTe2; streamerd's Timer writes uint32 (the same bytes below 2^31)")
+				b.im.approx(pos, sig.path(), "", "int32 in MARTe2; streamerd's Timer writes uint32 (the same bytes below 2^31)")
 				typ = "uint32"
 			} else {
-				b.im.errorf(pos, "%s is %s[%d], fed by a LinuxTimer signal; streamerd's Timer writes uint32 scalars", path, typ, elems)
+				b.im.errorf(pos, "%s is %s[%d], fed by a LinuxTimer signal; streamerd's Timer writes uint32 scalars", sig.path(), typ, elems)
 			}
 		}
 		b.route(sig, o)
@@ -220,13 +219,13 @@ func (b *builder) signal(out *outSignal, sk *sink, sig *dsSignal, o *origin) {
 		more.set("Cols", tomlInt(int64(b.im.count(sig.node, "Cols"))), "")
 	} else if elems > 1 || dims > 0 {
 		if dims == 2 {
-			b.im.approx(pos, path, "", "a MARTe2 matrix of %d elements is sent as an array of %d elements: the same bytes, in the same order", elems, elems)
+			b.im.approx(pos, sig.path(), "", "a MARTe2 matrix of %d elements is sent as an array of %d elements: the same bytes, in the same order", elems, elems)
 		}
 		more.set("NumberOfDimensions", "1", "")
 		more.set("NumberOfElements", tomlInt(int64(elems)), "")
 	}
 	if !sig.node.IsZero() {
-		b.im.signalParams(sk.class, sig, &more, path)
+		b.im.signalParams(sk.class, sig, &more)
 	}
 	if len(more.keys) > 0 || len(more.comments) > 0 {
 		more.pos = pos
@@ -237,19 +236,19 @@ func (b *builder) signal(out *outSignal, sk *sink, sig *dsSignal, o *origin) {
 // signalType returns the streamerd type of a datasource signal of a
 // datasource of the streamerd class: char8 is text for FlatUDP, its bytes
 // as uint8 for a UDPStreamer.
-func (im *importer) signalType(sig *dsSignal, pos Pos, path, class string) string {
+func (im *importer) signalType(sig *dsSignal, pos Pos, class string) string {
 	switch {
 	case isNumericType(sig.typ):
 		return sig.typ
 	case sig.typ == "char8" && class == "FlatUDP":
 		return "char8"
 	case sig.typ == "char8" || sig.typ == "bool":
-		im.approx(pos, path, "", "%s is sent as uint8: the same byte", sig.typ)
+		im.approx(pos, sig.path(), "", "%s is sent as uint8: the same byte", sig.typ)
 		return "uint8"
 	case sig.typ == "":
-		im.errorf(pos, "%s has no Type (neither the datasource nor a GAM gives one)", path)
+		im.errorf(pos, "%s has no Type (neither the datasource nor a GAM gives one)", sig.path())
 	default:
-		im.errorf(pos, "%s has type %q; streamerd sends uint8..uint64, int8..int64, float32 and float64", path, sig.typ)
+		im.errorf(pos, "%s has type %q; streamerd sends uint8..uint64, int8..int64, float32 and float64", sig.path(), sig.typ)
 	}
 	return "uint8"
 }
@@ -272,7 +271,7 @@ func (b *builder) route(sig *dsSignal, o *origin) {
 	case originConst:
 		made = &o.value.made
 	}
-	b.im.routes = append(b.im.routes, o)
+	b.im.reached(o)
 	if *made == nil {
 		*made = b.newGAM(t, src, o)
 	}

@@ -10,7 +10,7 @@ package marte2
 // as more definitions, which a text rarely does. A backslash, a tab or a
 // newline in the Default parse.
 func (im *importer) checkCharDefaults(a *application) {
-	check := func(n Node, typ, path string) {
+	check := func(n Node, typ string, path func() string) {
 		l := n.Leaf("Default")
 		if typ != "char8" || l.IsZero() {
 			return
@@ -20,24 +20,24 @@ func (im *importer) checkCharDefaults(a *application) {
 			return // MARTe2 reads no string from a vector: nothing to parse again
 		}
 		if at, ok := rereadDefault(s); !ok {
-			im.errorf(l.Value().Pos(), "%s: Default %s: MARTe2 refuses the whole application (\"Unsupported defined default value\"): it reads a char8 Default again between quotes, where the '\"' at byte %d ends it early and what follows does not parse", path, l.Value(), at+1)
+			im.errorf(l.Value().Pos(), "%s: Default %s: MARTe2 refuses the whole application (\"Unsupported defined default value\"): it reads a char8 Default again between quotes, where the '\"' at byte %d ends it early and what follows does not parse", path(), l.Value(), at+1)
 		}
 	}
 	for _, g := range a.gams {
 		for _, s := range g.inputs {
 			im.steps++
-			check(s.node, signalType(s), s.String())
+			check(s.node, signalType(s), s.String)
 		}
 		for _, s := range g.outputs {
 			im.steps++
-			check(s.node, signalType(s), s.String())
+			check(s.node, signalType(s), s.String)
 		}
 	}
 	for _, ds := range a.sources {
 		for _, d := range ds.signals {
 			im.steps++
 			if !d.node.IsZero() {
-				check(d.node, d.typ, ds.path.show("Signals", d.name))
+				check(d.node, d.typ, d.path)
 			}
 		}
 	}

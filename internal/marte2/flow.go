@@ -267,6 +267,7 @@ func (im *importer) ioGAM(a *application, g *gamDef, ins, outs []*origin) {
 		}
 		return
 	}
+	var lastIn, lastOut *origin // inputs that read the same value share what comes out
 	for i, out := range g.outputs {
 		im.steps++
 		in := g.inputs[i]
@@ -276,7 +277,10 @@ func (im *importer) ioGAM(a *application, g *gamDef, ins, outs []*origin) {
 			outs[i] = unfedBy(g, "%s copies %s %s[%d] into %s %s[%d]: the bytes are reinterpreted, which streamerd does not do", g.path, in.name(), ti, ni, out.name(), to, no)
 			continue
 		}
-		outs[i] = ins[i].through(g)
+		if ins[i] != lastIn {
+			lastIn, lastOut = ins[i], ins[i].through(g)
+		}
+		outs[i] = lastOut
 	}
 }
 

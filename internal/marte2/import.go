@@ -63,12 +63,10 @@ func (es Errors) Error() string {
 }
 
 type importer struct {
-	file   string
-	opt    Options
-	errs   []*Error
-	notes  []Note
-	routes []*origin // the origins of the imported signals
-	unfed  []*origin // the imported signals' origins that are not imported
+	file  string
+	opt   Options
+	errs  []*Error
+	notes []Note
 	// steps counts the iterations of the loops over GAMs, signals and
 	// threads; TestImportLinear holds it linear in the file's size.
 	steps int

@@ -123,6 +123,9 @@ type dsSignal struct {
 	written writes     // what the threads of the imported state write into it
 }
 
+// path returns the signal's path, for messages.
+func (s *dsSignal) path() string { return s.ds.path.show("Signals", s.name) }
+
 // add appends a signal; a name already there keeps its first signal.
 func (d *dataSource) add(s *dsSignal) {
 	if d.byName == nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 
@@ -11,24 +12,44 @@ import (
 )
 
 // param reads the parameters of one object for a streamerd table: each
-// conversion error is positioned at the value.
+// conversion error is positioned at the value. It is a value, kept on the
+// stack: one is made for each declared signal.
 type param struct {
-	im   *importer
-	n    Node
-	path string
-	used map[string]bool // keys read, so the rest can be listed
+	im    *importer
+	n     Node
+	path  func() string // the object's path, for messages
+	used  [24]string    // keys read or known, so the rest can be listed
+	nused int
+	more  []string // beyond used
 }
 
-func newParam(im *importer, n Node, path string, known ...string) *param {
-	p := &param{im: im, n: n, path: path, used: map[string]bool{}}
+func newParam(im *importer, n Node, path func() string, known ...string) param {
+	p := param{im: im, n: n, path: path}
 	for _, k := range known {
-		p.used[k] = true
+		p.use(k)
 	}
 	return p
 }
 
+// use records that key was read.
+func (p *param) use(key string) {
+	if p.isUsed(key) {
+		return
+	}
+	if p.nused < len(p.used) {
+		p.used[p.nused] = key
+		p.nused++
+		return
+	}
+	p.more = append(p.more, key)
+}
+
+func (p *param) isUsed(key string) bool {
+	return slices.Contains(p.used[:p.nused], key) || slices.Contains(p.more, key)
+}
+
 func (p *param) leaf(key string) Node {
-	p.used[key] = true
+	p.use(key)
 	return p.n.Leaf(key)
 }
 
@@ -39,7 +60,7 @@ func (p *param) str(key string) (string, bool) {
 	}
 	s, ok := l.Value().Text()
 	if !ok {
-		p.im.errorf(l.Value().Pos(), "%s.%s: expected a single value, got %v", p.path, key, l.Value())
+		p.im.errorf(l.Value().Pos(), "%s.%s: expected a single value, got %v", p.path(), key, l.Value())
 	}
 	return s, ok
 }
@@ -51,7 +72,7 @@ func (p *param) float(key string) (float64, bool) {
 	}
 	f, ok := parseFloat(s)
 	if !ok {
-		p.im.errorf(p.n.Leaf(key).Value().Pos(), "%s.%s: expected a number, got %q", p.path, key, s)
+		p.im.errorf(p.n.Leaf(key).Value().Pos(), "%s.%s: expected a number, got %q", p.path(), key, s)
 	}
 	return f, ok
 }
@@ -63,7 +84,7 @@ func (p *param) uint(key string, max uint64) (uint64, bool) {
 	}
 	u, ok := parseUint(s, 64)
 	if !ok || u > max {
-		p.im.errorf(p.n.Leaf(key).Value().Pos(), "%s.%s: expected an integer 0..%d, got %q", p.path, key, max, s)
+		p.im.errorf(p.n.Leaf(key).Value().Pos(), "%s.%s: expected an integer 0..%d, got %q", p.path(), key, max, s)
 		return 0, false
 	}
 	return u, true
@@ -101,9 +122,9 @@ func (p *param) copyMask(t *table, key, as string) {
 func (p *param) rest() []string {
 	var out []string
 	for c := range p.n.Children() {
-		if !p.used[c.Name()] {
+		if !p.isUsed(c.Name()) {
 			out = append(out, c.Name())
-			p.used[c.Name()] = true
+			p.use(c.Name())
 		}
 	}
 	sort.Strings(out)
@@ -122,9 +143,9 @@ func (p *param) restNote(why string) string {
 
 // flatParams maps the parameters of a UDPSender onto FlatUDP.
 func (im *importer) flatParams(ds *dataSource, t *table) {
-	p := newParam(im, ds.node, ds.path.String(), "Class", "Signals")
+	p := newParam(im, ds.node, ds.path.String, "Class", "Signals")
 	if a, ok := p.str("Address"); ok {
-		t.setAt(p.pos("Address"), "Address", tomlString(im.address(p, a)), "")
+		t.setAt(p.pos("Address"), "Address", tomlString(im.address(&p, a)), "")
 	} else {
 		im.errorf(ds.node.Pos(), "%s: no Address (MARTe2's UDPSender needs one)", ds.path)
 	}
@@ -185,17 +206,17 @@ func (im *importer) address(p *param, a string) string {
 	}
 	pos := p.n.Leaf("Address").Value().Pos()
 	if a == "localhost" {
-		im.approx(pos, p.path+".Address", "", "\"localhost\" becomes 127.0.0.1: streamerd sends to an IP address")
+		im.approx(pos, p.path()+".Address", "", "\"localhost\" becomes 127.0.0.1: streamerd sends to an IP address")
 		return "127.0.0.1"
 	}
-	im.errorf(pos, "%s.Address: %q is not an IP address; streamerd sends to an IP literal", p.path, a)
+	im.errorf(pos, "%s.Address: %q is not an IP address; streamerd sends to an IP literal", p.path(), a)
 	return a
 }
 
 // udpsParams copies the parameters of a UDPStreamer datasource (the names
 // of the UDPStreamer datasource documentation).
 func (im *importer) udpsParams(ds *dataSource, t *table) {
-	p := newParam(im, ds.node, ds.path.String(), "Class", "Signals")
+	p := newParam(im, ds.node, ds.path.String, "Class", "Signals")
 	p.copyUint(t, "Port", 65535)
 	p.copyUint(t, "MaxPayloadSize", 65507)
 	p.copyStr(t, "Address", "Address")
@@ -213,8 +234,8 @@ func (im *importer) udpsParams(ds *dataSource, t *table) {
 }
 
 // signalParams copies the per-signal parameters of a declared signal.
-func (im *importer) signalParams(class string, sig *dsSignal, t *table, path string) {
-	p := newParam(im, sig.node, path, "Type", "NumberOfElements", "NumberOfDimensions", "Rows", "Cols")
+func (im *importer) signalParams(class string, sig *dsSignal, t *table) {
+	p := newParam(im, sig.node, sig.path, "Type", "NumberOfElements", "NumberOfDimensions", "Rows", "Cols")
 	p.copyStr(t, "Unit", "Unit")
 	if class == "UDPStreamer" {
 		p.copyFloat(t, "RangeMin")

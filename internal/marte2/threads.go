@@ -26,7 +26,7 @@ func (b *builder) thread(t *threadState, gams []*outGAM) {
 	}
 	th.set("Name", tomlString(d.name), "")
 	th.setAt(t.freqPos, "Frequency", tomlFloat(f), "Hz")
-	p := newParam(b.im, d.node, d.path.String(), "Class", "Functions")
+	p := newParam(b.im, d.node, d.path.String, "Class", "Functions")
 	p.copyMask(&th.table, "CPUs", "CPUMask")
 	if !p.leaf("StackSize").IsZero() {
 		b.im.approx(d.node.Leaf("StackSize").Pos(), d.path.show("StackSize"), "", "ignored: streamerd's RT thread is a locked OS thread with the default stack")
@@ -73,7 +73,7 @@ func defaultSleep(f float64) string {
 // timerParams maps the LinuxTimer's parameters onto the thread.
 func (im *importer) timerParams(t *threadState, f float64, th *table) {
 	ds := t.timer
-	p := newParam(im, ds.node, ds.path.String(), "Class", "Signals")
+	p := newParam(im, ds.node, ds.path.String, "Class", "Signals")
 	nature, hasNature := p.str("SleepNature")
 	natureAt := ds.node.Pos()
 	if hasNature {
