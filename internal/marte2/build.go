@@ -41,11 +41,12 @@ func (im *importer) findSinks(a *application, st *state, threads []*threadState)
 			if w.t == nil {
 				continue
 			}
-			for i := 0; i <= len(w.earlier); i++ {
+			earlier := im.earlier[s]
+			for i := 0; i <= len(earlier); i++ {
 				im.steps++
 				t := w.t
-				if i < len(w.earlier) {
-					t = w.earlier[i]
+				if i < len(earlier) {
+					t = earlier[i]
 				}
 				if sk.thread != nil && sk.thread != t {
 					im.errorf(ds.node.Pos(), "%s is written by threads %s and %s; streamerd synchronises a datasource from one thread", ds.path, shortName(sk.thread.def.name), shortName(t.def.name))
@@ -172,7 +173,7 @@ func (b *builder) source(sk *sink) {
 		b.im.steps++
 		if sk.class == "FlatUDP" && sig.node.IsZero() && sig.first != nil {
 			// UDPSender locks its Signals: a GAM may not add one.
-			b.im.errorf(sig.first.node.Pos(), "%s writes %s.%s, which the UDPSender does not declare in its Signals (MARTe2 refuses: the UDPSender's signals are locked)", sig.first.gam.path, ds.path, sig.name)
+			b.im.errorf(sig.first.node().Pos(), "%s writes %s.%s, which the UDPSender does not declare in its Signals (MARTe2 refuses: the UDPSender's signals are locked)", sig.first.gam.path, ds.path, sig.name)
 		}
 		b.signal(&s.signals[i], sk, sig, sk.origins[i])
 	}
@@ -184,7 +185,7 @@ func (b *builder) source(sk *sink) {
 func (b *builder) signal(out *outSignal, sk *sink, sig *dsSignal, o *origin) {
 	pos := sig.pos()
 	typ := b.im.signalType(sig, pos, sk.class)
-	elems, dims := sig.elems, sig.dims
+	elems, dims := int(sig.elems), int(sig.dims)
 	if elems == 0 {
 		elems = 1
 	}
@@ -228,8 +229,9 @@ func (b *builder) signal(out *outSignal, sk *sink, sig *dsSignal, o *origin) {
 		b.im.signalParams(sk.class, sig, &more)
 	}
 	if len(more.keys) > 0 || len(more.comments) > 0 {
-		more.pos = pos
-		out.more = &more
+		m := more // a copy: more itself stays on the stack
+		m.pos = pos
+		out.more = &m
 	}
 }
 
@@ -286,10 +288,14 @@ func (b *builder) newGAM(t *threadState, src *gamDef, o *origin) *outGAM {
 	if o.kind == originConst && len(src.outputs) > 1 {
 		name += "_" + gamName(o.out.name())
 	}
-	for base, i := name, 2; b.names[name]; i++ {
-		name = base + "_" + strconv.Itoa(i)
+	// A name without '_' is the GAM's qualified name, unique in
+	// +Functions: only the others can clash, and are kept in names.
+	if strings.Contains(name, "_") || b.names[name] {
+		for base, i := name, 2; b.names[name]; i++ {
+			name = base + "_" + strconv.Itoa(i)
+		}
+		b.names[name] = true
 	}
-	b.names[name] = true
 	order := len(t.def.gams)
 	if src.thread == t.def {
 		order = src.order
@@ -325,6 +331,7 @@ func (im *importer) render(c *outConfig, a *application, st *state) ([]byte, []l
 	var count writer
 	im.write(&count, c, a, st)
 	w := writer{write: true, text: make([]byte, 0, count.n), sources: make([]lineSource, 0, count.nsrc)}
+	im.checkpoint()
 	im.write(&w, c, a, st)
 	return w.text, w.sources, w.line
 }
@@ -397,7 +404,7 @@ func (im *importer) writeGAM(w *writer, g *outGAM) {
 		w.key(pos, "", "Phase", tomlFloat(wv.phase), "radians")
 		w.key(pos, "", "TimeInput", `"Time"`, "evaluated at the LinuxTimer Time, as MARTe2's WaveformGAM")
 	case originConst:
-		at := o.out.node.Leaf("Default").Value().Pos()
+		at := o.out.node().Leaf("Default").Value().Pos()
 		if o.value.isText {
 			w.keyString(pos, "", "Class", "Text")
 			w.begin(at)

@@ -26,11 +26,11 @@ func (im *importer) checkCharDefaults(a *application) {
 	for _, g := range a.gams {
 		for _, s := range g.inputs {
 			im.steps++
-			check(s.node, signalType(s), s.String)
+			check(s.node(), signalType(s), s.String)
 		}
 		for _, s := range g.outputs {
 			im.steps++
-			check(s.node, signalType(s), s.String)
+			check(s.node(), signalType(s), s.String)
 		}
 	}
 	for _, ds := range a.sources {
@@ -46,10 +46,10 @@ func (im *importer) checkCharDefaults(a *application) {
 // signalType returns the type of a GAM signal: its own, or its
 // datasource's.
 func signalType(s *gamSignal) string {
-	if s.typ == "" && s.sig != nil {
-		return s.sig.typ
+	if t := s.typ(); t != "" || s.sig == nil {
+		return t
 	}
-	return s.typ
+	return s.sig.typ
 }
 
 // rereadDefault reports whether MARTe2's StandardParser reads

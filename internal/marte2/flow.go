@@ -122,11 +122,11 @@ type threadState struct {
 }
 
 // writes are the values the threads of the imported state write into a
-// datasource signal: the last thread's, and the threads before it.
+// datasource signal: the last thread's (the threads before it, rare, are
+// in importer.earlier).
 type writes struct {
-	t       *threadState // the last thread that writes it
-	o       *origin      // the value it writes last
-	earlier []*threadState
+	t *threadState // the last thread that writes it
+	o *origin      // the value it writes last
 }
 
 // resolveThread follows the data through the thread's GAMs in order.
@@ -140,17 +140,16 @@ func (im *importer) resolveThread(a *application, t *threadState) {
 		outs := im.gamOutputs(a, t, g, ins)
 		for i, s := range g.outputs {
 			im.steps++
-			ds := s.ds
-			if ds == "" {
-				ds = a.defaultDS
-			}
 			if s.sig == nil {
-				im.errorf(s.node.Pos(), "%s: DataSource %q: no datasource of that name in %s.+Data", s, ds, a.obj.path)
+				im.errorf(s.node().Pos(), "%s: DataSource %q: no datasource of that name in %s.+Data", s, s.dsName(a), a.obj.path)
 				continue
 			}
 			w := &s.sig.written
 			if w.t != nil && w.t != t {
-				w.earlier = append(w.earlier, w.t)
+				if im.earlier == nil {
+					im.earlier = map[*dsSignal][]*threadState{}
+				}
+				im.earlier[s.sig] = append(im.earlier[s.sig], w.t)
 			}
 			w.t, w.o = t, outs[i]
 		}
@@ -162,12 +161,12 @@ func (im *importer) resolveInput(a *application, t *threadState, s *gamSignal) *
 	if s.unsupp != supported {
 		return unfed("%s uses %s, which streamerd does not support", s, s.unsupp)
 	}
-	ds := a.dsByName[s.ds]
+	ds := s.ds
 	if ds == nil {
-		if s.ds == "" {
-			im.errorf(s.node.Pos(), "%s: no DataSource and no DefaultDataSource in %s.+Data", s, a.obj.path)
+		if name := s.dsName(a); name == "" {
+			im.errorf(s.node().Pos(), "%s: no DataSource and no DefaultDataSource in %s.+Data", s, a.obj.path)
 		} else {
-			im.errorf(s.node.Pos(), "%s: DataSource %q: no datasource of that name in %s.+Data", s, s.ds, a.obj.path)
+			im.errorf(s.node().Pos(), "%s: DataSource %q: no datasource of that name in %s.+Data", s, name, a.obj.path)
 		}
 		return unfed("%s names a datasource that does not exist", s)
 	}
@@ -180,11 +179,11 @@ func (im *importer) resolveInput(a *application, t *threadState, s *gamSignal) *
 		}
 		if writer := s.sig.writer; writer != nil {
 			if writer.thread == t.def {
-				return unfed("%s reads %s.%s before %s writes it in the cycle (MARTe2 passes the previous cycle's value); streamerd has no one-cycle delay", s.gam.path, ds.path, s.alias, writer.path)
+				return unfed("%s reads %s.%s before %s writes it in the cycle (MARTe2 passes the previous cycle's value); streamerd has no one-cycle delay", s.gam.path, ds.path, s.alias(), writer.path)
 			}
-			return unfed("%s reads %s.%s, which %s writes in another thread or state", s.gam.path, ds.path, s.alias, writer.path)
+			return unfed("%s reads %s.%s, which %s writes in another thread or state", s.gam.path, ds.path, s.alias(), writer.path)
 		}
-		return unfed("nothing writes %s.%s", ds.path, s.alias)
+		return unfed("nothing writes %s.%s", ds.path, s.alias())
 	}
 	if im.mapsTo(ds) != "" {
 		return unfed("%s reads %s, an output datasource", s, ds.path)
@@ -195,7 +194,7 @@ func (im *importer) resolveInput(a *application, t *threadState, s *gamSignal) *
 // timerInput resolves a read of a LinuxTimer signal. LinuxTimer knows its
 // signals by position: Counter, Time, AbsoluteTime, DeltaTime, TrigRephase.
 func (im *importer) timerInput(t *threadState, ds *dataSource, s *gamSignal) *origin {
-	if f := s.node.Leaf("Frequency"); !f.IsZero() {
+	if f := s.node().Leaf("Frequency"); !f.IsZero() {
 		text, _ := f.Value().Text()
 		switch {
 		case t.timer != nil && t.timer != ds:
@@ -204,16 +203,16 @@ func (im *importer) timerInput(t *threadState, ds *dataSource, s *gamSignal) *or
 			t.timer, t.timerGAM, t.frequency, t.freqPos = ds, s.gam, text, f.Pos()
 		}
 	}
-	switch i := ds.index(s.alias); i {
+	switch i := ds.index(s.alias()); i {
 	case 0:
 		return &origin{kind: originCounter, thread: t, gam: s.gam}
 	case 1:
 		return &origin{kind: originTime, thread: t, gam: s.gam}
 	default:
 		names := []string{"Counter", "Time", "AbsoluteTime", "DeltaTime", "TrigRephase"}
-		what := "signal " + s.alias
+		what := "signal " + s.alias()
 		if i < len(names) {
-			what = names[i] + " (" + s.alias + ")"
+			what = names[i] + " (" + s.alias() + ")"
 		}
 		return unfed("%s reads LinuxTimer %s, which streamerd's timer does not provide (only Counter and Time)", s, what)
 	}
@@ -287,15 +286,13 @@ func (im *importer) ioGAM(a *application, g *gamDef, ins, outs []*origin) {
 // signalShape returns the type and element count of a GAM signal: its own,
 // or its datasource's declaration.
 func (a *application) signalShape(s *gamSignal) (string, int) {
-	typ, n := s.typ, int(s.elems)
-	if ds := a.dsByName[s.ds]; ds != nil {
-		if d := ds.signal(s.alias); d != nil {
-			if typ == "" {
-				typ = d.typ
-			}
-			if n == 0 {
-				n = d.elems
-			}
+	typ, n := s.typ(), int(s.elems)
+	if d := s.sig; d != nil {
+		if typ == "" {
+			typ = d.typ
+		}
+		if n == 0 {
+			n = int(d.elems)
 		}
 	}
 	if n == 0 {

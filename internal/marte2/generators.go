@@ -95,7 +95,7 @@ func (im *importer) constant(a *application, t *threadState, g *gamDef, s *gamSi
 	if len(g.inputs) > 0 {
 		return unfedBy(g, "%s has inputs; a ConstantGAM has none (MARTe2 refuses it)", g.path)
 	}
-	l := s.node.Leaf("Default")
+	l := s.node().Leaf("Default")
 	if l.IsZero() {
 		return unfedBy(g, "%s has no Default (MARTe2 refuses the GAM without it)", s)
 	}

@@ -20,6 +20,12 @@ type Options struct {
 	// means DefaultHTTPAddress, unless NoHTTP writes "" (HTTP off).
 	HTTPAddress string
 	NoHTTP      bool
+
+	// checkpoint, when set, is called where the import holds the most
+	// memory: after the parse, after the model is built, and once the
+	// TOML is allocated, before it is written (tests measure the heap
+	// there).
+	checkpoint func()
 }
 
 // DefaultHTTPAddress is the HTTP address an imported application gets: a
@@ -63,10 +69,12 @@ func (es Errors) Error() string {
 }
 
 type importer struct {
-	file  string
-	opt   Options
-	errs  []*Error
-	notes []Note
+	file    string
+	opt     Options
+	errs    []*Error
+	notes   []Note
+	objects int                          // in the file
+	earlier map[*dsSignal][]*threadState // the threads that write a signal before the last one
 	// steps counts the iterations of the loops over GAMs, signals and
 	// threads; TestImportLinear holds it linear in the file's size.
 	steps int
@@ -105,7 +113,10 @@ func importWith(name string, data []byte, opt Options) (*importer, *Result, erro
 		return im, nil, err
 	}
 	res := &Result{File: name}
+	im.checkpoint()
+	im.objects = root.countObjects()
 	out, a, st := im.run(root)
+	im.checkpoint()
 	sortNotes(im.notes)
 	res.Notes = im.notes
 	if len(im.errs) > 0 {
@@ -113,6 +124,12 @@ func importWith(name string, data []byte, opt Options) (*importer, *Result, erro
 	}
 	res.TOML, res.sources, res.lines = im.render(out, a, st)
 	return im, res, nil
+}
+
+func (im *importer) checkpoint() {
+	if im.opt.checkpoint != nil {
+		im.opt.checkpoint()
+	}
 }
 
 // sortErrors sorts errors by position, keeping their order for the same

@@ -58,18 +58,41 @@ type gamDef struct {
 	folded  bool       // a value passed through it into an imported signal
 }
 
-// gamSignal is one signal of a GAM's InputSignals or OutputSignals.
+// gamSignal is one signal of a GAM's InputSignals or OutputSignals. Its
+// DataSource, Alias and Type are read from the tree when needed (a file
+// may hold a million signals).
 type gamSignal struct {
-	node   Node
 	gam    *gamDef
-	ds     string    // the datasource: DataSource, or the default
-	alias  string    // the datasource's name for it: Alias, or its name
-	typ    string    // Type, "" when not given here
-	sig    *dsSignal // the datasource signal it names; nil when the datasource does not exist
-	elems  int32     // NumberOfElements, 0 when not given here
-	dims   int32     // NumberOfDimensions, -1 when not given here
+	sig    *dsSignal   // the datasource signal it names; nil when the datasource does not exist
+	ds     *dataSource // its datasource: DataSource, or the default; nil when it does not exist
+	idx    int32       // its node
+	elems  int32       // NumberOfElements, 0 when not given here
+	dims   int32       // NumberOfDimensions, -1 when not given here
 	input  bool
 	unsupp unsupported // a parameter streamerd cannot honour
+}
+
+// node returns the signal's definition.
+func (s *gamSignal) node() Node { return Node{s.gam.node.t, s.idx} }
+
+// alias returns the datasource's name for the signal: Alias, or its name.
+func (s *gamSignal) alias() string {
+	if a := text(s.node(), "Alias"); a != "" {
+		return a
+	}
+	return s.name()
+}
+
+// typ returns the signal's Type, "" when not given here.
+func (s *gamSignal) typ() string { return text(s.node(), "Type") }
+
+// dsName returns the name of the signal's datasource: DataSource, or the
+// application's default.
+func (s *gamSignal) dsName(a *application) string {
+	if d := text(s.node(), "DataSource"); d != "" {
+		return d
+	}
+	return a.defaultDS
 }
 
 // unsupported is a parameter of a GAM signal that streamerd cannot honour.
@@ -92,7 +115,7 @@ func (u unsupported) String() string {
 }
 
 // name returns the GAM's name for the signal.
-func (s *gamSignal) name() string { return s.node.Name() }
+func (s *gamSignal) name() string { return s.node().Name() }
 
 func (s *gamSignal) String() string {
 	dir := "OutputSignals"
@@ -116,8 +139,8 @@ type dsSignal struct {
 	name    string
 	node    Node // the declaration in Signals; zero when added by a GAM
 	typ     string
-	elems   int        // 0 when not given
-	dims    int        // -1 when not given
+	elems   int32      // 0 when not given
+	dims    int32      // -1 when not given
 	first   *gamSignal // the first GAM signal that names it
 	writer  *gamDef    // the first GAM (in +Functions order) that writes it
 	written writes     // what the threads of the imported state write into it
@@ -144,7 +167,7 @@ func (s *dsSignal) pos() Pos {
 	case !s.node.IsZero():
 		return s.node.Pos()
 	case s.first != nil:
-		return s.first.node.Pos()
+		return s.first.node().Pos()
 	}
 	return s.ds.node.Pos()
 }
@@ -286,12 +309,11 @@ func (im *importer) readGAMSignals(a *application, g *gamDef, n Node, input bool
 			continue
 		}
 		s := &sigs[len(out)]
-		*s = gamSignal{node: c, gam: g, input: input, alias: c.Name(), dims: -1}
-		s.ds = im.text(c, "DataSource")
-		if a := im.text(c, "Alias"); a != "" {
-			s.alias = a
-		}
-		s.typ = im.text(c, "Type")
+		*s = gamSignal{gam: g, idx: c.i, input: input, dims: -1}
+		// Checked here, read again when needed.
+		im.text(c, "DataSource")
+		im.text(c, "Alias")
+		im.text(c, "Type")
 		s.elems = int32(im.count(c, "NumberOfElements"))
 		if !c.Leaf("NumberOfDimensions").IsZero() {
 			s.dims = int32(im.count(c, "NumberOfDimensions"))
@@ -318,9 +340,9 @@ func (im *importer) readDeclaredSignals(ds *dataSource) {
 		if !c.IsBlock() {
 			continue // Locked = 1 and the like
 		}
-		s := &dsSignal{ds: ds, name: c.Name(), node: c, typ: im.text(c, "Type"), elems: im.count(c, "NumberOfElements"), dims: -1}
+		s := &dsSignal{ds: ds, name: c.Name(), node: c, typ: im.text(c, "Type"), elems: int32(im.count(c, "NumberOfElements")), dims: -1}
 		if !c.Leaf("NumberOfDimensions").IsZero() {
-			s.dims = im.count(c, "NumberOfDimensions")
+			s.dims = int32(im.count(c, "NumberOfDimensions"))
 		}
 		ds.add(s)
 	}
@@ -329,26 +351,25 @@ func (im *importer) readDeclaredSignals(ds *dataSource) {
 // addReference adds the signal a GAM names to its datasource, as MARTe2's
 // configuration builder does, and records the reference.
 func (im *importer) addReference(a *application, s *gamSignal) {
-	if s.ds == "" {
-		s.ds = a.defaultDS
-	}
-	ds := a.dsByName[s.ds]
+	ds := a.dsByName[s.dsName(a)]
 	if ds == nil {
 		return // reported where the signal is resolved
 	}
-	d := ds.signal(s.alias)
+	s.ds = ds
+	alias := s.alias()
+	d := ds.signal(alias)
 	if d == nil {
-		d = &dsSignal{ds: ds, name: s.alias, dims: -1}
+		d = &dsSignal{ds: ds, name: alias, dims: -1}
 		ds.add(d)
 	}
 	if d.typ == "" {
-		d.typ = s.typ
+		d.typ = s.typ()
 	}
 	if d.elems == 0 {
-		d.elems = int(s.elems)
+		d.elems = s.elems
 	}
 	if d.dims < 0 {
-		d.dims = int(s.dims)
+		d.dims = s.dims
 	}
 	if d.first == nil {
 		d.first = s

@@ -108,6 +108,20 @@ func (n Node) Objects() iter.Seq[Node] {
 	}
 }
 
+// countObjects returns the number of objects in the block n, at any
+// depth.
+func (n Node) countObjects() int {
+	count := 0
+	t := n.t
+	for i := n.i + 1; i < t.nodes[n.i].end; i++ {
+		d := &t.nodes[i]
+		if d.flags&nodeBlock != 0 && d.flags&nodeEscaped == 0 && (t.src[d.off+int32(d.quotes())] == '+' || t.src[d.off+int32(d.quotes())] == '$') {
+			count++
+		}
+	}
+	return count
+}
+
 // hasObjects reports whether n has a child object.
 func (n Node) hasObjects() bool {
 	for range n.Objects() {

@@ -67,7 +67,26 @@ func (n Note) write(w textSink, file string) {
 }
 
 func (im *importer) note(v Verdict, p Pos, path, class, format string, args ...any) {
-	im.notes = append(im.notes, Note{Pos: p, Path: path, Class: class, Verdict: v, Text: fmt.Sprintf(format, args...)})
+	text := ""
+	if s, ok := onlyString(format, args); ok {
+		text = s // no copy
+	} else {
+		text = fmt.Sprintf(format, args...)
+	}
+	if im.notes == nil {
+		// About one note per object, so that the notes grow once or twice.
+		im.notes = make([]Note, 0, 16+im.objects)
+	}
+	im.notes = append(im.notes, Note{Pos: p, Path: path, Class: class, Verdict: v, Text: text})
+}
+
+// onlyString returns the string that format "%s" prints of args.
+func onlyString(format string, args []any) (string, bool) {
+	if format != "%s" || len(args) != 1 {
+		return "", false
+	}
+	s, ok := args[0].(string)
+	return s, ok
 }
 
 func (im *importer) maps(p Pos, path, class, format string, args ...any) {
