@@ -40,8 +40,8 @@ func (im *importer) noteGAMs(a *application, st *state) {
 		case g.folded:
 			im.maps(g.node.Pos(), g.path.String(), g.class, "folded: an IOGAM copies bytes unchanged, so the producer of each value writes the imported datasource directly")
 		case g.thread == nil:
-			im.skip(g.node.Pos(), g.path.String(), g.class, "not run in state %s", shortName(st.name))
-		case !knownGAM(g.kind):
+			im.skip(g.node.Pos(), g.path.String(), g.class, "not run in state %s", shortName(st.name()))
+		case !knownGAM(g.kind()):
 			im.skip(g.node.Pos(), g.path.String(), g.class, "no streamerd equivalent; nothing it writes reaches an imported datasource")
 		default:
 			im.skip(g.node.Pos(), g.path.String(), g.class, "nothing it writes reaches an imported datasource")
@@ -67,14 +67,14 @@ func (im *importer) noteSources(a *application, sinks []*sink, threads []*thread
 		switch {
 		case im.mapsTo(ds) != "":
 			// noted by findSinks or the params
-		case ds.kind == "LinuxTimer":
+		case ds.kind() == "LinuxTimer":
 			if !paces[ds] {
 				im.skip(ds.node.Pos(), ds.path.String(), ds.class, "paces no thread that writes an imported datasource")
 			}
-		case ds.kind == "GAMDataSource":
+		case ds.kind() == "GAMDataSource":
 			im.maps(ds.node.Pos(), ds.path.String(), ds.class, "folded: streamerd GAMs write their values straight into the imported datasources")
 		default:
-			im.skip(ds.node.Pos(), ds.path.String(), ds.class, "%s%s", sourceWhy(ds.kind), written(ds))
+			im.skip(ds.node.Pos(), ds.path.String(), ds.class, "%s%s", sourceWhy(ds.kind()), written(ds))
 		}
 	}
 }
@@ -136,7 +136,7 @@ func (im *importer) writeHeader(w *writer, a *application, st *state) {
 	cs.WriteString(" (")
 	cs.WriteString(a.obj.class)
 	cs.WriteString("), state ")
-	cs.WriteString(st.name)
+	cs.WriteString(st.name())
 	cs.WriteByte('.')
 	w.WriteByte('\n')
 	w.comment(at, "", "Each table names the MARTe2 object it comes from. Check with: streamerd -check -config <this file>")

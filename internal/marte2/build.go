@@ -18,7 +18,7 @@ type sink struct {
 
 // mapsTo returns the streamerd class of an output datasource, or "".
 func (im *importer) mapsTo(ds *dataSource) string {
-	switch ds.kind {
+	switch ds.kind() {
 	case "UDPSender":
 		return "FlatUDP"
 	case "UDPStreamer":
@@ -49,14 +49,14 @@ func (im *importer) findSinks(a *application, st *state, threads []*threadState)
 					t = earlier[i]
 				}
 				if sk.thread != nil && sk.thread != t {
-					im.errorf(ds.node.Pos(), "%s is written by threads %s and %s; streamerd synchronises a datasource from one thread", ds.path, shortName(sk.thread.def.name), shortName(t.def.name))
+					im.errorf(ds.node.Pos(), "%s is written by threads %s and %s; streamerd synchronises a datasource from one thread", ds.path, shortName(sk.thread.def.name()), shortName(t.def.name()))
 				}
 				sk.thread = t
 			}
 			sk.origins[i] = w.o
 		}
 		if sk.thread == nil {
-			im.skip(ds.node.Pos(), ds.path.String(), ds.class, "no GAM of state %s writes it", shortName(st.name))
+			im.skip(ds.node.Pos(), ds.path.String(), ds.class, "no GAM of state %s writes it", shortName(st.name()))
 			continue
 		}
 		if sk.thread.timer == nil {
@@ -158,10 +158,10 @@ type builder struct {
 // feed its signals.
 func (b *builder) source(sk *sink) {
 	ds := sk.ds
-	s := &outSource{name: ds.name}
+	s := &outSource{name: ds.name()}
 	s.pos = ds.node.Pos()
-	s.comments = []string{fmt.Sprintf("%s (%s), %s:%d: written by thread %s", ds.path, ds.class, b.im.file, ds.node.Pos().Line, sk.thread.def.name)}
-	s.set("Name", tomlString(ds.name), "")
+	s.comments = []string{fmt.Sprintf("%s (%s), %s:%d: written by thread %s", ds.path, ds.class, b.im.file, ds.node.Pos().Line, sk.thread.def.name())}
+	s.set("Name", tomlString(ds.name()), "")
 	s.set("Class", tomlString(sk.class), "")
 	if sk.class == "FlatUDP" {
 		b.im.flatParams(ds, &s.table)
@@ -386,7 +386,7 @@ func (im *importer) writeGAM(w *writer, g *outGAM) {
 		cs.WriteString("reads ")
 		t.timer.path.write(cs)
 		cs.WriteString(": Counter and Time of thread ")
-		cs.WriteString(shortName(t.def.name))
+		cs.WriteString(shortName(t.def.name()))
 		w.WriteByte('\n')
 	}
 	w.print(pos, "[[GAMs]]")
@@ -441,7 +441,7 @@ func (im *importer) writeOutput(w *writer, out outOutput) {
 		signal = o.timerSignal()
 	}
 	w.keyString(pos, "  ", "Signal", signal)
-	w.keyString(pos, "  ", "DataSource", out.sig.ds.name)
+	w.keyString(pos, "  ", "DataSource", out.sig.ds.name())
 	if out.sig.name != signal {
 		w.keyString(pos, "  ", "Alias", out.sig.name)
 	}

@@ -170,7 +170,7 @@ func (im *importer) resolveInput(a *application, t *threadState, s *gamSignal) *
 		}
 		return unfed("%s names a datasource that does not exist", s)
 	}
-	switch ds.kind {
+	switch ds.kind() {
 	case "LinuxTimer":
 		return im.timerInput(t, ds, s)
 	case "GAMDataSource":
@@ -234,7 +234,7 @@ func (im *importer) gamOutputs(a *application, t *threadState, g *gamDef, ins []
 			return outs
 		}
 	}
-	switch g.kind {
+	switch g.kind() {
 	case "IOGAM":
 		im.ioGAM(a, g, ins, outs)
 	case "WaveformSin", "WaveformChirp":

@@ -65,10 +65,10 @@ func (im *importer) waveform(a *application, t *threadState, g *gamDef, ins []*o
 		return true
 	}
 	ok := need("Amplitude", &w.amplitude) && need("Phase", &w.phase) && need("Offset", &w.offset)
-	if ok && g.kind == "WaveformSin" {
+	if ok && g.kind() == "WaveformSin" {
 		ok = need("Frequency", &w.frequency)
 	}
-	if ok && g.kind == "WaveformChirp" {
+	if ok && g.kind() == "WaveformChirp" {
 		var f1, f2, d float64
 		ok = need("Frequency1", &f1) && need("Frequency2", &f2) && need("ChirpDuration", &d)
 		if ok && f1 != f2 {

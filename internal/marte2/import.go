@@ -175,6 +175,7 @@ func (im *importer) run(root Node) (*outConfig, *application, *state) {
 		im.resolveThread(a, ts)
 		threads = append(threads, ts)
 	}
+	a.dropIndexes()
 	return im.build(a, st, threads), a, st
 }
 
@@ -191,7 +192,7 @@ func (im *importer) noteOutside(n Node, parent *objPath, app Node) {
 			continue
 		}
 		why := "not part of the RealTimeApplication; streamerd imports the application only"
-		switch o.kind {
+		switch o.kind() {
 		case "StateMachine":
 			why = "streamerd runs one state and has no state machine; operators act on the datasources over HTTP"
 		case "HttpService", "HttpObjectBrowser", "HttpDirectoryResource", "HttpMessageInterface", "HttpDataExportI":
@@ -210,9 +211,9 @@ func (im *importer) chooseState(root Node, a *application) *state {
 		return nil
 	}
 	chosen, why := a.states[0], "the first state"
-	if name, p, ok := firstPrepareNextState(root, a.obj.name); ok {
+	if name, p, ok := firstPrepareNextState(root, a.obj.name()); ok {
 		for _, s := range a.states {
-			if s.name == name {
+			if s.name() == name {
 				chosen, why = s, fmt.Sprintf("the state the StateMachine prepares first (line %d)", p.Line)
 			}
 		}
@@ -222,7 +223,7 @@ func (im *importer) chooseState(root Node, a *application) *state {
 			im.maps(s.node.Pos(), s.path.String(), s.class, "imported (%s): its %d thread(s) become [[Threads]]", why, len(s.threads))
 			continue
 		}
-		im.skip(s.node.Pos(), s.path.String(), s.class, "streamerd runs one state; %s was imported (%s)", shortName(chosen.name), why)
+		im.skip(s.node.Pos(), s.path.String(), s.class, "streamerd runs one state; %s was imported (%s)", shortName(chosen.name()), why)
 	}
 	return chosen
 }

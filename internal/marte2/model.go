@@ -25,21 +25,26 @@ type application struct {
 type object struct {
 	node  Node
 	path  *objPath // $App.+Functions.+GAM1
-	name  string   // without its prefix
 	class string   // as written: "WaveformGAM::WaveformSin"
-	kind  string   // the class without its library: "WaveformSin"
 }
 
 func newObject(n Node, parent *objPath) object {
-	o := object{node: n, path: parent.child(n.Name()), name: bareName(n.Name())}
+	o := object{node: n, path: parent.child(n.Name())}
 	if c := n.Leaf("Class"); !c.IsZero() {
 		o.class, _ = c.Value().Text()
 	}
-	o.kind = o.class
-	if i := strings.LastIndex(o.kind, "::"); i >= 0 {
-		o.kind = o.kind[i+2:]
-	}
 	return o
+}
+
+// name returns the object's name without its prefix.
+func (o *object) name() string { return bareName(o.path.name) }
+
+// kind returns the class without its library: "WaveformSin".
+func (o *object) kind() string {
+	if i := strings.LastIndex(o.class, "::"); i >= 0 {
+		return o.class[i+2:]
+	}
+	return o.class
 }
 
 // gamDef is one GAM with its signals, and what the import made of it.
@@ -131,7 +136,7 @@ func (s *gamSignal) String() string {
 type dataSource struct {
 	object
 	signals []*dsSignal
-	byName  map[string]int // index in signals
+	byName  map[string]int32 // index in signals; nil once the threads are resolved
 }
 
 type dsSignal struct {
@@ -152,10 +157,10 @@ func (s *dsSignal) path() string { return s.ds.path.show("Signals", s.name) }
 // add appends a signal; a name already there keeps its first signal.
 func (d *dataSource) add(s *dsSignal) {
 	if d.byName == nil {
-		d.byName = map[string]int{}
+		d.byName = map[string]int32{}
 	}
 	if _, ok := d.byName[s.name]; !ok {
-		d.byName[s.name] = len(d.signals)
+		d.byName[s.name] = int32(len(d.signals))
 	}
 	d.signals = append(d.signals, s)
 }
@@ -181,7 +186,7 @@ func (d *dataSource) signal(name string) *dsSignal {
 
 func (d *dataSource) index(name string) int {
 	if i, ok := d.byName[name]; ok {
-		return i
+		return int(i)
 	}
 	return -1
 }
@@ -204,13 +209,23 @@ type threadDef struct {
 func findApplications(n Node, parent *objPath, out []object) []object {
 	for c := range n.Objects() {
 		o := newObject(c, parent)
-		if o.kind == "RealTimeApplication" {
+		if o.kind() == "RealTimeApplication" {
 			out = append(out, o)
 			continue
 		}
 		out = findApplications(c, o.path, out)
 	}
 	return out
+}
+
+// dropIndexes drops the maps that find GAMs, groups, datasources and
+// signals by name, once every name is resolved, so that the memory they
+// hold is free before the TOML is printed.
+func (a *application) dropIndexes() {
+	a.gamByName, a.groups, a.dsByName = nil, nil, nil
+	for _, ds := range a.sources {
+		ds.byName = nil
+	}
 }
 
 // readApplication builds the model of the application o. Problems that
@@ -221,23 +236,23 @@ func (im *importer) readApplication(o object) *application {
 	for c := range o.node.Objects() {
 		co := newObject(c, o.path)
 		switch {
-		case co.name == "Functions":
+		case co.name() == "Functions":
 			im.readFunctions(a, c, co.path, "")
-		case co.name == "Data":
+		case co.name() == "Data":
 			if d := c.Leaf("DefaultDataSource"); !d.IsZero() {
 				a.defaultDS, _ = d.Value().Text()
 			}
 			for dn := range c.Objects() {
 				ds := &dataSource{object: newObject(dn, co.path)}
 				a.sources = append(a.sources, ds)
-				a.dsByName[ds.name] = ds
+				a.dsByName[ds.name()] = ds
 				im.readDeclaredSignals(ds)
 			}
-		case co.name == "States":
+		case co.name() == "States":
 			for sn := range c.Objects() {
 				a.states = append(a.states, im.readState(a, newObject(sn, co.path)))
 			}
-		case strings.HasSuffix(co.kind, "Scheduler"):
+		case strings.HasSuffix(co.kind(), "Scheduler"):
 			s := co
 			a.scheduler = &s
 		default:
@@ -265,12 +280,12 @@ func (im *importer) readFunctions(a *application, n Node, path *objPath, prefix 
 		// A group holds GAMs: a ReferenceContainer, or any object (a
 		// GAMGroup) with objects inside and no signals of its own.
 		group := c.hasObjects() && c.Block("InputSignals").IsZero() && c.Block("OutputSignals").IsZero()
-		if o.kind == "ReferenceContainer" || group {
-			im.readFunctions(a, c, o.path, prefix+o.name+".")
+		if o.kind() == "ReferenceContainer" || group {
+			im.readFunctions(a, c, o.path, prefix+o.name()+".")
 			continue
 		}
 		im.steps++
-		g := &gamDef{object: o, qname: prefix + o.name}
+		g := &gamDef{object: o, qname: prefix + o.name()}
 		g.inputs = im.readGAMSignals(a, g, c.Block("InputSignals"), true)
 		g.outputs = im.readGAMSignals(a, g, c.Block("OutputSignals"), false)
 		a.gams = append(a.gams, g)
@@ -465,7 +480,7 @@ func (im *importer) expandThreads(a *application, st *state) {
 					continue
 				}
 				if g.thread != t {
-					im.errorf(it.Pos, "%s: Functions: %s is already run by thread %s of state %s (MARTe2 refuses a GAM in two threads of one state)", t.path, g.path, shortName(g.thread.name), shortName(st.name))
+					im.errorf(it.Pos, "%s: Functions: %s is already run by thread %s of state %s (MARTe2 refuses a GAM in two threads of one state)", t.path, g.path, shortName(g.thread.name()), shortName(st.name()))
 					break
 				}
 			}

@@ -192,7 +192,7 @@ func (im *importer) flatParams(ds *dataSource, t *table) {
 		}
 	}
 	p.copyUint(t, "StackSize", math.MaxInt32)
-	text := "→ [[DataSources]] " + ds.name + " (FlatUDP): the same datagrams, signals packed in this order"
+	text := "→ [[DataSources]] " + ds.name() + " (FlatUDP): the same datagrams, signals packed in this order"
 	if len(ignored) > 0 {
 		text += "; " + strings.Join(ignored, ", ") + " ignored in RealTimeThread mode, as MARTe2 does"
 	}
@@ -230,7 +230,7 @@ func (im *importer) udpsParams(ds *dataSource, t *table) {
 	p.copyMask(t, "CPUMask", "CPUMask")
 	p.copyUint(t, "Priority", 99)
 	p.copyUint(t, "StackSize", math.MaxInt32)
-	im.maps(ds.node.Pos(), ds.path.String(), ds.class, "→ [[DataSources]] %s (UDPStreamer)%s", ds.name, p.restNote("not UDPStreamer parameters"))
+	im.maps(ds.node.Pos(), ds.path.String(), ds.class, "→ [[DataSources]] %s (UDPStreamer)%s", ds.name(), p.restNote("not UDPStreamer parameters"))
 }
 
 // signalParams copies the per-signal parameters of a declared signal.

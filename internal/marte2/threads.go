@@ -17,14 +17,14 @@ func (b *builder) thread(t *threadState, gams []*outGAM) {
 		return
 	}
 	slices.SortStableFunc(gams, func(x, y *outGAM) int { return x.order - y.order })
-	th := &outThread{name: d.name, gams: gams, functions: d.functions.Pos()}
+	th := &outThread{name: d.name(), gams: gams, functions: d.functions.Pos()}
 	th.pos = d.node.Pos()
 	f := b.im.frequency(t)
 	th.comments = []string{
 		fmt.Sprintf("%s (%s), %s:%d", d.path, d.class, b.im.file, d.node.Pos().Line),
 		fmt.Sprintf("paced by %s (%s): Frequency on %s's input", t.timer.path, t.timer.class, t.timerGAM.path),
 	}
-	th.set("Name", tomlString(d.name), "")
+	th.set("Name", tomlString(d.name()), "")
 	th.setAt(t.freqPos, "Frequency", tomlFloat(f), "Hz")
 	p := newParam(b.im, d.node, d.path.String, "Class", "Functions")
 	p.copyMask(&th.table, "CPUs", "CPUMask")
@@ -39,7 +39,7 @@ func (b *builder) thread(t *threadState, gams []*outGAM) {
 		}
 		names.WriteString(g.name)
 	}
-	b.im.maps(d.node.Pos(), d.path.String(), d.class, "→ [[Threads]] %s at %s Hz running %s%s", d.name, tomlFloat(f), names.String(), p.restNote("not RealTimeThread parameters"))
+	b.im.maps(d.node.Pos(), d.path.String(), d.class, "→ [[Threads]] %s at %s Hz running %s%s", d.name(), tomlFloat(f), names.String(), p.restNote("not RealTimeThread parameters"))
 	b.im.approx(d.node.Pos(), d.path.String(), d.class, "MARTe2's GAMScheduler runs RT threads SCHED_FIFO (RealTimePriorityClass); the import leaves Priority = 0: add Priority = 1..99 to the thread (needs CAP_SYS_NICE) for the same")
 	b.c.threads = append(b.c.threads, th)
 }
@@ -94,7 +94,7 @@ func (im *importer) timerParams(t *threadState, f float64, th *table) {
 		th.setAt(natureAt, "SleepNature", tomlString("Default"), "sleeps on a timer; MARTe2's Default busy-waits (\"Busy\" spins as it does)")
 	}
 	period := time.Duration(math.Round(1e9 / f))
-	text := fmt.Sprintf("paces thread %s at %s Hz (period %v); Counter and Time come from streamerd's Timer", t.def.name, tomlFloat(f), period)
+	text := fmt.Sprintf("paces thread %s at %s Hz (period %v); Counter and Time come from streamerd's Timer", t.def.name(), tomlFloat(f), period)
 	if mode, _ := p.str("ExecutionMode"); mode != "RealTimeThread" {
 		im.approx(ds.node.Pos(), ds.path.String(), ds.class, "ExecutionMode IndependentThread: MARTe2 wakes the RT thread from a timer thread; streamerd's RT thread sleeps to its own deadlines (as RealTimeThread mode), with the same Counter and Time")
 	}
