@@ -73,6 +73,8 @@ type importer struct {
 	opt     Options
 	errs    []*Error
 	notes   []Note
+	src     string                       // the file
+	kept    map[string]string            // strings of the file kept in notes, copied once each
 	objects int                          // in the file
 	earlier map[*dsSignal][]*threadState // the threads that write a signal before the last one
 	// steps counts the iterations of the loops over GAMs, signals and
@@ -100,6 +102,9 @@ func ReadFile(path string) ([]byte, error) {
 // opt.Partial) a signal of an imported datasource that would be fed by
 // something not imported is an error; the Result is then still returned
 // with its notes, and TOML is nil.
+//
+// Import reads data in place, without a copy: data must not change while
+// Import runs. Neither the Result nor the error refers to data.
 func Import(name string, data []byte, opt Options) (*Result, error) {
 	_, res, err := importWith(name, data, opt)
 	return res, err
@@ -112,6 +117,7 @@ func importWith(name string, data []byte, opt Options) (*importer, *Result, erro
 	if err != nil {
 		return im, nil, err
 	}
+	im.src = root.t.src
 	res := &Result{File: name}
 	im.checkpoint()
 	im.objects = root.countObjects()

@@ -77,7 +77,24 @@ func (im *importer) note(v Verdict, p Pos, path, class, format string, args ...a
 		// About one note per object, so that the notes grow once or twice.
 		im.notes = make([]Note, 0, 16+im.objects)
 	}
-	im.notes = append(im.notes, Note{Pos: p, Path: path, Class: class, Verdict: v, Text: text})
+	im.notes = append(im.notes, Note{Pos: p, Path: im.keep(path), Class: im.keep(class), Verdict: v, Text: im.keep(text)})
+}
+
+// keep returns s, copied if it is a part of the file (the Result never
+// refers to the file's bytes); each such string is copied once.
+func (im *importer) keep(s string) string {
+	if !within(s, im.src) {
+		return s
+	}
+	k, ok := im.kept[s]
+	if !ok {
+		if im.kept == nil {
+			im.kept = map[string]string{}
+		}
+		k = strings.Clone(s)
+		im.kept[k] = k
+	}
+	return k
 }
 
 // onlyString returns the string that format "%s" prints of args.

@@ -93,12 +93,13 @@ type Scalar struct {
 // "expression"). A block's name is unique in its block; a leaf may be
 // defined again, and the last definition is the one MARTe2 reads (Leaf).
 //
-// The tree keeps a copy of data and 20 bytes per definition.
+// The tree refers to data, not a copy (data must not change while the
+// tree is in use), and costs 20 bytes per definition.
 func Parse(name string, data []byte) (Node, error) {
 	if len(data) > MaxFileSize {
 		return Node{}, &Error{File: name, Pos: Pos{1, 1}, Msg: "file larger than " + strconv.Itoa(MaxFileSize) + " bytes"}
 	}
-	t := &tree{file: name, src: string(data), esc: &escapes{record: true}}
+	t := &tree{file: name, src: bytesString(data), esc: &escapes{record: true}}
 	// One pass to count the definitions (each has one '='), so that the
 	// nodes are allocated once, at their size.
 	t.nodes = make([]node, 1, 1+countDefinitions(t.src))
