@@ -14,6 +14,9 @@ func (im *importer) reached(o *origin) {
 		h.seen = true
 		h.gam.folded = true
 	}
+	if o.reason == nil {
+		return
+	}
 	if g := o.blame; g != nil && (g.blame == nil || g.blame.why == "") {
 		g.blame = o
 	}

@@ -269,7 +269,7 @@ func (b *builder) route(sig *dsSignal, o *origin) {
 		}
 		made = &t.timerOut
 	case originWave:
-		made = &o.gam.waveOut
+		made = &o.gam.wave.out
 	case originConst:
 		made = &o.value.made
 	}
@@ -284,8 +284,8 @@ func (b *builder) route(sig *dsSignal, o *origin) {
 // newGAM creates the streamerd GAM for the origin o, named after the
 // MARTe2 GAM src, and says what src became.
 func (b *builder) newGAM(t *threadState, src *gamDef, o *origin) *outGAM {
-	name := gamName(src.qname)
-	if o.kind == originConst && len(src.outputs) > 1 {
+	name := gamName(src.qname())
+	if o.kind == originConst && len(src.outputs()) > 1 {
 		name += "_" + gamName(o.out.name())
 	}
 	// A name without '_' is the GAM's qualified name, unique in
@@ -298,7 +298,7 @@ func (b *builder) newGAM(t *threadState, src *gamDef, o *origin) *outGAM {
 	}
 	order := len(t.def.gams)
 	if src.thread == t.def {
-		order = src.order
+		order = int(src.order)
 	}
 	g := &outGAM{name: name, thread: t, order: order, src: src, o: o}
 	switch o.kind {

@@ -24,11 +24,11 @@ func (im *importer) checkCharDefaults(a *application) {
 		}
 	}
 	for _, g := range a.gams {
-		for _, s := range g.inputs {
+		for _, s := range g.inputs() {
 			im.steps++
 			check(s.node(), signalType(s), s.String)
 		}
-		for _, s := range g.outputs {
+		for _, s := range g.outputs() {
 			im.steps++
 			check(s.node(), signalType(s), s.String)
 		}

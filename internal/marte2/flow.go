@@ -25,10 +25,15 @@ type origin struct {
 	gam    *gamDef      // Wave, Const: the generator; Counter, Time: the GAM that reads the timer
 	out    *gamSignal   // Const: the output, with its Default
 	value  *constValue  // Const: its value
-	why    string       // Unfed: the reason, naming the objects
-	cause  string       // Unfed: the first reason, when why wraps it (a chain of GAMs)
-	blame  *gamDef      // Unfed: the GAM that is not imported, if a GAM is the cause
 	via    *hop         // the last GAM it passed through (IOGAMs), or nil
+	*reason             // Unfed: why; nil otherwise
+}
+
+// reason says why a value is unfed.
+type reason struct {
+	why   string  // the reason, naming the objects
+	cause string  // the first reason, when why wraps it (a chain of GAMs)
+	blame *gamDef // the GAM that is not imported, if a GAM is the cause
 }
 
 // constValue is the value of a ConstantGAM output.
@@ -79,7 +84,17 @@ func (h *hop) write(w textSink) {
 }
 
 func unfed(format string, args ...any) *origin {
-	return &origin{kind: originUnfed, why: fmt.Sprintf(format, args...)}
+	return unfedFor(reason{why: fmt.Sprintf(format, args...)})
+}
+
+// unfedFor returns an unfed origin for r (the two in one allocation).
+func unfedFor(r reason) *origin {
+	c := &struct {
+		o origin
+		r reason
+	}{r: r}
+	c.o = origin{kind: originUnfed, reason: &c.r}
+	return &c.o
 }
 
 // unfedBy is unfed with the GAM g to blame.
@@ -132,13 +147,13 @@ type writes struct {
 // resolveThread follows the data through the thread's GAMs in order.
 func (im *importer) resolveThread(a *application, t *threadState) {
 	for _, g := range t.def.gams {
-		ins := make([]*origin, len(g.inputs))
-		for i, s := range g.inputs {
+		ins := make([]*origin, len(g.inputs()))
+		for i, s := range g.inputs() {
 			im.steps++
 			ins[i] = im.resolveInput(a, t, s)
 		}
 		outs := im.gamOutputs(a, t, g, ins)
-		for i, s := range g.outputs {
+		for i, s := range g.outputs() {
 			im.steps++
 			if s.sig == nil {
 				im.errorf(s.node().Pos(), "%s: DataSource %q: no datasource of that name in %s.+Data", s, s.dsName(a), a.obj.path)
@@ -220,14 +235,14 @@ func (im *importer) timerInput(t *threadState, ds *dataSource, s *gamSignal) *or
 
 // gamOutputs returns the origin of each output of g, given its inputs'.
 func (im *importer) gamOutputs(a *application, t *threadState, g *gamDef, ins []*origin) []*origin {
-	outs := make([]*origin, len(g.outputs))
+	outs := make([]*origin, len(g.outputs()))
 	fill := func(o *origin) {
 		for i := range outs {
 			im.steps++
 			outs[i] = o
 		}
 	}
-	for _, s := range g.outputs {
+	for _, s := range g.outputs() {
 		im.steps++
 		if s.unsupp != supported {
 			fill(unfedBy(g, "%s uses %s, which streamerd does not support", s, s.unsupp))
@@ -240,7 +255,7 @@ func (im *importer) gamOutputs(a *application, t *threadState, g *gamDef, ins []
 	case "WaveformSin", "WaveformChirp":
 		fill(im.waveform(a, t, g, ins))
 	case "ConstantGAM":
-		for i, s := range g.outputs {
+		for i, s := range g.outputs() {
 			im.steps++
 			outs[i] = im.constant(a, t, g, s)
 		}
@@ -258,8 +273,8 @@ func (im *importer) gamOutputs(a *application, t *threadState, g *gamDef, ins []
 // when they have the same type and element count (the IOGAM copies
 // bytes, so the value is unchanged).
 func (im *importer) ioGAM(a *application, g *gamDef, ins, outs []*origin) {
-	if len(g.inputs) != len(g.outputs) {
-		o := unfedBy(g, "%s copies %d inputs into %d outputs; streamerd maps an IOGAM signal by signal", g.path, len(g.inputs), len(g.outputs))
+	if len(g.inputs()) != len(g.outputs()) {
+		o := unfedBy(g, "%s copies %d inputs into %d outputs; streamerd maps an IOGAM signal by signal", g.path, len(g.inputs()), len(g.outputs()))
 		for i := range outs {
 			im.steps++
 			outs[i] = o
@@ -267,9 +282,9 @@ func (im *importer) ioGAM(a *application, g *gamDef, ins, outs []*origin) {
 		return
 	}
 	var lastIn, lastOut *origin // inputs that read the same value share what comes out
-	for i, out := range g.outputs {
+	for i, out := range g.outputs() {
 		im.steps++
-		in := g.inputs[i]
+		in := g.inputs()[i]
 		ti, ni := a.signalShape(in)
 		to, no := a.signalShape(out)
 		if ti != to || ni != no {

@@ -10,7 +10,8 @@ import (
 // wave holds the parameters of a WaveformGAM that maps to a sine.
 type wave struct {
 	amplitude, frequency, phase, offset float64
-	chirp                               bool // a WaveformChirp whose two frequencies are equal
+	chirp                               bool    // a WaveformChirp whose two frequencies are equal
+	out                                 *outGAM // the streamerd GAM it became
 }
 
 // waveform checks a WaveformSin or WaveformChirp and returns the origin of
@@ -23,10 +24,10 @@ func (im *importer) waveform(a *application, t *threadState, g *gamDef, ins []*o
 	case originTime:
 	case originUnfed:
 		// The first reason only: a chain of GAMs does not nest reasons.
-		o := *in
-		o.cause = in.rootCause()
-		o.why = fmt.Sprintf("%s: its Time input is not imported: %s", g.path, o.cause)
-		return &o
+		cause := in.rootCause()
+		o := unfedFor(reason{cause: cause, blame: in.blame, why: fmt.Sprintf("%s: its Time input is not imported: %s", g.path, cause)})
+		o.via = in.via
+		return o
 	default:
 		return unfedBy(g, "%s reads %s as its time input; streamerd's waveforms read the LinuxTimer Time", g.path, in.describe())
 	}
@@ -36,7 +37,7 @@ func (im *importer) waveform(a *application, t *threadState, g *gamDef, ins []*o
 		}
 	}
 	n := -1
-	for _, o := range g.outputs {
+	for _, o := range g.outputs() {
 		im.steps++
 		typ, elems := a.signalShape(o)
 		if !isNumericType(typ) {
@@ -92,7 +93,7 @@ func (im *importer) waveform(a *application, t *threadState, g *gamDef, ins []*o
 // constant returns the origin of a ConstantGAM output: its Default, which
 // must give every element the same value.
 func (im *importer) constant(a *application, t *threadState, g *gamDef, s *gamSignal) *origin {
-	if len(g.inputs) > 0 {
+	if len(g.inputs()) > 0 {
 		return unfedBy(g, "%s has inputs; a ConstantGAM has none (MARTe2 refuses it)", g.path)
 	}
 	l := s.node().Leaf("Default")

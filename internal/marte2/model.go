@@ -50,17 +50,33 @@ func (o *object) kind() string {
 // gamDef is one GAM with its signals, and what the import made of it.
 type gamDef struct {
 	object
-	qname   string // qualified name in +Functions: "GAM1" or "Group.GAM1"
-	inputs  []*gamSignal
-	outputs []*gamSignal
-	thread  *threadDef // the thread of the imported state that runs it, or nil
-	order   int        // its position in that thread
-	listed  *threadDef // the last thread whose Functions named it (expandThreads)
-	wave    *wave      // a WaveformGAM that maps to a sine: its parameters
-	waveOut *outGAM    // the streamerd GAM its wave became
-	used    string     // what it became, for its note; "" when nothing
-	blame   *origin    // the first unfed value it is to blame for
-	folded  bool       // a value passed through it into an imported signal
+	sigs   []*gamSignal // its inputs, then its outputs
+	thread *threadDef   // the thread of the imported state that runs it, or nil
+	listed *threadDef   // the last thread whose Functions named it (expandThreads)
+	wave   *wave        // a WaveformGAM that maps to a sine: its parameters
+	used   string       // what it became, for its note; "" when nothing
+	blame  *origin      // the first unfed value it is to blame for
+	nIn    int32        // inputs
+	order  int32        // its position in its thread
+	qlen   uint8        // elements of its qualified name: its groups and itself
+	folded bool         // a value passed through it into an imported signal
+}
+
+func (g *gamDef) inputs() []*gamSignal  { return g.sigs[:g.nIn:g.nIn] }
+func (g *gamDef) outputs() []*gamSignal { return g.sigs[g.nIn:] }
+
+// qname returns the GAM's qualified name in +Functions: "GAM1", or
+// "Group.GAM1" in a group.
+func (g *gamDef) qname() string {
+	if g.qlen <= 1 {
+		return g.name()
+	}
+	names := make([]string, g.qlen)
+	p := g.path
+	for i := len(names) - 1; i >= 0; i-- {
+		names[i], p = bareName(p.name), p.up
+	}
+	return strings.Join(names, ".")
 }
 
 // gamSignal is one signal of a GAM's InputSignals or OutputSignals. Its
@@ -237,7 +253,7 @@ func (im *importer) readApplication(o object) *application {
 		co := newObject(c, o.path)
 		switch {
 		case co.name() == "Functions":
-			im.readFunctions(a, c, co.path, "")
+			im.readFunctions(a, c, co.path, "", 0)
 		case co.name() == "Data":
 			if d := c.Leaf("DefaultDataSource"); !d.IsZero() {
 				a.defaultDS, _ = d.Value().Text()
@@ -260,11 +276,11 @@ func (im *importer) readApplication(o object) *application {
 		}
 	}
 	for _, g := range a.gams {
-		for _, s := range g.inputs {
+		for _, s := range g.inputs() {
 			im.steps++
 			im.addReference(a, s)
 		}
-		for _, s := range g.outputs {
+		for _, s := range g.outputs() {
 			im.steps++
 			im.addReference(a, s)
 		}
@@ -274,30 +290,30 @@ func (im *importer) readApplication(o object) *application {
 
 // readFunctions flattens +Functions: a ReferenceContainer of GAMs is a
 // group, its GAMs named Group.GAM.
-func (im *importer) readFunctions(a *application, n Node, path *objPath, prefix string) {
+func (im *importer) readFunctions(a *application, n Node, path *objPath, prefix string, groups int) {
 	for c := range n.Objects() {
 		o := newObject(c, path)
 		// A group holds GAMs: a ReferenceContainer, or any object (a
 		// GAMGroup) with objects inside and no signals of its own.
 		group := c.hasObjects() && c.Block("InputSignals").IsZero() && c.Block("OutputSignals").IsZero()
 		if o.kind() == "ReferenceContainer" || group {
-			im.readFunctions(a, c, o.path, prefix+o.name()+".")
+			im.readFunctions(a, c, o.path, prefix+o.name()+".", groups+1)
 			continue
 		}
 		im.steps++
-		g := &gamDef{object: o, qname: prefix + o.name()}
-		g.inputs = im.readGAMSignals(a, g, c.Block("InputSignals"), true)
-		g.outputs = im.readGAMSignals(a, g, c.Block("OutputSignals"), false)
+		g := &gamDef{object: o, qlen: uint8(groups + 1)}
+		qname := prefix + o.name()
+		im.readGAMSignals(g, c.Block("InputSignals"), c.Block("OutputSignals"))
 		a.gams = append(a.gams, g)
-		a.gamByName[g.qname] = g
+		a.gamByName[qname] = g
 		// Every group the GAM is in: "A" and "A.B" for "A.B.GAM".
-		for i := range len(g.qname) {
+		for i := range len(qname) {
 			im.steps++
-			if g.qname[i] == '.' {
-				grp := a.groups[g.qname[:i]]
+			if qname[i] == '.' {
+				grp := a.groups[qname[:i]]
 				if grp == nil {
 					grp = &gamGroup{}
-					a.groups[g.qname[:i]] = grp
+					a.groups[qname[:i]] = grp
 				}
 				grp.gams = append(grp.gams, g)
 			}
@@ -305,43 +321,46 @@ func (im *importer) readFunctions(a *application, n Node, path *objPath, prefix 
 	}
 }
 
-func (im *importer) readGAMSignals(a *application, g *gamDef, n Node, input bool) []*gamSignal {
-	if n.IsZero() {
-		return nil
-	}
+func (im *importer) readGAMSignals(g *gamDef, ins, outs Node) {
 	// The signals in one allocation, and pointers to them.
 	count := 0
-	for c := range n.Children() {
-		if c.IsBlock() {
-			count++
+	for _, n := range [2]Node{ins, outs} {
+		for c := range n.Children() {
+			if c.IsBlock() {
+				count++
+			}
 		}
 	}
 	sigs := make([]gamSignal, count)
-	out := make([]*gamSignal, 0, count)
-	for c := range n.Children() {
-		im.steps++
-		if !c.IsBlock() {
-			continue
+	g.sigs = make([]*gamSignal, 0, count)
+	for k, n := range [2]Node{ins, outs} {
+		for c := range n.Children() {
+			im.steps++
+			if !c.IsBlock() {
+				continue
+			}
+			s := &sigs[len(g.sigs)]
+			*s = gamSignal{gam: g, idx: c.i, input: k == 0, dims: -1}
+			// Checked here, read again when needed.
+			im.text(c, "DataSource")
+			im.text(c, "Alias")
+			im.text(c, "Type")
+			s.elems = int32(im.count(c, "NumberOfElements"))
+			if !c.Leaf("NumberOfDimensions").IsZero() {
+				s.dims = int32(im.count(c, "NumberOfDimensions"))
+			}
+			if !c.Leaf("Samples").IsZero() && im.count(c, "Samples") > 1 {
+				s.unsupp = unsuppSamples
+			}
+			if !c.Leaf("Ranges").IsZero() {
+				s.unsupp = unsuppRanges
+			}
+			g.sigs = append(g.sigs, s)
 		}
-		s := &sigs[len(out)]
-		*s = gamSignal{gam: g, idx: c.i, input: input, dims: -1}
-		// Checked here, read again when needed.
-		im.text(c, "DataSource")
-		im.text(c, "Alias")
-		im.text(c, "Type")
-		s.elems = int32(im.count(c, "NumberOfElements"))
-		if !c.Leaf("NumberOfDimensions").IsZero() {
-			s.dims = int32(im.count(c, "NumberOfDimensions"))
+		if k == 0 {
+			g.nIn = int32(len(g.sigs))
 		}
-		if !c.Leaf("Samples").IsZero() && im.count(c, "Samples") > 1 {
-			s.unsupp = unsuppSamples
-		}
-		if !c.Leaf("Ranges").IsZero() {
-			s.unsupp = unsuppRanges
-		}
-		out = append(out, s)
 	}
-	return out
 }
 
 // readDeclaredSignals reads the Signals block of a datasource.
@@ -475,7 +494,7 @@ func (im *importer) expandThreads(a *application, st *state) {
 			for _, g := range gams {
 				im.steps++
 				if g.thread == nil {
-					g.thread, g.order = t, len(t.gams)
+					g.thread, g.order = t, int32(len(t.gams))
 					t.gams = append(t.gams, g)
 					continue
 				}
