@@ -17,7 +17,7 @@ func (im *importer) reached(o *origin) {
 	if o.reason == nil {
 		return
 	}
-	if g := o.blame; g != nil && (g.blame == nil || g.blame.why == "") {
+	if g := o.blame; g != nil && g.blame == nil {
 		g.blame = o
 	}
 }
@@ -29,8 +29,8 @@ func (im *importer) reached(o *origin) {
 func (im *importer) noteGAMs(a *application, st *state) {
 	for _, g := range a.gams {
 		im.steps++
-		if g.blame != nil && g.blame.why != "" {
-			im.skip(g.node.Pos(), g.path.String(), g.class, "not imported: %s", g.blame.why)
+		if g.blame != nil {
+			im.skip(g.node.Pos(), g.path.String(), g.class, "not imported: %s", g.blame.why())
 			if g.used == "" {
 				continue
 			}
@@ -104,7 +104,7 @@ func written(ds *dataSource) string {
 	var names []string
 	for _, s := range ds.signals {
 		if s.writer != nil {
-			names = append(names, s.name)
+			names = append(names, s.name())
 		}
 	}
 	if len(names) == 0 {

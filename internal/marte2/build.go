@@ -171,9 +171,9 @@ func (b *builder) source(sk *sink) {
 	s.signals = make([]outSignal, len(ds.signals))
 	for i, sig := range ds.signals {
 		b.im.steps++
-		if sk.class == "FlatUDP" && sig.node.IsZero() && sig.first != nil {
+		if sk.class == "FlatUDP" && sig.node().IsZero() && sig.first != nil {
 			// UDPSender locks its Signals: a GAM may not add one.
-			b.im.errorf(sig.first.node().Pos(), "%s writes %s.%s, which the UDPSender does not declare in its Signals (MARTe2 refuses: the UDPSender's signals are locked)", sig.first.gam.path, ds.path, sig.name)
+			b.im.errorf(sig.first.node().Pos(), "%s writes %s.%s, which the UDPSender does not declare in its Signals (MARTe2 refuses: the UDPSender's signals are locked)", sig.first.gam.path, ds.path, sig.name())
 		}
 		b.signal(&s.signals[i], sk, sig, sk.origins[i])
 	}
@@ -197,9 +197,9 @@ func (b *builder) signal(out *outSignal, sk *sink, sig *dsSignal, o *origin) {
 	case o.kind == originUnfed:
 		b.im.reached(o)
 		if b.im.opt.Partial {
-			b.im.approx(pos, sig.path(), "", "not fed, stays zero: %s", o.why)
+			b.im.approx(pos, sig.path(), "", "not fed, stays zero: %s", o.why())
 		} else {
-			b.im.errorf(pos, "%s is unfed: %s (-import-marte2-partial keeps it, at zero)", sig.path(), o.why)
+			b.im.errorf(pos, "%s is unfed: %s (-import-marte2-partial keeps it, at zero)", sig.path(), o.why())
 		}
 	default:
 		if (o.kind == originCounter || o.kind == originTime) && typ != "uint32" {
@@ -214,10 +214,10 @@ func (b *builder) signal(out *outSignal, sk *sink, sig *dsSignal, o *origin) {
 	}
 	*out = outSignal{sig: sig, o: o, typ: typ}
 	var more table
-	if dims == 2 && sk.class == "UDPStreamer" && !sig.node.IsZero() && !sig.node.Leaf("Rows").IsZero() {
+	if dims == 2 && sk.class == "UDPStreamer" && !sig.node().IsZero() && !sig.node().Leaf("Rows").IsZero() {
 		more.set("NumberOfDimensions", "2", "")
-		more.set("Rows", tomlInt(int64(b.im.count(sig.node, "Rows"))), "")
-		more.set("Cols", tomlInt(int64(b.im.count(sig.node, "Cols"))), "")
+		more.set("Rows", tomlInt(int64(b.im.count(sig.node(), "Rows"))), "")
+		more.set("Cols", tomlInt(int64(b.im.count(sig.node(), "Cols"))), "")
 	} else if elems > 1 || dims > 0 {
 		if dims == 2 {
 			b.im.approx(pos, sig.path(), "", "a MARTe2 matrix of %d elements is sent as an array of %d elements: the same bytes, in the same order", elems, elems)
@@ -225,7 +225,7 @@ func (b *builder) signal(out *outSignal, sk *sink, sig *dsSignal, o *origin) {
 		more.set("NumberOfDimensions", "1", "")
 		more.set("NumberOfElements", tomlInt(int64(elems)), "")
 	}
-	if !sig.node.IsZero() {
+	if !sig.node().IsZero() {
 		b.im.signalParams(sk.class, sig, &more)
 	}
 	if len(more.keys) > 0 || len(more.comments) > 0 {
@@ -442,8 +442,8 @@ func (im *importer) writeOutput(w *writer, out outOutput) {
 	}
 	w.keyString(pos, "  ", "Signal", signal)
 	w.keyString(pos, "  ", "DataSource", out.sig.ds.name())
-	if out.sig.name != signal {
-		w.keyString(pos, "  ", "Alias", out.sig.name)
+	if out.sig.name() != signal {
+		w.keyString(pos, "  ", "Alias", out.sig.name())
 	}
 }
 
@@ -457,7 +457,7 @@ func (im *importer) writeSignal(w *writer, s *outSignal) {
 		cs.WriteString("nothing writes it in this state: it stays zero, as in MARTe2")
 	case o.kind == originUnfed:
 		cs.WriteString("not fed (stays zero): ")
-		cs.WriteString(o.why)
+		cs.WriteString(o.why())
 	default:
 		cs.WriteString("from ")
 		o.describeTo(cs)
@@ -470,7 +470,7 @@ func (im *importer) writeSignal(w *writer, s *outSignal) {
 		}
 	}
 	w.print(pos, "  [[DataSources.Signals]]")
-	w.keyString(pos, "  ", "Name", s.sig.name)
+	w.keyString(pos, "  ", "Name", s.sig.name())
 	w.keyString(pos, "  ", "Type", s.typ)
 	if more != nil {
 		w.keys("  ", more)

@@ -36,8 +36,8 @@ func (im *importer) checkCharDefaults(a *application) {
 	for _, ds := range a.sources {
 		for _, d := range ds.signals {
 			im.steps++
-			if !d.node.IsZero() {
-				check(d.node, d.typ, d.path)
+			if !d.node().IsZero() {
+				check(d.node(), d.typ, d.path)
 			}
 		}
 	}

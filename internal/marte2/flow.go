@@ -29,12 +29,17 @@ type origin struct {
 	*reason             // Unfed: why; nil otherwise
 }
 
-// reason says why a value is unfed.
+// reason says why a value is unfed. Its text is formatted when asked for:
+// a file may have a reason per signal, and most are never printed.
 type reason struct {
-	why   string  // the reason, naming the objects
-	cause string  // the first reason, when why wraps it (a chain of GAMs)
-	blame *gamDef // the GAM that is not imported, if a GAM is the cause
+	format string
+	args   []any   // values that do not change
+	cause  string  // the first reason, when this one wraps it (a chain of GAMs)
+	blame  *gamDef // the GAM that is not imported, if a GAM is the cause
 }
+
+// why returns the reason, naming the objects.
+func (r *reason) why() string { return fmt.Sprintf(r.format, r.args...) }
 
 // constValue is the value of a ConstantGAM output.
 type constValue struct {
@@ -84,8 +89,15 @@ func (h *hop) write(w textSink) {
 }
 
 func unfed(format string, args ...any) *origin {
-	return unfedFor(reason{why: fmt.Sprintf(format, args...)})
+	if vetFormats {
+		_ = fmt.Sprintf(format, args...)
+	}
+	return unfedFor(reason{format: format, args: args})
 }
+
+// vetFormats is false: the call it guards in unfed lets go vet check the
+// formats given to unfed, which formats them later (reason.why).
+const vetFormats = false
 
 // unfedFor returns an unfed origin for r (the two in one allocation).
 func unfedFor(r reason) *origin {
@@ -104,13 +116,18 @@ func unfedBy(g *gamDef, format string, args ...any) *origin {
 	return o
 }
 
-// through returns o as seen after the IOGAM g.
-func (o *origin) through(g *gamDef) *origin {
+// through returns o as seen after the IOGAM g; *last is the hop made
+// before for g, shared when it follows the same hops.
+func (o *origin) through(g *gamDef, last **hop) *origin {
 	c := *o
-	h := &hop{gam: g, prev: o.via, n: 1}
-	h.first = h
-	if o.via != nil {
-		h.first, h.n = o.via.first, o.via.n+1
+	h := *last
+	if h == nil || h.gam != g || h.prev != o.via {
+		h = &hop{gam: g, prev: o.via, n: 1}
+		h.first = h
+		if o.via != nil {
+			h.first, h.n = o.via.first, o.via.n+1
+		}
+		*last = h
 	}
 	c.via = h
 	return &c
@@ -121,7 +138,7 @@ func (o *origin) rootCause() string {
 	if o.cause != "" {
 		return o.cause
 	}
-	return o.why
+	return o.why()
 }
 
 // threadState is what resolving one thread found: its timer and the
@@ -282,6 +299,7 @@ func (im *importer) ioGAM(a *application, g *gamDef, ins, outs []*origin) {
 		return
 	}
 	var lastIn, lastOut *origin // inputs that read the same value share what comes out
+	var lastHop *hop
 	for i, out := range g.outputs() {
 		im.steps++
 		in := g.inputs()[i]
@@ -292,7 +310,7 @@ func (im *importer) ioGAM(a *application, g *gamDef, ins, outs []*origin) {
 			continue
 		}
 		if ins[i] != lastIn {
-			lastIn, lastOut = ins[i], ins[i].through(g)
+			lastIn, lastOut = ins[i], ins[i].through(g, &lastHop)
 		}
 		outs[i] = lastOut
 	}
@@ -328,7 +346,7 @@ func (o *origin) timerSignal() string {
 // messages.
 func (o *origin) describe() string {
 	if o.kind == originUnfed {
-		return o.why
+		return o.why()
 	}
 	var b strings.Builder
 	o.describeTo(&b)
@@ -349,7 +367,7 @@ func (o *origin) describeTo(w textSink) {
 			w.WriteString(o.out.name())
 		}
 	default:
-		w.WriteString(o.why)
+		w.WriteString(o.why())
 		return
 	}
 	if o.via != nil {

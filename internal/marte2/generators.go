@@ -1,7 +1,6 @@
 package marte2
 
 import (
-	"fmt"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -25,7 +24,7 @@ func (im *importer) waveform(a *application, t *threadState, g *gamDef, ins []*o
 	case originUnfed:
 		// The first reason only: a chain of GAMs does not nest reasons.
 		cause := in.rootCause()
-		o := unfedFor(reason{cause: cause, blame: in.blame, why: fmt.Sprintf("%s: its Time input is not imported: %s", g.path, cause)})
+		o := unfedFor(reason{cause: cause, blame: in.blame, format: "%s: its Time input is not imported: %s", args: []any{g.path, cause}})
 		o.via = in.via
 		return o
 	default:

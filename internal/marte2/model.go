@@ -157,26 +157,43 @@ type dataSource struct {
 
 type dsSignal struct {
 	ds      *dataSource
-	name    string
-	node    Node // the declaration in Signals; zero when added by a GAM
 	typ     string
-	elems   int32      // 0 when not given
-	dims    int32      // -1 when not given
 	first   *gamSignal // the first GAM signal that names it
 	writer  *gamDef    // the first GAM (in +Functions order) that writes it
 	written writes     // what the threads of the imported state write into it
+	idx     int32      // the declaration in Signals; -1 when added by a GAM
+	elems   int32      // 0 when not given
+	dims    int32      // -1 when not given
+}
+
+// node returns the signal's declaration in Signals; the zero Node when a
+// GAM added it.
+func (s *dsSignal) node() Node {
+	if s.idx < 0 {
+		return Node{}
+	}
+	return Node{s.ds.node.t, s.idx}
+}
+
+// name returns the signal's name: declared, or the first GAM signal's
+// Alias or name.
+func (s *dsSignal) name() string {
+	if s.idx < 0 {
+		return s.first.alias()
+	}
+	return s.ds.node.t.name(s.idx)
 }
 
 // path returns the signal's path, for messages.
-func (s *dsSignal) path() string { return s.ds.path.show("Signals", s.name) }
+func (s *dsSignal) path() string { return s.ds.path.show("Signals", s.name()) }
 
 // add appends a signal; a name already there keeps its first signal.
 func (d *dataSource) add(s *dsSignal) {
 	if d.byName == nil {
 		d.byName = map[string]int32{}
 	}
-	if _, ok := d.byName[s.name]; !ok {
-		d.byName[s.name] = int32(len(d.signals))
+	if _, ok := d.byName[s.name()]; !ok {
+		d.byName[s.name()] = int32(len(d.signals))
 	}
 	d.signals = append(d.signals, s)
 }
@@ -185,8 +202,8 @@ func (d *dataSource) add(s *dsSignal) {
 // the first GAM signal that names it, else the datasource.
 func (s *dsSignal) pos() Pos {
 	switch {
-	case !s.node.IsZero():
-		return s.node.Pos()
+	case !s.node().IsZero():
+		return s.node().Pos()
 	case s.first != nil:
 		return s.first.node().Pos()
 	}
@@ -374,7 +391,7 @@ func (im *importer) readDeclaredSignals(ds *dataSource) {
 		if !c.IsBlock() {
 			continue // Locked = 1 and the like
 		}
-		s := &dsSignal{ds: ds, name: c.Name(), node: c, typ: im.text(c, "Type"), elems: int32(im.count(c, "NumberOfElements")), dims: -1}
+		s := &dsSignal{ds: ds, idx: c.i, typ: im.text(c, "Type"), elems: int32(im.count(c, "NumberOfElements")), dims: -1}
 		if !c.Leaf("NumberOfDimensions").IsZero() {
 			s.dims = int32(im.count(c, "NumberOfDimensions"))
 		}
@@ -393,7 +410,7 @@ func (im *importer) addReference(a *application, s *gamSignal) {
 	alias := s.alias()
 	d := ds.signal(alias)
 	if d == nil {
-		d = &dsSignal{ds: ds, name: alias, dims: -1}
+		d = &dsSignal{ds: ds, idx: -1, first: s, dims: -1}
 		ds.add(d)
 	}
 	if d.typ == "" {

@@ -235,7 +235,7 @@ func (im *importer) udpsParams(ds *dataSource, t *table) {
 
 // signalParams copies the per-signal parameters of a declared signal.
 func (im *importer) signalParams(class string, sig *dsSignal, t *table) {
-	p := newParam(im, sig.node, sig.path, "Type", "NumberOfElements", "NumberOfDimensions", "Rows", "Cols")
+	p := newParam(im, sig.node(), sig.path, "Type", "NumberOfElements", "NumberOfDimensions", "Rows", "Cols")
 	p.copyStr(t, "Unit", "Unit")
 	if class == "UDPStreamer" {
 		p.copyFloat(t, "RangeMin")
