@@ -88,10 +88,10 @@ func (im *importer) build(a *application, st *state, threads []*threadState) *ou
 	}
 	// The GAMs of each thread, in creation order: a stable sort by thread
 	// keeps that order within each.
-	slices.SortStableFunc(c.gams, func(x, y *outGAM) int { return x.thread.index - y.thread.index })
+	slices.SortStableFunc(c.gams, func(x, y *outGAM) int { return x.o.thread.index - y.o.thread.index })
 	for i, j := 0, 0; i < len(threads); i++ {
 		k := j
-		for k < len(c.gams) && c.gams[k].thread == threads[i] {
+		for k < len(c.gams) && c.gams[k].o.thread == threads[i] {
 			im.steps++
 			k++
 		}
@@ -189,7 +189,7 @@ func (b *builder) signal(out *outSignal, sk *sink, sig *dsSignal, o *origin) {
 	if elems == 0 {
 		elems = 1
 	}
-	if o != nil && o.kind == originConst && o.value.isText && typ != "char8" {
+	if o != nil && o.kind == originConst && o.value.text != nil && typ != "char8" {
 		o = unfed("%s is text, and a %s has no char8 type (streamerd sends text with FlatUDP, from a UDPSender)", o.describe(), sk.class)
 	}
 	switch {
@@ -300,7 +300,7 @@ func (b *builder) newGAM(t *threadState, src *gamDef, o *origin) *outGAM {
 	if src.thread == t.def {
 		order = int(src.order)
 	}
-	g := &outGAM{name: name, thread: t, order: order, src: src, o: o}
+	g := &outGAM{name: name, order: order, src: src, o: o}
 	switch o.kind {
 	case originCounter, originTime:
 		src.used = "its LinuxTimer reads become GAM " + name + " (Timer)"
@@ -311,7 +311,7 @@ func (b *builder) newGAM(t *threadState, src *gamDef, o *origin) *outGAM {
 		}
 	case originConst:
 		what := "Waveform constant"
-		if o.value.isText {
+		if o.value.text != nil {
 			what = "Text"
 		}
 		if src.used == "" {
@@ -327,13 +327,15 @@ func (b *builder) newGAM(t *threadState, src *gamDef, o *origin) *outGAM {
 // render prints the configuration as TOML, and where each line comes
 // from: once to count the bytes and the sources, once to write them into
 // memory allocated at its size.
-func (im *importer) render(c *outConfig, a *application, st *state) ([]byte, []lineSource, int) {
+func (im *importer) render(c *outConfig, a *application, st *state) ([]byte, lineSources, int) {
 	var count writer
 	im.write(&count, c, a, st)
-	w := writer{write: true, text: make([]byte, 0, count.n), sources: make([]lineSource, 0, count.nsrc)}
+	w := writer{write: true, text: make([]byte, 0, count.n)}
+	w.sources.write = true
+	w.sources.s = lineSources{data: make([]byte, 0, count.sources.size), marks: make([]sourceMark, 0, (count.sources.n+sourceBlock-1)/sourceBlock)}
 	im.checkpoint()
 	im.write(&w, c, a, st)
-	return w.text, w.sources, w.line
+	return w.text, w.sources.s, w.line
 }
 
 // write prints the configuration into w; the header comments come from
@@ -369,7 +371,7 @@ func (im *importer) write(w *writer, c *outConfig, a *application, st *state) {
 
 // writeGAM prints the [[GAMs]] table of g.
 func (im *importer) writeGAM(w *writer, g *outGAM) {
-	src, o, t := g.src, g.o, g.thread
+	src, o, t := g.src, g.o, g.o.thread
 	pos := src.node.Pos()
 	w.print(pos, "")
 	cs := w.beginComment(pos, "")
@@ -405,11 +407,11 @@ func (im *importer) writeGAM(w *writer, g *outGAM) {
 		w.key(pos, "", "TimeInput", `"Time"`, "evaluated at the LinuxTimer Time, as MARTe2's WaveformGAM")
 	case originConst:
 		at := o.out.node().Leaf("Default").Value().Pos()
-		if o.value.isText {
+		if o.value.text != nil {
 			w.keyString(pos, "", "Class", "Text")
 			w.begin(at)
 			w.WriteString("Text = ")
-			writeTOMLString(w, o.value.text)
+			writeTOMLString(w, *o.value.text)
 		} else {
 			w.keyString(pos, "", "Class", "Waveform")
 			w.keyString(pos, "", "Waveform", "constant")

@@ -43,10 +43,9 @@ func (r *reason) why() string { return fmt.Sprintf(r.format, r.args...) }
 
 // constValue is the value of a ConstantGAM output.
 type constValue struct {
-	num    float64
-	text   string // a char8 output: the text
-	isText bool
-	made   *outGAM // the streamerd GAM it became
+	num  float64
+	text *string // a char8 output: the text; nil for a number
+	made *outGAM // the streamerd GAM it became
 }
 
 // hop is one GAM a value passed through. Hops form a list from the last

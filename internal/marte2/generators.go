@@ -143,7 +143,7 @@ func (im *importer) textConstant(t *threadState, g *gamDef, s *gamSignal, l Node
 		im.approx(l.Pos(), s.String(), g.class, "Default of %d bytes fills char8[%d]: MARTe2 sends its first %d and a NUL, and so does streamerd", n, n, n-1)
 		text = text[:n-1]
 	}
-	return constOrigin(t, g, s, constValue{text: text, isText: true})
+	return constOrigin(t, g, s, constValue{text: &text})
 }
 
 // constOrigin returns the origin of the output s of the ConstantGAM g, of

@@ -40,20 +40,18 @@ type Result struct {
 	TOML  []byte // the streamerd configuration; nil when Import failed
 	Notes []Note // what became of every object, in file order
 
-	sources []lineSource // where the lines of TOML come from
-	lines   int          // lines of TOML
+	sources lineSources // where the lines of TOML come from
+	lines   int         // lines of TOML
 }
 
 // Source returns the position in the MARTe2 file that a line of TOML
 // (1-based) was imported from, so that the loader's errors on the TOML
 // can name the MARTe2 line; false when line is not in the TOML.
 func (r *Result) Source(line int) (Pos, bool) {
-	i := sort.Search(len(r.sources), func(i int) bool { return int(r.sources[i].line) > line })
-	if i == 0 || line < 1 || line > r.lines {
+	if line < 1 || line > r.lines {
 		return Pos{}, false
 	}
-	s := r.sources[i-1]
-	return Pos{int(s.srcLine), int(s.srcCol)}, true
+	return r.sources.find(line)
 }
 
 // Errors is every problem that stopped an import, sorted by position; its

@@ -1,7 +1,9 @@
 package marte2
 
 import (
+	"encoding/binary"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -48,10 +50,9 @@ type outThread struct {
 // origin it produces (render).
 type outGAM struct {
 	name    string
-	thread  *threadState
 	order   int // position of the MARTe2 GAM in its thread
 	src     *gamDef
-	o       *origin // the first origin routed to it: its kind; a constant's output
+	o       *origin // the first origin routed to it: its kind, its thread; a constant's output
 	outputs []outOutput
 }
 
@@ -86,10 +87,73 @@ type outConfig struct {
 	sources []*outSource
 }
 
-// lineSource says that the TOML lines from line on come from the MARTe2
-// file's line and col (up to the next lineSource).
-type lineSource struct {
-	line, srcLine, srcCol int32
+// lineSources says where the lines of the TOML come from: the runs of
+// lines that come from one position of the MARTe2 file, each its first
+// line, and that position's line and column. A run is a few bytes: the
+// differences from the run before as varints; every sourceBlock-th run
+// starts afresh and is indexed, so that finding a line reads at most
+// sourceBlock runs.
+type lineSources struct {
+	data  []byte
+	marks []sourceMark
+}
+
+// sourceMark indexes a run: where it starts in data, and its line.
+type sourceMark struct{ off, line int32 }
+
+const sourceBlock = 32
+
+// sourceRun encodes runs, counting their bytes and marks (the counting
+// pass) or writing them into s.
+type sourceRun struct {
+	n, size       int // runs, bytes
+	line, srcLine int // of the last run
+	write         bool
+	s             lineSources
+}
+
+func (r *sourceRun) add(line int, pos Pos) {
+	if r.n%sourceBlock == 0 {
+		if r.write {
+			r.s.marks = append(r.s.marks, sourceMark{int32(r.size), int32(line)})
+		}
+		r.line, r.srcLine = 0, 0
+	}
+	var b [3 * binary.MaxVarintLen64]byte
+	e := binary.AppendUvarint(b[:0], uint64(line-r.line))
+	e = binary.AppendVarint(e, int64(pos.Line-r.srcLine))
+	e = binary.AppendUvarint(e, uint64(pos.Col))
+	if r.write {
+		r.s.data = append(r.s.data, e...)
+	}
+	r.n++
+	r.size += len(e)
+	r.line, r.srcLine = line, pos.Line
+}
+
+// find returns the position the line comes from: that of the last run
+// that starts at or before it.
+func (s *lineSources) find(line int) (Pos, bool) {
+	m := sort.Search(len(s.marks), func(i int) bool { return int(s.marks[i].line) > line }) - 1
+	if m < 0 {
+		return Pos{}, false
+	}
+	data := s.data[s.marks[m].off:]
+	var at Pos
+	first, srcLine := 0, 0
+	for k := 0; k < sourceBlock && len(data) > 0; k++ {
+		dl, n1 := binary.Uvarint(data)
+		ds, n2 := binary.Varint(data[n1:])
+		col, n3 := binary.Uvarint(data[n1+n2:])
+		data = data[n1+n2+n3:]
+		first += int(dl)
+		srcLine += int(ds)
+		if first > line {
+			break
+		}
+		at = Pos{srcLine, int(col)}
+	}
+	return at, true
 }
 
 // textSink is where text is written: a strings.Builder (messages), the
@@ -107,9 +171,8 @@ type writer struct {
 	text    []byte
 	n       int // bytes counted
 	line    int // lines printed
-	sources []lineSource
-	nsrc    int // sources counted
-	last    Pos // the position of the last source
+	sources sourceRun
+	last    Pos // the position of the last run
 }
 
 func (w *writer) WriteString(s string) (int, error) {
@@ -157,11 +220,8 @@ func writeInt(w textSink, i int) {
 // begin starts a line that comes from pos.
 func (w *writer) begin(pos Pos) {
 	w.line++
-	if w.nsrc == 0 || w.last != pos {
-		if w.write {
-			w.sources = append(w.sources, lineSource{int32(w.line), int32(pos.Line), int32(pos.Col)})
-		}
-		w.nsrc++
+	if w.sources.n == 0 || w.last != pos {
+		w.sources.add(w.line, pos)
 		w.last = pos
 	}
 }
