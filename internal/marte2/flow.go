@@ -20,13 +20,13 @@ const (
 
 // origin is where a value comes from.
 type origin struct {
-	kind   originKind
-	thread *threadState // the thread that produces it
-	gam    *gamDef      // Wave, Const: the generator; Counter, Time: the GAM that reads the timer
-	out    *gamSignal   // Const: the output, with its Default
-	value  *constValue  // Const: its value
-	via    *hop         // the last GAM it passed through (IOGAMs), or nil
-	*reason             // Unfed: why; nil otherwise
+	kind    originKind
+	thread  *threadState // the thread that produces it
+	gam     *gamDef      // Wave, Const: the generator; Counter, Time: the GAM that reads the timer
+	out     *gamSignal   // Const: the output, with its Default
+	value   *constValue  // Const: its value
+	via     *hop         // the last GAM it passed through (IOGAMs), or nil
+	*reason              // Unfed: why; nil otherwise
 }
 
 // reason says why a value is unfed. Its text is formatted when asked for:
