@@ -25,21 +25,21 @@ func (n Node) Name() string {
 // name returns the name of the node at index i.
 func (t *tree) name(i int32) string {
 	d := &t.nodes[i]
-	if d.flags&nodeEscaped != 0 {
-		return t.esc.find(int(d.off))
+	if d.flags()&nodeEscaped != 0 {
+		return t.esc.find(int(d.off()))
 	}
 	q := int32(d.quotes())
-	return t.src[d.off+q : d.off+int32(d.nlen)-q]
+	return t.src[d.off()+q : d.off()+int32(d.nlen())-q]
 }
 
 // Pos returns the position of the name.
 func (n Node) Pos() Pos {
 	d := n.node()
-	return Pos{int(d.line), int(d.col)}
+	return Pos{int(d.line()), int(d.col())}
 }
 
 // IsBlock reports whether n is a block.
-func (n Node) IsBlock() bool { return n.node().flags&nodeBlock != 0 }
+func (n Node) IsBlock() bool { return n.node().flags()&nodeBlock != 0 }
 
 // Value returns the value of a leaf; the zero Value for a block.
 func (n Node) Value() Value {
@@ -56,12 +56,12 @@ func (n Node) Children() iter.Seq[Node] {
 			return
 		}
 		nodes := n.t.nodes
-		for i := n.i + 1; i < nodes[n.i].end; {
+		for i := n.i + 1; i < nodes[n.i].end(); {
 			if !yield(Node{n.t, i}) {
 				return
 			}
-			if nodes[i].flags&nodeBlock != 0 {
-				i = nodes[i].end
+			if nodes[i].flags()&nodeBlock != 0 {
+				i = nodes[i].end()
 			} else {
 				i++
 			}
@@ -71,7 +71,7 @@ func (n Node) Children() iter.Seq[Node] {
 
 // contains reports whether x is inside the block n, at any depth.
 func (n Node) contains(x Node) bool {
-	return n.t == x.t && n.IsBlock() && x.i > n.i && x.i < n.node().end
+	return n.t == x.t && n.IsBlock() && x.i > n.i && x.i < n.node().end()
 }
 
 // Block returns the child block called name, or the zero Node.
@@ -113,9 +113,9 @@ func (n Node) Objects() iter.Seq[Node] {
 func (n Node) countObjects() int {
 	count := 0
 	t := n.t
-	for i := n.i + 1; i < t.nodes[n.i].end; i++ {
+	for i := n.i + 1; i < t.nodes[n.i].end(); i++ {
 		d := &t.nodes[i]
-		if d.flags&nodeBlock != 0 && d.flags&nodeEscaped == 0 && (t.src[d.off+int32(d.quotes())] == '+' || t.src[d.off+int32(d.quotes())] == '$') {
+		if d.flags()&nodeBlock != 0 && d.flags()&nodeEscaped == 0 && (t.src[d.off()+int32(d.quotes())] == '+' || t.src[d.off()+int32(d.quotes())] == '$') {
 			count++
 		}
 	}
@@ -145,7 +145,7 @@ func (v Value) rec() *valueRec {
 	if v.n.IsZero() {
 		return nil
 	}
-	if e := v.n.node().end; e > 0 {
+	if e := v.n.node().end(); e > 0 {
 		return &v.n.t.vals[e-1]
 	}
 	return nil
@@ -161,7 +161,7 @@ func (v Value) Pos() Pos {
 // index i: its name and '=' are read again.
 func (t *tree) value(i int32) (int32, Pos) {
 	d := &t.nodes[i]
-	lx := lexer{file: t.file, src: t.src, off: int(d.off), pos: Pos{int(d.line), int(d.col)}, esc: t.esc}
+	lx := lexer{file: t.file, src: t.src, off: int(d.off()), pos: Pos{int(d.line()), int(d.col())}, esc: t.esc}
 	lx.next() // the name
 	lx.next() // '='
 	lx.skip()
@@ -172,8 +172,8 @@ func (t *tree) value(i int32) (int32, Pos) {
 // the node at index i: the text between them is read again.
 func (t *tree) posAt(i, off int32) Pos {
 	d := &t.nodes[i]
-	p := Pos{int(d.line), int(d.col)}
-	for _, c := range []byte(t.src[d.off:off]) {
+	p := Pos{int(d.line()), int(d.col())}
+	for _, c := range []byte(t.src[d.off():off]) {
 		if c == '\n' {
 			p.Line++
 			p.Col = 1

@@ -20,16 +20,41 @@ type tree struct {
 	esc   *escapes
 }
 
-// node is one definition.
-type node struct {
-	off       int32 // offset of the name's token in src
-	line, col int32 // the position of the name
-	// end is, for a block, the index of the node after its last
-	// descendant; for a leaf, its index in vals plus one, or 0 for a
-	// plain scalar.
-	end   int32
-	nlen  uint16 // the length of the name's token, quotes included
-	flags uint8
+// node is one definition, in 16 bytes: a packs the offset of the name's
+// token in src, the line of the name, the length of its token (quotes
+// included) and the flags; b packs the column of the name and end. end is,
+// for a block, the index of the node after its last descendant; for a
+// leaf, its index in vals plus one, or 0 for a plain scalar.
+type node struct{ a, b uint64 }
+
+// The widths of node's fields: offsets and lines fit in 23 bits within
+// MaxFileSize, a token within MaxTokenLen (and its quotes and a last
+// character) in 15.
+const (
+	nodeOffBits  = 23
+	nodeLineBits = 23
+	nodeLenBits  = 15
+	nodeMax      = 1<<nodeOffBits - 1
+	_            = uint(nodeMax - MaxFileSize - 1) // MaxFileSize fits
+	_            = uint(1<<nodeLenBits - 1 - (MaxTokenLen + 6))
+)
+
+func makeNode(off, line, col, nlen int, flags uint8) node {
+	return node{
+		a: uint64(off) | uint64(line)<<nodeOffBits | uint64(nlen)<<(nodeOffBits+nodeLineBits) | uint64(flags)<<(nodeOffBits+nodeLineBits+nodeLenBits),
+		b: uint64(col),
+	}
+}
+
+func (d *node) off() int32     { return int32(d.a & nodeMax) }
+func (d *node) line() int32    { return int32(d.a >> nodeOffBits & (1<<nodeLineBits - 1)) }
+func (d *node) nlen() int32    { return int32(d.a >> (nodeOffBits + nodeLineBits) & (1<<nodeLenBits - 1)) }
+func (d *node) flags() uint8   { return uint8(d.a >> (nodeOffBits + nodeLineBits + nodeLenBits)) }
+func (d *node) col() int32     { return int32(uint32(d.b)) }
+func (d *node) end() int32     { return int32(d.b >> 32) }
+func (d *node) setEnd(e int32) { d.b = uint64(uint32(d.b)) | uint64(uint32(e))<<32 }
+func (d *node) setFlag(f uint8) {
+	d.a |= uint64(f) << (nodeOffBits + nodeLineBits + nodeLenBits)
 }
 
 const (
@@ -94,7 +119,7 @@ type Scalar struct {
 // defined again, and the last definition is the one MARTe2 reads (Leaf).
 //
 // The tree refers to data, not a copy (data must not change while the
-// tree is in use), and costs 20 bytes per definition.
+// tree is in use), and costs 16 bytes per definition.
 func Parse(name string, data []byte) (Node, error) {
 	if len(data) > MaxFileSize {
 		return Node{}, &Error{File: name, Pos: Pos{1, 1}, Msg: "file larger than " + strconv.Itoa(MaxFileSize) + " bytes"}
@@ -103,7 +128,7 @@ func Parse(name string, data []byte) (Node, error) {
 	// One pass to count the definitions (each has one '='), so that the
 	// nodes are allocated once, at their size.
 	t.nodes = make([]node, 1, 1+countDefinitions(t.src))
-	t.nodes[0] = node{line: 1, col: 1, flags: nodeBlock}
+	t.nodes[0] = makeNode(0, 1, 1, 0, nodeBlock)
 	p := &parser{t: t, lx: lexer{file: name, src: t.src, pos: Pos{1, 1}, esc: t.esc}}
 	if err := p.advance(); err != nil {
 		return Node{}, err
@@ -205,8 +230,8 @@ func (p *parser) definitions(b int32, end tokKind, depth int) error {
 		}
 		p.open[len(p.open)-1].done = int32(len(p.t.nodes))
 	}
-	p.t.nodes[b].end = int32(len(p.t.nodes))
-	if err := p.duplicate(b, p.t.nodes[b].end); err != nil {
+	p.t.nodes[b].setEnd(int32(len(p.t.nodes)))
+	if err := p.duplicate(b, p.t.nodes[b].end()); err != nil {
 		return err
 	}
 	p.open = p.open[:len(p.open)-1]
@@ -233,8 +258,8 @@ func (p *parser) duplicate(b, done int32) error {
 	kids := p.kids[:0]
 	for i := b + 1; i < done; {
 		kids = append(kids, i)
-		if t.nodes[i].flags&nodeBlock != 0 {
-			i = t.nodes[i].end
+		if t.nodes[i].flags()&nodeBlock != 0 {
+			i = t.nodes[i].end()
 		} else {
 			i++
 		}
@@ -256,7 +281,7 @@ func (p *parser) duplicate(b, done int32) error {
 			start = i // a new name: its first definition
 			continue
 		}
-		if t.nodes[k].flags&nodeBlock != 0 && (bad < 0 || k < bad) {
+		if t.nodes[k].flags()&nodeBlock != 0 && (bad < 0 || k < bad) {
 			bad, first = k, kids[start]
 		}
 	}
@@ -284,13 +309,15 @@ func (p *parser) definition(depth int) error {
 	case !t.quoted && strings.HasPrefix(t.text, "#"):
 		return p.errorf(t.pos, "%s: a C preprocessor directive; import the preprocessed file (gcc -x c -P -E app.cfg), as MARTe2's build does", t.text)
 	}
-	n := node{off: int32(t.off), line: int32(t.pos.Line), col: int32(t.pos.Col), nlen: uint16(t.end - t.off)}
+	var flags uint8
+	q := 0
 	if t.quoted {
-		n.flags |= nodeQuoted
+		flags, q = nodeQuoted, 1
 	}
-	if t.text != p.t.src[t.off:t.end][n.quotes():int(n.nlen)-n.quotes()] {
-		n.flags |= nodeEscaped
+	if t.text != p.t.src[t.off+q:t.end-q] {
+		flags |= nodeEscaped
 	}
+	n := makeNode(t.off, t.pos.Line, t.pos.Col, t.end-t.off, flags)
 	i := int32(len(p.t.nodes))
 	p.t.nodes = append(p.t.nodes, n)
 	if err := p.advance(); err != nil {
@@ -311,7 +338,7 @@ func (p *parser) definition(depth int) error {
 			return err
 		}
 		if isBlockStart(next, p) {
-			p.t.nodes[i].flags |= nodeBlock
+			p.t.nodes[i].setFlag(nodeBlock)
 			return p.block(i, depth+1)
 		}
 	}
@@ -321,7 +348,7 @@ func (p *parser) definition(depth int) error {
 // quotes returns 1 for a quoted name, else 0: the bytes of the token
 // before and after its text.
 func (n *node) quotes() int {
-	if n.flags&nodeQuoted != 0 {
+	if n.flags()&nodeQuoted != 0 {
 		return 1
 	}
 	return 0
@@ -390,7 +417,7 @@ func (p *parser) cast(i int32) error {
 
 func (p *parser) addValue(i int32, v valueRec) {
 	p.t.vals = append(p.t.vals, v)
-	p.t.nodes[i].end = int32(len(p.t.vals))
+	p.t.nodes[i].setEnd(int32(len(p.t.vals)))
 }
 
 // variable reads a scalar, a vector or a matrix, the value of the leaf at
