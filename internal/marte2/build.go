@@ -285,7 +285,7 @@ func (b *builder) route(sig *dsSignal, o *origin) {
 // MARTe2 GAM src, and says what src became.
 func (b *builder) newGAM(t *threadState, src *gamDef, o *origin) *outGAM {
 	name := gamName(src.qname())
-	if o.kind == originConst && len(src.outputs()) > 1 {
+	if o.kind == originConst && src.nOutputs() > 1 {
 		name += "_" + gamName(o.out.name())
 	}
 	// A name without '_' is the GAM's qualified name, unique in

@@ -163,7 +163,7 @@ type writes struct {
 // resolveThread follows the data through the thread's GAMs in order.
 func (im *importer) resolveThread(a *application, t *threadState) {
 	for _, g := range t.def.gams {
-		ins := make([]*origin, len(g.inputs()))
+		ins := make([]*origin, g.nInputs())
 		for i, s := range g.inputs() {
 			im.steps++
 			ins[i] = im.resolveInput(a, t, s)
@@ -251,7 +251,7 @@ func (im *importer) timerInput(t *threadState, ds *dataSource, s *gamSignal) *or
 
 // gamOutputs returns the origin of each output of g, given its inputs'.
 func (im *importer) gamOutputs(a *application, t *threadState, g *gamDef, ins []*origin) []*origin {
-	outs := make([]*origin, len(g.outputs()))
+	outs := make([]*origin, g.nOutputs())
 	fill := func(o *origin) {
 		for i := range outs {
 			im.steps++
@@ -289,8 +289,8 @@ func (im *importer) gamOutputs(a *application, t *threadState, g *gamDef, ins []
 // when they have the same type and element count (the IOGAM copies
 // bytes, so the value is unchanged).
 func (im *importer) ioGAM(a *application, g *gamDef, ins, outs []*origin) {
-	if len(g.inputs()) != len(g.outputs()) {
-		o := unfedBy(g, "%s copies %d inputs into %d outputs; streamerd maps an IOGAM signal by signal", g.path, len(g.inputs()), len(g.outputs()))
+	if g.nInputs() != g.nOutputs() {
+		o := unfedBy(g, "%s copies %d inputs into %d outputs; streamerd maps an IOGAM signal by signal", g.path, g.nInputs(), g.nOutputs())
 		for i := range outs {
 			im.steps++
 			outs[i] = o
@@ -301,7 +301,7 @@ func (im *importer) ioGAM(a *application, g *gamDef, ins, outs []*origin) {
 	var lastHop *hop
 	for i, out := range g.outputs() {
 		im.steps++
-		in := g.inputs()[i]
+		in := g.input(i)
 		ti, ni := a.signalShape(in)
 		to, no := a.signalShape(out)
 		if ti != to || ni != no {

@@ -92,7 +92,7 @@ func (im *importer) waveform(a *application, t *threadState, g *gamDef, ins []*o
 // constant returns the origin of a ConstantGAM output: its Default, which
 // must give every element the same value.
 func (im *importer) constant(a *application, t *threadState, g *gamDef, s *gamSignal) *origin {
-	if len(g.inputs()) > 0 {
+	if g.nInputs() > 0 {
 		return unfedBy(g, "%s has inputs; a ConstantGAM has none (MARTe2 refuses it)", g.path)
 	}
 	l := s.node().Leaf("Default")

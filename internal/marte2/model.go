@@ -2,6 +2,7 @@ package marte2
 
 import (
 	"fmt"
+	"iter"
 	"strings"
 )
 
@@ -50,7 +51,7 @@ func (o *object) kind() string {
 // gamDef is one GAM with its signals, and what the import made of it.
 type gamDef struct {
 	object
-	sigs   []*gamSignal // its inputs, then its outputs
+	sigs   []gamSignal // its inputs, then its outputs
 	thread *threadDef   // the thread of the imported state that runs it, or nil
 	listed *threadDef   // the last thread whose Functions named it (expandThreads)
 	wave   *wave        // a WaveformGAM that maps to a sine: its parameters
@@ -62,8 +63,24 @@ type gamDef struct {
 	folded bool         // a value passed through it into an imported signal
 }
 
-func (g *gamDef) inputs() []*gamSignal  { return g.sigs[:g.nIn:g.nIn] }
-func (g *gamDef) outputs() []*gamSignal { return g.sigs[g.nIn:] }
+// inputs and outputs yield the GAM's signals, numbered from 0.
+func (g *gamDef) inputs() iter.Seq2[int, *gamSignal]  { return g.signals(0, int(g.nIn)) }
+func (g *gamDef) outputs() iter.Seq2[int, *gamSignal] { return g.signals(int(g.nIn), len(g.sigs)) }
+
+func (g *gamDef) signals(from, to int) iter.Seq2[int, *gamSignal] {
+	return func(yield func(int, *gamSignal) bool) {
+		for i := from; i < to; i++ {
+			if !yield(i-from, &g.sigs[i]) {
+				return
+			}
+		}
+	}
+}
+
+func (g *gamDef) nInputs() int            { return int(g.nIn) }
+func (g *gamDef) nOutputs() int           { return len(g.sigs) - int(g.nIn) }
+func (g *gamDef) input(i int) *gamSignal  { return &g.sigs[i] }
+func (g *gamDef) output(i int) *gamSignal { return &g.sigs[int(g.nIn)+i] }
 
 // qname returns the GAM's qualified name in +Functions: "GAM1", or
 // "Group.GAM1" in a group.
@@ -339,7 +356,7 @@ func (im *importer) readFunctions(a *application, n Node, path *objPath, prefix 
 }
 
 func (im *importer) readGAMSignals(g *gamDef, ins, outs Node) {
-	// The signals in one allocation, and pointers to them.
+	// The signals in one allocation.
 	count := 0
 	for _, n := range [2]Node{ins, outs} {
 		for c := range n.Children() {
@@ -348,16 +365,15 @@ func (im *importer) readGAMSignals(g *gamDef, ins, outs Node) {
 			}
 		}
 	}
-	sigs := make([]gamSignal, count)
-	g.sigs = make([]*gamSignal, 0, count)
+	g.sigs = make([]gamSignal, 0, count)
 	for k, n := range [2]Node{ins, outs} {
 		for c := range n.Children() {
 			im.steps++
 			if !c.IsBlock() {
 				continue
 			}
-			s := &sigs[len(g.sigs)]
-			*s = gamSignal{gam: g, idx: c.i, input: k == 0, dims: -1}
+			g.sigs = append(g.sigs, gamSignal{gam: g, idx: c.i, input: k == 0, dims: -1})
+			s := &g.sigs[len(g.sigs)-1]
 			// Checked here, read again when needed.
 			im.text(c, "DataSource")
 			im.text(c, "Alias")
@@ -372,7 +388,6 @@ func (im *importer) readGAMSignals(g *gamDef, ins, outs Node) {
 			if !c.Leaf("Ranges").IsZero() {
 				s.unsupp = unsuppRanges
 			}
-			g.sigs = append(g.sigs, s)
 		}
 		if k == 0 {
 			g.nIn = int32(len(g.sigs))
