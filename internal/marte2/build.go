@@ -240,17 +240,17 @@ func (b *builder) signal(out *outSignal, sk *sink, sig *dsSignal, o *origin) {
 // as uint8 for a UDPStreamer.
 func (im *importer) signalType(sig *dsSignal, pos Pos, class string) string {
 	switch {
-	case isNumericType(sig.typ):
-		return sig.typ
-	case sig.typ == "char8" && class == "FlatUDP":
+	case isNumericType(sig.typ()):
+		return sig.typ()
+	case sig.typ() == "char8" && class == "FlatUDP":
 		return "char8"
-	case sig.typ == "char8" || sig.typ == "bool":
-		im.approx(pos, sig.path(), "", "%s is sent as uint8: the same byte", sig.typ)
+	case sig.typ() == "char8" || sig.typ() == "bool":
+		im.approx(pos, sig.path(), "", "%s is sent as uint8: the same byte", sig.typ())
 		return "uint8"
-	case sig.typ == "":
+	case sig.typ() == "":
 		im.errorf(pos, "%s has no Type (neither the datasource nor a GAM gives one)", sig.path())
 	default:
-		im.errorf(pos, "%s has type %q; streamerd sends uint8..uint64, int8..int64, float32 and float64", sig.path(), sig.typ)
+		im.errorf(pos, "%s has type %q; streamerd sends uint8..uint64, int8..int64, float32 and float64", sig.path(), sig.typ())
 	}
 	return "uint8"
 }

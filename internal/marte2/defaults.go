@@ -37,7 +37,7 @@ func (im *importer) checkCharDefaults(a *application) {
 		for _, d := range ds.signals {
 			im.steps++
 			if !d.node().IsZero() {
-				check(d.node(), d.typ, d.path)
+				check(d.node(), d.typ(), d.path)
 			}
 		}
 	}
@@ -49,7 +49,7 @@ func signalType(s *gamSignal) string {
 	if t := s.typ(); t != "" || s.sig == nil {
 		return t
 	}
-	return s.sig.typ
+	return s.sig.typ()
 }
 
 // rereadDefault reports whether MARTe2's StandardParser reads

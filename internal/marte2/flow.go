@@ -321,7 +321,7 @@ func (a *application) signalShape(s *gamSignal) (string, int) {
 	typ, n := s.typ(), int(s.elems)
 	if d := s.sig; d != nil {
 		if typ == "" {
-			typ = d.typ
+			typ = d.typ()
 		}
 		if n == 0 {
 			n = int(d.elems)

@@ -174,11 +174,11 @@ type dataSource struct {
 
 type dsSignal struct {
 	ds      *dataSource
-	typ     string
 	first   *gamSignal // the first GAM signal that names it
 	writer  *gamDef    // the first GAM (in +Functions order) that writes it
 	written writes     // what the threads of the imported state write into it
 	idx     int32      // the declaration in Signals; -1 when added by a GAM
+	typAt   int32      // the Type leaf that gives its type (declared, or of the first GAM signal with one); -1 when none
 	elems   int32      // 0 when not given
 	dims    int32      // -1 when not given
 }
@@ -190,6 +190,26 @@ func (s *dsSignal) node() Node {
 		return Node{}
 	}
 	return Node{s.ds.node.t, s.idx}
+}
+
+// typ returns the signal's Type: declared, or the first GAM's that gives
+// one; "" when none does.
+func (s *dsSignal) typ() string {
+	if s.typAt < 0 {
+		return ""
+	}
+	t, _ := Node{s.ds.node.t, s.typAt}.Value().Text()
+	return t
+}
+
+// typeLeaf returns the index of n's Type leaf when it gives a type, else -1.
+func typeLeaf(n Node) int32 {
+	if l := n.Leaf("Type"); !l.IsZero() {
+		if t, _ := l.Value().Text(); t != "" {
+			return l.i
+		}
+	}
+	return -1
 }
 
 // name returns the signal's name: declared, or the first GAM signal's
@@ -406,7 +426,8 @@ func (im *importer) readDeclaredSignals(ds *dataSource) {
 		if !c.IsBlock() {
 			continue // Locked = 1 and the like
 		}
-		s := &dsSignal{ds: ds, idx: c.i, typ: im.text(c, "Type"), elems: int32(im.count(c, "NumberOfElements")), dims: -1}
+		im.text(c, "Type") // checked here, read again when needed
+		s := &dsSignal{ds: ds, idx: c.i, typAt: typeLeaf(c), elems: int32(im.count(c, "NumberOfElements")), dims: -1}
 		if !c.Leaf("NumberOfDimensions").IsZero() {
 			s.dims = int32(im.count(c, "NumberOfDimensions"))
 		}
@@ -425,11 +446,11 @@ func (im *importer) addReference(a *application, s *gamSignal) {
 	alias := s.alias()
 	d := ds.signal(alias)
 	if d == nil {
-		d = &dsSignal{ds: ds, idx: -1, first: s, dims: -1}
+		d = &dsSignal{ds: ds, idx: -1, typAt: -1, first: s, dims: -1}
 		ds.add(d)
 	}
-	if d.typ == "" {
-		d.typ = s.typ()
+	if d.typAt < 0 {
+		d.typAt = typeLeaf(s.node())
 	}
 	if d.elems == 0 {
 		d.elems = s.elems
