@@ -212,7 +212,7 @@ func (b *builder) signal(out *outSignal, sk *sink, sig *dsSignal, o *origin) {
 		}
 		b.route(sig, o)
 	}
-	*out = outSignal{sig: sig, o: o, typ: typ}
+	*out = outSignal{sig: sig, o: o, typ: sentType(typ)}
 	var more table
 	if dims == 2 && sk.class == "UDPStreamer" && !sig.node().IsZero() && !sig.node().Leaf("Rows").IsZero() {
 		more.set("NumberOfDimensions", "2", "")
@@ -473,7 +473,7 @@ func (im *importer) writeSignal(w *writer, s *outSignal) {
 	}
 	w.print(pos, "  [[DataSources.Signals]]")
 	w.keyString(pos, "  ", "Name", s.sig.name())
-	w.keyString(pos, "  ", "Type", s.typ)
+	w.keyString(pos, "  ", "Type", sentTypes[s.typ])
 	if more != nil {
 		w.keys("  ", more)
 	}

@@ -192,8 +192,7 @@ func (im *importer) resolveInput(a *application, t *threadState, s *gamSignal) *
 	if s.unsupp != supported {
 		return unfed("%s uses %s, which streamerd does not support", s, s.unsupp)
 	}
-	ds := s.ds
-	if ds == nil {
+	if s.sig == nil {
 		if name := s.dsName(a); name == "" {
 			im.errorf(s.node().Pos(), "%s: no DataSource and no DefaultDataSource in %s.+Data", s, a.obj.path)
 		} else {
@@ -201,6 +200,7 @@ func (im *importer) resolveInput(a *application, t *threadState, s *gamSignal) *
 		}
 		return unfed("%s names a datasource that does not exist", s)
 	}
+	ds := s.sig.ds
 	switch ds.kind() {
 	case "LinuxTimer":
 		return im.timerInput(t, ds, s)

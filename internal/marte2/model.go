@@ -101,9 +101,8 @@ func (g *gamDef) qname() string {
 // may hold a million signals).
 type gamSignal struct {
 	gam    *gamDef
-	sig    *dsSignal   // the datasource signal it names; nil when the datasource does not exist
-	ds     *dataSource // its datasource: DataSource, or the default; nil when it does not exist
-	idx    int32       // its node
+	sig    *dsSignal // the datasource signal it names (in its DataSource, or the default); nil when the datasource does not exist
+	idx    int32     // its node
 	elems  int32       // NumberOfElements, 0 when not given here
 	dims   int32       // NumberOfDimensions, -1 when not given here
 	input  bool
@@ -442,7 +441,6 @@ func (im *importer) addReference(a *application, s *gamSignal) {
 	if ds == nil {
 		return // reported where the signal is resolved
 	}
-	s.ds = ds
 	alias := s.alias()
 	d := ds.signal(alias)
 	if d == nil {

@@ -76,8 +76,23 @@ type outSource struct {
 type outSignal struct {
 	sig  *dsSignal
 	o    *origin
-	typ  string
 	more *table
+	typ  uint8 // in sentTypes
+}
+
+// sentTypes are the types a signal is sent as: the numeric types, and
+// char8 text (FlatUDP).
+var sentTypes = [...]string{"uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64", "float32", "float64", "char8"}
+
+// sentType returns the index of typ in sentTypes; uint8's for a type that
+// is not one (an error is reported).
+func sentType(typ string) uint8 {
+	for i, s := range sentTypes {
+		if s == typ {
+			return uint8(i)
+		}
+	}
+	return 0
 }
 
 type outConfig struct {
