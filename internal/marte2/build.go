@@ -269,7 +269,7 @@ func (b *builder) route(sig *dsSignal, o *origin) {
 		}
 		made = &t.timerOut
 	case originWave:
-		made = &o.gam.wave.out
+		made = &b.im.waves[o.gam].out
 	case originConst:
 		made = &o.value.made
 	}
@@ -306,7 +306,7 @@ func (b *builder) newGAM(t *threadState, src *gamDef, o *origin) *outGAM {
 		src.used = "its LinuxTimer reads become GAM " + name + " (Timer)"
 	case originWave:
 		src.used = "GAM " + name + " (Waveform sine, TimeInput = \"Time\")"
-		if src.wave.chirp {
+		if b.im.waves[src].chirp {
 			src.used += ": Frequency1 = Frequency2, a sine"
 		}
 	case originConst:
@@ -397,7 +397,7 @@ func (im *importer) writeGAM(w *writer, g *outGAM) {
 	case originCounter, originTime:
 		w.keyString(pos, "", "Class", "Timer")
 	case originWave:
-		wv := src.wave
+		wv := im.waves[src]
 		w.keyString(pos, "", "Class", "Waveform")
 		w.keyString(pos, "", "Waveform", "sine")
 		w.key(pos, "", "Amplitude", tomlFloat(wv.amplitude), "")

@@ -85,7 +85,7 @@ func (im *importer) waveform(a *application, t *threadState, g *gamDef, ins []*o
 	if w.frequency < 0 {
 		return unfedBy(g, "%s: Frequency %g Hz is negative; streamerd needs ≥ 0", g.path, w.frequency)
 	}
-	g.wave = w
+	im.waves[g] = w
 	return &origin{kind: originWave, thread: t, gam: g}
 }
 

@@ -74,6 +74,7 @@ type importer struct {
 	src     string                       // the file
 	kept    map[string]string            // strings of the file kept in notes, copied once each
 	objects int                          // in the file
+	waves   map[*gamDef]*wave            // the WaveformGAMs that map to a sine
 	earlier map[*dsSignal][]*threadState // the threads that write a signal before the last one
 	// steps counts the iterations of the loops over GAMs, signals and
 	// threads; TestImportLinear holds it linear in the file's size.
@@ -110,7 +111,7 @@ func Import(name string, data []byte, opt Options) (*Result, error) {
 
 // importWith is Import, returning the importer too (for its steps).
 func importWith(name string, data []byte, opt Options) (*importer, *Result, error) {
-	im := &importer{file: name, opt: opt}
+	im := &importer{file: name, opt: opt, waves: map[*gamDef]*wave{}}
 	root, err := Parse(name, data)
 	if err != nil {
 		return im, nil, err

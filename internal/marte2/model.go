@@ -52,15 +52,14 @@ func (o *object) kind() string {
 type gamDef struct {
 	object
 	sigs   []gamSignal // its inputs, then its outputs
-	thread *threadDef   // the thread of the imported state that runs it, or nil
-	listed *threadDef   // the last thread whose Functions named it (expandThreads)
-	wave   *wave        // a WaveformGAM that maps to a sine: its parameters
-	used   string       // what it became, for its note; "" when nothing
-	blame  *origin      // the first unfed value it is to blame for
-	nIn    int32        // inputs
-	order  int32        // its position in its thread
-	qlen   uint8        // elements of its qualified name: its groups and itself
-	folded bool         // a value passed through it into an imported signal
+	thread *threadDef  // the thread of the imported state that runs it, or nil
+	used   string      // what it became, for its note; "" when nothing
+	blame  *origin     // the first unfed value it is to blame for
+	nIn    int32       // inputs
+	listed int32       // the last thread (index + 1 in its state) whose Functions named it (expandThreads)
+	order  int32       // its position in its thread
+	qlen   uint8       // elements of its qualified name: its groups and itself
+	folded bool        // a value passed through it into an imported signal
 }
 
 // inputs and outputs yield the GAM's signals, numbered from 0.
@@ -103,8 +102,8 @@ type gamSignal struct {
 	gam    *gamDef
 	sig    *dsSignal // the datasource signal it names (in its DataSource, or the default); nil when the datasource does not exist
 	idx    int32     // its node
-	elems  int32       // NumberOfElements, 0 when not given here
-	dims   int32       // NumberOfDimensions, -1 when not given here
+	elems  int32     // NumberOfElements, 0 when not given here
+	dims   int32     // NumberOfDimensions, -1 when not given here
 	input  bool
 	unsupp unsupported // a parameter streamerd cannot honour
 }
@@ -510,8 +509,8 @@ func (a *application) hasFunction(name string) bool {
 
 // gamGroup is a group of GAMs in +Functions.
 type gamGroup struct {
-	gams   []*gamDef  // in order
-	listed *threadDef // the last thread whose Functions named it (expandThreads)
+	gams   []*gamDef // in order
+	listed int32     // the last thread (index + 1 in its state) whose Functions named it (expandThreads)
 }
 
 // expandThreads resolves the Functions of the imported state's threads:
@@ -519,7 +518,8 @@ type gamGroup struct {
 // state), once per cycle. Each GAM is claimed once and each entry
 // expanded once per thread, so the work is linear in the file.
 func (im *importer) expandThreads(a *application, st *state) {
-	for _, t := range st.threads {
+	for ti, t := range st.threads {
+		mark := int32(ti + 1)
 		if t.functions.n.IsZero() {
 			continue
 		}
@@ -531,16 +531,16 @@ func (im *importer) expandThreads(a *application, st *state) {
 			var one [1]*gamDef
 			var gams []*gamDef
 			if g := a.gamByName[name]; g != nil {
-				if g.listed == t {
+				if g.listed == mark {
 					continue
 				}
-				g.listed, one[0] = t, g
+				g.listed, one[0] = mark, g
 				gams = one[:]
 			} else if grp := a.groups[name]; grp != nil {
-				if grp.listed == t {
+				if grp.listed == mark {
 					continue
 				}
-				grp.listed, gams = t, grp.gams
+				grp.listed, gams = mark, grp.gams
 			}
 			for _, g := range gams {
 				im.steps++

@@ -42,9 +42,25 @@ func (p *objPath) String() string { return p.show() }
 
 // show returns the path of the elements extra inside p, as String does.
 func (p *objPath) show(extra ...string) string {
+	var n counter
+	p.write(&n, extra...)
 	var b strings.Builder
+	b.Grow(int(n))
 	p.write(&b, extra...)
 	return b.String()
+}
+
+// counter counts the bytes written to it.
+type counter int
+
+func (c *counter) WriteString(s string) (int, error) {
+	*c += counter(len(s))
+	return len(s), nil
+}
+
+func (c *counter) WriteByte(byte) error {
+	*c++
+	return nil
 }
 
 // write writes what show returns.
