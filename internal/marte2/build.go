@@ -158,7 +158,7 @@ type builder struct {
 // feed its signals.
 func (b *builder) source(sk *sink) {
 	ds := sk.ds
-	s := &outSource{name: ds.name()}
+	s := &outSource{ds: ds}
 	s.pos = ds.node.Pos()
 	s.comments = []string{fmt.Sprintf("%s (%s), %s:%d: written by thread %s", ds.path, ds.class, b.im.file, ds.node.Pos().Line, sk.thread.def.name())}
 	s.set("Name", tomlString(ds.name()), "")
@@ -168,21 +168,20 @@ func (b *builder) source(sk *sink) {
 	} else {
 		b.im.udpsParams(ds, &s.table)
 	}
-	s.signals = make([]outSignal, len(ds.signals))
 	for i, sig := range ds.signals {
 		b.im.steps++
 		if sk.class == "FlatUDP" && sig.node().IsZero() && sig.first != nil {
 			// UDPSender locks its Signals: a GAM may not add one.
 			b.im.errorf(sig.first.node().Pos(), "%s writes %s.%s, which the UDPSender does not declare in its Signals (MARTe2 refuses: the UDPSender's signals are locked)", sig.first.gam.path, ds.path, sig.name())
 		}
-		b.signal(&s.signals[i], sk, sig, sk.origins[i])
+		b.signal(sk, sig, sk.origins[i])
 	}
 	b.c.sources = append(b.c.sources, s)
 }
 
 // signal makes one [[DataSources.Signals]] table into out and routes its
 // origin.
-func (b *builder) signal(out *outSignal, sk *sink, sig *dsSignal, o *origin) {
+func (b *builder) signal(sk *sink, sig *dsSignal, o *origin) {
 	pos := sig.pos()
 	typ := b.im.signalType(sig, pos, sk.class)
 	elems, dims := int(sig.elems), int(sig.dims)
@@ -212,7 +211,8 @@ func (b *builder) signal(out *outSignal, sk *sink, sig *dsSignal, o *origin) {
 		}
 		b.route(sig, o)
 	}
-	*out = outSignal{sig: sig, o: o, typ: sentType(typ)}
+	sig.written.o = o // what the table says feeds it
+	sig.sent = sentType(typ)
 	var more table
 	if dims == 2 && sk.class == "UDPStreamer" && !sig.node().IsZero() && !sig.node().Leaf("Rows").IsZero() {
 		more.set("NumberOfDimensions", "2", "")
@@ -231,7 +231,10 @@ func (b *builder) signal(out *outSignal, sk *sink, sig *dsSignal, o *origin) {
 	if len(more.keys) > 0 || len(more.comments) > 0 {
 		m := more // a copy: more itself stays on the stack
 		m.pos = pos
-		out.more = &m
+		if b.im.more == nil {
+			b.im.more = map[*dsSignal]*table{}
+		}
+		b.im.more[sig] = &m
 	}
 }
 
@@ -363,8 +366,8 @@ func (im *importer) write(w *writer, c *outConfig, a *application, st *state) {
 	}
 	for _, s := range c.sources {
 		w.section("", "[[DataSources]]", &s.table)
-		for i := range s.signals {
-			im.writeSignal(w, &s.signals[i])
+		for _, sig := range s.ds.signals {
+			im.writeSignal(w, sig)
 		}
 	}
 }
@@ -450,8 +453,8 @@ func (im *importer) writeOutput(w *writer, out outOutput) {
 }
 
 // writeSignal prints a [[DataSources.Signals]] table.
-func (im *importer) writeSignal(w *writer, s *outSignal) {
-	pos, o := s.sig.pos(), s.o
+func (im *importer) writeSignal(w *writer, sig *dsSignal) {
+	pos, o := sig.pos(), sig.written.o
 	w.print(pos, "")
 	cs := w.beginComment(pos, "  ")
 	switch {
@@ -465,15 +468,15 @@ func (im *importer) writeSignal(w *writer, s *outSignal) {
 		o.describeTo(cs)
 	}
 	w.WriteByte('\n')
-	more := s.more
+	more := im.more[sig]
 	if more != nil {
 		for _, l := range more.comments {
 			w.comment(pos, "  ", l)
 		}
 	}
 	w.print(pos, "  [[DataSources.Signals]]")
-	w.keyString(pos, "  ", "Name", s.sig.name())
-	w.keyString(pos, "  ", "Type", sentTypes[s.typ])
+	w.keyString(pos, "  ", "Name", sig.name())
+	w.keyString(pos, "  ", "Type", sentTypes[sig.sent])
 	if more != nil {
 		w.keys("  ", more)
 	}

@@ -75,6 +75,7 @@ type importer struct {
 	kept    map[string]string            // strings of the file kept in notes, copied once each
 	objects int                          // in the file
 	waves   map[*gamDef]*wave            // the WaveformGAMs that map to a sine
+	more    map[*dsSignal]*table         // the keys of imported signals after Name and Type, when any
 	earlier map[*dsSignal][]*threadState // the threads that write a signal before the last one
 	// steps counts the iterations of the loops over GAMs, signals and
 	// threads; TestImportLinear holds it linear in the file's size.

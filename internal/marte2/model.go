@@ -179,6 +179,7 @@ type dsSignal struct {
 	typAt   int32      // the Type leaf that gives its type (declared, or of the first GAM signal with one); -1 when none
 	elems   int32      // 0 when not given
 	dims    int32      // -1 when not given
+	sent    uint8      // an imported signal: its streamerd type, in sentTypes
 }
 
 // node returns the signal's declaration in Signals; the zero Node when a

@@ -63,22 +63,16 @@ type outOutput struct {
 	o   *origin
 }
 
+// outSource is a [[DataSources]] table and, one per signal of ds, its
+// [[DataSources.Signals]] tables (dsSignal.out).
 type outSource struct {
 	table
-	name    string
-	signals []outSignal
+	ds *dataSource
 }
 
-// outSignal is a [[DataSources.Signals]] table: the signal sig, of
-// streamerd type typ, fed by o (nil when nothing writes it); more holds
-// the keys after Name and Type and the comments after the first, nil when
-// there are none.
-type outSignal struct {
-	sig  *dsSignal
-	o    *origin
-	more *table
-	typ  uint8 // in sentTypes
-}
+// A [[DataSources.Signals]] table prints a datasource signal: the value
+// that feeds it (written.o), its streamerd type (sent), and the keys after
+// Name and Type and the comments after the first (importer.more), if any.
 
 // sentTypes are the types a signal is sent as: the numeric types, and
 // char8 text (FlatUDP).
