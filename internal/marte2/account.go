@@ -30,7 +30,7 @@ func (im *importer) noteGAMs(a *application, st *state) {
 	for _, g := range a.gams {
 		im.steps++
 		if g.blame != nil {
-			im.skip(g.node.Pos(), g.path.String(), g.class, "not imported: %s", g.blame.why())
+			im.skip(g.node.Pos(), g.path.String(), g.class, "not imported: %s", g.blame.reason)
 			if g.used == "" {
 				continue
 			}

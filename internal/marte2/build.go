@@ -196,9 +196,9 @@ func (b *builder) signal(sk *sink, sig *dsSignal, o *origin) {
 	case o.kind == originUnfed:
 		b.im.reached(o)
 		if b.im.opt.Partial {
-			b.im.approx(pos, sig.path(), "", "not fed, stays zero: %s", o.why())
+			b.im.approx(pos, sig.path(), "", "not fed, stays zero: %s", o.reason)
 		} else {
-			b.im.errorf(pos, "%s is unfed: %s (-import-marte2-partial keeps it, at zero)", sig.path(), o.why())
+			b.im.errorf(pos, "%s is unfed: %s (-import-marte2-partial keeps it, at zero)", sig, o.reason)
 		}
 	default:
 		if (o.kind == originCounter || o.kind == originTime) && typ != "uint32" {
@@ -206,7 +206,7 @@ func (b *builder) signal(sk *sink, sig *dsSignal, o *origin) {
 				b.im.approx(pos, sig.path(), "", "int32 in MARTe2; streamerd's Timer writes uint32 (the same bytes below 2^31)")
 				typ = "uint32"
 			} else {
-				b.im.errorf(pos, "%s is %s[%d], fed by a LinuxTimer signal; streamerd's Timer writes uint32 scalars", sig.path(), typ, elems)
+				b.im.errorf(pos, "%s is %s[%d], fed by a LinuxTimer signal; streamerd's Timer writes uint32 scalars", sig, typ, elems)
 			}
 		}
 		b.route(sig, o)
@@ -251,9 +251,9 @@ func (im *importer) signalType(sig *dsSignal, pos Pos, class string) string {
 		im.approx(pos, sig.path(), "", "%s is sent as uint8: the same byte", sig.typ())
 		return "uint8"
 	case sig.typ() == "":
-		im.errorf(pos, "%s has no Type (neither the datasource nor a GAM gives one)", sig.path())
+		im.errorf(pos, "%s has no Type (neither the datasource nor a GAM gives one)", sig)
 	default:
-		im.errorf(pos, "%s has type %q; streamerd sends uint8..uint64, int8..int64, float32 and float64", sig.path(), sig.typ())
+		im.errorf(pos, "%s has type %q; streamerd sends uint8..uint64, int8..int64, float32 and float64", sig, sig.typ())
 	}
 	return "uint8"
 }

@@ -41,6 +41,15 @@ type reason struct {
 // why returns the reason, naming the objects.
 func (r *reason) why() string { return fmt.Sprintf(r.format, r.args...) }
 
+// Format writes what why returns.
+func (r *reason) Format(f fmt.State, verb rune) {
+	if !plainVerb(f, verb) {
+		fmt.Fprintf(f, fmt.FormatString(f, verb), r.why())
+		return
+	}
+	fmt.Fprintf(f, r.format, r.args...)
+}
+
 // constValue is the value of a ConstantGAM output.
 type constValue struct {
 	num  float64

@@ -153,12 +153,22 @@ func (u unsupported) String() string {
 // name returns the GAM's name for the signal.
 func (s *gamSignal) name() string { return s.node().Name() }
 
-func (s *gamSignal) String() string {
-	dir := "OutputSignals"
-	if s.input {
-		dir = "InputSignals"
+func (s *gamSignal) String() string { return s.gam.path.show(s.dir(), s.name()) }
+
+// Format writes what String returns.
+func (s *gamSignal) Format(f fmt.State, verb rune) {
+	if !plainVerb(f, verb) {
+		fmt.Fprintf(f, fmt.FormatString(f, verb), s.String())
+		return
 	}
-	return s.gam.path.show(dir, s.name())
+	s.gam.path.write(stateSink{f}, s.dir(), s.name())
+}
+
+func (s *gamSignal) dir() string {
+	if s.input {
+		return "InputSignals"
+	}
+	return "OutputSignals"
 }
 
 // dataSource is one datasource of +Data with its signals: those declared
@@ -222,6 +232,15 @@ func (s *dsSignal) name() string {
 
 // path returns the signal's path, for messages.
 func (s *dsSignal) path() string { return s.ds.path.show("Signals", s.name()) }
+
+// Format writes the signal's path.
+func (s *dsSignal) Format(f fmt.State, verb rune) {
+	if !plainVerb(f, verb) {
+		fmt.Fprintf(f, fmt.FormatString(f, verb), s.path())
+		return
+	}
+	s.ds.path.write(stateSink{f}, "Signals", s.name())
+}
 
 // add appends a signal; a name already there keeps its first signal.
 func (d *dataSource) add(s *dsSignal) {

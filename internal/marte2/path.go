@@ -1,6 +1,8 @@
 package marte2
 
 import (
+	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -34,6 +36,42 @@ const (
 	maxShownName = 40 // bytes of a name shown in full; a longer one shows its first maxShownCut bytes and "…"
 	maxShownCut  = 32
 )
+
+// Format writes the path as String returns it, so that a message that
+// names it (%s, %v) is built without the path's own string.
+func (p *objPath) Format(f fmt.State, verb rune) {
+	if !plainVerb(f, verb) {
+		fmt.Fprintf(f, fmt.FormatString(f, verb), p.String())
+		return
+	}
+	p.write(stateSink{f})
+}
+
+// plainVerb reports whether verb is %s or %v without flags, width or
+// precision: a Format method writes the text itself; for any other, it
+// formats its String.
+func plainVerb(f fmt.State, verb rune) bool {
+	return fmt.FormatString(f, verb) == "%"+string(verb) && (verb == 's' || verb == 'v')
+}
+
+// stateSink writes into a message being formatted.
+type stateSink struct{ f fmt.State }
+
+func (s stateSink) WriteString(str string) (int, error) { return io.WriteString(s.f, str) }
+
+func (s stateSink) WriteByte(c byte) error {
+	_, err := io.WriteString(s.f, allBytes[c:int(c)+1])
+	return err
+}
+
+// allBytes holds every byte, for stateSink.WriteByte.
+var allBytes = func() string {
+	b := make([]byte, 256)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	return string(b)
+}()
 
 // String returns the path as shown: elements joined by '.', each longer
 // than maxShownName bytes cut; a path longer than maxShownPath bytes

@@ -1,6 +1,7 @@
 package marte2
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -38,6 +39,19 @@ func TestPathShown(t *testing.T) {
 		}
 		if got := p.show("OutputSignals", strings.Repeat("S", MaxTokenLen)); len(got) > maxShownPath+maxShownCut {
 			t.Errorf("%d names of %d bytes: %d bytes shown: %s", n, MaxTokenLen, len(got), got)
+		}
+	}
+}
+
+// A path in a message is written as String returns it; with a verb other
+// than %s or %v, String is formatted.
+func TestPathFormat(t *testing.T) {
+	p := (*objPath)(nil).child("$App").child("+G")
+	for _, tc := range []struct{ format, want string }{
+		{"%s", "$App.+G"}, {"%v", "$App.+G"}, {"%q", `"$App.+G"`}, {"%10s", "   $App.+G"}, {"[%-8v]", "[$App.+G ]"},
+	} {
+		if got := fmt.Sprintf(tc.format, p); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.format, got, tc.want)
 		}
 	}
 }
