@@ -17,8 +17,11 @@ func (im *importer) reached(o *origin) {
 	if o.reason == nil {
 		return
 	}
-	if g := o.blame; g != nil && g.blame == nil {
-		g.blame = o
+	if g := o.blame; g != nil && im.blamed[g] == nil {
+		if im.blamed == nil {
+			im.blamed = map[*gamDef]*origin{}
+		}
+		im.blamed[g] = o
 	}
 }
 
@@ -29,17 +32,18 @@ func (im *importer) reached(o *origin) {
 func (im *importer) noteGAMs(a *application, st *state) {
 	for _, g := range a.gams {
 		im.steps++
-		if g.blame != nil {
-			im.skip(g.node.Pos(), g.path.String(), g.class, "not imported: %s", g.blame.reason)
-			if g.used == "" {
+		used := im.used(g)
+		if blame := im.blamed[g]; blame != nil {
+			im.skip(g.node.Pos(), g.path.String(), g.class, "not imported: %s", blame.reason)
+			if used == "" {
 				continue
 			}
 		}
 		switch {
-		case g.used != "" && g.folded:
-			im.maps(g.node.Pos(), g.path.String(), g.class, "%s; its copies are folded (the producer writes the imported datasource directly)", g.used)
-		case g.used != "":
-			im.maps(g.node.Pos(), g.path.String(), g.class, "%s", g.used)
+		case used != "" && g.folded:
+			im.maps(g.node.Pos(), g.path.String(), g.class, "%s; its copies are folded (the producer writes the imported datasource directly)", used)
+		case used != "":
+			im.maps(g.node.Pos(), g.path.String(), g.class, "%s", used)
 		case g.folded:
 			im.maps(g.node.Pos(), g.path.String(), g.class, "folded: an IOGAM copies bytes unchanged, so the producer of each value writes the imported datasource directly")
 		case g.thread == nil:

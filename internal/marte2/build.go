@@ -278,15 +278,19 @@ func (b *builder) route(sig *dsSignal, o *origin) {
 	}
 	b.im.reached(o)
 	if *made == nil {
-		*made = b.newGAM(t, src, o)
+		*made = b.newGAM(t, src, o, sig)
+		return
 	}
 	g := *made
-	g.outputs = append(g.outputs, outOutput{sig: sig, o: o})
+	if g.more == nil {
+		g.more = &[]outOutput{}
+	}
+	*g.more = append(*g.more, outOutput{sig: sig, o: o})
 }
 
 // newGAM creates the streamerd GAM for the origin o, named after the
 // MARTe2 GAM src, and says what src became.
-func (b *builder) newGAM(t *threadState, src *gamDef, o *origin) *outGAM {
+func (b *builder) newGAM(t *threadState, src *gamDef, o *origin, first *dsSignal) *outGAM {
 	name := gamName(src.qname())
 	if o.kind == originConst && src.nOutputs() > 1 {
 		name += "_" + gamName(o.out.name())
@@ -303,28 +307,46 @@ func (b *builder) newGAM(t *threadState, src *gamDef, o *origin) *outGAM {
 	if src.thread == t.def {
 		order = int(src.order)
 	}
-	g := &outGAM{name: name, order: order, src: src, o: o}
-	switch o.kind {
-	case originCounter, originTime:
-		src.used = "its LinuxTimer reads become GAM " + name + " (Timer)"
-	case originWave:
-		src.used = "GAM " + name + " (Waveform sine, TimeInput = \"Time\")"
-		if b.im.waves[src].chirp {
-			src.used += ": Frequency1 = Frequency2, a sine"
-		}
-	case originConst:
-		what := "Waveform constant"
-		if o.value.text != nil {
-			what = "Text"
-		}
-		if src.used == "" {
-			src.used = "GAM " + name + " (" + what + ")"
-		} else {
-			src.used += ", GAM " + name
-		}
-	}
+	g := &outGAM{name: name, order: int32(order), src: src, o: o, first: first, prev: src.made}
+	src.made = g
 	b.c.gams = append(b.c.gams, g)
 	return g
+}
+
+// used returns what the MARTe2 GAM g became, for its note, from the
+// streamerd GAMs made from it in order: a Timer or a Waveform says it
+// afresh, a constant adds itself; "" when none was made.
+func (im *importer) used(g *gamDef) string {
+	var made []*outGAM
+	for m := g.made; m != nil; m = m.prev {
+		made = append(made, m)
+	}
+	var b strings.Builder
+	for i := len(made) - 1; i >= 0; i-- {
+		m := made[i]
+		switch m.o.kind {
+		case originCounter, originTime:
+			b.Reset()
+			b.WriteString("its LinuxTimer reads become GAM " + m.name + " (Timer)")
+		case originWave:
+			b.Reset()
+			b.WriteString("GAM " + m.name + " (Waveform sine, TimeInput = \"Time\")")
+			if im.waves[g].chirp {
+				b.WriteString(": Frequency1 = Frequency2, a sine")
+			}
+		case originConst:
+			what := "Waveform constant"
+			if m.o.value.text != nil {
+				what = "Text"
+			}
+			if b.Len() == 0 {
+				b.WriteString("GAM " + m.name + " (" + what + ")")
+			} else {
+				b.WriteString(", GAM " + m.name)
+			}
+		}
+	}
+	return b.String()
 }
 
 // render prints the configuration as TOML, and where each line comes
@@ -360,7 +382,7 @@ func (im *importer) write(w *writer, c *outConfig, a *application, st *state) {
 	}
 	for _, g := range c.gams {
 		im.writeGAM(w, g)
-		for _, out := range g.outputs {
+		for out := range g.outputs() {
 			im.writeOutput(w, out)
 		}
 	}

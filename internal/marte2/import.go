@@ -76,6 +76,7 @@ type importer struct {
 	objects int                          // in the file
 	waves   map[*gamDef]*wave            // the WaveformGAMs that map to a sine
 	more    map[*dsSignal]*table         // the keys of imported signals after Name and Type, when any
+	blamed  map[*gamDef]*origin          // the GAMs not imported: the first unfed value each is to blame for
 	earlier map[*dsSignal][]*threadState // the threads that write a signal before the last one
 	// steps counts the iterations of the loops over GAMs, signals and
 	// threads; TestImportLinear holds it linear in the file's size.
@@ -182,7 +183,14 @@ func (im *importer) run(root Node) (*outConfig, *application, *state) {
 		threads = append(threads, ts)
 	}
 	a.dropIndexes()
-	return im.build(a, st, threads), a, st
+	out := im.build(a, st, threads)
+	// What the TOML is printed from is out; the lists of the model's GAMs
+	// are free before its memory is allocated.
+	a.gams = nil
+	for _, t := range st.threads {
+		t.gams = nil
+	}
+	return out, a, st
 }
 
 // noteOutside notes the objects outside the application, which streamerd

@@ -53,8 +53,7 @@ type gamDef struct {
 	object
 	sigs   []gamSignal // its inputs, then its outputs
 	thread *threadDef  // the thread of the imported state that runs it, or nil
-	used   string      // what it became, for its note; "" when nothing
-	blame  *origin     // the first unfed value it is to blame for
+	made   *outGAM     // the last streamerd GAM made from it (importer.used), or nil
 	nIn    int32       // inputs
 	listed int32       // the last thread (index + 1 in its state) whose Functions named it (expandThreads)
 	order  int32       // its position in its thread

@@ -2,6 +2,7 @@ package marte2
 
 import (
 	"flag"
+	"math"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // A scaleShape is a family of MARTe2 files whose size grows with n: the
@@ -290,5 +293,60 @@ func TestWriteScaleFiles(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(*scaleFiles, sh.name+".cfg"), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// Bounds on the import's memory, per byte of the file: its heap at its
+// fullest (the model built and the TOML allocated, the file's bytes
+// included), and all it allocates (the file's bytes not included).
+const (
+	maxHeapPerByte  = 10
+	maxAllocPerByte = 15
+)
+
+// importMemory imports data and returns its heap at its fullest and the
+// bytes it allocated, per byte of data.
+func importMemory(t testing.TB, data []byte) (heap, alloc float64) {
+	t.Helper()
+	var before, at, after runtime.MemStats
+	peak := int64(math.MinInt64)
+	opt := Options{checkpoint: func() {
+		runtime.GC()
+		runtime.ReadMemStats(&at)
+		peak = max(peak, int64(at.HeapAlloc))
+	}}
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, _, err := importWith("scale.cfg", data, opt)
+	runtime.ReadMemStats(&after)
+	if err != nil && !isMappingError(err) {
+		t.Fatalf("%v", err)
+	}
+	n := float64(len(data))
+	// The checkpoints' own collections free garbage, not what they
+	// measure; TotalAlloc counts each allocation once.
+	if peak == math.MinInt64 {
+		t.Fatalf("no checkpoint")
+	}
+	return (float64(max(peak-int64(before.HeapAlloc), 0)) + n) / n, float64(after.TotalAlloc-before.TotalAlloc) / n
+}
+
+// TestImportMemory: every shape, at an eighth of its large size (a few
+// hundred kB), imports within maxHeapPerByte bytes of heap and
+// maxAllocPerByte bytes allocated per byte of the file (the allocations
+// not under the race detector, which adds its own).
+func TestImportMemory(t *testing.T) {
+	for _, sh := range scaleShapes {
+		t.Run(sh.name, func(t *testing.T) {
+			data := sh.gen(sh.big / 8)
+			heap, alloc := importMemory(t, data)
+			t.Logf("%d bytes: heap %.2f B and %.2f B allocated per byte", len(data), heap, alloc)
+			if heap > maxHeapPerByte {
+				t.Errorf("heap at its fullest %.1f bytes per byte of the file, more than %d", heap, maxHeapPerByte)
+			}
+			if alloc > maxAllocPerByte && !testenv.RaceEnabled {
+				t.Errorf("%.1f bytes allocated per byte of the file, more than %d", alloc, maxAllocPerByte)
+			}
+		})
 	}
 }

@@ -16,7 +16,7 @@ func (b *builder) thread(t *threadState, gams []*outGAM) {
 		b.im.skip(d.node.Pos(), d.path.String(), d.class, "writes no imported datasource")
 		return
 	}
-	slices.SortStableFunc(gams, func(x, y *outGAM) int { return x.order - y.order })
+	slices.SortStableFunc(gams, func(x, y *outGAM) int { return int(x.order - y.order) })
 	th := &outThread{name: d.name(), gams: gams, functions: d.functions.Pos()}
 	th.pos = d.node.Pos()
 	f := b.im.frequency(t)

@@ -2,6 +2,7 @@ package marte2
 
 import (
 	"encoding/binary"
+	"iter"
 	"math"
 	"sort"
 	"strconv"
@@ -49,11 +50,27 @@ type outThread struct {
 // outGAM is a [[GAMs]] table, printed from the MARTe2 GAM src and the
 // origin it produces (render).
 type outGAM struct {
-	name    string
-	order   int // position of the MARTe2 GAM in its thread
-	src     *gamDef
-	o       *origin // the first origin routed to it: its kind, its thread; a constant's output
-	outputs []outOutput
+	name  string
+	src   *gamDef
+	o     *origin      // the first origin routed to it: its kind, its thread; a constant's output
+	first *dsSignal    // the signal o is routed to: its first output
+	more  *[]outOutput // its other outputs, nil when none (most GAMs have one)
+	prev  *outGAM      // the GAM made before from the same MARTe2 GAM, or nil
+	order int32        // position of the MARTe2 GAM in its thread
+}
+
+// outputs yields the GAM's outputs in order.
+func (g *outGAM) outputs() iter.Seq[outOutput] {
+	return func(yield func(outOutput) bool) {
+		if !yield(outOutput{g.first, g.o}) || g.more == nil {
+			return
+		}
+		for _, o := range *g.more {
+			if !yield(o) {
+				return
+			}
+		}
+	}
 }
 
 // outOutput is a [[GAMs.Outputs]] table: the producer's output that
