@@ -2,8 +2,8 @@ package marte2
 
 import (
 	"flag"
-	"math"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
