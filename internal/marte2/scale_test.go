@@ -229,8 +229,9 @@ func TestImportVectorMemory(t *testing.T) {
 }
 
 // BenchmarkImportScale imports each shape at the size of a large file
-// (2 to 4 MB) and reports the file's size, the bytes allocated per byte
-// of the file, the time of one import (wall and the process's CPU time,
+// (2 to 4 MB) and reports the file's size, the bytes allocated and the
+// heap at the import's fullest (importMemory) per byte of the file, the
+// time of one import (wall and the process's CPU time,
 // garbage collection included; the CPU time varies less on a loaded
 // machine) and, against the same shape at a quarter of the size, the
 // ratio of the CPU times (4 when linear, 16 when quadratic).
@@ -253,9 +254,10 @@ func BenchmarkImportScale(b *testing.B) {
 				Import("scale.cfg", small, Options{})
 				cpuLarge, cpuSmall = cpuLarge+c1-c0, cpuSmall+cpuTime()-c2
 			}
-			_, bytes, _ := importCost(b, large)
+			heap, alloc := importMemory(b, large)
 			b.ReportMetric(float64(len(large))/1e6, "file-MB")
-			b.ReportMetric(float64(bytes)/float64(len(large)), "alloc-B/file-B")
+			b.ReportMetric(alloc, "alloc-B/file-B")
+			b.ReportMetric(heap, "heap-B/file-B")
 			b.ReportMetric(wall.Seconds()/float64(b.N), "s/import")
 			b.ReportMetric(cpuLarge.Seconds()/float64(b.N), "cpu-s/import")
 			b.ReportMetric(float64(cpuLarge)/float64(cpuSmall), "cpu-4n/n")
