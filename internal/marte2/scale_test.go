@@ -96,15 +96,7 @@ var scaleShapes = []scaleShape{
 		return cfgApp(clock+f.String(), " +S = { Class = UDPStreamer Port = 44500 }\n", runState("Run", "Clock "+strings.Join(names, " ")+" Out"))
 	}, 20000},
 	// n ConstantGAMs in one thread, each writing one signal.
-	{"gams", func(n int) []byte {
-		var f strings.Builder
-		var names []string
-		for i := range n {
-			fmt.Fprintf(&f, " +K%d = { Class = ConstantGAM OutputSignals = { K%d = { DataSource = S Type = uint32 Default = %d } } }\n", i, i, i)
-			names = append(names, fmt.Sprintf("K%d", i))
-		}
-		return cfgApp(clock+f.String(), " +S = { Class = UDPStreamer Port = 44500 }\n", runState("Run", "Clock "+strings.Join(names, " ")))
-	}, 20000},
+	{"gams", constantGAMs, 20000},
 	// A group of n GAMs that each of n threads runs (MARTe2 refuses a
 	// GAM in two threads of one state), and that each of n other states
 	// runs.
@@ -138,14 +130,7 @@ var scaleShapes = []scaleShape{
 	// each named with MaxTokenLen bytes: every object's path is about
 	// 1 MB long.
 	{"deep-long-names", func(n int) []byte {
-		var f strings.Builder
-		var names []string
-		for i := range n {
-			fmt.Fprintf(&f, " +K%d = { Class = ConstantGAM OutputSignals = { K%d = { DataSource = S Type = uint32 Default = %d } } }\n", i, i, i)
-			names = append(names, fmt.Sprintf("K%d", i))
-		}
-		app := cfgApp(clock+f.String(), " +S = { Class = UDPStreamer Port = 44500 }\n", runState("Run", "Clock "+strings.Join(names, " ")))
-		return nestLongNames(app, MaxDepth-5) // $App +Functions +K OutputSignals K
+		return nestLongNames(constantGAMs(n), MaxDepth-5) // $App +Functions +K OutputSignals K
 	}, 25000},
 	// One vector of n elements (a 4 MB file holds two million).
 	{"vector", func(n int) []byte {
@@ -153,6 +138,18 @@ var scaleShapes = []scaleShape{
 			" Default = {"+strings.Repeat(" 1", n)+" } } } }\n",
 			" +S = { Class = UDPStreamer Port = 44500 }\n", runState("Run", "Clock K"))
 	}, 2000000},
+}
+
+// constantGAMs returns an application of n ConstantGAMs in one thread,
+// each writing one signal.
+func constantGAMs(n int) []byte {
+	var f strings.Builder
+	var names []string
+	for i := range n {
+		fmt.Fprintf(&f, " +K%d = { Class = ConstantGAM OutputSignals = { K%d = { DataSource = S Type = uint32 Default = %d } } }\n", i, i, i)
+		names = append(names, fmt.Sprintf("K%d", i))
+	}
+	return cfgApp(clock+f.String(), " +S = { Class = UDPStreamer Port = 44500 }\n", runState("Run", "Clock "+strings.Join(names, " ")))
 }
 
 // nestLongNames wraps a configuration in levels of objects, each named
