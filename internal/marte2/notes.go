@@ -29,7 +29,8 @@ func (v Verdict) String() string {
 }
 
 // Note records what became of one MARTe2 object (or one of its
-// parameters): Path is the object path, Pos where it is defined.
+// parameters): Path is the object path (as messages show it: a long name
+// cut, a long path shortened in the middle), Pos where it is defined.
 type Note struct {
 	Pos     Pos
 	Path    string
