@@ -155,7 +155,7 @@ func TestRoundTrip(t *testing.T) {
 	waitRows(t, sessA, n, "the live stream is recorded")
 	stopA()
 
-	r, err := New(a, Options{Address: "127.0.0.1", Speed: 2, WaitClient: true}, metrics.NewSet(), discard())
+	r, err := New(a, Options{Server: udpstreamer.Config{Address: "127.0.0.1"}, Speed: 2, WaitClient: true}, metrics.NewSet(), discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,8 +170,11 @@ func TestRoundTrip(t *testing.T) {
 	}
 	waitRows(t, sessB, n, "the replay is recorded")
 	stopB()
-	if st := r.Stats(); st.Rows != n || st.Lost != 16 || st.Loops != 1 {
+	if st := r.Stats(); st.Rows != n || st.Lost != 16 || st.Loops != 1 || st.Position != n || st.PositionTime <= 0 {
 		t.Errorf("replay stats %+v", st)
+	}
+	if st := r.StatusReport().(Status); st.Class != ClassReplay || !st.Finished || st.Error != "" || st.FileRows != n || st.File != a {
+		t.Errorf("status %+v", st)
 	}
 
 	la, ra := rowsOf(t, a)
@@ -220,10 +223,16 @@ func TestReplayLoopsAndStops(t *testing.T) {
 	}
 	waitRows(t, sess, 20, "recorded")
 	stop()
-	if _, err := New(a, Options{Speed: 20}, metrics.NewSet(), discard()); err == nil {
-		t.Error("speed 20 taken")
+	for _, o := range []Options{{Speed: 20}, {PacingPriority: 100}, {Server: udpstreamer.Config{Signals: signals()}}} {
+		if _, err := New(a, o, metrics.NewSet(), discard()); err == nil {
+			t.Errorf("%+v taken", o)
+		}
 	}
-	r, err := New(a, Options{Address: "127.0.0.1", Loop: true}, metrics.NewSet(), discard())
+	sigs, rows, err := Inspect(a)
+	if err != nil || rows != 20 || len(sigs) != len(signals()) || sigs[3].TimeSignal != "T0" {
+		t.Errorf("Inspect: %d rows, %+v, %v", rows, sigs, err)
+	}
+	r, err := New(a, Options{Server: udpstreamer.Config{Address: "127.0.0.1"}, Loop: true}, metrics.NewSet(), discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,6 +248,9 @@ func TestReplayLoopsAndStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, "three loops", 20*time.Second, func() bool { return r.Stats().Loops >= 3 })
+	if st := r.StatusReport().(Status); st.Finished || st.Position < 1 || st.Position > 20 {
+		t.Errorf("looping: %+v", st)
+	}
 	if err := r.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -286,6 +298,10 @@ func TestBadFilesNameTheFileAndTheProblem(t *testing.T) {
 		_, err := New(c.path, Options{}, metrics.NewSet(), discard())
 		if err == nil || !strings.Contains(err.Error(), c.path) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want an error naming it and saying %q", filepath.Base(c.path), err, c.want)
+		}
+		_, _, err = Inspect(c.path)
+		if err == nil || !strings.Contains(err.Error(), c.path) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Inspect %s: %v; want an error naming it and saying %q", filepath.Base(c.path), err, c.want)
 		}
 	}
 }
