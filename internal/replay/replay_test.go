@@ -294,6 +294,7 @@ func TestBadFilesNameTheFileAndTheProblem(t *testing.T) {
 		{write("truncated.parquet", data[:len(data)/2]), "footer is missing"},
 		{write("corrupt.parquet", corrupt), "corrupt"},
 		{filepath.Join(dir, "missing.parquet"), "no such file"},
+		{testenv.Mkfifo(t, filepath.Join(dir, "fifo.parquet")), "not a regular file (a named pipe)"},
 	} {
 		_, err := New(c.path, Options{}, metrics.NewSet(), discard())
 		if err == nil || !strings.Contains(err.Error(), c.path) || !strings.Contains(err.Error(), c.want) {
