@@ -1,9 +1,15 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/streamerd/streamerd/internal/replay/replaytest"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // TestReplayFlags: replay flags without -replay, -replay beside a
@@ -29,5 +35,53 @@ func TestReplayFlags(t *testing.T) {
 		if code != c.code || !strings.Contains(string(out), c.want) {
 			t.Errorf("%v: exit %d, want %d with %q:\n%s", c.args, code, c.code, c.want, out)
 		}
+	}
+}
+
+// TestReplayNamedPipe: a named pipe given to -replay is refused at once,
+// never waited on.
+func TestReplayNamedPipe(t *testing.T) {
+	fifo := testenv.Mkfifo(t, filepath.Join(t.TempDir(), "run.parquet"))
+	cmd := exec.Command(binary, "-replay", fifo, "-replay-addr", "127.0.0.1:0")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(out.String(), fifo+": not a regular file (a named pipe)") {
+			t.Errorf("%v %q", err, out.String())
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Error("-replay of a named pipe still running after 10 s")
+	}
+}
+
+// TestReplayDataSourceCheckAndDescribe: -check opens a Replay's recording
+// and names a missing one at its File key; -describe lists its signals.
+func TestReplayDataSourceCheckAndDescribe(t *testing.T) {
+	dir := t.TempDir()
+	replaytest.Record(t, filepath.Join(dir, "shot.parquet"), 10, nil)
+	text := "[App]\nHTTPAddress = \"\"\n\n[[DataSources]]\nName = \"Shot\"\nClass = \"Replay\"\nFile = \"shot.parquet\"\nAddress = \"127.0.0.1\"\n"
+	good := filepath.Join(dir, "replay.toml")
+	if err := os.WriteFile(good, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(binary, "-describe", "-config", good).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "datasource Shot (Replay)") || !strings.Contains(string(out), "  3  Wave     float32  16") {
+		t.Errorf("-describe: %v\n%s", err, out)
+	}
+	bad := filepath.Join(dir, "bad.toml")
+	if err := os.WriteFile(bad, []byte(strings.Replace(text, "shot.parquet", "gone.parquet", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = exec.Command(binary, "-check", "-config", bad).CombinedOutput()
+	want := bad + `:7:1: DataSources[0] "Shot": File: open ` + filepath.Join(dir, "gone.parquet") + ": no such file or directory\n"
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || string(out) != want {
+		t.Errorf("-check: %v\n%s\nwant exit 1 and\n%s", err, out, want)
 	}
 }

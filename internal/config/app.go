@@ -33,7 +33,7 @@ var appKeys = table[App]{
 				return ""
 			}),
 		field("ScopeAddress", hostPort("127.0.0.1:8090", "the scope"), func(a *App) *string { return &a.ScopeAddress }).
-			Doc("`host:port` of the web scope (see [scope.md](scope.md)): one page per UDPStreamer datasource, at `/` when there is one and at `/<name>/` when there are several; `\"\"` (the default) disables it. Needs a UDPStreamer datasource. The scope reads each datasource inside the process (its tap), not as a network client: it never takes the datasource's one session, and clients connect as if it were not there."),
+			Doc("`host:port` of the web scope (see [scope.md](scope.md)): one page per UDPStreamer or Replay datasource, at `/` when there is one and at `/<name>/` when there are several; `\"\"` (the default) disables it. Needs such a datasource. The scope reads each datasource inside the process (its tap), not as a network client: it never takes the datasource's one session, and clients connect as if it were not there."),
 		field("LogLevel", oneOf("debug", "info", "warn", "error"), func(a *App) *string { return &a.LogLevel }),
 		field("LogFormat", oneOf("text", "json"), func(a *App) *string { return &a.LogFormat }).
 			Doc("log/slog handlers"),
