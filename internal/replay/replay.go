@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -123,20 +124,25 @@ type Stats struct {
 // follow the contract (from the goroutine that builds the application);
 // Done, Err, Stats and Streamer may be called from any goroutine.
 type Replay struct {
-	opts   Options
-	file   *record.File
-	layout *record.Layout
-	s      *udpstreamer.Streamer
-	log    *slog.Logger
-	sigs   []datasource.Signal
-	pace   paceColumns
+	opts    Options
+	path    string
+	numRows int64
+	layout  *record.Layout
+	s       *udpstreamer.Streamer
+	log     *slog.Logger
+	sigs    []datasource.Signal
+	pace    paceColumns
 
-	feed    *feeder
+	feed *feeder
+
+	mu      sync.Mutex // guards file, thread and stopped: Stop may come from any goroutine
+	file    *record.File
 	thread  *netthread.Thread
+	stopped bool
+
 	done    chan struct{}
 	errOnce sync.Once
 	err     error
-	stopped atomic.Bool
 
 	rows, lost, loops, late atomic.Uint64
 	pos                     atomic.Uint64 // rows of the current pass
@@ -145,9 +151,11 @@ type Replay struct {
 
 var _ datasource.Opener = (*Replay)(nil)
 
-// New opens the recording at path and builds the Streamer that serves
-// it. A file that is not a recording, or is cut short or corrupt, gives an
-// error naming it and what is wrong.
+// New opens the recording at path, checks it and builds the Streamer that
+// serves it. A file that is not a recording, or is cut short or corrupt,
+// gives an error naming it and what is wrong. The file is closed again:
+// PrepareNextState opens it to play it, so a Replay built and never
+// started holds no file.
 func New(path string, opts Options, ms *metrics.Set, log *slog.Logger) (*Replay, error) {
 	if err := Validate(&opts); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
@@ -160,17 +168,22 @@ func New(path string, opts Options, ms *metrics.Set, log *slog.Logger) (*Replay,
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
+	f.Close()
 	l := f.Layout
 	sigs := Signals(l.Signals)
 	cfg := opts.Server
 	cfg.Signals = sigs
 	s, err := udpstreamer.New(cfg, ms, log)
 	if err != nil {
-		f.Close()
 		return nil, fmt.Errorf("replay: %s: its signal list cannot be served: %w", path, err)
 	}
-	return &Replay{opts: opts, file: f, layout: l, s: s, log: log.With("replay", path), sigs: sigs,
+	return &Replay{opts: opts, path: path, numRows: f.NumRows, layout: l, s: s, log: log.With("replay", path), sigs: sigs,
 		pace: paceColumnsOf(l), done: make(chan struct{})}, nil
+}
+
+// sameLayout reports whether a and b have the same signals and columns.
+func sameLayout(a, b *record.Layout) bool {
+	return a.Format == b.Format && slices.Equal(a.Signals, b.Signals) && slices.Equal(a.Columns, b.Columns)
 }
 
 // Inspect opens the recording at path, checks it as New does, and
@@ -226,7 +239,7 @@ func (r *Replay) AllocateMemory() error {
 	if err := r.s.AllocateMemory(); err != nil {
 		return err
 	}
-	r.feed = newFeeder(r.file, r.layout, r.pace, r.s.Memory(), r.opts.Loop)
+	r.feed = newFeeder(r.layout, r.pace, r.s.Memory(), r.opts.Loop)
 	return nil
 }
 
@@ -236,26 +249,43 @@ func (r *Replay) GetSignalMemoryBuffer(i int) []byte { return r.s.GetSignalMemor
 // Open binds the Streamer's socket.
 func (r *Replay) Open() error { return r.s.Open() }
 
-// PrepareNextState starts the Streamer, the reader and the pacing thread.
+// PrepareNextState opens the recording again (refusing it if it changed
+// since New), starts the Streamer, the reader and the pacing thread.
 func (r *Replay) PrepareNextState() error {
-	if r.feed == nil {
-		return fmt.Errorf("datasource %q: %w", r.opts.Server.Name, datasource.ErrNotAllocated)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	name := r.opts.Server.Name
+	switch {
+	case r.feed == nil:
+		return fmt.Errorf("datasource %q: %w", name, datasource.ErrNotAllocated)
+	case r.thread != nil:
+		return fmt.Errorf("datasource %q: %w", name, datasource.ErrPreparedTwice)
+	case r.stopped:
+		return fmt.Errorf("datasource %q: stopped", name)
 	}
-	if r.thread != nil {
-		return fmt.Errorf("datasource %q: %w", r.opts.Server.Name, datasource.ErrPreparedTwice)
+	f, err := record.Open(r.path)
+	if err != nil {
+		return fmt.Errorf("datasource %q: replay: %w", name, err)
+	}
+	if !sameLayout(f.Layout, r.layout) || f.NumRows != r.numRows {
+		f.Close()
+		return fmt.Errorf("datasource %q: replay: %s changed since it was checked (%d rows then, %d now, or other signals)", name, r.path, r.numRows, f.NumRows)
 	}
 	if err := r.s.PrepareNextState(); err != nil {
+		f.Close()
 		return err
 	}
-	r.feed.start()
-	th, err := netthread.Start(netthread.Config{Name: r.opts.Server.Name + "-pace", CPUMask: r.opts.PacingCPUMask, Priority: r.opts.PacingPriority}, r.play)
+	r.feed.start(f)
+	th, err := netthread.Start(netthread.Config{Name: name + "-pace", CPUMask: r.opts.PacingCPUMask, Priority: r.opts.PacingPriority}, r.play)
 	if err != nil {
 		r.feed.stop()
 		r.s.Stop()
-		return fmt.Errorf("datasource %q: pacing thread: %w", r.opts.Server.Name, err)
+		f.Close()
+		r.stopped = true
+		return fmt.Errorf("datasource %q: pacing thread: %w", name, err)
 	}
-	r.thread = th
-	r.log.Info("replaying", "address", r.s.LocalAddr().String(), "rows", r.file.NumRows, "format", r.layout.Format,
+	r.file, r.thread = f, th
+	r.log.Info("replaying", "address", r.s.LocalAddr().String(), "rows", r.numRows, "format", r.layout.Format,
 		"speed", speedText(r.opts.Speed), "loop", r.opts.Loop)
 	return nil
 }
@@ -279,18 +309,20 @@ func speedText(v float64) string {
 func (r *Replay) Synchronise() error { return nil }
 
 // Stop stops the pacing thread, the reader and the Streamer, and closes
-// the file. Later calls do nothing.
+// the file; later calls do nothing. Before PrepareNextState it closes
+// what Open opened.
 func (r *Replay) Stop() error {
-	if r.stopped.Swap(true) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.thread == nil {
+		return r.s.Stop()
+	}
+	if r.stopped {
 		return nil
 	}
-	var err error
-	if r.thread != nil {
-		err = r.thread.Stop()
-	}
-	if r.feed != nil {
-		r.feed.stop()
-	}
+	r.stopped = true
+	err := r.thread.Stop()
+	r.feed.stop()
 	if serr := r.s.Stop(); err == nil {
 		err = serr
 	}
@@ -347,7 +379,7 @@ type Status struct {
 
 // StatusReport returns Status as an any.
 func (r *Replay) StatusReport() any {
-	st := Status{Status: r.s.Status(), File: r.file.Path, FileRows: r.file.NumRows, Speed: speedText(r.opts.Speed),
+	st := Status{Status: r.s.Status(), File: r.path, FileRows: r.numRows, Speed: speedText(r.opts.Speed),
 		Loop: r.opts.Loop, Stats: r.Stats()}
 	st.Class = ClassReplay
 	st.PositionSeconds = st.PositionTime.Seconds()
@@ -364,7 +396,7 @@ func (r *Replay) StatusReport() any {
 
 // Describe returns one line on the datagrams.
 func (r *Replay) Describe() string {
-	return r.s.Describe() + fmt.Sprintf("; replaying %s (%d rows)", r.file.Path, r.file.NumRows)
+	return r.s.Describe() + fmt.Sprintf("; replaying %s (%d rows)", r.path, r.numRows)
 }
 
 // Bounds of the pacing.

@@ -11,8 +11,10 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
+	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/record"
 	"github.com/streamerd/streamerd/internal/replay/replaytest"
 	"github.com/streamerd/streamerd/internal/testenv"
@@ -189,5 +191,38 @@ func TestBadFilesNameTheFileAndTheProblem(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.path) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Inspect %s: %v; want an error naming it and saying %q", filepath.Base(c.path), err, c.want)
 		}
+	}
+}
+
+// TestReplayDataSourceContract: a Replay follows the DataSource and
+// Opener lifecycles an application drives it through, and refuses to
+// start on a recording that changed since New checked it.
+func TestReplayDataSourceContract(t *testing.T) {
+	a := replaytest.Record(t, filepath.Join(t.TempDir(), "a.parquet"), 5, nil)
+	newReplay := func() datasource.DataSource {
+		r, err := New(a, Options{Server: udpstreamer.Config{Address: "127.0.0.1"}, Speed: 0}, metrics.NewSet(), discard())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	dstest.Lifecycle(t, newReplay())
+	dstest.Opener(t, newReplay)
+
+	// A recording replaced between New and the start is refused.
+	r := newReplay()
+	b := replaytest.Record(t, filepath.Join(t.TempDir(), "b.parquet"), 7, nil)
+	if err := os.Rename(b, a); err != nil {
+		t.Fatal(err)
+	}
+	err := r.AllocateMemory()
+	if err == nil {
+		err = r.PrepareNextState()
+	}
+	if err == nil || !strings.Contains(err.Error(), a+" changed since it was checked (5 rows then, 7 now") {
+		t.Errorf("a replaced recording: %v", err)
+	}
+	if err := r.Stop(); err != nil {
+		t.Error(err)
 	}
 }
