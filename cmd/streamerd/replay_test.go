@@ -6,10 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/streamerd/streamerd/internal/replay/replaytest"
-	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // TestReplayFlags: replay flags without -replay, -replay beside a
@@ -35,29 +33,6 @@ func TestReplayFlags(t *testing.T) {
 		if code != c.code || !strings.Contains(string(out), c.want) {
 			t.Errorf("%v: exit %d, want %d with %q:\n%s", c.args, code, c.code, c.want, out)
 		}
-	}
-}
-
-// TestReplayNamedPipe: a named pipe given to -replay is refused at once,
-// never waited on.
-func TestReplayNamedPipe(t *testing.T) {
-	fifo := testenv.Mkfifo(t, filepath.Join(t.TempDir(), "run.parquet"))
-	cmd := exec.Command(binary, "-replay", fifo, "-replay-addr", "127.0.0.1:0")
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(out.String(), fifo+": not a regular file (a named pipe)") {
-			t.Errorf("%v %q", err, out.String())
-		}
-	case <-time.After(10 * time.Second):
-		cmd.Process.Kill()
-		t.Error("-replay of a named pipe still running after 10 s")
 	}
 }
 

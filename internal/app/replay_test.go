@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"log/slog"
@@ -81,14 +80,7 @@ func TestReplayDataSourceEndToEnd(t *testing.T) {
 	text := replace(t, example, `HTTPAddress = "127.0.0.1:9106"`, `HTTPAddress = "127.0.0.1:0"`,
 		`ScopeAddress = "127.0.0.1:8090"`, `ScopeAddress = "127.0.0.1:0"`,
 		"Port = 44600", "Port = "+strconv.Itoa(port), "Loop = true", "Loop = false")
-	cfgPath := filepath.Join(dir, "replay.toml")
-	if err := os.WriteFile(cfgPath, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := config.Load(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := loadAt(t, filepath.Join(dir, "replay.toml"), text)
 	a, err := Build(f, metrics.NewSet(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -111,15 +103,7 @@ func TestReplayDataSourceEndToEnd(t *testing.T) {
 		t.Error("no scope for the Replay")
 	}
 
-	c, err := client.Dial("127.0.0.1:"+strconv.Itoa(port), client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	cfg, err := c.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, cfg := replaytest.Connect(t, "127.0.0.1:"+strconv.Itoa(port))
 	if len(cfg.Signals) != len(layout.Signals) {
 		t.Fatalf("CONFIG of %d signals, the recording has %d", len(cfg.Signals), len(layout.Signals))
 	}
@@ -180,6 +164,20 @@ func TestReplayDataSourceEndToEnd(t *testing.T) {
 	}
 }
 
+// loadAt writes the configuration text to path and loads it, so its
+// relative paths are relative to path's directory.
+func loadAt(t *testing.T, path, text string) *config.File {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // le is the low size bytes of v, little-endian.
 func le(v uint64, size int) []byte {
 	b := binary.LittleEndian.AppendUint64(nil, v)
@@ -194,29 +192,14 @@ func TestReplayBesideLiveDataSources(t *testing.T) {
 	replaytest.Record(t, filepath.Join(dir, "r.parquet"), 20, nil)
 	text := readTestdata(t, "replay_beside.toml")
 	text = replace(t, text, "Port = 44700", "Port = "+strconv.Itoa(freePort(t)), "Port = 44701", "Port = "+strconv.Itoa(freePort(t)))
-	cfgPath := filepath.Join(dir, "beside.toml")
-	if err := os.WriteFile(cfgPath, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := config.Load(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := startFile(t, f)
+	a, _ := startFile(t, loadAt(t, filepath.Join(dir, "beside.toml"), text))
 	for _, th := range a.threads {
 		if len(th.brokers) != 1 {
 			t.Errorf("thread %s has %d brokers, want 1 (the live datasource's)", th.cfg.Name, len(th.brokers))
 		}
 	}
 	r := a.DataSource("Shot").(*replay.Replay)
-	c, err := client.Dial(r.Streamer().LocalAddr().String(), client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if _, err := c.Connect(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	replaytest.Connect(t, r.Streamer().LocalAddr().String())
 	testenv.Eventually(t, "two loops", 20*time.Second, func() bool { return r.Stats().Loops >= 2 })
 	waitScope(t, a.ScopeAddr()+"/Shot", 1)
 	if st := a.Status().DataSources[1].(replay.Status); st.Finished || st.Position > 20 {

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/record"
 	"github.com/streamerd/streamerd/internal/replay/replaytest"
@@ -126,14 +124,7 @@ func TestReplayLoopsAndStops(t *testing.T) {
 	if err := r.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.Dial(r.Streamer().LocalAddr().String(), client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if _, err := c.Connect(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	replaytest.Connect(t, r.Streamer().LocalAddr().String())
 	testenv.Eventually(t, "three loops", 20*time.Second, func() bool { return r.Stats().Loops >= 3 })
 	if st := r.StatusReport().(Status); st.Finished || st.Position < 1 || st.Position > 20 {
 		t.Errorf("looping: %+v", st)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/internal/record"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
@@ -123,6 +124,22 @@ func Record(tb testing.TB, path string, n int, gaps map[int]uint32) string {
 	WaitRows(tb, sess, uint64(n), "the live stream is recorded")
 	stop()
 	return path
+}
+
+// Connect connects a client to the UDPStreamer at server and returns it
+// with the CONFIG; the client is closed when tb ends.
+func Connect(tb testing.TB, server string) (*client.Client, *client.Config) {
+	tb.Helper()
+	c, err := client.Dial(server, client.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	cfg, err := c.Connect(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c, cfg
 }
 
 // Rows reads a recording's rows as raw bits (record.Layout.Raw).
