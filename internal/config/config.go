@@ -41,8 +41,10 @@
 // defaults; a rule of one key goes in .Check or .Only, a rule of a
 // producer in the producer's Validate (not here); a value the existing
 // types (types.go) do not read, such as an integer or "auto", gets a new
-// valueType. Then run go test ./internal/config -update to write the
-// key's row into docs/config.md.
+// valueType. A class that takes a key of another class with the same
+// meaning reuses that declaration with via, as the Replay class takes
+// the UDPStreamer's server keys (replay.go). Then run go test
+// ./internal/config -update to write the key's row into docs/config.md.
 //
 // The package does no I/O beyond Load reading the file, and Parse opening
 // the recording of each Replay datasource to read its signal list (the

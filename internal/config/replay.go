@@ -119,7 +119,7 @@ var replayKeys = table[Replay]{
 		field("Loop", boolean(), func(c *Replay) *bool { return &c.Loop }).
 			Doc("play the recording again from its first row after its last; without it the replay ends there and the application goes on"),
 		field("WaitClient", boolean(), func(c *Replay) *bool { return &c.WaitClient }).
-			Doc("hold the first row until a client connects, so it sees the recording from its start; `false`: play from the start of the application, whether a client listens or not"),
+			Doc("hold the first row until a client connects, so it sees the recording from its start; `false`: play from the start of the application, whether a client listens or not. The web scope (`ScopeAddress`) is not a client: to watch a replay there alone, set `false`."),
 		serverKey("Address", "IP address to bind; `\"\"` = all interfaces"),
 		serverKey("Port", "UDP port listened on"),
 		serverKey("AllowedClients", "as for [UDPStreamer](#class-udpstreamer): **empty = any client**; list the clients unless the port is bound to loopback or firewalled"),
