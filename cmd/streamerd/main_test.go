@@ -815,19 +815,28 @@ func TestSIGHUPStopsInOrder(t *testing.T) {
 	}
 }
 
-// -config on a FIFO, a device or an oversized file: one line, exit 1, at
-// once (a FIFO would block forever, /dev/zero read forever).
+// -config on a FIFO, a device or an oversized file, and -replay on a FIFO,
+// a device or a directory: one line, exit 1, at once (a FIFO would block
+// forever, /dev/zero read forever).
 func TestConfigThatIsNotARegularFile(t *testing.T) {
 	dir := t.TempDir()
 	fifo := testenv.Mkfifo(t, filepath.Join(dir, "app.toml"))
 	big := testenv.SparseFile(t, filepath.Join(dir, "big.toml"), 16<<20+1)
+	type run struct{ args, want string }
+	var runs []run
 	for path, want := range map[string]string{
 		fifo:        fifo + ": not a regular file (a named pipe)\n",
 		"/dev/zero": "/dev/zero: not a regular file (a device)\n",
 		dir:         dir + ": not a regular file (a directory)\n",
 		big:         big + ": file too large: 16777217 bytes, at most 16777216\n",
 	} {
-		cmd := exec.Command(daemonBinary(), "-check", "-config", path)
+		runs = append(runs, run{"-check -config " + path, want})
+		if path != big {
+			runs = append(runs, run{"-replay " + path + " -replay-addr 127.0.0.1:0", "streamerd: replay: record: " + want})
+		}
+	}
+	for _, r := range runs {
+		cmd := exec.Command(daemonBinary(), strings.Fields(r.args)...)
 		var out strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
@@ -837,12 +846,12 @@ func TestConfigThatIsNotARegularFile(t *testing.T) {
 		go func() { done <- cmd.Wait() }()
 		select {
 		case err := <-done:
-			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || out.String() != want {
-				t.Errorf("-config %s: %v %q, want exit 1 and %q", path, err, out.String(), want)
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || out.String() != r.want {
+				t.Errorf("%s: %v %q, want exit 1 and %q", r.args, err, out.String(), r.want)
 			}
 		case <-time.After(10 * time.Second):
 			cmd.Process.Kill()
-			t.Errorf("-config %s: still running after 10 s", path)
+			t.Errorf("%s: still running after 10 s", r.args)
 		}
 	}
 }

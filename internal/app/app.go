@@ -149,10 +149,11 @@ func (a *App) buildThread(ti int) (*thread, error) {
 		outputs[gi] = mems
 	}
 	// Datasources fed by no GAM are synchronised by the first thread, so
-	// forced values and RD100S emission still reach them.
+	// forced values and RD100S emission still reach them; a Replay
+	// synchronises itself.
 	if ti == 0 {
 		for di := range a.sources {
-			if !a.fedByAnyThread(di) {
+			if !a.fedByAnyThread(di) && !selfSynchronised(a.sources[di].ds) {
 				feeds[di] = nil
 			}
 		}

@@ -32,7 +32,7 @@ func (a *App) Describe(w io.Writer) {
 		if m, ok := s.ds.(interface{ Memory() *datasource.Memory }); ok {
 			mem = m.Memory()
 		}
-		describeSignals(w, s.ds.Signals(), mem, s.cfg.Class == config.ClassUDPStreamer)
+		describeSignals(w, s.ds.Signals(), mem, streamerOf(s.ds) != nil)
 		if mem != nil {
 			fmt.Fprintf(w, "  signal memory: %d bytes\n", mem.Size())
 		}

@@ -60,6 +60,8 @@ func (d *decoder) warn() {
 			spin, mask = d.UDPStreamer.NetworkSpin, d.UDPStreamer.CPUMask
 		case d.FlatUDP != nil:
 			spin, mask = d.FlatUDP.NetworkSpin, d.FlatUDP.CPUMask
+		case d.Replay != nil:
+			spin, mask = d.Replay.Server.NetworkSpin, d.Replay.Server.CPUMask
 		}
 		if spin > 0 && mask == 0 {
 			w("DataSources["+strconv.Itoa(di)+"].NetworkSpin", "a network thread that spins without CPUMask takes CPU time from whatever shares its CPU, the RT thread included; pin it to a CPU of its own")
@@ -67,6 +69,9 @@ func (d *decoder) warn() {
 	}
 	for di := range f.DataSources {
 		u := f.DataSources[di].UDPStreamer
+		if r := f.DataSources[di].Replay; r != nil {
+			u = &r.Server
+		}
 		if u == nil || len(u.AllowedClients) > 0 {
 			continue
 		}

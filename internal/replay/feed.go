@@ -68,8 +68,8 @@ type feeder struct {
 	wg         sync.WaitGroup
 }
 
-func newFeeder(f *record.File, l *record.Layout, pc paceColumns, mem *datasource.Memory, loop bool) *feeder {
-	fd := &feeder{file: f, l: l, pc: pc, size: mem.Size(), loop: loop,
+func newFeeder(l *record.Layout, pc paceColumns, mem *datasource.Memory, loop bool) *feeder {
+	fd := &feeder{l: l, pc: pc, size: mem.Size(), loop: loop,
 		free: make(chan *batch, batches), full: make(chan *batch, batches), quit: make(chan struct{})}
 	for i := range l.Signals {
 		first, n := l.FirstColumn(i), l.Signals[i].Elements()
@@ -85,7 +85,11 @@ func newFeeder(f *record.File, l *record.Layout, pc paceColumns, mem *datasource
 	return fd
 }
 
-func (fd *feeder) start() { fd.wg.Go(fd.run) }
+// start reads the rows of f, which has the feeder's layout.
+func (fd *feeder) start(f *record.File) {
+	fd.file = f
+	fd.wg.Go(fd.run)
+}
 
 func (fd *feeder) stop() {
 	close(fd.quit)

@@ -2,7 +2,7 @@
 //
 // Usage:
 //
-//  1. r, err := replay.New(path, replay.Options{Port: 44500, Speed: 1}, ms, log)
+//  1. r, err := replay.New(path, replay.Options{Server: udpstreamer.Config{Port: 44500}, Speed: 1}, ms, log)
 //     opens and checks the recording (internal/record) and builds the
 //     Streamer with its CONFIG: names, types, units, ranges, quantisation.
 //  2. r.AllocateMemory, then r.PrepareNextState (or r.Start for both)
@@ -30,11 +30,12 @@
 package replay
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net/netip"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,11 +59,14 @@ const (
 )
 
 // Options configures a Replay. The zero value of a field means its
-// default, except Port (0: a free port) and Speed (0: flat out).
+// default, except Speed (0: flat out).
 type Options struct {
-	Name    string // datasource name, in logs and metrics; DefaultName when ""
-	Address string // local address to bind; "" binds every address
-	Port    int
+	// Server configures the UDPStreamer that serves the recording, as for
+	// a live one: its Name (DefaultName when ""), Address ("" binds every
+	// address), Port (0: a free port), AllowedClients, HandOffDepth
+	// (DefaultHandOffDepth when 0), MaxPayloadSize, session policy and
+	// network thread. Its Signals are the recording's: New refuses any.
+	Server udpstreamer.Config
 	// Speed plays the recording this many times faster than it was
 	// recorded (MinSpeed..MaxSpeed); 0 plays it flat out.
 	Speed float64
@@ -71,58 +75,92 @@ type Options struct {
 	// WaitClient holds the first row until a client holds the session, so
 	// it sees the recording from its start.
 	WaitClient bool
-	// HandOffDepth is the Streamer's ring of cycles waiting for its
-	// network thread (DefaultHandOffDepth when 0).
-	HandOffDepth   int
-	AllowedClients []netip.Prefix
-	CPUMask        cpu.Mask // pins the pacing thread; 0: unpinned
+	// PacingCPUMask pins the pacing thread (0: unpinned); PacingPriority
+	// runs it under SCHED_FIFO at this priority (1..99; 0: normal
+	// scheduling).
+	PacingCPUMask  cpu.Mask
+	PacingPriority int
+}
+
+// Validate checks opts as New does, without the recording: every broken
+// rule is a *datasource.ConfigError naming its field (Speed,
+// PacingPriority, Signals), joined.
+func Validate(opts *Options) error {
+	e := datasource.ConfigErrors{DataSource: cmp.Or(opts.Server.Name, DefaultName)}
+	if opts.Speed != 0 && !(opts.Speed >= MinSpeed && opts.Speed <= MaxSpeed) {
+		e.Param("Speed", "want %v to %v, or 0 for flat out, got %v", MinSpeed, MaxSpeed, opts.Speed)
+	}
+	if opts.PacingPriority < 0 || opts.PacingPriority > 99 {
+		e.Param("PacingPriority", "want 0 (normal scheduling) or 1..99, got %d", opts.PacingPriority)
+	}
+	if len(opts.Server.Signals) > 0 {
+		e.Param("Signals", "the signals of a replay are its recording's; give none")
+	}
+	return e.Err()
+}
+
+// withDefaults fills in the defaults of the fields left zero.
+func (o Options) withDefaults() Options {
+	o.Server.Name = cmp.Or(o.Server.Name, DefaultName)
+	o.Server.HandOffDepth = cmp.Or(o.Server.HandOffDepth, DefaultHandOffDepth)
+	return o
 }
 
 // Stats count what a Replay played.
 type Stats struct {
-	Rows  uint64 // rows synchronised
-	Lost  uint64 // updates the rows' gaps declared lost
-	Loops uint64 // times the recording was played to its end
-	Late  uint64 // times the pacing thread fell more than a second behind and started its clock again
+	Rows  uint64 `json:"rows"`  // rows synchronised
+	Lost  uint64 `json:"lost"`  // updates the rows' gaps declared lost
+	Loops uint64 `json:"loops"` // times the recording was played to its end
+	Late  uint64 `json:"late"`  // times the pacing thread fell more than a second behind and started its clock again
+	// Position is the rows of the current pass synchronised: the row of
+	// the recording played last, from 1; 0 before the first.
+	Position uint64 `json:"position"`
+	// PositionTime is the recording's time from its first row to the row
+	// played last, as the pacing counts it (the producer's clock).
+	PositionTime time.Duration `json:"-"`
 }
 
 // Replay plays a recording through a UDPStreamer. Its DataSource methods
 // follow the contract (from the goroutine that builds the application);
 // Done, Err, Stats and Streamer may be called from any goroutine.
 type Replay struct {
-	opts   Options
-	file   *record.File
-	layout *record.Layout
-	s      *udpstreamer.Streamer
-	log    *slog.Logger
-	sigs   []datasource.Signal
-	pace   paceColumns
+	opts    Options
+	path    string
+	numRows int64
+	layout  *record.Layout
+	s       *udpstreamer.Streamer
+	log     *slog.Logger
+	sigs    []datasource.Signal
+	pace    paceColumns
 
-	feed    *feeder
+	feed *feeder
+
+	mu      sync.Mutex // guards file, thread and stopped: Stop may come from any goroutine
+	file    *record.File
 	thread  *netthread.Thread
+	stopped bool
+
 	done    chan struct{}
 	errOnce sync.Once
 	err     error
-	stopped atomic.Bool
 
 	rows, lost, loops, late atomic.Uint64
+	pos                     atomic.Uint64 // rows of the current pass
+	posTime                 atomic.Int64  // ns of the recording into the current pass
 }
 
 var _ datasource.Opener = (*Replay)(nil)
 
-// New opens the recording at path and builds the Streamer that serves
-// it. A file that is not a recording, or is cut short or corrupt, gives an
-// error naming it and what is wrong.
+// New opens the recording at path, checks it and builds the Streamer that
+// serves it. A file that is not a recording, or is cut short or corrupt,
+// gives an error naming it and what is wrong. The file is closed again:
+// PrepareNextState opens it to play it, so a Replay built and never
+// started holds no file.
 func New(path string, opts Options, ms *metrics.Set, log *slog.Logger) (*Replay, error) {
-	if opts.Speed != 0 && (opts.Speed < MinSpeed || opts.Speed > MaxSpeed) {
-		return nil, fmt.Errorf("replay: speed %v: want %v to %v, or 0 for flat out", opts.Speed, MinSpeed, MaxSpeed)
+	if err := Validate(&opts); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
 	}
-	if opts.Name == "" {
-		opts.Name = DefaultName
-	}
-	if opts.HandOffDepth == 0 {
-		opts.HandOffDepth = DefaultHandOffDepth
-	}
+	opts = opts.withDefaults()
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -130,16 +168,34 @@ func New(path string, opts Options, ms *metrics.Set, log *slog.Logger) (*Replay,
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
+	f.Close()
 	l := f.Layout
 	sigs := Signals(l.Signals)
-	s, err := udpstreamer.New(udpstreamer.Config{Name: opts.Name, Address: opts.Address, Port: opts.Port,
-		HandOffDepth: opts.HandOffDepth, AllowedClients: opts.AllowedClients, Signals: sigs}, ms, log)
+	cfg := opts.Server
+	cfg.Signals = sigs
+	s, err := udpstreamer.New(cfg, ms, log)
 	if err != nil {
-		f.Close()
 		return nil, fmt.Errorf("replay: %s: its signal list cannot be served: %w", path, err)
 	}
-	return &Replay{opts: opts, file: f, layout: l, s: s, log: log.With("replay", path), sigs: sigs,
+	return &Replay{opts: opts, path: path, numRows: f.NumRows, layout: l, s: s, log: log.With("replay", path), sigs: sigs,
 		pace: paceColumnsOf(l), done: make(chan struct{})}, nil
+}
+
+// sameLayout reports whether a and b have the same signals and columns.
+func sameLayout(a, b *record.Layout) bool {
+	return a.Format == b.Format && slices.Equal(a.Signals, b.Signals) && slices.Equal(a.Columns, b.Columns)
+}
+
+// Inspect opens the recording at path, checks it as New does, and
+// returns the signals a Replay of it serves and its number of rows. It
+// reads the file's footer, not its rows.
+func Inspect(path string) ([]datasource.Signal, int64, error) {
+	f, err := record.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("replay: %w", err)
+	}
+	defer f.Close()
+	return Signals(f.Layout.Signals), f.NumRows, nil
 }
 
 // Signals returns the datasource signals of a CONFIG's signal list.
@@ -166,11 +222,14 @@ func Signals(infos []wire.SignalInfo) []datasource.Signal {
 // Streamer returns the Streamer that serves the recording.
 func (r *Replay) Streamer() *udpstreamer.Streamer { return r.s }
 
+// Memory returns the Streamer's signal memory (nil before AllocateMemory).
+func (r *Replay) Memory() *datasource.Memory { return r.s.Memory() }
+
 // Layout returns the recording's layout.
 func (r *Replay) Layout() *record.Layout { return r.layout }
 
 // Name returns the datasource name.
-func (r *Replay) Name() string { return r.opts.Name }
+func (r *Replay) Name() string { return r.opts.Server.Name }
 
 // Signals returns the recording's signals as the Streamer serves them.
 func (r *Replay) Signals() []datasource.Signal { return r.sigs }
@@ -180,7 +239,7 @@ func (r *Replay) AllocateMemory() error {
 	if err := r.s.AllocateMemory(); err != nil {
 		return err
 	}
-	r.feed = newFeeder(r.file, r.layout, r.pace, r.s.Memory(), r.opts.Loop)
+	r.feed = newFeeder(r.layout, r.pace, r.s.Memory(), r.opts.Loop)
 	return nil
 }
 
@@ -190,26 +249,43 @@ func (r *Replay) GetSignalMemoryBuffer(i int) []byte { return r.s.GetSignalMemor
 // Open binds the Streamer's socket.
 func (r *Replay) Open() error { return r.s.Open() }
 
-// PrepareNextState starts the Streamer, the reader and the pacing thread.
+// PrepareNextState opens the recording again (refusing it if it changed
+// since New), starts the Streamer, the reader and the pacing thread.
 func (r *Replay) PrepareNextState() error {
-	if r.feed == nil {
-		return fmt.Errorf("datasource %q: %w", r.opts.Name, datasource.ErrNotAllocated)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	name := r.opts.Server.Name
+	switch {
+	case r.feed == nil:
+		return fmt.Errorf("datasource %q: %w", name, datasource.ErrNotAllocated)
+	case r.thread != nil:
+		return fmt.Errorf("datasource %q: %w", name, datasource.ErrPreparedTwice)
+	case r.stopped:
+		return fmt.Errorf("datasource %q: stopped", name)
 	}
-	if r.thread != nil {
-		return fmt.Errorf("datasource %q: %w", r.opts.Name, datasource.ErrPreparedTwice)
+	f, err := record.Open(r.path)
+	if err != nil {
+		return fmt.Errorf("datasource %q: replay: %w", name, err)
+	}
+	if !sameLayout(f.Layout, r.layout) || f.NumRows != r.numRows {
+		f.Close()
+		return fmt.Errorf("datasource %q: replay: %s changed since it was checked (%d rows then, %d now, or other signals)", name, r.path, r.numRows, f.NumRows)
 	}
 	if err := r.s.PrepareNextState(); err != nil {
+		f.Close()
 		return err
 	}
-	r.feed.start()
-	th, err := netthread.Start(netthread.Config{Name: r.opts.Name + "-pace", CPUMask: r.opts.CPUMask}, r.play)
+	r.feed.start(f)
+	th, err := netthread.Start(netthread.Config{Name: name + "-pace", CPUMask: r.opts.PacingCPUMask, Priority: r.opts.PacingPriority}, r.play)
 	if err != nil {
 		r.feed.stop()
 		r.s.Stop()
-		return fmt.Errorf("datasource %q: pacing thread: %w", r.opts.Name, err)
+		f.Close()
+		r.stopped = true
+		return fmt.Errorf("datasource %q: pacing thread: %w", name, err)
 	}
-	r.thread = th
-	r.log.Info("replaying", "address", r.s.LocalAddr().String(), "rows", r.file.NumRows, "format", r.layout.Format,
+	r.file, r.thread = f, th
+	r.log.Info("replaying", "address", r.s.LocalAddr().String(), "rows", r.numRows, "format", r.layout.Format,
 		"speed", speedText(r.opts.Speed), "loop", r.opts.Loop)
 	return nil
 }
@@ -233,18 +309,20 @@ func speedText(v float64) string {
 func (r *Replay) Synchronise() error { return nil }
 
 // Stop stops the pacing thread, the reader and the Streamer, and closes
-// the file. Later calls do nothing.
+// the file; later calls do nothing. Before PrepareNextState it closes
+// what Open opened.
 func (r *Replay) Stop() error {
-	if r.stopped.Swap(true) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.thread == nil {
+		return r.s.Stop()
+	}
+	if r.stopped {
 		return nil
 	}
-	var err error
-	if r.thread != nil {
-		err = r.thread.Stop()
-	}
-	if r.feed != nil {
-		r.feed.stop()
-	}
+	r.stopped = true
+	err := r.thread.Stop()
+	r.feed.stop()
 	if serr := r.s.Stop(); err == nil {
 		err = serr
 	}
@@ -276,27 +354,49 @@ func (r *Replay) finish(err error) {
 
 // Stats returns the counts.
 func (r *Replay) Stats() Stats {
-	return Stats{Rows: r.rows.Load(), Lost: r.lost.Load(), Loops: r.loops.Load(), Late: r.late.Load()}
+	return Stats{Rows: r.rows.Load(), Lost: r.lost.Load(), Loops: r.loops.Load(), Late: r.late.Load(),
+		Position: r.pos.Load(), PositionTime: time.Duration(r.posTime.Load())}
 }
 
+// ClassReplay is the class a Replay reports in its Status.
+const ClassReplay = "Replay"
+
 // Status is the Replay's snapshot for /status: the Streamer's and the
-// replay's own.
+// replay's own (docs/status.md).
 type Status struct {
 	udpstreamer.Status
-	File  string `json:"file"`
-	Speed string `json:"speed"`
-	Loop  bool   `json:"loop"`
+	File     string `json:"file"`
+	FileRows int64  `json:"file_rows"`
+	Speed    string `json:"speed"`
+	Loop     bool   `json:"loop"`
 	Stats
+	PositionSeconds float64 `json:"position_s"`
+	// Finished: the recording was played to its end (never with Loop),
+	// reading it failed (Error says why), or the replay was stopped.
+	Finished bool   `json:"finished"`
+	Error    string `json:"error,omitempty"`
 }
 
 // StatusReport returns Status as an any.
 func (r *Replay) StatusReport() any {
-	return Status{Status: r.s.Status(), File: r.file.Path, Speed: speedText(r.opts.Speed), Loop: r.opts.Loop, Stats: r.Stats()}
+	st := Status{Status: r.s.Status(), File: r.path, FileRows: r.numRows, Speed: speedText(r.opts.Speed),
+		Loop: r.opts.Loop, Stats: r.Stats()}
+	st.Class = ClassReplay
+	st.PositionSeconds = st.PositionTime.Seconds()
+	select {
+	case <-r.done:
+		st.Finished = true
+		if r.err != nil {
+			st.Error = r.err.Error()
+		}
+	default:
+	}
+	return st
 }
 
 // Describe returns one line on the datagrams.
 func (r *Replay) Describe() string {
-	return r.s.Describe() + fmt.Sprintf("; replaying %s (%d rows)", r.file.Path, r.file.NumRows)
+	return r.s.Describe() + fmt.Sprintf("; replaying %s (%d rows)", r.path, r.numRows)
 }
 
 // Bounds of the pacing.
@@ -315,8 +415,9 @@ func (r *Replay) play(stop <-chan struct{}) {
 		return
 	}
 	mem := r.s.Memory().Block()
-	depth := r.opts.HandOffDepth
+	depth := r.opts.Server.HandOffDepth
 	next := cpu.MonotonicNanos()
+	newPass := true
 	for {
 		var b *batch
 		select {
@@ -351,6 +452,14 @@ func (r *Replay) play(stop <-chan struct{}) {
 			if gap != 0 {
 				r.lost.Add(uint64(gap))
 			}
+			if newPass { // the first row's dt paces it after the last row of the pass before
+				r.pos.Store(1)
+				r.posTime.Store(0)
+				newPass = false
+			} else {
+				r.pos.Add(1)
+				r.posTime.Add(b.dt[j])
+			}
 		}
 		err := b.err
 		r.feed.free <- b
@@ -362,6 +471,7 @@ func (r *Replay) play(stop <-chan struct{}) {
 			return
 		default:
 			r.loops.Add(1)
+			newPass = true
 			if !r.opts.Loop {
 				r.drain(stop)
 				r.log.Info("replay finished", "rows", r.rows.Load())
