@@ -103,6 +103,12 @@ func TestWritePrometheusFillsHelp(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("lines other than # HELP changed:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	// Nothing to write is no error.
+	b.Reset()
+	datasource.WritePrometheus(&b, nil, nil)
+	if b.Len() != 0 {
+		t.Errorf("nil write wrote %q", b.String())
+	}
 	// A body without a final newline loses nothing.
 	b.Reset()
 	datasource.WritePrometheus(&b, func(w io.Writer) { io.WriteString(w, "# HELP streamerd_flatudp_ring_depth") }, nil)
