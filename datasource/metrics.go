@@ -10,7 +10,8 @@ import (
 // is named streamerd_<class>_<metric> and labelled datasource="<name>"
 // first, so producers of every class and name share one set. The zero
 // value is not usable; make one with NewMetrics. Counters and gauges are
-// atomic: the RT thread may update them.
+// atomic: the RT thread may update them. Every family has its one-line
+// help in metricHelp (metrichelp.go), which WritePrometheus writes.
 type Metrics struct {
 	set    *metrics.Set
 	prefix string // streamerd_<class>_

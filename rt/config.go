@@ -160,7 +160,7 @@ func rtThrottle() (runtimeUs, periodUs int64, ok bool) {
 // thread may spin and still leave the CPU often enough for the kernel's RT
 // throttling budget (runtime/period, 95 % by default), with 5 points kept
 // for the cycle's own work: 90 % by default, so Hybrid needs
-// SleepPercentage >= 10. The config loader warns on the same threshold.
+// SleepPercentage >= 10. The config loader gives Validate's warnings.
 func maxFIFOSpin(rtRun, rtPer int64, ok bool) int {
 	if !ok || rtPer <= 0 || rtRun <= 0 {
 		return 90

@@ -388,7 +388,7 @@ func TestDaemonStreamsServesHTTPAndStops(t *testing.T) {
 			t.Errorf("/metrics lacks %s", w)
 		}
 	}
-	checkExposition(t, m)
+	testenv.CheckExposition(t, m)
 	if took := d.stop(t); took > 3*time.Second {
 		t.Errorf("stop took %v", took)
 	} else {
@@ -641,46 +641,6 @@ Port = %d
   Name = "Counter"
   Type = "uint32"
 `, name, class, port, extra)
-}
-
-// checkExposition checks the Prometheus text of /metrics: every family has
-// one # HELP and one # TYPE line before its samples, and every line is
-// printable ASCII (label values included).
-func checkExposition(t *testing.T, text string) {
-	t.Helper()
-	typed := map[string]int{}
-	helped := map[string]int{}
-	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		for _, c := range []byte(line) {
-			if c < 0x20 || c > 0x7e {
-				t.Errorf("line %d is not printable ASCII: %q", i+1, line)
-				break
-			}
-		}
-		if f, ok := strings.CutPrefix(line, "# HELP "); ok {
-			helped[strings.Fields(f)[0]]++
-			continue
-		}
-		if f, ok := strings.CutPrefix(line, "# TYPE "); ok {
-			typed[strings.Fields(f)[0]]++
-			continue
-		}
-		family, _, _ := strings.Cut(strings.Fields(line)[0], "{")
-		base := family
-		for _, suffix := range []string{"_sum", "_count", "_bucket"} {
-			if typed[base] == 0 {
-				base = strings.TrimSuffix(base, suffix)
-			}
-		}
-		if typed[base] == 0 {
-			t.Errorf("line %d: no # TYPE before %s", i+1, family)
-		}
-	}
-	for f, n := range typed {
-		if n != 1 || helped[f] != 1 {
-			t.Errorf("%s: %d # TYPE and %d # HELP lines", f, n, helped[f])
-		}
-	}
 }
 
 // daemonBinary is the streamerd the hygiene and abuse tests run: the one

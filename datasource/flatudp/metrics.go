@@ -30,7 +30,7 @@ func newSenderMetrics(ms *metrics.Set, name string, depth func() float64) *sende
 		sent:         c("cycles_sent_total"),
 		skipped:      c("cycles_skipped_total"),
 		datagrams:    c("datagrams_sent_total"),
-		bytes:        c("bytes_sent_total"),
+		bytes:        c("sent_bytes_total"),
 		errors:       c("send_errors_total"),
 		unreachables: c("icmp_port_unreachable_total"),
 		unreachable:  n.Gauge("destination_unreachable", nil),

@@ -40,7 +40,7 @@ func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
 		noClient:              c("cycles_without_client_total"),
 		updates:               c("updates_sent_total"),
 		fragments:             c("fragments_sent_total"),
-		bytes:                 c("bytes_sent_total"),
+		bytes:                 c("sent_bytes_total"),
 		sendErrors:            c("send_errors_total", `kind="data"`),
 		configSendErrors:      c("send_errors_total", `kind="config"`),
 		configsSent:           c("configs_sent_total"),

@@ -193,9 +193,8 @@ func (a *App) buildThread(ti int) (*thread, error) {
 	if err != nil {
 		return nil, fmt.Errorf("thread %q: %w", tc.Name, err)
 	}
-	for _, w := range r.Warnings() {
-		a.log.Warn("RT thread configuration", "thread", tc.Name, "warning", w)
-	}
+	// r.Warnings() are among the file's warnings (config.File.Warnings),
+	// which the command prints where it loads the file.
 	for _, t := range th.timers {
 		t.Bind(r.Counter(), r.Time())
 	}

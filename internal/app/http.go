@@ -71,7 +71,8 @@ func (a *App) startHTTP() error {
 	}
 	lim := httpguard.Listen(ln, httpguard.ListenerOptions{
 		MaxConns: b.maxConns, MaxPerClient: b.maxPerClient, EvictAfter: b.evictAfter, Name: "HTTP", Log: a.log,
-		Refused: httpRefused(a.ms, "connections"), Evicted: a.ms.GetOrCreateCounter("streamerd_http_connections_evicted_total"),
+		Refused: a.ms.GetOrCreateCounter("streamerd_http_connections_refused_total"),
+		Evicted: a.ms.GetOrCreateCounter("streamerd_http_connections_evicted_total"),
 	})
 	a.httpLn = lim
 	go lim.Serve(a.httpSrv)
@@ -91,10 +92,26 @@ func (a *App) stopHTTP() {
 	a.httpSrv = nil
 }
 
+// metricHelp is the one-line help of every family this package registers
+// or writes; datasource has the producers'.
+var metricHelp = joinHelp(threadHelp, timingHelp, httpHelp, runtimeHelp)
+
+// joinHelp returns one table of the tables' entries.
+func joinHelp(tables ...map[string]string) map[string]string {
+	all := map[string]string{}
+	for _, t := range tables {
+		maps.Copy(all, t)
+	}
+	return all
+}
+
+// serveMetrics writes the set and the runtime metrics, every # HELP line
+// filled in (datasource.WritePrometheus), into a pooled buffer: a slow
+// client holds no lock.
 func (a *App) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	bb := bytebufferpool.Get()
 	defer bytebufferpool.Put(bb)
-	a.ms.WritePrometheus(bb)
+	datasource.WritePrometheus(bb, a.ms.WritePrometheus, metricHelp)
 	a.procMetrics.write(bb)
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	w.Write(bb.B)

@@ -145,7 +145,7 @@ type Thread struct {
 	Frequency       float64       // Hz, 1/Period
 	Period          time.Duration // from Frequency or Period
 	CPUMask         cpu.Mask      // 0 = no pinning
-	Priority        int           // 0 normal scheduling, 1..99 SCHED_FIFO
+	Priority        int           // 0 normal scheduling, 1..cpu.MaxPriority SCHED_FIFO
 	SleepNature     SleepNature
 	SleepPercentage int      // Hybrid only: percent of the period slept before spinning
 	GAMs            []string // GAM names in execution order

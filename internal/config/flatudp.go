@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/netip"
+	"strconv"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/flatudp"
@@ -63,7 +64,7 @@ var flatUDPKeys = table[flatConfig]{
 		field("CPUMask", cpuMask(), func(c *flatConfig) *cpu.Mask { return &c.CPUMask }).
 			Doc("sender thread's CPU mask"),
 		field("Priority", anyInt(), func(c *flatConfig) *int { return &c.Priority }).
-			Doc("0 (normal scheduling) or 1..99: the sender thread's SCHED_FIFO priority, as for UDPStreamer"),
+			Doc("0 (normal scheduling) or 1.." + strconv.Itoa(cpu.MaxPriority) + ": the sender thread's SCHED_FIFO priority, as for UDPStreamer"),
 		field("NetworkSpin", duration("50us", "1ms"), func(c *flatConfig) *time.Duration { return &c.NetworkSpin }).
 			Doc("as for UDPStreamer, for the sender thread"),
 		field("StackSize", anyInt(), func(c *flatConfig) *int { return &c.StackSize }).

@@ -2,6 +2,7 @@ package config
 
 import (
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -29,8 +30,8 @@ var threadKeys = table[Thread]{
 			Doc("Go duration: `\"1ms\"`, `\"250us\"`, `\"100µs\"`. The period must be 1 µs .. 1 h (either way it is given)."),
 		field("CPUMask", cpuMask(), func(t *Thread) *cpu.Mask { return &t.CPUMask }).
 			Doc("CPU bit mask: `\"0x2\"`, `\"0b10\"`, `\"2\"` or `2` all mean CPU 1. 0 = no pinning."),
-		field("Priority", integer[int](0, 99), func(t *Thread) *int { return &t.Priority }).
-			Doc("0 = normal scheduling; 1..99 = `SCHED_FIFO` at that priority (needs `CAP_SYS_NICE`)"),
+		field("Priority", integer[int](0, cpu.MaxPriority), func(t *Thread) *int { return &t.Priority }).
+			Doc("0 = normal scheduling; 1.." + strconv.Itoa(cpu.MaxPriority) + " = `SCHED_FIFO` at that priority (needs `CAP_SYS_NICE`)"),
 		field("SleepNature", named(SleepDefault, SleepBusy, SleepHybrid), func(t *Thread) *SleepNature { return &t.SleepNature }).
 			Doc("`Default`: sleep on the timer until the next period. `Busy`: spin on the clock for the whole period (lowest jitter, one CPU at 100 %). `Hybrid`: sleep `SleepPercentage` % of the period, then spin."),
 		field("SleepPercentage", integer[int](0, 100), func(t *Thread) *int { return &t.SleepPercentage }).

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/netip"
+	"strconv"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
@@ -44,7 +45,7 @@ var udpStreamerKeys = table[udpsConfig]{
 		field("CPUMask", cpuMask(), func(c *udpsConfig) *cpu.Mask { return &c.CPUMask }).
 			Doc("network thread's CPU mask, as for threads"),
 		field("Priority", anyInt(), func(c *udpsConfig) *int { return &c.Priority }).
-			Doc("0 (normal scheduling) or 1..99: the network thread's SCHED_FIFO priority (needs root or `CAP_SYS_NICE`). A late wake-up of the network thread is what skips cycles at high rates; whether SCHED_FIFO wakes it sooner depends on the machine: on the 2-CPU VM of BENCHMARKS.md it lowered the burst's loss at 2 kHz from 150 to 50 per million and raised the loss of the 64 KiB updates in the same run. Measure with `BenchmarkSustained`'s `fifo` variants; a deeper `HandOffDepth` is the surer cure. Pin it apart from the RT thread."),
+			Doc("0 (normal scheduling) or 1.." + strconv.Itoa(cpu.MaxPriority) + ": the network thread's SCHED_FIFO priority (needs root or `CAP_SYS_NICE`). A late wake-up of the network thread is what skips cycles at high rates; whether SCHED_FIFO wakes it sooner depends on the machine: on the 2-CPU VM of BENCHMARKS.md it lowered the burst's loss at 2 kHz from 150 to 50 per million and raised the loss of the 64 KiB updates in the same run. Measure with `BenchmarkSustained`'s `fifo` variants; a deeper `HandOffDepth` is the surer cure. Pin it apart from the RT thread."),
 		field("StackSize", anyInt(), func(c *udpsConfig) *int { return &c.StackSize }).
 			Default(shown(udpstreamer.DefaultStackSize)).
 			Doc("≥ 0 (0 is the default); accepted for MARTe2 compatibility, informational (goroutine stacks grow)"),
