@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -45,7 +46,7 @@ func dialClient(srv netip.AddrPort, timeout time.Duration) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
-	bigReadBuffer(conn, rcvBufWant)
+	netthread.SetBuffers(conn, 0, rcvBufWant)
 	c := &client{conn: conn, srv: srv, done: make(chan struct{}), e2e: make([]int64, 0, maxE2E)}
 	infos, err := c.connect(timeout)
 	if err != nil {

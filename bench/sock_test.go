@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // sustainEnv names the environment variable that sets how long each
@@ -63,34 +61,4 @@ func listenLoopback(tb testing.TB) *net.UDPConn {
 		tb.Fatal(err)
 	}
 	return c
-}
-
-// bigReadBuffer gives c a receive buffer of about n bytes: SO_RCVBUFFORCE
-// when permitted (root, past net.core.rmem_max), else SO_RCVBUF, which the
-// kernel caps at rmem_max. It returns the size the kernel reports (which
-// counts its bookkeeping, so about twice what was set).
-func bigReadBuffer(c *net.UDPConn, n int) int {
-	return setSockBuf(c, unix.SO_RCVBUF, soRcvBufForce, n)
-}
-
-// bigWriteBuffer is bigReadBuffer for the send buffer.
-func bigWriteBuffer(c *net.UDPConn, n int) int {
-	return setSockBuf(c, unix.SO_SNDBUF, soSndBufForce, n)
-}
-
-// setSockBuf sets the socket option opt to n, through force first when the
-// system has one (force >= 0), and returns what opt reads back.
-func setSockBuf(c *net.UDPConn, opt, force, n int) int {
-	rc, err := c.SyscallConn()
-	if err != nil {
-		return 0
-	}
-	got := 0
-	rc.Control(func(fd uintptr) {
-		if force < 0 || unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, force, n) != nil {
-			unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, opt, n)
-		}
-		got, _ = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, opt)
-	})
-	return got
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // ConfigError is a configuration rule broken by one parameter. It names the
@@ -84,8 +86,8 @@ func (e *ConfigErrors) Failed(i int) bool {
 // sender thread, key Priority for every producer: 0 leaves normal
 // scheduling, 1..99 is SCHED_FIFO.
 func (e *ConfigErrors) Priority(p int) {
-	if p < 0 || p > 99 {
-		e.Param("Priority", "must be 0 (normal scheduling) or 1..99 (SCHED_FIFO), got %d", p)
+	if err := cpu.ValidatePriority(p); err != nil {
+		e.Param("Priority", "%v", err)
 	}
 }
 

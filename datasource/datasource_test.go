@@ -39,6 +39,12 @@ func TestTypeSizesAndNames(t *testing.T) {
 	if _, err := ParseTimeMode("Later"); err == nil || TimeMode(4).Valid() {
 		t.Error("time mode 4 accepted")
 	}
+	if _, err := ParseTimeMode("Later"); err == nil || err.Error() != `unknown time mode "Later" (want PacketTime, FullArray, FirstSample or LastSample)` {
+		t.Errorf("ParseTimeMode(Later): %v", err)
+	}
+	if s := Type(11).String() + " " + TimeMode(4).String(); s != "Type(11) TimeMode(4)" {
+		t.Errorf("names of invalid values: %s", s)
+	}
 }
 
 // TestWireCodes pins the values the UDPStreamer CONFIG record carries: a

@@ -2,8 +2,8 @@ package datasource
 
 import (
 	"fmt"
+	"slices"
 
-	"github.com/streamerd/streamerd/internal/enum"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -47,7 +47,12 @@ func (t Type) Size() int {
 }
 
 // String returns the MARTe2 type name ("uint8" ... "float64", "char8").
-func (t Type) String() string { return enum.Name(typeNames[:], t, "Type") }
+func (t Type) String() string {
+	if t >= numTypes {
+		return fmt.Sprintf("Type(%d)", uint8(t))
+	}
+	return typeNames[t]
+}
 
 // Valid reports whether t is one of the eleven types.
 func (t Type) Valid() bool { return t < numTypes }
@@ -83,8 +88,8 @@ func (t Type) Quantized(q quant.WireType) Type {
 // ParseType parses a MARTe2 type name ("uint8" ... "float64", "char8",
 // lower case).
 func ParseType(s string) (Type, error) {
-	if t, ok := enum.Parse[Type](typeNames[:], s); ok {
-		return t, nil
+	if i := slices.Index(typeNames[:], s); i >= 0 {
+		return Type(i), nil
 	}
 	return 0, fmt.Errorf("unknown type %q (want one of uint8, int8, uint16, int16, uint32, int32, uint64, int64, float32, float64, char8)", s)
 }
@@ -105,7 +110,12 @@ const (
 var timeModeNames = [numTimeModes]string{"PacketTime", "FullArray", "FirstSample", "LastSample"}
 
 // String returns the MARTe2 name of the time mode.
-func (m TimeMode) String() string { return enum.Name(timeModeNames[:], m, "TimeMode") }
+func (m TimeMode) String() string {
+	if m >= numTimeModes {
+		return fmt.Sprintf("TimeMode(%d)", uint8(m))
+	}
+	return timeModeNames[m]
+}
 
 // Valid reports whether m is one of the four time modes.
 func (m TimeMode) Valid() bool { return m < numTimeModes }
@@ -118,5 +128,8 @@ func (m TimeMode) NeedsSamplingRate() bool { return m == FirstSample || m == Las
 
 // ParseTimeMode parses a MARTe2 time-mode name.
 func ParseTimeMode(s string) (TimeMode, error) {
-	return enum.Lookup[TimeMode](timeModeNames[:], s, "time mode")
+	if i := slices.Index(timeModeNames[:], s); i >= 0 {
+		return TimeMode(i), nil
+	}
+	return 0, fmt.Errorf("unknown time mode %q (want PacketTime, FullArray, FirstSample or LastSample)", s)
 }

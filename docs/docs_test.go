@@ -22,6 +22,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/app"
+	"github.com/streamerd/streamerd/internal/replay"
 )
 
 // TestLinks checks every link of README.md, the other top-level *.md files
@@ -313,7 +314,7 @@ func TestStatusFieldsDocumented(t *testing.T) {
 	}
 	fields := map[string]bool{}
 	for _, v := range []any{app.Status{}, app.ThreadStatus{}, app.ForceStatus{}, app.Event{},
-		udpstreamer.Status{}, flatudp.Status{}, rd100s.Status{}, rd100s.Event{}} {
+		udpstreamer.Status{}, flatudp.Status{}, rd100s.Status{}, rd100s.Event{}, replay.Status{}} {
 		jsonFields(reflect.TypeOf(v), fields)
 	}
 	// Degradations has its own JSON form.
@@ -343,10 +344,13 @@ func jsonFields(t reflect.Type, fields map[string]bool) {
 			continue
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		switch name {
-		case "-":
+		switch {
+		case name == "-":
 			continue
-		case "":
+		case name == "" && f.Anonymous && f.Type.Kind() == reflect.Struct:
+			jsonFields(f.Type, fields) // encoding/json inlines its fields
+			continue
+		case name == "":
 			name = f.Name
 		}
 		fields[name] = true

@@ -1,4 +1,4 @@
-// Package netthread runs a service body on its own pinned OS thread, MARTe2's SingleThreadService.
+// Package netthread is the network thread of a producer: a pinned OS thread (MARTe2's SingleThreadService) and the send path it hands datagrams to the kernel with.
 //
 // A Thread is a goroutine locked to a fresh OS thread, pinned to its own
 // CPUMask and optionally SCHED_FIFO, that runs a body until Stop. The body
@@ -9,6 +9,13 @@
 // The thread never calls runtime.UnlockOSThread: when the body returns the
 // Go runtime destroys the OS thread, so its affinity and priority cannot
 // leak to other goroutines.
+//
+// The body sends with a Sender, which hands the datagrams of one update,
+// laid back to back in one buffer, to the kernel in as few system calls as
+// it allows (SendMethod: GSO, sendmmsg or sendto); a DestWatch tells it
+// when its one receiver has gone (ICMP port unreachable), and SetBuffers
+// sizes the socket's buffers. All of them belong to the network thread and
+// allocate nothing per update.
 package netthread
 
 import (
@@ -23,7 +30,7 @@ import (
 type Config struct {
 	Name     string
 	CPUMask  cpu.Mask // CPUs the thread may run on; 0: no pinning
-	Priority int      // SCHED_FIFO priority 1..99; 0: normal scheduling
+	Priority int      // 0: normal scheduling; 1..99: SCHED_FIFO (cpu.ValidatePriority)
 
 	// Wake, if set, is called by Stop after the stop channel is closed, to
 	// unblock a body waiting on something else (typically sem.Post).
@@ -71,9 +78,6 @@ func (t *Thread) Stop() error {
 	<-t.done
 	return err
 }
-
-// Done is closed when the body has returned.
-func (t *Thread) Done() <-chan struct{} { return t.done }
 
 // Name returns the configured name.
 func (t *Thread) Name() string { return t.cfg.Name }

@@ -44,7 +44,7 @@ func TestStartPinsAndStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-th.Done():
+	case <-th.done:
 	default:
 		t.Fatal("Done open after Stop")
 	}

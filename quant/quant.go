@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
-	"github.com/streamerd/streamerd/internal/enum"
 )
 
 // WireType is a quantisation type code of the protocol's CONFIG message.
@@ -37,15 +35,22 @@ func (w WireType) Size() int {
 
 // String returns the configuration spelling: "none", "uint8", "int8",
 // "uint16" or "int16" ("WireType(n)" for unknown codes).
-func (w WireType) String() string { return enum.Name(wireTypeNames[:], w, "WireType") }
+func (w WireType) String() string {
+	if !w.Valid() {
+		return fmt.Sprintf("WireType(%d)", uint8(w))
+	}
+	return wireTypeNames[w]
+}
 
 var wireTypeNames = [...]string{None: "none", Uint8: "uint8", Int8: "int8", Uint16: "uint16", Int16: "int16"}
 
 // ParseWireType parses the configuration spelling of a wire type, as
 // returned by [WireType.String].
 func ParseWireType(s string) (WireType, error) {
-	if w, ok := enum.Parse[WireType](wireTypeNames[:], s); ok {
-		return w, nil
+	for w, name := range wireTypeNames {
+		if s == name {
+			return WireType(w), nil
+		}
 	}
 	return None, fmt.Errorf("quant: unknown quantised type %q (want none, uint8, int8, uint16 or int16)", s)
 }
@@ -141,9 +146,6 @@ func New(w WireType, rangeMin, rangeMax float64) (Quantizer, error) {
 
 // WireType returns the wire type q encodes to.
 func (q *Quantizer) WireType() WireType { return q.w }
-
-// Range returns RangeMin and RangeMax.
-func (q *Quantizer) Range() (rangeMin, rangeMax float64) { return q.min, q.max }
 
 // Step returns the physical size of one code step, span/L.
 func (q *Quantizer) Step() float64 { return q.span / q.levels }

@@ -93,8 +93,8 @@ func TestCodes(t *testing.T) {
 		if got := q.Step(); got != 8/float64(hi-lo) {
 			t.Errorf("%v Step() = %v", w, got)
 		}
-		if a, b := q.Range(); a != -2 || b != 6 {
-			t.Errorf("Range() = %v, %v", a, b)
+		if a, b := q.min, q.max; a != -2 || b != 6 {
+			t.Errorf("range %v, %v", a, b)
 		}
 		for _, c := range []struct {
 			v    float64

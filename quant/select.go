@@ -1,6 +1,6 @@
 package quant
 
-import "github.com/streamerd/streamerd/internal/enum"
+import "fmt"
 
 // Kernel names one implementation of the slice kernels. Every kernel
 // produces the same bytes and NaN counts for every input; they differ only
@@ -15,7 +15,12 @@ const (
 )
 
 // String returns "portable", "avx2" or "avx512".
-func (k Kernel) String() string { return enum.Name(kernelNames[:], k, "Kernel") }
+func (k Kernel) String() string {
+	if int(k) >= len(kernelNames) {
+		return fmt.Sprintf("Kernel(%d)", uint8(k))
+	}
+	return kernelNames[k]
+}
 
 var kernelNames = [...]string{KernelPortable: "portable", KernelAVX2: "avx2", KernelAVX512: "avx512"}
 
@@ -40,9 +45,6 @@ func bestKernel() Kernel {
 // slice kernels use. (A kernel that has no decoder, such as AVX2, decodes
 // with the portable one.)
 func SelectedKernel() Kernel { return selected }
-
-// SIMD reports whether the slice kernels use vector instructions.
-func SIMD() bool { return selected != KernelPortable }
 
 // EncodeFloat32With is [Quantizer.EncodeFloat32] with kernel k instead of
 // the selected one, for tests and benchmarks that compare kernels; the

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/streamerd/streamerd/internal/enum"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -46,7 +45,12 @@ const (
 var sleepNatureNames = [...]string{Default: "Default", Busy: "Busy", Hybrid: "Hybrid"}
 
 // String returns the MARTe2 spelling.
-func (s SleepNature) String() string { return enum.Name(sleepNatureNames[:], s, "SleepNature") }
+func (s SleepNature) String() string {
+	if s > Hybrid {
+		return fmt.Sprintf("SleepNature(%d)", uint8(s))
+	}
+	return sleepNatureNames[s]
+}
 
 // ParseSleepNature reads "Default", "Busy" or "Hybrid" (any case).
 func ParseSleepNature(s string) (SleepNature, error) {
@@ -66,7 +70,7 @@ type Config struct {
 	Period    time.Duration // alternative to Frequency
 
 	CPUMask  cpu.Mask // CPUs the thread may run on; 0: no pinning
-	Priority int      // SCHED_FIFO priority 1..99; 0: normal scheduling
+	Priority int      // 0: normal scheduling; 1..99: SCHED_FIFO (cpu.ValidatePriority)
 
 	SleepNature     SleepNature
 	SleepPercentage int // Hybrid: percent of the period slept, 0..100
@@ -156,7 +160,7 @@ func rtThrottle() (runtimeUs, periodUs int64, ok bool) {
 // thread may spin and still leave the CPU often enough for the kernel's RT
 // throttling budget (runtime/period, 95 % by default), with 5 points kept
 // for the cycle's own work: 90 % by default, so Hybrid needs
-// SleepPercentage >= 10. The config loader warns on the same threshold.
+// SleepPercentage >= 10. The config loader gives Validate's warnings.
 func maxFIFOSpin(rtRun, rtPer int64, ok bool) int {
 	if !ok || rtPer <= 0 || rtRun <= 0 {
 		return 90
@@ -175,8 +179,8 @@ func Validate(cfg Config) (warnings []string, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Priority < 0 || cfg.Priority > 99 {
-		return nil, fmt.Errorf("rt: Priority %d out of range 0..99", cfg.Priority)
+	if err := cpu.ValidatePriority(cfg.Priority); err != nil {
+		return nil, fmt.Errorf("rt: Priority: %w", err)
 	}
 	if cfg.SleepNature > Hybrid {
 		return nil, fmt.Errorf("rt: unknown %v", cfg.SleepNature)

@@ -59,9 +59,10 @@
 // a stall of up to 50 ms every second (see Busy/fifo at 1 kHz below, max
 // 60 ms). Validate warns when a thread spins more than the throttling
 // budget minus 5 points for its work (90 % of the period by default, so
-// Hybrid needs SleepPercentage >= 10); the config loader warns on the same
-// threshold. Two spinning threads pinned to the same CPU starve each other
-// (under SCHED_FIFO one never runs); Validate cannot see other threads, so
+// Hybrid needs SleepPercentage >= 10); the config loader gives Validate's
+// warnings at the thread's keys. Two spinning threads pinned to the same
+// CPU starve each other (under SCHED_FIFO one never runs); Validate cannot
+// see other threads, so
 // keeping them apart is the caller's job (the config loader warns when two
 // spinning SCHED_FIFO threads may share a CPU). Sleeping most of the period
 // (Default, or Hybrid with a large SleepPercentage) avoids both.

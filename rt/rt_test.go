@@ -154,7 +154,7 @@ func TestRunOrderCounterAndFailures(t *testing.T) {
 		t.Errorf("order %q", got)
 	}
 	s := th.Stats()
-	if s.Running || s.Cycles < 20 || s.Steps[0].Name != "a" || s.Steps[2].Name != "out" || th.NumGAMs() != 2 {
+	if s.Running || s.Cycles < 20 || s.Steps[0].Name != "a" || s.Steps[2].Name != "out" || th.nGAMs != 2 {
 		t.Fatalf("stats %+v", s)
 	}
 	checkFailures(t, &s, boom)

@@ -4,9 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"syscall"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/streamerd/streamerd/internal/latency"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -55,7 +54,7 @@ func benchWake(b *testing.B, cfg Config) {
 	}
 	b.ReportAllocs()
 	if err := th.Start(); err != nil {
-		if errors.Is(err, unix.EPERM) {
+		if errors.Is(err, syscall.EPERM) || errors.Is(err, cpu.ErrNotSupported) {
 			b.Skip(err)
 		}
 		b.Fatal(err)

@@ -104,9 +104,6 @@ func (t *Thread) Name() string { return t.cfg.Name }
 // Period returns the cycle period.
 func (t *Thread) Period() time.Duration { return time.Duration(t.period) }
 
-// NumGAMs returns how many of the steps are GAMs; the rest are brokers.
-func (t *Thread) NumGAMs() int { return t.nGAMs }
-
 // Counter returns the address of the Counter signal, as LinuxTimer's: 1 in
 // the first cycle, then +1 per cycle, and +1+k after an overrun that skipped
 // k periods, so Counter always numbers the deadline the cycle woke for. It

@@ -296,7 +296,7 @@ func Rules() []Rule {
 			Figure: `^VsC/(.+)$`, Base: "$0", Metrics: []string{"go-ns/elem"}, BaseMetric: "c-ns/elem",
 			Note: "beside the exact C kernel (quant's float64 arithmetic) compiled on this machine: selected kernel and -march=native, AVX2 and -march=x86-64-v3, portable and scalar"},
 		{Section: "Serialise, fragment and send one update", Pkg: "datasource/udpstreamer",
-			Figure: `^SerialiseFragmentSend/(\w+)/(gso|sendmmsg|auto)$`, Base: "SerialiseFragmentSend/$1/loop", Metrics: []string{"ns/op"},
+			Figure: `^SerialiseFragmentSend/(\w+)/(gso|sendmmsg|auto)$`, Base: "SerialiseFragmentSend/$1/sendto", Metrics: []string{"ns/op"},
 			Note: "per send method, beside a sendto loop"},
 		{Section: "End to end on loopback", Pkg: "datasource/udpstreamer",
 			Figure: `^EndToEnd/(\w+)$`, Base: "EndToEnd/$1/bare", Metrics: []string{"p50-us", "p99-us", "max-us"},

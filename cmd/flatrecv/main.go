@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/flatudp"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
 	"github.com/streamerd/streamerd/internal/cli"
@@ -66,7 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("flatrecv", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cli.SetUsage(fs, usage)
-	fs.StringVar(&o.listen, "listen", ":"+strconv.Itoa(client.DefaultPort), "`host:port` to listen on; with -group only the port is used")
+	fs.StringVar(&o.listen, "listen", ":"+strconv.Itoa(flatudp.DefaultPort), "`host:port` to listen on; with -group only the port is used")
 	fs.StringVar(&o.group, "group", "", "IPv4 multicast `group` to join (empty: unicast)")
 	fs.StringVar(&o.iface, "iface", "", "local `address` or interface name for the multicast join (empty: the kernel's choice)")
 	fs.StringVar(&o.signals, "signals", "", "signal `list`: name:type[count],... as in 'Trigger:uint8,Ia:float32,Wave:float32[16]' (required)")
@@ -74,7 +75,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.form, "format", "csv", "output: csv, json (one object per line) or stats (once per -interval)")
 	fs.Uint64Var(&o.n, "n", 0, "stop after `N` datagrams of the expected size (0: run until SIGINT or SIGTERM)")
 	fs.DurationVar(&o.interval, "interval", time.Second, "stats period for -format stats")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return o, err
 	}
 	switch {
@@ -345,18 +346,8 @@ func (w *rowWriter) appendText(b, dg []byte, i int) []byte {
 // the shortest form that reads back to the same value at their own
 // precision. In JSON, NaN and the infinities are null.
 func appendValue(b []byte, t datasource.Type, raw uint64, asJSON bool) []byte {
-	switch t {
-	case datasource.Float32, datasource.Float64:
-		f, bits := wire.RawToFloat64(t, raw), 64
-		if t == datasource.Float32 {
-			bits = 32
-		}
-		if asJSON && (math.IsNaN(f) || math.IsInf(f, 0)) {
-			return append(b, "null"...)
-		}
-		return strconv.AppendFloat(b, f, 'g', -1, bits)
-	case datasource.Int8, datasource.Int16, datasource.Int32, datasource.Int64:
-		return strconv.AppendInt(b, int64(raw), 10)
+	if f := t.Float64(raw); asJSON && t.IsFloat() && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		return append(b, "null"...)
 	}
-	return strconv.AppendUint(b, raw, 10)
+	return t.AppendRaw(b, raw)
 }

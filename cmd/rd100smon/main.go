@@ -71,11 +71,14 @@ import (
 	"math"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/datasource/rd100s/client"
 	"github.com/streamerd/streamerd/internal/cli"
+	"github.com/streamerd/streamerd/netthread"
 )
 
 // usage is what -h prints besides the flags.
@@ -108,7 +111,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("rd100smon", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
-	fs.StringVar(&o.listen, "listen", "127.0.0.1:5100", "UDP `address` to listen on")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:"+strconv.Itoa(rd100s.DefaultDestPort), "UDP `address` to listen on")
 	fs.DurationVar(&o.timeout, "timeout", client.DefaultStreamTimeout, "declare the stream lost after this silence (> 0)")
 	fs.Float64Var(&o.rate, "rate", client.DefaultNominalRate, "nominal emission rate in `Hz` (> 0)")
 	fs.DurationVar(&o.tolerance, "tolerance", client.DefaultPeriodTolerance, "admissible distance of a period from 1/-rate (> 0); beyond it counts in oot")
@@ -118,10 +121,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Uint64Var(&o.n, "n", 0, "stop after this many valid packets (0: no limit)")
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: no limit)")
 	fs.Usage = func() {
-		usage.Write(stderr, fs)
-		fmt.Fprint(stderr, glossary)
+		usage.Write(fs.Output(), fs)
+		fmt.Fprint(fs.Output(), glossary)
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return o, err
 	}
 	switch {
@@ -196,7 +199,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cli.ExitError
 	}
 	defer conn.Close()
-	_ = conn.SetReadBuffer(1 << 20)
+	_, _ = netthread.SetBuffers(conn, 0, 1<<20)
 	if err := monitor(ctx, conn, o, stdout); err != nil {
 		fmt.Fprintln(stderr, "rd100smon:", err)
 		return cli.ExitError

@@ -6,12 +6,19 @@
 //	scope -flat 127.0.0.1:44488 -signals 'Counter:uint32,Sine:float32,Wave:uint16[4]' -rate 1000 [-endian big]
 //	      [-group 239.0.0.1 [-iface 127.0.0.1]]
 //	scope -rd100s 127.0.0.1:5100
+//	scope ... [-listen 0.0.0.0:8090 -token-file /etc/streamerd/token] [-allowed-hosts scope.example.org]
 //
 // and open the URL it prints (-listen, default 127.0.0.1:8090). Any number
 // of browsers (up to -viewers) share the scope's one session: the scope is
 // the server's single client and the fan-out to the pages. The page lists
 // every signal, plots the ones picked against the stream's own times, and
 // shows the counters and the stream's status; see internal/scope.
+//
+// The page answers only to localhost, IP addresses, -listen's host and
+// the names of -allowed-hosts (a page of another site whose name resolves
+// here gets 421). With -token-file the page asks for the token once and
+// the browser keeps a session cookie; without it, a -listen that is not
+// loopback is warned about, as anyone who reaches it sees the stream.
 //
 // A problem with the stream (a server that does not answer, a wrong
 // signals string, datagrams of the wrong size, a silence) is printed once
@@ -37,6 +44,7 @@ import (
 
 	udpsclient "github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/internal/cli"
+	"github.com/streamerd/streamerd/internal/httpguard"
 	"github.com/streamerd/streamerd/internal/scope"
 )
 
@@ -49,7 +57,7 @@ func main() {
 // usage is what -h prints besides the flags.
 var usage = cli.Usage{
 	Synopsis: []string{
-		"-udps 127.0.0.1:44500 [-listen 127.0.0.1:8090]",
+		"-udps 127.0.0.1:44500 [-listen 127.0.0.1:8090] [-token-file FILE] [-allowed-hosts NAMES]",
 		"-flat 127.0.0.1:44488 -signals 'Name:type[count],...' -rate 1000 [-endian big] [-group 239.0.0.1 [-iface 127.0.0.1]]",
 		"-rd100s 127.0.0.1:5100",
 	},
@@ -64,6 +72,7 @@ var usage = cli.Usage{
 type options struct {
 	udps, flat, rd100s, listen string
 	signals, endian            string
+	tokenFile, allowedHosts    string
 	group, iface               string
 	rate                       float64
 	timeout                    time.Duration
@@ -80,6 +89,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.flat, "flat", "", "local `host:port` to receive FlatUDP datagrams on")
 	fs.StringVar(&o.rd100s, "rd100s", "", "local `host:port` to receive an RD100S-ENC-UDP stream on")
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8090", "`host:port` of the page")
+	fs.StringVar(&o.tokenFile, "token-file", "", "`file` holding a token the page asks for (at least 16 printable ASCII characters), as streamerd's HTTPTokenFile")
+	fs.StringVar(&o.allowedHosts, "allowed-hosts", "", "comma-separated host `names` the page answers to besides localhost, IP addresses and -listen's host")
 	fs.StringVar(&o.signals, "signals", "", "-flat: the signal `list`, e.g. 'Counter:uint32,Sine:float32,Wave:uint16[4]' (as flatrecv and streamerd -describe)")
 	fs.Float64Var(&o.rate, "rate", 0, "-flat: datagrams per second the sender emits (the time base)")
 	fs.StringVar(&o.endian, "endian", "little", "-flat: byte order of the datagrams, little or big")
@@ -89,7 +100,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.reconnect, "reconnect", true, "-udps: connect again after a silence (takes the session back if another client took it)")
 	fs.IntVar(&o.viewers, "viewers", scope.DefaultMaxViewers, "pages served at once")
 	fs.IntVar(&o.memoryMiB, "memory", scope.DefaultMaxHistoryBytes>>20, "MiB of history kept for the signals")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return o, err
 	}
 	n := 0
@@ -110,7 +121,20 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	case o.viewers < 1 || o.memoryMiB < 1 || o.timeout <= 0:
 		return o, errors.New("-viewers, -memory and -timeout must be positive")
 	}
+	for _, h := range o.hosts() {
+		if err := httpguard.CheckName(h); err != nil {
+			return o, fmt.Errorf("-allowed-hosts: %w", err)
+		}
+	}
 	return o, nil
+}
+
+// hosts returns the names of -allowed-hosts.
+func (o options) hosts() []string {
+	if o.allowedHosts == "" {
+		return nil
+	}
+	return strings.Split(o.allowedHosts, ",")
 }
 
 func (o options) source() scope.Source {
@@ -130,12 +154,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		return cli.ParseError("scope", stderr, err)
 	}
 	log := slog.New(&lineHandler{w: stderr})
+	var tok *httpguard.Token
+	if o.tokenFile != "" {
+		if tok, err = httpguard.ReadToken(o.tokenFile); err != nil {
+			fmt.Fprintln(stderr, "scope: -token-file:", err)
+			return cli.ExitError
+		}
+		if w := httpguard.TokenFileWarning(o.tokenFile); w != "" {
+			fmt.Fprintln(stderr, "scope: warning:", w)
+		}
+	}
 	src := o.source()
 	srv := scope.New(src, scope.Options{MaxViewers: o.viewers, Limits: scope.Limits{MaxHistoryBytes: int64(o.memoryMiB) << 20}}, log)
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		fmt.Fprintln(stderr, "scope:", err)
 		return cli.ExitError
+	}
+	if ta, ok := ln.Addr().(*net.TCPAddr); ok && !ta.IP.IsLoopback() && tok == nil {
+		fmt.Fprintln(stderr, "scope: warning: -listen is not a loopback address and there is no -token-file: anyone who can reach it sees the stream")
 	}
 	url := "http://" + ln.Addr().String() + "/"
 	info := src.Info()
@@ -144,7 +181,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		ready(url)
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { scope.Serve(ctx, ln, srv, log) })
+	wg.Go(func() {
+		scope.Serve(ctx, ln, srv, scope.HTTPOptions{Listen: o.listen, AllowedHosts: o.hosts(), HostsHint: "-allowed-hosts", Token: tok, Log: log})
+	})
 	err = srv.Run(ctx)
 	wg.Wait()
 	if err != nil {

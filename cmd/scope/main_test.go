@@ -18,7 +18,7 @@ import (
 func TestHelp(t *testing.T) {
 	testenv.Help(t, "scope", func(args []string, stdout, stderr io.Writer) int {
 		return run(context.Background(), args, stdout, stderr, nil)
-	}, "udps", "flat", "rd100s", "listen", "signals", "rate", "endian", "group", "iface", "timeout", "reconnect", "viewers", "memory")
+	}, "udps", "flat", "rd100s", "listen", "signals", "rate", "endian", "group", "iface", "timeout", "reconnect", "viewers", "memory", "token-file", "allowed-hosts")
 }
 
 func TestBadFlags(t *testing.T) {
@@ -28,6 +28,7 @@ func TestBadFlags(t *testing.T) {
 		{"-udps", "127.0.0.1:1", "-signals", "A:uint8"},
 		{"-rd100s", "127.0.0.1:1", "-viewers", "0"},
 		{"-rd100s", "127.0.0.1:1", "extra"},
+		{"-rd100s", "127.0.0.1:1", "-allowed-hosts", "ok.example,bad.example:80"},
 	} {
 		var stderr bytes.Buffer
 		if code := run(context.Background(), append(args, "-listen", "127.0.0.1:0"), io.Discard, &stderr, nil); code != cli.ExitUsage {
@@ -43,12 +44,7 @@ func TestBadFlags(t *testing.T) {
 // signals string is one line on stderr and the page's banner, and the
 // command ends on its context with exit 1 (the source could not run).
 func TestServesUntilInterrupted(t *testing.T) {
-	free, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := free.LocalAddr().String()
-	free.Close()
+	addr := freeUDP(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr testenv.Buffer
 	urls := make(chan string, 1)
@@ -83,4 +79,102 @@ func TestServesUntilInterrupted(t *testing.T) {
 	if code := <-done; code != cli.ExitError {
 		t.Fatalf("exit %d", code)
 	}
+}
+
+// startScope runs scope with args on a free loopback port (unless args
+// give -listen) and returns its URL and stderr; it stops when t ends.
+func startScope(t *testing.T, args ...string) (string, *testenv.Buffer) {
+	t.Helper()
+	addr := freeUDP(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr testenv.Buffer
+	urls := make(chan string, 1)
+	done := make(chan int, 1)
+	args = append([]string{"-rd100s", addr, "-listen", "127.0.0.1:0"}, args...)
+	go func() { done <- run(ctx, args, io.Discard, &stderr, func(u string) { urls <- u }) }()
+	var url string
+	select {
+	case url = <-urls:
+	case code := <-done:
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return url, &stderr
+}
+
+func get(t *testing.T, url, auth string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// With -token-file every request needs the token: the page is a form that
+// asks for it; a script sends it as a bearer header. A token file every
+// user can read is warned about.
+func TestTokenFile(t *testing.T) {
+	const tok = "s3cret-token-0123456789"
+	url, stderr := startScope(t, "-token-file", testenv.WriteFile(t, "token", tok+"\n", 0o644))
+	if code, body := get(t, url, ""); code != http.StatusUnauthorized || !strings.Contains(body, `<form method="post" action="login">`) {
+		t.Errorf("page without the token: %d %.200s", code, body)
+	}
+	for _, p := range []string{"status.json", "static/scope.js", "ws"} {
+		if code, _ := get(t, url+p, ""); code != http.StatusUnauthorized {
+			t.Errorf("%s without the token: %d", p, code)
+		}
+	}
+	if code, body := get(t, url+"status.json", "Bearer "+tok); code != 200 || !strings.Contains(body, `"type":"stats"`) {
+		t.Errorf("status.json with the token: %d %.200s", code, body)
+	}
+	if !strings.Contains(stderr.String(), "is readable by every user (mode 0644)") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+}
+
+// A page of another site whose name resolves to the scope (DNS rebinding)
+// gets 421; the names of -allowed-hosts are answered.
+func TestAllowedHosts(t *testing.T) {
+	url, _ := startScope(t, "-allowed-hosts", "scope.example.org")
+	for host, want := range map[string]int{"evil.example": 421, "scope.example.org": 200, "localhost": 200} {
+		req, _ := http.NewRequest("GET", url+"status.json", nil)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %s: %d, want %d", host, resp.StatusCode, want)
+		}
+	}
+}
+
+// A -listen off the loopback without -token-file is warned about.
+func TestExposureWarning(t *testing.T) {
+	_, stderr := startScope(t, "-listen", "0.0.0.0:0")
+	if !strings.Contains(stderr.String(), "warning: -listen is not a loopback address and there is no -token-file") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+}
+
+// freeUDP returns a loopback address with a UDP port free a moment ago.
+func freeUDP(t *testing.T) string {
+	t.Helper()
+	free, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer free.Close()
+	return free.LocalAddr().String()
 }

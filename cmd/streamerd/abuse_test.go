@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -49,6 +50,7 @@ const (
 func abuseConfig(port int, rt, net string) string {
 	return fmt.Sprintf(`[App]
 HTTPAddress = "127.0.0.1:0"
+ScopeAddress = "127.0.0.1:0"
 
 [[Threads]]
 Name = "RT1"
@@ -115,13 +117,17 @@ func (r rtRun) String() string {
 // TestAbuseCostsTheRTLoopLittle runs two daemons side by side at 1 kHz
 // for -abuse (3 s in make test, 2 minutes in make soak), one of them under
 // a bounded mixed abuse load (10 MB request bodies, slow headers and
-// bodies, a CONNECT flood and garbage datagrams), and compares their RT
+// bodies, slow headers that reconnect when cut off at the HTTP endpoint
+// and the scope, cross-origin and rebinding requests, a CONNECT flood and
+// garbage datagrams), and compares their RT
 // loops: both live through the same machine (other processes, the
 // hypervisor), so the difference is what the abuse costs the abused
 // daemon's own runtime. Where the test may use SCHED_FIFO (root, 2 CPUs or
 // more), both RT threads run at priority 80 pinned to CPU 1 and the
 // network threads on CPU 0. The abuse may cost at most the margins above,
-// and the abused daemon's peak RSS stays under 128 MB.
+// and the abused daemon's peak RSS stays under 128 MB. Meanwhile /status
+// and the scope's status, probed from another address, are answered
+// every time, and no cross-origin or rebinding request is served.
 func TestAbuseCostsTheRTLoopLittle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("abuse test skipped in -short")
@@ -140,8 +146,15 @@ func TestAbuseCostsTheRTLoopLittle(t *testing.T) {
 		t.Logf("baseline: %v", base)
 		t.Logf("abused:   %v", abused)
 		t.Logf("abuse load: %v", counts)
-		if counts.BigBodies.Load() == 0 || counts.Connects.Load() == 0 || counts.Garbage.Load() == 0 || counts.SlowConns.Load() == 0 {
+		if counts.BigBodies.Load() == 0 || counts.Connects.Load() == 0 || counts.Garbage.Load() == 0 || counts.SlowConns.Load() == 0 ||
+			counts.Floods.Load() == 0 || counts.Foreign.Load() == 0 || counts.Probes.Load() == 0 {
 			t.Fatalf("the abuse did not run: %v", counts)
+		}
+		if n := counts.ProbesFailed.Load(); n > 0 {
+			t.Fatalf("%d of %d probes failed under the abuse: %v", n, counts.Probes.Load(), counts)
+		}
+		if n := counts.ForeignServed.Load(); n > 0 {
+			t.Fatalf("%d cross-origin or rebinding requests served", n)
 		}
 		var broken []string
 		if abused.PeakRSS >= abuseMaxRSS {
@@ -171,16 +184,34 @@ func abuseRun(t *testing.T, rtKeys, netKeys string) (base, abused rtRun, counts 
 	abusedD := startPiped(t, daemonBinary(), abuseConfig(abusedPort, rtKeys, netKeys))
 	defer baseD.cmd.Process.Kill()
 	defer abusedD.cmd.Process.Kill()
+	scope := scopeAddr(t, abusedD)
 	go io.Copy(io.Discard, baseD.lines)
 	go io.Copy(io.Discard, abusedD.lines)
 	counts = new(abuseCounts)
 	ctx, cancel := context.WithTimeout(context.Background(), *abuseDuration)
 	defer cancel()
 	var wg sync.WaitGroup
-	startAbuse(ctx, &wg, abusedD.http, abusedPort, counts)
+	startAbuse(ctx, &wg, abusedD.http, scope, abusedPort, counts)
 	<-ctx.Done()
 	wg.Wait()
 	return readRun(t, baseD), readRun(t, abusedD), counts
+}
+
+// scopeAddr reads the daemon's log until it says where the scope listens.
+func scopeAddr(t *testing.T, p *piped) string {
+	t.Helper()
+	re := regexp.MustCompile(`msg="scope listening" url=http://(\S+)/`)
+	p.stderr.SetReadDeadline(time.Now().Add(10 * time.Second))
+	defer p.stderr.SetReadDeadline(time.Time{})
+	for {
+		line, err := p.lines.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no scope address logged: %v", err)
+		}
+		if m := re.FindStringSubmatch(line); m != nil {
+			return m[1]
+		}
+	}
 }
 
 // readRun reads the RT figures from /status and the peak RSS from /proc.
@@ -256,6 +287,9 @@ func peakRSS(t *testing.T, pid int) int64 {
 // abuseCounts are what the abuse load sent.
 type abuseCounts struct {
 	BigBodies, SlowConns, Connects, Garbage atomic.Uint64
+	Floods                                  atomic.Uint64 // connections of the slow-header floods
+	Foreign, ForeignServed                  atomic.Uint64 // cross-origin and rebinding requests; those answered 200
+	Probes, ProbesFailed                    atomic.Uint64
 	Codes                                   sync.Map // HTTP status or errClass → *atomic.Uint64
 }
 
@@ -265,8 +299,10 @@ func (c *abuseCounts) String() string {
 		codes = append(codes, fmt.Sprintf("%v×%d", k, v.(*atomic.Uint64).Load()))
 		return true
 	})
-	return fmt.Sprintf("%d requests with 10 MB bodies (replies %s), %d slow connections, %d CONNECTs, %d garbage datagrams",
-		c.BigBodies.Load(), strings.Join(codes, " "), c.SlowConns.Load(), c.Connects.Load(), c.Garbage.Load())
+	return fmt.Sprintf("%d requests with 10 MB bodies (replies %s), %d slow connections, %d connections of the slow-header floods, "+
+		"%d cross-origin and rebinding requests (%d served), %d probes (%d failed), %d CONNECTs, %d garbage datagrams",
+		c.BigBodies.Load(), strings.Join(codes, " "), c.SlowConns.Load(), c.Floods.Load(), c.Foreign.Load(), c.ForeignServed.Load(),
+		c.Probes.Load(), c.ProbesFailed.Load(), c.Connects.Load(), c.Garbage.Load())
 }
 
 // errClass names what became of a request that got no reply.
@@ -289,14 +325,17 @@ const (
 	abuseBigBodyWorkers = 16                    // concurrent POST /force with a 10 MB body
 	abuseBigBody        = 10 << 20              // bytes
 	abuseBigBodyEvery   = 10 * time.Millisecond // at most one request per worker in this time
-	abuseSlowConns      = 40                    // half slow headers, half slow bodies, 1 byte every 200 ms; with the others, within HTTPMaxConnections
+	abuseSlowConns      = 40                    // half slow headers, half slow bodies, 1 byte every 200 ms; with the 10 MB bodies, more than HTTPMaxConnectionsPerClient
 	abuseUDPSockets     = 4                     // CONNECT flood sockets, each sending one CONNECT per ms
 	abuseGarbageEvery   = 250 * time.Microsecond
+	abuseFloodSockets   = 70                     // per server, from 127.0.0.3: "GET / HTTP/1.1\r\n" and nothing more, again when cut off
+	abuseForeignWorkers = 4                      // cross-origin POST /force and rebinding GET /status, each at most every 10 ms
+	abuseProbeEvery     = 100 * time.Millisecond // GET /status and the scope's status.json from 127.0.0.4
 )
 
-// startAbuse starts the abuse load against the daemon's HTTP address and
-// UDPStreamer port until ctx ends.
-func startAbuse(ctx context.Context, wg *sync.WaitGroup, httpAddr string, port int, c *abuseCounts) {
+// startAbuse starts the abuse load against the daemon's HTTP address, its
+// scope and its UDPStreamer port until ctx ends.
+func startAbuse(ctx context.Context, wg *sync.WaitGroup, httpAddr, scopeAddr string, port int, c *abuseCounts) {
 	dst := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))
 	run := func(n int, f func(i int)) {
 		for i := range n {
@@ -321,11 +360,57 @@ func startAbuse(ctx context.Context, wg *sync.WaitGroup, httpAddr string, port i
 		}
 	})
 	run(abuseSlowConns, func(i int) {
-		start := "GET /status HTTP/1.1\r\nHost: x\r\nX-Slow: "
+		start := "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
 		if i%2 == 1 {
-			start = "POST /force HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000000\r\n\r\nvalue="
+			start = "POST /force HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000000\r\n\r\nvalue="
 		}
 		slowConn(ctx, httpAddr, start, c)
+	})
+	for _, addr := range []string{httpAddr, scopeAddr} {
+		run(abuseFloodSockets, func(int) { floodConn(ctx, addr, c) })
+	}
+	run(abuseForeignWorkers, func(i int) {
+		for tick := time.NewTicker(10 * time.Millisecond); ctx.Err() == nil; <-tick.C {
+			req, _ := http.NewRequestWithContext(ctx, "POST", "http://"+httpAddr+"/force?signal=Streamer.Setpoint&value=666", nil)
+			if i%2 == 1 { // a rebinding page reads what it can
+				req, _ = http.NewRequestWithContext(ctx, "GET", "http://"+[]string{httpAddr, scopeAddr}[i/2%2]+"/", nil)
+				req.Host = "evil.example"
+			} else {
+				req.Header.Set("Origin", "http://evil.example")
+			}
+			resp, err := client.Do(req)
+			c.Foreign.Add(1)
+			if err != nil {
+				continue
+			}
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				c.ForeignServed.Add(1)
+			}
+		}
+	})
+	prober := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true,
+		DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 4)}}).DialContext}}
+	run(1, func(int) {
+		for tick := time.NewTicker(abuseProbeEvery); ctx.Err() == nil; <-tick.C {
+			for _, url := range []string{"http://" + httpAddr + "/status", "http://" + scopeAddr + "/status.json"} {
+				resp, err := prober.Get(url)
+				if ctx.Err() != nil {
+					return
+				}
+				c.Probes.Add(1)
+				if err != nil {
+					c.ProbesFailed.Add(1)
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					c.ProbesFailed.Add(1)
+				}
+			}
+		}
 	})
 	run(abuseUDPSockets, func(int) {
 		conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
@@ -373,6 +458,27 @@ func slowConn(ctx context.Context, addr, start string, c *abuseCounts) {
 		for err == nil && ctx.Err() == nil {
 			time.Sleep(200 * time.Millisecond)
 			_, err = conn.Write([]byte("a"))
+		}
+		stop()
+		conn.Close()
+	}
+}
+
+// floodConn holds a connection from 127.0.0.3 that sends the start of a
+// request line and nothing more, and opens another at once when the
+// daemon closes it.
+func floodConn(ctx context.Context, addr string, c *abuseCounts) {
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 3)}}
+	for ctx.Err() == nil {
+		conn, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		c.Floods.Add(1)
+		stop := context.AfterFunc(ctx, func() { conn.Close() })
+		if _, err := io.WriteString(conn, "GET / HTTP/1.1\r\n"); err == nil {
+			io.Copy(io.Discard, conn)
 		}
 		stop()
 		conn.Close()

@@ -4,6 +4,7 @@
 //
 //	streamerd [-config app.toml] [-http host:port] [-check | -describe] [-log-level info] [-log-format text]
 //	streamerd -import-marte2 app.cfg [-import-marte2-partial] [-http host:port] [-check | -describe] > app.toml
+//	streamerd -replay run.parquet [-replay-addr 127.0.0.1:44500] [-speed 0.5 | -speed max] [-loop] [-replay-wait=false]
 //	streamerd -version
 //
 // Without -config it runs the embedded default (configs/app.toml).
@@ -22,6 +23,11 @@
 // (docs/marte2.md); with -check it reports what maps, what is approximated
 // and what is skipped instead. The TOML's App.HTTPAddress is a free
 // loopback port picked when streamerd starts, or -http's.
+// -replay serves a recording made by the record command as a live
+// UDPStreamer stream on -replay-addr, at the recorded pace (-speed 0.1 to
+// 10 times it, or max for flat out), from its first row once a client
+// connects (-replay-wait=false: at once), again and again with -loop; it
+// exits 0 at the end of the recording (docs/recording.md).
 package main
 
 import (
@@ -67,6 +73,7 @@ var usage = cli.Usage{
 	Synopsis: []string{
 		"[-config app.toml] [-http host:port] [-check | -describe] [-log-level info] [-log-format text]",
 		"-import-marte2 app.cfg [-import-marte2-partial] [-http host:port] [-check | -describe] > app.toml",
+		"-replay run.parquet [-replay-addr 127.0.0.1:44500] [-speed 0.5 | -speed max] [-loop] [-replay-wait=false]",
 		"-version",
 	},
 	Summary: "Runs the streamerd application a TOML file describes (without -config, the embedded configs/app.toml): RT threads, GAMs and UDP producers, with metrics, status and operator control over HTTP. SIGINT, SIGTERM or SIGHUP stops it and it exits 0; it exits 1 when the configuration is invalid or a socket cannot be opened, 2 on bad flags.",
@@ -75,6 +82,7 @@ var usage = cli.Usage{
 		"streamerd -check -config app.toml                           # exit 0 when valid, else the errors with file:line:col",
 		"streamerd -describe -config configs/flatudp.toml            # signal offsets, wire sizes, datagrams",
 		"streamerd -import-marte2 app.cfg > app.toml                 # convert a MARTe2 application",
+		"streamerd -replay run.parquet -replay-addr 127.0.0.1:44500 -loop   # a recording served as a live stream",
 	},
 }
 
@@ -85,6 +93,7 @@ type options struct {
 	httpSet                        bool // -http was given, possibly ""
 	check, describe, partial       bool
 	version                        bool
+	replay                         replayOptions
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -101,7 +110,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.importCfg, "import-marte2", "", "MARTe2 application (`app.cfg`) to convert: prints the streamerd TOML, or with -check what maps and what is skipped")
 	fs.BoolVar(&o.partial, "import-marte2-partial", false, "with -import-marte2: keep signals fed by what is not imported (they stay zero) instead of failing")
 	fs.BoolVar(&o.version, "version", false, "print the version and VCS revision, and exit")
-	if err := fs.Parse(args); err != nil {
+	o.replay.flags(fs)
+	if err := cli.Parse(fs, args); err != nil {
+		return o, err
+	}
+	if err := o.replay.check(fs, o.path != "" || o.importCfg != "" || o.check || o.describe); err != nil {
 		return o, err
 	}
 	fs.Visit(func(f *flag.Flag) { o.httpSet = o.httpSet || f.Name == "http" })
@@ -131,6 +144,9 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	}
 	if o.importCfg != "" {
 		return importMARTe2(o.importCfg, o, stdout, stderr)
+	}
+	if o.replay.file != "" {
+		return runReplay(o, stdout, stderr, stop)
 	}
 
 	var f *config.File
@@ -239,9 +255,17 @@ func clipAttr(_ []string, a slog.Attr) slog.Attr {
 	return a
 }
 
-// writeLogMetrics writes the log sink's counts as Prometheus counters.
+// writeLogMetrics writes the log sink's counts as Prometheus counters,
+// each with its help.
 func writeLogMetrics(w io.Writer, st logsink.Stats) {
-	metrics.WriteCounterUint64(w, "streamerd_log_lines_dropped_total", st.Dropped)
-	metrics.WriteCounterUint64(w, "streamerd_log_write_errors_total", st.Failed)
-	metrics.WriteCounterUint64(w, "streamerd_log_lines_truncated_total", st.Truncated)
+	for _, c := range [...]struct {
+		name, help string
+		n          uint64
+	}{
+		{"streamerd_log_lines_dropped_total", "Log lines dropped because stderr was slow, full or blocked.", st.Dropped},
+		{"streamerd_log_write_errors_total", "Writes to stderr that failed (a closed pipe...); their log lines are lost.", st.Failed},
+		{"streamerd_log_lines_truncated_total", "Log lines cut at their maximum length.", st.Truncated},
+	} {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", c.name, c.help, c.name, c.name, c.n)
+	}
 }

@@ -10,12 +10,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	flatclient "github.com/streamerd/streamerd/datasource/flatudp/client"
 	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 const marte2Testdata = "../../internal/marte2/testdata"
@@ -235,9 +235,7 @@ func TestImportMARTe2EndToEnd(t *testing.T) {
 	read(300)
 	// Stop the whole daemon for 50 periods: its RT thread misses them and
 	// LinuxTimer's Counter jumps, as in MARTe2.
-	d.cmd.Process.Signal(syscall.SIGSTOP)
-	time.Sleep(50 * time.Millisecond)
-	d.cmd.Process.Signal(syscall.SIGCONT)
+	testenv.Pause(t, d.cmd.Process, 50*time.Millisecond)
 	read(300)
 	d.stop(t)
 	checkMARTe2Values(t, got)

@@ -80,10 +80,12 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/internal/cli"
 )
@@ -123,7 +125,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("udps", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cli.SetUsage(fs, usage)
-	fs.StringVar(&o.server, "server", "127.0.0.1:44500", "UDPStreamer server `host:port`")
+	fs.StringVar(&o.server, "server", "127.0.0.1:"+strconv.Itoa(udpstreamer.DefaultPort), "UDPStreamer server `host:port`")
 	fs.StringVar(&o.local, "local", client.DefaultLocalAddr, "local `host:port` to bind (port 0: any free port)")
 	fs.StringVar(&o.format, "format", "", "output: view (the default on a terminal), table (the default otherwise), csv, json (one object per line) or stats (once per -interval)")
 	fs.BoolVar(&o.perSample, "per-sample", false, "csv/json: one row per sample index, with per-sample times in seconds")
@@ -133,7 +135,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.silence, "silence", 0, "report a silence after this long without an update (0: 5 server periods, at least 1s; negative: never)")
 	fs.BoolVar(&o.reconnect, "reconnect", false, "while silent, send CONNECT again, backing off from the silence timeout to 30s")
 	fs.IntVar(&o.maxColumns, "max-columns", defaultMaxColumns, "csv: refuse a CONFIG that needs more columns than this")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return o, err
 	}
 	switch {
@@ -194,6 +196,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	code := s.receive(cfg)
 	shutdown()
+	c.AbandonPartial() // an update whose last fragments never came is incomplete
 	s.out.Flush()
 	summary(stderr, c.Stats())
 	return code

@@ -15,10 +15,10 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/internal/udpstest"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -394,7 +394,10 @@ func bigUpdate(t *testing.T, n uint32) (*client.Config, *client.Update) {
 	t.Helper()
 	sigs := bigVector(n)
 	srv := udpstest.NewServer(t, sigs, 65507)
-	c, cfg := connected(t, srv, client.Options{})
+	// No silence detection: on a loaded machine the socket may drop one of
+	// the update's 17 datagrams, and the update is sent again until one
+	// arrives whole.
+	c, cfg := connected(t, srv, client.Options{Silence: -1})
 	p, err := udpstest.Payload(sigs, 1, [][]float64{{7}})
 	if err != nil {
 		t.Fatal(err)
@@ -402,12 +405,30 @@ func bigUpdate(t *testing.T, n uint32) (*client.Config, *client.Update) {
 	for k := range int(n) {
 		p[12+k] = byte(k)
 	}
-	if err := srv.SendUpdate(0, p); err != nil {
-		t.Fatal(err)
-	}
+	got := make(chan struct{})
+	sent := make(chan error, 1)
+	go func() {
+		for counter := uint32(0); ; counter++ {
+			if err := srv.SendUpdate(counter, p); err != nil {
+				sent <- err
+				return
+			}
+			select {
+			case <-got:
+				sent <- nil
+				return
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}()
 	var u client.Update
 	c.SetReadDeadline(time.Now().Add(wait))
-	if err := c.Next(&u); err != nil {
+	err = c.Next(&u)
+	close(got)
+	if serr := <-sent; serr != nil {
+		t.Fatal(serr)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	return cfg, &u

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/internal/udpstest"
 )
 
 // waitFor polls cond until it holds or the test's patience runs out.
@@ -123,5 +123,25 @@ func TestRefusedConfigSaysWhy(t *testing.T) {
 	}
 	if n := srv.Connects(); n != 1 {
 		t.Errorf("%d CONNECTs, want 1", n)
+	}
+}
+
+// TestPartialUpdateCountedAtExit: an update whose last fragments never
+// came is counted as incomplete in the summary udps prints as it exits.
+func TestPartialUpdateCountedAtExit(t *testing.T) {
+	srv := udpstest.NewServer(t, testSigs(), 48)
+	p0, _ := udpstest.Payload(testSigs(), 1000, testValues(0))
+	p1, _ := udpstest.Payload(testSigs(), 2000, testValues(1))
+	frags, err := srv.Datagrams(1, p1)
+	if err != nil || len(frags) < 2 {
+		t.Fatalf("%d fragments, %v", len(frags), err)
+	}
+	r := runWith(t, srv, func() {
+		srv.SendUpdate(0, p0)
+		srv.SendDatagram(frags[0]) // update 1 never gets the rest
+		srv.SendUpdate(2, p0)
+	}, "-n", "2")
+	if r.code != 0 || !strings.Contains(r.stderr, "udps: 2 updates") || !strings.Contains(r.stderr, ", incomplete 1,") {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }

@@ -3,21 +3,23 @@ package flatudp
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
-	"github.com/streamerd/streamerd/internal/enum"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // Defaults of the datasource parameters.
 const (
-	// DefaultPort is MARTe2 UDPSender's port.
-	DefaultPort = client.DefaultPort
+	// DefaultPort is MARTe2 UDPSender's port, the destination port when
+	// Config.Port is 0 and the port receivers listen on by default.
+	DefaultPort = 44488
 	// DefaultNumberOfBuffers is the ring length in IndependentThread mode.
 	DefaultNumberOfBuffers = 10
 	// DefaultQueueLength is the ring length in RealTimeThread mode: 64
@@ -57,7 +59,12 @@ const (
 var modeNames = [numModes]string{"IndependentThread", "RealTimeThread"}
 
 // String returns the MARTe2 name of the mode.
-func (m ExecutionMode) String() string { return enum.Name(modeNames[:], m, "ExecutionMode") }
+func (m ExecutionMode) String() string {
+	if !m.Valid() {
+		return fmt.Sprintf("ExecutionMode(%d)", uint8(m))
+	}
+	return modeNames[m]
+}
 
 // Valid reports whether m is one of the two modes.
 func (m ExecutionMode) Valid() bool { return m < numModes }
@@ -68,7 +75,10 @@ func ParseExecutionMode(s string) (ExecutionMode, error) {
 	if s == "" {
 		return IndependentThread, nil
 	}
-	return enum.Lookup[ExecutionMode](modeNames[:], s, "ExecutionMode")
+	if i := slices.Index(modeNames[:], s); i >= 0 {
+		return ExecutionMode(i), nil
+	}
+	return 0, fmt.Errorf("unknown ExecutionMode %q (want IndependentThread or RealTimeThread)", s)
 }
 
 // Config is the configuration of a FlatUDP sender, with MARTe2 UDPSender's

@@ -62,7 +62,7 @@
 // streamerd_flatudp_*{datasource="name"}: synchronise_total,
 // cycles_queued_total, overflows_total (RT thread); triggers_total,
 // cycles_sent_total (handed to the socket), cycles_skipped_total (released
-// unsent: outside every trigger window), datagrams_sent_total, bytes_sent_total,
+// unsent: outside every trigger window), datagrams_sent_total, sent_bytes_total,
 // send_errors_total (sender thread); ring_depth (gauge: cycles queued or
 // kept).
 package flatudp

@@ -3,7 +3,7 @@ package flatudp
 import (
 	"github.com/VictoriaMetrics/metrics"
 
-	"github.com/streamerd/streamerd/internal/dsmetrics"
+	"github.com/streamerd/streamerd/datasource"
 )
 
 // senderMetrics holds the counters of one Sender. Counters are atomic and
@@ -19,7 +19,7 @@ type senderMetrics struct {
 }
 
 func newSenderMetrics(ms *metrics.Set, name string, depth func() float64) *senderMetrics {
-	n := dsmetrics.New(ms, "flatudp", name)
+	n := datasource.NewMetrics(ms, "flatudp", name)
 	c := n.Counter
 	n.Gauge("ring_depth", depth)
 	return &senderMetrics{
@@ -30,7 +30,7 @@ func newSenderMetrics(ms *metrics.Set, name string, depth func() float64) *sende
 		sent:         c("cycles_sent_total"),
 		skipped:      c("cycles_skipped_total"),
 		datagrams:    c("datagrams_sent_total"),
-		bytes:        c("bytes_sent_total"),
+		bytes:        c("sent_bytes_total"),
 		errors:       c("send_errors_total"),
 		unreachables: c("icmp_port_unreachable_total"),
 		unreachable:  n.Gauge("destination_unreachable", nil),

@@ -15,7 +15,6 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
-	"github.com/streamerd/streamerd/internal/udpsend"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
@@ -51,8 +50,8 @@ type Sender struct {
 	big     bool
 	sendBuf []byte // written by the sender thread only
 	conn    *net.UDPConn
-	out     *udpsend.Sender // sends to dst; sender thread only
-	watch   *udpsend.DestWatch
+	out     *netthread.Sender // sends to dst; sender thread only
+	watch   *netthread.DestWatch
 	t0      time.Time // origin of the watch's clock
 	thread  *netthread.Thread
 	// sendBuffer is the socket's send buffer as the kernel granted it.
@@ -152,10 +151,6 @@ func (s *Sender) Signals() []datasource.Signal { return s.sigs }
 // receiver. Vectors are written as channels (no "w" suffix).
 func (s *Sender) SignalsString() string { return s.sigStr }
 
-// Layout returns the datagram layout (size, offsets); receivers decode with
-// it.
-func (s *Sender) Layout() *wire.Layout { return s.layout }
-
 // DatagramSize returns the size of every datagram in bytes.
 func (s *Sender) DatagramSize() int { return s.layout.Size }
 
@@ -200,7 +195,7 @@ func (s *Sender) Open() error {
 	}
 	// Room for a burst of queued cycles in the kernel; read back, logged
 	// once.
-	bufs, err := udpsend.SetBuffers(conn, max(1<<20, 4*s.layout.Size), 0)
+	bufs, err := netthread.SetBuffers(conn, max(1<<20, 4*s.layout.Size), 0)
 	if err != nil {
 		conn.Close()
 		return fmt.Errorf("datasource %q: socket buffers: %w", s.cfg.Name, err)

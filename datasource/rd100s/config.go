@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/internal/enum"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -35,7 +34,12 @@ const (
 )
 
 // String returns "deg" or "mdeg".
-func (u Unit) String() string { return enum.Name(unitNames[:], u, "Unit") }
+func (u Unit) String() string {
+	if int(u) >= len(unitNames) {
+		return fmt.Sprintf("Unit(%d)", uint8(u))
+	}
+	return unitNames[u]
+}
 
 var unitNames = [...]string{Degrees: "deg", Millidegrees: "mdeg"}
 

@@ -51,37 +51,19 @@ func newSigRefs(c *Config) sigRefs {
 
 // readInt reads an integer signal; uint64 beyond int64 saturates.
 func readInt(b []byte, t datasource.Type) int64 {
-	ne := binary.NativeEndian
-	switch t {
-	case datasource.Uint8:
-		return int64(b[0])
-	case datasource.Int8:
-		return int64(int8(b[0]))
-	case datasource.Uint16:
-		return int64(ne.Uint16(b))
-	case datasource.Int16:
-		return int64(int16(ne.Uint16(b)))
-	case datasource.Uint32:
-		return int64(ne.Uint32(b))
-	case datasource.Int32:
-		return int64(int32(ne.Uint32(b)))
-	case datasource.Uint64:
-		return int64(min(ne.Uint64(b), math.MaxInt64))
-	case datasource.Int64:
-		return int64(ne.Uint64(b))
+	if t.IsFloat() {
+		return roundSat(readFloat(b, t))
 	}
-	return roundSat(readFloat(b, t))
+	raw := t.Raw(b, binary.NativeEndian)
+	if t == datasource.Uint64 {
+		return int64(min(raw, math.MaxInt64))
+	}
+	return int64(raw)
 }
 
+// readFloat reads a signal as a float64.
 func readFloat(b []byte, t datasource.Type) float64 {
-	ne := binary.NativeEndian
-	switch t {
-	case datasource.Float32:
-		return float64(math.Float32frombits(ne.Uint32(b)))
-	case datasource.Float64:
-		return math.Float64frombits(ne.Uint64(b))
-	}
-	return float64(readInt(b, t))
+	return t.Float64(t.Raw(b, binary.NativeEndian))
 }
 
 // roundSat rounds to nearest, halves away from zero; NaN is 0 and values

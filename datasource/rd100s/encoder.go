@@ -13,7 +13,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
-	"github.com/streamerd/streamerd/internal/udpsend"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
@@ -51,9 +50,9 @@ type Encoder struct {
 	haveData bool
 
 	conn   *net.UDPConn
-	out    *udpsend.Sender    // sends to dst; network thread only
-	watch  *udpsend.DestWatch // ICMP port unreachable; network thread only
-	reach  chan bool          // receiver gone (true) or back, for logEvents
+	out    *netthread.Sender    // sends to dst; network thread only
+	watch  *netthread.DestWatch // ICMP port unreachable; network thread only
+	reach  chan bool            // receiver gone (true) or back, for logEvents
 	em     *emitter
 	thread *netthread.Thread
 	origin int64 // CLOCK_MONOTONIC ns at the emitter's start: the cadence grid
@@ -108,9 +107,6 @@ func (e *Encoder) Name() string { return e.cfg.Name }
 
 // Signals returns the configured signals.
 func (e *Encoder) Signals() []datasource.Signal { return e.sigs }
-
-// Dest returns the resolved destination.
-func (e *Encoder) Dest() netip.AddrPort { return e.dst }
 
 // RateHz returns the emission cadence.
 func (e *Encoder) RateHz() float64 { return e.cfg.RateHz }
@@ -207,6 +203,7 @@ func (e *Encoder) startThread() error {
 // to the ready buffer, unlock. It never waits for the network; the emitter
 // sends the latest published values at its next tick.
 func (e *Encoder) Synchronise() error {
+	e.m.synchronised.Inc()
 	if e.lock.FastLock(e.cfg.LockTimeout, 0) != nil {
 		e.m.lockTimeouts.Inc()
 		return ErrLockTimeout
@@ -214,7 +211,6 @@ func (e *Encoder) Synchronise() error {
 	copy(e.ready, e.mem.Block())
 	e.haveData = true
 	e.lock.FastUnLock()
-	e.m.synchronised.Inc()
 	return nil
 }
 
@@ -269,9 +265,9 @@ type Status struct {
 	Events       []Event      `json:"events"`
 	Synchronised uint64       `json:"synchronised"`
 	LockTimeouts uint64       `json:"lock_timeouts"`
-	// DestUnreachable is true while the destination answers with ICMP
+	// DestinationUnreachable is true while the destination answers with ICMP
 	// port unreachable: no receiver listens there.
-	DestUnreachable bool `json:"dest_unreachable"`
+	DestinationUnreachable bool `json:"destination_unreachable"`
 }
 
 // StatusReport returns Status as an any, for a program that lists
@@ -308,7 +304,7 @@ func (e *Encoder) Status() Status {
 		Synchronised: e.m.synchronised.Get(),
 		LockTimeouts: e.m.lockTimeouts.Get(),
 
-		DestUnreachable: e.m.unreachable.Get() != 0,
+		DestinationUnreachable: e.m.unreachable.Get() != 0,
 	}
 	if s.Active == nil {
 		s.Active = []string{}

@@ -630,8 +630,8 @@ func TestValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Dest().Port() != DefaultDestPort || !e.Dest().Addr().IsLoopback() {
-		t.Errorf("localhost resolved to %v", e.Dest())
+	if e.dst.Port() != DefaultDestPort || !e.dst.Addr().IsLoopback() {
+		t.Errorf("localhost resolved to %v", e.dst)
 	}
 }
 

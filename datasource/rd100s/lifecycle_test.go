@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/VictoriaMetrics/metrics"
 
@@ -65,5 +66,25 @@ func TestLifecycleErrors(t *testing.T) {
 	}
 	if st := e.Status(); st.Running || st.PacketsSent == 0 || st.Name != "Enc" || st.Class != "RD100S" {
 		t.Errorf("status after stop %+v", st)
+	}
+}
+
+// TestSynchroniseCountsEveryCall checks synchronise_total counts every
+// call, a lock timeout too, as in every producer.
+func TestSynchroniseCountsEveryCall(t *testing.T) {
+	r := newRx(t, client.MonitorConfig{NominalRate: 500})
+	e := startEnc(t, testConfig(500), r)
+	if err := e.lock.FastLock(time.Second, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Synchronise(); !errors.Is(err, ErrLockTimeout) {
+		t.Errorf("Synchronise with the lock held: %v", err)
+	}
+	e.lock.FastUnLock()
+	if err := e.Synchronise(); err != nil {
+		t.Fatal(err)
+	}
+	if s, l := e.m.synchronised.Get(), e.m.lockTimeouts.Get(); s != 2 || l != 1 {
+		t.Errorf("synchronise_total %d, lock_timeouts_total %d; want 2, 1", s, l)
 	}
 }

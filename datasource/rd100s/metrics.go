@@ -5,7 +5,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"github.com/streamerd/streamerd/internal/dsmetrics"
+	"github.com/streamerd/streamerd/datasource"
 )
 
 // encoderMetrics holds the counters of one Encoder. Counters are atomic and
@@ -26,7 +26,7 @@ type encoderMetrics struct {
 }
 
 func newEncoderMetrics(ms *metrics.Set, name string) *encoderMetrics {
-	n := dsmetrics.New(ms, "rd100s", name)
+	n := datasource.NewMetrics(ms, "rd100s", name)
 	c := n.Counter
 	m := &encoderMetrics{
 		synchronised:   c("synchronise_total"),
@@ -49,7 +49,7 @@ func newEncoderMetrics(ms *metrics.Set, name string) *encoderMetrics {
 		seqJumps:       c("seq_jumps_total"),
 		eventsUnlogged: c("events_unlogged_total"),
 		unreachables:   c("icmp_port_unreachable_total"),
-		unreachable:    n.Gauge("dest_unreachable", nil),
+		unreachable:    n.Gauge("destination_unreachable", nil),
 	}
 	for k := range numKinds {
 		d := fmt.Sprintf(`degradation=%q`, kindNames[k])

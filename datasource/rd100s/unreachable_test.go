@@ -31,13 +31,13 @@ func TestReceiverGoneAndBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	dstest.Start(t, e)
-	waitUntil(t, 5*time.Second, func() bool { return e.Status().DestUnreachable })
+	waitUntil(t, 5*time.Second, func() bool { return e.Status().DestinationUnreachable })
 	back, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
 	if err != nil {
 		t.Skipf("port %d taken meanwhile: %v", port, err)
 	}
 	defer back.Close()
-	waitUntil(t, 5*time.Second, func() bool { return !e.Status().DestUnreachable })
+	waitUntil(t, 5*time.Second, func() bool { return !e.Status().DestinationUnreachable })
 	if e.m.unreachables.Get() == 0 {
 		t.Error("no ICMP port unreachable counted")
 	}

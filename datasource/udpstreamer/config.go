@@ -2,13 +2,13 @@ package udpstreamer
 
 import (
 	"encoding/binary"
+	"fmt"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
-	"github.com/streamerd/streamerd/internal/enum"
-	"github.com/streamerd/streamerd/internal/udpsend"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -57,7 +57,7 @@ type Config struct {
 	AllowedClients []netip.Prefix
 	// SendMethod is how fragments reach the kernel (Auto picks the fastest
 	// this kernel supports: GSO, then sendmmsg, then a sendto loop).
-	SendMethod udpsend.Method
+	SendMethod netthread.SendMethod
 	// LockTimeout bounds Synchronise's wait for the FastLock
 	// (DefaultLockTimeout when 0).
 	LockTimeout time.Duration
@@ -106,14 +106,22 @@ const (
 var policyNames = [numPolicies]string{"replace", "first"}
 
 // String returns "replace" or "first".
-func (p SessionPolicy) String() string { return enum.Name(policyNames[:], p, "SessionPolicy") }
+func (p SessionPolicy) String() string {
+	if p >= numPolicies {
+		return fmt.Sprintf("SessionPolicy(%d)", uint8(p))
+	}
+	return policyNames[p]
+}
 
 // ParseSessionPolicy parses "replace" or "first"; "" is Replace.
 func ParseSessionPolicy(s string) (SessionPolicy, error) {
 	if s == "" {
 		return Replace, nil
 	}
-	return enum.Lookup[SessionPolicy](policyNames[:], s, "SessionPolicy")
+	if i := slices.Index(policyNames[:], s); i >= 0 {
+		return SessionPolicy(i), nil
+	}
+	return 0, fmt.Errorf("unknown SessionPolicy %q (want replace or first)", s)
 }
 
 // Validate checks every rule of the UDPStreamer datasource and returns all

@@ -18,7 +18,7 @@
 // connected, quantises and serialises the update straight into a
 // preallocated wire buffer, where the datagrams lie back to back, around
 // the gaps their headers fill next, and hands them to the kernel in as few
-// syscalls as it allows (package udpsend). With no client (and no tap) it
+// syscalls as it allows (netthread.Sender). With no client (and no tap) it
 // serialises nothing.
 //
 // A receive goroutine reads CONNECT, DISCONNECT and ACK from the server

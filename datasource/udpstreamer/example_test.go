@@ -33,7 +33,7 @@ func (c *control) Execute() error {
 // embedding program at 1 kHz.
 func Example() {
 	log := slog.New(slog.DiscardHandler)
-	ms := metrics.NewSet() // serve it with ms.WritePrometheus
+	ms := metrics.NewSet() // serve it with datasource.WritePrometheus(w, ms.WritePrometheus, nil)
 
 	s, err := udpstreamer.New(udpstreamer.Config{
 		Name:    "Streamer",

@@ -11,16 +11,22 @@ package udpstreamer
 // by swapping its own buffer for the slot's (two slice headers), so it
 // never copies under the lock and the RT thread never waits for a copy.
 // With one slot this is the protocol's latest-value-wins hand-off.
+//
+// Each slot also carries a gap: DATA counter values the network thread
+// skips before it sends that cycle (SynchroniseAfterGap), so a client counts
+// them lost. A gap is never dropped with its cycle: an overwritten cycle
+// hands its gap on to the next cycle sent.
 type handoff struct {
 	slots  [][]byte
-	stamps []int64 // CLOCK_MONOTONIC ns since the Streamer's epoch
-	first  int     // slot of the oldest waiting cycle
-	n      int     // cycles waiting
+	stamps []int64  // CLOCK_MONOTONIC ns since the Streamer's epoch
+	gaps   []uint32 // counter values to skip before the slot's cycle
+	first  int      // slot of the oldest waiting cycle
+	n      int      // cycles waiting
 }
 
 // newHandoff allocates depth slots of size bytes.
 func newHandoff(depth, size int) handoff {
-	h := handoff{slots: make([][]byte, depth), stamps: make([]int64, depth)}
+	h := handoff{slots: make([][]byte, depth), stamps: make([]int64, depth), gaps: make([]uint32, depth)}
 	for i := range h.slots {
 		h.slots[i] = make([]byte, size)
 	}
@@ -28,8 +34,10 @@ func newHandoff(depth, size int) handoff {
 }
 
 // put returns the slot for a new cycle and whether it overwrites the oldest
-// waiting one. The caller fills slots[i] and stamps[i].
-func (h *handoff) put() (i int, overwrote bool) {
+// waiting one. The caller fills slots[i] and stamps[i], and sets gaps[i]
+// to its own gap plus carry: the gap of an overwritten cycle that no
+// waiting cycle took over.
+func (h *handoff) put() (i int, overwrote bool, carry uint32) {
 	depth := len(h.slots)
 	if h.n == 0 {
 		// Nothing waits: start again at slot 0, so while the network
@@ -39,16 +47,21 @@ func (h *handoff) put() (i int, overwrote bool) {
 		h.first = 0
 	}
 	if h.n == depth {
+		carry = h.gaps[h.first]
 		h.first = h.next(h.first)
 		h.n--
 		overwrote = true
+		if h.n > 0 && carry != 0 {
+			h.gaps[h.first] += carry
+			carry = 0
+		}
 	}
 	i = h.first + h.n
 	if i >= depth {
 		i -= depth
 	}
 	h.n++
-	return i, overwrote
+	return i, overwrote, carry
 }
 
 // next returns the slot after i, round the ring: a compare, not a
@@ -63,15 +76,21 @@ func (h *handoff) next(i int) int {
 // take swaps spare for the oldest waiting cycle and returns it with its
 // stamp; ok is false, and spare is returned unchanged, when none waits.
 func (h *handoff) take(spare []byte) (cycle []byte, stamp int64, ok bool) {
+	cycle, stamp, _, ok = h.takeGap(spare)
+	return cycle, stamp, ok
+}
+
+// takeGap is take that also returns the cycle's gap.
+func (h *handoff) takeGap(spare []byte) (cycle []byte, stamp int64, gap uint32, ok bool) {
 	if h.n == 0 {
-		return spare, 0, false
+		return spare, 0, 0, false
 	}
 	i := h.first
-	cycle, stamp = h.slots[i], h.stamps[i]
+	cycle, stamp, gap = h.slots[i], h.stamps[i], h.gaps[i]
 	h.slots[i] = spare
 	h.first = h.next(i)
 	h.n--
-	return cycle, stamp, true
+	return cycle, stamp, gap, true
 }
 
 // waiting returns the cycles waiting.

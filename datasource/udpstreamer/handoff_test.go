@@ -12,9 +12,10 @@ import (
 // putCycle publishes cycle v into h as Synchronise does, and reports
 // whether it overwrote a waiting cycle.
 func putCycle(h *handoff, v uint64) bool {
-	i, over := h.put()
+	i, over, carry := h.put()
 	binary.LittleEndian.PutUint64(h.slots[i], v)
 	h.stamps[i] = int64(v)
+	h.gaps[i] = carry
 	return over
 }
 

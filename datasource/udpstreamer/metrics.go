@@ -5,8 +5,8 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
-	"github.com/streamerd/streamerd/internal/dsmetrics"
 )
 
 // streamerMetrics holds the counters of one Streamer. Counters and gauges
@@ -28,7 +28,7 @@ type streamerMetrics struct {
 }
 
 func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
-	n := dsmetrics.New(ms, "udpstreamer", name)
+	n := datasource.NewMetrics(ms, "udpstreamer", name)
 	c := n.Counter
 	bad := func(reason string) *metrics.Counter {
 		return c("bad_datagrams_total", fmt.Sprintf(`reason=%q`, reason))
@@ -40,7 +40,7 @@ func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
 		noClient:              c("cycles_without_client_total"),
 		updates:               c("updates_sent_total"),
 		fragments:             c("fragments_sent_total"),
-		bytes:                 c("bytes_sent_total"),
+		bytes:                 c("sent_bytes_total"),
 		sendErrors:            c("send_errors_total", `kind="data"`),
 		configSendErrors:      c("send_errors_total", `kind="config"`),
 		configsSent:           c("configs_sent_total"),

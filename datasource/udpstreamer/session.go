@@ -8,7 +8,7 @@ import (
 	"time"
 
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
-	"github.com/streamerd/streamerd/internal/udpsend"
+	"github.com/streamerd/streamerd/netthread"
 )
 
 type controlKind uint8
@@ -53,7 +53,7 @@ func (s *Streamer) receive() {
 
 // onICMP queues the end of the session of a client whose port is
 // unreachable; the network thread checks it is still the client.
-func (s *Streamer) onICMP(e udpsend.ICMPError) {
+func (s *Streamer) onICMP(e netthread.ICMPError) {
 	if !e.PortUnreachable {
 		s.m.icmpOther.Inc()
 		return

@@ -1,12 +1,14 @@
+//go:build unix
+
 package udpstreamer
 
 import (
 	"fmt"
 	"os"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/rt"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -25,12 +27,6 @@ func spinDuration(b *testing.B) time.Duration {
 		}
 	}
 	return time.Second
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkNetworkSpin measures what NetworkSpin costs in CPU: the doc's
@@ -73,10 +69,10 @@ func BenchmarkNetworkSpin(b *testing.B) {
 				var pct, rate float64
 				n := 0
 				for b.Loop() {
-					c0, u0, t0 := cpuTime(), s.m.updates.Get(), time.Now()
+					c0, u0, t0 := testenv.CPUTime(), s.m.updates.Get(), time.Now()
 					time.Sleep(d)
 					el := time.Since(t0)
-					pct += float64(cpuTime()-c0) / float64(el) * 100
+					pct += float64(testenv.CPUTime()-c0) / float64(el) * 100
 					rate += float64(s.m.updates.Get()-u0) / el.Seconds()
 					n++
 				}

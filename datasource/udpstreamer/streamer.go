@@ -16,7 +16,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
-	"github.com/streamerd/streamerd/internal/udpsend"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
 	"github.com/streamerd/streamerd/rt/rtsync"
@@ -62,7 +61,7 @@ type Streamer struct {
 	wire        []byte
 	cfgLayout   udpswire.Layout
 	cfgWire     []byte // the CONFIG datagrams, built once; headers per send
-	sender      *udpsend.Sender
+	sender      *netthread.Sender
 	client      netip.AddrPort // zero when no session
 	counter     uint32         // DATA counter of the session
 	rawOff      int64          // CLOCK_MONOTONIC_RAW minus stamp clock, per drain
@@ -74,9 +73,9 @@ type Streamer struct {
 	tap         atomic.Pointer[Tap] // the in-process reader, if open
 
 	conn     *net.UDPConn
-	recvErrQ *udpsend.ErrQueue // ICMP errors, read by the receive goroutine
-	netErrQ  *udpsend.ErrQueue // the same queue, read by the network thread
-	onICMPFn func(udpsend.ICMPError)
+	recvErrQ *netthread.ErrQueue // ICMP errors, read by the receive goroutine
+	netErrQ  *netthread.ErrQueue // the same queue, read by the network thread
+	onICMPFn func(netthread.ICMPError)
 	heard    atomic.Int64 // when the client last sent a datagram, ns since epoch
 	sessLog  logLimiter   // network thread only
 	control  chan controlEvent
@@ -218,17 +217,17 @@ func (s *Streamer) Open() error {
 	}
 	// Room for two whole updates in the kernel while they leave, and for a
 	// burst of client datagrams; read back, logged once.
-	bufs, err := udpsend.SetBuffers(conn, max(4<<20, 2*s.dataLayout.WireSize()), 1<<20)
+	bufs, err := netthread.SetBuffers(conn, max(4<<20, 2*s.dataLayout.WireSize()), 1<<20)
 	if err != nil {
 		conn.Close()
 		return fmt.Errorf("datasource %q: socket buffers: %w", s.cfg.Name, err)
 	}
-	sender, err := udpsend.New(conn, s.cfg.SendMethod)
+	sender, err := netthread.NewSender(conn, s.cfg.SendMethod)
 	if err == nil {
-		s.recvErrQ, err = udpsend.EnableICMPErrors(conn)
+		s.recvErrQ, err = netthread.EnableICMPErrors(conn)
 	}
 	if err == nil {
-		s.netErrQ, err = udpsend.EnableICMPErrors(conn)
+		s.netErrQ, err = netthread.EnableICMPErrors(conn)
 	}
 	if err != nil {
 		conn.Close()
@@ -281,22 +280,43 @@ func (s *Streamer) PrepareNextState() error {
 // send_errors{kind="data"}, except the cycles waiting in the ring (at most
 // HandOffDepth): so synchronise_total = skipped + without_client +
 // updates_sent + data send errors + waiting.
-func (s *Streamer) Synchronise() error {
+func (s *Streamer) Synchronise() error { return s.SynchroniseAfterGap(0) }
+
+// SynchroniseAfterGap is Synchronise for a cycle that follows lost updates:
+// the network thread advances the DATA counter by lost before it sends
+// this cycle, so a client counts lost updates missing there (Update.Lost)
+// and breaks its traces, as after a loss on the network. A replay uses it
+// to keep the gaps of a recording. The gap is kept when the cycle is
+// overwritten (it passes to the next cycle sent) and is not applied while
+// no client is connected. Same contract and cost as Synchronise.
+func (s *Streamer) SynchroniseAfterGap(lost uint32) error {
 	s.m.synchronised.Inc()
 	if s.lock.FastLock(s.cfg.LockTimeout, 0) != nil {
 		s.m.skipped.Inc()
 		s.m.lockTimeouts.Inc()
 		return ErrLockTimeout
 	}
-	i, overwrote := s.ring.put()
+	i, overwrote, carry := s.ring.put()
 	copy(s.ring.slots[i][stampSize:], s.mem.Block())
 	s.ring.stamps[i] = int64(time.Since(s.epoch))
+	s.ring.gaps[i] = lost + carry
 	s.lock.FastUnLock()
 	if overwrote {
 		s.m.skipped.Inc()
 	}
 	s.sem.Post()
 	return nil
+}
+
+// Waiting returns the cycles published by Synchronise that the network
+// thread has not taken yet (at most HandOffDepth): a caller that must not
+// overwrite cycles (a replay sent as fast as it goes) publishes only while
+// it is below HandOffDepth. Any goroutine; it takes the FastLock.
+func (s *Streamer) Waiting() int {
+	s.lock.FastLock(rtsync.Forever, 0)
+	n := s.ring.waiting()
+	s.lock.FastUnLock()
+	return n
 }
 
 // Stop stops the network thread and the receive goroutine and closes the
@@ -376,7 +396,7 @@ func (s *Streamer) drain() {
 // client. It reports whether there was one.
 func (s *Streamer) takeAndSend() bool {
 	s.lock.FastLock(rtsync.Forever, 0)
-	taken, stamp, ok := s.ring.take(s.taken)
+	taken, stamp, gap, ok := s.ring.takeGap(s.taken)
 	s.lock.FastUnLock()
 	if !ok {
 		return false
@@ -396,6 +416,7 @@ func (s *Streamer) takeAndSend() bool {
 		s.m.noClient.Inc()
 		return true
 	}
+	s.counter += gap
 	s.dataLayout.PutHeaders(s.wire, udpswire.Data, s.counter)
 	s.counter++
 	n, err := s.sender.Send(s.wire, s.dataLayout.SegmentSize())

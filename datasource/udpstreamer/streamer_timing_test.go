@@ -14,7 +14,7 @@ import (
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/latency"
 	"github.com/streamerd/streamerd/internal/testenv"
-	"github.com/streamerd/streamerd/internal/udpsend"
+	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/quant"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -79,7 +79,7 @@ func BenchmarkSerialise(b *testing.B) {
 func BenchmarkSerialiseFragmentSend(b *testing.B) {
 	rcv := testenv.Loopback(b)
 	for _, cfg := range []Config{docScalarCfg(), docBurstCfg()} {
-		for _, m := range []udpsend.Method{udpsend.Loop, udpsend.Sendmmsg, udpsend.GSO} {
+		for _, m := range []netthread.SendMethod{netthread.MethodSendto, netthread.MethodSendmmsg, netthread.MethodGSO} {
 			b.Run(fmt.Sprintf("%s/%s", cfg.Name, m), func(b *testing.B) {
 				c := cfg
 				c.Address, c.SendMethod = "127.0.0.1", m
@@ -289,7 +289,7 @@ func newPoller(tb testing.TB, c *rawClient) *poller {
 	c.conn.SetReadDeadline(time.Time{}) // a deadline gone by fails every Read
 	p := &poller{tb: tb, c: c, rc: rc}
 	p.readFn = func(fd uintptr) bool {
-		p.n, p.err = syscall.Read(int(fd), p.c.buf)
+		p.n, p.err = readFD(fd, p.c.buf)
 		return true // never wait in the poller
 	}
 	return p

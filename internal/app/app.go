@@ -18,6 +18,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/config"
 	"github.com/streamerd/streamerd/internal/gam"
+	"github.com/streamerd/streamerd/internal/httpguard"
 	"github.com/streamerd/streamerd/rt"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -83,12 +84,12 @@ func Build(f *config.File, ms *metrics.Set, log *slog.Logger) (*App, error) {
 	a := &App{file: f, log: log, ms: ms}
 	a.events.init(eventRingSize)
 	a.guard = newHTTPGuard(ms, httpBounds.maxInFlight, httpBounds.maxBody)
-	if p := f.App.HTTPTokenFile; p != "" && f.App.HTTPAddress != "" {
-		tok, err := readToken(p)
+	if p := f.App.HTTPTokenFile; p != "" && (f.App.HTTPAddress != "" || f.App.ScopeAddress != "") {
+		tok, err := httpguard.ReadToken(p)
 		if err != nil {
 			return nil, f.Errorf("App.HTTPTokenFile", "%v", err)
 		}
-		a.guard.setToken(tok)
+		a.guard.token = tok
 	}
 	var errs []error
 	for i := range f.DataSources {
@@ -148,10 +149,11 @@ func (a *App) buildThread(ti int) (*thread, error) {
 		outputs[gi] = mems
 	}
 	// Datasources fed by no GAM are synchronised by the first thread, so
-	// forced values and RD100S emission still reach them.
+	// forced values and RD100S emission still reach them; a Replay
+	// synchronises itself.
 	if ti == 0 {
 		for di := range a.sources {
-			if !a.fedByAnyThread(di) {
+			if !a.fedByAnyThread(di) && !selfSynchronised(a.sources[di].ds) {
 				feeds[di] = nil
 			}
 		}
@@ -181,7 +183,7 @@ func (a *App) buildThread(ti int) (*thread, error) {
 		Period:          tc.Period,
 		CPUMask:         tc.CPUMask,
 		Priority:        tc.Priority,
-		SleepNature:     rt.SleepNature(tc.SleepNature),
+		SleepNature:     tc.SleepNature,
 		SleepPercentage: tc.SleepPercentage,
 		LockMemory:      a.file.App.LockMemory && ti == 0,
 		GCOff:           a.file.App.GCPolicy == "off" && ti == 0,
@@ -191,9 +193,8 @@ func (a *App) buildThread(ti int) (*thread, error) {
 	if err != nil {
 		return nil, fmt.Errorf("thread %q: %w", tc.Name, err)
 	}
-	for _, w := range r.Warnings() {
-		a.log.Warn("RT thread configuration", "thread", tc.Name, "warning", w)
-	}
+	// r.Warnings() are among the file's warnings (config.File.Warnings),
+	// which the command prints where it loads the file.
 	for _, t := range th.timers {
 		t.Bind(r.Counter(), r.Time())
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/replay"
 )
 
 // newDataSource constructs the producer of d from its own Config. Its
@@ -23,6 +24,8 @@ func newDataSource(d *config.DataSource, ms *metrics.Set, log *slog.Logger) (dat
 		return flatudp.New(*d.FlatUDP, ms, log)
 	case d.RD100S != nil:
 		return rd100s.New(*d.RD100S, ms, log)
+	case d.Replay != nil:
+		return replay.New(d.Replay.File, d.Replay.Options, ms, log)
 	}
 	return nil, fmt.Errorf("datasource %q: class %q is not available in this build", d.Name, d.Class)
 }
@@ -36,4 +39,25 @@ func statusOf(ds datasource.DataSource) any {
 		return r.StatusReport()
 	}
 	return map[string]string{"name": ds.Name()}
+}
+
+// selfSynchronised reports whether ds writes its own signal memory and
+// synchronises it from its own thread (a Replay): no RT thread's broker
+// may touch that memory, so none is built for it and its signals cannot
+// be forced.
+func selfSynchronised(ds datasource.DataSource) bool {
+	_, ok := ds.(*replay.Replay)
+	return ok
+}
+
+// streamerOf returns the UDPStreamer that serves ds (a UDPStreamer
+// itself, or a Replay's), or nil.
+func streamerOf(ds datasource.DataSource) *udpstreamer.Streamer {
+	switch d := ds.(type) {
+	case *udpstreamer.Streamer:
+		return d
+	case *replay.Replay:
+		return d.Streamer()
+	}
+	return nil
 }

@@ -26,13 +26,13 @@ func (a *App) Describe(w io.Writer) {
 			th.cfg.Name, th.cfg.Period, th.cfg.CPUMask, th.cfg.Priority, th.cfg.SleepNature,
 			count(len(th.cfg.GAMIndex), "GAM"), count(outputs, "output"), count(len(th.brokers), "broker"))
 	}
-	for _, s := range a.sources {
+	for i, s := range a.sources {
 		fmt.Fprintf(w, "\ndatasource %s (%s)\n", s.cfg.Name, s.cfg.Class)
 		var mem *datasource.Memory
 		if m, ok := s.ds.(interface{ Memory() *datasource.Memory }); ok {
 			mem = m.Memory()
 		}
-		describeSignals(w, s.ds.Signals(), mem, s.cfg.Class == config.ClassUDPStreamer)
+		describeSignals(w, s.ds.Signals(), mem, streamerOf(s.ds) != nil)
 		if mem != nil {
 			fmt.Fprintf(w, "  signal memory: %d bytes\n", mem.Size())
 		}
@@ -41,6 +41,27 @@ func (a *App) Describe(w io.Writer) {
 		}
 		if d, ok := s.ds.(interface{ SignalsString() string }); ok {
 			fmt.Fprintf(w, "  udpscope signals: %s\n", d.SignalsString())
+		}
+		describeSettings(w, a.file.Settings(i))
+	}
+}
+
+// describeSettings prints the keys of a datasource's class with the
+// values its producer was given, marking those the file left out.
+func describeSettings(w io.Writer, settings []config.Setting) {
+	if len(settings) == 0 {
+		return
+	}
+	kw, vw := 0, 0
+	for _, s := range settings {
+		kw, vw = max(kw, len(s.Key)), max(vw, min(len(s.Value), 20)) // a long value does not push the column
+	}
+	fmt.Fprintf(w, "  settings:\n")
+	for _, s := range settings {
+		if s.Default {
+			fmt.Fprintf(w, "    %-*s  %-*s  default\n", kw, s.Key, vw, s.Value)
+		} else {
+			fmt.Fprintf(w, "    %-*s  %s\n", kw, s.Key, s.Value)
 		}
 	}
 }

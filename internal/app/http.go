@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/valyala/bytebufferpool"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/httpguard"
 )
 
 // startHTTP listens on App.HTTPAddress (nothing when it is empty) and
@@ -24,10 +27,12 @@ import (
 //	POST /release?signal=DS.Signal         release it
 //	POST /degrade?datasource=DS&key=K&value=V   RD100S degradations (see docs/config.md)
 //
-// Every request is bounded before a handler sees it (httpguard.go). With a
-// token (App.HTTPTokenFile) every endpoint needs it; without one, the
-// control endpoints are served only on a loopback address unless
-// App.HTTPInsecureControl says otherwise.
+// Every connection and request is bounded before a handler sees it
+// (httpguard.go, internal/httpguard): connections per client address, the
+// host names answered (App.HTTPAllowedHosts), cross-origin requests to the
+// control endpoints. With a token (App.HTTPTokenFile) every endpoint
+// needs it; without one, the control endpoints are served only on a
+// loopback address unless App.HTTPInsecureControl says otherwise.
 func (a *App) startHTTP() error {
 	addr := a.file.App.HTTPAddress
 	if addr == "" {
@@ -43,7 +48,7 @@ func (a *App) startHTTP() error {
 	if ta, ok := ln.Addr().(*net.TCPAddr); ok {
 		loopback = ta.IP.IsLoopback()
 	}
-	if !loopback && !g.hasToken && !a.file.App.HTTPInsecureControl {
+	if !loopback && g.token == nil && !a.file.App.HTTPInsecureControl {
 		g.controlOff = "forbidden: control endpoints are off, as HTTP is not on a loopback address and has no token (App.HTTPTokenFile)"
 	}
 	if msg := config.HTTPExposure(&a.file.App, loopback); msg != "" {
@@ -58,16 +63,20 @@ func (a *App) startHTTP() error {
 	mux.HandleFunc("GET /{$}", g.handle(classRead, func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "streamerd\n\nGET  /metrics\nGET  /status\nPOST /force?signal=DataSource.Signal&value=V\nPOST /release?signal=DataSource.Signal\nPOST /degrade?datasource=DS&key=K&value=V\n")
 	}))
-	a.httpLn = ln
+	hosts := httpguard.NewHosts(addr, a.file.App.HTTPAllowedHosts, "App.HTTPAllowedHosts", httpRefused(a.ms, "host"))
 	a.httpSrv = &http.Server{
-		Handler: mux, ReadHeaderTimeout: b.readHeader, ReadTimeout: b.read, WriteTimeout: b.write,
+		Handler: hosts.Check(mux), ReadHeaderTimeout: b.readHeader, ReadTimeout: b.read, WriteTimeout: b.write,
 		IdleTimeout: b.idle, MaxHeaderBytes: b.maxHeader,
 		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelDebug),
 	}
-	lim := &limitListener{Listener: ln, slots: make(chan struct{}, b.maxConns),
-		refused: a.ms.GetOrCreateCounter(`streamerd_http_refused_total{reason="connections"}`)}
-	go a.httpSrv.Serve(lim)
-	a.log.Info("HTTP listening", "address", ln.Addr().String(), "token", g.hasToken, "control", g.controlOff == "")
+	lim := httpguard.Listen(ln, httpguard.ListenerOptions{
+		MaxConns: b.maxConns, MaxPerClient: b.maxPerClient, EvictAfter: b.evictAfter, Name: "HTTP", Log: a.log,
+		Refused: a.ms.GetOrCreateCounter("streamerd_http_connections_refused_total"),
+		Evicted: a.ms.GetOrCreateCounter("streamerd_http_connections_evicted_total"),
+	})
+	a.httpLn = lim
+	go lim.Serve(a.httpSrv)
+	a.log.Info("HTTP listening", "address", ln.Addr().String(), "token", g.token != nil, "control", g.controlOff == "")
 	return nil
 }
 
@@ -83,10 +92,26 @@ func (a *App) stopHTTP() {
 	a.httpSrv = nil
 }
 
+// metricHelp is the one-line help of every family this package registers
+// or writes; datasource has the producers'.
+var metricHelp = joinHelp(threadHelp, timingHelp, httpHelp, runtimeHelp)
+
+// joinHelp returns one table of the tables' entries.
+func joinHelp(tables ...map[string]string) map[string]string {
+	all := map[string]string{}
+	for _, t := range tables {
+		maps.Copy(all, t)
+	}
+	return all
+}
+
+// serveMetrics writes the set and the runtime metrics, every # HELP line
+// filled in (datasource.WritePrometheus), into a pooled buffer: a slow
+// client holds no lock.
 func (a *App) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	bb := bytebufferpool.Get()
 	defer bytebufferpool.Put(bb)
-	a.ms.WritePrometheus(bb)
+	datasource.WritePrometheus(bb, a.ms.WritePrometheus, metricHelp)
 	a.procMetrics.write(bb)
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	w.Write(bb.B)
@@ -151,8 +176,9 @@ func (a *App) Status() Status {
 	for _, s := range a.sources {
 		st.DataSources = append(st.DataSources, statusOf(s.ds))
 		sigs := s.ds.Signals()
-		for idx, v := range s.forces.Forced() {
-			st.Forces = append(st.Forces, forceStatus(s.cfg.Name, &sigs[idx], v))
+		forced := s.forces.Forced()
+		for _, idx := range slices.Sorted(maps.Keys(forced)) { // in signal order, not the map's
+			st.Forces = append(st.Forces, forceStatus(s.cfg.Name, &sigs[idx], forced[idx]))
 		}
 	}
 	st.Events = a.events.recent()

@@ -20,6 +20,7 @@ import (
 	vmetrics "github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/httpguard"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 
@@ -48,11 +49,7 @@ func startHTTP(t *testing.T, f *config.File) *httpApp {
 }
 
 // setBounds changes the HTTP bounds for one test.
-func setBounds(t *testing.T, change func(b *struct {
-	readHeader, read, write, idle time.Duration
-	maxHeader, maxBody            int
-	maxConns, maxInFlight         int
-})) {
+func setBounds(t *testing.T, change func(b *httpLimits)) {
 	saved := httpBounds
 	change(&httpBounds)
 	t.Cleanup(func() { httpBounds = saved })
@@ -101,7 +98,7 @@ func (h *httpApp) checkReplies(t *testing.T, path string, replies []reply) {
 }
 
 func (h *httpApp) counter(reason string) uint64 {
-	return h.ms.GetOrCreateCounter(`streamerd_http_refused_total{reason="` + reason + `"}`).Get()
+	return h.ms.GetOrCreateCounter(`streamerd_http_requests_refused_total{reason="` + reason + `"}`).Get()
 }
 
 // The reply states the value applied, base 10, and what the wire does to
@@ -178,19 +175,15 @@ func TestHTTPHeaderBound(t *testing.T) {
 // A connection that stalls in its headers, in its body, or idles between
 // requests is closed after its bound; without the bound it stays open.
 func TestHTTPSlowConnectionsAreCut(t *testing.T) {
-	setBounds(t, func(b *struct {
-		readHeader, read, write, idle time.Duration
-		maxHeader, maxBody            int
-		maxConns, maxInFlight         int
-	}) {
+	setBounds(t, func(b *httpLimits) {
 		b.readHeader, b.read, b.idle = 200*time.Millisecond, 300*time.Millisecond, 300*time.Millisecond
 	})
 	h := startHTTPApp(t, "127.0.0.1:0", "")
 	addr := strings.TrimPrefix(h.base, "http://")
 	for name, send := range map[string]string{
-		"slow header": "GET /status HTTP/1.1\r\nHost: x\r\nX-Slow: a",
-		"slow body":   "POST /force HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nsignal=",
-		"idle":        "GET /status HTTP/1.1\r\nHost: x\r\n\r\n",
+		"slow header": "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: a",
+		"slow body":   "POST /force HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nsignal=",
+		"idle":        "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			c, err := net.Dial("tcp", addr)
@@ -211,17 +204,15 @@ func TestHTTPSlowConnectionsAreCut(t *testing.T) {
 	}
 }
 
-// Connections beyond the cap are closed at accept; a slot freed serves
-// again.
+// Connections beyond the cap wait for a slot: one that frees, or one
+// whose connection has waited EvictAfter for its request (the longest
+// waiting is closed for the newcomer).
 func TestHTTPConnectionCap(t *testing.T) {
-	setBounds(t, func(b *struct {
-		readHeader, read, write, idle time.Duration
-		maxHeader, maxBody            int
-		maxConns, maxInFlight         int
-	}) {
-		b.maxConns, b.readHeader = 3, time.Minute
+	setBounds(t, func(b *httpLimits) {
+		b.maxConns, b.maxPerClient, b.readHeader, b.evictAfter = 3, 3, time.Minute, time.Hour
 	})
 	h := startHTTPApp(t, "127.0.0.1:0", "")
+	lim := h.httpLn.(*httpguard.Listener)
 	addr := strings.TrimPrefix(h.base, "http://")
 	var held []net.Conn
 	for range 3 {
@@ -232,32 +223,39 @@ func TestHTTPConnectionCap(t *testing.T) {
 		defer c.Close()
 		held = append(held, c)
 	}
-	// The fourth is closed, once the server has accepted the first three.
-	refused := false
-	for deadline := time.Now().Add(10 * time.Second); !refused && time.Now().Before(deadline); {
+	testenv.Eventually(t, "three connections served", time.Minute, func() bool { return lim.Stats().Open == 3 })
+	probe := make(chan error, 1)
+	go func() { probe <- testenv.Probe(testenv.ProbeClient("127.0.0.1"), h.base+"/status") }()
+	testenv.Eventually(t, "the fourth queued", time.Minute, func() bool { return lim.Stats().Queued == 1 })
+	held[0].Close()
+	if err := testenv.Receive(t, probe, time.Minute, "the fourth served"); err != nil {
+		t.Fatal(err)
+	}
+
+	// With EvictAfter, the connection that waited longest makes room.
+	setBounds(t, func(b *httpLimits) { b.evictAfter = 50 * time.Millisecond })
+	h = startHTTPApp(t, "127.0.0.1:0", "")
+	lim = h.httpLn.(*httpguard.Listener)
+	addr = strings.TrimPrefix(h.base, "http://")
+	held = held[:0]
+	for range 3 {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.Write([]byte("GET /status HTTP/1.1\r\nHost: x\r\n\r\n"))
-		c.SetReadDeadline(time.Now().Add(2 * time.Second))
-		n, err := c.Read(make([]byte, 1))
-		c.Close()
-		refused = n == 0 && err != nil && !errors.Is(err, os.ErrDeadlineExceeded)
+		defer c.Close()
+		held = append(held, c)
 	}
-	if !refused || h.counter("connections") == 0 {
-		t.Fatalf("fourth connection not refused (counter %d)", h.counter("connections"))
+	testenv.Eventually(t, "three connections served", time.Minute, func() bool { return lim.Stats().Open == 3 })
+	if err := testenv.Probe(testenv.ProbeClient("127.0.0.1"), h.base+"/status"); err != nil {
+		t.Fatal(err)
 	}
-	held[0].Close()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		resp, err := http.Get(h.base + "/status")
-		if err == nil {
-			resp.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no slot after a close: %v", err)
-		}
+	held[0].SetReadDeadline(time.Now().Add(time.Minute))
+	if n, err := held[0].Read(make([]byte, 1)); n != 0 || err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("the oldest waiting connection was not closed: %d %v", n, err)
+	}
+	if n := h.ms.GetOrCreateCounter("streamerd_http_connections_evicted_total").Get(); n != 1 {
+		t.Errorf("evicted = %d", n)
 	}
 }
 

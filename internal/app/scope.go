@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
+	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/httpguard"
 	"github.com/streamerd/streamerd/internal/scope"
 )
 
@@ -22,7 +24,7 @@ type appScope struct {
 }
 
 // startScope serves the web scope on App.ScopeAddress (nothing when it is
-// empty): one page per UDPStreamer datasource, at / when there is one and
+// empty): one page per UDPStreamer or Replay datasource, at / when there is one and
 // at /<name>/ when there are several. Each page reads its datasource
 // through the datasource's tap, in the process: it is not a network client
 // and never takes the session.
@@ -41,8 +43,8 @@ func (a *App) startScope() error {
 		}
 	}
 	for _, s := range a.sources {
-		us, ok := s.ds.(*udpstreamer.Streamer)
-		if !ok {
+		us := streamerOf(s.ds)
+		if us == nil {
 			continue
 		}
 		tap, err := us.OpenTap()
@@ -80,14 +82,28 @@ func (a *App) startScope() error {
 		closeTaps()
 		return fmt.Errorf("scope listen on %s: %w", addr, err)
 	}
+	loopback := false
+	if ta, ok := ln.Addr().(*net.TCPAddr); ok {
+		loopback = ta.IP.IsLoopback()
+	}
+	if msg := config.ScopeExposure(&a.file.App, loopback); msg != "" {
+		a.log.Warn(msg, "address", ln.Addr().String())
+	}
+	ho := scope.HTTPOptions{
+		Listen: addr, AllowedHosts: a.file.App.HTTPAllowedHosts, HostsHint: "App.HTTPAllowedHosts", Token: a.guard.token, Log: a.log,
+		Conns: httpguard.ListenerOptions{
+			Refused: a.ms.GetOrCreateCounter("streamerd_scope_connections_refused_total"),
+			Evicted: a.ms.GetOrCreateCounter("streamerd_scope_connections_evicted_total"),
+		},
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	sc := &appScope{ln: ln, cancel: cancel, taps: taps}
-	sc.wg.Go(func() { scope.Serve(ctx, ln, mux, a.log) })
+	sc.wg.Go(func() { scope.Serve(ctx, ln, mux, ho) })
 	for _, srv := range servers {
 		sc.wg.Go(func() { srv.Run(ctx) })
 	}
 	a.scope = sc
-	a.log.Info("scope listening", "url", "http://"+ln.Addr().String()+"/")
+	a.log.Info("scope listening", "url", "http://"+ln.Addr().String()+"/", "token", a.guard.token != nil)
 	return nil
 }
 

@@ -1,7 +1,9 @@
 package app
 
 import (
+	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,5 +36,41 @@ func TestScopeAddress(t *testing.T) {
 	}
 	if n := runtime.NumGoroutine(); n > before {
 		t.Errorf("%d goroutines after Stop, %d before Build", n, before)
+	}
+}
+
+// TestScopeUnderTheToken: with HTTPTokenFile the scope asks for the token
+// like the HTTP endpoint: its page, files, status and WebSocket answer 401
+// without it; and it answers only the names it serves.
+func TestScopeUnderTheToken(t *testing.T) {
+	const tok = "s3cret-token-0123456789"
+	f := exampleFile(t, "burst.toml", scopeNoHTTP+"\nHTTPTokenFile = "+strconv.Quote(writeToken(t, tok)))
+	a, _ := startFile(t, f)
+	base := "http://" + a.ScopeAddr() + "/"
+	get := func(path, auth, host string) int {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		if host != "" {
+			req.Host = host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, p := range []string{"", "status.json", "static/scope.js", "ws"} {
+		if code := get(p, "", ""); code != http.StatusUnauthorized {
+			t.Errorf("/%s without the token: %d", p, code)
+		}
+	}
+	if code := get("status.json", "Bearer "+tok, ""); code != 200 {
+		t.Errorf("status.json with the token: %d", code)
+	}
+	if code := get("status.json", "Bearer "+tok, "evil.example"); code != http.StatusMisdirectedRequest {
+		t.Errorf("status.json as evil.example: %d", code)
 	}
 }

@@ -189,21 +189,7 @@ func putUint(b []byte, size int, v uint64) {
 
 // element returns element k of b (signal memory of type t) as text.
 func element(t datasource.Type, b []byte, k int) string {
-	size := t.Size()
-	var u uint64
-	for i := 0; i < size; i++ {
-		u |= uint64(b[k*size+i]) << (8 * i)
-	}
-	switch t {
-	case datasource.Float32:
-		return strconv.FormatFloat(float64(math.Float32frombits(uint32(u))), 'g', -1, 32)
-	case datasource.Float64:
-		return strconv.FormatFloat(math.Float64frombits(u), 'g', -1, 64)
-	case datasource.Int8, datasource.Int16, datasource.Int32, datasource.Int64:
-		shift := 64 - 8*size
-		return strconv.FormatInt(int64(u<<shift)>>shift, 10)
-	}
-	return strconv.FormatUint(u, 10)
+	return string(t.AppendRaw(nil, t.Raw(b[k*t.Size():], binary.NativeEndian)))
 }
 
 // formatValue is the inverse of parseValue, at most about max bytes: one

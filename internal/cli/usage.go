@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/streamerd/streamerd/internal/suggest"
 )
 
 // Usage is what a command's -h prints: its synopsis lines, a paragraph
@@ -24,6 +27,53 @@ type Usage struct {
 func SetUsage(fs *flag.FlagSet, u Usage) {
 	fs.Usage = func() { u.Write(fs.Output(), fs) }
 }
+
+// Parse parses args with fs as fs.Parse does, and names, in the error of a
+// flag that fs does not define, the defined flag closest to it:
+// "flag provided but not defined: -confg (did you mean -config?)", both
+// in the line fs prints and in the error returned.
+func Parse(fs *flag.FlagSet, args []string) error {
+	out := fs.Output()
+	var buf bytes.Buffer
+	fs.SetOutput(&buf)
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	printed := buf.String()
+	if hint := flagHint(fs, err); hint != "" {
+		old := err.Error()
+		err = &hintError{err, hint}
+		printed = strings.Replace(printed, old+"\n", err.Error()+"\n", 1)
+	}
+	io.WriteString(out, printed)
+	return err
+}
+
+// flagHint returns " (did you mean -name?)" for an error of fs.Parse
+// about an undefined flag close to a defined one, else "".
+func flagHint(fs *flag.FlagSet, err error) string {
+	if err == nil {
+		return ""
+	}
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if c := suggest.Closest(name, names); c != "" {
+		return " (did you mean -" + c + "?)"
+	}
+	return ""
+}
+
+// hintError is a flag error with a suggestion appended.
+type hintError struct {
+	err  error
+	hint string
+}
+
+func (e *hintError) Error() string { return e.err.Error() + e.hint }
+func (e *hintError) Unwrap() error { return e.err }
 
 // ParseError is the exit code of a command whose flags did not parse:
 // ExitOK for -h or -help (the usage is printed already), otherwise

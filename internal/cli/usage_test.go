@@ -45,3 +45,56 @@ func TestParseError(t *testing.T) {
 		t.Errorf("bad: exit %d, stderr %q", code, stderr.String())
 	}
 }
+
+// TestParseSuggestsTheClosestFlag: a misspelt flag is named with the
+// closest defined one, in the line the flag set prints and in the error;
+// a flag far from every defined one gets no suggestion.
+func TestParseSuggestsTheClosestFlag(t *testing.T) {
+	newFS := func(out *bytes.Buffer) *flag.FlagSet {
+		fs := flag.NewFlagSet("tool", flag.ContinueOnError)
+		fs.SetOutput(out)
+		SetUsage(fs, Usage{Synopsis: []string{"-config file"}})
+		fs.String("config", "", "the `file`")
+		fs.Bool("check", false, "check only")
+		fs.String("log-level", "", "level")
+		return fs
+	}
+	for _, c := range []struct {
+		args []string
+		want string // "" for no error
+	}{
+		{[]string{"-confg", "x"}, "flag provided but not defined: -confg (did you mean -config?)"},
+		{[]string{"--cnofig=x"}, "flag provided but not defined: -cnofig (did you mean -config?)"},
+		{[]string{"-chekc"}, "flag provided but not defined: -chekc (did you mean -check?)"},
+		{[]string{"-log-levle", "debug"}, "flag provided but not defined: -log-levle (did you mean -log-level?)"},
+		{[]string{"-verbose"}, "flag provided but not defined: -verbose"},
+		{[]string{"-config", "x", "-check"}, ""},
+	} {
+		var out bytes.Buffer
+		fs := newFS(&out)
+		err := Parse(fs, c.args)
+		if c.want == "" {
+			if err != nil || out.Len() != 0 {
+				t.Errorf("%v: %v\n%s", c.args, err, out.String())
+			}
+			continue
+		}
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%v: error %v, want %s", c.args, err, c.want)
+		}
+		if !strings.HasPrefix(out.String(), c.want+"\nusage: tool -config file\n") {
+			t.Errorf("%v: printed\n%s", c.args, out.String())
+		}
+		if fs.Output() != &out {
+			t.Errorf("%v: Parse changed the flag set's output", c.args)
+		}
+		var stderr bytes.Buffer
+		if code := ParseError("tool", &stderr, err); code != ExitUsage || stderr.String() != "tool: "+c.want+"\n" {
+			t.Errorf("%v: exit %d, %q", c.args, code, stderr.String())
+		}
+	}
+	var out bytes.Buffer
+	if err := Parse(newFS(&out), []string{"-h"}); !errors.Is(err, flag.ErrHelp) || !strings.Contains(out.String(), "-config file") {
+		t.Errorf("-h: %v\n%s", err, out.String())
+	}
+}

@@ -13,15 +13,42 @@
 //     already resolved to indexes (GAM.Thread, Output.DataSource/Signal
 //     indexes, Input.GAM/Output indexes).
 //
+// Every key is declared once, in a table of key declarations (appKeys,
+// threadKeys, udpStreamerKeys, ...): its name, its TOML type with the
+// range or values the file may write, its default, its unit and its doc.
+// That declaration reads the key into its Go field, checks it, positions
+// its errors at file:line:col, prints it in streamerd -describe, and
+// writes its row of docs/config.md, which a test keeps in step. An
+// unknown key is reported with the known key closest to it.
+//
 // Every rule of a datasource class lives once, in its producer: the class's
 // keys are decoded into the producer's Config and checked by the producer's
-// Validate, whose errors are positioned at their keys. The decoder itself
-// checks only what the file adds: TOML types, the spelling of names (types,
+// Validate, whose errors are positioned at their keys. The declarations
+// check only what the file adds: TOML types, the spelling of names (types,
 // modes, units), keys that have no effect for the class or mode chosen, and
 // a 0 written where the producer's zero value means its default (a file
 // asks for a default by leaving the key out).
 //
-// The package does no I/O beyond Load reading the file. A *File is
+// To add a key, add one field() line to its table's declarations, in the
+// file of that table (app.go, thread.go, gam.go, datasource.go,
+// udpstreamer.go, rd100s.go, flatudp.go, replay.go), with the Go field it
+// fills:
+//
+//	field("HTTPAllowedHosts", strs(), func(a *App) *[]string { return &a.HTTPAllowedHosts }).
+//		Doc("host names the HTTP endpoint answers to; empty: any"),
+//
+// A default other than the field's zero value goes in the table's
+// defaults; a rule of one key goes in .Check or .Only, a rule of a
+// producer in the producer's Validate (not here); a value the existing
+// types (types.go) do not read, such as an integer or "auto", gets a new
+// valueType. A class that takes a key of another class with the same
+// meaning reuses that declaration with via, as the Replay class takes
+// the UDPStreamer's server keys (replay.go). Then run go test
+// ./internal/config -update to write the key's row into docs/config.md.
+//
+// The package does no I/O beyond Load reading the file, and Parse opening
+// the recording of each Replay datasource to read its signal list (the
+// footer, not the rows). A *File is
 // immutable after Parse returns and safe to read from any goroutine.
 package config
 
@@ -34,6 +61,8 @@ import (
 	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/regfile"
+	"github.com/streamerd/streamerd/internal/replay"
+	"github.com/streamerd/streamerd/rt"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -75,6 +104,10 @@ type App struct {
 	// HTTPInsecureControl serves /force, /release and /degrade without a
 	// token on an HTTPAddress that is not loopback (refused otherwise).
 	HTTPInsecureControl bool
+	// HTTPAllowedHosts are host names the HTTP endpoint and the scope
+	// answer to besides localhost, IP addresses and the host of their
+	// address (a request naming another host gets 421).
+	HTTPAllowedHosts []string
 }
 
 // MemoryLimitAuto is App.MemoryLimit when the file leaves it out: the
@@ -94,24 +127,17 @@ func (a *App) SlogLevel() slog.Level {
 	return slog.LevelInfo
 }
 
-// SleepNature says how an RT thread waits for its next period.
-type SleepNature uint8
+// SleepNature says how an RT thread waits for its next period: rt's enum.
+type SleepNature = rt.SleepNature
 
 // The sleep natures of an RT thread.
 const (
-	SleepDefault SleepNature = iota // sleep on the timer for the whole period
-	SleepBusy                       // spin on the clock for the whole period
-	SleepHybrid                     // sleep SleepPercentage of the period, then spin
+	SleepDefault = rt.Default // sleep on the timer for the whole period
+	SleepBusy    = rt.Busy    // spin on the clock for the whole period
+	SleepHybrid  = rt.Hybrid  // sleep SleepPercentage of the period, then spin
 )
 
-var sleepNatureNames = []string{"Default", "Busy", "Hybrid"}
-
-func (s SleepNature) String() string {
-	if int(s) < len(sleepNatureNames) {
-		return sleepNatureNames[s]
-	}
-	return "SleepNature(?)"
-}
+var sleepNatureNames = []string{SleepDefault.String(), SleepBusy.String(), SleepHybrid.String()}
 
 // Thread is one RT thread: it runs its GAMs in order once per Period.
 type Thread struct {
@@ -119,7 +145,7 @@ type Thread struct {
 	Frequency       float64       // Hz, 1/Period
 	Period          time.Duration // from Frequency or Period
 	CPUMask         cpu.Mask      // 0 = no pinning
-	Priority        int           // 0 normal scheduling, 1..99 SCHED_FIFO
+	Priority        int           // 0 normal scheduling, 1..cpu.MaxPriority SCHED_FIFO
 	SleepNature     SleepNature
 	SleepPercentage int      // Hybrid only: percent of the period slept before spinning
 	GAMs            []string // GAM names in execution order
@@ -187,12 +213,14 @@ const (
 	ClassUDPStreamer = "UDPStreamer"
 	ClassRD100S      = "RD100S"
 	ClassFlatUDP     = "FlatUDP"
+	ClassReplay      = "Replay"
 )
 
 // DataSource is one output datasource. Exactly one of the class pointers is
 // set, matching Class: the producer's own configuration, decoded from the
 // file and checked by the producer's own Validate, ready for its New. Its
-// Signals are the datasource's Signals.
+// Signals are the datasource's Signals; a Replay's are its recording's,
+// read when the file was parsed.
 type DataSource struct {
 	Name        string
 	Class       string
@@ -200,6 +228,16 @@ type DataSource struct {
 	UDPStreamer *udpstreamer.Config
 	RD100S      *rd100s.Config
 	FlatUDP     *flatudp.Config
+	Replay      *Replay
+}
+
+// Replay is a Replay datasource: the recording it plays, and how, ready
+// for replay.New(File, Options, ...).
+type Replay struct {
+	// File is the recording's path: as the file writes it when absolute,
+	// else joined to the directory of the configuration file.
+	File string
+	replay.Options
 }
 
 // MaxFileSize is the size of the largest configuration file Load reads.

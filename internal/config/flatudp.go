@@ -1,53 +1,81 @@
 package config
 
 import (
+	"fmt"
 	"net/netip"
+	"strconv"
+	"time"
 
 	"github.com/streamerd/streamerd/datasource/flatudp"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // flatUDP decodes the keys of a FlatUDP datasource into its Config and
 // returns what flatudp.Validate reports.
 func flatUDP(t *tbl, ds *DataSource) error {
 	c := &flatudp.Config{Name: ds.Name, Signals: ds.Signals}
-	c.Address = t.str("Address", "")
-	c.Port = int(t.integer("Port", flatudp.DefaultPort, 1, 65535))
-	c.ExecutionMode = executionMode(t)
-	c.NumberOfPreTriggers = t.int("NumberOfPreTriggers", 0)
-	c.NumberOfPostTriggers = t.int("NumberOfPostTriggers", 0)
-	c.NumberOfBuffers = t.nonZeroInt("NumberOfBuffers", 0)
-	if t.enum("ByteOrder", "little", "little", "big") == "big" {
-		c.ByteOrder = wire.Big
-	}
-	// TTL and Loopback change nothing for a unicast Address (the producer
-	// ignores them); Interface there is the producer's error.
-	if a, err := netip.ParseAddr(c.Address); err == nil && !a.Unmap().IsMulticast() {
-		for _, k := range []string{"TTL", "Loopback"} {
-			if t.has(k) {
-				t.errf(k, "applies only to a multicast Address")
-			}
-		}
-	}
-	c.TTL = t.int("TTL", 1)
-	c.Interface = t.str("Interface", "")
-	c.Loopback = t.boolean("Loopback", true)
-	c.CPUMask = t.cpuMask("CPUMask")
-	c.Priority = t.int("Priority", 0)
-	c.NetworkSpin = t.duration("NetworkSpin")
-	c.StackSize = t.int("StackSize", 0)
+	flatUDPKeys.read(t, c)
 	ds.FlatUDP = c
 	return flatudp.Validate(c)
 }
 
-// executionMode reads ExecutionMode; a misspelt mode is reported here and
-// becomes an invalid mode, so neither mode's rules are checked against it.
-func executionMode(t *tbl) flatudp.ExecutionMode {
-	def := flatudp.IndependentThread.String()
-	s := t.enum("ExecutionMode", def, def, flatudp.RealTimeThread.String())
-	if t.failed("ExecutionMode") {
-		return flatudp.ExecutionMode(0xFF)
-	}
-	m, _ := flatudp.ParseExecutionMode(s)
-	return m
+type flatConfig = flatudp.Config
+
+// multicast reports whether the Address of c is a multicast group: TTL and
+// Loopback change nothing for a unicast one (the producer ignores them;
+// Interface there is the producer's error).
+func multicast(c *flatConfig) bool {
+	a, err := netip.ParseAddr(c.Address)
+	return err != nil || a.Unmap().IsMulticast()
+}
+
+// flatUDPKeys are the keys of a FlatUDP datasource; their rules are the
+// producer's (flatudp.Validate).
+var flatUDPKeys = table[flatConfig]{
+	name: ClassFlatUDP,
+	// The Config's zero TTL and Loopback are used as given: the file's
+	// defaults are those of a multicast sender.
+	defaults: func(c *flatConfig) { c.Port, c.TTL, c.Loopback = flatudp.DefaultPort, 1, true },
+	keys: []key[flatConfig]{
+		field("Address", str(), func(c *flatConfig) *string { return &c.Address }).
+			Default("required").
+			Doc("destination IP address: unicast or a multicast group"),
+		field("Port", port(), func(c *flatConfig) *int { return &c.Port }),
+		field("ExecutionMode", named(flatudp.IndependentThread, flatudp.RealTimeThread), func(c *flatConfig) *flatudp.ExecutionMode { return &c.ExecutionMode }).
+			Doc("`RealTimeThread`: one datagram per cycle. `IndependentThread` (MARTe2's default): cycles go into a ring; every cycle whose `Trigger` is non-zero is sent with its pre- and post-trigger cycles. In both modes the send happens on a sender thread, never on the RT thread: the RT thread copies the cycle into a lock-free ring and wakes the sender. A full ring refuses the newest cycle and counts it (`streamerd_flatudp_overflows_total`); MARTe2 fails the cycle with \"Buffer overrun\" and can lock up, streamerd keeps sending."),
+		field("NumberOfPreTriggers", anyInt(), func(c *flatConfig) *int { return &c.NumberOfPreTriggers }).
+			Doc("≥ 0, less than `NumberOfBuffers`; IndependentThread only (non-zero in `RealTimeThread` mode is an error)"),
+		field("NumberOfPostTriggers", anyInt(), func(c *flatConfig) *int { return &c.NumberOfPostTriggers }).
+			Doc("≥ 0; IndependentThread only (non-zero in `RealTimeThread` mode is an error)"),
+		field("NumberOfBuffers", anyInt(), func(c *flatConfig) *int { return &c.NumberOfBuffers }).
+			NonZero().Default(fmt.Sprintf("`%d` (IndependentThread), `%d` (RealTimeThread)", flatudp.DefaultNumberOfBuffers, flatudp.DefaultQueueLength)).
+			Doc(fmt.Sprintf("1..%d, ring size in cycles: the trigger history, or the queue between the RT thread and the sender; at most %d MiB of ring (each slot the datagram size rounded up to 128 bytes)",
+				flatudp.MaxNumberOfBuffers, flatudp.MaxRingBytes>>20)),
+		field("ByteOrder", named(wire.Little, wire.Big), func(c *flatConfig) *wire.ByteOrder { return &c.ByteOrder }),
+		field("TTL", anyInt(), func(c *flatConfig) *int { return &c.TTL }).
+			Only(multicast, "applies only to a multicast Address").
+			Doc("0..255; multicast `Address` only"),
+		field("Interface", str(), func(c *flatConfig) *string { return &c.Interface }).
+			Doc("multicast interface (an IPv4 address or an interface name that exists); `\"\"` = the kernel's choice; multicast `Address` only"),
+		field("Loopback", boolean(), func(c *flatConfig) *bool { return &c.Loopback }).
+			Only(multicast, "applies only to a multicast Address").
+			Doc("multicast loopback; multicast `Address` only"),
+		field("CPUMask", cpuMask(), func(c *flatConfig) *cpu.Mask { return &c.CPUMask }).
+			Doc("sender thread's CPU mask"),
+		field("Priority", anyInt(), func(c *flatConfig) *int { return &c.Priority }).
+			Doc("0 (normal scheduling) or 1.." + strconv.Itoa(cpu.MaxPriority) + ": the sender thread's SCHED_FIFO priority, as for UDPStreamer"),
+		field("NetworkSpin", duration("50us", "1ms"), func(c *flatConfig) *time.Duration { return &c.NetworkSpin }).
+			Doc("as for UDPStreamer, for the sender thread"),
+		field("StackSize", anyInt(), func(c *flatConfig) *int { return &c.StackSize }).
+			Default(shown(flatudp.DefaultStackSize)).
+			Doc("informational, as for UDPStreamer"),
+	},
+	finish: func(t *tbl, c *flatConfig) {
+		// A misspelt mode is reported and becomes an invalid mode, so
+		// neither mode's rules are checked against it.
+		if t.failed("ExecutionMode") {
+			c.ExecutionMode = flatudp.ExecutionMode(0xFF)
+		}
+	},
 }

@@ -1,8 +1,11 @@
 package config
 
 import (
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 func TestLoopbackHost(t *testing.T) {
@@ -36,13 +39,7 @@ func TestHTTPExposureWarnings(t *testing.T) {
 			t.Errorf("%s: %v", tc.app, err)
 			continue
 		}
-		var http Errors
-		for _, w := range f.Warnings {
-			if w.Where == "App" {
-				http = append(http, w)
-			}
-		}
-		got := http.Error()
+		got := appWarnings(f)
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("%s: warnings %q, want %q", tc.app, got, tc.want)
 		}
@@ -60,4 +57,45 @@ func TestHTTPInsecureControlErrors(t *testing.T) {
 			t.Errorf("%q: %v", app, err)
 		}
 	}
+}
+
+// The scope off the loopback without a token warns like HTTP does; a token
+// file every user can read warns; HTTPAllowedHosts takes names only.
+func TestScopeAndTokenWarnings(t *testing.T) {
+	open := testenv.WriteFile(t, "token", "s3cret-token-0123456789", 0o644)
+	closed := testenv.WriteFile(t, "token", "s3cret-token-0123456789", 0o600)
+	for _, tc := range []struct {
+		app  string
+		want string // "" for no warning
+	}{
+		{`HTTPAddress = "127.0.0.1:0"` + "\nScopeAddress = \"127.0.0.1:8090\"", ""},
+		{`HTTPAddress = "127.0.0.1:0"` + "\nScopeAddress = \"0.0.0.0:8090\"", `u.toml:3:1: App: ScopeAddress: the scope is not on a loopback address and has no HTTPTokenFile: anyone who can reach it sees every signal`},
+		{`HTTPAddress = "127.0.0.1:0"` + "\nScopeAddress = \":8090\"\nHTTPTokenFile = " + strconv.Quote(closed), ""},
+		{`HTTPAddress = "127.0.0.1:0"` + "\nHTTPTokenFile = " + strconv.Quote(open), `App: HTTPTokenFile: ` + open + ` is readable by every user (mode 0644)`},
+	} {
+		f, err := Parse("u.toml", []byte(edit(t, baseUDPS, `HTTPAddress = "127.0.0.1:0"`, tc.app)))
+		if err != nil {
+			t.Errorf("%s: %v", tc.app, err)
+			continue
+		}
+		got := appWarnings(f)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: warnings %q, want %q", tc.app, got, tc.want)
+		}
+	}
+	_, err := Parse("u.toml", []byte(edit(t, baseUDPS, `HTTPAddress = "127.0.0.1:0"`, `HTTPAddress = "127.0.0.1:0"`+"\nHTTPAllowedHosts = [\"ok.example\", \"bad.example:80\"]")))
+	if err == nil || !strings.Contains(err.Error(), `u.toml:3:35: App HTTPAllowedHosts[1]: "bad.example:80": give the name without a port`) {
+		t.Errorf("HTTPAllowedHosts with a port: %v", err)
+	}
+}
+
+// appWarnings returns the warnings of f about its [App] table.
+func appWarnings(f *File) string {
+	var app Errors
+	for _, w := range f.Warnings {
+		if w.Where == "App" {
+			app = append(app, w)
+		}
+	}
+	return app.Error()
 }

@@ -1,72 +1,130 @@
 package config
 
 import (
+	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/rd100s"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // rd100S decodes the keys of an RD100S datasource (the spec's section 8)
 // into its Config and returns what rd100s.Validate reports.
 func rd100S(t *tbl, ds *DataSource) error {
-	c := rd100s.DefaultConfig()
-	c.Name, c.Signals = ds.Name, ds.Signals
-	c.DestHost = t.str("dest_host", "")
-	c.DestPort = int(t.integer("dest_port", rd100s.DefaultDestPort, 1, 65535))
-	c.SrcPort = t.int("src_port", 0)
-	c.RateHz = t.nonZeroFloat("rate_hz", c.RateHz)
-	c.FirstSeq = uint32(t.integer("first_seq", 0, 0, math.MaxUint32))
-	c.AzimuthSignal = t.str("azimuth_signal", "")
-	c.AzimuthUnit = unit(t, "azimuth_unit", "deg", "mdeg")
-	c.ElevationSignal = t.str("elevation_signal", "")
-	c.ElevationUnit = unit(t, "elevation_unit", "deg", "mdeg")
-	c.AzRateSignal = t.str("az_rate_signal", "")
-	c.ElRateSignal = t.str("el_rate_signal", "")
-	c.RateUnit = unit(t, "rate_unit", "deg/s", "mdeg/s")
-	c.StatusSignal = t.str("status_signal", "")
-	bits := []*bool{&c.AzValid, &c.ElValid, &c.AzRefOK, &c.ElRefOK, &c.AzFault, &c.ElFault}
-	for i, k := range []string{"az_valid", "el_valid", "az_ref_ok", "el_ref_ok", "az_fault", "el_fault"} {
-		if c.StatusSignal != "" && t.has(k) {
-			t.errf(k, "conflicts with status_signal, which drives the status bits")
-		}
-		*bits[i] = t.boolean(k, *bits[i])
-	}
-	c.CPUMask = t.cpuMask("CPUMask")
-	c.Priority = t.int("Priority", 0)
-	c.Seed = uint64(t.integer("seed", 1, 0, math.MaxInt64))
-	if g := t.sub("degradations"); g != nil {
-		degradations(g, &c.Degradations)
-	}
-	ds.RD100S = &c
-	return rd100s.Validate(&c)
+	c := &rd100s.Config{Name: ds.Name, Signals: ds.Signals}
+	rd100sKeys.read(t, c)
+	ds.RD100S = c
+	return rd100s.Validate(c)
 }
 
-// unit reads a unit key spelt one of two ways: degrees or millidegrees
-// (per second for a rate).
-func unit(t *tbl, key, deg, mdeg string) rd100s.Unit {
-	if t.enum(key, deg, deg, mdeg) == mdeg {
-		return rd100s.Millidegrees
-	}
-	return rd100s.Degrees
+type rdConfig = rd100s.Config
+
+// statusBit declares the key of a status constant, which status_signal
+// replaces.
+func statusBit(name string, ptr func(*rdConfig) *bool, doc string) key[rdConfig] {
+	return field(name, boolean(), ptr).Doc(doc).
+		Only(func(c *rdConfig) bool { return c.StatusSignal == "" }, "conflicts with status_signal, which drives the status bits")
 }
 
-// degradations reads the initial degradation state; durations are in
-// milliseconds.
-func degradations(t *tbl, g *rd100s.Degradations) {
-	ms := func(key string) time.Duration {
-		return time.Duration(t.integer(key, 0, math.MinInt32, math.MaxInt32)) * time.Millisecond
-	}
-	g.LossProbability = t.float("loss_probability", 0)
-	g.LossEveryN = t.int("loss_every_n", 0)
-	g.BurstLoss = ms("burst_loss_ms")
-	g.DuplicateProbability = t.float("duplicate_probability", 0)
-	g.ReorderWindow = ms("reorder_window_ms")
-	g.Jitter = time.Duration(t.floatIn("jitter_ms", 0, -1e9, 1e9) * float64(time.Millisecond))
-	g.Freeze = t.boolean("freeze", false)
-	g.InvalidAz = t.boolean("invalid_az", false)
-	g.InvalidEl = t.boolean("invalid_el", false)
-	g.SeqJump = int32(t.integer("seq_jump", 0, math.MinInt32, math.MaxInt32))
-	g.Silence = t.boolean("silence", false)
-	t.done()
+// unit declares a unit key of a mapped signal: degrees or millidegrees,
+// per second for a rate (suffix "/s").
+func unit(name string, ptr func(*rdConfig) *rd100s.Unit, suffix string) key[rdConfig] {
+	return field(name, choice([]string{rd100s.Degrees.String() + suffix, rd100s.Millidegrees.String() + suffix},
+		[]rd100s.Unit{rd100s.Degrees, rd100s.Millidegrees}), ptr)
+}
+
+// rd100sKeys are the keys of an RD100S datasource; their rules are the
+// producer's (rd100s.Validate), their defaults rd100s.DefaultConfig.
+var rd100sKeys = table[rdConfig]{
+	name: ClassRD100S,
+	defaults: func(c *rdConfig) {
+		d := rd100s.DefaultConfig()
+		d.Name, d.Signals = c.Name, c.Signals
+		d.Seed = 1
+		*c = d
+	},
+	keys: []key[rdConfig]{
+		field("dest_host", str(), func(c *rdConfig) *string { return &c.DestHost }).
+			Default("required").
+			Doc("host name or IPv4 address of the receiver, resolved once at start"),
+		field("dest_port", port(), func(c *rdConfig) *int { return &c.DestPort }),
+		field("src_port", anyInt(), func(c *rdConfig) *int { return &c.SrcPort }).
+			Doc("0..65535; 0 = ephemeral"),
+		field("rate_hz", number(), func(c *rdConfig) *float64 { return &c.RateHz }).
+			Unit("Hz").NonZero().
+			Doc(fmt.Sprintf("> 0 and ≤ %g", rd100s.MaxRateHz)),
+		field("first_seq", integer[uint32](0, math.MaxUint32), func(c *rdConfig) *uint32 { return &c.FirstSeq }).
+			Doc("`seq` of the first packet"),
+		field("azimuth_signal", str(), func(c *rdConfig) *string { return &c.AzimuthSignal }).
+			Default("required").
+			Doc("scalar signal of this datasource giving azimuth; reduced to 0..359999 mdeg, so a sweep crosses the wrap"),
+		unit("azimuth_unit", func(c *rdConfig) *rd100s.Unit { return &c.AzimuthUnit }, ""),
+		field("elevation_signal", str(), func(c *rdConfig) *string { return &c.ElevationSignal }).
+			Default("required").
+			Doc("scalar signal giving elevation"),
+		unit("elevation_unit", func(c *rdConfig) *rd100s.Unit { return &c.ElevationUnit }, ""),
+		field("az_rate_signal", str(), func(c *rdConfig) *string { return &c.AzRateSignal }).
+			Doc("scalar signal giving the azimuth rate; `\"\"` sends 0"),
+		field("el_rate_signal", str(), func(c *rdConfig) *string { return &c.ElRateSignal }).
+			Doc("scalar signal giving the elevation rate; `\"\"` sends 0"),
+		unit("rate_unit", func(c *rdConfig) *rd100s.Unit { return &c.RateUnit }, "/s"),
+		field("status_signal", str(), func(c *rdConfig) *string { return &c.StatusSignal }).
+			Doc("scalar **integer** signal (uint16 typically) whose bits 0-5 give AZ_VALID, EL_VALID, AZ_REF_OK, EL_REF_OK, AZ_FAULT, EL_FAULT; its other bits are ignored. When set, the six constants below are an error."),
+		statusBit("az_valid", func(c *rdConfig) *bool { return &c.AzValid }, "status bit 0 (AZ_VALID) when there is no `status_signal`"),
+		statusBit("el_valid", func(c *rdConfig) *bool { return &c.ElValid }, "status bit 1 (EL_VALID)"),
+		statusBit("az_ref_ok", func(c *rdConfig) *bool { return &c.AzRefOK }, "status bit 2 (AZ_REF_OK)"),
+		statusBit("el_ref_ok", func(c *rdConfig) *bool { return &c.ElRefOK }, "status bit 3 (EL_REF_OK)"),
+		statusBit("az_fault", func(c *rdConfig) *bool { return &c.AzFault }, "status bit 4 (AZ_FAULT)"),
+		statusBit("el_fault", func(c *rdConfig) *bool { return &c.ElFault }, "status bit 5 (EL_FAULT)"),
+		field("CPUMask", cpuMask(), func(c *rdConfig) *cpu.Mask { return &c.CPUMask }).
+			Doc("emitter thread's CPU mask"),
+		field("Priority", anyInt(), func(c *rdConfig) *int { return &c.Priority }).
+			Doc("0 (normal scheduling) or 1.." + strconv.Itoa(cpu.MaxPriority) + ": the emitter thread's SCHED_FIFO priority, as for UDPStreamer"),
+		field("seed", integer[uint64](0, math.MaxInt64), func(c *rdConfig) *uint64 { return &c.Seed }).
+			Doc("seed of the degradations' random draws"),
+		custom("degradations", "table", func(t *tbl, c *rdConfig) {
+			if g := t.sub("degradations"); g != nil {
+				degradationKeys.read(g, &c.Degradations)
+				g.done()
+			}
+		}).Doc("the initial degradations, below"),
+	},
+}
+
+type degradations = rd100s.Degradations
+
+// degradationKeys are the keys of [DataSources.degradations]: the initial
+// state of the fault injections, all off by default; their rules are the
+// producer's.
+var degradationKeys = table[degradations]{
+	name: "DataSources.degradations",
+	keys: []key[degradations]{
+		field("loss_probability", number(), func(g *degradations) *float64 { return &g.LossProbability }).
+			Doc("0..1, each packet dropped with this probability"),
+		field("loss_every_n", anyInt(), func(g *degradations) *int { return &g.LossEveryN }).
+			Doc("≥ 0; drop one packet in N (0 = off)"),
+		field("burst_loss_ms", millis(), func(g *degradations) *time.Duration { return &g.BurstLoss }).
+			Unit("ms").
+			Doc(fmt.Sprintf("0..%d; one outage of this length, starting when set; it ends by itself", rd100s.MaxBurstLoss.Milliseconds())),
+		field("duplicate_probability", number(), func(g *degradations) *float64 { return &g.DuplicateProbability }).
+			Doc("0..1"),
+		field("reorder_window_ms", millis(), func(g *degradations) *time.Duration { return &g.ReorderWindow }).
+			Unit("ms").
+			Doc(fmt.Sprintf("0..%d; each packet delayed by a random 0..window, so later ones overtake it", rd100s.MaxReorderWindow.Milliseconds())),
+		field("jitter_ms", millisFloat(), func(g *degradations) *time.Duration { return &g.Jitter }).
+			Unit("ms").
+			Doc("0 up to half the period (5 ms at 100 Hz, so packets never swap); maximum deviation of each send instant from the nominal grid"),
+		field("freeze", boolean(), func(g *degradations) *bool { return &g.Freeze }).
+			Doc("position frozen while `seq` advances"),
+		field("invalid_az", boolean(), func(g *degradations) *bool { return &g.InvalidAz }).
+			Doc("AZ_VALID forced to 0"),
+		field("invalid_el", boolean(), func(g *degradations) *bool { return &g.InvalidEl }).
+			Doc("EL_VALID forced to 0"),
+		field("seq_jump", integer[int32](math.MinInt32, math.MaxInt32), func(g *degradations) *int32 { return &g.SeqJump }).
+			Doc("delta added to `seq` once, at the next packet"),
+		field("silence", boolean(), func(g *degradations) *bool { return &g.Silence }).
+			Doc("nothing is sent"),
+	},
 }

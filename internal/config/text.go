@@ -63,10 +63,3 @@ func badRune(s string) (at int, r rune, ok bool) {
 	}
 	return 0, 0, false
 }
-
-// printable reports key when its value s holds a character badRune finds.
-func (t *tbl) printable(key, s string) {
-	if at, r, ok := badRune(s); ok && !t.failed(key) {
-		t.errf(key, "must not contain control or format characters (%U at byte %d), got %q", r, at, s)
-	}
-}

@@ -1,47 +1,67 @@
 package config
 
 import (
+	"fmt"
 	"net/netip"
 	"strconv"
+	"time"
 
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/netthread"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // udpStreamer decodes the keys of a UDPStreamer datasource into its Config
 // and returns what udpstreamer.Validate reports.
 func udpStreamer(t *tbl, ds *DataSource) error {
 	c := &udpstreamer.Config{Name: ds.Name, Signals: ds.Signals}
-	// The producer's Port 0 asks the kernel for any port: a file names one.
-	c.Port = int(t.integer("Port", udpstreamer.DefaultPort, 1, 65535))
-	c.MaxPayloadSize = t.nonZeroInt("MaxPayloadSize", 0)
-	c.Address = t.str("Address", "")
-	c.AllowedClients = prefixes(t, "AllowedClients")
-	c.CPUMask = t.cpuMask("CPUMask")
-	c.Priority = t.int("Priority", 0)
-	c.StackSize = t.int("StackSize", 0)
-	c.HandOffDepth = t.nonZeroInt("HandOffDepth", 0)
-	c.NetworkSpin = t.duration("NetworkSpin")
-	c.SessionPolicy, _ = udpstreamer.ParseSessionPolicy(t.enum("SessionPolicy", "replace", "replace", "first"))
-	c.SessionTimeout = t.duration("SessionTimeout")
+	udpStreamerKeys.read(t, c)
 	ds.UDPStreamer = c
 	return udpstreamer.Validate(c)
 }
 
-// prefixes reads an array of CIDR prefixes; a plain address is the prefix
-// of that one address.
-func prefixes(t *tbl, key string) []netip.Prefix {
-	var out []netip.Prefix
-	for i, s := range t.strings(key) {
-		pfx, err := netip.ParsePrefix(s)
-		if err != nil {
-			a, aerr := netip.ParseAddr(s)
-			if aerr != nil {
-				t.d.errf(t.at(key)+"["+strconv.Itoa(i)+"]", "expected a CIDR prefix such as \"127.0.0.0/8\" or an address, got %q", s)
-				continue
-			}
-			pfx = netip.PrefixFrom(a, a.BitLen())
-		}
-		out = append(out, pfx.Masked())
-	}
-	return out
+type udpsConfig = udpstreamer.Config
+
+// udpStreamerKeys are the keys of a UDPStreamer datasource. A key the file
+// leaves out keeps the Config's zero value, which udpstreamer.Validate
+// and New read as the default; their rules are the producer's.
+var udpStreamerKeys = table[udpsConfig]{
+	name: ClassUDPStreamer,
+	// The producer's Port 0 asks the kernel for any port: a file names one.
+	defaults: func(c *udpsConfig) { c.Port = udpstreamer.DefaultPort },
+	keys: []key[udpsConfig]{
+		field("Port", port(), func(c *udpsConfig) *int { return &c.Port }).
+			Doc("UDP port listened on"),
+		field("MaxPayloadSize", anyInt(), func(c *udpsConfig) *int { return &c.MaxPayloadSize }).
+			NonZero().Unit("bytes").Default(shown(udpstreamer.DefaultMaxPayloadSize)).
+			Doc(fmt.Sprintf("%d..%d, bytes of a whole datagram, %d-byte header included. An update (8-byte timestamp + wire size of every signal) may need at most 65535 fragments, and so may the CONFIG message (4 + 136 bytes per signal).",
+				wire.MinMaxPayloadSize, wire.MaxMaxPayloadSize, wire.HeaderSize)),
+		field("Address", str(), func(c *udpsConfig) *string { return &c.Address }).
+			Doc("IP address to bind; `\"\"` = all interfaces"),
+		field("AllowedClients", prefixes(), func(c *udpsConfig) *[]netip.Prefix { return &c.AllowedClients }).
+			Default("`[]`").
+			Doc("CIDR prefixes (`\"127.0.0.0/8\"`) or addresses; a CONNECT from elsewhere is dropped and counted. **Empty = any client.** The server answers a small unauthenticated CONNECT with a stream of DATA, so an open server reachable from untrusted networks can be aimed at a third party by a spoofed source address (amplification); list the clients unless the port is firewalled or bound to loopback."),
+		field("CPUMask", cpuMask(), func(c *udpsConfig) *cpu.Mask { return &c.CPUMask }).
+			Doc("network thread's CPU mask, as for threads"),
+		field("Priority", anyInt(), func(c *udpsConfig) *int { return &c.Priority }).
+			Doc("0 (normal scheduling) or 1.." + strconv.Itoa(cpu.MaxPriority) + ": the network thread's SCHED_FIFO priority (needs root or `CAP_SYS_NICE`). A late wake-up of the network thread is what skips cycles at high rates; whether SCHED_FIFO wakes it sooner depends on the machine: on the 2-CPU VM of BENCHMARKS.md it lowered the burst's loss at 2 kHz from 150 to 50 per million and raised the loss of the 64 KiB updates in the same run. Measure with `BenchmarkSustained`'s `fifo` variants; a deeper `HandOffDepth` is the surer cure. Pin it apart from the RT thread."),
+		field("StackSize", anyInt(), func(c *udpsConfig) *int { return &c.StackSize }).
+			Default(shown(udpstreamer.DefaultStackSize)).
+			Doc("≥ 0 (0 is the default); accepted for MARTe2 compatibility, informational (goroutine stacks grow)"),
+		field("HandOffDepth", anyInt(), func(c *udpsConfig) *int { return &c.HandOffDepth }).
+			NonZero().Default(shown(udpstreamer.DefaultHandOffDepth)).
+			Doc(fmt.Sprintf("1..%d, cycles that may wait for the network thread. `1` is the protocol's latest-value-wins: a cycle not yet taken when the next one comes is replaced and counted in `cycles_skipped_total`. With N, the cycles queue in a ring of N preallocated buffers and each goes out as its own update, so a network thread that wakes up late catches up instead of skipping; only when N wait is the oldest overwritten (and counted). `Synchronise()` costs the same at any depth while the network thread keeps up, and never waits; with the ring full it writes buffers that have left the cache (1.4× at 64 KiB); the ring costs N copies of the signal memory (at most %d MiB). On a 2-CPU VM the burst example at 2000 updates/s lost 0 updates in 10 s with 32, against 150 per million with 1; size it as the rate times the longest stall of the network thread (BENCHMARKS.md, *Sustained throughput*).",
+				udpstreamer.MaxHandOffDepth, udpstreamer.MaxHandOffBytes>>20)),
+		field("NetworkSpin", duration("50us", "1ms"), func(c *udpsConfig) *time.Duration { return &c.NetworkSpin }).
+			Doc(fmt.Sprintf("duration, 0 to `%q`: how long the network thread spins looking for the next cycle before it parks on its semaphore. A cycle published during the spin is taken without a wake-up, which shortens `Synchronise()` to wire (BENCHMARKS.md) and spares `Synchronise()` the wake-up of a parked thread, at the price of keeping the network thread's CPU busy for up to this long after every update: at a period shorter than the spin, a whole CPU. Meant for a network thread pinned to a CPU of its own (`CPUMask`); without one, a warning.",
+				netthread.MaxSpin.String())),
+		field("SessionPolicy", named(udpstreamer.Replace, udpstreamer.First), func(c *udpsConfig) *udpstreamer.SessionPolicy { return &c.SessionPolicy }).
+			Doc("`replace`: a CONNECT from any allowed address takes the session (the protocol's behaviour). `first`: while a client holds the session, a CONNECT from another address and port is refused and counted (`connects_refused_total`), until that client sends DISCONNECT, its port answers ICMP port unreachable, or it goes silent (`SessionTimeout`). A guard against takeover by another local process; the current client itself may CONNECT again."),
+		field("SessionTimeout", duration("50us", "1ms"), func(c *udpsConfig) *time.Duration { return &c.SessionTimeout }).
+			Doc("duration ≥ 0, with `SessionPolicy = \"first\"` only: a client that has sent nothing (no CONNECT, ACK or DISCONNECT) for this long is silent and another may take the session; `\"0s\"` never. Clients of the protocol send nothing after their CONNECT unless made to (an ACK now and then), so with `\"0s\"` a client whose host vanishes without an ICMP answer (powered off, firewalled) keeps the session until streamerd restarts."),
+	},
 }
+
+// shown is a default as the docs show it.
+func shown(v any) string { return fmt.Sprintf("`%v`", v) }

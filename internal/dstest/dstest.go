@@ -1,4 +1,4 @@
-// Package dstest checks, for the producers' tests, what the DataSource contract asks of every producer.
+// Package dstest checks, for the producers' tests, what the DataSource contract asks of every producer (test-only: only _test.go files import it).
 package dstest
 
 import (

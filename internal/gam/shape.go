@@ -3,8 +3,6 @@ package gam
 import (
 	"fmt"
 	"strings"
-
-	"github.com/streamerd/streamerd/internal/enum"
 )
 
 // Shape is the waveform a Waveform GAM generates. With u the phase in cycles
@@ -35,7 +33,12 @@ const (
 var shapeNames = [numShapes]string{"sine", "square", "triangle", "sawtooth", "ramp", "constant", "noise"}
 
 // String returns the lower-case name of the shape.
-func (s Shape) String() string { return enum.Name(shapeNames[:], s, "Shape") }
+func (s Shape) String() string {
+	if !s.Valid() {
+		return fmt.Sprintf("Shape(%d)", uint8(s))
+	}
+	return shapeNames[s]
+}
 
 // Valid reports whether s is one of the shapes.
 func (s Shape) Valid() bool { return s < numShapes }

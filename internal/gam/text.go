@@ -21,11 +21,12 @@ type Text struct {
 // would cut it short for every receiver. Errors are *ConfigError naming
 // the GAM and the parameter.
 func NewText(name, text string, elements int) (*Text, error) {
+	if err := CheckText(name, text); err != nil {
+		return nil, err
+	}
 	switch {
 	case elements < 1 || elements > datasource.MaxElements:
 		return nil, paramError(name, "Elements", "must be 1..%d, got %d", datasource.MaxElements, elements)
-	case strings.IndexByte(text, 0) >= 0:
-		return nil, paramError(name, "Text", "must not contain a NUL byte (receivers end the text at the first NUL)")
 	case len(text) >= elements:
 		return nil, paramError(name, "Text", "%d bytes do not fit a char8[%d] signal with the NUL that ends them (at most %d)", len(text), elements, elements-1)
 	}
@@ -33,6 +34,16 @@ func NewText(name, text string, elements int) (*Text, error) {
 	g.outputs[0] = newOutput(name, datasource.Char8, elements)
 	copy(g.outputs[0].Mem, text)
 	return g, nil
+}
+
+// CheckText checks the text of the Text GAM name, whatever the signal it
+// feeds: a config loader checks it before the application is built. The
+// error is a *ConfigError.
+func CheckText(name, text string) error {
+	if strings.IndexByte(text, 0) >= 0 {
+		return paramError(name, "Text", "must not contain a NUL byte (receivers end the text at the first NUL)")
+	}
+	return nil
 }
 
 // Name returns the GAM's name.

@@ -61,6 +61,44 @@ type WaveformConfig struct {
 	TimeInput bool
 }
 
+// CheckParameters checks the rules of the parameters a user writes (the
+// name, Shape and the numbers), which do not depend on the output the
+// waveform feeds (Type, Elements, CyclePeriod): a config loader checks a
+// Waveform GAM with it before the application is built, and NewWaveform
+// checks them again. It returns every broken rule joined (each a
+// *ConfigError), or nil.
+func (cfg *WaveformConfig) CheckParameters(name string) error {
+	var errs []error
+	bad := func(p, format string, args ...any) { errs = append(errs, paramError(name, p, format, args...)) }
+	if name == "" {
+		bad("Name", "must not be empty")
+	}
+	if !cfg.Shape.Valid() {
+		bad("Shape", "invalid shape %d", uint8(cfg.Shape))
+	}
+	for _, p := range [...]struct {
+		name string
+		v    float64
+	}{{"Amplitude", cfg.Amplitude}, {"Frequency", cfg.Frequency}, {"Offset", cfg.Offset}, {"Phase", cfg.Phase}, {"DutyCycle", cfg.DutyCycle}, {"SamplingRate", cfg.SamplingRate}} {
+		if math.IsNaN(p.v) || math.IsInf(p.v, 0) {
+			bad(p.name, "must be a finite number, got %v", p.v)
+		}
+	}
+	if cfg.Frequency < 0 {
+		bad("Frequency", "must be ≥ 0 Hz, got %v", cfg.Frequency)
+	}
+	if cfg.DutyCycle < 0 || cfg.DutyCycle > 1 {
+		bad("DutyCycle", "must be 0..1, got %v", cfg.DutyCycle)
+	}
+	switch {
+	case cfg.SamplingRate < 0 || (cfg.SamplingRate > 0 && cfg.SamplingRate < minSamplingRate):
+		bad("SamplingRate", "must be 0 or at least %v Hz, got %v", minSamplingRate, cfg.SamplingRate)
+	case cfg.TimeInput && cfg.SamplingRate != 0:
+		bad("SamplingRate", "must be 0 with TimeInput: the element spacing comes from the time input")
+	}
+	return errors.Join(errs...)
+}
+
 // Waveform is a signal generator GAM (MARTe2's WaveformGAM family): one output
 // array, named like the GAM, of any of the ten types. Float values are
 // converted to the output type after generation: float32 by conversion, the
@@ -92,31 +130,8 @@ type Waveform struct {
 // allocated and zeroed. Every broken rule is reported (errors.Join of
 // *ConfigError naming the GAM and the parameter).
 func NewWaveform(name string, cfg WaveformConfig) (*Waveform, error) {
-	var errs []error
+	errs := []error{cfg.CheckParameters(name)}
 	bad := func(p, format string, args ...any) { errs = append(errs, paramError(name, p, format, args...)) }
-	if name == "" {
-		bad("Name", "must not be empty")
-	}
-	if !cfg.Shape.Valid() {
-		bad("Shape", "invalid shape %d", uint8(cfg.Shape))
-	}
-	for _, p := range [...]struct {
-		name string
-		v    float64
-	}{{"Amplitude", cfg.Amplitude}, {"Frequency", cfg.Frequency}, {"Offset", cfg.Offset}, {"Phase", cfg.Phase}, {"DutyCycle", cfg.DutyCycle}, {"SamplingRate", cfg.SamplingRate}} {
-		if math.IsNaN(p.v) || math.IsInf(p.v, 0) {
-			bad(p.name, "must be a finite number, got %v", p.v)
-		}
-	}
-	if cfg.Frequency < 0 {
-		bad("Frequency", "must be ≥ 0 Hz, got %v", cfg.Frequency)
-	}
-	if cfg.DutyCycle < 0 || cfg.DutyCycle > 1 {
-		bad("DutyCycle", "must be in [0, 1], got %v", cfg.DutyCycle)
-	}
-	if cfg.SamplingRate < 0 || (cfg.SamplingRate > 0 && cfg.SamplingRate < minSamplingRate) {
-		bad("SamplingRate", "must be 0 or at least %v Hz, got %v", minSamplingRate, cfg.SamplingRate)
-	}
 	if cfg.Elements < 1 || cfg.Elements > datasource.MaxElements {
 		bad("Elements", "must be 1..%d, got %d", datasource.MaxElements, cfg.Elements)
 	}
@@ -128,9 +143,6 @@ func NewWaveform(name string, cfg WaveformConfig) (*Waveform, error) {
 	}
 	if cfg.CyclePeriod < 0 {
 		bad("CyclePeriod", "must be ≥ 0, got %v", cfg.CyclePeriod)
-	}
-	if cfg.TimeInput && cfg.SamplingRate != 0 {
-		bad("SamplingRate", "must be 0 with TimeInput: the element spacing comes from the time input, got %v Hz", cfg.SamplingRate)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

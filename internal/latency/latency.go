@@ -1,4 +1,4 @@
-// Package latency collects latency samples in a benchmark and reports their percentiles.
+// Package latency collects latency samples in a benchmark and reports their percentiles (test-only: only _test.go files import it).
 package latency
 
 import (

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/streamerd/streamerd/datasource/flatudp"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // param reads the parameters of one object for a streamerd table: each
@@ -228,7 +229,7 @@ func (im *importer) udpsParams(ds *dataSource, t *table) {
 		t.setAt(l.Value().Pos(), "AllowedClients", tomlStrings(cs), "")
 	}
 	p.copyMask(t, "CPUMask", "CPUMask")
-	p.copyUint(t, "Priority", 99)
+	p.copyUint(t, "Priority", cpu.MaxPriority)
 	p.copyUint(t, "StackSize", math.MaxInt32)
 	im.maps(ds.node.Pos(), ds.path.String(), ds.class, "→ [[DataSources]] %s (UDPStreamer)%s", ds.name(), p.restNote("not UDPStreamer parameters"))
 }

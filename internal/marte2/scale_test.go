@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -240,16 +239,16 @@ func BenchmarkImportScale(b *testing.B) {
 			var wall, cpuLarge, cpuSmall time.Duration
 			for b.Loop() {
 				runtime.GC() // no collection owed by the import before
-				t0, c0 := time.Now(), cpuTime()
+				t0, c0 := time.Now(), testenv.CPUTime()
 				if _, err := Import("scale.cfg", large, Options{}); err != nil && !isMappingError(err) {
 					b.Fatal(err)
 				}
-				c1 := cpuTime()
+				c1 := testenv.CPUTime()
 				wall += time.Since(t0)
 				runtime.GC()
-				c2 := cpuTime()
+				c2 := testenv.CPUTime()
 				Import("scale.cfg", small, Options{})
-				cpuLarge, cpuSmall = cpuLarge+c1-c0, cpuSmall+cpuTime()-c2
+				cpuLarge, cpuSmall = cpuLarge+c1-c0, cpuSmall+testenv.CPUTime()-c2
 			}
 			heap, alloc := importMemory(b, large)
 			b.ReportMetric(float64(len(large))/1e6, "file-MB")
@@ -260,15 +259,6 @@ func BenchmarkImportScale(b *testing.B) {
 			b.ReportMetric(float64(cpuLarge)/float64(cpuSmall), "cpu-4n/n")
 		})
 	}
-}
-
-// cpuTime returns the CPU time the process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 var scaleFiles = flag.String("scale-files", "", "TestWriteScaleFiles writes each shape of BenchmarkImportScale at its large size into this directory, as <shape>.cfg")

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // thread writes the [[Threads]] table of t, if any imported GAM runs in
@@ -40,7 +42,7 @@ func (b *builder) thread(t *threadState, gams []*outGAM) {
 		names.WriteString(g.name)
 	}
 	b.im.maps(d.node.Pos(), d.path.String(), d.class, "→ [[Threads]] %s at %s Hz running %s%s", d.name(), tomlFloat(f), names.String(), p.restNote("not RealTimeThread parameters"))
-	b.im.approx(d.node.Pos(), d.path.String(), d.class, "MARTe2's GAMScheduler runs RT threads SCHED_FIFO (RealTimePriorityClass); the import leaves Priority = 0: add Priority = 1..99 to the thread (needs CAP_SYS_NICE) for the same")
+	b.im.approx(d.node.Pos(), d.path.String(), d.class, "MARTe2's GAMScheduler runs RT threads SCHED_FIFO (RealTimePriorityClass); the import leaves Priority = 0: add Priority = 1..%d to the thread (needs CAP_SYS_NICE) for the same", cpu.MaxPriority)
 	b.c.threads = append(b.c.threads, th)
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/streamerd/streamerd/internal/app"
+	"github.com/streamerd/streamerd/internal/httpguard"
 	"github.com/streamerd/streamerd/internal/scope"
 )
 
@@ -135,6 +136,24 @@ func poll[T any](p *page, what, expr string) T {
 	return v
 }
 
+// afterNavigation waits, through the navigation a form's submission
+// starts, until expr is true in the page that loads.
+func (p *page) afterNavigation(what, expr string) {
+	p.t.Helper()
+	deadline := time.Now().Add(pageWait)
+	for {
+		v, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](expr))
+		if err == nil && v {
+			return
+		}
+		if time.Now().After(deadline) {
+			text, _ := chromedp.Run(p.ctx, chromedp.Evaluate[string](`document.body.innerText`))
+			p.t.Fatalf("waiting for %s: %v; the page says:\n%s", what, err, text)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // noConsoleErrors fails the test for every error the page logged.
 func (p *page) noConsoleErrors() {
 	p.t.Helper()
@@ -206,6 +225,43 @@ func TestBrowser(t *testing.T) {
 	t.Run("FlatUDPText", func(t *testing.T) { browseFlatUDPText(t, browser) })
 	t.Run("RD100S", func(t *testing.T) { browseRD100S(t, browser) })
 	t.Run("Banners", func(t *testing.T) { browseBanners(t, browser) })
+	t.Run("Token", func(t *testing.T) { browseToken(t, browser) })
+}
+
+// browseToken: a scope with a token shows a form that asks for it; a
+// wrong one is refused; the right one opens the page, which then streams
+// without the token in its address or within reach of its scripts.
+func browseToken(t *testing.T, browser context.Context) {
+	const secret = "s3cret-token-0123456789"
+	tok, err := httpguard.NewToken(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := startApp(t, "app.toml", "Port = 44500", udpsPort(freePort(t)))
+	_, pageURL := startScopeHTTP(t, &scope.UDPStreamer{Server: streamerAddr(a)}, scope.Options{}, scope.HTTPOptions{Token: tok, Log: quiet()})
+	p := openPage(t, browser, pageURL)
+	enter := func(token string) {
+		eval[bool](p, `(() => {
+			document.querySelector("#token").value = `+strconv.Quote(token)+`;
+			document.querySelector("#enter").click();
+			return true;
+		})()`)
+	}
+	poll[bool](p, "the token form", `!!document.querySelector("#token")`)
+	enter("wrong-token-0123456789")
+	p.afterNavigation("the refusal", `(() => { const m = document.querySelector("#message"); return !!m && m.textContent === "wrong token"; })()`)
+	enter(secret)
+	p.afterNavigation("the page", `!!document.querySelector("#signals")`)
+	p.mu.Lock()
+	p.errors = nil // the form's 401s, which Chromium logs
+	p.mu.Unlock()
+	names := p.signalNames(len(a.DataSource("Streamer").Signals()))
+	p.plot(names[0])
+	poll[bool](p, names[0]+" plotted", `scope.data.some((d) => d && d.y.length > 10)`)
+	if leak := eval[string](p, `location.href + " " + document.cookie + " " + sessionStorage.length + " " + localStorage.length`); strings.Contains(leak, secret) || leak != pageURL+"  0 0" {
+		t.Errorf("the page keeps %q", leak)
+	}
+	p.noConsoleErrors()
 }
 
 // browseBanners: what the terminal says in one line, the page says in its

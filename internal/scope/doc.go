@@ -9,9 +9,11 @@
 //     encoder position stream, watched by the rd100s link monitor).
 //  2. s := New(src, Options{}, log), then run s.Run(ctx): the source
 //     receives into the server's Hub until ctx ends.
-//  3. Serve s, an http.Handler, with Serve or NewHTTPServer (they bound
-//     header size and request times): "/" is the page, "/static/" its
-//     files, "/ws" the pages' WebSocket, "/status.json" the counters.
+//  3. Serve s, an http.Handler, with Serve (it bounds header size,
+//     request times and connections per client address, answers only
+//     the server's own host names, and asks for HTTPOptions.Token when
+//     there is one): "/" is the page, "/static/" its files, "/ws" the
+//     pages' WebSocket, "/status.json" the counters.
 //
 // History. The source's goroutine pushes each update into the Hub. Every
 // signal whose samples form a time trace (a scalar, or an array whose

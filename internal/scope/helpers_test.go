@@ -80,6 +80,12 @@ type testServer struct {
 
 func startServer(t *testing.T, src Source, opts Options) *testServer {
 	t.Helper()
+	return startServerHTTP(t, src, opts, HTTPOptions{Log: quietLog()})
+}
+
+// startServerHTTP is startServer with ho around the handler.
+func startServerHTTP(t *testing.T, src Source, opts Options, ho HTTPOptions) *testServer {
+	t.Helper()
 	s := New(src, opts, quietLog())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -87,7 +93,7 @@ func startServer(t *testing.T, src Source, opts Options) *testServer {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { Serve(ctx, ln, s, quietLog()) })
+	wg.Go(func() { Serve(ctx, ln, s, ho) })
 	wg.Go(func() { s.Run(ctx) })
 	t.Cleanup(func() {
 		cancel()

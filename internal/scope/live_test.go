@@ -83,6 +83,12 @@ func post(tb testing.TB, a *app.App, path string, form url.Values) {
 // ends and returns its URL.
 func startScope(tb testing.TB, src scope.Source, opts scope.Options) (*scope.Server, string) {
 	tb.Helper()
+	return startScopeHTTP(tb, src, opts, scope.HTTPOptions{Log: quiet()})
+}
+
+// startScopeHTTP is startScope with ho around the page.
+func startScopeHTTP(tb testing.TB, src scope.Source, opts scope.Options, ho scope.HTTPOptions) (*scope.Server, string) {
+	tb.Helper()
 	s := scope.New(src, opts, quiet())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -90,7 +96,7 @@ func startScope(tb testing.TB, src scope.Source, opts scope.Options) (*scope.Ser
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { scope.Serve(ctx, ln, s, quiet()) })
+	wg.Go(func() { scope.Serve(ctx, ln, s, ho) })
 	wg.Go(func() { s.Run(ctx) })
 	tb.Cleanup(func() {
 		cancel()

@@ -1,3 +1,5 @@
+//go:build unix
+
 package scope_test
 
 import (
@@ -12,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -67,9 +68,9 @@ func benchScope(b *testing.B, viewers int) {
 	var frames, updates, cpu, mb, lost float64
 	n := 0
 	for b.Loop() {
-		r0, c0, v0, t0 := rusage(), src.Counters(), s.ViewerStats(), time.Now()
+		r0, c0, v0, t0 := testenv.CPUTime(), src.Counters(), s.ViewerStats(), time.Now()
 		time.Sleep(d)
-		r1, c1, v1, el := rusage(), src.Counters(), s.ViewerStats(), time.Since(t0).Seconds()
+		r1, c1, v1, el := testenv.CPUTime(), src.Counters(), s.ViewerStats(), time.Since(t0).Seconds()
 		frames += float64(v1.FramesAcked-v0.FramesAcked) / el / float64(viewers)
 		updates += float64(c1.Updates-c0.Updates) / el
 		cpu += (r1 - r0).Seconds() / el * 100
@@ -84,12 +85,6 @@ func benchScope(b *testing.B, viewers int) {
 	b.ReportMetric(cpu/nf/(updates/nf/1000), "cpu-%-per-1k-updates/s")
 	b.ReportMetric(mb/nf, "frame-MB/s")
 	b.ReportMetric(lost, "lost")
-}
-
-func rusage() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // child is the test binary run as a benchmark's helper. It ends when its

@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/streamerd/streamerd/internal/defaults"
+	"github.com/streamerd/streamerd/internal/httpguard"
 )
 
 // Options configures a Server. Zero fields take the defaults.
@@ -251,7 +252,7 @@ func (s *Server) ViewerStats() ViewerStats {
 
 // HTTP bounds of NewHTTPServer.
 const (
-	ReadHeaderTimeout = 5 * time.Second
+	ReadHeaderTimeout = 2 * time.Second
 	ReadTimeout       = 10 * time.Second
 	WriteTimeout      = 10 * time.Second
 	IdleTimeout       = 60 * time.Second
@@ -276,11 +277,63 @@ func NewHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 	}
 }
 
-// Serve serves h on ln until ctx ends, then shuts down within a second.
-func Serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger) error {
-	srv := NewHTTPServer(h, log)
+// HTTPOptions are what Serve puts around the scope's handler.
+type HTTPOptions struct {
+	// Listen is the address as given (its host, when a name, is one the
+	// server answers to); "" takes the listener's.
+	Listen string
+	// AllowedHosts are the names answered besides localhost, IP addresses
+	// and Listen's host; another name in a request's Host header gets 421
+	// (DNS rebinding), which names HostsHint as where to add it.
+	AllowedHosts []string
+	HostsHint    string
+	// Token, when not nil, is asked of every request: a browser gives it
+	// once in the page's form and then carries a session cookie; a script
+	// sends Authorization: Bearer <token>.
+	Token *httpguard.Token
+	// Conns bound the connections per client address and in all; its zero
+	// fields take httpguard's defaults (64 in all, 16 per client).
+	Conns httpguard.ListenerOptions
+	// Log receives the server's errors (at debug) and the line about the
+	// connection bounds; nil discards them.
+	Log *slog.Logger
+}
+
+// handler returns h as Serve serves it: the host name checked, then the
+// token.
+func (o HTTPOptions) handler(ln net.Listener, h http.Handler) http.Handler {
+	if o.Token != nil {
+		h = newTokenGate(h, o.Token)
+	}
+	listen := o.Listen
+	if listen == "" {
+		listen = ln.Addr().String()
+	}
+	hint := o.HostsHint
+	if hint == "" {
+		hint = "-allowed-hosts"
+	}
+	return httpguard.NewHosts(listen, o.AllowedHosts, hint, nil).Check(h)
+}
+
+// Serve serves h on ln until ctx ends, then shuts down within a second:
+// with the bounds of NewHTTPServer, the connections admitted by an
+// httpguard.Listener (o.Conns), and o's host names and token.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler, o HTTPOptions) error {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	srv := NewHTTPServer(o.handler(ln, h), o.Log)
+	co := o.Conns
+	if co.Name == "" {
+		co.Name = "scope"
+	}
+	if co.Log == nil {
+		co.Log = o.Log
+	}
+	lim := httpguard.Listen(ln, co)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- lim.Serve(srv) }()
 	select {
 	case err := <-errc:
 		return err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"net"
 	"net/http"
@@ -152,10 +153,23 @@ func TestViewerBadViewGetsNotice(t *testing.T) {
 		v.send(m)
 		v.until("a notice", func(Frame, bool) bool { return len(v.notices) > n })
 	}
-	v.send(liveView(gen, 1, traceRef{Sig: 2, Kind: "elem", Elem: 9}))
-	v.until("the element notice", func(Frame, bool) bool {
-		return len(v.notices) > 0 && strings.Contains(v.notices[len(v.notices)-1], "no such element")
-	})
+	for _, c := range []struct {
+		m    viewMsg
+		want string
+	}{
+		{liveView(gen, 1, traceRef{Sig: 2, Kind: "elem", Elem: 9}), `view refused: trace 0: no such element 9: "W" has 4 elements (0 to 3)`},
+		{liveView(gen, 1, traceRef{Sig: 2, Kind: "elem", Elem: -1}), `no such element -1`},
+		{liveView(gen, 1, traceRef{Sig: 0, Kind: "trace"}, traceRef{Sig: 99999, Kind: "trace"}), `view refused: trace 1: no signal 99999: the list has 3 signals (0 to 2)`},
+		{liveView(gen, 1, traceRef{Sig: -1, Kind: "wave"}), `no signal -1`},
+		{liveView(gen+5, 1, traceRef{Sig: 0, Kind: "trace"}), fmt.Sprintf("signal list %d: the newest is %d", gen+5, gen)},
+	} {
+		n := len(v.notices)
+		v.send(c.m)
+		v.until("the notice "+c.want, func(Frame, bool) bool { return len(v.notices) > n })
+		if got := v.notices[len(v.notices)-1]; !strings.Contains(got, c.want) {
+			t.Errorf("notice %q, want %q", got, c.want)
+		}
+	}
 }
 
 // TestViewerCap: one page more than MaxViewers is refused with the reason.

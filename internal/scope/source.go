@@ -3,6 +3,8 @@ package scope
 import (
 	"context"
 	"time"
+
+	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 )
 
 // Source receives one stream and feeds a Hub: it configures the hub with
@@ -38,20 +40,13 @@ type Count struct {
 	Value uint64 `json:"value"`
 }
 
-// silenceClock tells how long a pause makes a silence: no update for
-// max(MinSilence, silencePeriods expected periods), the period learnt from
-// the arrivals. A source asks it for a read deadline.
+// silenceClock tells how long a pause makes a silence, by the clients'
+// rule (client.SilenceTimeout), the period learnt from the arrivals. A
+// source asks it for a read deadline.
 type silenceClock struct {
 	last   time.Time
 	period float64 // seconds, a moving average of arrival intervals
 }
-
-// Silence detection.
-const (
-	// MinSilence is the shortest pause reported as a silence.
-	MinSilence     = time.Second
-	silencePeriods = 5
-)
 
 // arrived records an update's arrival.
 func (c *silenceClock) arrived(now time.Time) {
@@ -69,7 +64,7 @@ func (c *silenceClock) arrived(now time.Time) {
 
 // timeout is the pause after which the stream is silent.
 func (c *silenceClock) timeout() time.Duration {
-	return max(MinSilence, time.Duration(silencePeriods*c.period*float64(time.Second)))
+	return client.SilenceTimeout(time.Duration(c.period * float64(time.Second)))
 }
 
 // restart forgets the arrivals (a new session).

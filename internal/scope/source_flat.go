@@ -14,6 +14,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	flatclient "github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/netthread"
 )
 
 // FlatUDP is a source that listens for the header-less datagrams of a
@@ -79,7 +80,7 @@ func (f *FlatUDP) open() (*flatclient.Receiver, wire.ByteOrder, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("FlatUDP listen on %s: %w", f.Listen, err)
 	}
-	conn.SetReadBuffer(4 << 20)
+	_, _ = netthread.SetBuffers(conn, 0, 4<<20) // best effort: a smaller buffer only drops more under load
 	return flatclient.NewReceiver(conn, l), order, nil
 }
 

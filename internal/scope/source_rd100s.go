@@ -12,6 +12,7 @@ import (
 
 	rdclient "github.com/streamerd/streamerd/datasource/rd100s/client"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
+	"github.com/streamerd/streamerd/netthread"
 )
 
 // RD100S is a source that listens for an RD100S-ENC-UDP v1 position stream
@@ -85,7 +86,7 @@ func (s *RD100S) Run(ctx context.Context, h *Hub) error {
 	}
 	defer conn.Close()
 	s.addr = conn.LocalAddr().String()
-	conn.SetReadBuffer(1 << 20)
+	_, _ = netthread.SetBuffers(conn, 0, 1<<20) // best effort: a smaller buffer only drops more under load
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	m := rdclient.NewMonitor(s.Monitor)

@@ -18,9 +18,10 @@ import (
 	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
 	rdwire "github.com/streamerd/streamerd/datasource/rd100s/wire"
 	udpsclient "github.com/streamerd/streamerd/datasource/udpstreamer/client"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/flattest"
 	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/internal/udpstest"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -395,7 +396,7 @@ func TestFlatUDPMulticast(t *testing.T) {
 	src := &FlatUDP{Listen: ":" + strconv.Itoa(port), Group: group, Iface: "127.0.0.1", Signals: "A:float64", Rate: 100}
 	h, _, _ := runSource(t, src)
 	eventually(t, "the receiver", func() bool { return src.r.Load() != nil })
-	s, err := flatclient.DialMulticastSender(group, "127.0.0.1", port, 1, true)
+	s, err := flattest.DialMulticast(group, "127.0.0.1", port)
 	if err != nil {
 		t.Skipf("the machine refuses a multicast sender to %s: %v", group, err)
 	}

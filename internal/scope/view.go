@@ -93,6 +93,29 @@ func parseView(m *viewMsg, lim Limits) (view, error) {
 	return v, nil
 }
 
+// checkTraces refuses a view whose traces name a signal, or an element,
+// that the signal list of its generation does not have, or a generation
+// not yet made. A view of an older generation is kept: its page is about
+// to get the new list, and its traces are left out of frames meanwhile.
+func (h *Hub) checkTraces(v *view) error {
+	sigs, gen := h.Signals()
+	switch {
+	case v.gen > gen:
+		return fmt.Errorf("signal list %d: the newest is %d", v.gen, gen)
+	case v.gen < gen:
+		return nil
+	}
+	for i, t := range v.traces {
+		if t.sig < 0 || t.sig >= len(sigs) {
+			return fmt.Errorf("trace %d: no signal %d: the list has %d signals (0 to %d)", i, t.sig, len(sigs), len(sigs)-1)
+		}
+		if s := &sigs[t.sig]; t.kind == KindElement && (t.elem < 0 || t.elem >= s.Elements) {
+			return fmt.Errorf("trace %d: no such element %d: %q has %d elements (0 to %d)", i, t.elem, s.Name, s.Elements, s.Elements-1)
+		}
+	}
+	return nil
+}
+
 // frameScratch is one viewer's reused buffers for building frames.
 type frameScratch struct {
 	buf []byte

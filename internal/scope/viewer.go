@@ -121,6 +121,9 @@ func (vw *viewer) read(ctx context.Context) error {
 func (vw *viewer) setView(data []byte) {
 	h := vw.s.hub
 	v, err := decodeView(data, h.lim)
+	if err == nil {
+		err = h.checkTraces(&v)
+	}
 	var notice string
 	if err != nil {
 		notice = "view refused: " + err.Error()

@@ -3,7 +3,6 @@ package testenv
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 )
 
@@ -16,16 +15,6 @@ func WriteFile(tb testing.TB, name, data string, perm os.FileMode) string {
 		tb.Fatal(err)
 	}
 	return p
-}
-
-// Mkfifo makes a named pipe at path and returns path: a file that blocks
-// a reader forever, for the tests of what refuses to read it.
-func Mkfifo(tb testing.TB, path string) string {
-	tb.Helper()
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		tb.Fatal(err)
-	}
-	return path
 }
 
 // SparseFile makes a file of size bytes at path, without using the disk

@@ -1,4 +1,4 @@
-// Package testenv tells tests about the build they run in and holds the small helpers tests of several packages share.
+// Package testenv tells tests about the build they run in and holds the small helpers tests of several packages share (test-only: only _test.go files import it).
 package testenv
 
 import (

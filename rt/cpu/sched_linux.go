@@ -62,8 +62,8 @@ func CurrentThreadAffinity() (Mask, error) {
 // kernel refuses with EPERM and the error says so; errors.Is(err,
 // unix.EPERM) still holds. Call it after runtime.LockOSThread.
 func SetFIFOPriority(prio int) error {
-	if prio < 1 || prio > 99 {
-		return fmt.Errorf("cpu: SCHED_FIFO priority %d out of range 1..99", prio)
+	if err := checkFIFO(prio); err != nil {
+		return err
 	}
 	attr := unix.SchedAttr{Policy: unix.SCHED_FIFO, Priority: uint32(prio)}
 	err := unix.SchedSetAttr(0, &attr, 0)

@@ -21,8 +21,8 @@ func CurrentThreadAffinity() (Mask, error) { return 0, ErrNotSupported }
 
 // SetFIFOPriority checks prio, then returns ErrNotSupported.
 func SetFIFOPriority(prio int) error {
-	if prio < 1 || prio > 99 {
-		return fmt.Errorf("cpu: SCHED_FIFO priority %d out of range 1..99", prio)
+	if err := checkFIFO(prio); err != nil {
+		return err
 	}
 	return fmt.Errorf("cpu: SCHED_FIFO priority %d: %w", prio, ErrNotSupported)
 }

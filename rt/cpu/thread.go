@@ -20,6 +20,30 @@ var (
 	ErrNotSupported = errors.New("cpu: not supported on " + runtime.GOOS)
 )
 
+// MaxPriority is the highest SCHED_FIFO priority.
+const MaxPriority = 99
+
+// ValidatePriority checks a thread's priority, the one rule behind every
+// Priority setting (rt.Config, netthread.Config, each producer's
+// Priority, StartThread): 0 leaves the thread under normal scheduling,
+// 1..MaxPriority runs it SCHED_FIFO at that priority. The error states
+// the rule and the value, without a prefix, for the caller to name its
+// setting.
+func ValidatePriority(prio int) error {
+	if prio < 0 || prio > MaxPriority {
+		return fmt.Errorf("must be 0 (normal scheduling) or 1..%d (SCHED_FIFO), got %d", MaxPriority, prio)
+	}
+	return nil
+}
+
+// checkFIFO checks the priority SetFIFOPriority takes: 1..MaxPriority.
+func checkFIFO(prio int) error {
+	if prio == 0 || ValidatePriority(prio) != nil {
+		return fmt.Errorf("cpu: SCHED_FIFO priority %d out of range 1..%d", prio, MaxPriority)
+	}
+	return nil
+}
+
 // OnlineMask returns the CPUs the calling thread may run on now, which on an
 // unpinned thread is the set usable by the process.
 func OnlineMask() (Mask, error) { return CurrentThreadAffinity() }
@@ -39,8 +63,8 @@ func OnlineMask() (Mask, error) { return CurrentThreadAffinity() }
 // While the thread runs, GOMAXPROCS is one more than it was (see
 // addProc): the thread has a P of its own.
 func StartThread(mask Mask, priority int, body func()) (affinity Mask, done <-chan struct{}, err error) {
-	if priority < 0 || priority > 99 {
-		return 0, nil, fmt.Errorf("cpu: priority %d out of range 0..99", priority)
+	if err := ValidatePriority(priority); err != nil {
+		return 0, nil, fmt.Errorf("cpu: priority: %w", err)
 	}
 	finished := make(chan struct{})
 	ready := make(chan error, 1)

@@ -1,6 +1,10 @@
 package cpu
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // onNewThread runs f on a fresh locked OS thread that is destroyed
 // afterwards, so pinning and priority changes do not leak into the test
@@ -70,5 +74,30 @@ func TestStartThreadErrors(t *testing.T) {
 	}
 	if ran {
 		t.Error("body ran after a failed start")
+	}
+}
+
+// TestValidatePriority pins the one priority rule every Priority setting
+// uses, and the narrower one of SetFIFOPriority.
+func TestValidatePriority(t *testing.T) {
+	for _, p := range []int{0, 1, 50, MaxPriority} {
+		if err := ValidatePriority(p); err != nil {
+			t.Errorf("%d: %v", p, err)
+		}
+	}
+	for _, p := range []int{-1, MaxPriority + 1} {
+		want := fmt.Sprintf("must be 0 (normal scheduling) or 1..99 (SCHED_FIFO), got %d", p)
+		if err := ValidatePriority(p); err == nil || err.Error() != want {
+			t.Errorf("%d: %v, want %s", p, err, want)
+		}
+		if err := SetFIFOPriority(p); err == nil || !strings.Contains(err.Error(), "out of range 1..99") {
+			t.Errorf("SetFIFOPriority(%d): %v", p, err)
+		}
+		if _, _, err := StartThread(0, p, func() {}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("StartThread priority %d: %v", p, err)
+		}
+	}
+	if err := SetFIFOPriority(0); err == nil {
+		t.Error("SetFIFOPriority(0) accepted")
 	}
 }

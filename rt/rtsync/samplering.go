@@ -42,12 +42,6 @@ func NewSampleRing(rows, width int) *SampleRing {
 	return &SampleRing{buf: make([]atomic.Int64, int(n)*width), width: width, rows: n}
 }
 
-// Width returns the samples per row.
-func (r *SampleRing) Width() int { return r.width }
-
-// Len returns the rows the ring holds.
-func (r *SampleRing) Len() int { return int(r.rows) }
-
 // Row returns the row to fill next; producer only. Store every sample,
 // then call Publish.
 func (r *SampleRing) Row() []atomic.Int64 {

@@ -8,8 +8,8 @@ import (
 
 func TestSampleRingDrain(t *testing.T) {
 	r := NewSampleRing(5, 2) // 8 rows
-	if r.Len() != 8 || r.Width() != 2 {
-		t.Fatalf("len %d width %d", r.Len(), r.Width())
+	if int(r.rows) != 8 || r.width != 2 {
+		t.Fatalf("len %d width %d", int(r.rows), r.width)
 	}
 	put := func(v int64) {
 		row := r.Row()

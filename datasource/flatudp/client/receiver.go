@@ -17,8 +17,8 @@ const maxDatagram = 1 << 16
 // ones of the expected size, drops the others, and reports each distinct
 // wrong size once.
 //
-// Read belongs to one goroutine, and so do the bytes it returns; Stats,
-// WrongSizes and Close may be called from any goroutine. The receiver owns
+// Read belongs to one goroutine, and so do the bytes it returns; Stats
+// and Close may be called from any goroutine. The receiver owns
 // one 64 KiB buffer; Read allocates nothing except the error of a newly
 // seen wrong size.
 type Receiver struct {
@@ -27,7 +27,7 @@ type Receiver struct {
 	buf    []byte
 
 	// seen has one bit per datagram size already reported. It is written
-	// by Read's goroutine only; WrongSizes reads it atomically.
+	// by Read's goroutine only; Stats reads it atomically.
 	seen [maxDatagram/64 + 1]atomic.Uint64
 
 	datagrams atomic.Uint64
@@ -107,8 +107,8 @@ func (r *Receiver) distinctWrongSizes() int {
 	return n
 }
 
-// WrongSizes returns the distinct wrong sizes seen so far, ascending.
-func (r *Receiver) WrongSizes() []int {
+// wrongSizes returns the distinct wrong sizes seen so far, ascending.
+func (r *Receiver) wrongSizes() []int {
 	var sizes []int
 	for i := range r.seen {
 		w := r.seen[i].Load()

@@ -7,11 +7,8 @@ import (
 	"strconv"
 )
 
-// DefaultPort is the UDP port of MARTe2's UDPSender.
-const DefaultPort = 44488
-
-// ListenUnicast opens a UDP socket bound to addr ("host:port"; ":44488" is
-// every local address).
+// ListenUnicast opens a UDP socket bound to addr ("host:port"; ":44488",
+// flatudp.DefaultPort, is every local address).
 func ListenUnicast(addr string) (*net.UDPConn, error) {
 	pc, err := net.ListenPacket("udp", addr)
 	if err != nil {
@@ -39,32 +36,6 @@ func ListenMulticast(group, iface string, port int) (*net.UDPConn, error) {
 		return nil, err
 	}
 	return listenGroup(g, port, ifc)
-}
-
-// DialMulticastSender opens a UDP socket connected to group:port for
-// sending, with IP_MULTICAST_IF set to iface (as in ListenMulticast; empty
-// leaves the kernel's choice), IP_MULTICAST_TTL to ttl (0..255; 0 keeps
-// datagrams on this host) and IP_MULTICAST_LOOP to loop (true delivers
-// them to receivers on this host too). The options are set before the
-// connect, which picks the route.
-func DialMulticastSender(group, iface string, port, ttl int, loop bool) (*net.UDPConn, error) {
-	g, err := parseGroup(group)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkPort(port); err != nil {
-		return nil, err
-	}
-	ctl, err := MulticastSendControl(iface, ttl, loop)
-	if err != nil {
-		return nil, err
-	}
-	d := net.Dialer{Control: ctl}
-	c, err := d.Dial("udp4", netip.AddrPortFrom(g, uint16(port)).String())
-	if err != nil {
-		return nil, err
-	}
-	return c.(*net.UDPConn), nil
 }
 
 func parseGroup(group string) (netip.Addr, error) {

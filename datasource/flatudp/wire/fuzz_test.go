@@ -108,8 +108,8 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("AppendRaw(DecodeRaw(dg)) differs:\n% x\n% x", back, dg)
 		}
 		for k := range vals {
-			if got := RawToFloat64(l.ElementType(k), raw[k]); !sameFloat(got, vals[k]) {
-				t.Fatalf("element %d: Decode %v, RawToFloat64 %v", k, vals[k], got)
+			if got := l.ElementType(k).Float64(raw[k]); !sameFloat(got, vals[k]) {
+				t.Fatalf("element %d: Decode %v, Float64 of the raw bits %v", k, vals[k], got)
 			}
 		}
 		// A char8 signal reads as the same text in either order.

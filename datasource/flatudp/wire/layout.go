@@ -254,69 +254,6 @@ func (l *Layout) DecodeRaw(dst []uint64, datagram []byte, order ByteOrder) error
 	return nil
 }
 
-// RawToFloat64 converts a raw value of type t, as DecodeRaw gives it, to
-// the float64 Decode gives.
-func RawToFloat64(t datasource.Type, raw uint64) float64 {
-	switch t {
-	case datasource.Int8, datasource.Int16, datasource.Int32, datasource.Int64:
-		return float64(int64(raw))
-	case datasource.Float32:
-		return float64(math.Float32frombits(uint32(raw)))
-	case datasource.Float64:
-		return math.Float64frombits(raw)
-	}
-	return float64(raw)
-}
-
-// Float64ToRaw converts v to a raw value of type t: integers round to
-// nearest (halves away from zero) and saturate at the type's range, NaN
-// gives 0; floats keep their bits (float32 rounds to nearest).
-func Float64ToRaw(t datasource.Type, v float64) uint64 {
-	switch t {
-	case datasource.Float32:
-		return uint64(math.Float32bits(float32(v)))
-	case datasource.Float64:
-		return math.Float64bits(v)
-	}
-	if v != v {
-		return 0
-	}
-	v = math.Round(v)
-	switch t {
-	case datasource.Uint8, datasource.Char8:
-		return uint64(clamp(v, 0, math.MaxUint8))
-	case datasource.Uint16:
-		return uint64(clamp(v, 0, math.MaxUint16))
-	case datasource.Uint32:
-		return uint64(clamp(v, 0, math.MaxUint32))
-	case datasource.Int8:
-		return uint64(int64(clamp(v, math.MinInt8, math.MaxInt8)))
-	case datasource.Int16:
-		return uint64(int64(clamp(v, math.MinInt16, math.MaxInt16)))
-	case datasource.Int32:
-		return uint64(int64(clamp(v, math.MinInt32, math.MaxInt32)))
-	case datasource.Uint64:
-		switch {
-		case v <= 0:
-			return 0
-		case v >= 1<<64:
-			return math.MaxUint64
-		}
-		return uint64(v)
-	case datasource.Int64:
-		switch {
-		case v <= math.MinInt64:
-			return 1 << 63
-		case v >= 1<<63:
-			return math.MaxInt64
-		}
-		return uint64(int64(v))
-	}
-	return 0
-}
-
-func clamp(v, lo, hi float64) float64 { return min(max(v, lo), hi) }
-
 // AppendRaw appends the datagram holding raw[:TotalElements] (raw values as
 // DecodeRaw gives them; each is truncated to its type's width) in order to
 // b, and returns the extended slice. It is DecodeRaw's inverse, bit-exact.
@@ -332,13 +269,13 @@ func (l *Layout) AppendRaw(b []byte, raw []uint64, order ByteOrder) []byte {
 }
 
 // AppendValues appends the datagram holding vals[:TotalElements], each
-// converted to its type by Float64ToRaw, in order to b. It panics if vals is
+// converted to its type by datasource.Type.FromFloat64, in order to b. It panics if vals is
 // shorter than TotalElements.
 func (l *Layout) AppendValues(b []byte, vals []float64, order ByteOrder) []byte {
 	vals = vals[:l.elems]
 	for _, sp := range l.spans {
 		for _, v := range vals[sp.elem : sp.elem+sp.n] {
-			b = appendRaw(b, sp.typ.Size(), Float64ToRaw(sp.typ, v), order)
+			b = appendRaw(b, sp.typ.Size(), sp.typ.FromFloat64(v), order)
 		}
 	}
 	return b

@@ -135,8 +135,8 @@ func TestDecodeHandBuilt(t *testing.T) {
 			if !sameFloat(vals[k], want) {
 				t.Errorf("%v: vals[%d] = %v, want %v", c.order, k, vals[k], want)
 			}
-			if got := RawToFloat64(l.ElementType(k), raw[k]); !sameFloat(got, vals[k]) {
-				t.Errorf("%v: RawToFloat64(raw[%d]) = %v, Decode %v", c.order, k, got, vals[k])
+			if got := l.ElementType(k).Float64(raw[k]); !sameFloat(got, vals[k]) {
+				t.Errorf("%v: Float64(raw[%d]) = %v, Decode %v", c.order, k, got, vals[k])
 			}
 		}
 		// The encoder is the bit-exact inverse.
@@ -221,26 +221,9 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
-func TestFloat64ToRaw(t *testing.T) {
-	cases := []struct {
-		t    datasource.Type
-		v    float64
-		want uint64
-	}{
-		{datasource.Uint8, 300, 255}, {datasource.Uint8, -5, 0}, {datasource.Uint8, 2.5, 3}, {datasource.Uint8, 2.49, 2}, {datasource.Uint8, math.NaN(), 0},
-		{datasource.Int8, -300, 0xFFFFFFFFFFFFFF80}, {datasource.Int8, 200, 127}, {datasource.Int8, -2.5, 0xFFFFFFFFFFFFFFFD},
-		{datasource.Uint16, 1e9, 65535}, {datasource.Int16, -1e9, 0xFFFFFFFFFFFF8000},
-		{datasource.Uint32, math.Inf(1), math.MaxUint32}, {datasource.Int32, math.Inf(-1), 0xFFFFFFFF80000000},
-		{datasource.Uint64, 1e30, math.MaxUint64}, {datasource.Uint64, -1, 0}, {datasource.Uint64, 1 << 60, 1 << 60},
-		{datasource.Int64, 1e30, math.MaxInt64}, {datasource.Int64, -1e30, 1 << 63}, {datasource.Int64, -7, 0xFFFFFFFFFFFFFFF9},
-		{datasource.Float32, 1.5, 0x3FC00000}, {datasource.Float64, math.Pi, 0x400921FB54442D18},
-	}
-	for _, c := range cases {
-		if got := Float64ToRaw(c.t, c.v); got != c.want {
-			t.Errorf("Float64ToRaw(%v, %v) = %#x, want %#x", c.t, c.v, got, c.want)
-		}
-	}
-	// AppendValues encodes through it and Decode reads the values back.
+func TestAppendValuesRounds(t *testing.T) {
+	// AppendValues encodes through Type.FromFloat64 and Decode reads the
+	// values back.
 	l := mustLayout(t, "a:uint8,b:int16[2],c:float32,d:uint64")
 	dg := l.AppendValues(nil, []float64{7, -3, 1000, 0.25, 1 << 40}, Big)
 	vals := make([]float64, l.TotalElements())
@@ -348,8 +331,8 @@ func TestChar8Layout(t *testing.T) {
 	if err := l.DecodeRaw(raw, dg, Little); err != nil || !bytes.Equal(l.AppendRaw(nil, raw, Little), dg) {
 		t.Errorf("raw round trip: %v", err)
 	}
-	if Float64ToRaw(datasource.Char8, 300) != 255 || Float64ToRaw(datasource.Char8, 'x') != 'x' {
-		t.Error("Float64ToRaw(char8)")
+	if datasource.Char8.FromFloat64(300) != 255 || datasource.Char8.FromFloat64('x') != 'x' {
+		t.Error("FromFloat64(char8)")
 	}
 	if l.Field(dg[:5], 1) != nil || l.Field(dg, 4) != nil || l.Field(dg, -1) != nil {
 		t.Error("Field out of range")

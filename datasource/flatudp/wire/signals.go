@@ -308,9 +308,9 @@ func TotalSize(sigs []Signal) int {
 	return n
 }
 
-// TotalElements returns the number of elements of sigs, the length of the
+// totalElements returns the number of elements of sigs, the length of the
 // slices Decode and DecodeRaw fill.
-func TotalElements(sigs []Signal) int {
+func totalElements(sigs []Signal) int {
 	n := 0
 	for _, s := range sigs {
 		n += s.Count

@@ -91,7 +91,7 @@ func TestParseFormatRoundTrip(t *testing.T) {
 	if n := TotalSize(sigs); n != 28 {
 		t.Errorf("TotalSize = %d, want 28", n)
 	}
-	if n := TotalElements(sigs); n != 8 {
+	if n := totalElements(sigs); n != 8 {
 		t.Errorf("TotalElements = %d, want 8", n)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
-	"github.com/streamerd/streamerd/internal/defaults"
 )
 
 // SeqWindow is how many sequence numbers below the highest one the Monitor
@@ -170,14 +169,18 @@ func (c MonitorConfig) Validate() error {
 // NewMonitor returns a Monitor with cfg's zero fields set to the defaults,
 // and any field Validate refuses too.
 func NewMonitor(cfg MonitorConfig) *Monitor {
-	cfg.StreamTimeout = defaults.Positive(cfg.StreamTimeout, DefaultStreamTimeout)
+	if cfg.StreamTimeout <= 0 {
+		cfg.StreamTimeout = DefaultStreamTimeout
+	}
 	if !(cfg.NominalRate > 0) || math.IsInf(cfg.NominalRate, 0) {
 		cfg.NominalRate = DefaultNominalRate
 	}
 	if cfg.FreezePackets == 0 {
 		cfg.FreezePackets = DefaultFreezePackets
 	}
-	cfg.PeriodTolerance = defaults.Positive(cfg.PeriodTolerance, DefaultPeriodTolerance)
+	if cfg.PeriodTolerance <= 0 {
+		cfg.PeriodTolerance = DefaultPeriodTolerance
+	}
 	m := &Monitor{cfg: cfg}
 	m.scale = newPeriodScale(1e6/cfg.NominalRate, uint64(cfg.PeriodTolerance/time.Microsecond))
 	return m

@@ -27,9 +27,6 @@ func NewReceiver(conn *net.UDPConn, m *Monitor) *Receiver {
 	return &Receiver{conn: conn, m: m}
 }
 
-// Monitor returns the Monitor the Receiver feeds.
-func (r *Receiver) Monitor() *Monitor { return r.m }
-
 // ReadOne blocks for one datagram (honouring the connection's read
 // deadline) and observes it with its arrival time from time.Now. It returns
 // the read error, if any, unchanged.

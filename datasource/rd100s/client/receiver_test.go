@@ -239,7 +239,7 @@ func TestReadOneNoAllocs(t *testing.T) {
 	if n != 0 {
 		t.Fatalf("write+ReadOne: %v allocs", n)
 	}
-	if s := r.Monitor().Snapshot(); s.Packets != 1001 || s.InOrder != 1000 {
+	if s := r.m.Snapshot(); s.Packets != 1001 || s.InOrder != 1000 {
 		t.Fatalf("%+v", s)
 	}
 }

@@ -57,7 +57,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
-	"github.com/streamerd/streamerd/internal/defaults"
+	"github.com/streamerd/streamerd/netthread"
 )
 
 // Defaults for Options' zero fields.
@@ -76,7 +76,7 @@ type Options struct {
 	LocalAddr      string        // local UDP address to bind; "" means DefaultLocalAddr (any address, ephemeral port)
 	ConnectTimeout time.Duration // how long Connect waits for CONFIG; 0 means DefaultConnectTimeout
 	ResendInterval time.Duration // Connect resends CONNECT this often; 0 means DefaultResendInterval
-	ReadBuffer     int           // socket receive buffer: SO_RCVBUFFORCE when privileged, else SO_RCVBUF capped by net.core.rmem_max; 0 means DefaultReadBuffer, < 0 leaves the system's
+	ReadBuffer     int           // socket receive buffer, sized by netthread.SetBuffers (SO_RCVBUFFORCE when privileged, else SO_RCVBUF capped by net.core.rmem_max); 0 means DefaultReadBuffer, < 0 leaves the system's
 	MaxInFlight    int           // DATA updates reassembled at once; 0 means DefaultMaxInFlight
 	MaxConfigSize  int           // largest CONFIG payload in bytes; 0 means DefaultMaxConfigSize
 	MaxDataSize    int           // largest DATA payload a CONFIG may imply; 0 means DefaultMaxDataSize (the reassembler allocates MaxInFlight of them)
@@ -148,14 +148,14 @@ func Dial(server string, opts Options) (*Client, error) {
 	if opts.LocalAddr == "" {
 		opts.LocalAddr = DefaultLocalAddr
 	}
-	opts.ConnectTimeout = defaults.Positive(opts.ConnectTimeout, DefaultConnectTimeout)
-	opts.ResendInterval = defaults.Positive(opts.ResendInterval, DefaultResendInterval)
+	opts.ConnectTimeout = positive(opts.ConnectTimeout, DefaultConnectTimeout)
+	opts.ResendInterval = positive(opts.ResendInterval, DefaultResendInterval)
 	if opts.ReadBuffer == 0 {
 		opts.ReadBuffer = DefaultReadBuffer
 	}
-	opts.MaxInFlight = defaults.Positive(opts.MaxInFlight, DefaultMaxInFlight)
-	opts.MaxConfigSize = defaults.Positive(opts.MaxConfigSize, DefaultMaxConfigSize)
-	opts.MaxDataSize = defaults.Positive(opts.MaxDataSize, DefaultMaxDataSize)
+	opts.MaxInFlight = positive(opts.MaxInFlight, DefaultMaxInFlight)
+	opts.MaxConfigSize = positive(opts.MaxConfigSize, DefaultMaxConfigSize)
+	opts.MaxDataSize = positive(opts.MaxDataSize, DefaultMaxDataSize)
 	if opts.MaxConfigSize < wire.ConfigSize(1) {
 		return nil, fmt.Errorf("udpstreamer/client: MaxConfigSize %d is smaller than one signal's CONFIG", opts.MaxConfigSize)
 	}
@@ -187,7 +187,7 @@ func Dial(server string, opts Options) (*Client, error) {
 		return nil, fmt.Errorf("udpstreamer/client: %w", err)
 	}
 	if opts.ReadBuffer > 0 {
-		if err := setReadBuffer(conn, opts.ReadBuffer); err != nil {
+		if _, err := netthread.SetBuffers(conn, 0, opts.ReadBuffer); err != nil {
 			conn.Close()
 			return nil, fmt.Errorf("udpstreamer/client: %w", err)
 		}
@@ -486,6 +486,19 @@ func (c *Client) Next(u *Update) error {
 	}
 }
 
+// AbandonPartial gives up the updates of which some fragments came and
+// not all, counting each in Stats().Incomplete: call it when no more
+// Next will come (a program that exits), from the goroutine that called
+// Next. Next, if called again, starts without them.
+func (c *Client) AbandonPartial() {
+	if c.dataR == nil {
+		return
+	}
+	c.evicted0 += uint64(c.dataR.Pending())
+	c.dataR.Reset()
+	c.st.incomplete.Store(c.evicted0 + c.dataR.Stats().Evicted)
+}
+
 // data passes a DATA fragment to the reassembler and returns the update it
 // completes, if any.
 func (c *Client) data(h wire.Header, frag []byte) (payload []byte, counter uint32) {
@@ -530,4 +543,13 @@ func (c *Client) config(h wire.Header, frag []byte) (changed bool, err error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// positive returns v if it is above zero, else def: the value of an option
+// whose zero (or a negative value) means its default.
+func positive[T ~int | ~int64](v, def T) T {
+	if v > 0 {
+		return v
+	}
+	return def
 }

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/internal/udpstest"
 	"github.com/streamerd/streamerd/quant"
 )
 

@@ -74,7 +74,15 @@ func (c *Client) silenceTimeout() time.Duration {
 	case c.opts.Silence < 0:
 		return 0
 	}
-	return max(MinSilence, time.Duration(SilencePeriods*c.cycles.period))
+	return SilenceTimeout(time.Duration(c.cycles.period))
+}
+
+// SilenceTimeout is the client-side silence rule, for a stream whose
+// updates come every period: no update for SilencePeriods periods, and at
+// least MinSilence, is a silence. Every receiver of streamerd (this client,
+// the web scope's sources) declares a silence by it.
+func SilenceTimeout(period time.Duration) time.Duration {
+	return max(MinSilence, SilencePeriods*period)
 }
 
 // want is the internal deadline: the silence deadline, or the next CONNECT

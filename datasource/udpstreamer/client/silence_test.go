@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource/udpstreamer/client/udpstest"
 	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/internal/udpstest"
 )
 
 // TestSilenceReportedOnce: a stream that stops makes Next report one
@@ -180,5 +180,15 @@ func TestSilenceDetectionAllocatesNothing(t *testing.T) {
 	runtime.ReadMemStats(&m1)
 	if n := m1.Mallocs - m0.Mallocs; n > 2 {
 		t.Errorf("%d allocations over %d updates and 4 silence timeouts", n, counter)
+	}
+}
+
+func TestSilenceTimeout(t *testing.T) {
+	for _, c := range []struct{ period, want time.Duration }{
+		{0, MinSilence}, {time.Millisecond, MinSilence}, {time.Second, 5 * time.Second},
+	} {
+		if got := SilenceTimeout(c.period); got != c.want {
+			t.Errorf("SilenceTimeout(%v) = %v, want %v", c.period, got, c.want)
+		}
 	}
 }

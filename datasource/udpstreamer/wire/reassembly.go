@@ -145,6 +145,18 @@ func (r *Reassembler) SetExpectedPayload(n int) error {
 // Stats returns the counters.
 func (r *Reassembler) Stats() ReassemblerStats { return r.stats }
 
+// Pending returns how many updates are being reassembled: some of their
+// fragments came, not all.
+func (r *Reassembler) Pending() int {
+	n := 0
+	for i := range r.slots {
+		if r.slots[i].used {
+			n++
+		}
+	}
+	return n
+}
+
 // Reset discards every in-flight update and the counter history; statistics and
 // the expected payload size are kept.
 func (r *Reassembler) Reset() {

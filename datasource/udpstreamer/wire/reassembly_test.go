@@ -311,3 +311,24 @@ func TestReassemblyResyncFarBehind(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 }
+
+// Pending counts the updates of which some fragments came and not all.
+func TestReassemblyPending(t *testing.T) {
+	l, _ := NewLayout(4012, 1400)
+	r := mustReassembler(t, ReassemblerConfig{Type: Data, MaxPayload: 8192})
+	a, b := datagrams(l, Data, 1, updatePayload(1, 4012)), datagrams(l, Data, 2, updatePayload(2, 4012))
+	r.AddDatagram(a[0])
+	r.AddDatagram(b[1])
+	if n := r.Pending(); n != 2 {
+		t.Fatalf("pending %d, want 2", n)
+	}
+	r.AddDatagram(a[1])
+	r.AddDatagram(a[2])
+	if n := r.Pending(); n != 1 {
+		t.Fatalf("pending %d after update 1 completed, want 1", n)
+	}
+	r.Reset()
+	if n := r.Pending(); n != 0 {
+		t.Fatalf("pending %d after Reset", n)
+	}
+}

@@ -50,6 +50,10 @@ function connect() {
   };
   ws.onclose = (ev) => {
     S.ws = null;
+    // A scope that asks for a token refuses the WebSocket (401) once the
+    // session cookie is gone or no longer matches: reload, which shows the
+    // token form.
+    fetch("status.json", { cache: "no-store" }).then((r) => { if (r.status === 401) location.reload(); }, () => {});
     const tooMany = ev.code === 1013;
     S.closeReason = (tooMany ? "" : "disconnected from the scope") + (ev.reason ? (tooMany ? "" : ": ") + ev.reason : "") +
       (tooMany ? "; trying again in 10 s" : "; reconnecting in 2 s");

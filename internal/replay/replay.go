@@ -1,0 +1,523 @@
+// Package replay serves a recording as a live UDPStreamer stream: a udpstreamer.Streamer with the recording's signal list, fed by a pacing thread at the recorded pace, a chosen speed or flat out.
+//
+// Usage:
+//
+//  1. r, err := replay.New(path, replay.Options{Server: udpstreamer.Config{Port: 44500}, Speed: 1}, ms, log)
+//     opens and checks the recording (internal/record) and builds the
+//     Streamer with its CONFIG: names, types, units, ranges, quantisation.
+//  2. r.AllocateMemory, then r.PrepareNextState (or r.Start for both)
+//     opens the socket, starts the Streamer's network thread and the
+//     pacing thread.
+//  3. r.Done is closed when the recording has been played to its end
+//     (never with Loop) or reading it failed (r.Err says why); r.Stop
+//     stops both threads.
+//
+// A Replay is a datasource.DataSource (an Opener) whose Synchronise does
+// nothing: its own pacing thread writes signal memory and synchronises, so
+// an application can list it beside its other producers.
+//
+// The pacing thread plays each row at the time of its producer's clock
+// (the UDPStreamer hrtTimestamp, the RD100S t_us; the receive time for
+// FlatUDP, or where the producer's clock jumps), divided by Speed, from
+// absolute CLOCK_MONOTONIC deadlines. A row recorded after lost updates
+// is synchronised with SynchroniseAfterGap, so a client sees the same
+// loss there: gaps stay gaps. A row waits for a free slot of the
+// Streamer's hand-off ring, so none is ever overwritten: a network thread
+// that stalls delays the rows, and flat out (Speed 0) that wait is the
+// only pace. A reader goroutine
+// decodes rows into a few preallocated batches ahead of the pacing thread;
+// in steady state neither allocates for the rows they pass.
+package replay
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/udpstreamer"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/record"
+	"github.com/streamerd/streamerd/netthread"
+	"github.com/streamerd/streamerd/rt/cpu"
+)
+
+// Bounds and defaults of Options.
+const (
+	MinSpeed            = 0.1
+	MaxSpeed            = 10
+	DefaultName         = "Replay"
+	DefaultHandOffDepth = 64
+)
+
+// Options configures a Replay. The zero value of a field means its
+// default, except Speed (0: flat out).
+type Options struct {
+	// Server configures the UDPStreamer that serves the recording, as for
+	// a live one: its Name (DefaultName when ""), Address ("" binds every
+	// address), Port (0: a free port), AllowedClients, HandOffDepth
+	// (DefaultHandOffDepth when 0), MaxPayloadSize, session policy and
+	// network thread. Its Signals are the recording's: New refuses any.
+	Server udpstreamer.Config
+	// Speed plays the recording this many times faster than it was
+	// recorded (MinSpeed..MaxSpeed); 0 plays it flat out.
+	Speed float64
+	// Loop plays the recording again from its first row after its last.
+	Loop bool
+	// WaitClient holds the first row until a client holds the session, so
+	// it sees the recording from its start.
+	WaitClient bool
+	// PacingCPUMask pins the pacing thread (0: unpinned); PacingPriority
+	// runs it under SCHED_FIFO at this priority (1..99; 0: normal
+	// scheduling).
+	PacingCPUMask  cpu.Mask
+	PacingPriority int
+}
+
+// Validate checks opts as New does, without the recording: every broken
+// rule is a *datasource.ConfigError naming its field (Speed,
+// PacingPriority, Signals), joined.
+func Validate(opts *Options) error {
+	e := datasource.ConfigErrors{DataSource: cmp.Or(opts.Server.Name, DefaultName)}
+	if opts.Speed != 0 && !(opts.Speed >= MinSpeed && opts.Speed <= MaxSpeed) {
+		e.Param("Speed", "want %v to %v, or 0 for flat out, got %v", MinSpeed, MaxSpeed, opts.Speed)
+	}
+	if opts.PacingPriority < 0 || opts.PacingPriority > 99 {
+		e.Param("PacingPriority", "want 0 (normal scheduling) or 1..99, got %d", opts.PacingPriority)
+	}
+	if len(opts.Server.Signals) > 0 {
+		e.Param("Signals", "the signals of a replay are its recording's; give none")
+	}
+	return e.Err()
+}
+
+// withDefaults fills in the defaults of the fields left zero.
+func (o Options) withDefaults() Options {
+	o.Server.Name = cmp.Or(o.Server.Name, DefaultName)
+	o.Server.HandOffDepth = cmp.Or(o.Server.HandOffDepth, DefaultHandOffDepth)
+	return o
+}
+
+// Stats count what a Replay played.
+type Stats struct {
+	Rows  uint64 `json:"rows"`  // rows synchronised
+	Lost  uint64 `json:"lost"`  // updates the rows' gaps declared lost
+	Loops uint64 `json:"loops"` // times the recording was played to its end
+	Late  uint64 `json:"late"`  // times the pacing thread fell more than a second behind and started its clock again
+	// Position is the rows of the current pass synchronised: the row of
+	// the recording played last, from 1; 0 before the first.
+	Position uint64 `json:"position"`
+	// PositionTime is the recording's time from its first row to the row
+	// played last, as the pacing counts it (the producer's clock).
+	PositionTime time.Duration `json:"-"`
+}
+
+// Replay plays a recording through a UDPStreamer. Its DataSource methods
+// follow the contract (from the goroutine that builds the application);
+// Done, Err, Stats and Streamer may be called from any goroutine.
+type Replay struct {
+	opts    Options
+	path    string
+	numRows int64
+	layout  *record.Layout
+	s       *udpstreamer.Streamer
+	log     *slog.Logger
+	sigs    []datasource.Signal
+	pace    paceColumns
+
+	feed *feeder
+
+	mu      sync.Mutex // guards file, thread and stopped: Stop may come from any goroutine
+	file    *record.File
+	thread  *netthread.Thread
+	stopped bool
+
+	done    chan struct{}
+	errOnce sync.Once
+	err     error
+
+	rows, lost, loops, late atomic.Uint64
+	pos                     atomic.Uint64 // rows of the current pass
+	posTime                 atomic.Int64  // ns of the recording into the current pass
+}
+
+var _ datasource.Opener = (*Replay)(nil)
+
+// New opens the recording at path, checks it and builds the Streamer that
+// serves it. A file that is not a recording, or is cut short or corrupt,
+// gives an error naming it and what is wrong. The file is closed again:
+// PrepareNextState opens it to play it, so a Replay built and never
+// started holds no file.
+func New(path string, opts Options, ms *metrics.Set, log *slog.Logger) (*Replay, error) {
+	if err := Validate(&opts); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	opts = opts.withDefaults()
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	f, err := record.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	f.Close()
+	l := f.Layout
+	sigs := Signals(l.Signals)
+	cfg := opts.Server
+	cfg.Signals = sigs
+	s, err := udpstreamer.New(cfg, ms, log)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %s: its signal list cannot be served: %w", path, err)
+	}
+	return &Replay{opts: opts, path: path, numRows: f.NumRows, layout: l, s: s, log: log.With("replay", path), sigs: sigs,
+		pace: paceColumnsOf(l), done: make(chan struct{})}, nil
+}
+
+// sameLayout reports whether a and b have the same signals and columns.
+func sameLayout(a, b *record.Layout) bool {
+	return a.Format == b.Format && slices.Equal(a.Signals, b.Signals) && slices.Equal(a.Columns, b.Columns)
+}
+
+// Inspect opens the recording at path, checks it as New does, and
+// returns the signals a Replay of it serves and its number of rows. It
+// reads the file's footer, not its rows.
+func Inspect(path string) ([]datasource.Signal, int64, error) {
+	f, err := record.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("replay: %w", err)
+	}
+	defer f.Close()
+	return Signals(f.Layout.Signals), f.NumRows, nil
+}
+
+// Signals returns the datasource signals of a CONFIG's signal list.
+func Signals(infos []wire.SignalInfo) []datasource.Signal {
+	sigs := make([]datasource.Signal, len(infos))
+	for i := range infos {
+		in := &infos[i]
+		s := datasource.Signal{Name: in.Name, Type: in.Type, NumberOfDimensions: int(in.NumDimensions), Unit: in.Unit,
+			RangeMin: in.RangeMin, RangeMax: in.RangeMax, QuantizedType: in.Quant, TimeMode: in.TimeMode, SamplingRate: in.SamplingRate}
+		switch in.NumDimensions {
+		case 1:
+			s.NumberOfElements = int(in.NumCols)
+		case 2:
+			s.Rows, s.Cols, s.NumberOfElements = int(in.NumRows), int(in.NumCols), in.Elements()
+		}
+		if in.TimeMode.NeedsTimeSignal() {
+			s.TimeSignal = infos[in.TimeSignalIdx].Name
+		}
+		sigs[i] = s
+	}
+	return sigs
+}
+
+// Streamer returns the Streamer that serves the recording.
+func (r *Replay) Streamer() *udpstreamer.Streamer { return r.s }
+
+// Memory returns the Streamer's signal memory (nil before AllocateMemory).
+func (r *Replay) Memory() *datasource.Memory { return r.s.Memory() }
+
+// Layout returns the recording's layout.
+func (r *Replay) Layout() *record.Layout { return r.layout }
+
+// Name returns the datasource name.
+func (r *Replay) Name() string { return r.opts.Server.Name }
+
+// Signals returns the recording's signals as the Streamer serves them.
+func (r *Replay) Signals() []datasource.Signal { return r.sigs }
+
+// AllocateMemory allocates the Streamer's memory and the reader's batches.
+func (r *Replay) AllocateMemory() error {
+	if err := r.s.AllocateMemory(); err != nil {
+		return err
+	}
+	r.feed = newFeeder(r.layout, r.pace, r.s.Memory(), r.opts.Loop)
+	return nil
+}
+
+// GetSignalMemoryBuffer returns the bytes of signal i in signal memory.
+func (r *Replay) GetSignalMemoryBuffer(i int) []byte { return r.s.GetSignalMemoryBuffer(i) }
+
+// Open binds the Streamer's socket.
+func (r *Replay) Open() error { return r.s.Open() }
+
+// PrepareNextState opens the recording again (refusing it if it changed
+// since New), starts the Streamer, the reader and the pacing thread.
+func (r *Replay) PrepareNextState() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	name := r.opts.Server.Name
+	switch {
+	case r.feed == nil:
+		return fmt.Errorf("datasource %q: %w", name, datasource.ErrNotAllocated)
+	case r.thread != nil:
+		return fmt.Errorf("datasource %q: %w", name, datasource.ErrPreparedTwice)
+	case r.stopped:
+		return fmt.Errorf("datasource %q: stopped", name)
+	}
+	f, err := record.Open(r.path)
+	if err != nil {
+		return fmt.Errorf("datasource %q: replay: %w", name, err)
+	}
+	if !sameLayout(f.Layout, r.layout) || f.NumRows != r.numRows {
+		f.Close()
+		return fmt.Errorf("datasource %q: replay: %s changed since it was checked (%d rows then, %d now, or other signals)", name, r.path, r.numRows, f.NumRows)
+	}
+	if err := r.s.PrepareNextState(); err != nil {
+		f.Close()
+		return err
+	}
+	r.feed.start(f)
+	th, err := netthread.Start(netthread.Config{Name: name + "-pace", CPUMask: r.opts.PacingCPUMask, Priority: r.opts.PacingPriority}, r.play)
+	if err != nil {
+		r.feed.stop()
+		r.s.Stop()
+		f.Close()
+		r.stopped = true
+		return fmt.Errorf("datasource %q: pacing thread: %w", name, err)
+	}
+	r.file, r.thread = f, th
+	r.log.Info("replaying", "address", r.s.LocalAddr().String(), "rows", r.numRows, "format", r.layout.Format,
+		"speed", speedText(r.opts.Speed), "loop", r.opts.Loop)
+	return nil
+}
+
+// Start is AllocateMemory then PrepareNextState.
+func (r *Replay) Start() error {
+	if err := r.AllocateMemory(); err != nil {
+		return err
+	}
+	return r.PrepareNextState()
+}
+
+func speedText(v float64) string {
+	if v == 0 {
+		return "flat out"
+	}
+	return fmt.Sprintf("%gx", v)
+}
+
+// Synchronise does nothing: the pacing thread synchronises the Streamer.
+func (r *Replay) Synchronise() error { return nil }
+
+// Stop stops the pacing thread, the reader and the Streamer, and closes
+// the file; later calls do nothing. Before PrepareNextState it closes
+// what Open opened.
+func (r *Replay) Stop() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.thread == nil {
+		return r.s.Stop()
+	}
+	if r.stopped {
+		return nil
+	}
+	r.stopped = true
+	err := r.thread.Stop()
+	r.feed.stop()
+	if serr := r.s.Stop(); err == nil {
+		err = serr
+	}
+	r.file.Close()
+	r.finish(nil)
+	return err
+}
+
+// Done is closed when the recording was played to its end (without
+// Loop), when reading it failed, or at Stop.
+func (r *Replay) Done() <-chan struct{} { return r.done }
+
+// Err returns why the replay ended early: a read error; nil otherwise.
+func (r *Replay) Err() error {
+	select {
+	case <-r.done:
+		return r.err
+	default:
+		return nil
+	}
+}
+
+func (r *Replay) finish(err error) {
+	r.errOnce.Do(func() {
+		r.err = err
+		close(r.done)
+	})
+}
+
+// Stats returns the counts.
+func (r *Replay) Stats() Stats {
+	return Stats{Rows: r.rows.Load(), Lost: r.lost.Load(), Loops: r.loops.Load(), Late: r.late.Load(),
+		Position: r.pos.Load(), PositionTime: time.Duration(r.posTime.Load())}
+}
+
+// ClassReplay is the class a Replay reports in its Status.
+const ClassReplay = "Replay"
+
+// Status is the Replay's snapshot for /status: the Streamer's and the
+// replay's own (docs/status.md).
+type Status struct {
+	udpstreamer.Status
+	File     string `json:"file"`
+	FileRows int64  `json:"file_rows"`
+	Speed    string `json:"speed"`
+	Loop     bool   `json:"loop"`
+	Stats
+	PositionSeconds float64 `json:"position_s"`
+	// Finished: the recording was played to its end (never with Loop),
+	// reading it failed (Error says why), or the replay was stopped.
+	Finished bool   `json:"finished"`
+	Error    string `json:"error,omitempty"`
+}
+
+// StatusReport returns Status as an any.
+func (r *Replay) StatusReport() any {
+	st := Status{Status: r.s.Status(), File: r.path, FileRows: r.numRows, Speed: speedText(r.opts.Speed),
+		Loop: r.opts.Loop, Stats: r.Stats()}
+	st.Class = ClassReplay
+	st.PositionSeconds = st.PositionTime.Seconds()
+	select {
+	case <-r.done:
+		st.Finished = true
+		if r.err != nil {
+			st.Error = r.err.Error()
+		}
+	default:
+	}
+	return st
+}
+
+// Describe returns one line on the datagrams.
+func (r *Replay) Describe() string {
+	return r.s.Describe() + fmt.Sprintf("; replaying %s (%d rows)", r.path, r.numRows)
+}
+
+// Bounds of the pacing.
+const (
+	maxSleep = 50 * time.Millisecond // a sleep is cut to this, to see a stop
+	lateBy   = time.Second           // behind by more, the clock starts again
+	flatWait = 50 * time.Microsecond // flat out, the wait for a free slot
+	// maxGap bounds the lost updates of one row passed to the Streamer,
+	// below the client's implausible counter jump.
+	maxGap = wire.MaxCounterJump / 2
+)
+
+// play is the pacing thread.
+func (r *Replay) play(stop <-chan struct{}) {
+	if r.opts.WaitClient && !r.waitClient(stop) {
+		return
+	}
+	mem := r.s.Memory().Block()
+	depth := r.opts.Server.HandOffDepth
+	next := cpu.MonotonicNanos()
+	newPass := true
+	for {
+		var b *batch
+		select {
+		case <-stop:
+			return
+		case b = <-r.feed.full:
+		}
+		size := len(mem)
+		for j := range b.n {
+			if r.opts.Speed > 0 {
+				next += int64(float64(b.dt[j]) / r.opts.Speed)
+				now := cpu.MonotonicNanos()
+				if now-next > int64(lateBy) {
+					next = now
+					r.late.Add(1)
+				}
+				if !sleepUntil(next, stop) {
+					return
+				}
+			}
+			// Never overwrite a cycle the network thread has not taken:
+			// a stalled network thread delays the rows, it skips none.
+			for r.s.Waiting() >= depth {
+				if !sleepFor(flatWait, stop) {
+					return
+				}
+			}
+			copy(mem, b.mem[j*size:(j+1)*size])
+			gap := min(b.gap[j], maxGap)
+			r.s.SynchroniseAfterGap(gap)
+			r.rows.Add(1)
+			if gap != 0 {
+				r.lost.Add(uint64(gap))
+			}
+			if newPass { // the first row's dt paces it after the last row of the pass before
+				r.pos.Store(1)
+				r.posTime.Store(0)
+				newPass = false
+			} else {
+				r.pos.Add(1)
+				r.posTime.Add(b.dt[j])
+			}
+		}
+		err := b.err
+		r.feed.free <- b
+		switch {
+		case err == nil:
+		case !errors.Is(err, io.EOF):
+			r.log.Error("replay stopped", "error", err)
+			r.finish(err)
+			return
+		default:
+			r.loops.Add(1)
+			newPass = true
+			if !r.opts.Loop {
+				r.drain(stop)
+				r.log.Info("replay finished", "rows", r.rows.Load())
+				r.finish(nil)
+				return
+			}
+		}
+	}
+}
+
+// waitClient waits until a client holds the session; false on stop.
+func (r *Replay) waitClient(stop <-chan struct{}) bool {
+	for !r.s.Status().Connected {
+		if !sleepFor(10*time.Millisecond, stop) {
+			return false
+		}
+	}
+	return true
+}
+
+// drain waits until the network thread took every cycle published.
+func (r *Replay) drain(stop <-chan struct{}) {
+	for r.s.Waiting() > 0 {
+		if !sleepFor(time.Millisecond, stop) {
+			return
+		}
+	}
+}
+
+// sleepUntil sleeps until CLOCK_MONOTONIC reaches abs, in slices of at
+// most maxSleep; false when stop closed meanwhile.
+func sleepUntil(abs int64, stop <-chan struct{}) bool {
+	for {
+		select {
+		case <-stop:
+			return false
+		default:
+		}
+		now := cpu.MonotonicNanos()
+		if now >= abs {
+			return true
+		}
+		_ = cpu.SleepUntil(min(abs, now+int64(maxSleep)))
+	}
+}
+
+func sleepFor(d time.Duration, stop <-chan struct{}) bool {
+	return sleepUntil(cpu.MonotonicNanos()+int64(d), stop)
+}

@@ -1,0 +1,219 @@
+package replay
+
+import (
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/udpstreamer"
+	"github.com/streamerd/streamerd/internal/dstest"
+	"github.com/streamerd/streamerd/internal/record"
+	"github.com/streamerd/streamerd/internal/replay/replaytest"
+	"github.com/streamerd/streamerd/internal/testenv"
+)
+
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// gapAt is the loss the live producer declares before some cycles.
+var gapAt = map[int]uint32{40: 3, 41: 1, 150: 12}
+
+// TestRoundTrip records a live stream, replays the recording, records the
+// replay, and compares the two recordings value for value: signals,
+// quantisation codes, losses, counter steps.
+func TestRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.parquet"), filepath.Join(dir, "b.parquet")
+
+	s := replaytest.Live(t)
+	sessA, stopA := replaytest.RecordFrom(t, s.LocalAddr().String(), a)
+	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Status().Connected })
+	const n = 300
+	for i := range n {
+		replaytest.Cycle(s, i, gapAt[i])
+	}
+	replaytest.WaitRows(t, sessA, n, "the live stream is recorded")
+	stopA()
+
+	r, err := New(a, Options{Server: udpstreamer.Config{Address: "127.0.0.1"}, Speed: 2, WaitClient: true}, metrics.NewSet(), discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer r.Stop()
+	sessB, stopB := replaytest.RecordFrom(t, r.Streamer().LocalAddr().String(), b)
+	testenv.Receive(t, r.Done(), 30*time.Second, "the end of the replay")
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	replaytest.WaitRows(t, sessB, n, "the replay is recorded")
+	stopB()
+	if st := r.Stats(); st.Rows != n || st.Lost != 16 || st.Loops != 1 || st.Position != n || st.PositionTime <= 0 {
+		t.Errorf("replay stats %+v", st)
+	}
+	if st := r.StatusReport().(Status); st.Class != ClassReplay || !st.Finished || st.Error != "" || st.FileRows != n || st.File != a {
+		t.Errorf("status %+v", st)
+	}
+
+	la, ra := replaytest.Rows(t, a)
+	lb, rb := replaytest.Rows(t, b)
+	if len(la.Columns) != len(lb.Columns) || len(ra) != n || len(rb) != n {
+		t.Fatalf("%d and %d columns, %d and %d rows", len(la.Columns), len(lb.Columns), len(ra), len(rb))
+	}
+	for i := range la.Signals {
+		if la.Signals[i] != lb.Signals[i] {
+			t.Errorf("signal %d: recorded %+v, replayed %+v", i, la.Signals[i], lb.Signals[i])
+		}
+	}
+	ctr, lost := la.Column(record.ColCounter), la.Column(record.ColLost)
+	var lostA uint64
+	for i := range ra {
+		for c, col := range la.Columns {
+			if strings.HasPrefix(col.Name, "_") {
+				continue
+			}
+			if ra[i][c] != rb[i][c] {
+				t.Fatalf("row %d, %s: recorded %#x, replayed %#x", i, col.Name, ra[i][c], rb[i][c])
+			}
+		}
+		if ra[i][lost] != rb[i][lost] {
+			t.Fatalf("row %d: _lost %d recorded, %d replayed", i, ra[i][lost], rb[i][lost])
+		}
+		lostA += ra[i][lost]
+		if i > 0 && ra[i][ctr]-ra[i-1][ctr] != rb[i][ctr]-rb[i-1][ctr] {
+			t.Fatalf("row %d: counter step %d recorded, %d replayed", i, ra[i][ctr]-ra[i-1][ctr], rb[i][ctr]-rb[i-1][ctr])
+		}
+	}
+	if lostA != 16 || ra[40][lost] != 3 || ra[41][lost] != 1 {
+		t.Errorf("%d lost in the recording; rows 40, 41: %d, %d", lostA, ra[40][lost], ra[41][lost])
+	}
+}
+
+// TestReplayLoopsAndStops: with Loop the recording plays again; Stop ends
+// it; Speed out of range is refused.
+func TestReplayLoopsAndStops(t *testing.T) {
+	a := filepath.Join(t.TempDir(), "a.parquet")
+	s := replaytest.Live(t)
+	sess, stop := replaytest.RecordFrom(t, s.LocalAddr().String(), a)
+	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Status().Connected })
+	for i := range 20 {
+		replaytest.Cycle(s, i, 0)
+	}
+	replaytest.WaitRows(t, sess, 20, "recorded")
+	stop()
+	for _, o := range []Options{{Speed: 20}, {PacingPriority: 100}, {Server: udpstreamer.Config{Signals: replaytest.Signals()}}} {
+		if _, err := New(a, o, metrics.NewSet(), discard()); err == nil {
+			t.Errorf("%+v taken", o)
+		}
+	}
+	sigs, rows, err := Inspect(a)
+	if err != nil || rows != 20 || len(sigs) != len(replaytest.Signals()) || sigs[3].TimeSignal != "T0" {
+		t.Errorf("Inspect: %d rows, %+v, %v", rows, sigs, err)
+	}
+	r, err := New(a, Options{Server: udpstreamer.Config{Address: "127.0.0.1"}, Loop: true}, metrics.NewSet(), discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(); err != nil {
+		t.Fatal(err)
+	}
+	replaytest.Connect(t, r.Streamer().LocalAddr().String())
+	testenv.Eventually(t, "three loops", 20*time.Second, func() bool { return r.Stats().Loops >= 3 })
+	if st := r.StatusReport().(Status); st.Finished || st.Position < 1 || st.Position > 20 {
+		t.Errorf("looping: %+v", st)
+	}
+	if err := r.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Receive(t, r.Done(), 5*time.Second, "Done after Stop")
+	if r.Err() != nil {
+		t.Errorf("Err after Stop: %v", r.Err())
+	}
+}
+
+// TestBadFilesNameTheFileAndTheProblem: a foreign, truncated or corrupt
+// file gets an error naming it, never a panic.
+func TestBadFilesNameTheFileAndTheProblem(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.parquet")
+	s := replaytest.Live(t)
+	sess, stop := replaytest.RecordFrom(t, s.LocalAddr().String(), good)
+	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Status().Connected })
+	for i := range 50 {
+		replaytest.Cycle(s, i, 0)
+	}
+	replaytest.WaitRows(t, sess, 50, "recorded")
+	stop()
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	corrupt := append([]byte(nil), data...)
+	for i := len(corrupt) - 200; i < len(corrupt)-8; i++ {
+		corrupt[i] ^= 0x5A
+	}
+	for _, c := range []struct{ path, want string }{
+		{write("empty.parquet", nil), "too short"},
+		{write("text.parquet", []byte("time,value\n1,2\n3,4\n")), "not a Parquet file"},
+		{write("truncated.parquet", data[:len(data)/2]), "footer is missing"},
+		{write("corrupt.parquet", corrupt), "corrupt"},
+		{filepath.Join(dir, "missing.parquet"), "no such file"},
+		{testenv.Mkfifo(t, filepath.Join(dir, "fifo.parquet")), "not a regular file (a named pipe)"},
+	} {
+		_, err := New(c.path, Options{}, metrics.NewSet(), discard())
+		if err == nil || !strings.Contains(err.Error(), c.path) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want an error naming it and saying %q", filepath.Base(c.path), err, c.want)
+		}
+		_, _, err = Inspect(c.path)
+		if err == nil || !strings.Contains(err.Error(), c.path) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Inspect %s: %v; want an error naming it and saying %q", filepath.Base(c.path), err, c.want)
+		}
+	}
+}
+
+// TestReplayDataSourceContract: a Replay follows the DataSource and
+// Opener lifecycles an application drives it through, and refuses to
+// start on a recording that changed since New checked it.
+func TestReplayDataSourceContract(t *testing.T) {
+	a := replaytest.Record(t, filepath.Join(t.TempDir(), "a.parquet"), 5, nil)
+	newReplay := func() datasource.DataSource {
+		r, err := New(a, Options{Server: udpstreamer.Config{Address: "127.0.0.1"}, Speed: 0}, metrics.NewSet(), discard())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	dstest.Lifecycle(t, newReplay())
+	dstest.Opener(t, newReplay)
+
+	// A recording replaced between New and the start is refused.
+	r := newReplay()
+	b := replaytest.Record(t, filepath.Join(t.TempDir(), "b.parquet"), 7, nil)
+	if err := os.Rename(b, a); err != nil {
+		t.Fatal(err)
+	}
+	err := r.AllocateMemory()
+	if err == nil {
+		err = r.PrepareNextState()
+	}
+	if err == nil || !strings.Contains(err.Error(), a+" changed since it was checked (5 rows then, 7 now") {
+		t.Errorf("a replaced recording: %v", err)
+	}
+	if err := r.Stop(); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,62 @@
+package netthread
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+)
+
+// Buffers is what SetBuffers asked for and what the kernel granted, in
+// bytes of datagrams. (Linux reserves twice the size granted, the other
+// half for its bookkeeping, and reports that double; Got is halved back.)
+// Linux caps a size at net.core.wmem_max or rmem_max unless Forced.
+type Buffers struct {
+	SendWant, SendGot int
+	RecvWant, RecvGot int
+	// Forced is true when SO_SNDBUFFORCE and SO_RCVBUFFORCE were allowed
+	// (root or CAP_NET_ADMIN): the sizes are then not capped.
+	Forced bool
+}
+
+// sendCapped and recvCapped report whether the kernel granted less than
+// asked.
+func (b Buffers) sendCapped() bool { return b.SendWant > 0 && b.SendGot < b.SendWant }
+func (b Buffers) recvCapped() bool { return b.RecvWant > 0 && b.RecvGot < b.RecvWant }
+
+// SetBuffers sizes the send and receive buffers of conn (a size of 0
+// leaves that one as it is) and reads both back. It first tries the FORCE
+// variants, which a privileged process may set beyond the system's caps,
+// then the plain options.
+func SetBuffers(conn *net.UDPConn, send, recv int) (Buffers, error) {
+	b := Buffers{SendWant: send, RecvWant: recv}
+	rc, err := conn.SyscallConn()
+	if err != nil {
+		return b, err
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = setBuffers(fd, &b) }); err != nil {
+		return b, err
+	}
+	return b, serr
+}
+
+// fits reports whether the send buffer holds an update of n bytes.
+func (b Buffers) fits(n int) bool { return b.SendGot <= 0 || n <= b.SendGot }
+
+// Log writes one line on the buffers of a socket and, when the send
+// buffer cannot hold one update of updateBytes bytes, or the kernel capped
+// a size, a warning saying what to do.
+func (b Buffers) Log(log *slog.Logger, socket string, updateBytes int) {
+	log.Info("socket buffers", "socket", socket, "send_bytes", b.SendGot, "send_asked", b.SendWant,
+		"receive_bytes", b.RecvGot, "receive_asked", b.RecvWant, "forced", b.Forced)
+	if !b.fits(updateBytes) {
+		log.Warn("the send buffer cannot hold one update: the kernel will refuse part of every update",
+			"socket", socket, "send_bytes", b.SendGot, "update_bytes", updateBytes,
+			"fix", fmt.Sprintf("raise net.core.wmem_max to at least %d, or run with CAP_NET_ADMIN", updateBytes))
+		return
+	}
+	if b.sendCapped() || b.recvCapped() {
+		log.Warn("the kernel granted smaller socket buffers than asked (net.core.wmem_max, rmem_max); raise them or run with CAP_NET_ADMIN",
+			"socket", socket, "send_bytes", b.SendGot, "send_asked", b.SendWant, "receive_bytes", b.RecvGot, "receive_asked", b.RecvWant)
+	}
+}

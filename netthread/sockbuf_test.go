@@ -1,0 +1,52 @@
+package netthread
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/streamerd/streamerd/internal/testenv"
+)
+
+// TestSetBuffersReadsBack sets small buffers, which no cap refuses, and
+// reads back what was set; then asks for more than any default cap and
+// checks the result is reported as it is (capped, or forced when
+// privileged).
+func TestSetBuffersReadsBack(t *testing.T) {
+	conn := testenv.Loopback(t)
+	b, err := SetBuffers(conn, 64<<10, 32<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.SendGot < 64<<10 || b.RecvGot < 32<<10 || b.sendCapped() || b.recvCapped() {
+		t.Errorf("small buffers: %+v", b)
+	}
+	b, err = SetBuffers(conn, 64<<20, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Forced != !b.sendCapped() || b.RecvWant != 0 || b.RecvGot <= 0 {
+		t.Errorf("large send buffer: %+v", b)
+	}
+	t.Logf("64 MiB asked: %+v", b)
+}
+
+func TestBuffersLog(t *testing.T) {
+	var out bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&out, nil))
+	Buffers{SendWant: 4 << 20, SendGot: 212992, RecvWant: 1 << 20, RecvGot: 212992}.Log(log, "server", 65536)
+	if s := out.String(); strings.Count(s, "\n") != 2 || !strings.Contains(s, "granted smaller") {
+		t.Errorf("capped:\n%s", s)
+	}
+	out.Reset()
+	Buffers{SendWant: 4 << 20, SendGot: 212992}.Log(log, "server", 1<<20)
+	if s := out.String(); !strings.Contains(s, "cannot hold one update") || !strings.Contains(s, "at least 1048576") {
+		t.Errorf("update too big:\n%s", s)
+	}
+	out.Reset()
+	Buffers{SendWant: 4 << 20, SendGot: 4 << 20, Forced: true}.Log(log, "server", 65536)
+	if s := out.String(); strings.Count(s, "\n") != 1 || strings.Contains(s, "WARN") {
+		t.Errorf("granted:\n%s", s)
+	}
+}
