@@ -93,14 +93,24 @@ const importLimit = 10
 
 // limitMemory sets a soft memory limit of n bytes beyond what the
 // process holds now, and returns the function that lifts it (once; later
-// calls do nothing).
+// calls do nothing). The limit is the process's: a second caller waits
+// until the first lifts it.
 func limitMemory(n int64) (lift func()) {
+	memoryLimit.Lock()
 	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
 	metrics.Read(sample)
 	prev := debug.SetMemoryLimit(int64(sample[0].Value.Uint64()) + n)
 	var once sync.Once
-	return func() { once.Do(func() { debug.SetMemoryLimit(prev) }) }
+	return func() {
+		once.Do(func() {
+			debug.SetMemoryLimit(prev)
+			memoryLimit.Unlock()
+		})
+	}
 }
+
+// memoryLimit is held while limitMemory's limit is set.
+var memoryLimit sync.Mutex
 
 // toMARTe2 repositions the loader's errors in err that name a line of the
 // imported TOML (file name) at the line of the MARTe2 file (path) that
