@@ -31,7 +31,9 @@ func Read(path string, max int64) ([]byte, error) {
 	if st.Size() > max {
 		return nil, fmt.Errorf("%s: %w: %d bytes, at most %d", path, ErrTooLarge, st.Size(), max)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	// Read into a buffer of the file's size (and room to see that it
+	// grew), so that the bytes are allocated once.
+	data, err := readAll(io.LimitReader(f, max+1), make([]byte, 0, st.Size()+512))
 	if err != nil {
 		return nil, err
 	}
@@ -74,4 +76,21 @@ func kind(m fs.FileMode) string {
 		return "a device"
 	}
 	return "mode " + m.String()
+}
+
+// readAll is io.ReadAll reading into b.
+func readAll(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // grow
+		}
+	}
 }
