@@ -22,6 +22,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/app"
+	"github.com/streamerd/streamerd/internal/forensics"
 )
 
 // TestLinks checks every link of README.md, the other top-level *.md files
@@ -313,7 +314,8 @@ func TestStatusFieldsDocumented(t *testing.T) {
 	}
 	fields := map[string]bool{}
 	for _, v := range []any{app.Status{}, app.ThreadStatus{}, app.ForceStatus{}, app.Event{},
-		udpstreamer.Status{}, flatudp.Status{}, rd100s.Status{}, rd100s.Event{}} {
+		udpstreamer.Status{}, flatudp.Status{}, rd100s.Status{}, rd100s.Event{},
+		forensics.Status{}, forensics.SourceStatus{}, forensics.EventStatus{}, forensics.EvidenceStatus{}} {
 		jsonFields(reflect.TypeOf(v), fields)
 	}
 	// Degradations has its own JSON form.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/forensics"
 	"github.com/streamerd/streamerd/internal/httpguard"
 )
 
@@ -103,11 +104,12 @@ func (a *App) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 // Status is the document served at /status; docs/status.md explains
 // every field.
 type Status struct {
-	Threads     []ThreadStatus `json:"threads"`
-	DataSources []any          `json:"datasources"`
-	Forces      []ForceStatus  `json:"forces"`
-	Events      []Event        `json:"events"`
-	Timings     *TimingsStatus `json:"timings,omitempty"`
+	Threads     []ThreadStatus    `json:"threads"`
+	DataSources []any             `json:"datasources"`
+	Forces      []ForceStatus     `json:"forces"`
+	Events      []Event           `json:"events"`
+	Timings     *TimingsStatus    `json:"timings,omitempty"`
+	LateCycles  *forensics.Status `json:"late_cycles,omitempty"`
 }
 
 // ThreadStatus is one RT thread in /status.
@@ -166,6 +168,7 @@ func (a *App) Status() Status {
 	}
 	st.Events = a.events.recent()
 	st.Timings = a.timings.status()
+	st.LateCycles = a.late.Status()
 	return st
 }
 

@@ -1,6 +1,7 @@
 package forensics
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
@@ -103,10 +105,11 @@ type Monitor struct {
 	lastNow int64   // cpu.Now at the last sample
 	lastAt  time.Time
 
-	mu      sync.Mutex // guards every watch's recent, lost and log state
-	stop    chan struct{}
-	done    chan struct{}
-	started bool
+	mu       sync.Mutex // guards every watch's recent, lost and log state
+	stopping atomic.Bool
+	stop     chan struct{}
+	done     chan struct{}
+	started  bool
 }
 
 // watch is one RT thread or producer the monitor follows.
@@ -224,7 +227,7 @@ func (m *Monitor) Stop() {
 	if !m.started || m.stop == nil {
 		return
 	}
-	close(m.stop)
+	m.stopping.Store(true)
 	<-m.done
 	m.stop = nil
 	m.stat.close()
@@ -235,20 +238,27 @@ func (m *Monitor) Stop() {
 	}
 }
 
+// run samples and explains every Interval until Stop. It sleeps rather
+// than selecting on a ticker and the stop channel: a goroutine blocked in
+// a select takes sudogs from the runtime's caches, which allocates now and
+// then; a sleep and an atomic flag never do.
 func (m *Monitor) run() {
 	defer close(m.done)
-	tick := time.NewTicker(m.cfg.Interval)
-	defer tick.Stop()
+	next := time.Now()
 	for {
-		select {
-		case <-m.stop:
+		next = next.Add(m.cfg.Interval)
+		if d := time.Until(next); d > 0 {
+			time.Sleep(d)
+		} else {
+			next = time.Now() // behind: start again from now
+		}
+		if m.stopping.Load() {
 			m.sample()
 			m.explain(true)
 			return
-		case <-tick.C:
-			m.sample()
-			m.explain(false)
 		}
+		m.sample()
+		m.explain(false)
 	}
 }
 
@@ -479,6 +489,10 @@ func (m *Monitor) maybeLog(w *watch, now int64) {
 	if w.logN == 0 || now-w.lastLog < int64(logEvery) {
 		return
 	}
+	if !m.cfg.Log.Enabled(context.Background(), slog.LevelWarn) {
+		w.logN, w.lastLog = 0, now // nothing formatted: no allocation
+		return
+	}
 	ev := &w.logWorst
 	var msg string
 	if w.skips {
@@ -490,7 +504,7 @@ func (m *Monitor) maybeLog(w *watch, now int64) {
 	if w.skips {
 		kind = "datasource"
 	}
-	m.cfg.Log.Warn(msg, kind, w.name, "events", w.logN, "worst_ms", float64(ev.Late)/1e6, "cause", ev.Cause.String())
+	m.cfg.Log.Warn(msg, kind, w.name, "events", w.logN, "worst_ms", math.Round(float64(ev.Late)/1e5)/10, "cause", ev.Cause.String())
 	w.logN, w.lastLog = 0, now
 }
 

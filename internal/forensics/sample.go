@@ -28,8 +28,10 @@ type history struct {
 
 func newHistory(size, cpus, watches int) history {
 	h := history{s: make([]sample, size)}
+	steal := make([]int64, size*cpus)
+	threads := make([]threadSample, size*watches)
 	for i := range h.s {
-		h.s[i] = sample{steal: make([]int64, cpus), threads: make([]threadSample, watches)}
+		h.s[i] = sample{steal: steal[i*cpus : (i+1)*cpus : (i+1)*cpus], threads: threads[i*watches : (i+1)*watches : (i+1)*watches]}
 	}
 	return h
 }
