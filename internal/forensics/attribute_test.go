@@ -39,9 +39,17 @@ func TestAttribute(t *testing.T) {
 		{"fifo waited, budget left", sp, &counts{Evidence: Evidence{Wait: 9 * time.Millisecond, ThreadKnown: true}, runShare: 0.3}, true, 0.95, Preempted},
 		{"fifo waited, budget spent", sp, &counts{Evidence: Evidence{Wait: 9 * time.Millisecond, ThreadKnown: true}, runShare: 0.9}, true, 0.95, RTThrottling},
 		{"fifo, no throttling", sp, &counts{Evidence: Evidence{Wait: 9 * time.Millisecond, ThreadKnown: true}, runShare: 1}, true, 0, Preempted},
-		{"ran through it", span{from: sp.from, to: sp.to, ran: true}, known(Evidence{Run: 9 * time.Millisecond}), false, 0.95, Work},
-		{"ran, but woke late", sp, known(Evidence{Run: 9 * time.Millisecond}), false, 0.95, Unknown},
-		{"ran, thread unknown", span{from: sp.from, to: sp.to, ran: true}, &counts{Evidence: Evidence{Run: 9 * time.Millisecond}}, false, 0.95, Unknown},
+		{"busy through it", span{from: sp.from, to: sp.to, busy: 9 * ms1}, known(Evidence{}), false, 0.95, Work},
+		{"busy a little", span{from: sp.from, to: sp.to, busy: 2 * ms1}, known(Evidence{}), false, 0.95, Unknown},
+		{"asleep, nothing counted", span{from: sp.from, to: sp.to, asleep: true}, known(Evidence{Wait: time.Millisecond}), false, 0.95, LateTimer},
+		{"asleep, blocked in Go", span{from: sp.from, to: sp.to, asleep: true}, known(Evidence{Blocked: 1}), false, 0.95, GoScheduler},
+		{"asleep, ran long in the runtime", span{from: sp.from, to: sp.to, asleep: true}, known(Evidence{ExtraRun: 8 * time.Millisecond}), false, 0.95, GoScheduler},
+		{"overran, ran long", span{from: sp.from, to: sp.to, busy: 9 * ms1}, known(Evidence{ExtraRun: 8 * time.Millisecond}), false, 0.95, Work},
+		{"blocked in a short pause", sp, known(Evidence{Blocked: 1, GoPauses: 2, GoPause: 100 * time.Microsecond}), false, 0.95, GoPause},
+		{"asleep, waited some", span{from: sp.from, to: sp.to, asleep: true}, known(Evidence{Wait: 3 * time.Millisecond}), false, 0.95, LateTimer},
+		{"asleep, waited most", span{from: sp.from, to: sp.to, asleep: true}, known(Evidence{Wait: 6 * time.Millisecond}), false, 0.95, Preempted},
+		{"asleep, stolen", span{from: sp.from, to: sp.to, asleep: true}, known(Evidence{Steal: 10 * time.Millisecond}), false, 0.95, Steal},
+		{"asleep, thread unknown", span{from: sp.from, to: sp.to, asleep: true}, &counts{}, false, 0.95, Unknown},
 	} {
 		if got := attribute(c.sp, c.c, c.fifo, c.budget); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)

@@ -31,11 +31,24 @@ const (
 	// Work: the thread ran the whole time: a step (or, for a producer,
 	// the network thread's own sending) took that long.
 	Work
+	// LateTimer: the thread was asleep, and its own counts show it did
+	// not wait for its CPU nor block anywhere else: the kernel woke it
+	// late. On a virtual machine, the host did not run the virtual CPU
+	// (steal shorter than /proc/stat's 10 ms resolution); on any
+	// machine, a CPU slow to leave a deep idle state, or interrupts off.
+	LateTimer
+	// GoScheduler: the thread woke but was held in the Go runtime,
+	// outside any stop-the-world pause: it waited for a P (the runtime's
+	// right to run Go code) or for one of the runtime's locks, or spun
+	// until the runtime's monitor thread let it leave its system call,
+	// held by other threads of the process that the kernel was not
+	// running (normal-priority threads on a busy machine).
+	GoScheduler
 	// NumCauses is the number of causes.
 	NumCauses
 )
 
-var causeNames = [NumCauses]string{"unknown", "steal", "preempted", "rt_throttling", "go_pause", "page_faults", "work"}
+var causeNames = [NumCauses]string{"unknown", "steal", "preempted", "rt_throttling", "go_pause", "page_faults", "work", "late_timer", "go_scheduler"}
 
 // String returns the cause as the metric label and /status spell it.
 func (c Cause) String() string {
@@ -56,6 +69,9 @@ type Evidence struct {
 	Wait                time.Duration // the thread was runnable but not running
 	Run                 time.Duration // the thread ran
 	InvoluntarySwitches uint64        // the kernel took the CPU from it
+	Blocked             uint64        // an RT thread: times it blocked other than in its sleeps (voluntary switches beyond one per cycle): in the Go runtime, or in a step
+	ExtraRun            time.Duration // an RT thread: CPU time beyond its usual cost per cycle (over the second before): spent spinning in the Go runtime when it woke, or in a step
+	StealLastSecond     time.Duration // steal on the CPU over the second before the window ended
 	MinorFaults         uint64        // pages it faulted in without I/O
 	MajorFaults         uint64        // pages it faulted in from disk
 	GoPauses            uint64        // Go stop-the-world pauses that ended in the window
@@ -71,6 +87,7 @@ type Evidence struct {
 type Event struct {
 	Source  string    // the thread's or the datasource's name
 	Time    time.Time // the deadline the cycle woke for, or when the cycle was skipped
+	At      int64     // the same instant on cpu.Now's clock (CLOCK_MONOTONIC ns)
 	Counter uint32    // the cycle's Counter (RT threads)
 	// Late is how late the thread was: its wake-up lateness, or for an
 	// overrun how far its work ran past the next deadline, whichever is
@@ -117,11 +134,18 @@ func (e *Event) Explain() string {
 			return fmt.Sprintf("its own work: step %s ran %s", v.Step, ms(v.StepTime))
 		}
 		return fmt.Sprintf("its own work: ran %s", ms(v.Run))
+	case GoScheduler:
+		if v.Blocked > 0 {
+			return fmt.Sprintf("held in the Go runtime when it woke: blocked %d times besides its sleeps, no stop-the-world (waiting for a P or a runtime lock that a thread the kernel was not running held)", v.Blocked)
+		}
+		return fmt.Sprintf("held in the Go runtime when it woke: ran %s more than its usual cost, no stop-the-world (spinning until a thread the kernel was not running let it out of its system call)", ms(v.ExtraRun))
+	case LateTimer:
+		return fmt.Sprintf("the kernel woke it late, its timer %s behind (steal on %s in the last second: %s, counted in 10 ms ticks)", ms(e.Late), cpuName(v.CPU), ms(v.StealLastSecond))
 	}
 	if !v.ThreadKnown {
 		return fmt.Sprintf("no cause found (steal %s%s, no Go pause; the thread's counts unreadable)", ms(v.Steal), cpu)
 	}
-	return fmt.Sprintf("no cause found (steal %s%s, waited %s, %d page faults, %d Go pauses)", ms(v.Steal), cpu, ms(v.Wait), v.MinorFaults+v.MajorFaults, v.GoPauses)
+	return fmt.Sprintf("no cause found (steal %s%s, waited %s, %d page faults, %d Go pauses, blocked %d times)", ms(v.Steal), cpu, ms(v.Wait), v.MinorFaults+v.MajorFaults, v.GoPauses, v.Blocked)
 }
 
 // ms formats d in milliseconds with one decimal, or in µs below 1 ms.

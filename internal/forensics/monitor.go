@@ -56,6 +56,7 @@ type Thread interface {
 	ThreadID() int
 	Affinity() cpu.Mask
 	DrainLateCycles(dst []rt.LateCycle) (n int, lost uint64)
+	ReadStats(dst *rt.Stats)
 }
 
 // Producer is what the monitor needs of a producer that stamps the cycles
@@ -79,6 +80,9 @@ type Config struct {
 	// Log receives at most one line per second per source naming the
 	// cause of its worst event (nil: no logging).
 	Log *slog.Logger
+	// OnEvent, if set, is called on the monitor's goroutine with every
+	// event explained, for tools that keep them all; it must not keep ev.
+	OnEvent func(ev *Event)
 }
 
 // Monitor explains late and skipped cycles. It samples what Linux and the
@@ -128,6 +132,7 @@ type watch struct {
 	files [3]procFile // stat, schedstat, status
 
 	late    []rt.LateCycle
+	stats   *rt.Stats // ReadStats's buffer
 	stamps  []int64
 	pending []pendingEvent
 
@@ -137,6 +142,8 @@ type watch struct {
 	recent  [recentEvents]Event
 	nRecent uint64
 	lost    uint64
+
+	event Event // OnEvent's argument; the monitor's goroutine only
 
 	// Log state, the monitor's goroutine only.
 	logN     int
@@ -173,6 +180,8 @@ func (m *Monitor) WatchThread(th Thread, steps []string, fifo bool) {
 	w := m.newWatch(th.Name(), false, fifo)
 	w.th, w.steps, w.threshold = th, steps, th.LateThreshold()
 	w.late = make([]rt.LateCycle, drainBatch)
+	w.stats = &rt.Stats{}
+	th.ReadStats(w.stats) // sized once
 	for c := range NumCauses {
 		w.counters[c] = m.cfg.Metrics.GetOrCreateCounter(fmt.Sprintf(`%s{thread=%q,cause=%q}`, LateCyclesMetric, w.name, c))
 	}
@@ -315,7 +324,11 @@ func (w *watch) read(buf []byte) threadSample {
 		return ts
 	}
 	if b, ok = w.files[2].read(buf); ok {
-		ts.nvcsw, ok = parseInvoluntary(b)
+		ts.vcsw, ts.nvcsw, ok = parseSwitches(b)
+	}
+	if !w.skips {
+		w.th.ReadStats(w.stats)
+		ts.cycles = w.stats.Cycles
 	}
 	ts.ok = ok
 	return ts
@@ -350,7 +363,7 @@ func (m *Monitor) collect(w *watch) {
 			n, lost = w.prod.DrainSkips(w.stamps[:room])
 			for _, t := range w.stamps[:n] {
 				w.pending = append(w.pending, pendingEvent{
-					sp: span{from: t - w.behind, to: t, ran: true},
+					sp: span{from: t - w.behind, to: t},
 					ev: Event{Source: w.name, Late: time.Duration(w.behind), Skip: true},
 					at: t,
 				})
@@ -379,10 +392,11 @@ func (m *Monitor) collect(w *watch) {
 func (w *watch) lateEvent(lc *rt.LateCycle) pendingEvent {
 	late := lc.Wake > w.threshold
 	over := lc.Missed > 0
-	sp := span{from: lc.Deadline, to: lc.Deadline + int64(lc.Wake), ran: over}
+	sp := span{from: lc.Deadline, to: lc.Deadline + int64(lc.Wake), asleep: late}
 	lateBy := lc.Wake
 	if over {
 		sp.to = lc.Deadline + int64(lc.End)
+		sp.busy = int64(lc.End - lc.Wake)
 		if !late {
 			sp.from += int64(lc.Wake)
 		}
@@ -398,7 +412,7 @@ func (w *watch) lateEvent(lc *rt.LateCycle) pendingEvent {
 // attribute explains one event, counts it and keeps it for Status.
 func (m *Monitor) attribute(wi int, w *watch, p *pendingEvent) {
 	ev := p.ev
-	ev.Time = m.lastAt.Add(time.Duration(p.at - m.lastNow))
+	ev.Time, ev.At = m.lastAt.Add(time.Duration(p.at-m.lastNow)), p.at
 	var c counts
 	if i0, i1, ok := m.hist.enclose(p.sp.from, p.sp.to+m.lag); ok {
 		c = m.evidence(wi, w, i0, i1)
@@ -407,8 +421,18 @@ func (m *Monitor) attribute(wi int, w *watch, p *pendingEvent) {
 	}
 	c.Step, c.StepTime = ev.Evidence.Step, ev.Evidence.StepTime
 	ev.Evidence = c.Evidence
-	ev.Cause = attribute(p.sp, &c, w.fifo, m.budget)
+	sp := p.sp
+	if w.skips && c.ThreadKnown && c.Window > 0 {
+		// The network thread's share of the window spent running, over
+		// the time it was behind.
+		sp.busy = int64(float64(c.Run) / float64(c.Window) * float64(sp.to-sp.from))
+	}
+	ev.Cause = attribute(sp, &c, w.fifo, m.budget)
 	w.counters[ev.Cause].Inc()
+	if m.cfg.OnEvent != nil {
+		w.event = ev // a copy the callback may read: ev itself stays on the stack
+		m.cfg.OnEvent(&w.event)
+	}
 	m.mu.Lock()
 	w.recent[w.nRecent%recentEvents] = ev
 	w.nRecent++
@@ -431,10 +455,17 @@ func (m *Monitor) evidence(wi int, w *watch, i0, i1 int) counts {
 		c.Wait = time.Duration(tb.wait - ta.wait)
 		c.Run = time.Duration(tb.run - ta.run)
 		c.InvoluntarySwitches = tb.nvcsw - ta.nvcsw
+		if sleeps := tb.cycles - ta.cycles; !w.skips && tb.vcsw-ta.vcsw > sleeps {
+			c.Blocked = tb.vcsw - ta.vcsw - sleeps
+		}
 		c.MinorFaults = tb.minflt - ta.minflt
 		c.MajorFaults = tb.majflt - ta.majflt
 		c.CPU = tb.cpu
 		c.runShare = m.runShare(wi, i1)
+		if per, ok := m.runPerCycle(wi, i0); ok && !w.skips {
+			usual := int64(float64(tb.cycles-ta.cycles) * per)
+			c.ExtraRun = time.Duration(max(tb.run-ta.run-usual, 0))
+		}
 	}
 	if w.mask.Count() == 1 {
 		for i := range maxCPUs {
@@ -450,6 +481,7 @@ func (m *Monitor) evidence(wi int, w *watch, i0, i1 int) counts {
 		}
 		return time.Duration(b.steal[cpu] - a.steal[cpu])
 	}
+	c.StealLastSecond = m.stealLastSecond(i1, c.CPU)
 	switch {
 	case c.CPU >= 0:
 		c.Steal = steal(c.CPU)
@@ -465,6 +497,41 @@ func (m *Monitor) evidence(wi int, w *watch, i0, i1 int) counts {
 	c.GCPauses = b.pauses.gcN - a.pauses.gcN
 	c.GoPause = time.Duration(b.pauses.gcNs + b.pauses.otherNs - a.pauses.gcNs - a.pauses.otherNs)
 	return c
+}
+
+// stealLastSecond is the steal on cpu (the most stolen CPU when -1) over
+// the second before sample i1.
+func (m *Monitor) stealLastSecond(i1, cpu int) time.Duration {
+	b := m.hist.at(i1)
+	j := i1
+	for j > 0 && b.at-m.hist.at(j-1).at <= int64(time.Second) {
+		j--
+	}
+	a := m.hist.at(j)
+	both := a.stealOK & b.stealOK
+	var s int64
+	for i := range a.steal {
+		if (cpu < 0 || i == cpu) && both&(1<<i) != 0 {
+			s = max(s, b.steal[i]-a.steal[i])
+		}
+	}
+	return time.Duration(s)
+}
+
+// runPerCycle is the CPU time per cycle (ns) of watch wi's RT thread over
+// the second before sample i0: its usual cost of a cycle.
+func (m *Monitor) runPerCycle(wi, i0 int) (float64, bool) {
+	b := m.hist.at(i0)
+	j := i0
+	for j > 0 && b.at-m.hist.at(j-1).at <= int64(time.Second) {
+		j--
+	}
+	a := m.hist.at(j)
+	ta, tb := &a.threads[wi], &b.threads[wi]
+	if j == i0 || !ta.ok || !tb.ok || ta.tid != tb.tid || tb.cycles <= ta.cycles {
+		return 0, false
+	}
+	return float64(tb.run-ta.run) / float64(tb.cycles-ta.cycles), true
 }
 
 // runShare is the share of its CPU that watch wi's thread used over the

@@ -99,21 +99,27 @@ func parseSchedstat(b []byte) (run, wait int64, ok bool) {
 	return int64(r), int64(w), ok1 && ok2
 }
 
-// parseInvoluntary reads nonvoluntary_ctxt_switches from a
-// /proc/PID/status file.
-func parseInvoluntary(b []byte) (n uint64, ok bool) {
-	const key = "nonvoluntary_ctxt_switches:"
+// parseSwitches reads voluntary_ctxt_switches and
+// nonvoluntary_ctxt_switches from a /proc/PID/status file.
+func parseSwitches(b []byte) (vol, invol uint64, ok bool) {
+	vol, ok1 := statusField(b, "\nvoluntary_ctxt_switches:")
+	invol, ok2 := statusField(b, "\nnonvoluntary_ctxt_switches:")
+	return vol, invol, ok1 && ok2
+}
+
+// statusField reads the number after key (which starts with a newline)
+// on its line of a status file; false if absent or cut.
+func statusField(b []byte, key string) (uint64, bool) {
 	i := bytes.Index(b, []byte(key))
 	if i < 0 {
 		return 0, false
 	}
 	rest := b[i+len(key):]
-	if j := bytes.IndexByte(rest, '\n'); j >= 0 {
-		rest = rest[:j]
-	} else {
+	j := bytes.IndexByte(rest, '\n')
+	if j < 0 {
 		return 0, false // cut
 	}
-	n, _, ok = nextUint(rest)
+	n, _, ok := nextUint(rest[:j])
 	return n, ok
 }
 

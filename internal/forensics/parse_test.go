@@ -57,11 +57,11 @@ func TestParseSchedstatAndStatus(t *testing.T) {
 	if _, _, ok := parseSchedstat([]byte("12")); ok {
 		t.Error("a cut schedstat accepted")
 	}
-	n, ok := parseInvoluntary(readTestdata(t, "status.txt"))
-	if !ok || n != 22 {
-		t.Errorf("nonvoluntary_ctxt_switches %d, %v", n, ok)
+	vol, invol, ok := parseSwitches(readTestdata(t, "status.txt"))
+	if !ok || vol != 0 || invol != 22 {
+		t.Errorf("voluntary_ctxt_switches %d, nonvoluntary_ctxt_switches %d, %v", vol, invol, ok)
 	}
-	if _, ok := parseInvoluntary([]byte("nonvoluntary_ctxt_switches:\t12")); ok {
+	if _, _, ok := parseSwitches([]byte("x\nvoluntary_ctxt_switches:\t3\nnonvoluntary_ctxt_switches:\t12")); ok {
 		t.Error("a cut status accepted")
 	}
 }
@@ -77,6 +77,6 @@ func FuzzParsers(f *testing.F) {
 		parseCPUSteal(b, &s)
 		parseTaskStat(b)
 		parseSchedstat(b)
-		parseInvoluntary(b)
+		parseSwitches(b)
 	})
 }

@@ -7,7 +7,8 @@ type threadSample struct {
 	minflt, majflt uint64
 	cpu            int
 	run, wait      int64 // ns
-	nvcsw          uint64
+	vcsw, nvcsw    uint64
+	cycles         uint64 // an RT thread's cycles run, from rt.Stats
 }
 
 // sample is one reading of every counter the monitor follows.

@@ -49,6 +49,9 @@ type EvidenceStatus struct {
 	WaitUs              float64 `json:"wait_us"`
 	RunUs               float64 `json:"run_us"`
 	InvoluntarySwitches uint64  `json:"involuntary_switches"`
+	Blocked             uint64  `json:"blocked"`
+	ExtraRunUs          float64 `json:"extra_run_us"`
+	StealLastSecondUs   float64 `json:"steal_last_second_us"`
 	MinorFaults         uint64  `json:"minor_faults"`
 	MajorFaults         uint64  `json:"major_faults"`
 	GoPauses            uint64  `json:"go_pauses"`
@@ -107,7 +110,7 @@ func eventStatus(ev *Event) EventStatus {
 		Cause: ev.Cause.String(), Explanation: ev.Explain(),
 		Evidence: EvidenceStatus{
 			WindowUs: us(v.Window), CPU: v.CPU, StealUs: us(v.Steal), WaitUs: us(v.Wait), RunUs: us(v.Run),
-			InvoluntarySwitches: v.InvoluntarySwitches, MinorFaults: v.MinorFaults, MajorFaults: v.MajorFaults,
+			InvoluntarySwitches: v.InvoluntarySwitches, Blocked: v.Blocked, ExtraRunUs: us(v.ExtraRun), StealLastSecondUs: us(v.StealLastSecond), MinorFaults: v.MinorFaults, MajorFaults: v.MajorFaults,
 			GoPauses: v.GoPauses, GCPauses: v.GCPauses, GoPauseUs: us(v.GoPause), ThreadKnown: v.ThreadKnown,
 			Step: v.Step, StepUs: us(v.StepTime),
 		},
