@@ -13,6 +13,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/forensics"
 	"github.com/streamerd/streamerd/rt"
 )
 
@@ -57,7 +58,7 @@ func TestLateCyclesReported(t *testing.T) {
 		if st != nil && len(st.Threads) == 1 && st.Threads[0].Total > 0 && len(st.Threads[0].Worst) > 0 &&
 			strings.Contains(logs.String(), "RT1: ") {
 			th := st.Threads[0]
-			if th.Name != "RT1" || th.ThresholdUs != 0.001 || len(th.Causes) != 7 {
+			if th.Name != "RT1" || th.ThresholdUs != 0.001 || len(th.Causes) != int(forensics.NumCauses) {
 				t.Errorf("status %+v", th)
 			}
 			if len(st.DataSources) != 1 || st.DataSources[0].Name != "Streamer" {
