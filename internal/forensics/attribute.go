@@ -19,13 +19,15 @@ const throttleMargin = 0.10
 // during which the thread should have run and did not, or ran too long.
 type span struct {
 	from, to int64
-	// busy is how long the thread was running its work within the span:
-	// an RT thread's overrun measures it (end − wake); for a network
-	// thread behind it is estimated from its run time in the window.
+	// asleep: an RT thread asleep at from, waiting for its timer (a late
+	// wake-up); overran: an RT thread whose work ran past its period.
+	asleep, overran bool
+	// steps is, for an RT thread that overran, how long its steps took
+	// (end − wake): the most CPU its work can have used.
+	steps int64
+	// busy is, for a network thread behind, the part of the span it spent
+	// running, estimated from its run time in the window.
 	busy int64
-	// asleep: the thread was asleep at from, waiting for its timer (an
-	// RT thread's late wake-up).
-	asleep bool
 }
 
 // counts is the evidence between two samples for one thread, before it is
@@ -35,70 +37,84 @@ type counts struct {
 	runShare float64 // the thread's share of its CPU over the last RT period, 0..1
 }
 
-// attribute names the cause of sp from the evidence c, in this order:
+// attribute names the cause of sp from the evidence c. Each cause gets
+// the time it accounts for, capped at the span:
 //
-//  1. the cause that accounts for the most of it, provided the causes
-//     found account together for at least half of it: steal, a
-//     run-queue wait (Preempted, or RTThrottling for a SCHED_FIFO thread
-//     that used its real-time budget), Go pauses, page faults, and for a
-//     late wake-up CPU time beyond the thread's usual cost per cycle
-//     (GoScheduler: it spun in the runtime) and, when its own counts are
-//     known and show it did not block besides its sleep, what all these
-//     leave (LateTimer: the kernel made it runnable late);
-//  2. Work, if the thread was running its work for at least half of it;
-//  3. if the thread blocked besides its sleeps (a voluntary switch more
-//     than one per cycle): GoPause if the runtime stopped the world in
-//     the window, else GoScheduler, the runtime held it;
-//  4. Unknown.
+//   - Steal: hypervisor steal on the thread's CPU (10 ms ticks);
+//   - Preempted, or RTThrottling for a SCHED_FIFO thread that used its
+//     real-time budget: the thread's run-queue wait;
+//   - GoPause: Go's stop-the-world pauses;
+//   - PageFaults: the thread's faults, at an estimated cost each;
+//   - for an RT thread whose counts are known, the CPU time it used
+//     beyond a cycle's usual cost, less the faults: its own Work when it
+//     overran, up to the time its steps took; when it woke late, what
+//     its steps cannot have used is GoScheduler (it spun in the runtime);
+//   - for an RT thread whose counts are known, what all these leave: the
+//     time the thread was neither running, nor waiting for its CPU, nor
+//     held by Go. GoScheduler (or GoPause, if the world stopped) when it
+//     blocked besides its sleeps; else CPUUnavailable: its CPU was not
+//     there to run it (a host that did not run the virtual CPU, below
+//     steal's 10 ms resolution; interrupts; a deep idle state).
 //
-// budget is the kernel's real-time share (sched_rt_runtime_us /
-// sched_rt_period_us; 0 if unlimited or unknown) and fifo says whether
-// the thread runs SCHED_FIFO. Each time is capped at the span. Steal is
-// counted in 10 ms ticks, so any steal in the window explains a shorter
-// event; on ties the finer counts win over steal, and steal over
-// LateTimer, which it explains.
+// The cause with the most time names the event, provided the causes
+// found account together for at least half of it; a network thread behind
+// that ran for half of the span is put down to its Work; else Unknown. On
+// ties the finer counts win over steal, and every measured cause over
+// what they leave (which steal may explain).
 func attribute(sp span, c *counts, fifo bool, budget float64) Cause {
 	T := max(sp.to-sp.from, 1)
+	capT := func(d time.Duration) int64 { return min(max(int64(d), 0), T) }
 	var acc [NumCauses]int64
-	acc[Steal] = min(int64(c.Steal), T)
-	wait := min(int64(c.Wait), T)
+	acc[Steal] = capT(c.Steal)
+	wait := capT(c.Wait)
 	if fifo && budget > 0 && c.runShare >= budget-throttleMargin {
 		acc[RTThrottling] = wait
 	} else {
 		acc[Preempted] = wait
 	}
-	acc[GoPause] = min(int64(c.GoPause), T)
+	acc[GoPause] = capT(c.GoPause)
 	faults := time.Duration(c.MinorFaults)*minorFaultCost + time.Duration(c.MajorFaults)*majorFaultCost
-	acc[PageFaults] = min(int64(faults), T)
-	if sp.asleep {
-		// CPU time beyond the usual cost of a cycle, spent between the
-		// kernel's wake-up and the thread's own stamp: in the runtime.
-		acc[GoScheduler] = min(int64(c.ExtraRun), T)
+	acc[PageFaults] = capT(faults)
+	var rest int64 // what the measured causes leave, put down to restCause
+	restCause := Unknown
+	if c.ThreadKnown && (sp.asleep || sp.overran) {
+		extra := capT(c.ExtraRun - faults)
+		if sp.overran {
+			acc[Work] = min(extra, sp.steps)
+		}
+		if sp.asleep {
+			// CPU used beyond what its steps can have used: spent in
+			// the runtime between the kernel's wake-up and its stamp.
+			acc[GoScheduler] = extra - acc[Work]
+		}
+		rest = max(T-wait-acc[GoPause]-acc[PageFaults]-acc[Work]-acc[GoScheduler], 0)
+		switch {
+		case c.Blocked > 0 && c.GoPauses > 0:
+			restCause = GoPause
+		case c.Blocked > 0:
+			restCause = GoScheduler
+		default:
+			restCause = CPUUnavailable
+		}
 	}
 
-	if sp.asleep && c.ThreadKnown && c.Blocked == 0 {
-		// Asleep when it should have woken, the thread's lateness is the
-		// time until the kernel made it runnable, then the causes above;
-		// what they leave is the first: the timer's wake-up came late.
-		acc[LateTimer] = max(T-acc[Preempted]-acc[RTThrottling]-acc[GoPause]-acc[PageFaults]-acc[GoScheduler], 0)
-	}
-
-	best, sum := Unknown, int64(0)
-	for _, k := range [...]Cause{Preempted, RTThrottling, GoPause, PageFaults, GoScheduler, Steal, LateTimer} {
+	// The causes measured first, then what they leave, which steal and
+	// the finer counts beat on a tie.
+	best, sum := Unknown, rest
+	for _, k := range [...]Cause{Preempted, RTThrottling, GoPause, PageFaults, GoScheduler, Work, Steal} {
 		sum += acc[k]
 		if acc[k] > acc[best] {
 			best = k
 		}
+	}
+	if rest > 0 && rest+acc[restCause] > acc[best] {
+		best = restCause
 	}
 	switch {
 	case best != Unknown && 2*min(sum, T) >= T:
 		return best
 	case 2*min(sp.busy, T) >= T:
 		return Work
-	case c.ThreadKnown && c.Blocked > 0 && c.GoPauses > 0:
-		return GoPause
-	case c.ThreadKnown && c.Blocked > 0:
-		return GoScheduler
 	}
 	return Unknown
 }

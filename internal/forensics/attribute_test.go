@@ -15,6 +15,9 @@ const ms1 = int64(time.Millisecond)
 func TestAttribute(t *testing.T) {
 	sp := span{from: 100 * ms1, to: 110 * ms1} // 10 ms to explain
 	known := func(e Evidence) *counts { e.ThreadKnown = true; return &counts{Evidence: e} }
+	asleep := span{from: sp.from, to: sp.to, asleep: true}
+	overran := span{from: sp.from, to: sp.to, overran: true, steps: 10 * ms1}
+	lateAndOverran := span{from: sp.from, to: sp.to, asleep: true, overran: true, steps: 1000}
 	for _, c := range []struct {
 		name   string
 		sp     span
@@ -39,17 +42,24 @@ func TestAttribute(t *testing.T) {
 		{"fifo waited, budget left", sp, &counts{Evidence: Evidence{Wait: 9 * time.Millisecond, ThreadKnown: true}, runShare: 0.3}, true, 0.95, Preempted},
 		{"fifo waited, budget spent", sp, &counts{Evidence: Evidence{Wait: 9 * time.Millisecond, ThreadKnown: true}, runShare: 0.9}, true, 0.95, RTThrottling},
 		{"fifo, no throttling", sp, &counts{Evidence: Evidence{Wait: 9 * time.Millisecond, ThreadKnown: true}, runShare: 1}, true, 0, Preempted},
-		{"busy through it", span{from: sp.from, to: sp.to, busy: 9 * ms1}, known(Evidence{}), false, 0.95, Work},
-		{"busy a little", span{from: sp.from, to: sp.to, busy: 2 * ms1}, known(Evidence{}), false, 0.95, Unknown},
-		{"asleep, nothing counted", span{from: sp.from, to: sp.to, asleep: true}, known(Evidence{Wait: time.Millisecond}), false, 0.95, LateTimer},
-		{"asleep, blocked in Go", span{from: sp.from, to: sp.to, asleep: true}, known(Evidence{Blocked: 1}), false, 0.95, GoScheduler},
-		{"asleep, ran long in the runtime", span{from: sp.from, to: sp.to, asleep: true}, known(Evidence{ExtraRun: 8 * time.Millisecond}), false, 0.95, GoScheduler},
-		{"overran, ran long", span{from: sp.from, to: sp.to, busy: 9 * ms1}, known(Evidence{ExtraRun: 8 * time.Millisecond}), false, 0.95, Work},
-		{"blocked in a short pause", sp, known(Evidence{Blocked: 1, GoPauses: 2, GoPause: 100 * time.Microsecond}), false, 0.95, GoPause},
-		{"asleep, waited some", span{from: sp.from, to: sp.to, asleep: true}, known(Evidence{Wait: 3 * time.Millisecond}), false, 0.95, LateTimer},
-		{"asleep, waited most", span{from: sp.from, to: sp.to, asleep: true}, known(Evidence{Wait: 6 * time.Millisecond}), false, 0.95, Preempted},
-		{"asleep, stolen", span{from: sp.from, to: sp.to, asleep: true}, known(Evidence{Steal: 10 * time.Millisecond}), false, 0.95, Steal},
-		{"asleep, thread unknown", span{from: sp.from, to: sp.to, asleep: true}, &counts{}, false, 0.95, Unknown},
+		// A late wake-up, split by the thread's own counts.
+		{"asleep, nothing counted", asleep, known(Evidence{Wait: time.Millisecond}), false, 0.95, CPUUnavailable},
+		{"asleep, waited some", asleep, known(Evidence{Wait: 3 * time.Millisecond}), false, 0.95, CPUUnavailable},
+		{"asleep, waited most", asleep, known(Evidence{Wait: 6 * time.Millisecond}), false, 0.95, Preempted},
+		{"asleep, stolen", asleep, known(Evidence{Steal: 10 * time.Millisecond}), false, 0.95, Steal},
+		{"asleep, blocked in Go", asleep, known(Evidence{Blocked: 1}), false, 0.95, GoScheduler},
+		{"asleep, blocked in a short pause", asleep, known(Evidence{Blocked: 1, GoPauses: 2, GoPause: 100 * time.Microsecond}), false, 0.95, GoPause},
+		{"asleep, blocked, stolen", asleep, known(Evidence{Blocked: 1, Steal: 100 * time.Millisecond}), false, 0.95, Steal},
+		{"asleep, spun and blocked", asleep, known(Evidence{Blocked: 1, ExtraRun: 3 * time.Millisecond, Wait: 4 * time.Millisecond}), false, 0.95, GoScheduler},
+		{"asleep, spun in the runtime", asleep, known(Evidence{ExtraRun: 8 * time.Millisecond}), false, 0.95, GoScheduler},
+		{"asleep, thread unknown", asleep, &counts{}, false, 0.95, Unknown},
+		// An overrun: the CPU it used beyond a usual cycle is its work.
+		{"overran, ran", overran, known(Evidence{ExtraRun: 9 * time.Millisecond}), false, 0.95, Work},
+		{"overran, faulted", overran, known(Evidence{ExtraRun: 9 * time.Millisecond, MinorFaults: 3000}), false, 0.95, PageFaults},
+		{"woke late, spun, then overran", lateAndOverran, known(Evidence{ExtraRun: 9 * time.Millisecond}), false, 0.95, GoScheduler},
+		{"overran, not running", overran, known(Evidence{ExtraRun: time.Millisecond}), false, 0.95, CPUUnavailable},
+		{"network thread busy", span{from: sp.from, to: sp.to, busy: 9 * ms1}, &counts{}, false, 0.95, Work},
+		{"network thread busy a little", span{from: sp.from, to: sp.to, busy: 2 * ms1}, &counts{}, false, 0.95, Unknown},
 	} {
 		if got := attribute(c.sp, c.c, c.fifo, c.budget); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)

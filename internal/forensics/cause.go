@@ -31,12 +31,12 @@ const (
 	// Work: the thread ran the whole time: a step (or, for a producer,
 	// the network thread's own sending) took that long.
 	Work
-	// LateTimer: the thread was asleep, and its own counts show it did
-	// not wait for its CPU nor block anywhere else: the kernel woke it
-	// late. On a virtual machine, the host did not run the virtual CPU
-	// (steal shorter than /proc/stat's 10 ms resolution); on any
-	// machine, a CPU slow to leave a deep idle state, or interrupts off.
-	LateTimer
+	// CPUUnavailable: the thread was neither running, nor waiting for its
+	// CPU, nor held by Go: the CPU was not there to run it. On a virtual
+	// machine, the host did not run the virtual CPU (steal shorter than
+	// /proc/stat's 10 ms resolution); on any machine, interrupts, or a
+	// CPU slow to leave a deep idle state.
+	CPUUnavailable
 	// GoScheduler: the thread woke but was held in the Go runtime,
 	// outside any stop-the-world pause: it waited for a P (the runtime's
 	// right to run Go code) or for one of the runtime's locks, or spun
@@ -48,7 +48,7 @@ const (
 	NumCauses
 )
 
-var causeNames = [NumCauses]string{"unknown", "steal", "preempted", "rt_throttling", "go_pause", "page_faults", "work", "late_timer", "go_scheduler"}
+var causeNames = [NumCauses]string{"unknown", "steal", "preempted", "rt_throttling", "go_pause", "page_faults", "work", "cpu_unavailable", "go_scheduler"}
 
 // String returns the cause as the metric label and /status spell it.
 func (c Cause) String() string {
@@ -70,7 +70,7 @@ type Evidence struct {
 	Run                 time.Duration // the thread ran
 	InvoluntarySwitches uint64        // the kernel took the CPU from it
 	Blocked             uint64        // an RT thread: times it blocked other than in its sleeps (voluntary switches beyond one per cycle): in the Go runtime, or in a step
-	ExtraRun            time.Duration // an RT thread: CPU time beyond its usual cost per cycle (over the second before): spent spinning in the Go runtime when it woke, or in a step
+	ExtraRun            time.Duration // an RT thread: CPU time beyond its usual cost per cycle (over the second before): its steps' when it overran, the Go runtime's when it woke late
 	StealLastSecond     time.Duration // steal on the CPU over the second before the window ended
 	MinorFaults         uint64        // pages it faulted in without I/O
 	MajorFaults         uint64        // pages it faulted in from disk
@@ -131,16 +131,16 @@ func (e *Event) Explain() string {
 			return fmt.Sprintf("the network thread was busy sending: ran %s", ms(v.Run))
 		}
 		if v.Step != "" {
-			return fmt.Sprintf("its own work: step %s ran %s", v.Step, ms(v.StepTime))
+			return fmt.Sprintf("its own work: step %s ran %s, %s of CPU beyond a usual cycle", v.Step, ms(v.StepTime), ms(v.ExtraRun))
 		}
-		return fmt.Sprintf("its own work: ran %s", ms(v.Run))
+		return fmt.Sprintf("its own work: %s of CPU beyond a usual cycle", ms(v.ExtraRun))
 	case GoScheduler:
 		if v.Blocked > 0 {
 			return fmt.Sprintf("held in the Go runtime when it woke: blocked %d times besides its sleeps, no stop-the-world (waiting for a P or a runtime lock that a thread the kernel was not running held)", v.Blocked)
 		}
 		return fmt.Sprintf("held in the Go runtime when it woke: ran %s more than its usual cost, no stop-the-world (spinning until a thread the kernel was not running let it out of its system call)", ms(v.ExtraRun))
-	case LateTimer:
-		return fmt.Sprintf("the kernel woke it late, its timer %s behind (steal on %s in the last second: %s, counted in 10 ms ticks)", ms(e.Late), cpuName(v.CPU), ms(v.StealLastSecond))
+	case CPUUnavailable:
+		return fmt.Sprintf("%s was not there to run it for %s: neither running, nor waiting, nor held by Go (steal on it in the last second: %s, counted in 10 ms ticks)", cpuName(v.CPU), ms(e.Late), ms(v.StealLastSecond))
 	}
 	if !v.ThreadKnown {
 		return fmt.Sprintf("no cause found (steal %s%s, no Go pause; the thread's counts unreadable)", ms(v.Steal), cpu)

@@ -392,11 +392,11 @@ func (m *Monitor) collect(w *watch) {
 func (w *watch) lateEvent(lc *rt.LateCycle) pendingEvent {
 	late := lc.Wake > w.threshold
 	over := lc.Missed > 0
-	sp := span{from: lc.Deadline, to: lc.Deadline + int64(lc.Wake), asleep: late}
+	sp := span{from: lc.Deadline, to: lc.Deadline + int64(lc.Wake), asleep: late, overran: over}
 	lateBy := lc.Wake
 	if over {
 		sp.to = lc.Deadline + int64(lc.End)
-		sp.busy = int64(lc.End - lc.Wake)
+		sp.steps = int64(lc.End - lc.Wake)
 		if !late {
 			sp.from += int64(lc.Wake)
 		}
