@@ -145,6 +145,9 @@ func (e *Event) Explain() string {
 	if !v.ThreadKnown {
 		return fmt.Sprintf("no cause found (steal %s%s, no Go pause; the thread's counts unreadable)", ms(v.Steal), cpu)
 	}
+	if e.Skip {
+		return fmt.Sprintf("no cause found (steal %s%s, the network thread waited %s and ran %s, %d page faults, %d Go pauses)", ms(v.Steal), cpu, ms(v.Wait), ms(v.Run), v.MinorFaults+v.MajorFaults, v.GoPauses)
+	}
 	return fmt.Sprintf("no cause found (steal %s%s, waited %s, %d page faults, %d Go pauses, blocked %d times)", ms(v.Steal), cpu, ms(v.Wait), v.MinorFaults+v.MajorFaults, v.GoPauses, v.Blocked)
 }
 
