@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,26 +13,9 @@ import (
 
 	"github.com/streamerd/streamerd/internal/config"
 	"github.com/streamerd/streamerd/internal/forensics"
+	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/rt"
 )
-
-// syncBuffer is a log sink the test reads while the app writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestLateCyclesReported runs the default application with a late
 // threshold of 1 ns, so every cycle is late: each is explained, counted
@@ -42,7 +24,7 @@ func (s *syncBuffer) String() string {
 func TestLateCyclesReported(t *testing.T) {
 	f := exampleFile(t, "app.toml")
 	f.Threads[0].LateThreshold = time.Nanosecond
-	var logs syncBuffer
+	var logs testenv.Buffer
 	ms := metrics.NewSet()
 	a, err := Build(f, ms, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
@@ -109,7 +91,7 @@ func TestStepFailureLogged(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Stop()
-	var logs syncBuffer
+	var logs testenv.Buffer
 	a := &App{log: slog.New(slog.NewTextHandler(&logs, nil))}
 	th := &thread{cfg: &config.Thread{Name: "RT1"}, rt: r, stats: *r.NewStats()}
 	for cycles.Load() < 5 {

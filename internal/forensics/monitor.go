@@ -503,10 +503,7 @@ func (m *Monitor) evidence(wi int, w *watch, i0, i1 int) counts {
 // the second before sample i1.
 func (m *Monitor) stealLastSecond(i1, cpu int) time.Duration {
 	b := m.hist.at(i1)
-	j := i1
-	for j > 0 && b.at-m.hist.at(j-1).at <= int64(time.Second) {
-		j--
-	}
+	j := m.hist.secondBefore(i1)
 	a := m.hist.at(j)
 	both := a.stealOK & b.stealOK
 	var s int64
@@ -518,17 +515,21 @@ func (m *Monitor) stealLastSecond(i1, cpu int) time.Duration {
 	return time.Duration(s)
 }
 
+// lastSecond returns watch wi's thread samples a second before sample i
+// and at i, and the time between them; ok is false if the thread's counts
+// are not known at both or it changed.
+func (m *Monitor) lastSecond(wi, i int) (ta, tb *threadSample, dt int64, ok bool) {
+	j := m.hist.secondBefore(i)
+	a, b := m.hist.at(j), m.hist.at(i)
+	ta, tb = &a.threads[wi], &b.threads[wi]
+	return ta, tb, b.at - a.at, j != i && ta.ok && tb.ok && ta.tid == tb.tid
+}
+
 // runPerCycle is the CPU time per cycle (ns) of watch wi's RT thread over
 // the second before sample i0: its usual cost of a cycle.
 func (m *Monitor) runPerCycle(wi, i0 int) (float64, bool) {
-	b := m.hist.at(i0)
-	j := i0
-	for j > 0 && b.at-m.hist.at(j-1).at <= int64(time.Second) {
-		j--
-	}
-	a := m.hist.at(j)
-	ta, tb := &a.threads[wi], &b.threads[wi]
-	if j == i0 || !ta.ok || !tb.ok || ta.tid != tb.tid || tb.cycles <= ta.cycles {
+	ta, tb, _, ok := m.lastSecond(wi, i0)
+	if !ok || tb.cycles <= ta.cycles {
 		return 0, false
 	}
 	return float64(tb.run-ta.run) / float64(tb.cycles-ta.cycles), true
@@ -537,17 +538,11 @@ func (m *Monitor) runPerCycle(wi, i0 int) (float64, bool) {
 // runShare is the share of its CPU that watch wi's thread used over the
 // last second before sample i1 (the kernel's RT period), 0 if unknown.
 func (m *Monitor) runShare(wi, i1 int) float64 {
-	b := m.hist.at(i1)
-	j := i1
-	for j > 0 && b.at-m.hist.at(j-1).at <= int64(time.Second) {
-		j--
-	}
-	a := m.hist.at(j)
-	ta, tb := &a.threads[wi], &b.threads[wi]
-	if j == i1 || !ta.ok || ta.tid != tb.tid {
+	ta, tb, dt, ok := m.lastSecond(wi, i1)
+	if !ok {
 		return 0
 	}
-	return float64(tb.run-ta.run) / float64(b.at-a.at)
+	return float64(tb.run-ta.run) / float64(dt)
 }
 
 // maybeLog writes the source's line for the last second, if it had

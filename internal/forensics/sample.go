@@ -1,5 +1,7 @@
 package forensics
 
+import "time"
+
 // threadSample is what /proc says about one watched thread at one sample.
 type threadSample struct {
 	ok             bool // read whole
@@ -94,4 +96,15 @@ func (h *history) enclose(from, to int64) (i0, i1 int, ok bool) {
 		}
 	}
 	return i0, i1, true
+}
+
+// secondBefore returns the index of the oldest sample at most a second
+// older than sample i (i itself if none is).
+func (h *history) secondBefore(i int) int {
+	at := h.at(i).at
+	j := i
+	for j > 0 && at-h.at(j-1).at <= int64(time.Second) {
+		j--
+	}
+	return j
 }
