@@ -9,7 +9,7 @@ FUZZTIME  ?= 20s
 BENCHTIME ?= 1s
 CONFIG    ?= configs/app.toml
 
-.PHONY: all build test fmt-check vet unit race noalloc simd-test portable bench-smoke bench fuzz run check soak clean
+.PHONY: all build test fmt-check vet unit race noalloc simd-test portable bench-smoke bench rtcompare fuzz run check soak clean
 
 all: build
 
@@ -76,6 +76,17 @@ bench:
 	  echo "loadavg-end: $$(cat /proc/loadavg)"; } 2>&1 | tee bench/raw.txt
 	@! grep -q '^FAIL' bench/raw.txt
 	$(GO) run ./bench/report -o bench/results.md bench/raw.txt
+
+# rtcompare: streamerd's RT thread and cyclictest side by side on one CPU,
+# SCHED_FIFO 80 (RTCOMPARE_FLAGS="-prio 0" for normal scheduling), for
+# RTCOMPARE_TIME; both distributions, their ratios, the steal of the run and
+# the causes of streamerd's late cycles (BENCHMARKS.md). It says why when
+# it cannot run (no cyclictest: apt-get install rt-tests; no privileges).
+RTCOMPARE_TIME  ?= 60s
+RTCOMPARE_FLAGS ?=
+
+rtcompare:
+	$(GO) run ./bench/rtcompare -d $(RTCOMPARE_TIME) $(RTCOMPARE_FLAGS)
 
 # fuzz: each fuzz target for FUZZTIME. The fuzzer minimises every input
 # that finds new coverage before going on, and Go's minimiser runs it O(n²)

@@ -22,6 +22,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/app"
+	"github.com/streamerd/streamerd/internal/forensics"
 	"github.com/streamerd/streamerd/internal/replay"
 )
 
@@ -314,7 +315,8 @@ func TestStatusFieldsDocumented(t *testing.T) {
 	}
 	fields := map[string]bool{}
 	for _, v := range []any{app.Status{}, app.ThreadStatus{}, app.ForceStatus{}, app.Event{},
-		udpstreamer.Status{}, flatudp.Status{}, rd100s.Status{}, rd100s.Event{}, replay.Status{}} {
+		udpstreamer.Status{}, flatudp.Status{}, rd100s.Status{}, rd100s.Event{}, replay.Status{},
+		forensics.Status{}, forensics.SourceStatus{}, forensics.EventStatus{}, forensics.EvidenceStatus{}} {
 		jsonFields(reflect.TypeOf(v), fields)
 	}
 	// Degradations has its own JSON form.

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -48,6 +49,7 @@ type Thread struct {
 	done     <-chan struct{}
 	once     sync.Once
 	affinity cpu.Mask
+	tid      atomic.Int32 // OS thread id, recorded before body runs
 }
 
 // Start runs body(stop) on a new OS thread pinned to cfg.CPUMask with
@@ -56,7 +58,7 @@ type Thread struct {
 // soon after stop is closed.
 func Start(cfg Config, body func(stop <-chan struct{})) (*Thread, error) {
 	t := &Thread{cfg: cfg, stop: make(chan struct{})}
-	affinity, done, err := cpu.StartThread(cfg.CPUMask, cfg.Priority, func() { body(t.stop) })
+	affinity, done, err := cpu.StartThread(cfg.CPUMask, cfg.Priority, func() { t.tid.Store(int32(cpu.ThreadID())); body(t.stop) })
 	if err != nil {
 		return nil, fmt.Errorf("netthread: %s: %w", cfg.Name, err)
 	}

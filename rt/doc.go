@@ -44,6 +44,14 @@
 // words (76 ns for four steps, BenchmarkPublish); ReadStats retries while
 // a publish is in progress and never blocks the RT thread (43 ns).
 //
+// A cycle that wakes more than LateThreshold after its deadline (half the
+// period by default), or whose work overruns, is also stamped in a
+// preallocated ring (LateCycle: its deadline on cpu.Now's clock, lateness,
+// end, periods skipped, longest step) for a monitor to drain with
+// DrainLateCycles and explain from what the kernel and the Go runtime
+// count about the thread (ThreadID names it under /proc/self/task). The
+// RT thread only stamps: a cycle on time costs one comparison.
+//
 // # Scheduling and the Go runtime
 //
 // The thread calls runtime.LockOSThread and never unlocks: when it stops,

@@ -332,7 +332,8 @@ func TestGCOffRestored(t *testing.T) {
 var sinkStats *Stats
 
 // TestCycleNoAllocs counts every allocation in the process while the RT
-// thread runs full cycles (timing, three steps, stats publishing, trace).
+// thread runs full cycles (timing, three steps, stats publishing, trace,
+// late cycles stamped at a 1 ns threshold).
 func TestCycleNoAllocs(t *testing.T) {
 	testenv.SkipIfRace(t)
 	var cycles atomic.Uint64
@@ -343,9 +344,10 @@ func TestCycleNoAllocs(t *testing.T) {
 	fail := stepFunc(func() error { return errTest })
 	count := stepFunc(func() error { cycles.Add(1); return nil })
 	for _, n := range []SleepNature{Default, Busy, Hybrid} {
-		th, _ = New(Config{Frequency: 5000, SleepNature: n, SleepPercentage: 50, Trace: tr, RecordTimings: true},
+		th, _ = New(Config{Frequency: 5000, SleepNature: n, SleepPercentage: 50, Trace: tr, RecordTimings: true, LateThreshold: time.Nanosecond},
 			[]Step{{"gam", gam}, {"fail", fail}}, []Step{{"count", count}})
 		rows := make([]int64, 64*th.TimingWidth())
+		late := make([]LateCycle, 64)
 		if err := th.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -356,6 +358,7 @@ func TestCycleNoAllocs(t *testing.T) {
 			waitCycles(&cycles, 5)
 			th.ReadStats(st)
 			th.DrainTimings(rows)
+			th.DrainLateCycles(late)
 		})
 		th.Stop()
 		if allocs != 0 {

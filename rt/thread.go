@@ -56,6 +56,8 @@ type Thread struct {
 	acc     acc
 	shared  shared
 	timings *rtsync.SampleRing // per-cycle rows, with Config.RecordTimings
+	late    lateLog            // late and overrun cycles, for forensics
+	tid     atomic.Int32       // OS thread id, recorded at start
 
 	// sleep is cpu.SleepUntil; tests replace it to make sleeps fail.
 	sleep func(abs int64) error
@@ -87,6 +89,7 @@ func New(cfg Config, gams, brokers []Step) (*Thread, error) {
 		}
 	}
 	t.acc.init(len(t.steps))
+	t.late = newLateLog(p, cfg.LateThreshold)
 	if cfg.RecordTimings {
 		t.timings = newTimingRing(p, len(t.steps))
 	}
@@ -296,6 +299,7 @@ func (t *Thread) loop() {
 	// is not supported and the error says nothing worth reporting.
 	_ = cpu.SetTimerSlack(time.Nanosecond)
 	c := newClock()
+	t.startForensics(&c)
 	a := &t.acc
 	// Counter continues after a restart.
 	cy := cycle{idx: uint64(a.counter) + 1, deadline: c.now() + t.period, prevWake: -1}
@@ -307,9 +311,11 @@ func (t *Thread) loop() {
 		cycleTime := a.record(&cy)
 		t.cfg.Trace.record(cy.wake-cy.deadline, cycleTime)
 		t.recordTimings(cy.wake-cy.deadline, cycleTime)
+		dl := cy.deadline
 		if cy.advance(t.period) {
 			a.overruns++
 		}
+		t.stampLate(dl, &cy)
 		t.shared.publish(a)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
 	"github.com/streamerd/streamerd/netthread"
+	"github.com/streamerd/streamerd/rt/cpu"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
@@ -78,6 +79,8 @@ type Sender struct {
 	started  atomic.Bool
 	stopping atomic.Bool
 	running  atomic.Bool
+
+	skips rtsync.StampRing // when cycles were refused, cpu.Now ns (forensics.go)
 }
 
 var _ datasource.Opener = (*Sender)(nil)
@@ -278,6 +281,7 @@ func (s *Sender) Synchronise() error {
 		return nil
 	}
 	s.m.overflows.Inc()
+	s.skips.Stamp(cpu.Now())
 	if s.cfg.ExecutionMode == RealTimeThread {
 		return ErrOverflow
 	}

@@ -70,6 +70,7 @@ type Streamer struct {
 	cfgCounter  uint32
 	stopping    atomic.Bool
 	sendLat     *rtsync.SampleRing  // Synchronise to sent, ns, per update
+	skips       rtsync.StampRing    // when cycles were skipped, cpu.Now ns (forensics.go)
 	tap         atomic.Pointer[Tap] // the in-process reader, if open
 
 	conn     *net.UDPConn
@@ -294,6 +295,7 @@ func (s *Streamer) SynchroniseAfterGap(lost uint32) error {
 	if s.lock.FastLock(s.cfg.LockTimeout, 0) != nil {
 		s.m.skipped.Inc()
 		s.m.lockTimeouts.Inc()
+		s.skips.Stamp(cpu.Now())
 		return ErrLockTimeout
 	}
 	i, overwrote, carry := s.ring.put()
@@ -303,6 +305,7 @@ func (s *Streamer) SynchroniseAfterGap(lost uint32) error {
 	s.lock.FastUnLock()
 	if overwrote {
 		s.m.skipped.Inc()
+		s.skips.Stamp(cpu.Now())
 	}
 	s.sem.Post()
 	return nil

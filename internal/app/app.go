@@ -17,6 +17,7 @@ import (
 	"github.com/streamerd/streamerd/broker"
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/forensics"
 	"github.com/streamerd/streamerd/internal/gam"
 	"github.com/streamerd/streamerd/internal/httpguard"
 	"github.com/streamerd/streamerd/rt"
@@ -42,7 +43,8 @@ type App struct {
 	procMetrics procMetrics // the runtime metrics of /metrics, cached
 
 	events  eventLog
-	timings *timingCollector // cycle timing histograms and percentiles
+	timings *timingCollector   // cycle timing histograms and percentiles
+	late    *forensics.Monitor // explains late and skipped cycles
 
 	wakeHold io.Closer // the PM QoS wake-latency hold, when configured
 
@@ -66,14 +68,15 @@ type source struct {
 
 // thread is one RT thread with its GAMs and brokers.
 type thread struct {
-	cfg     *config.Thread
-	rt      *rt.Thread
-	gams    []gam.GAM // per output instances, in execution order
-	brokers []*broker.MemoryMapSynchronisedOutputBroker
-	timers  []*gam.Timer    // bound to the rt.Thread once it exists
-	timed   []*gam.Waveform // TimeInput waveforms, bound to its Time likewise
-	stats   rt.Stats        // publisher's buffer
-	pub     threadMetrics
+	cfg      *config.Thread
+	rt       *rt.Thread
+	gams     []gam.GAM // per output instances, in execution order
+	brokers  []*broker.MemoryMapSynchronisedOutputBroker
+	timers   []*gam.Timer    // bound to the rt.Thread once it exists
+	timed    []*gam.Waveform // TimeInput waveforms, bound to its Time likewise
+	stats    rt.Stats        // publisher's buffer
+	pub      threadMetrics
+	failures stepFailures // what the publisher has logged of failing steps
 }
 
 // Build wires the application described by f: it constructs and validates
@@ -117,6 +120,7 @@ func Build(f *config.File, ms *metrics.Set, log *slog.Logger) (*App, error) {
 		a.threads = append(a.threads, th)
 	}
 	a.timings = newTimingCollector(a)
+	a.late = a.newMonitor()
 	return a, nil
 }
 
@@ -189,6 +193,7 @@ func (a *App) buildThread(ti int) (*thread, error) {
 		GCOff:           a.file.App.GCPolicy == "off" && ti == 0,
 		MemoryLimit:     a.file.App.MemoryLimit,
 		RecordTimings:   true,
+		LateThreshold:   tc.LateThreshold,
 	}, steps, brokers)
 	if err != nil {
 		return nil, fmt.Errorf("thread %q: %w", tc.Name, err)
@@ -382,6 +387,7 @@ func (a *App) Start() error {
 	a.publishDone = make(chan struct{})
 	go a.publish()
 	a.timings.start()
+	a.late.Start()
 	return nil
 }
 
@@ -411,6 +417,7 @@ func (a *App) Stop() error {
 		<-a.publishDone
 	}
 	a.timings.stopAndWait()
+	a.late.Stop()
 	a.stopHTTP()
 	a.releaseWakeHold()
 	a.restoreRuntime()
@@ -460,6 +467,7 @@ func (a *App) publish() {
 		for _, th := range a.threads {
 			th.rt.ReadStats(&th.stats)
 			th.pub.update(&th.stats)
+			a.logStepFailures(th, time.Now())
 		}
 		select {
 		case <-a.stopPublish:

@@ -15,6 +15,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/forensics"
 	"github.com/streamerd/streamerd/internal/httpguard"
 )
 
@@ -94,7 +95,10 @@ func (a *App) stopHTTP() {
 
 // metricHelp is the one-line help of every family this package registers
 // or writes; datasource has the producers'.
-var metricHelp = joinHelp(threadHelp, timingHelp, httpHelp, runtimeHelp)
+var metricHelp = joinHelp(threadHelp, timingHelp, httpHelp, runtimeHelp, map[string]string{
+	forensics.LateCyclesMetric:    forensics.LateCyclesHelp,
+	forensics.SkippedCyclesMetric: forensics.SkippedCyclesHelp,
+})
 
 // joinHelp returns one table of the tables' entries.
 func joinHelp(tables ...map[string]string) map[string]string {
@@ -120,11 +124,12 @@ func (a *App) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 // Status is the document served at /status; docs/status.md explains
 // every field.
 type Status struct {
-	Threads     []ThreadStatus `json:"threads"`
-	DataSources []any          `json:"datasources"`
-	Forces      []ForceStatus  `json:"forces"`
-	Events      []Event        `json:"events"`
-	Timings     *TimingsStatus `json:"timings,omitempty"`
+	Threads     []ThreadStatus    `json:"threads"`
+	DataSources []any             `json:"datasources"`
+	Forces      []ForceStatus     `json:"forces"`
+	Events      []Event           `json:"events"`
+	Timings     *TimingsStatus    `json:"timings,omitempty"`
+	LateCycles  *forensics.Status `json:"late_cycles,omitempty"`
 }
 
 // ThreadStatus is one RT thread in /status.
@@ -183,6 +188,7 @@ func (a *App) Status() Status {
 	}
 	st.Events = a.events.recent()
 	st.Timings = a.timings.status()
+	st.LateCycles = a.late.Status()
 	return st
 }
 

@@ -147,9 +147,10 @@ type Thread struct {
 	CPUMask         cpu.Mask      // 0 = no pinning
 	Priority        int           // 0 normal scheduling, 1..cpu.MaxPriority SCHED_FIFO
 	SleepNature     SleepNature
-	SleepPercentage int      // Hybrid only: percent of the period slept before spinning
-	GAMs            []string // GAM names in execution order
-	GAMIndex        []int    // indexes into File.GAMs, same order
+	SleepPercentage int           // Hybrid only: percent of the period slept before spinning
+	LateThreshold   time.Duration // wake-up lateness from which a cycle is late; 0: half the period
+	GAMs            []string      // GAM names in execution order
+	GAMIndex        []int         // indexes into File.GAMs, same order
 }
 
 // GAM classes.

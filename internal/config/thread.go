@@ -37,6 +37,15 @@ var threadKeys = table[Thread]{
 		field("SleepPercentage", integer[int](0, 100), func(t *Thread) *int { return &t.SleepPercentage }).
 			Only(func(t *Thread) bool { return t.SleepNature == SleepHybrid }, "applies only to SleepNature = \"Hybrid\"").
 			Doc("only with `SleepNature = \"Hybrid\"` (an error otherwise)"),
+		field("LateThreshold", duration("500us", "2ms"), func(t *Thread) *time.Duration { return &t.LateThreshold }).
+			Default("half the period").NonZero().
+			Check(func(t *Thread) string {
+				if t.LateThreshold < 0 {
+					return "must be a positive duration"
+				}
+				return ""
+			}).
+			Doc("Go duration > 0: a cycle that wakes later than this after its deadline is a late cycle: counted by cause in `streamerd_rt_late_cycles_total`, shown in `/status` and logged at most once a second (docs/timings.md, *Late cycles*). Cycles that overrun their period are late whatever this says."),
 		field("GAMs", strs(), func(t *Thread) *[]string { return &t.GAMs }).
 			Required("an array of GAM names, in execution order").
 			Check(func(t *Thread) string {
