@@ -220,11 +220,11 @@ func (vw *viewer) write(ctx context.Context, readErr chan error) error {
 
 var errAckTimeout = errors.New("scope: the page stopped acknowledging frames")
 
-// sendText sends the meta message when the signal list changed and the
-// stats message when new ones were made.
+// sendText sends the meta message when a new one was made and the stats
+// message when new ones were made.
 func (vw *viewer) sendText(ctx context.Context) error {
 	h := vw.s.hub
-	if g := h.metaGen.Load(); g != vw.sentMeta || !vw.metaSent {
+	if g := h.metaVer.Load(); g != vw.sentMeta || !vw.metaSent {
 		vw.sentMeta, vw.metaSent = g, true
 		if err := vw.writeMsg(ctx, websocket.MessageText, h.metaJSON()); err != nil {
 			return err
