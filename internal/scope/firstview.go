@@ -19,8 +19,9 @@ import (
 // firstViewTraces traces in firstViewPlots plots.
 const (
 	probeUpdates    = 100             // updates compared before the choice
-	probeWait       = time.Second     // after the first update, choose with fewer
-	probeMaxWait    = 3 * time.Second // after Configure, choose without any
+	probeWait       = time.Second     // after the first update, choose with fewer, if at least probeMin
+	probeMin        = 16
+	probeMaxWait    = 3 * time.Second // after Configure, choose with any number, even none
 	minCounterRuns  = 8               // updates a counter must rise over to be called one
 	firstViewTraces = 8
 	firstViewPlots  = 3
@@ -121,7 +122,7 @@ func near(x, y, tol float64) bool {
 
 // due reports whether the probe has seen enough to choose.
 func (p *probe) due(now time.Time) bool {
-	return !p.done && (p.n >= probeUpdates || (p.n > 0 && now.Sub(p.first) >= probeWait) || now.Sub(p.start) >= probeMaxWait)
+	return !p.done && (p.n >= probeUpdates || (p.n >= probeMin && now.Sub(p.first) >= probeWait) || now.Sub(p.start) >= probeMaxWait)
 }
 
 // annotate marks, on a copy of sigs, each copy with its chosen original

@@ -207,15 +207,20 @@ func TestProbeBounded(t *testing.T) {
 }
 
 // TestProbeAfterWait: a slow stream is compared over the updates of
-// probeWait, not probeUpdates.
+// probeWait, not probeUpdates, if there are probeMin of them.
 func TestProbeAfterWait(t *testing.T) {
 	h := NewHub(Limits{}, quietLog())
 	h.Configure(Info{}, appSigs)
-	for k := range 10 {
+	for k := range probeMin - 1 {
 		h.push(appUpdate(k), false)
 	}
+	h.tick(time.Now().Add(probeWait))
 	if metaOf(t, h).Choosing != true {
-		t.Fatal("chose after 10 updates")
+		t.Fatalf("chose after %d updates", probeMin-1)
+	}
+	h.push(appUpdate(probeMin), false)
+	if metaOf(t, h).Choosing != true {
+		t.Fatalf("chose after %d updates, before probeWait", probeMin)
 	}
 	h.tick(time.Now().Add(probeWait))
 	if m := metaOf(t, h); m.Choosing || len(m.FirstView) == 0 {
