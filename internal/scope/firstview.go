@@ -18,8 +18,8 @@ import (
 // first. Floats come before integers, and the view stops at
 // firstViewTraces traces in firstViewPlots plots.
 const (
-	probeUpdates    = 100             // updates compared before the choice
-	probeWait       = time.Second     // after the first update, choose with fewer, if at least probeMin
+	probeUpdates    = 100         // updates compared before the choice
+	probeWait       = time.Second // after the first update, choose with fewer, if at least probeMin
 	probeMin        = 16
 	probeMaxWait    = 3 * time.Second // after Configure, choose with any number, even none
 	minCounterRuns  = 8               // updates a counter must rise over to be called one

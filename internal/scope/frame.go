@@ -32,6 +32,7 @@ const (
 	frameHeaderSize         = 32
 	traceHeaderSize         = 32
 	markerHeaderSize        = 8
+	markerSize              = 16
 
 	offMagic   = 0
 	offSeq     = 4
@@ -208,11 +209,11 @@ func ParseFrame(b []byte) (Frame, error) {
 	}
 	m := int(le.Uint32(b))
 	b = b[markerHeaderSize:]
-	if m > len(b)/markBytes || len(b) != m*markBytes {
+	if m > len(b)/markerSize || len(b) != m*markerSize {
 		return Frame{}, ErrFrame
 	}
 	for k := range m {
-		r := b[k*markBytes:]
+		r := b[k*markerSize:]
 		f.Markers = append(f.Markers, FrameMarker{X: math.Float64frombits(le.Uint64(r)), Count: le.Uint32(r[8:]),
 			Clock: int(le.Uint16(r[12:])), Kind: MarkKind(r[14])})
 	}

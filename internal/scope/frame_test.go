@@ -54,7 +54,7 @@ func TestFrameRoundTrip(t *testing.T) {
 	}
 	// Alignment: trace 0 has 3 points, so its x array is padded to 16 bytes.
 	off := frameHeaderSize + traceHeaderSize
-	if off%4 != 0 || (off+16)%8 != 0 || len(b) != frameHeaderSize+3*traceHeaderSize+16+24+8+16+markerHeaderSize+2*markBytes {
+	if off%4 != 0 || (off+16)%8 != 0 || len(b) != frameHeaderSize+3*traceHeaderSize+16+24+8+16+markerHeaderSize+2*markerSize {
 		t.Fatalf("layout: %d bytes", len(b))
 	}
 	for cut := range len(b) {
@@ -80,7 +80,7 @@ func FuzzParseFrame(f *testing.F) {
 			}
 			n += traceHeaderSize + 4*(len(tr.X)+len(tr.X)%2) + 8*len(tr.Y)
 		}
-		n += markerHeaderSize + markBytes*len(fr.Markers)
+		n += markerHeaderSize + markerSize*len(fr.Markers)
 		if n != len(b) {
 			t.Fatalf("parsed %d of %d bytes", n, len(b))
 		}

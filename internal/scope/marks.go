@@ -22,7 +22,7 @@ const (
 // Marker bounds.
 const (
 	maxMarks        = 1024 // per clock
-	markBytes       = 16
+	markBytes       = 16   // the memory of a mark
 	maxFrameMarkers = 4096 // per frame; markers of one column and kind are summed first
 )
 
