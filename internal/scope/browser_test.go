@@ -147,10 +147,20 @@ func poll[T any](p *page, what, expr string) T {
 	defer cancel()
 	v, err := chromedp.Run(ctx, chromedp.Poll[T](expr, chromedp.WithPollingTimeout(pageWait)))
 	if err != nil {
-		text, _ := chromedp.Run(p.ctx, chromedp.Evaluate[string](`document.body.innerText`))
-		p.t.Fatalf("waiting for %s: %v; the page says:\n%s", what, err, text)
+		p.t.Fatalf("waiting for %s: %v; the page says:\n%s", what, err, p.text())
 	}
 	return v
+}
+
+// text returns what the page says, or why it cannot.
+func (p *page) text() string {
+	ctx, cancel := p.within(pageWait)
+	defer cancel()
+	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+	if err != nil {
+		return err.Error()
+	}
+	return text
 }
 
 // afterNavigation waits, through the navigation a form's submission
@@ -159,13 +169,14 @@ func (p *page) afterNavigation(what, expr string) {
 	p.t.Helper()
 	deadline := time.Now().Add(pageWait)
 	for {
-		v, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](expr))
+		ctx, cancel := p.within(pageWait)
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+		cancel()
 		if err == nil && v {
 			return
 		}
 		if time.Now().After(deadline) {
-			text, _ := chromedp.Run(p.ctx, chromedp.Evaluate[string](`document.body.innerText`))
-			p.t.Fatalf("waiting for %s: %v; the page says:\n%s", what, err, text)
+			p.t.Fatalf("waiting for %s: %v; the page says:\n%s", what, err, p.text())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
