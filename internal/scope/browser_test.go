@@ -390,12 +390,18 @@ func browseUDPStreamer(t *testing.T, browser context.Context) {
 			for (const type of ["mousemove", "mousedown", "mouseup", "click"]) over.dispatchEvent(new MouseEvent(type, at));
 		}
 		const row = [...document.querySelectorAll("#readout tr")].find((tr) => tr.firstChild.textContent === "VoltageRaw");
-		return row && [...row.children].slice(1, 3).every((td) => td.textContent !== "—") ? document.querySelector("#readout").innerText : false;
+		const hover = over.closest(".plot").querySelector('.legend [data-label="VoltageRaw"]').textContent;
+		return row && [...row.children].slice(1, 3).every((td) => td.textContent !== "—") && / at -/.test(hover) ?
+			document.querySelector("#readout").innerText + "\n" + hover : false;
 	})()`)
 	if !strings.Contains(readout, "B−A") {
-		t.Errorf("cursors' table:\n%s", readout)
+		t.Errorf("cursors' table and legend:\n%s", readout)
 	}
-	eval[bool](p, `(() => { document.querySelector("#clearcursors").click(); return true; })()`)
+	eval[bool](p, `(() => {
+		document.querySelector('.plot[data-key="time|V"] .u-over').dispatchEvent(new MouseEvent("mouseleave"));
+		document.querySelector("#clearcursors").click();
+		return true;
+	})()`)
 
 	// Pause, then zoom in with the toolbar: the frozen window is redrawn
 	// from the history, with the anchor of the moment it paused, at full

@@ -333,6 +333,9 @@ function makePlot(p, height) {
     },
   };
   const u = new uPlot(opts, emptyData(p.traces.length), p.el);
+  // Hovering: the legend gives each trace's value under the pointer.
+  u.over.addEventListener("mousemove", (e) => { p.hoverX = u.posToVal(e.offsetX, "x"); renderLegend(p); });
+  u.over.addEventListener("mouseleave", () => { p.hoverX = null; renderLegend(p); });
   let down = null;
   u.over.addEventListener("mousedown", (e) => { down = [e.clientX, e.clientY]; });
   u.over.addEventListener("click", (e) => {
@@ -450,13 +453,23 @@ function plotData(p) {
 }
 
 function renderLegends() {
-  for (const p of S.plots.values()) {
-    p.traces.forEach((i, k) => {
-      const d = S.data[i], c = p.chips[k];
-      c.last.textContent = d && Number.isFinite(d.last) ? fmtNum(d.last) : "—";
-      c.level.textContent = d ? (d.level === 0 ? "samples" : "min/max, level " + d.level) : "";
-    });
-  }
+  for (const p of S.plots.values()) renderLegend(p);
+}
+
+// renderLegend gives each trace of plot p its last value, or its value
+// under the pointer while it hovers the plot.
+function renderLegend(p) {
+  const fmtX = p.axis === "wave-index" ? (v) => "k " + fmtNum(v) : fmtTime;
+  p.traces.forEach((i, k) => {
+    const d = S.data[i], c = p.chips[k];
+    if (p.hoverX != null) {
+      c.last.textContent = fmtVal(valueAt(i, p.hoverX));
+      c.level.textContent = "at " + fmtX(p.hoverX);
+      return;
+    }
+    c.last.textContent = d && Number.isFinite(d.last) ? fmtNum(d.last) : "—";
+    c.level.textContent = d ? (d.level === 0 ? "samples" : "min/max, level " + d.level) : "";
+  });
 }
 
 // ---- markers ----
