@@ -29,8 +29,13 @@ import (
 // The browser test drives the page in a real headless Chromium against
 // live sources: streamerd running the example configurations.
 
-// pageWait bounds each wait for the page; it only stops a hang.
-const pageWait = 20 * time.Second
+// pageWait bounds each wait for a condition in the page, and callBound
+// each call to the page (a tab drawing 100 traces on a loaded machine
+// answers slowly); they only stop a hang.
+const (
+	pageWait  = 30 * time.Second
+	callBound = 60 * time.Second
+)
 
 var screenshot = flag.Bool("screenshot", false, "TestBrowser/FirstScreen: write "+screenshotFile+" (the scope on configs/app.toml) and the hash of the page's files beside it")
 
@@ -131,7 +136,7 @@ func (p *page) within(d time.Duration) (context.Context, context.CancelFunc) {
 // eval evaluates a JavaScript expression in the page.
 func eval[T any](p *page, expr string) T {
 	p.t.Helper()
-	ctx, cancel := p.within(pageWait)
+	ctx, cancel := p.within(callBound)
 	defer cancel()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
 	if err != nil {
@@ -140,21 +145,36 @@ func eval[T any](p *page, expr string) T {
 	return v
 }
 
-// poll waits until expr is truthy and returns its value.
+// poll waits until expr is truthy and returns its value. A page that
+// navigates meanwhile (the token form's) is polled again in its new
+// document: Chromium may name the old one for a moment.
 func poll[T any](p *page, what, expr string) T {
 	p.t.Helper()
-	ctx, cancel := p.within(2 * pageWait)
-	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Poll[T](expr, chromedp.WithPollingTimeout(pageWait)))
-	if err != nil {
-		p.t.Fatalf("waiting for %s: %v; the page says:\n%s", what, err, p.text())
+	deadline := time.Now().Add(pageWait)
+	for {
+		ctx, cancel := p.within(time.Until(deadline) + callBound)
+		v, err := chromedp.Run(ctx, chromedp.Poll[T](expr, chromedp.WithPollingTimeout(time.Until(deadline))))
+		cancel()
+		if err == nil {
+			return v
+		}
+		if !navigating(err) || time.Now().After(deadline) {
+			p.t.Fatalf("waiting for %s: %v; the page says:\n%s", what, err, p.text())
+		}
+		time.Sleep(20 * time.Millisecond) // the new document's context comes
 	}
-	return v
+}
+
+// navigating reports whether err says the document went away under the
+// call, as when the page navigates.
+func navigating(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "Cannot find context with specified id") || strings.Contains(s, "Execution context was destroyed")
 }
 
 // text returns what the page says, or why it cannot.
 func (p *page) text() string {
-	ctx, cancel := p.within(pageWait)
+	ctx, cancel := p.within(callBound)
 	defer cancel()
 	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
 	if err != nil {
@@ -169,7 +189,7 @@ func (p *page) afterNavigation(what, expr string) {
 	p.t.Helper()
 	deadline := time.Now().Add(pageWait)
 	for {
-		ctx, cancel := p.within(pageWait)
+		ctx, cancel := p.within(callBound)
 		v, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
 		cancel()
 		if err == nil && v {
@@ -521,8 +541,9 @@ func browseManySignals(t *testing.T, browser context.Context) {
 	start := eval[[]float64](p, `[scope.draws, scope.drawMs, performance.now()]`)
 	end := poll[[]float64](p, "10 more draws", `scope.draws >= `+strconv.Itoa(int(start[0])+10)+` ? [scope.draws, scope.drawMs, performance.now()] : false`)
 	draws := end[0] - start[0]
-	t.Logf("%d traces: %.1f draws/s, %.1f ms per draw (%s) %+v", n, draws/(end[2]-start[2])*1000, (end[1]-start[1])/draws,
-		eval[string](p, `scope.frames + " frames"`), srv.ViewerStats())
+	vs := srv.ViewerStats()
+	t.Logf("%d traces: %.1f draws/s, %.1f ms per draw; frames: %d sent, %d held for an acknowledgement, %d bytes each",
+		n, draws/(end[2]-start[2])*1000, (end[1]-start[1])/draws, vs.FramesSent, vs.FramesHeld, vs.FrameBytes/max(vs.FramesSent, 1))
 	p.noConsoleErrors()
 	p.cancel() // a tab drawing 100 traces slows the next one's start
 
