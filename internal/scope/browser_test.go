@@ -539,11 +539,11 @@ func browseManySignals(t *testing.T, browser context.Context) {
 	// How fast the page draws them: frames drawn per second, and the time
 	// each draw takes, over 10 draws.
 	start := eval[[]float64](p, `[scope.draws, scope.drawMs, performance.now()]`)
-	end := poll[[]float64](p, "10 more draws", `scope.draws >= `+strconv.Itoa(int(start[0])+10)+` ? [scope.draws, scope.drawMs, performance.now()] : false`)
+	end := poll[[]float64](p, "10 more draws", `scope.draws >= `+strconv.Itoa(int(start[0])+10)+` ? [scope.draws, scope.drawMs, performance.now(), scope.fps] : false`)
 	draws := end[0] - start[0]
 	vs := srv.ViewerStats()
-	t.Logf("%d traces: %.1f draws/s, %.1f ms per draw; frames: %d sent, %d held for an acknowledgement, %d bytes each",
-		n, draws/(end[2]-start[2])*1000, (end[1]-start[1])/draws, vs.FramesSent, vs.FramesHeld, vs.FrameBytes/max(vs.FramesSent, 1))
+	t.Logf("%d traces: %.1f draws/s, %.1f ms per draw (the page asks for %v frames/s; 0: the server's 30); frames: %d sent, %d held for an acknowledgement, %d bytes each",
+		n, draws/(end[2]-start[2])*1000, (end[1]-start[1])/draws, end[3], vs.FramesSent, vs.FramesHeld, vs.FrameBytes/max(vs.FramesSent, 1))
 	p.noConsoleErrors()
 	p.cancel() // a tab drawing 100 traces slows the next one's start
 

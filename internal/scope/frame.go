@@ -66,8 +66,8 @@ const (
 // Bounds of one viewer's frames.
 const (
 	// MaxTraces caps the traces of one viewer (Limits.MaxTraces may
-	// lower it). A page draws 100 or 256 traces of a 1 kHz stream in 30
-	// to 80 ms on a loaded 2-core machine (docs/scope.md).
+	// lower it). A page draws 100 or 256 traces of a 1 kHz stream in 35
+	// to 75 ms on a loaded 2-core machine (docs/scope.md).
 	MaxTraces = 256
 	// MaxFramePoints caps the points of one frame: a view of many traces
 	// gets fewer columns per trace (at least minColumns), so that a frame

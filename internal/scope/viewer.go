@@ -187,7 +187,11 @@ func (vw *viewer) write(ctx context.Context, readErr chan error) error {
 				return err
 			}
 		}
-		if want := min(max(v.fps, 1), o.FrameRate); has && v.fps > 0 && want != fps {
+		want := o.FrameRate // a view's fps 0 asks for the server's rate
+		if v.fps > 0 {
+			want = min(v.fps, o.FrameRate)
+		}
+		if has && want != fps {
 			fps = want
 			tick.Reset(time.Second / time.Duration(fps))
 		}

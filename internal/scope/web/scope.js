@@ -25,6 +25,7 @@ const S = {
   plots: new Map(),         // plot key (axis|unit) -> {key, axis, unit, traces: [trace indexes], el, u, chips, marksEl}
   live: true, window: 5, from: -5, to: 0, paused: null,
   vid: 0, lastSeq: 0, frames: 0, draws: 0, drawMs: 0,
+  drawAvg: 0, fps: 0,       // the mean time of a draw, and the frames per second asked for (0: the server's rate)
   cursors: {},              // axis -> {a, b, next}
   stats: null, prevStats: null, notice: null, closeReason: null,
   stale: false,             // the stream stopped: the plots are greyed
@@ -377,7 +378,7 @@ function sendView() {
   if (!S.gen) return;
   const cols = Math.min(Math.max(16, plotWidth()), S.limits ? S.limits.maxColumns : 4096);
   send({
-    type: "view", gen: S.gen, vid: S.vid, live: S.live, from: S.from, to: S.to, cols,
+    type: "view", gen: S.gen, vid: S.vid, live: S.live, from: S.from, to: S.to, cols, fps: S.fps,
     traces: S.traces.map((t) => t.kind === "elem" ? { sig: t.sig, kind: t.kind, elem: t.elem } : { sig: t.sig, kind: t.kind }),
   });
 }
@@ -425,8 +426,20 @@ function scheduleDraw() {
     draw();
     // uPlot paints in the microtasks setData queued, which run before
     // this one: the draws and their time are what the page can do.
-    queueMicrotask(() => { S.draws++; S.drawMs += performance.now() - t0; });
+    queueMicrotask(() => { const ms = performance.now() - t0; S.draws++; S.drawMs += ms; paced(ms); });
   });
+}
+
+// paced keeps drawing to about half the page's time: a page whose draws
+// take long (many traces, a slow machine) asks the server for fewer
+// frames, so that it still answers the person.
+function paced(ms) {
+  S.drawAvg = S.drawAvg ? 0.8 * S.drawAvg + 0.2 * ms : ms;
+  const want = S.drawAvg > 500 / 30 ? Math.max(1, Math.floor(500 / S.drawAvg)) : 0; // 0: the server's rate
+  if (want !== S.fps && (want === 0 || S.fps === 0 || Math.abs(want - S.fps) / S.fps >= 0.25)) {
+    S.fps = want;
+    sendView();
+  }
 }
 
 function draw() {
