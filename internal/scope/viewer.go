@@ -199,10 +199,10 @@ func (vw *viewer) write(ctx context.Context, readErr chan error) error {
 			continue
 		}
 		if inFlight >= maxInFlight {
+			vw.s.framesHeld.Add(1) // this frame is held, whatever comes next
 			if time.Since(ackedAt) > o.AckTimeout {
 				return errAckTimeout
 			}
-			vw.s.framesHeld.Add(1)
 			continue
 		}
 		vw.mu.Lock()
