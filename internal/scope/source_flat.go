@@ -184,6 +184,7 @@ func (f *FlatUDP) updateStatus(h *Hub, r *flatclient.Receiver, fs *flatState, no
 		if !fs.silent {
 			fs.silent = true
 			f.silences.Add(1)
+			h.silenced()
 		}
 		h.SetStatus(StateSilent, fmt.Sprintf("FlatUDP on %s: no datagram for %v (silence)", f.addr, fs.clock.timeout()))
 	case fs.started:
@@ -196,7 +197,8 @@ func flatSignals(l *wire.Layout, rate float64) []Signal {
 	sigs := make([]Signal, len(l.Signals))
 	for i, s := range l.Signals {
 		sig := Signal{Name: s.Name, Type: s.Type.String(), Elements: s.Count, Dims: "scalar",
-			Trace: s.Count == 1 || s.Waveform, Time: "counted at " + strconv.FormatFloat(rate, 'g', -1, 64) + " Hz"}
+			Trace: s.Count == 1 || s.Waveform, Time: "counted at " + strconv.FormatFloat(rate, 'g', -1, 64) + " Hz",
+			float: s.Type.IsFloat(), size: s.Type.Size()}
 		if s.Count > 1 {
 			sig.Dims = "[" + strconv.Itoa(s.Count) + "]"
 			sig.WaveX = "index"
