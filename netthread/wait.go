@@ -1,6 +1,7 @@
 package netthread
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -87,6 +88,24 @@ func ParseWaitMode(s string) (WaitMode, error) {
 	return 0, fmt.Errorf("unknown wait %q (want paced, spin or park)", s)
 }
 
+// CheckWait checks a producer's wait, its NetworkWait mode and its
+// NetworkSpin: a known mode, a spin of 0..MaxSpin, and a spin only where
+// the mode spins (the zero mode with a spin is WaitSpin, see NewWaiter).
+// It returns the producer's parameter at fault and the rule broken.
+func CheckWait(mode WaitMode, spin time.Duration) (param string, err error) {
+	switch {
+	case !mode.Valid():
+		return "NetworkWait", fmt.Errorf("must be paced, spin or park, got %v", mode)
+	case spin < 0 || spin > MaxSpin:
+		return "NetworkSpin", fmt.Errorf("must be 0..%v, got %v", MaxSpin, spin)
+	case mode == WaitSpin && spin == 0:
+		return "NetworkWait", errors.New("spin needs a NetworkSpin above 0")
+	case mode == WaitPark && spin != 0:
+		return "NetworkSpin", fmt.Errorf("is %v: it applies to NetworkWait spin, not park", spin)
+	}
+	return "", nil
+}
+
 // Bounds of the paced wait.
 const (
 	// pacedMinSleep: a window closer than this is spun for rather than
@@ -134,8 +153,12 @@ type Waiter struct {
 
 // NewWaiter returns a Waiter in mode: spin is WaitSpin's spin
 // (0..MaxSpin), period the interval between two cycles, which WaitPaced
-// needs (0: unknown, then it parks).
+// needs (0: unknown, then it parks). WaitPaced, the zero mode, with a spin
+// above 0 is WaitSpin: the producers' NetworkSpin alone selects the spin.
 func NewWaiter(mode WaitMode, spin, period time.Duration) *Waiter {
+	if mode == WaitPaced && spin > 0 {
+		mode = WaitSpin
+	}
 	w := &Waiter{mode: mode, spin: spin, period: int64(max(period, 0)),
 		lead: int64(pacedStartLead), late: int64(pacedStartLead)}
 	w.leadNow.Store(w.lead)

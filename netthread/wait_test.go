@@ -178,3 +178,23 @@ func TestWaiterNoAllocs(t *testing.T) {
 		t.Errorf("paced, sleep-spin-park: %v allocations", n)
 	}
 }
+
+func TestCheckWait(t *testing.T) {
+	for _, c := range []struct {
+		mode  WaitMode
+		spin  time.Duration
+		param string
+	}{
+		{WaitPaced, 0, ""}, {WaitPaced, time.Millisecond, ""}, {WaitSpin, time.Millisecond, ""}, {WaitPark, 0, ""},
+		{numWaitModes, 0, "NetworkWait"}, {WaitSpin, 0, "NetworkWait"}, {WaitPark, time.Microsecond, "NetworkSpin"},
+		{WaitSpin, -1, "NetworkSpin"}, {WaitSpin, MaxSpin + 1, "NetworkSpin"},
+	} {
+		param, err := CheckWait(c.mode, c.spin)
+		if param != c.param || (err != nil) != (c.param != "") {
+			t.Errorf("CheckWait(%v, %v) = %q, %v; want %q", c.mode, c.spin, param, err, c.param)
+		}
+	}
+	if m := NewWaiter(WaitPaced, time.Microsecond, time.Millisecond).Mode(); m != WaitSpin {
+		t.Errorf("paced with a spin is %v, want spin", m)
+	}
+}

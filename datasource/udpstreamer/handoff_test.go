@@ -2,11 +2,14 @@ package udpstreamer
 
 import (
 	"encoding/binary"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/streamerd/streamerd/netthread"
 )
 
 // putCycle publishes cycle v into h as Synchronise does, and reports
@@ -201,5 +204,64 @@ func TestHandOffCountingInvariantUnderStalls(t *testing.T) {
 		}
 		t.Logf("client %v: synchronised %d, skipped %d, without client %d, sent %d", withClient,
 			s.m.synchronised.Get(), s.m.skipped.Get(), s.m.noClient.Get(), s.m.updates.Get())
+	}
+}
+
+// TestAutoHandOffKeepsAStall checks the default, automatic hand-off: at a
+// 1 ms CyclePeriod it holds 200 ms of cycles, so 150 cycles published
+// while the network thread stalls all reach the client, in order, and
+// none is skipped; Status and Describe say the depth and what it covers.
+func TestAutoHandOffKeepsAStall(t *testing.T) {
+	const n = 150
+	cfg := scalarCfg()
+	cfg.CyclePeriod = time.Millisecond
+	s, stall := stalledStreamer(t, cfg)
+	if h := s.HandOffSize(); h.Depth != 200 || !h.Auto || h.Covers != 200*time.Millisecond {
+		t.Fatalf("hand-off %+v, want 200 cycles chosen by time, covering 200 ms", h)
+	}
+	st := s.Status()
+	if st.HandOffDepth != 200 || !st.HandOffAuto || st.HandOffCoversMs != 200 || st.NetworkWait != "paced" {
+		t.Errorf("status %+v", st)
+	}
+	if d := s.Describe(); !strings.Contains(d, "hand-off ring: 200 cycles (auto), 200ms at 1ms a cycle") || !strings.Contains(d, "network wait: paced") {
+		t.Errorf("Describe: %q", d)
+	}
+	c := connected(t, s)
+	publishStalled(t, s, stall, n)
+	stall.Store(false)
+	for k := range n {
+		p, ctr, lost, err := c.next(5 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := binary.LittleEndian.Uint32(p[8:]); got != uint32(k+1) || lost != 0 || ctr != uint32(k) {
+			t.Fatalf("update %d: cycle %d, counter %d, lost %d", k, got, ctr, lost)
+		}
+	}
+	waitFor(t, s.accounted)
+	if s.m.skipped.Get() != 0 || s.m.updates.Get() != n {
+		t.Errorf("skipped %d, sent %d; want 0, %d", s.m.skipped.Get(), s.m.updates.Get(), n)
+	}
+}
+
+// TestNetworkWakeupsCounted checks that a Synchronise that finds the
+// network thread parked is counted in network_wakeups_total and /status.
+func TestNetworkWakeupsCounted(t *testing.T) {
+	cfg := scalarCfg()
+	cfg.NetworkWait = netthread.WaitPark
+	s := start(t, cfg)
+	// Each cycle is taken at once, and the thread parks again: sooner or
+	// later a Synchronise finds it parked, whatever the load.
+	deadline := time.Now().Add(10 * time.Second)
+	for s.m.wakeups.Get() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no Synchronise woke the parked network thread in 10 s")
+		}
+		s.Synchronise()
+		waitFor(t, s.accounted)
+		time.Sleep(time.Millisecond)
+	}
+	if st := s.Status(); st.NetworkWakeups == 0 || st.NetworkWait != "park" {
+		t.Errorf("status: wakeups %d, wait %q", st.NetworkWakeups, st.NetworkWait)
 	}
 }

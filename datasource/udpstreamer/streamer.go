@@ -48,9 +48,11 @@ type Streamer struct {
 	// memory into a slot of the ring; the network thread swaps the oldest
 	// waiting slot for taken. Both hold the DATA payload before
 	// quantisation: room for the hrtTimestamp, then signal memory.
-	lock rtsync.FastLock
-	sem  rtsync.EventSem
-	ring handoff
+	lock    rtsync.FastLock
+	sem     rtsync.EventSem
+	ring    handoff
+	handOff datasource.HandOffSize // the ring's depth and what it covers
+	wait    *netthread.Waiter      // the network thread's wait for sem
 
 	// Network thread state. wire holds the datagrams of one DATA update
 	// back to back: serialise writes the payload into it around the header
@@ -105,6 +107,17 @@ type Status struct {
 	SendBuffer    int    `json:"send_buffer_bytes"`
 	ReceiveBuffer int    `json:"receive_buffer_bytes"`
 	Since         string `json:"since,omitempty"`
+	// HandOffDepth is the depth of the hand-off ring, HandOffAuto whether
+	// it was chosen by time, and HandOffCoversMs the time its cycles
+	// last at the period it was sized for, in ms.
+	HandOffDepth    int     `json:"hand_off_depth"`
+	HandOffAuto     bool    `json:"hand_off_auto"`
+	HandOffCoversMs float64 `json:"hand_off_covers_ms"`
+	// NetworkWait is how the network thread waits for a cycle (paced,
+	// spin or park), and NetworkWakeups how many Synchronise calls found
+	// it asleep and woke it with a system call.
+	NetworkWait    string `json:"network_wait"`
+	NetworkWakeups uint64 `json:"network_wakeups"`
 }
 
 // New validates cfg and returns a Streamer. Metrics are registered in ms
@@ -127,7 +140,10 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 		control: make(chan controlEvent, controlQueue),
 		epoch:   time.Now(),
 	}
-	s.status = Status{Name: c.Name, Class: "UDPStreamer"}
+	s.handOff = c.handOff(slotSize(c.Signals))
+	s.wait = netthread.NewWaiter(c.NetworkWait, c.NetworkSpin, c.CyclePeriod)
+	s.status = Status{Name: c.Name, Class: "UDPStreamer", HandOffDepth: s.handOff.Depth, HandOffAuto: s.handOff.Auto,
+		HandOffCoversMs: float64(s.handOff.Covers) / float64(time.Millisecond), NetworkWait: s.wait.Mode().String()}
 	s.onICMPFn = s.onICMP
 	s.clock.mono = func() int64 { return int64(time.Since(s.epoch)) }
 	s.clock.raw = cpu.MonotonicRawNanos
@@ -144,7 +160,8 @@ func (s *Streamer) Signals() []datasource.Signal { return s.sigs }
 func (s *Streamer) SignalInfos() []udpswire.SignalInfo { return s.infos }
 
 // AllocateMemory allocates signal memory and every buffer of the data path:
-// the HandOffDepth ready buffers, the taken buffer and the wire buffers of
+// the ready buffers of the hand-off ring (HandOffDepth, or as many as
+// chosen by time), the taken buffer and the wire buffers of
 // DATA and CONFIG, and plans how each cycle is serialised.
 func (s *Streamer) AllocateMemory() error {
 	if err := datasource.CheckAllocate(s.cfg.Name, s.mem != nil); err != nil {
@@ -168,7 +185,7 @@ func (s *Streamer) AllocateMemory() error {
 		return fmt.Errorf("datasource %q: CONFIG: %w", s.cfg.Name, err)
 	}
 	s.mem, s.pieces, s.dataLayout, s.cfgLayout = mem, pieces, dataLayout, cfgLayout
-	s.ring = newHandoff(s.cfg.HandOffDepth, stampSize+mem.Size())
+	s.ring = newHandoff(s.handOff.Depth, stampSize+mem.Size())
 	s.taken = make([]byte, stampSize+mem.Size())
 	s.wire = make([]byte, dataLayout.WireSize())
 	s.cfgWire = make([]byte, cfgLayout.WireSize())
@@ -265,15 +282,18 @@ func (s *Streamer) PrepareNextState() error {
 	s.thread = th
 	s.log.Info("UDPStreamer listening", "address", s.status.Listen, "send_method", s.sender.Method().String(),
 		"payload_bytes", s.dataLayout.Payload, "fragments", s.dataLayout.Fragments, "cpu_mask", s.cfg.CPUMask.String(),
-		"priority", s.cfg.Priority, "hand_off_depth", s.cfg.HandOffDepth, "network_spin", s.cfg.NetworkSpin.String())
+		"priority", s.cfg.Priority, "hand_off", s.handOff.String(), "network_wait", s.wait.Mode().String(),
+		"network_spin", s.cfg.NetworkSpin.String())
 	return nil
 }
 
 // Synchronise publishes signal memory to the network thread: FastLock, copy
 // into the next slot of the hand-off ring, capture the hrtTimestamp,
-// unlock, post. It never waits for the network; when all HandOffDepth
-// slots hold cycles the network thread has not taken yet, the oldest is
-// overwritten and counted as skipped.
+// unlock, post. It never waits for the network; when every slot of the
+// ring holds a cycle the network thread has not taken yet, the oldest is
+// overwritten and counted as skipped. A post that finds the network
+// thread asleep wakes it (a system call) and is counted in
+// network_wakeups_total.
 //
 // Every call ends in exactly one of the counters cycles_skipped (lock
 // timeout or overwritten), cycles_without_client, updates_sent or
@@ -302,16 +322,18 @@ func (s *Streamer) SynchroniseAfterGap(lost uint32) error {
 	s.ring.gaps[i] = lost + carry
 	s.lock.FastUnLock()
 	if overwrote {
-		s.m.skipped.Inc()
+		s.m.skipped.Inc() // a cycle dropped at the hand-off
 	}
-	s.sem.Post()
+	if s.sem.PostWoke() {
+		s.m.wakeups.Inc()
+	}
 	return nil
 }
 
 // Waiting returns the cycles published by Synchronise that the network
-// thread has not taken yet (at most HandOffDepth): a caller that must not
-// overwrite cycles (a replay sent as fast as it goes) publishes only while
-// it is below HandOffDepth. Any goroutine; it takes the FastLock.
+// thread has not taken yet (at most HandOffSize().Depth): a caller that
+// must not overwrite cycles (a replay sent as fast as it goes) publishes
+// only while it is below that depth. Any goroutine; it takes the FastLock.
 func (s *Streamer) Waiting() int {
 	s.lock.FastLock(rtsync.Forever, 0)
 	n := s.ring.waiting()
@@ -340,9 +362,15 @@ func (s *Streamer) Stop() error {
 // Status returns a snapshot for /status.
 func (s *Streamer) Status() Status {
 	s.statusMu.Lock()
-	defer s.statusMu.Unlock()
-	return s.status
+	st := s.status
+	s.statusMu.Unlock()
+	st.NetworkWakeups = s.m.wakeups.Get()
+	return st
 }
+
+// HandOffSize returns the depth of the hand-off ring, whether it was
+// chosen by time, and the time it covers.
+func (s *Streamer) HandOffSize() datasource.HandOffSize { return s.handOff }
 
 // StatusReport returns Status as an any, for a program that lists
 // producers of every class together (streamerd's /status).
@@ -351,8 +379,8 @@ func (s *Streamer) StatusReport() any { return s.Status() }
 // Describe returns one line on the DATA datagrams for a layout listing
 // (streamerd -describe); valid after AllocateMemory.
 func (s *Streamer) Describe() string {
-	return fmt.Sprintf("DATA payload: %d bytes in %d fragment(s) of at most %d bytes (MaxPayloadSize %d), port %d",
-		s.dataLayout.Payload, s.dataLayout.Fragments, s.dataLayout.Chunk, s.cfg.MaxPayloadSize, s.cfg.Port)
+	return fmt.Sprintf("DATA payload: %d bytes in %d fragment(s) of at most %d bytes (MaxPayloadSize %d), port %d; hand-off ring: %v; network wait: %v",
+		s.dataLayout.Payload, s.dataLayout.Fragments, s.dataLayout.Chunk, s.cfg.MaxPayloadSize, s.cfg.Port, s.handOff, s.wait.Mode())
 }
 
 // waitTimeout bounds one wait of the network thread, so a stop is prompt
@@ -362,7 +390,7 @@ const waitTimeout = 20 * time.Millisecond
 // serve is the network thread's loop.
 func (s *Streamer) serve(stop <-chan struct{}) {
 	for {
-		_ = netthread.Wait(&s.sem, s.cfg.NetworkSpin, waitTimeout)
+		_ = s.wait.Wait(&s.sem, waitTimeout)
 		select {
 		case <-stop:
 			return
@@ -380,11 +408,11 @@ func (s *Streamer) serve(stop <-chan struct{}) {
 }
 
 // drain sends the cycles waiting in the ring, oldest first, each its own
-// DATA update; at most HandOffDepth of them, so session changes and a stop
+// DATA update; at most the ring's depth of them, so session changes and a stop
 // are served between two drains however fast the RT thread publishes.
 func (s *Streamer) drain() {
 	s.rawOffFresh = false
-	for range s.cfg.HandOffDepth {
+	for range s.handOff.Depth {
 		if !s.takeAndSend() {
 			return
 		}
