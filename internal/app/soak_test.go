@@ -169,8 +169,11 @@ func TestSoak(t *testing.T) {
 	if cycles > sync {
 		t.Errorf("published RT cycles %v > Synchronise calls %v", cycles, sync)
 	}
-	if d := sync - accounted; d != 0 && d != 1 {
-		t.Errorf("Synchronise calls %v != skipped + without client + sent + send errors %v", sync, accounted)
+	// The cycles still waiting in the hand-off ring at the stop are in no
+	// counter: at most its depth.
+	depth := a.sources[0].ds.(*udpstreamer.Streamer).HandOffSize().Depth
+	if d := sync - accounted; d < 0 || d > float64(depth) {
+		t.Errorf("Synchronise calls %v != skipped + without client + sent + send errors %v (+ up to %d waiting)", sync, accounted, depth)
 	}
 	if received.Load() == 0 || float64(received.Load()) > v[`streamerd_udpstreamer_updates_sent_total{datasource="Streamer"}`] {
 		t.Errorf("received %d of %v sent", received.Load(), v[`streamerd_udpstreamer_updates_sent_total{datasource="Streamer"}`])
