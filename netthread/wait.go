@@ -124,6 +124,12 @@ const (
 	// more past the expected instant, the phase is taken again from the
 	// last one.
 	pacedFarRun = 8
+	// pacedWindow cycles are judged together: when fewer than half of them
+	// were caught spinning, the cycles come too irregularly for the spin to
+	// pay (an overloaded machine, an RT thread held off its CPU), and the
+	// wait parks, as WaitPark does, for pacedRest before it tries again.
+	pacedWindow = 256
+	pacedRest   = time.Second
 )
 
 // Waiter is one network thread's wait for the next cycle on the producer's
@@ -145,10 +151,13 @@ type Waiter struct {
 	lead     int64 // wake this long before the expected instant (ns)
 	late     int64 // spin this long past it before parking (ns)
 	idle     bool  // the last wait saw no cycle: park until one comes
+	judged   int   // cycles of the current window
+	hits     int   // of them caught spinning
+	rest     int64 // park until this instant: the spin did not pay
 
 	// Any goroutine.
-	caught, woken, spun atomic.Uint64
-	leadNow, lateNow    atomic.Int64
+	caught, woken, spun, rests atomic.Uint64
+	leadNow, lateNow           atomic.Int64
 }
 
 // NewWaiter returns a Waiter in mode: spin is WaitSpin's spin
@@ -176,6 +185,9 @@ type WaitStats struct {
 	// their Post made no system call. Woken counts the cycles that woke
 	// it from a sleep or a park.
 	Caught, Woken uint64
+	// Rests counts the times the wait parked for a second because fewer
+	// than half the cycles of the last 256 were caught spinning.
+	Rests uint64
 	// Spun is the time spent spinning, in all.
 	Spun time.Duration
 	// Lead is how long before a cycle is due the thread asks to be woken,
@@ -186,7 +198,7 @@ type WaitStats struct {
 
 // Stats returns a snapshot of the paced wait's counters; any goroutine.
 func (w *Waiter) Stats() WaitStats {
-	return WaitStats{Caught: w.caught.Load(), Woken: w.woken.Load(), Spun: time.Duration(w.spun.Load()),
+	return WaitStats{Caught: w.caught.Load(), Woken: w.woken.Load(), Rests: w.rests.Load(), Spun: time.Duration(w.spun.Load()),
 		Lead: time.Duration(w.leadNow.Load()), Late: time.Duration(w.lateNow.Load())}
 }
 
@@ -235,7 +247,7 @@ func (w *Waiter) paced(sem *rtsync.EventSem, timeout time.Duration) error {
 	if !w.started {
 		w.start()
 	}
-	if w.period == 0 || !w.spins || !w.haveGrid || w.idle {
+	if w.period == 0 || !w.spins || !w.haveGrid || w.idle || (w.rest != 0 && w.now() < w.rest) {
 		err := sem.WaitReset(timeout)
 		if err == nil {
 			w.woken.Add(1)
@@ -255,6 +267,7 @@ func (w *Waiter) paced(sem *rtsync.EventSem, timeout time.Duration) error {
 		if sem.WaitReset(time.Duration(min(spinFrom, deadline)-now)) == nil {
 			// Woken by the Post: the thread asked to wake too late.
 			w.woken.Add(1)
+			w.judge(false)
 			w.lead = min(w.lead+max(w.lead*pacedMissRatio/256, int64(pacedMinWindow)), w.period/4)
 			w.leadNow.Store(w.lead)
 			w.observe(w.now())
@@ -271,6 +284,7 @@ func (w *Waiter) paced(sem *rtsync.EventSem, timeout time.Duration) error {
 				at := w.now()
 				w.spun.Add(uint64(at - t0))
 				w.caught.Add(1)
+				w.judge(true)
 				w.lead = max(w.lead-max(w.lead/256, 1), int64(pacedMinWindow))
 				w.late = max(w.late-max(w.late/256, 1), int64(pacedMinWindow))
 				w.leadNow.Store(w.lead)
@@ -289,11 +303,30 @@ func (w *Waiter) paced(sem *rtsync.EventSem, timeout time.Duration) error {
 	w.lateNow.Store(w.late)
 	if left := deadline - w.now(); left > 0 && sem.WaitReset(time.Duration(left)) == nil {
 		w.woken.Add(1)
+		w.judge(false)
 		w.observe(w.now())
 		return nil
 	}
 	w.idle = true
 	return rtsync.ErrTimeout
+}
+
+// judge counts one cycle of the window, caught spinning or not, and at
+// the end of a window where fewer than half were caught parks the wait
+// for pacedRest.
+func (w *Waiter) judge(caught bool) {
+	w.judged++
+	if caught {
+		w.hits++
+	}
+	if w.judged < pacedWindow {
+		return
+	}
+	if w.hits < pacedWindow/2 {
+		w.rest = w.now() + int64(pacedRest)
+		w.rests.Add(1)
+	}
+	w.judged, w.hits = 0, 0
 }
 
 // nextDue returns the instant the next cycle is due at: the first after

@@ -40,7 +40,14 @@ func TestWaiterTakesEveryCycle(t *testing.T) {
 			const n = 300
 			var sem rtsync.EventSem
 			var seq, seen atomic.Uint64
-			w := NewWaiter(mode, 50*time.Microsecond, time.Millisecond)
+			spin := time.Duration(0)
+			if mode == WaitSpin {
+				spin = 50 * time.Microsecond
+			}
+			w := NewWaiter(mode, spin, time.Millisecond)
+			if w.Mode() != mode {
+				t.Fatalf("mode %v, want %v", w.Mode(), mode)
+			}
 			th, err := Start(Config{Name: "wait-" + mode.String(), Wake: sem.Post}, func(stop <-chan struct{}) {
 				for {
 					err := w.Wait(&sem, 20*time.Millisecond)
@@ -87,7 +94,11 @@ func TestWaiterTakesEveryCycle(t *testing.T) {
 func TestWaiterTimesOut(t *testing.T) {
 	for _, mode := range []WaitMode{WaitPaced, WaitSpin, WaitPark} {
 		var sem rtsync.EventSem
-		w := NewWaiter(mode, 50*time.Microsecond, time.Millisecond)
+		spin := time.Duration(0)
+		if mode == WaitSpin {
+			spin = 50 * time.Microsecond
+		}
+		w := NewWaiter(mode, spin, time.Millisecond)
 		if err := w.Wait(&sem, 2*time.Millisecond); !errors.Is(err, rtsync.ErrTimeout) {
 			t.Errorf("%v: %v, want a timeout", mode, err)
 		}
@@ -162,7 +173,11 @@ func TestWaiterNoAllocs(t *testing.T) {
 	testenv.SkipIfPortable(t)
 	var sem rtsync.EventSem
 	for _, mode := range []WaitMode{WaitPaced, WaitSpin, WaitPark} {
-		w := NewWaiter(mode, 10*time.Microsecond, time.Millisecond)
+		spin := time.Duration(0)
+		if mode == WaitSpin {
+			spin = 10 * time.Microsecond
+		}
+		w := NewWaiter(mode, spin, time.Millisecond)
 		if n := testing.AllocsPerRun(100, func() { sem.Post(); sinkWaitErr = w.Wait(&sem, time.Millisecond) }); n != 0 {
 			t.Errorf("%v, posted: %v allocations", mode, n)
 		}
@@ -196,5 +211,38 @@ func TestCheckWait(t *testing.T) {
 	}
 	if m := NewWaiter(WaitPaced, time.Microsecond, time.Millisecond).Mode(); m != WaitSpin {
 		t.Errorf("paced with a spin is %v, want spin", m)
+	}
+}
+
+// TestPacedRests checks that a window of cycles mostly missed makes the
+// paced wait park for a while, and one mostly caught does not.
+func TestPacedRests(t *testing.T) {
+	w := NewWaiter(WaitPaced, 0, time.Millisecond)
+	w.start()
+	for i := range pacedWindow {
+		w.judge(i%2 == 0) // half caught: the spin pays
+	}
+	if w.rest != 0 || w.Stats().Rests != 0 {
+		t.Fatalf("rests after a window half caught: %+v", w.Stats())
+	}
+	for i := range pacedWindow {
+		w.judge(i%4 == 0) // a quarter caught
+	}
+	if w.rest <= w.now() || w.Stats().Rests != 1 {
+		t.Fatalf("no rest after a window a quarter caught: rest %d, now %d, %+v", w.rest, w.now(), w.Stats())
+	}
+	// Resting, a paced wait with a phase parks: a Post wakes it.
+	var sem rtsync.EventSem
+	w.spins, w.haveGrid, w.grid = true, true, w.now()
+	go func() {
+		time.Sleep(2 * time.Millisecond)
+		sem.Post()
+	}()
+	caught := w.Stats().Caught
+	if err := w.Wait(&sem, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if w.Stats().Caught != caught || w.Stats().Spun != 0 {
+		t.Errorf("a resting wait spun: %+v", w.Stats())
 	}
 }
