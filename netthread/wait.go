@@ -221,13 +221,12 @@ func (w *Waiter) now() int64 { return int64(time.Since(w.epoch)) }
 
 // start sets the paced wait up on the network thread at its first Wait: a
 // timer slack of 1 ns, so its timed sleeps end when asked (the thread's
-// own setting), and whether it may spin at all (not on one CPU, where the
-// spin would hold off the RT thread it waits for).
+// own setting), and whether it may spin at all: not when the process has
+// one CPU, where the spin would hold off the RT thread it waits for.
 func (w *Waiter) start() {
 	w.started, w.epoch = true, time.Now()
 	_ = cpu.SetTimerSlack(time.Nanosecond)
-	m, err := cpu.CurrentThreadAffinity()
-	w.spins = m.Count() >= 2 || (err != nil && runtime.NumCPU() >= 2)
+	w.spins = runtime.NumCPU() >= 2
 }
 
 // paced is the WaitPaced wait: sleep on sem until lead before the next
