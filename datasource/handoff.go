@@ -11,7 +11,7 @@ import (
 const (
 	// DefaultHandOffTime is the time of cycles an automatic ring holds:
 	// a network thread held off the CPU this long loses no cycle.
-	DefaultHandOffTime = 200 * time.Millisecond
+	DefaultHandOffTime = 500 * time.Millisecond
 	// MaxHandOffTime bounds the time an automatic ring may be asked to
 	// hold.
 	MaxHandOffTime = time.Minute
@@ -70,8 +70,8 @@ func AutoHandOff(depth int, period, cover time.Duration, slotBytes, budget, maxD
 	return h
 }
 
-// String describes the ring for a log line or a listing: "200 cycles (auto),
-// 200ms at 1ms a cycle, 0.8 MiB".
+// String describes the ring for a log line or a listing: "500 cycles (auto),
+// 500ms at 1ms a cycle, 2.0 MiB".
 func (h HandOffSize) String() string {
 	how := ""
 	if h.Auto {

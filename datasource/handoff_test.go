@@ -18,7 +18,7 @@ func TestAutoHandOff(t *testing.T) {
 		{"1 kHz, 200 ms", 0, ms, 200 * ms, 4096, 64 << 20, 65536,
 			HandOffSize{Depth: 200, Auto: true, Covers: 200 * ms, Period: ms, Bytes: 200 * 4096}},
 		{"defaults", 0, 0, 0, 100, 0, 65536,
-			HandOffSize{Depth: 200, Auto: true, Covers: 200 * ms, Period: ms, Bytes: 200 * 100}},
+			HandOffSize{Depth: 500, Auto: true, Covers: 500 * ms, Period: ms, Bytes: 500 * 100}},
 		{"rounded up", 0, 3 * ms, 10 * ms, 8, 1 << 20, 65536,
 			HandOffSize{Depth: 4, Auto: true, Covers: 12 * ms, Period: 3 * ms, Bytes: 32}},
 		{"budget", 0, 100 * time.Microsecond, 200 * ms, 1 << 20, 64 << 20, 65536,
@@ -34,7 +34,7 @@ func TestAutoHandOff(t *testing.T) {
 			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
 		}
 	}
-	if s := AutoHandOff(0, ms, 0, 4096, 0, 65536).String(); s != "200 cycles (auto), 200ms at 1ms a cycle, 0.8 MiB" {
+	if s := AutoHandOff(0, ms, 0, 4096, 0, 65536).String(); s != "500 cycles (auto), 500ms at 1ms a cycle, 2.0 MiB" {
 		t.Errorf("String: %q", s)
 	}
 }

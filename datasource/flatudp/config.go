@@ -102,7 +102,7 @@ type Config struct {
 	NumberOfBuffers int
 	// HandOffTime is the time of cycles an automatic ring queues for the
 	// sender thread (0..datasource.MaxHandOffTime;
-	// datasource.DefaultHandOffTime, 200 ms, when 0), and HandOffBytes the
+	// datasource.DefaultHandOffTime, 500 ms, when 0), and HandOffBytes the
 	// memory the whole ring may take, pre-trigger history included
 	// (0..MaxRingBytes; datasource.DefaultHandOffBytes, 64 MiB, when 0).
 	// Both apply only when NumberOfBuffers is 0.

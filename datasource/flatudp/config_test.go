@@ -68,11 +68,11 @@ func TestRingSize(t *testing.T) {
 		auto    bool
 		covers  time.Duration
 	}{
-		{"trigger, auto", func(c *Config) {}, 202, 200, true, 200 * ms},
-		{"real time, auto", func(c *Config) { c.ExecutionMode, c.NumberOfPreTriggers, c.NumberOfPostTriggers = RealTimeThread, 0, 0 }, 200, 200, true, 200 * ms},
+		{"trigger, auto", func(c *Config) {}, 502, 500, true, 500 * ms},
+		{"real time, auto", func(c *Config) { c.ExecutionMode, c.NumberOfPreTriggers, c.NumberOfPostTriggers = RealTimeThread, 0, 0 }, 500, 500, true, 500 * ms},
 		{"10 kHz, 50 ms", func(c *Config) { c.CyclePeriod, c.HandOffTime = 100*time.Microsecond, 50*ms }, 502, 500, true, 50 * ms},
 		{"budget", func(c *Config) { c.HandOffBytes = 4 * 128 }, 4, 2, true, 2 * ms},
-		{"no period", func(c *Config) { c.CyclePeriod = 0 }, 202, 200, true, 200 * ms},
+		{"no period", func(c *Config) { c.CyclePeriod = 0 }, 502, 500, true, 500 * ms},
 		{"given", func(c *Config) { c.NumberOfBuffers = 10 }, 10, 8, false, 8 * ms},
 	} {
 		cfg := trigCfg()

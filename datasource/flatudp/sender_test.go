@@ -657,7 +657,7 @@ func TestLifecycleErrors(t *testing.T) {
 // and that /status says the ring's length and what its queue covers.
 func TestNetworkWakeupsCounted(t *testing.T) {
 	h := start(t, Config{ExecutionMode: RealTimeThread, NetworkWait: netthread.WaitPark, CyclePeriod: time.Millisecond}, nil)
-	if st := h.s.Status(); st.Buffers != 200 || !st.BuffersAuto || st.QueueCoversMs != 200 || st.NetworkWait != "park" {
+	if st := h.s.Status(); st.Buffers != 500 || !st.BuffersAuto || st.QueueCoversMs != 500 || st.NetworkWait != "park" {
 		t.Errorf("status %+v", st)
 	}
 	// Each cycle is sent at once and the thread parks again: sooner or

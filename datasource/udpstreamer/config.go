@@ -76,7 +76,7 @@ type Config struct {
 	// same at any depth; the ring costs N copies of signal memory.
 	HandOffDepth int
 	// HandOffTime is the time of cycles an automatic ring holds
-	// (0..datasource.MaxHandOffTime; datasource.DefaultHandOffTime, 200
+	// (0..datasource.MaxHandOffTime; datasource.DefaultHandOffTime, 500
 	// ms, when 0), and HandOffBytes the memory it may take
 	// (0..MaxHandOffBytes; datasource.DefaultHandOffBytes, 64 MiB, when
 	// 0). Both apply only when HandOffDepth is 0.

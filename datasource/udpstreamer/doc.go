@@ -8,7 +8,7 @@
 // clock_gettime costs 275 ns). The ready buffers form a ring of cycles,
 // sent oldest first, each its own update; the oldest is overwritten (and
 // counted as skipped) only when every slot waits. By default the ring
-// holds HandOffTime (200 ms) of cycles at the CyclePeriod, within
+// holds HandOffTime (500 ms) of cycles at the CyclePeriod, within
 // HandOffBytes (64 MiB); HandOffDepth N sets N, and 1 is the protocol's
 // latest value wins: a cycle the network thread had not taken yet is
 // overwritten.

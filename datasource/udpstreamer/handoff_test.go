@@ -208,7 +208,7 @@ func TestHandOffCountingInvariantUnderStalls(t *testing.T) {
 }
 
 // TestAutoHandOffKeepsAStall checks the default, automatic hand-off: at a
-// 1 ms CyclePeriod it holds 200 ms of cycles, so 150 cycles published
+// 1 ms CyclePeriod it holds 500 ms of cycles, so 150 cycles published
 // while the network thread stalls all reach the client, in order, and
 // none is skipped; Status and Describe say the depth and what it covers.
 func TestAutoHandOffKeepsAStall(t *testing.T) {
@@ -216,14 +216,14 @@ func TestAutoHandOffKeepsAStall(t *testing.T) {
 	cfg := scalarCfg()
 	cfg.CyclePeriod = time.Millisecond
 	s, stall := stalledStreamer(t, cfg)
-	if h := s.HandOffSize(); h.Depth != 200 || !h.Auto || h.Covers != 200*time.Millisecond {
-		t.Fatalf("hand-off %+v, want 200 cycles chosen by time, covering 200 ms", h)
+	if h := s.HandOffSize(); h.Depth != 500 || !h.Auto || h.Covers != 500*time.Millisecond {
+		t.Fatalf("hand-off %+v, want 500 cycles chosen by time, covering 500 ms", h)
 	}
 	st := s.Status()
-	if st.HandOffDepth != 200 || !st.HandOffAuto || st.HandOffCoversMs != 200 || st.NetworkWait != "paced" {
+	if st.HandOffDepth != 500 || !st.HandOffAuto || st.HandOffCoversMs != 500 || st.NetworkWait != "paced" {
 		t.Errorf("status %+v", st)
 	}
-	if d := s.Describe(); !strings.Contains(d, "hand-off ring: 200 cycles (auto), 200ms at 1ms a cycle") || !strings.Contains(d, "network wait: paced") {
+	if d := s.Describe(); !strings.Contains(d, "hand-off ring: 500 cycles (auto), 500ms at 1ms a cycle") || !strings.Contains(d, "network wait: paced") {
 		t.Errorf("Describe: %q", d)
 	}
 	c := connected(t, s)
@@ -241,6 +241,9 @@ func TestAutoHandOffKeepsAStall(t *testing.T) {
 	waitFor(t, s.accounted)
 	if s.m.skipped.Get() != 0 || s.m.updates.Get() != n {
 		t.Errorf("skipped %d, sent %d; want 0, %d", s.m.skipped.Get(), s.m.updates.Get(), n)
+	}
+	if p := s.Status().HandOffPeak; p != n {
+		t.Errorf("peak %d, want the %d cycles published during the stall", p, n)
 	}
 }
 

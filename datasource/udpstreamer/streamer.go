@@ -53,6 +53,11 @@ type Streamer struct {
 	ring    handoff
 	handOff datasource.HandOffSize // the ring's depth and what it covers
 	wait    *netthread.Waiter      // the network thread's wait for sem
+	// peak is the most cycles that have waited in the ring at once, for
+	// /status; peakRT is the RT thread's own copy, so it stores only when
+	// the ring gets deeper than ever.
+	peak   atomic.Int64
+	peakRT int
 
 	// Network thread state. wire holds the datagrams of one DATA update
 	// back to back: serialise writes the payload into it around the header
@@ -113,6 +118,10 @@ type Status struct {
 	HandOffDepth    int     `json:"hand_off_depth"`
 	HandOffAuto     bool    `json:"hand_off_auto"`
 	HandOffCoversMs float64 `json:"hand_off_covers_ms"`
+	// HandOffPeak is the most cycles that have waited in the ring at once
+	// since the start: a ring whose peak reaches its depth has dropped
+	// cycles, one whose peak stays well below it is deep enough.
+	HandOffPeak int `json:"hand_off_peak"`
 	// NetworkWait is how the network thread waits for a cycle (paced,
 	// spin or park), and NetworkWakeups how many Synchronise calls found
 	// it asleep and woke it with a system call.
@@ -317,6 +326,10 @@ func (s *Streamer) SynchroniseAfterGap(lost uint32) error {
 		return ErrLockTimeout
 	}
 	i, overwrote, carry := s.ring.put()
+	if n := s.ring.waiting(); n > s.peakRT {
+		s.peakRT = n
+		s.peak.Store(int64(n))
+	}
 	copy(s.ring.slots[i][stampSize:], s.mem.Block())
 	s.ring.stamps[i] = int64(time.Since(s.epoch))
 	s.ring.gaps[i] = lost + carry
@@ -365,6 +378,7 @@ func (s *Streamer) Status() Status {
 	st := s.status
 	s.statusMu.Unlock()
 	st.NetworkWakeups = s.m.wakeups.Get()
+	st.HandOffPeak = int(s.peak.Load())
 	return st
 }
 

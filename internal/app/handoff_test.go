@@ -62,7 +62,7 @@ ExecutionMode = "RealTimeThread"
 
 // TestHandOffSizedByTheFeedingThread checks that each producer's
 // automatic ring is sized for the period of the thread that synchronises
-// it: 200 ms is 200 cycles at 1 kHz and 50 at 250 Hz.
+// it: 500 ms is 500 cycles at 1 kHz and 125 at 250 Hz.
 func TestHandOffSizedByTheFeedingThread(t *testing.T) {
 	f := parseConfig(t, "two.toml", twoRates)
 	a, err := Build(f, metrics.NewSet(), slog.New(slog.DiscardHandler))
@@ -70,10 +70,10 @@ func TestHandOffSizedByTheFeedingThread(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := a.sources[0].ds.(*udpstreamer.Streamer)
-	if h := s.HandOffSize(); h.Depth != 200 || !h.Auto || h.Period != time.Millisecond {
+	if h := s.HandOffSize(); h.Depth != 500 || !h.Auto || h.Period != time.Millisecond {
 		t.Errorf("UDPStreamer fed at 1 kHz: %v", h)
 	}
-	if st := a.sources[1].ds.(*flatudp.Sender).Status(); st.Buffers != 50 || !st.BuffersAuto || st.QueueCoversMs != 200 {
+	if st := a.sources[1].ds.(*flatudp.Sender).Status(); st.Buffers != 125 || !st.BuffersAuto || st.QueueCoversMs != 500 {
 		t.Errorf("FlatUDP fed at 250 Hz: %d buffers (auto %v) covering %v ms", st.Buffers, st.BuffersAuto, st.QueueCoversMs)
 	}
 }

@@ -165,8 +165,8 @@ func TestSoak(t *testing.T) {
 
 	skipped := v[`streamerd_udpstreamer_cycles_skipped_total{datasource="Streamer"}`]
 	hand := a.sources[0].ds.(*udpstreamer.Streamer).HandOffSize()
-	t.Logf("soak %v of %s at %v a cycle beside %d CPU-bound processes (load average %s): %d RT cycles (%d overruns, %d missed periods), %d updates received, skipped at the hand-off %v (ring: %v), network wakeups %v, lost %d, stale %d, mallocs %d, GC cycles %d, RSS %d → max %d KiB",
-		*soakDuration, name, a.threads[0].cfg.Period, *soakLoad, loadAverage(), stats.Cycles, stats.Overruns, stats.MissedPeriods, received.Load(), skipped, hand,
+	t.Logf("soak %v of %s at %v a cycle beside %d CPU-bound processes (load average %s): %d RT cycles (%d overruns, %d missed periods), %d updates received, skipped at the hand-off %v (%v of them lock timeouts; ring: %v, peak %d), network wakeups %v, lost %d, stale %d, mallocs %d, GC cycles %d, RSS %d → max %d KiB",
+		*soakDuration, name, a.threads[0].cfg.Period, *soakLoad, loadAverage(), stats.Cycles, stats.Overruns, stats.MissedPeriods, received.Load(), skipped, v[`streamerd_udpstreamer_lock_timeouts_total{datasource="Streamer"}`], hand, a.sources[0].ds.(*udpstreamer.Streamer).Status().HandOffPeak,
 		v[`streamerd_udpstreamer_network_wakeups_total{datasource="Streamer"}`], st.Lost, st.Stale, mallocs, gcs, rss0>>10, rssMax>>10)
 	if *soakConfig != "" && skipped != 0 {
 		t.Errorf("%v cycles dropped at the hand-off (budget: 0)", skipped)
