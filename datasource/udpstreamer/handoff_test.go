@@ -2,6 +2,7 @@ package udpstreamer
 
 import (
 	"encoding/binary"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/netthread"
+	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
 // putCycle publishes cycle v into h as Synchronise does, and reports
@@ -266,5 +268,66 @@ func TestNetworkWakeupsCounted(t *testing.T) {
 	}
 	if st := s.Status(); st.NetworkWakeups == 0 || st.NetworkWait != "park" {
 		t.Errorf("status: wakeups %d, wait %q", st.NetworkWakeups, st.NetworkWait)
+	}
+}
+
+// TestLockTimeoutHoldsTheCycle checks what Synchronise does when the
+// FastLock stays taken (a network thread preempted while it holds it): the
+// cycle is held on the RT side and published before the next one, so the
+// client receives both in order and nothing is skipped; only a second
+// timeout in a row drops the held cycle (ErrLockTimeout, counted).
+func TestLockTimeoutHoldsTheCycle(t *testing.T) {
+	cfg := scalarCfg()
+	cfg.LockTimeout = time.Microsecond
+	s := start(t, cfg)
+	c := connected(t, s)
+	sync := func(v uint32) error {
+		binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), v)
+		return s.Synchronise()
+	}
+	s.lock.FastLock(rtsync.Forever, 0) // the network thread, preempted inside
+	if err := sync(1); err != nil {
+		t.Fatalf("first timeout: %v, want the cycle held", err)
+	}
+	s.lock.FastUnLock()
+	if err := sync(2); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []uint32{1, 2} {
+		p, _, lost, err := c.next(5 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := binary.LittleEndian.Uint32(p[8:]); got != want || lost != 0 {
+			t.Fatalf("cycle %d (lost %d), want %d", got, lost, want)
+		}
+	}
+	if s.m.lockTimeouts.Get() != 1 || s.m.skipped.Get() != 0 {
+		t.Errorf("lock timeouts %d, skipped %d; want 1, 0", s.m.lockTimeouts.Get(), s.m.skipped.Get())
+	}
+	// Two timeouts in a row: the held cycle 3 is replaced by 4.
+	s.lock.FastLock(rtsync.Forever, 0)
+	if err := sync(3); err != nil {
+		t.Fatal(err)
+	}
+	if err := sync(4); !errors.Is(err, ErrLockTimeout) {
+		t.Fatalf("second timeout: %v, want ErrLockTimeout", err)
+	}
+	s.lock.FastUnLock()
+	if err := sync(5); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []uint32{4, 5} {
+		p, _, _, err := c.next(5 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := binary.LittleEndian.Uint32(p[8:]); got != want {
+			t.Fatalf("cycle %d, want %d", got, want)
+		}
+	}
+	waitFor(t, s.accounted)
+	if s.m.lockTimeouts.Get() != 3 || s.m.skipped.Get() != 1 {
+		t.Errorf("lock timeouts %d, skipped %d; want 3, 1", s.m.lockTimeouts.Get(), s.m.skipped.Get())
 	}
 }

@@ -22,7 +22,9 @@ import (
 )
 
 // ErrLockTimeout is returned by Synchronise when the FastLock could not be
-// taken within the configured LockTimeout; the cycle is counted as skipped.
+// taken within the configured LockTimeout twice in a row: the cycle held
+// back from the first timeout is replaced by the newer one and counted as
+// skipped.
 var ErrLockTimeout = errors.New("udpstreamer: FastLock timeout in Synchronise")
 
 var _ datasource.Opener = (*Streamer)(nil)
@@ -58,6 +60,14 @@ type Streamer struct {
 	// the ring gets deeper than ever.
 	peak   atomic.Int64
 	peakRT int
+	// held is a cycle Synchronise could not publish because the network
+	// thread held the FastLock (preempted in the nanoseconds it holds it):
+	// the RT thread keeps it, with its stamp and gap, and publishes it
+	// before the next cycle. RT thread only.
+	held      []byte
+	heldStamp int64
+	heldGap   uint32
+	heldValid bool
 
 	// Network thread state. wire holds the datagrams of one DATA update
 	// back to back: serialise writes the payload into it around the header
@@ -170,8 +180,9 @@ func (s *Streamer) SignalInfos() []udpswire.SignalInfo { return s.infos }
 
 // AllocateMemory allocates signal memory and every buffer of the data path:
 // the ready buffers of the hand-off ring (HandOffDepth, or as many as
-// chosen by time), the taken buffer and the wire buffers of
-// DATA and CONFIG, and plans how each cycle is serialised.
+// chosen by time), the taken buffer, the buffer of a cycle held back by a
+// lock timeout and the wire buffers of DATA and CONFIG, and plans how each
+// cycle is serialised.
 func (s *Streamer) AllocateMemory() error {
 	if err := datasource.CheckAllocate(s.cfg.Name, s.mem != nil); err != nil {
 		return err
@@ -196,6 +207,7 @@ func (s *Streamer) AllocateMemory() error {
 	s.mem, s.pieces, s.dataLayout, s.cfgLayout = mem, pieces, dataLayout, cfgLayout
 	s.ring = newHandoff(s.handOff.Depth, stampSize+mem.Size())
 	s.taken = make([]byte, stampSize+mem.Size())
+	s.held = make([]byte, stampSize+mem.Size())
 	s.wire = make([]byte, dataLayout.WireSize())
 	s.cfgWire = make([]byte, cfgLayout.WireSize())
 	cfgLayout.PutPayload(s.cfgWire, configMsg)
@@ -304,11 +316,17 @@ func (s *Streamer) PrepareNextState() error {
 // thread asleep wakes it (a system call) and is counted in
 // network_wakeups_total.
 //
-// Every call ends in exactly one of the counters cycles_skipped (lock
-// timeout or overwritten), cycles_without_client, updates_sent or
-// send_errors{kind="data"}, except the cycles waiting in the ring (at most
-// HandOffDepth): so synchronise_total = skipped + without_client +
-// updates_sent + data send errors + waiting.
+// If the FastLock cannot be taken within LockTimeout (the network thread
+// was preempted in the nanoseconds it holds it), the cycle is kept on the
+// RT side and published before the next one, and counted in
+// lock_timeouts_total; only a second timeout in a row drops it (replaced by
+// the newer cycle, counted as skipped, ErrLockTimeout).
+//
+// Every call ends in exactly one of the counters cycles_skipped
+// (overwritten, or replaced while held), cycles_without_client,
+// updates_sent or send_errors{kind="data"}, except the cycles waiting in
+// the ring (at most its depth) or held: so synchronise_total = skipped +
+// without_client + updates_sent + data send errors + waiting.
 func (s *Streamer) Synchronise() error { return s.SynchroniseAfterGap(0) }
 
 // SynchroniseAfterGap is Synchronise for a cycle that follows lost updates:
@@ -320,27 +338,51 @@ func (s *Streamer) Synchronise() error { return s.SynchroniseAfterGap(0) }
 // no client is connected. Same contract and cost as Synchronise.
 func (s *Streamer) SynchroniseAfterGap(lost uint32) error {
 	s.m.synchronised.Inc()
+	stamp := int64(time.Since(s.epoch))
 	if s.lock.FastLock(s.cfg.LockTimeout, 0) != nil {
-		s.m.skipped.Inc()
 		s.m.lockTimeouts.Inc()
-		return ErrLockTimeout
+		var err error
+		if s.heldValid {
+			s.m.skipped.Inc() // a cycle dropped at the hand-off: the held one, replaced
+			lost += s.heldGap
+			err = ErrLockTimeout
+		}
+		copy(s.held[stampSize:], s.mem.Block())
+		s.heldStamp, s.heldGap, s.heldValid = stamp, lost, true
+		return err
 	}
-	i, overwrote, carry := s.ring.put()
-	if n := s.ring.waiting(); n > s.peakRT {
-		s.peakRT = n
-		s.peak.Store(int64(n))
+	dropped := 0
+	if s.heldValid {
+		dropped += s.publish(s.held[stampSize:], s.heldStamp, s.heldGap)
+		s.heldValid = false
 	}
-	copy(s.ring.slots[i][stampSize:], s.mem.Block())
-	s.ring.stamps[i] = int64(time.Since(s.epoch))
-	s.ring.gaps[i] = lost + carry
+	dropped += s.publish(s.mem.Block(), stamp, lost)
 	s.lock.FastUnLock()
-	if overwrote {
-		s.m.skipped.Inc() // a cycle dropped at the hand-off
+	if dropped > 0 {
+		s.m.skipped.Add(dropped) // cycles dropped at the hand-off: overwritten in a full ring
 	}
 	if s.sem.PostWoke() {
 		s.m.wakeups.Inc()
 	}
 	return nil
+}
+
+// publish puts one cycle (signal memory src, its stamp and gap) into the
+// next slot of the ring, under the FastLock, and returns 1 when it
+// overwrote the oldest waiting cycle, else 0.
+func (s *Streamer) publish(src []byte, stamp int64, gap uint32) int {
+	i, overwrote, carry := s.ring.put()
+	if n := s.ring.waiting(); n > s.peakRT {
+		s.peakRT = n
+		s.peak.Store(int64(n))
+	}
+	copy(s.ring.slots[i][stampSize:], src)
+	s.ring.stamps[i] = stamp
+	s.ring.gaps[i] = gap + carry
+	if overwrote {
+		return 1
+	}
+	return 0
 }
 
 // Waiting returns the cycles published by Synchronise that the network
