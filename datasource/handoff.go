@@ -77,7 +77,11 @@ func (h HandOffSize) String() string {
 	if h.Auto {
 		how = " (auto)"
 	}
-	s := fmt.Sprintf("%d cycles%s, %v at %v a cycle, %.1f MiB", h.Depth, how, h.Covers, h.Period, float64(h.Bytes)/(1<<20))
+	unit := "cycles"
+	if h.Depth == 1 {
+		unit = "cycle"
+	}
+	s := fmt.Sprintf("%d %s%s, %v at %v a cycle, %.1f MiB", h.Depth, unit, how, h.Covers, h.Period, float64(h.Bytes)/(1<<20))
 	if h.Limited {
 		s += ": less than asked, the memory budget allows no more"
 	}

@@ -37,4 +37,7 @@ func TestAutoHandOff(t *testing.T) {
 	if s := AutoHandOff(0, ms, 0, 4096, 0, 65536).String(); s != "500 cycles (auto), 500ms at 1ms a cycle, 2.0 MiB" {
 		t.Errorf("String: %q", s)
 	}
+	if s := AutoHandOff(1, ms, 0, 100, 0, 65536).String(); s != "1 cycle, 1ms at 1ms a cycle, 0.0 MiB" {
+		t.Errorf("String: %q", s)
+	}
 }
