@@ -114,7 +114,9 @@ const (
 	// pacedMinWindow bounds lead and late from below, so a quiet spell
 	// never shrinks the window to nothing.
 	pacedMinWindow = 2 * time.Microsecond
-	// pacedStartLead is the lead before anything has been learnt.
+	// pacedStartLead is the lead and the late window before anything has
+	// been learnt (at most an eighth of the period, the most either may
+	// grow to, so the spin never takes more than a quarter of the CPU).
 	pacedStartLead = 100 * time.Microsecond
 	// pacedMissRatio is how many caught cycles one missed cycle weighs:
 	// the lead settles where about 1 cycle in pacedMissRatio+1 comes
@@ -168,10 +170,8 @@ func NewWaiter(mode WaitMode, spin, period time.Duration) *Waiter {
 	if mode == WaitPaced && spin > 0 {
 		mode = WaitSpin
 	}
-	w := &Waiter{mode: mode, spin: spin, period: int64(max(period, 0)),
-		lead: int64(pacedStartLead), late: int64(pacedStartLead)}
-	w.leadNow.Store(w.lead)
-	w.lateNow.Store(w.late)
+	w := &Waiter{mode: mode, spin: spin, period: int64(max(period, 0))}
+	w.unlearn()
 	return w
 }
 
@@ -259,15 +259,12 @@ func (w *Waiter) paced(sem *rtsync.EventSem, timeout time.Duration) error {
 	deadline := now + int64(timeout)
 	due := w.nextDue(now)
 	spinFrom, spinTo := due-w.lead, due+w.late
-	if limit := w.period / 4; spinTo-spinFrom > limit {
-		spinFrom = spinTo - limit
-	}
 	if spinFrom-now >= int64(pacedMinSleep) {
 		if sem.WaitReset(time.Duration(min(spinFrom, deadline)-now)) == nil {
 			// Woken by the Post: the thread asked to wake too late.
 			w.woken.Add(1)
 			w.judge(false)
-			w.lead = min(w.lead+max(w.lead*pacedMissRatio/256, int64(pacedMinWindow)), w.period/4)
+			w.lead = min(w.lead+max(w.lead*pacedMissRatio/256, int64(pacedMinWindow)), w.maxWindow())
 			w.leadNow.Store(w.lead)
 			w.observe(w.now())
 			return nil
@@ -298,7 +295,7 @@ func (w *Waiter) paced(sem *rtsync.EventSem, timeout time.Duration) error {
 		}
 	}
 	// Later than the window: park for the rest, and widen the window.
-	w.late = min(w.late+max(w.late*pacedMissRatio/256, int64(pacedMinWindow)), w.period/4)
+	w.late = min(w.late+max(w.late*pacedMissRatio/256, int64(pacedMinWindow)), w.maxWindow())
 	w.lateNow.Store(w.late)
 	if left := deadline - w.now(); left > 0 && sem.WaitReset(time.Duration(left)) == nil {
 		w.woken.Add(1)
@@ -308,6 +305,17 @@ func (w *Waiter) paced(sem *rtsync.EventSem, timeout time.Duration) error {
 	}
 	w.idle = true
 	return rtsync.ErrTimeout
+}
+
+// maxWindow bounds lead and late: an eighth of the period each.
+func (w *Waiter) maxWindow() int64 { return max(w.period/8, int64(pacedMinWindow)) }
+
+// unlearn sets lead and late to their starting values.
+func (w *Waiter) unlearn() {
+	w.lead = min(int64(pacedStartLead), w.maxWindow())
+	w.late = w.lead
+	w.leadNow.Store(w.lead)
+	w.lateNow.Store(w.late)
 }
 
 // judge counts one cycle of the window, caught spinning or not, and at
@@ -324,6 +332,7 @@ func (w *Waiter) judge(caught bool) {
 	if w.hits < pacedWindow/2 {
 		w.rest = w.now() + int64(pacedRest)
 		w.rests.Add(1)
+		w.unlearn() // try afresh after the rest
 	}
 	w.judged, w.hits = 0, 0
 }
@@ -342,10 +351,15 @@ func (w *Waiter) nextDue(now int64) int64 {
 }
 
 // observe learns the phase of the cycles from one that came at t (or, for
-// one that woke the thread, shortly before t). The grid follows an early
-// cycle by a quarter of the difference and a late one by a 64th, so it
-// settles near the earliest instants cycles come at, and one stray Post (a
-// session change) moves it little.
+// one that woke the thread, shortly before t). The cycle belongs to the
+// last instant due at or before t, or to the next when it comes at most a
+// quarter period before it. The grid follows an early cycle by a quarter
+// of the difference and a late one by a 64th, so it settles near the
+// earliest instants cycles come at. A cycle far from its instant (more
+// than a quarter period late: an RT thread held off its CPU; more than an
+// eighth early: a stray Post, such as a session change) moves nothing,
+// unless pacedFarRun of them come in a row: then the phase has changed
+// and is taken again from the last.
 func (w *Waiter) observe(t int64) {
 	w.idle = false
 	if w.period == 0 {
@@ -355,24 +369,28 @@ func (w *Waiter) observe(t int64) {
 		w.grid, w.lastDue, w.haveGrid = t, t, true
 		return
 	}
-	k := (t - w.grid + w.period/2) / w.period
-	if t-w.grid+w.period/2 < 0 {
-		k-- // floor for negative differences
-	}
-	base := w.grid + k*w.period
+	base := w.grid + floorDiv(t-w.grid+w.period/4, w.period)*w.period
 	off := t - base
 	w.lastDue = base
-	if off > w.period/4 {
+	if off > w.period/4 || off < -w.period/8 {
 		if w.far++; w.far >= pacedFarRun {
 			w.grid, w.lastDue, w.far = t, t, 0
-			return
 		}
-	} else {
-		w.far = 0
+		return
 	}
+	w.far = 0
 	if off < 0 {
 		w.grid = base + off/4
 	} else {
 		w.grid = base + off/64
 	}
+}
+
+// floorDiv is a/b rounded down, for b > 0.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b < 0 {
+		q--
+	}
+	return q
 }

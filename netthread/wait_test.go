@@ -121,7 +121,8 @@ func TestWaiterTimesOut(t *testing.T) {
 
 // TestPacedPhase checks what the paced wait learns from the instants cycles
 // come at: the first sets the phase, an early one pulls it a quarter of
-// the way, a late one a 64th, a run of far ones resets it, and the next
+// the way, a late one a 64th, a stray none, a run of far ones resets it,
+// and the next
 // instant due is the first after the last cycle taken whose window is
 // still open.
 func TestPacedPhase(t *testing.T) {
@@ -131,28 +132,34 @@ func TestPacedPhase(t *testing.T) {
 	if !w.haveGrid || w.grid != 10_000 {
 		t.Fatalf("first cycle: grid %d", w.grid)
 	}
-	w.observe(10_800) // 200 early for 11 000
-	if w.grid != 10_950 {
-		t.Errorf("early cycle: grid %d, want 10 950", w.grid)
+	w.observe(10_900) // 100 early for 11 000
+	if w.grid != 10_975 {
+		t.Errorf("early cycle: grid %d, want 10 975", w.grid)
 	}
-	w.observe(12_950 + 128) // 128 late
-	if w.grid != 12_952 {
-		t.Errorf("late cycle: grid %d, want 12 952", w.grid)
+	// Strays move nothing: one 725 late for 10 975, one 200 early for 13 975.
+	for _, at := range []int64{11_700, 13_775} {
+		if w.observe(at); w.grid != 10_975 {
+			t.Errorf("a stray at %d moved the grid to %d", at, w.grid)
+		}
+	}
+	w.observe(14_975 + 128) // 128 late
+	if w.grid != 14_977 || w.far != 0 {
+		t.Errorf("late cycle: grid %d (far %d), want 14 977", w.grid, w.far)
 	}
 	for i := range pacedFarRun - 1 {
-		w.observe(int64(20_000+i*1000) + 2952 + 300)
+		w.observe(int64(20_000+i*1000) + 2977 + 300)
 	}
-	if w.grid == 27_252 {
-		t.Fatal("reset before the run was long enough")
+	if w.grid != 14_977 {
+		t.Fatalf("far cycles moved the grid to %d before the run was long enough", w.grid)
 	}
-	w.observe(int64(20_000+(pacedFarRun-1)*1000) + 2952 + 300)
-	if w.grid != 30_252 {
-		t.Errorf("after %d far cycles: grid %d, want 30 252", pacedFarRun, w.grid)
+	w.observe(int64(20_000+(pacedFarRun-1)*1000) + 2977 + 300)
+	if w.grid != 30_277 {
+		t.Errorf("after %d far cycles: grid %d, want 30 277", pacedFarRun, w.grid)
 	}
-	// The cycle due at 30 252 was taken: the next is due a period later,
+	// The cycle due at 30 277 was taken: the next is due a period later,
 	// then the first whose window (late = 100) is still open.
 	for _, c := range []struct{ now, due int64 }{
-		{30_300, 31_252}, {31_351, 31_252}, {31_352, 32_252}, {35_400, 36_252}, {36_351, 36_252}, {36_352, 37_252},
+		{30_300, 31_277}, {31_376, 31_277}, {31_377, 32_277}, {35_400, 36_277}, {36_376, 36_277}, {36_377, 37_277},
 	} {
 		if due := w.nextDue(c.now); due != c.due {
 			t.Errorf("nextDue(%d) = %d, want %d", c.now, due, c.due)
@@ -163,6 +170,9 @@ func TestPacedPhase(t *testing.T) {
 	z.observe(5)
 	if z.haveGrid {
 		t.Error("a phase learnt without a period")
+	}
+	if floorDiv(-1, 1000) != -1 || floorDiv(-1000, 1000) != -1 || floorDiv(999, 1000) != 0 {
+		t.Error("floorDiv")
 	}
 }
 
