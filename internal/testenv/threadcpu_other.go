@@ -5,4 +5,4 @@ package testenv
 import "time"
 
 // ThreadCPU reports no thread: threads are found by name on Linux only.
-func ThreadCPU(name string) (time.Duration, bool) { return 0, false }
+func ThreadCPU(name string) (time.Duration, int, bool) { return 0, 0, false }
