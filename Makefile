@@ -9,7 +9,7 @@ FUZZTIME  ?= 20s
 BENCHTIME ?= 1s
 CONFIG    ?= configs/app.toml
 
-.PHONY: all build test fmt-check vet unit race noalloc simd-test portable bench-smoke bench rtcompare fuzz run check soak clean
+.PHONY: all build test fmt-check vet unit race noalloc simd-test portable bench-smoke bench rtcompare fuzz run check soak soak-load clean
 
 all: build
 
@@ -121,6 +121,13 @@ fuzz:
 soak:
 	$(GO) test -count=1 -run '^TestSoak$$' -timeout 20m -v ./internal/app -soak 10m
 	$(GO) test -count=1 -run '^TestAbuseCostsTheRTLoopLittle$$' -timeout 10m -v ./cmd/streamerd -abuse 2m
+
+# soak-load: the budget of the automatic hand-off ring: configs/app.toml as
+# shipped for 10 minutes, then configs/burst.toml for 60 s, each beside two
+# CPU-bound processes; no cycle may be dropped at the hand-off.
+soak-load:
+	$(GO) test -count=1 -run '^TestSoak$$' -timeout 20m -v ./internal/app -soak 10m -soak.config app.toml -soak.load 2
+	$(GO) test -count=1 -run '^TestSoak$$' -timeout 5m -v ./internal/app -soak 60s -soak.config burst.toml -soak.load 2
 
 run: build
 	./$(BIN)/streamerd -config $(CONFIG)

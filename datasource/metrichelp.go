@@ -12,6 +12,7 @@ const (
 	helpSynchronise  = "Calls of Synchronise by the RT thread, every one: a lock timeout or a refused cycle too."
 	helpLockTimeouts = "Synchronise calls that could not take the signal memory lock in time; their cycle is not sent."
 	helpICMPPort     = "ICMP port unreachable errors the kernel reported for the datagrams sent: no receiver listens at the destination."
+	helpWakeups      = "Synchronise calls that had to wake the network thread asleep on its semaphore (a futex system call on the RT thread)."
 	helpUnreachable  = "1 while the destination answers with ICMP port unreachable (one in the last 5 s), else 0."
 )
 
@@ -21,7 +22,8 @@ const (
 var metricHelp = map[string]string{
 	// UDPStreamer (udpstreamer/metrics.go).
 	"streamerd_udpstreamer_synchronise_total":             helpSynchronise,
-	"streamerd_udpstreamer_lock_timeouts_total":           helpLockTimeouts,
+	"streamerd_udpstreamer_lock_timeouts_total":           "Synchronise calls that could not take the signal memory lock in time; the cycle is held and published before the next one, and only a second timeout in a row skips one.",
+	"streamerd_udpstreamer_network_wakeups_total":         helpWakeups,
 	"streamerd_udpstreamer_cycles_skipped_total":          "Cycles never sent: replaced or overwritten in the hand-off before the network thread took them, or dropped on a lock timeout.",
 	"streamerd_udpstreamer_cycles_without_client_total":   "Cycles the network thread took while no client held the session.",
 	"streamerd_udpstreamer_updates_sent_total":            "DATA updates whose every fragment reached the kernel.",
@@ -72,6 +74,7 @@ var metricHelp = map[string]string{
 
 	// FlatUDP (flatudp/metrics.go).
 	"streamerd_flatudp_synchronise_total":           helpSynchronise,
+	"streamerd_flatudp_network_wakeups_total":       helpWakeups,
 	"streamerd_flatudp_cycles_queued_total":         "Cycles Synchronise put in the ring for the sender thread.",
 	"streamerd_flatudp_overflows_total":             "Cycles Synchronise refused because the ring was full.",
 	"streamerd_flatudp_triggers_total":              "Cycles whose Trigger signal was non-zero, IndependentThread mode.",

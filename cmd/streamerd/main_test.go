@@ -136,7 +136,7 @@ func TestDescribe(t *testing.T) {
 	}
 	// The keys of the class, from their declarations: as written, or the
 	// producer's default.
-	for _, re := range []string{`(?m)^  settings:\n    Port +44500\n    MaxPayloadSize +1400\n`, `(?m)^    HandOffDepth +1 +default$`} {
+	for _, re := range []string{`(?m)^  settings:\n    Port +44500\n    MaxPayloadSize +1400\n`, `(?m)^    HandOffDepth +"auto" +default$`, `hand-off ring: 500 cycles \(auto\), 500ms at 1ms a cycle`} {
 		if !regexp.MustCompile(re).Match(out) {
 			t.Errorf("describe lacks %s:\n%s", re, out)
 		}

@@ -97,7 +97,7 @@ func Build(f *config.File, ms *metrics.Set, log *slog.Logger) (*App, error) {
 	var errs []error
 	for i := range f.DataSources {
 		d := &f.DataSources[i]
-		ds, err := newDataSource(d, ms, log)
+		ds, err := newDataSource(d, cyclePeriod(f, i), ms, log)
 		if err != nil {
 			errs = append(errs, f.WrapConfigErrors(i, err))
 			continue
@@ -209,6 +209,25 @@ func (a *App) buildThread(ti int) (*thread, error) {
 	th.rt = r
 	th.pub = newThreadMetrics(a.ms, tc.Name)
 	return th, nil
+}
+
+// cyclePeriod returns the period of the thread that synchronises
+// datasource di: the first whose GAMs feed it, else the first thread (as
+// buildThread wires one fed by no GAM); 0 without threads.
+func cyclePeriod(f *config.File, di int) time.Duration {
+	for _, tc := range f.Threads {
+		for _, gi := range tc.GAMIndex {
+			for _, o := range f.GAMs[gi].Outputs {
+				if o.DataSourceIndex == di {
+					return tc.Period
+				}
+			}
+		}
+	}
+	if len(f.Threads) > 0 {
+		return f.Threads[0].Period
+	}
+	return 0
 }
 
 func (a *App) fedByAnyThread(di int) bool {

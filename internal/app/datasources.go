@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/VictoriaMetrics/metrics"
 
@@ -14,14 +15,20 @@ import (
 	"github.com/streamerd/streamerd/internal/replay"
 )
 
-// newDataSource constructs the producer of d from its own Config. Its
-// errors are *datasource.ConfigError values, which Build maps to positions.
-func newDataSource(d *config.DataSource, ms *metrics.Set, log *slog.Logger) (datasource.DataSource, error) {
+// newDataSource constructs the producer of d from its own Config, told
+// the period of the thread that synchronises it (which sizes an automatic
+// hand-off ring and paces the network thread's wait). Its errors are
+// *datasource.ConfigError values, which Build maps to positions.
+func newDataSource(d *config.DataSource, period time.Duration, ms *metrics.Set, log *slog.Logger) (datasource.DataSource, error) {
 	switch {
 	case d.UDPStreamer != nil:
-		return udpstreamer.New(*d.UDPStreamer, ms, log)
+		c := *d.UDPStreamer
+		c.CyclePeriod = period
+		return udpstreamer.New(c, ms, log)
 	case d.FlatUDP != nil:
-		return flatudp.New(*d.FlatUDP, ms, log)
+		c := *d.FlatUDP
+		c.CyclePeriod = period
+		return flatudp.New(c, ms, log)
 	case d.RD100S != nil:
 		return rd100s.New(*d.RD100S, ms, log)
 	case d.Replay != nil:

@@ -1,8 +1,10 @@
 package app
 
 import (
+	"cmp"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource/flatudp"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/forensics"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -27,24 +29,26 @@ func (a *App) newMonitor() *forensics.Monitor {
 		if !ok || s.thread < 0 {
 			continue
 		}
-		depth, mask, prio := producerQueue(s)
-		m.WatchProducer(s.cfg.Name, p, time.Duration(depth)*a.threads[s.thread].rt.Period(), mask, prio > 0)
+		covers, mask, prio := producerQueue(s, a.threads[s.thread].rt.Period())
+		m.WatchProducer(s.cfg.Name, p, covers, mask, prio > 0)
 	}
 	return m
 }
 
-// producerQueue returns how many cycles the producer's ring holds before
-// it skips one, and its network thread's CPUMask and priority.
-func producerQueue(s *source) (depth int, mask cpu.Mask, prio int) {
+// producerQueue returns the time of cycles the producer's ring holds
+// before it skips one, and its network thread's CPUMask and priority.
+func producerQueue(s *source, period time.Duration) (covers time.Duration, mask cpu.Mask, prio int) {
 	switch d := s.cfg; {
 	case d.UDPStreamer != nil:
-		depth = d.UDPStreamer.HandOffDepth
-		if depth <= 0 {
-			depth = udpstreamer.DefaultHandOffDepth
+		if st, ok := s.ds.(*udpstreamer.Streamer); ok {
+			covers = st.HandOffSize().Covers
 		}
-		return depth, d.UDPStreamer.CPUMask, d.UDPStreamer.Priority
+		return cmp.Or(covers, period), d.UDPStreamer.CPUMask, d.UDPStreamer.Priority
 	case d.FlatUDP != nil:
-		return max(d.FlatUDP.NumberOfBuffers, 1), d.FlatUDP.CPUMask, d.FlatUDP.Priority
+		if fs, ok := s.ds.(*flatudp.Sender); ok {
+			covers = fs.HandOffSize().Covers
+		}
+		return cmp.Or(covers, period), d.FlatUDP.CPUMask, d.FlatUDP.Priority
 	}
-	return 1, 0, 0
+	return period, 0, 0
 }
