@@ -9,7 +9,7 @@ FUZZTIME  ?= 20s
 BENCHTIME ?= 1s
 CONFIG    ?= configs/app.toml
 
-.PHONY: all build test fmt-check vet unit race noalloc simd-test portable bench-smoke bench fuzz run check soak clean
+.PHONY: all build test fmt-check vet unit race noalloc simd-test portable bench-smoke bench rtcompare fuzz run check soak soak-load clean
 
 all: build
 
@@ -77,6 +77,17 @@ bench:
 	@! grep -q '^FAIL' bench/raw.txt
 	$(GO) run ./bench/report -o bench/results.md bench/raw.txt
 
+# rtcompare: streamerd's RT thread and cyclictest side by side on one CPU,
+# SCHED_FIFO 80 (RTCOMPARE_FLAGS="-prio 0" for normal scheduling), for
+# RTCOMPARE_TIME; both distributions, their ratios, the steal of the run and
+# the causes of streamerd's late cycles (BENCHMARKS.md). It says why when
+# it cannot run (no cyclictest: apt-get install rt-tests; no privileges).
+RTCOMPARE_TIME  ?= 60s
+RTCOMPARE_FLAGS ?=
+
+rtcompare:
+	$(GO) run ./bench/rtcompare -d $(RTCOMPARE_TIME) $(RTCOMPARE_FLAGS)
+
 # fuzz: each fuzz target for FUZZTIME. The fuzzer minimises every input
 # that finds new coverage before going on, and Go's minimiser runs it O(n²)
 # times for n bytes (a 1 KB configuration: half a million runs, minutes),
@@ -110,6 +121,13 @@ fuzz:
 soak:
 	$(GO) test -count=1 -run '^TestSoak$$' -timeout 20m -v ./internal/app -soak 10m
 	$(GO) test -count=1 -run '^TestAbuseCostsTheRTLoopLittle$$' -timeout 10m -v ./cmd/streamerd -abuse 2m
+
+# soak-load: the budget of the automatic hand-off ring: configs/app.toml as
+# shipped for 10 minutes, then configs/burst.toml for 60 s, each beside two
+# CPU-bound processes; no cycle may be dropped at the hand-off.
+soak-load:
+	$(GO) test -count=1 -run '^TestSoak$$' -timeout 20m -v ./internal/app -soak 10m -soak.config app.toml -soak.load 2
+	$(GO) test -count=1 -run '^TestSoak$$' -timeout 5m -v ./internal/app -soak 60s -soak.config burst.toml -soak.load 2
 
 run: build
 	./$(BIN)/streamerd -config $(CONFIG)

@@ -35,7 +35,8 @@ type sustainCase struct {
 // sustainCases are the 1000-sample float32 burst example of docs/udpstreamer.md
 // (4012 B of payload, 3 fragments of at most 1400 B) and a 64 KiB update,
 // once fragmented at 1400 B (48 fragments) and once at the protocol's
-// largest datagram (65507 B, 2 fragments), with the default hand-off; then
+// largest datagram (65507 B, 2 fragments), with a hand-off of one slot
+// (HandOffDepth 1, the protocol's latest value wins); then
 // the burst and the 64 KiB update in 1400 B fragments with HandOffDepth 32
 // ("depth32"), and the burst with a ring of 1024 cycles ("depth1024", 22 ms
 // at 45 000 updates/s), deeper than the longest stall of the machine.
@@ -56,9 +57,9 @@ func sustainCases() []sustainCase {
 		return c
 	}
 	return []sustainCase{
-		{"Burst", burst},
-		{"64KiB-1400B", big("Big1400", 1400)},
-		{"64KiB-65507B", big("Big65507", 65507)},
+		{"Burst", deep(burst, 1)},
+		{"64KiB-1400B", deep(big("Big1400", 1400), 1)},
+		{"64KiB-65507B", deep(big("Big65507", 65507), 1)},
 		{"Burst/depth32", deep(burst, 32)},
 		{"64KiB-1400B/depth32", deep(big("Big1400", 1400), 32)},
 		{"Burst/depth1024", deep(burst, 1024)},

@@ -25,6 +25,8 @@ import (
 	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/app"
+	"github.com/streamerd/streamerd/internal/forensics"
+	"github.com/streamerd/streamerd/internal/replay"
 )
 
 // TestLinks checks every link of README.md, the other top-level *.md files
@@ -336,7 +338,9 @@ func TestStatusFieldsDocumented(t *testing.T) {
 	rdStatus := reflect.TypeOf(rd.StatusReport())
 	events, _ := rdStatus.FieldByName("Events")
 	for _, ty := range []reflect.Type{reflect.TypeOf(app.Status{}), reflect.TypeOf(app.ThreadStatus{}), reflect.TypeOf(app.ForceStatus{}),
-		reflect.TypeOf(app.Event{}), reflect.TypeOf(udps.StatusReport()), reflect.TypeOf(flat.StatusReport()), rdStatus, events.Type.Elem()} {
+		reflect.TypeOf(app.Event{}), reflect.TypeOf(udps.StatusReport()), reflect.TypeOf(flat.StatusReport()), rdStatus, events.Type.Elem(),
+		reflect.TypeOf(replay.Status{}), reflect.TypeOf(forensics.Status{}), reflect.TypeOf(forensics.SourceStatus{}),
+		reflect.TypeOf(forensics.EventStatus{}), reflect.TypeOf(forensics.EvidenceStatus{})} {
 		jsonFields(ty, fields)
 	}
 	// Degradations has its own JSON form.
@@ -366,10 +370,13 @@ func jsonFields(t reflect.Type, fields map[string]bool) {
 			continue
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		switch name {
-		case "-":
+		switch {
+		case name == "-":
 			continue
-		case "":
+		case name == "" && f.Anonymous && f.Type.Kind() == reflect.Struct:
+			jsonFields(f.Type, fields) // encoding/json inlines its fields
+			continue
+		case name == "":
 			name = f.Name
 		}
 		fields[name] = true

@@ -6,6 +6,9 @@
 // for long without watching it: block with a timeout, or set Config.Wake to
 // unblock it (for example an rtsync.EventSem's Post).
 //
+// On Linux the OS thread takes the first 15 bytes of Config.Name as its
+// name, which `top -H` and /proc/<pid>/task/<tid>/comm show.
+//
 // The thread never calls runtime.UnlockOSThread: when the body returns the
 // Go runtime destroys the OS thread, so its affinity and priority cannot
 // leak to other goroutines.
@@ -21,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -47,6 +51,7 @@ type Thread struct {
 	done     <-chan struct{}
 	once     sync.Once
 	affinity cpu.Mask
+	tid      atomic.Int32 // OS thread id, recorded before body runs
 }
 
 // Start runs body(stop) on a new OS thread pinned to cfg.CPUMask with
@@ -55,7 +60,13 @@ type Thread struct {
 // soon after stop is closed.
 func Start(cfg Config, body func(stop <-chan struct{})) (*Thread, error) {
 	t := &Thread{cfg: cfg, stop: make(chan struct{})}
-	affinity, done, err := cpu.StartThread(cfg.CPUMask, cfg.Priority, func() { body(t.stop) })
+	affinity, done, err := cpu.StartThread(cfg.CPUMask, cfg.Priority, func() {
+		if cfg.Name != "" {
+			nameThread(cfg.Name)
+		}
+		t.tid.Store(int32(cpu.ThreadID()))
+		body(t.stop)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("netthread: %s: %w", cfg.Name, err)
 	}

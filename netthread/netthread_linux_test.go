@@ -4,6 +4,8 @@ package netthread
 
 import (
 	"errors"
+	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -27,5 +29,25 @@ func TestPriority(t *testing.T) {
 	th.Stop()
 	if policy.Load() != unix.SCHED_FIFO {
 		t.Errorf("policy %d", policy.Load())
+	}
+}
+
+func TestThreadName(t *testing.T) {
+	got := make(chan string, 1)
+	th, err := Start(Config{Name: "a-name-longer-than-fifteen"}, func(stop <-chan struct{}) {
+		b, err := os.ReadFile("/proc/thread-self/comm")
+		if err != nil {
+			got <- err.Error()
+		} else {
+			got <- strings.TrimSpace(string(b))
+		}
+		<-stop
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	th.Stop()
+	if name := <-got; name != "a-name-longer-t" {
+		t.Errorf("thread name %q, want the first 15 bytes of the Config's", name)
 	}
 }

@@ -103,6 +103,13 @@ type Config struct {
 	// ring holds half a second of cycles (1024 to 32768); each cycle
 	// costs the RT thread one atomic store per column.
 	RecordTimings bool
+
+	// LateThreshold is how late a wake-up must be for the thread to stamp
+	// its cycle in the late-cycle ring (Thread.DrainLateCycles); 0 means
+	// half the period. Cycles that overrun are stamped whatever their
+	// lateness. Stamping costs the RT thread nothing in a cycle on time
+	// (one comparison) and a few atomic stores in a late one.
+	LateThreshold time.Duration
 }
 
 // Trace holds per-cycle samples written by the RT thread as rings: cycle n
@@ -160,7 +167,7 @@ func rtThrottle() (runtimeUs, periodUs int64, ok bool) {
 // thread may spin and still leave the CPU often enough for the kernel's RT
 // throttling budget (runtime/period, 95 % by default), with 5 points kept
 // for the cycle's own work: 90 % by default, so Hybrid needs
-// SleepPercentage >= 10. The config loader warns on the same threshold.
+// SleepPercentage >= 10. The config loader gives Validate's warnings.
 func maxFIFOSpin(rtRun, rtPer int64, ok bool) int {
 	if !ok || rtPer <= 0 || rtRun <= 0 {
 		return 90
@@ -174,7 +181,7 @@ func maxFIFOSpin(rtRun, rtPer int64, ok bool) int {
 // which, with throttling disabled, can lock its CPU). Two spinning threads
 // pinned to one CPU starve each other; Validate cannot see other threads,
 // so keeping them apart is the caller's job.
-func validate(cfg Config) (warnings []string, err error) {
+func Validate(cfg Config) (warnings []string, err error) {
 	p, err := cfg.period()
 	if err != nil {
 		return nil, err
@@ -187,6 +194,9 @@ func validate(cfg Config) (warnings []string, err error) {
 	}
 	if cfg.SleepNature == Hybrid && (cfg.SleepPercentage < 0 || cfg.SleepPercentage > 100) {
 		return nil, fmt.Errorf("rt: SleepPercentage %d out of range 0..100", cfg.SleepPercentage)
+	}
+	if cfg.LateThreshold < 0 {
+		return nil, fmt.Errorf("rt: LateThreshold %v is negative", cfg.LateThreshold)
 	}
 	if cfg.GCOff && cfg.MemoryLimit <= 0 {
 		return nil, errors.New("rt: GCOff needs a positive MemoryLimit as a safety net")

@@ -47,6 +47,14 @@
 // words (76 ns for four steps, BenchmarkPublish); ReadStats retries while
 // a publish is in progress and never blocks the RT thread (43 ns).
 //
+// A cycle that wakes more than LateThreshold after its deadline (half the
+// period by default), or whose work overruns, is also stamped in a
+// preallocated ring (LateCycle: its deadline on cpu.Now's clock, lateness,
+// end, periods skipped, longest step) for a monitor to drain with
+// DrainLateCycles and explain from what the kernel and the Go runtime
+// count about the thread (ThreadID names it under /proc/self/task). The
+// RT thread only stamps: a cycle on time costs one comparison.
+//
 // # Scheduling and the Go runtime
 //
 // The thread calls runtime.LockOSThread and never unlocks: when it stops,
@@ -62,9 +70,10 @@
 // a stall of up to 50 ms every second (see Busy/fifo at 1 kHz below, max
 // 60 ms). Validate warns when a thread spins more than the throttling
 // budget minus 5 points for its work (90 % of the period by default, so
-// Hybrid needs SleepPercentage >= 10); the config loader warns on the same
-// threshold. Two spinning threads pinned to the same CPU starve each other
-// (under SCHED_FIFO one never runs); Validate cannot see other threads, so
+// Hybrid needs SleepPercentage >= 10); the config loader gives Validate's
+// warnings at the thread's keys. Two spinning threads pinned to the same
+// CPU starve each other (under SCHED_FIFO one never runs); Validate cannot
+// see other threads, so
 // keeping them apart is the caller's job (the config loader warns when two
 // spinning SCHED_FIFO threads may share a CPU). Sleeping most of the period
 // (Default, or Hybrid with a large SleepPercentage) avoids both.

@@ -33,7 +33,7 @@ func TestValidate(t *testing.T) {
 		{Frequency: 1000, GCOff: true},
 	}
 	for _, c := range bad {
-		if _, err := validate(c); err == nil {
+		if _, err := Validate(c); err == nil {
 			t.Errorf("Validate(%+v) accepted", c)
 		}
 	}
@@ -43,23 +43,23 @@ func TestValidate(t *testing.T) {
 		{Period: time.Millisecond, SleepNature: Hybrid, SleepPercentage: 80, Priority: 50, CPUMask: 2},
 	}
 	for _, c := range good {
-		w, err := validate(c)
+		w, err := Validate(c)
 		if err != nil || len(w) != 0 {
 			t.Errorf("Validate(%+v) = %q, %v", c, w, err)
 		}
 	}
-	w, err := validate(Config{Name: "spinner", Frequency: 1000, SleepNature: Busy, Priority: 50})
+	w, err := Validate(Config{Name: "spinner", Frequency: 1000, SleepNature: Busy, Priority: 50})
 	if err != nil || len(w) != 2 || !strings.Contains(w[0], "SCHED_FIFO") || !strings.Contains(w[1], "CPUMask") {
 		t.Errorf("Busy FIFO: warnings %q, %v", w, err)
 	}
-	w, _ = validate(Config{Frequency: 1000, SleepNature: Hybrid, SleepPercentage: 5, Priority: 50, CPUMask: 2})
+	w, _ = Validate(Config{Frequency: 1000, SleepNature: Hybrid, SleepPercentage: 5, Priority: 50, CPUMask: 2})
 	if len(w) != 1 {
 		t.Errorf("Hybrid 5%% FIFO: warnings %q", w)
 	}
-	if w, _ = validate(Config{Frequency: 1000, SleepNature: Hybrid, SleepPercentage: 20, Priority: 50, CPUMask: 2}); len(w) != 0 {
+	if w, _ = Validate(Config{Frequency: 1000, SleepNature: Hybrid, SleepPercentage: 20, Priority: 50, CPUMask: 2}); len(w) != 0 {
 		t.Errorf("Hybrid 20%% FIFO, within the throttling budget: warnings %q", w)
 	}
-	w, _ = validate(Config{Frequency: 20000})
+	w, _ = Validate(Config{Frequency: 20000})
 	if len(w) != 1 {
 		t.Errorf("Default at 20 kHz: warnings %q", w)
 	}
@@ -333,7 +333,8 @@ func TestGCOffRestored(t *testing.T) {
 var sinkStats *Stats
 
 // TestCycleNoAllocs counts every allocation in the process while the RT
-// thread runs full cycles (timing, three steps, stats publishing, trace).
+// thread runs full cycles (timing, three steps, stats publishing, trace,
+// late cycles stamped at a 1 ns threshold).
 func TestCycleNoAllocs(t *testing.T) {
 	testenv.SkipIfRace(t)
 	var cycles atomic.Uint64
@@ -344,9 +345,10 @@ func TestCycleNoAllocs(t *testing.T) {
 	fail := stepFunc(func() error { return errTest })
 	count := stepFunc(func() error { cycles.Add(1); return nil })
 	for _, n := range []SleepNature{Default, Busy, Hybrid} {
-		th, _ = New(Config{Frequency: 5000, SleepNature: n, SleepPercentage: 50, trace: tr, RecordTimings: true},
+		th, _ = New(Config{Frequency: 5000, SleepNature: n, SleepPercentage: 50, trace: tr, RecordTimings: true, LateThreshold: time.Nanosecond},
 			[]Step{{"gam", gam}, {"fail", fail}}, []Step{{"count", count}})
 		rows := make([]int64, 64*th.TimingWidth())
+		late := make([]LateCycle, 64)
 		if err := th.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -357,6 +359,7 @@ func TestCycleNoAllocs(t *testing.T) {
 			waitCycles(&cycles, 5)
 			th.ReadStats(st)
 			th.DrainTimings(rows)
+			th.DrainLateCycles(late)
 		})
 		th.Stop()
 		if allocs != 0 {

@@ -57,6 +57,8 @@ type Thread struct {
 	acc     acc
 	shared  shared
 	timings *rtsync.SampleRing // per-cycle rows, with Config.RecordTimings
+	late    lateLog            // late and overrun cycles, for forensics
+	tid     atomic.Int32       // OS thread id, recorded at start
 
 	// sleep is cpu.SleepUntil; tests replace it to make sleeps fail.
 	sleep func(abs int64) error
@@ -75,7 +77,7 @@ type Thread struct {
 // cycle. The step slices are copied. Warnings from Validate are kept in
 // Warnings.
 func New(cfg Config, gams, brokers []Step) (*Thread, error) {
-	w, err := validate(cfg)
+	w, err := Validate(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +91,7 @@ func New(cfg Config, gams, brokers []Step) (*Thread, error) {
 		}
 	}
 	t.acc.init(len(t.steps))
+	t.late = newLateLog(p, cfg.LateThreshold)
 	if cfg.RecordTimings {
 		t.timings = newTimingRing(p, len(t.steps))
 	}
@@ -314,6 +317,7 @@ func (t *Thread) loop() {
 	// is not supported and the error says nothing worth reporting.
 	_ = cpu.SetTimerSlack(time.Nanosecond)
 	c := newClock()
+	t.startForensics(&c)
 	a := &t.acc
 	// Counter continues after a restart.
 	cy := cycle{idx: uint64(a.counter) + 1, deadline: c.now() + t.period, prevWake: -1}
@@ -325,9 +329,11 @@ func (t *Thread) loop() {
 		cycleTime := a.record(&cy)
 		t.cfg.trace.record(cy.wake-cy.deadline, cycleTime)
 		t.recordTimings(cy.wake-cy.deadline, cycleTime)
+		dl := cy.deadline
 		if cy.advance(t.period) {
 			a.overruns++
 		}
+		t.stampLate(dl, &cy)
 		t.shared.publish(a)
 	}
 }

@@ -11,8 +11,11 @@
 // and open the URL it prints (-listen, default 127.0.0.1:8090). Any number
 // of browsers (up to -viewers) share the scope's one session: the scope is
 // the server's single client and the fan-out to the pages. The page lists
-// every signal, plots the ones picked against the stream's own times, and
-// shows the counters and the stream's status; see internal/scope.
+// every signal, opens on distinct ones (copies of one value and counters
+// left out), plots the ones picked against the stream's own times, one
+// plot per unit, marks lost updates and skipped cycles on the time axis,
+// and shows the counters and the stream's status, greyed when it stops;
+// see docs/scope.md.
 //
 // The page answers only to localhost, IP addresses, -listen's host and
 // the names of -allowed-hosts (a page of another site whose name resolves

@@ -255,9 +255,17 @@ func clipAttr(_ []string, a slog.Attr) slog.Attr {
 	return a
 }
 
-// writeLogMetrics writes the log sink's counts as Prometheus counters.
+// writeLogMetrics writes the log sink's counts as Prometheus counters,
+// each with its help.
 func writeLogMetrics(w io.Writer, st logsink.Stats) {
-	metrics.WriteCounterUint64(w, "streamerd_log_lines_dropped_total", st.Dropped)
-	metrics.WriteCounterUint64(w, "streamerd_log_write_errors_total", st.Failed)
-	metrics.WriteCounterUint64(w, "streamerd_log_lines_truncated_total", st.Truncated)
+	for _, c := range [...]struct {
+		name, help string
+		n          uint64
+	}{
+		{"streamerd_log_lines_dropped_total", "Log lines dropped because stderr was slow, full or blocked.", st.Dropped},
+		{"streamerd_log_write_errors_total", "Writes to stderr that failed (a closed pipe...); their log lines are lost.", st.Failed},
+		{"streamerd_log_lines_truncated_total", "Log lines cut at their maximum length.", st.Truncated},
+	} {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", c.name, c.help, c.name, c.name, c.n)
+	}
 }

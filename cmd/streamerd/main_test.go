@@ -138,7 +138,7 @@ func TestDescribe(t *testing.T) {
 	}
 	// The keys of the class, from their declarations: as written, or the
 	// producer's default.
-	for _, re := range []string{`(?m)^  settings:\n    Port +44500\n    MaxPayloadSize +1400\n`, `(?m)^    HandOffDepth +1 +default$`} {
+	for _, re := range []string{`(?m)^  settings:\n    Port +44500\n    MaxPayloadSize +1400\n`, `(?m)^    HandOffDepth +"auto" +default$`, `hand-off ring: 500 cycles \(auto\), 500ms at 1ms a cycle`} {
 		if !regexp.MustCompile(re).Match(out) {
 			t.Errorf("describe lacks %s:\n%s", re, out)
 		}
@@ -382,7 +382,7 @@ func TestDaemonStreamsServesHTTPAndStops(t *testing.T) {
 			t.Errorf("/metrics lacks %s", w)
 		}
 	}
-	checkExposition(t, m)
+	testenv.CheckExposition(t, m)
 	if took := d.stop(t); took > 3*time.Second {
 		t.Errorf("stop took %v", took)
 	} else {
@@ -636,46 +636,6 @@ Port = %d
 `, name, class, port, extra)
 }
 
-// checkExposition checks the Prometheus text of /metrics: every family has
-// one # HELP and one # TYPE line before its samples, and every line is
-// printable ASCII (label values included).
-func checkExposition(t *testing.T, text string) {
-	t.Helper()
-	typed := map[string]int{}
-	helped := map[string]int{}
-	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		for _, c := range []byte(line) {
-			if c < 0x20 || c > 0x7e {
-				t.Errorf("line %d is not printable ASCII: %q", i+1, line)
-				break
-			}
-		}
-		if f, ok := strings.CutPrefix(line, "# HELP "); ok {
-			helped[strings.Fields(f)[0]]++
-			continue
-		}
-		if f, ok := strings.CutPrefix(line, "# TYPE "); ok {
-			typed[strings.Fields(f)[0]]++
-			continue
-		}
-		family, _, _ := strings.Cut(strings.Fields(line)[0], "{")
-		base := family
-		for _, suffix := range []string{"_sum", "_count", "_bucket"} {
-			if typed[base] == 0 {
-				base = strings.TrimSuffix(base, suffix)
-			}
-		}
-		if typed[base] == 0 {
-			t.Errorf("line %d: no # TYPE before %s", i+1, family)
-		}
-	}
-	for f, n := range typed {
-		if n != 1 || helped[f] != 1 {
-			t.Errorf("%s: %d # TYPE and %d # HELP lines", f, n, helped[f])
-		}
-	}
-}
-
 // daemonBinary is the streamerd the hygiene and abuse tests run: the one
 // TestMain built, or $STREAMERD_BINARY (to measure another build, e.g. an
 // earlier release, with the same tests).
@@ -808,19 +768,28 @@ func TestSIGHUPStopsInOrder(t *testing.T) {
 	}
 }
 
-// -config on a FIFO, a device or an oversized file: one line, exit 1, at
-// once (a FIFO would block forever, /dev/zero read forever).
+// -config on a FIFO, a device or an oversized file, and -replay on a FIFO,
+// a device or a directory: one line, exit 1, at once (a FIFO would block
+// forever, /dev/zero read forever).
 func TestConfigThatIsNotARegularFile(t *testing.T) {
 	dir := t.TempDir()
 	fifo := testenv.Mkfifo(t, filepath.Join(dir, "app.toml"))
 	big := testenv.SparseFile(t, filepath.Join(dir, "big.toml"), 16<<20+1)
+	type run struct{ args, want string }
+	var runs []run
 	for path, want := range map[string]string{
 		fifo:        fifo + ": not a regular file (a named pipe)\n",
 		"/dev/zero": "/dev/zero: not a regular file (a device)\n",
 		dir:         dir + ": not a regular file (a directory)\n",
 		big:         big + ": file too large: 16777217 bytes, at most 16777216\n",
 	} {
-		cmd := exec.Command(daemonBinary(), "-check", "-config", path)
+		runs = append(runs, run{"-check -config " + path, want})
+		if path != big {
+			runs = append(runs, run{"-replay " + path + " -replay-addr 127.0.0.1:0", "streamerd: replay: record: " + want})
+		}
+	}
+	for _, r := range runs {
+		cmd := exec.Command(daemonBinary(), strings.Fields(r.args)...)
 		var out strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
@@ -830,12 +799,12 @@ func TestConfigThatIsNotARegularFile(t *testing.T) {
 		go func() { done <- cmd.Wait() }()
 		select {
 		case err := <-done:
-			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || out.String() != want {
-				t.Errorf("-config %s: %v %q, want exit 1 and %q", path, err, out.String(), want)
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || out.String() != r.want {
+				t.Errorf("%s: %v %q, want exit 1 and %q", r.args, err, out.String(), r.want)
 			}
 		case <-time.After(10 * time.Second):
 			cmd.Process.Kill()
-			t.Errorf("-config %s: still running after 10 s", path)
+			t.Errorf("%s: still running after 10 s", r.args)
 		}
 	}
 }

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime/debug"
+	"runtime/metrics"
 	"sort"
+	"sync"
 
-	"github.com/VictoriaMetrics/metrics"
+	vmetrics "github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/internal/app"
 	"github.com/streamerd/streamerd/internal/config"
@@ -32,6 +35,12 @@ func importMARTe2(path string, o options, stdout, stderr io.Writer) int {
 	if o.httpSet {
 		opt.HTTPAddress, opt.NoHTTP = o.http, o.http == ""
 	}
+	// The import, and the printing of what it found, run under a soft
+	// memory limit: importLimit times the file's size beyond what the
+	// process holds already (debug.SetMemoryLimit), so that the garbage
+	// collector reclaims the import's garbage before the heap doubles.
+	lift := limitMemory(importLimit * int64(len(data)))
+	defer lift()
 	res, err := marte2.Import(path, data, opt)
 	if res != nil && o.check {
 		res.WriteReport(stdout)
@@ -41,9 +50,18 @@ func importMARTe2(path string, o options, stdout, stderr io.Writer) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		// One line per error, as Errors prints them, without building
+		// them all into one string first (a file can hold many).
+		if es, ok := err.(marte2.Errors); ok {
+			for _, e := range es {
+				fmt.Fprintln(stderr, e)
+			}
+		} else {
+			fmt.Fprintln(stderr, err)
+		}
 		return 1
 	}
+	lift()
 	name := path + " (imported)"
 	f, err := config.Parse(name, res.TOML)
 	if err != nil {
@@ -53,7 +71,7 @@ func importMARTe2(path string, o options, stdout, stderr io.Writer) int {
 	for _, w := range f.Warnings {
 		fmt.Fprintln(stderr, "warning:", toMARTe2(w, name, path, res))
 	}
-	a, err := app.Build(f, metrics.NewSet(), newDiscardLogger())
+	a, err := app.Build(f, vmetrics.NewSet(), newDiscardLogger())
 	if err != nil {
 		fmt.Fprintf(stderr, "streamerd: the configuration imported from %s does not build:\n%v\n", path, toMARTe2(err, name, path, res))
 		return 1
@@ -68,6 +86,31 @@ func importMARTe2(path string, o options, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// importLimit is the memory the import may use beyond what the process
+// holds before it, in multiples of the file's size (docs/marte2.md).
+const importLimit = 10
+
+// limitMemory sets a soft memory limit of n bytes beyond what the
+// process holds now, and returns the function that lifts it (once; later
+// calls do nothing). The limit is the process's: a second caller waits
+// until the first lifts it.
+func limitMemory(n int64) (lift func()) {
+	memoryLimit.Lock()
+	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+	metrics.Read(sample)
+	prev := debug.SetMemoryLimit(int64(sample[0].Value.Uint64()) + n)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			debug.SetMemoryLimit(prev)
+			memoryLimit.Unlock()
+		})
+	}
+}
+
+// memoryLimit is held while limitMemory's limit is set.
+var memoryLimit sync.Mutex
 
 // toMARTe2 repositions the loader's errors in err that name a line of the
 // imported TOML (file name) at the line of the MARTe2 file (path) that

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -286,4 +288,16 @@ func checkMARTe2Values(t *testing.T, got [][]uint64) {
 		t.Errorf("no missed period in %d datagrams (Counter %d..%d): the SIGSTOP did not show", len(got), got[0][0], prev)
 	}
 	t.Logf("%d datagrams, Counter 1..%d, %d jumps over missed periods: every value as MARTe2 computes it", len(got), prev, jumps)
+}
+
+// The import's soft memory limit is the process's: it is lifted when the
+// import ends, whether the import succeeds or fails.
+func TestImportMARTe2LiftsMemoryLimit(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	for _, f := range []string{"udpsender.cfg", "bad-refs.cfg", "syntax-error.cfg"} {
+		importMARTe2(filepath.Join(marte2Testdata, f), options{}, io.Discard, io.Discard)
+		if got := debug.SetMemoryLimit(-1); got != before {
+			t.Errorf("%s: memory limit %d after the import, was %d", f, got, before)
+		}
+	}
 }

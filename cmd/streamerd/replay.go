@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/logsink"
 	"github.com/streamerd/streamerd/internal/replay"
 )
@@ -95,13 +97,13 @@ func runReplay(o options, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	}
 	speed, _ := o.replay.speedValue()
 	host, port, _ := o.replay.hostPort()
-	r, err := replay.New(o.replay.file, replay.Options{Address: host, Port: port, Speed: speed, Loop: o.replay.loop, WaitClient: o.replay.wait},
+	r, err := replay.New(o.replay.file, replay.Options{Server: udpstreamer.Config{Address: host, Port: port}, Speed: speed, Loop: o.replay.loop, WaitClient: o.replay.wait},
 		metrics.NewSet(), log)
 	if err != nil {
 		fmt.Fprintln(stderr, "streamerd:", err)
 		return 1
 	}
-	if err := r.Start(); err != nil {
+	if err := r.Start(context.Background()); err != nil {
 		r.Close()
 		fmt.Fprintln(stderr, "streamerd:", err)
 		return 1

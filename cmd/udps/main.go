@@ -80,10 +80,12 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/internal/cli"
 )
@@ -123,7 +125,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("udps", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cli.SetUsage(fs, usage)
-	fs.StringVar(&o.server, "server", "127.0.0.1:44500", "UDPStreamer server `host:port`")
+	fs.StringVar(&o.server, "server", "127.0.0.1:"+strconv.Itoa(udpstreamer.DefaultPort), "UDPStreamer server `host:port`")
 	fs.StringVar(&o.local, "local", client.DefaultLocalAddr, "local `host:port` to bind (port 0: any free port)")
 	fs.StringVar(&o.format, "format", "", "output: view (the default on a terminal), table (the default otherwise), csv, json (one object per line) or stats (once per -interval)")
 	fs.BoolVar(&o.perSample, "per-sample", false, "csv/json: one row per sample index, with per-sample times in seconds")

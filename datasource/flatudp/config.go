@@ -21,11 +21,6 @@ const (
 	// DefaultPort is MARTe2 UDPSender's port, the destination port when
 	// Config.Port is 0 and the port receivers listen on by default.
 	DefaultPort = 44488
-	// DefaultNumberOfBuffers is the ring length in IndependentThread mode.
-	DefaultNumberOfBuffers = 10
-	// DefaultQueueLength is the ring length in RealTimeThread mode: 64
-	// cycles, 64 ms of slack for the sender thread at 1 kHz.
-	DefaultQueueLength = 64
 	// DefaultStackSize is MARTe2's default thread stack size.
 	DefaultStackSize = 1 << 20
 )
@@ -98,11 +93,32 @@ type Config struct {
 	// before and after a triggered cycle (IndependentThread only; 0 in
 	// RealTimeThread mode).
 	NumberOfPreTriggers, NumberOfPostTriggers int
-	// NumberOfBuffers is the ring length in cycles. IndependentThread:
-	// more than NumberOfPreTriggers (DefaultNumberOfBuffers when 0).
-	// RealTimeThread: the queue between the RT thread and the sender
-	// thread (DefaultQueueLength when 0).
+	// NumberOfBuffers is the ring length in cycles: the pre-trigger history
+	// (IndependentThread) and the queue between the RT thread and the
+	// sender thread. A number is exactly that length, MARTe2's meaning
+	// (more than NumberOfPreTriggers in IndependentThread mode). 0, the
+	// default, chooses it by time: NumberOfPreTriggers plus the cycles of
+	// HandOffTime at CyclePeriod, within HandOffBytes
+	// (datasource.AutoHandOff).
 	NumberOfBuffers int
+	// HandOffTime is the time of cycles an automatic ring queues for the
+	// sender thread (0..datasource.MaxHandOffTime;
+	// datasource.DefaultHandOffTime, 500 ms, when 0), and HandOffBytes the
+	// memory the whole ring may take, pre-trigger history included
+	// (0..MaxRingBytes; datasource.DefaultHandOffBytes, 64 MiB, when 0).
+	// Both apply only when NumberOfBuffers is 0.
+	HandOffTime  time.Duration
+	HandOffBytes int
+	// CyclePeriod is the interval between two Synchronise calls, the RT
+	// thread's period (streamerd sets it from the thread's Frequency). An
+	// automatic ring is sized for it and the paced wait expects a cycle
+	// every CyclePeriod; when 0, the ring is sized for
+	// datasource.DefaultCyclePeriod (1 ms) and the paced wait parks.
+	CyclePeriod time.Duration
+	// NetworkWait is how the sender thread waits for the next cycle, as
+	// for UDPStreamer (netthread.WaitMode; paced, the zero value, by
+	// default; a NetworkSpin above 0 with it selects the spin wait).
+	NetworkWait netthread.WaitMode
 	// ByteOrder of every element on the wire; Little, the zero value, is
 	// what MARTe2 sends on x86.
 	ByteOrder wire.ByteOrder
@@ -118,11 +134,11 @@ type Config struct {
 	// Priority runs the sender thread under SCHED_FIFO at this priority
 	// (1..99; 0 leaves normal scheduling).
 	Priority int
-	// NetworkSpin is how long the sender thread spins, looking for the next
-	// cycle, before it parks (0..netthread.MaxSpin; 0 parks at once): a
-	// cycle queued during the spin is sent without a wake-up. It keeps the
-	// thread's CPU busy for up to NetworkSpin after every cycle; give the
-	// thread a CPU of its own (CPUMask).
+	// NetworkSpin is how long the spin wait spins, looking for the next
+	// cycle, before it parks (0..netthread.MaxSpin): a cycle queued during
+	// the spin is sent without a wake-up. It keeps the thread's CPU busy
+	// for up to NetworkSpin after every cycle; give the thread a CPU of its
+	// own (CPUMask).
 	NetworkSpin time.Duration
 	// StackSize is accepted for MARTe2 compatibility and has no effect:
 	// goroutine stacks start small and grow.
@@ -147,8 +163,8 @@ func Validate(cfg *Config) error {
 		e.Param("StackSize", "must not be negative, got %d", c.StackSize)
 	}
 	e.Priority(c.Priority)
-	if c.NetworkSpin < 0 || c.NetworkSpin > netthread.MaxSpin {
-		e.Param("NetworkSpin", "must be 0..%v, got %v", netthread.MaxSpin, c.NetworkSpin)
+	if key, err := netthread.CheckWait(c.NetworkWait, c.NetworkSpin); err != nil {
+		e.Param(key, "%v", err)
 	}
 	if err := rules.ValidateSignals(c.Name, c.Signals); err != nil {
 		e.Add(err)
@@ -210,11 +226,51 @@ func (c *Config) checkRing(e *rules.ConfigErrors) {
 		}
 	}
 	switch {
-	case c.NumberOfBuffers < 1 || c.NumberOfBuffers > MaxNumberOfBuffers:
+	case c.NumberOfBuffers < 0:
+		e.Param("NumberOfBuffers", "must be 1..%d, or 0 for a length chosen by time, got %d", MaxNumberOfBuffers, c.NumberOfBuffers)
+	case c.NumberOfBuffers > MaxNumberOfBuffers:
 		e.Param("NumberOfBuffers", "must be 1..%d, got %d", MaxNumberOfBuffers, c.NumberOfBuffers)
+	case c.NumberOfBuffers == 0:
+		if c.NumberOfPreTriggers >= MaxNumberOfBuffers {
+			e.Param("NumberOfPreTriggers", "must be less than %d, got %d", MaxNumberOfBuffers, c.NumberOfPreTriggers)
+		}
 	case c.ExecutionMode == IndependentThread && c.NumberOfPreTriggers >= c.NumberOfBuffers:
 		e.Param("NumberOfPreTriggers", "must be less than NumberOfBuffers (%d), got %d: the ring keeps the pre-trigger cycles and needs one slot more", c.NumberOfBuffers, c.NumberOfPreTriggers)
 	}
+	if c.HandOffTime < 0 || c.HandOffTime > datasource.MaxHandOffTime {
+		e.Param("HandOffTime", "must be 0..%v, got %v", datasource.MaxHandOffTime, c.HandOffTime)
+	}
+	if c.HandOffBytes < 0 || c.HandOffBytes > MaxRingBytes {
+		e.Param("HandOffBytes", "must be 0..%d (%d MiB), got %d", MaxRingBytes, MaxRingBytes>>20, c.HandOffBytes)
+	}
+	if c.NumberOfBuffers != 0 && (c.HandOffTime != 0 || c.HandOffBytes != 0) {
+		e.Param("NumberOfBuffers", "is %d: HandOffTime and HandOffBytes size an automatic ring only (NumberOfBuffers left out)", c.NumberOfBuffers)
+	}
+	if c.CyclePeriod < 0 {
+		e.Param("CyclePeriod", "must not be negative, got %v", c.CyclePeriod)
+	}
+}
+
+// ringSize returns the ring length in cycles for slots of size bytes, and
+// the queue of it that waits for the sender thread: NumberOfBuffers when
+// given, else the pre-trigger history plus the cycles of HandOffTime at
+// CyclePeriod within HandOffBytes. Its Depth is the queue's, beyond the
+// pre-trigger cycles (in RealTimeThread mode the whole ring).
+func (c *Config) ringSize(size int) (buffers int, queue datasource.HandOffSize) {
+	keep := 0
+	if c.ExecutionMode == IndependentThread {
+		keep = max(c.NumberOfPreTriggers, 0)
+	}
+	stride := slotStride(size)
+	if c.NumberOfBuffers > 0 {
+		return c.NumberOfBuffers, datasource.AutoHandOff(max(c.NumberOfBuffers-keep, 1), c.CyclePeriod, 0, stride, 0, MaxNumberOfBuffers)
+	}
+	budget := c.HandOffBytes
+	if budget == 0 {
+		budget = datasource.DefaultHandOffBytes
+	}
+	queue = datasource.AutoHandOff(0, c.CyclePeriod, c.HandOffTime, stride, max(budget-keep*stride, stride), MaxNumberOfBuffers-keep)
+	return keep + queue.Depth, queue
 }
 
 // checkSignals checks the FlatUDP rules of signals that pass the rules
@@ -249,8 +305,8 @@ func (c *Config) checkSignals(e *rules.ConfigErrors) {
 		}
 		return
 	}
-	if c.NumberOfBuffers*slotStride(total) > MaxRingBytes {
-		e.Param("NumberOfBuffers", "%d buffers of %d bytes exceed the ring limit of %d MiB", c.NumberOfBuffers, slotStride(total), MaxRingBytes>>20)
+	if n, _ := c.ringSize(total); n*slotStride(total) > MaxRingBytes {
+		e.Param("NumberOfBuffers", "%d buffers of %d bytes exceed the ring limit of %d MiB", n, slotStride(total), MaxRingBytes>>20)
 	}
 }
 
@@ -271,10 +327,6 @@ var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 // it.
 func (c Config) withDefaults() Config {
 	rules.SetDefault(&c.Port, DefaultPort)
-	if c.ExecutionMode == RealTimeThread {
-		rules.SetDefault(&c.NumberOfBuffers, DefaultQueueLength)
-	}
-	rules.SetDefault(&c.NumberOfBuffers, DefaultNumberOfBuffers)
 	rules.SetDefault(&c.StackSize, DefaultStackSize)
 	return c
 }

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/netthread"
 )
 
 func trigCfg() Config {
@@ -29,7 +31,7 @@ func TestValidateGood(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := c.withDefaults()
-	if d.Port != 44488 || d.NumberOfBuffers != DefaultNumberOfBuffers || d.StackSize != DefaultStackSize {
+	if d.Port != 44488 || d.NumberOfBuffers != 0 || d.StackSize != DefaultStackSize {
 		t.Errorf("defaults %+v", d)
 	}
 	c.ExecutionMode, c.NumberOfPreTriggers, c.NumberOfPostTriggers = RealTimeThread, 0, 0
@@ -37,7 +39,7 @@ func TestValidateGood(t *testing.T) {
 	if err := Validate(&c); err != nil {
 		t.Fatal(err)
 	}
-	if d := c.withDefaults(); d.NumberOfBuffers != DefaultQueueLength {
+	if d := c.withDefaults(); d.NumberOfBuffers != 0 {
 		t.Errorf("RealTimeThread queue %d", d.NumberOfBuffers)
 	}
 	m := trigCfg()
@@ -49,6 +51,40 @@ func TestValidateGood(t *testing.T) {
 	v6.Address = "::1"
 	if err := Validate(&v6); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRingSize checks the ring's length: NumberOfBuffers when given (its
+// queue for the sender what the pre-trigger history leaves), else the
+// pre-trigger history plus HandOffTime of cycles at CyclePeriod, within
+// HandOffBytes.
+func TestRingSize(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		name    string
+		mutate  func(*Config)
+		buffers int
+		queue   int
+		auto    bool
+		covers  time.Duration
+	}{
+		{"trigger, auto", func(c *Config) {}, 502, 500, true, 500 * ms},
+		{"real time, auto", func(c *Config) { c.ExecutionMode, c.NumberOfPreTriggers, c.NumberOfPostTriggers = RealTimeThread, 0, 0 }, 500, 500, true, 500 * ms},
+		{"10 kHz, 50 ms", func(c *Config) { c.CyclePeriod, c.HandOffTime = 100*time.Microsecond, 50*ms }, 502, 500, true, 50 * ms},
+		{"budget", func(c *Config) { c.HandOffBytes = 4 * 128 }, 4, 2, true, 2 * ms},
+		{"no period", func(c *Config) { c.CyclePeriod = 0 }, 502, 500, true, 500 * ms},
+		{"given", func(c *Config) { c.NumberOfBuffers = 10 }, 10, 8, false, 8 * ms},
+	} {
+		cfg := trigCfg()
+		cfg.CyclePeriod = ms
+		c.mutate(&cfg)
+		if err := Validate(&cfg); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		n, q := cfg.ringSize(37) // one slot: 128 bytes
+		if n != c.buffers || q.Depth != c.queue || q.Auto != c.auto || q.Covers != c.covers {
+			t.Errorf("%s: %d buffers, queue %+v; want %d, %d (auto %v) covering %v", c.name, n, q, c.buffers, c.queue, c.auto, c.covers)
+		}
 	}
 }
 
@@ -71,7 +107,14 @@ func TestValidateRules(t *testing.T) {
 		{"negative pre", func(c *Config) { c.NumberOfPreTriggers = -1 }, "", "NumberOfPreTriggers", "negative"},
 		{"negative post", func(c *Config) { c.NumberOfPostTriggers = -1 }, "", "NumberOfPostTriggers", "negative"},
 		{"pre ≥ buffers", func(c *Config) { c.NumberOfBuffers = 2 }, "", "NumberOfPreTriggers", "less than NumberOfBuffers (2)"},
-		{"buffers", func(c *Config) { c.NumberOfBuffers = -3 }, "", "NumberOfBuffers", "1..1048576"},
+		{"buffers", func(c *Config) { c.NumberOfBuffers = -3 }, "", "NumberOfBuffers", "1..1048576, or 0 for a length chosen by time"},
+		{"auto pre", func(c *Config) { c.NumberOfPreTriggers = MaxNumberOfBuffers }, "", "NumberOfPreTriggers", "less than 1048576"},
+		{"hand-off time", func(c *Config) { c.HandOffTime = -1 }, "", "HandOffTime", "0..1m0s"},
+		{"hand-off bytes", func(c *Config) { c.HandOffBytes = MaxRingBytes + 1 }, "", "HandOffBytes", "0..268435456"},
+		{"auto keys with buffers", func(c *Config) { c.NumberOfBuffers, c.HandOffBytes = 8, 1<<20 }, "", "NumberOfBuffers", "size an automatic ring only"},
+		{"cycle period", func(c *Config) { c.CyclePeriod = -1 }, "", "CyclePeriod", "negative"},
+		{"wait", func(c *Config) { c.NetworkWait = 9 }, "", "NetworkWait", "paced, spin or park"},
+		{"park with a spin", func(c *Config) { c.NetworkWait, c.NetworkSpin = netthread.WaitPark, 1 }, "", "NetworkSpin", "not park"},
 		{"ring bytes", func(c *Config) {
 			c.NumberOfBuffers = MaxNumberOfBuffers
 			c.Signals[2].NumberOfElements = 4096

@@ -13,13 +13,16 @@
 //
 // The RT thread's share is Synchronise: copy signal memory into the next
 // slot of a lock-free single-producer single-consumer ring (NumberOfBuffers
-// slots, preallocated, each a cache-line multiple apart; head and tail are
-// atomics on their own cache lines), publish it, post the EventSem. It
-// never waits, never allocates and makes no system call other than the
-// futex wake of the sender thread.
+// slots, or by default the pre-trigger history plus HandOffTime of cycles
+// at CyclePeriod; preallocated, each a cache-line multiple apart; head and
+// tail are atomics on their own cache lines), publish it, post the
+// EventSem. It never waits, never allocates and makes no system call
+// other than the futex wake of a sender thread it finds asleep.
 //
 // The sender thread (a netthread pinned with CPUMask, in both modes) waits
-// on the EventSem with a 20 ms timeout and on every wake-up drains every
+// on the EventSem as NetworkWait says (by default paced: asleep until
+// shortly before the next cycle is due, then spinning, so the post finds
+// it awake), with a 20 ms timeout, and on every wake-up drains every
 // published cycle: it decides which to send, byte-swaps into its own buffer
 // if big-endian, writes the datagram with one system call on an
 // unconnected socket, and releases the slots. It never sleeps with cycles queued: the
@@ -65,7 +68,7 @@
 // streamerd_flatudp_*{datasource="name"}: synchronise_total,
 // cycles_queued_total, overflows_total (RT thread); triggers_total,
 // cycles_sent_total (handed to the socket), cycles_skipped_total (released
-// unsent: outside every trigger window), datagrams_sent_total, bytes_sent_total,
+// unsent: outside every trigger window), datagrams_sent_total, sent_bytes_total,
 // send_errors_total (sender thread); ring_depth (gauge: cycles queued or
 // kept).
 package flatudp

@@ -10,7 +10,7 @@ import (
 // safe from the RT thread; nothing here is a histogram.
 type senderMetrics struct {
 	// RT thread.
-	synchronised, queued, overflows *metrics.Counter
+	synchronised, queued, overflows, wakeups *metrics.Counter
 	// Sender thread.
 	triggers, sent, skipped  *metrics.Counter
 	datagrams, bytes, errors *metrics.Counter
@@ -29,11 +29,12 @@ func newSenderMetrics(ms *metrics.Set, name string, depth func() float64) *sende
 		synchronised: c("synchronise_total"),
 		queued:       c("cycles_queued_total"),
 		overflows:    c("overflows_total"),
+		wakeups:      c("network_wakeups_total"),
 		triggers:     c("triggers_total"),
 		sent:         c("cycles_sent_total"),
 		skipped:      c("cycles_skipped_total"),
 		datagrams:    c("datagrams_sent_total"),
-		bytes:        c("bytes_sent_total"),
+		bytes:        c("sent_bytes_total"),
 		errors:       c("send_errors_total"),
 		unreachables: c("icmp_port_unreachable_total"),
 		unreachable:  n.Gauge("destination_unreachable", nil),

@@ -19,6 +19,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/internal/memory"
 	"github.com/streamerd/streamerd/datasource/internal/sendpath"
 	"github.com/streamerd/streamerd/netthread"
+	"github.com/streamerd/streamerd/rt/cpu"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
@@ -47,7 +48,10 @@ type Sender struct {
 	m       *senderMetrics
 	mem     *memory.Memory
 	ring    *ring
-	keep    uint64 // cycles kept unreleased behind next (pre-triggers)
+	buffers int                    // the ring's length in cycles
+	queue   datasource.HandOffSize // the part of it that queues for the sender
+	wait    *netthread.Waiter      // the sender thread's wait for sem
+	keep    uint64                 // cycles kept unreleased behind next (pre-triggers)
 	big     bool
 	sendBuf []byte // written by the sender thread only
 	conn    *net.UDPConn
@@ -78,6 +82,8 @@ type Sender struct {
 
 	started atomic.Bool
 	running atomic.Bool
+
+	skips rtsync.StampRing // when cycles were refused, cpu.Now ns (forensics.go)
 }
 
 var _ datasource.Opener = (*Sender)(nil)
@@ -113,6 +119,8 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Sender, error) {
 		log:    log.With("datasource", c.Name),
 		big:    c.ByteOrder == wire.Big,
 	}
+	s.buffers, s.queue = c.ringSize(layout.Size)
+	s.wait = netthread.NewWaiter(c.NetworkWait, c.NetworkSpin, c.CyclePeriod)
 	if c.ExecutionMode == IndependentThread {
 		s.keep = uint64(c.NumberOfPreTriggers)
 		s.sel = selector{pre: uint64(c.NumberOfPreTriggers), post: uint64(c.NumberOfPostTriggers)}
@@ -158,6 +166,10 @@ func (s *Sender) SignalsString() string { return s.sigStr }
 // DatagramSize returns the size of every datagram in bytes.
 func (s *Sender) datagramSize() int { return s.layout.Size }
 
+// HandOffSize returns the part of the ring that queues cycles for the
+// sender thread (beyond the pre-trigger history) and the time it covers.
+func (s *Sender) HandOffSize() datasource.HandOffSize { return s.queue }
+
 // Destination returns the address every datagram is sent to.
 func (s *Sender) destination() netip.AddrPort { return s.dst }
 
@@ -169,7 +181,7 @@ func (s *Sender) Metrics() *metrics.Set { return s.m.reg.Set() }
 func (s *Sender) AllocateMemory() error {
 	return s.life.Allocate(func(mem *memory.Memory) error {
 		s.mem = mem
-		s.ring = newRing(s.cfg.NumberOfBuffers, mem.Size())
+		s.ring = newRing(s.buffers, mem.Size())
 		s.sendBuf = make([]byte, mem.Size())
 		return nil
 	})
@@ -243,9 +255,10 @@ func (s *Sender) start() error {
 	s.running.Store(true)
 	s.log.Info("FlatUDP sending", "destination", s.dst.String(), "local", s.LocalAddr().String(),
 		"execution_mode", s.cfg.ExecutionMode.String(), "byte_order", s.cfg.ByteOrder.String(),
-		"datagram_bytes", s.layout.Size, "buffers", s.cfg.NumberOfBuffers,
+		"datagram_bytes", s.layout.Size, "buffers", s.buffers, "queue", s.queue.String(),
 		"pre_triggers", s.cfg.NumberOfPreTriggers, "post_triggers", s.cfg.NumberOfPostTriggers,
-		"cpu_mask", s.cfg.CPUMask.String(), "priority", s.cfg.Priority, "signals", s.sigStr)
+		"cpu_mask", s.cfg.CPUMask.String(), "priority", s.cfg.Priority, "network_wait", s.wait.Mode().String(),
+		"signals", s.sigStr)
 	return nil
 }
 
@@ -283,12 +296,15 @@ func (s *Sender) Synchronise() error {
 	s.m.synchronised.Inc()
 	ok := s.ring.push(s.mem.Block())
 	// Post even after an overflow: the sender must be woken to drain.
-	s.sem.Post()
+	if s.sem.PostWoke() {
+		s.m.wakeups.Inc()
+	}
 	if ok {
 		s.m.queued.Inc()
 		return nil
 	}
-	s.m.overflows.Inc()
+	s.m.overflows.Inc() // a cycle dropped at the hand-off
+	s.skips.Stamp(cpu.Now())
 	if s.cfg.ExecutionMode == RealTimeThread {
 		return ErrOverflow
 	}
@@ -326,7 +342,7 @@ const waitTimeout = 20 * time.Millisecond
 // asleep with cycles queued (MARTe2's lock-up after a "Buffer overrun").
 func (s *Sender) serve(stop <-chan struct{}) {
 	for {
-		_ = netthread.Wait(&s.sem, s.cfg.NetworkSpin, waitTimeout)
+		_ = s.wait.Wait(&s.sem, waitTimeout)
 		if s.beforeDrain != nil {
 			s.beforeDrain()
 		}
@@ -402,7 +418,7 @@ func (w *warnLimiter) check(s *Sender) {
 	if o := s.m.overflows.Get(); o != w.overflows {
 		if now := time.Now(); now.Sub(w.lastOverflow) >= warnInterval {
 			s.log.Warn("ring full: cycles refused (sender thread behind)", "refused", o-w.overflows,
-				"total", o, "buffers", s.cfg.NumberOfBuffers, "execution_mode", s.cfg.ExecutionMode.String())
+				"total", o, "buffers", s.buffers, "execution_mode", s.cfg.ExecutionMode.String())
 			w.overflows, w.lastOverflow = o, now
 		}
 	}
@@ -426,10 +442,20 @@ type statusReport struct {
 	ByteOrder     string `json:"byte_order"`
 	DatagramBytes int    `json:"datagram_bytes"`
 	Buffers       int    `json:"buffers"`
-	PreTriggers   int    `json:"pre_triggers,omitempty"`
-	PostTriggers  int    `json:"post_triggers,omitempty"`
-	Signals       string `json:"signals"`
-	SendBuffer    int    `json:"send_buffer_bytes,omitempty"`
+	// BuffersAuto is true when the ring's length was chosen by time, and
+	// QueueCoversMs the time the cycles queued beyond the pre-trigger
+	// history last at the period it was sized for, in ms.
+	BuffersAuto   bool    `json:"buffers_auto"`
+	QueueCoversMs float64 `json:"queue_covers_ms"`
+	// NetworkWait is how the sender thread waits for a cycle (paced, spin
+	// or park), and NetworkWakeups how many Synchronise calls found it
+	// asleep and woke it with a system call.
+	NetworkWait    string `json:"network_wait"`
+	NetworkWakeups uint64 `json:"network_wakeups"`
+	PreTriggers    int    `json:"pre_triggers,omitempty"`
+	PostTriggers   int    `json:"post_triggers,omitempty"`
+	Signals        string `json:"signals"`
+	SendBuffer     int    `json:"send_buffer_bytes,omitempty"`
 
 	CyclesQueued  uint64 `json:"cycles_queued"`
 	CyclesSent    uint64 `json:"cycles_sent"`
@@ -450,7 +476,8 @@ func (s *Sender) StatusReport() any { return s.snapshot() }
 // Describe returns one line on the datagrams for a layout listing
 // (streamerd -describe).
 func (s *Sender) Describe() string {
-	return fmt.Sprintf("datagram: %d bytes to %v, %s, byte order %s", s.layout.Size, s.dst, s.cfg.ExecutionMode, s.cfg.ByteOrder)
+	return fmt.Sprintf("datagram: %d bytes to %v, %s, byte order %s; ring: %d cycles, queue for the sender thread: %v; network wait: %v",
+		s.layout.Size, s.dst, s.cfg.ExecutionMode, s.cfg.ByteOrder, s.buffers, s.queue, s.wait.Mode())
 }
 
 // sendBufferBytes returns the send buffer once PrepareNextState has set it.
@@ -465,25 +492,29 @@ func (s *Sender) sendBufferBytes() int {
 // atomically.
 func (s *Sender) snapshot() statusReport {
 	st := statusReport{
-		Name:          s.cfg.Name,
-		Class:         "FlatUDP",
-		Destination:   s.dst.String(),
-		Running:       s.running.Load(),
-		ExecutionMode: s.cfg.ExecutionMode.String(),
-		ByteOrder:     s.cfg.ByteOrder.String(),
-		DatagramBytes: s.layout.Size,
-		Buffers:       s.cfg.NumberOfBuffers,
-		PreTriggers:   s.cfg.NumberOfPreTriggers,
-		PostTriggers:  s.cfg.NumberOfPostTriggers,
-		Signals:       s.sigStr,
-		SendBuffer:    s.sendBufferBytes(),
-		CyclesQueued:  s.m.queued.Get(),
-		CyclesSent:    s.m.sent.Get(),
-		DatagramsSent: s.m.datagrams.Get(),
-		BytesSent:     s.m.bytes.Get(),
-		Overflows:     s.m.overflows.Get(),
-		SendErrors:    s.m.errors.Get(),
-		Triggers:      s.m.triggers.Get(),
+		Name:           s.cfg.Name,
+		Class:          "FlatUDP",
+		Destination:    s.dst.String(),
+		Running:        s.running.Load(),
+		ExecutionMode:  s.cfg.ExecutionMode.String(),
+		ByteOrder:      s.cfg.ByteOrder.String(),
+		DatagramBytes:  s.layout.Size,
+		Buffers:        s.buffers,
+		BuffersAuto:    s.queue.Auto,
+		QueueCoversMs:  float64(s.queue.Covers) / float64(time.Millisecond),
+		NetworkWait:    s.wait.Mode().String(),
+		NetworkWakeups: s.m.wakeups.Get(),
+		PreTriggers:    s.cfg.NumberOfPreTriggers,
+		PostTriggers:   s.cfg.NumberOfPostTriggers,
+		Signals:        s.sigStr,
+		SendBuffer:     s.sendBufferBytes(),
+		CyclesQueued:   s.m.queued.Get(),
+		CyclesSent:     s.m.sent.Get(),
+		DatagramsSent:  s.m.datagrams.Get(),
+		BytesSent:      s.m.bytes.Get(),
+		Overflows:      s.m.overflows.Get(),
+		SendErrors:     s.m.errors.Get(),
+		Triggers:       s.m.triggers.Get(),
 
 		DestinationUnreachable: s.m.unreachable.Get() != 0,
 	}

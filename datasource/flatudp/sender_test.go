@@ -22,6 +22,7 @@ import (
 	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/flattest"
 	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/netthread"
 )
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
@@ -663,4 +664,29 @@ func TestMisuseLifecycle(t *testing.T) {
 
 func TestRestartSameNameSameMetrics(t *testing.T) {
 	dstest.Restart(t, newProducer, 1000)
+}
+
+// TestNetworkWakeupsCounted checks that a Synchronise that finds the
+// sender thread parked is counted in network_wakeups_total and /status,
+// and that /status says the ring's length and what its queue covers.
+func TestNetworkWakeupsCounted(t *testing.T) {
+	h := start(t, Config{ExecutionMode: RealTimeThread, NetworkWait: netthread.WaitPark, CyclePeriod: time.Millisecond}, nil)
+	if st := h.s.snapshot(); st.Buffers != 500 || !st.BuffersAuto || st.QueueCoversMs != 500 || st.NetworkWait != "park" {
+		t.Errorf("status %+v", st)
+	}
+	// Each cycle is sent at once and the thread parks again: sooner or
+	// later a Synchronise finds it parked, whatever the load.
+	deadline := time.Now().Add(10 * time.Second)
+	for h.s.m.wakeups.Get() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no Synchronise woke the parked sender thread in 10 s")
+		}
+		if err := h.s.Synchronise(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if st := h.s.snapshot(); st.NetworkWakeups == 0 {
+		t.Errorf("status: wakeups %d", st.NetworkWakeups)
+	}
 }

@@ -20,12 +20,15 @@ const (
 	DefaultPort           = 44500
 	DefaultMaxPayloadSize = 1400
 	DefaultStackSize      = 1 << 20
-	// DefaultLockTimeout bounds how long Synchronise waits for the FastLock.
+	// defaultLockTimeout bounds how long Synchronise waits for the FastLock.
 	// The network thread holds it only to swap two buffer headers.
 	defaultLockTimeout = 100 * time.Microsecond
-	// DefaultHandOffDepth is the protocol's latest-value-wins hand-off: one
-	// cycle waits for the network thread, a newer one replaces it.
-	DefaultHandOffDepth = 1
+	// DefaultHandOffDepth, 0, chooses the depth of the hand-off ring by
+	// time (datasource.AutoHandOff): HandOffTime of cycles at CyclePeriod,
+	// within HandOffBytes. A HandOffDepth of 1 is the protocol's
+	// latest-value-wins hand-off: one cycle waits for the network thread,
+	// a newer one replaces it.
+	DefaultHandOffDepth = 0
 	// MaxHandOffDepth bounds HandOffDepth.
 	MaxHandOffDepth = 65536
 	// MaxHandOffBytes bounds the memory of the hand-off ring: HandOffDepth
@@ -67,21 +70,44 @@ type Config struct {
 	// (DefaultLockTimeout when 0).
 	LockTimeout time.Duration
 	// HandOffDepth is how many cycles may wait for the network thread
-	// (1..MaxHandOffDepth; DefaultHandOffDepth when 0). With 1, a cycle the
-	// network thread has not taken when the next Synchronise comes is
-	// replaced and counted as skipped. With N, cycles queue in a ring of N
-	// preallocated buffers and each is sent as its own DATA update, so a
-	// network thread that wakes up late catches up instead of skipping;
-	// only when all N wait is the oldest overwritten (and counted as
-	// skipped). Synchronise costs the same at any depth; the ring costs N
-	// copies of signal memory.
+	// (1..MaxHandOffDepth), or 0 (the default) to choose it by time: the
+	// cycles of HandOffTime at CyclePeriod, within HandOffBytes
+	// (datasource.AutoHandOff). With 1, a cycle the network thread has
+	// not taken when the next Synchronise comes is replaced and counted as
+	// skipped. With N, cycles queue in a ring of N preallocated buffers and
+	// each is sent as its own DATA update, so a network thread that wakes
+	// up late catches up instead of skipping; only when all N wait is the
+	// oldest overwritten (and counted as skipped). Synchronise costs the
+	// same at any depth; the ring costs N copies of signal memory.
 	HandOffDepth int
-	// NetworkSpin is how long the network thread spins, looking for the
-	// next cycle, before it parks (0..netthread.MaxSpin; 0 parks at once).
-	// A cycle published during the spin is taken without a wake-up: about
-	// 5 µs less from Synchronise to the wire, and a cheaper Synchronise. The
-	// spin keeps the thread's CPU busy for up to NetworkSpin after every
-	// update, so give the thread a CPU of its own (CPUMask).
+	// HandOffTime is the time of cycles an automatic ring holds
+	// (0..datasource.MaxHandOffTime; datasource.DefaultHandOffTime, 500
+	// ms, when 0), and HandOffBytes the memory it may take
+	// (0..MaxHandOffBytes; datasource.DefaultHandOffBytes, 64 MiB, when
+	// 0). Both apply only when HandOffDepth is 0.
+	HandOffTime  time.Duration
+	HandOffBytes int
+	// CyclePeriod is the interval between two Synchronise calls: the
+	// period of the RT thread that calls it (streamerd sets it from the
+	// thread's Frequency). An automatic ring is sized for it, and the
+	// paced wait expects a cycle every CyclePeriod. When 0, the ring is
+	// sized for datasource.DefaultCyclePeriod (1 ms) and the paced wait
+	// parks between cycles as NetworkWait park does.
+	CyclePeriod time.Duration
+	// NetworkWait is how the network thread waits for the next cycle
+	// (netthread.WaitMode). WaitPaced, the zero value, sleeps until
+	// shortly before the next cycle is due and spins until it comes, so
+	// Synchronise's post finds it spinning and makes no system call, for a
+	// few percent of a CPU at 1 kHz; it needs CyclePeriod. WaitSpin spins
+	// for NetworkSpin after every update, then parks. WaitPark parks at
+	// once: every Synchronise then wakes it (a FUTEX_WAKE system call). A
+	// NetworkSpin above 0 with the zero NetworkWait selects WaitSpin.
+	NetworkWait netthread.WaitMode
+	// NetworkSpin is how long the spin wait spins, looking for the next
+	// cycle, before it parks (0..netthread.MaxSpin). A cycle published
+	// during the spin is taken without a wake-up. The spin keeps the
+	// thread's CPU busy for up to NetworkSpin after every update, so give
+	// the thread a CPU of its own (CPUMask).
 	NetworkSpin time.Duration
 	// SessionPolicy says what a CONNECT from another address does while a
 	// client holds the session: Replace (the protocol's behaviour) gives it
@@ -149,9 +175,9 @@ func Validate(cfg *Config) error {
 	if c.LockTimeout < 0 {
 		e.Param("LockTimeout", "must not be negative, got %v", c.LockTimeout)
 	}
-	checkHandOff(e, c.HandOffDepth)
-	if c.NetworkSpin < 0 || c.NetworkSpin > netthread.MaxSpin {
-		e.Param("NetworkSpin", "must be 0..%v, got %v", netthread.MaxSpin, c.NetworkSpin)
+	checkHandOff(e, &c)
+	if key, err := netthread.CheckWait(c.NetworkWait, c.NetworkSpin); err != nil {
+		e.Param(key, "%v", err)
 	}
 	if _, err := c.SendMethod.MarshalText(); err != nil {
 		e.Param("SendMethod", "must be %s, %s, %s or %s, got %v", netthread.MethodAuto, netthread.MethodGSO, netthread.MethodSendmmsg, netthread.MethodSendto, c.SendMethod)
@@ -192,19 +218,53 @@ func Validate(cfg *Config) error {
 	return e.Err()
 }
 
-// checkHandOff checks HandOffDepth and the memory its ring takes.
-func checkHandOff(e *rules.ConfigErrors, depth int) {
-	if depth < 1 || depth > MaxHandOffDepth {
+// checkHandOff checks HandOffDepth, the sizing of an automatic ring and
+// the memory the ring takes.
+func checkHandOff(e *rules.ConfigErrors, c *Config) {
+	if c.HandOffTime < 0 || c.HandOffTime > datasource.MaxHandOffTime {
+		e.Param("HandOffTime", "must be 0..%v, got %v", datasource.MaxHandOffTime, c.HandOffTime)
+	}
+	if c.HandOffBytes < 0 || c.HandOffBytes > MaxHandOffBytes {
+		e.Param("HandOffBytes", "must be 0..%d (%d MiB), got %d", MaxHandOffBytes, MaxHandOffBytes>>20, c.HandOffBytes)
+	}
+	if c.HandOffDepth != 0 && (c.HandOffTime != 0 || c.HandOffBytes != 0) {
+		e.Param("HandOffDepth", "is %d: HandOffTime and HandOffBytes size an automatic ring only (HandOffDepth 0)", c.HandOffDepth)
+	}
+	if c.CyclePeriod < 0 {
+		e.Param("CyclePeriod", "must not be negative, got %v", c.CyclePeriod)
+	}
+	depth := c.HandOffDepth
+	switch {
+	case depth < 0:
+		e.Param("HandOffDepth", "must be 1..%d, or 0 for a depth chosen by time, got %d", MaxHandOffDepth, depth)
+		return
+	case depth > MaxHandOffDepth:
 		e.Param("HandOffDepth", "must be 1..%d, got %d", MaxHandOffDepth, depth)
 		return
 	}
-	size := stampSize
-	for i := range e.Signals {
-		size += min(max(e.Signals[i].ByteSize(), 0), MaxHandOffBytes)
+	size := slotSize(e.Signals)
+	if depth == 0 {
+		depth = c.handOff(size).Depth
 	}
 	if size > MaxHandOffBytes/depth {
 		e.Param("HandOffDepth", "%d cycles of %d bytes exceed the hand-off limit of %d MiB", depth, size, MaxHandOffBytes>>20)
 	}
+}
+
+// slotSize returns the bytes of one slot of the hand-off ring: the
+// timestamp, then signal memory (each signal's size clipped, so the sum
+// cannot overflow).
+func slotSize(sigs []datasource.Signal) int {
+	size := stampSize
+	for i := range sigs {
+		size += min(max(sigs[i].ByteSize(), 0), MaxHandOffBytes)
+	}
+	return size
+}
+
+// handOff returns the size of the hand-off ring for slots of size bytes.
+func (c *Config) handOff(size int) datasource.HandOffSize {
+	return datasource.AutoHandOff(c.HandOffDepth, c.CyclePeriod, c.HandOffTime, size, c.HandOffBytes, MaxHandOffDepth)
 }
 
 // checkFragments checks that the DATA payload and the CONFIG message each

@@ -9,14 +9,20 @@
 // the vDSO (30 ns), release, post the EventSem. The hrtTimestamp on the wire
 // is CLOCK_MONOTONIC_RAW: the network thread converts the stamp when it
 // takes the cycle, so the RT thread makes no system call for it (a raw
-// clock_gettime costs 275 ns). With the default HandOffDepth of 1 the
-// newest cycle always wins: a cycle the network thread had not taken yet is
-// overwritten and counted as skipped. With HandOffDepth N the ready buffers
-// form a ring of N cycles, sent oldest first, each its own update; the
-// oldest is overwritten (and counted) only when all N wait.
+// clock_gettime costs 275 ns). The ready buffers form a ring of cycles,
+// sent oldest first, each its own update; the oldest is overwritten (and
+// counted as skipped) only when every slot waits. By default the ring
+// holds HandOffTime (500 ms) of cycles at the CyclePeriod, within
+// HandOffBytes (64 MiB); HandOffDepth N sets N, and 1 is the protocol's
+// latest value wins: a cycle the network thread had not taken yet is
+// overwritten.
 //
 // The network thread (pinned with CPUMask, SCHED_FIFO with Priority)
-// waits on the EventSem (spinning up to NetworkSpin first), swaps the
+// waits on the EventSem as NetworkWait says: by default it sleeps until
+// shortly before the next cycle is due and spins until it comes, so the
+// post finds it spinning and costs the RT thread no system call
+// (netthread.WaitPaced); a post that finds it asleep wakes it and is
+// counted (network_wakeups_total). It then swaps the
 // oldest ready buffer with its own under the FastLock (a swap of two slice
 // headers, so the RT thread never waits for a copy), and, if a client is
 // connected, quantises and serialises the update straight into a

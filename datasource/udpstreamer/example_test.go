@@ -76,7 +76,7 @@ func Example() {
 	s.Close()
 	fmt.Println(errors.Is(b.Execute(), datasource.ErrClosed))
 	// Output:
-	// DATA payload: 14 bytes in 1 fragment(s) of at most 1383 bytes (MaxPayloadSize 1400), port 0
+	// DATA payload: 14 bytes in 1 fragment(s) of at most 1383 bytes (MaxPayloadSize 1400), port 0; hand-off ring: 500 cycles (auto), 500ms at 1ms a cycle, 0.0 MiB; network wait: paced
 	// true
 }
 

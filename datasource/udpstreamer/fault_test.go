@@ -34,8 +34,9 @@ func fill(s *Streamer, n uint32) {
 
 // TestStalledNetworkThreadNeverTearsOrBlocks holds the hand-off lock from
 // another goroutine, as a network thread descheduled inside it would: the
-// RT side times out after LockTimeout, counts the skip and goes on, and
-// every update that reaches the client is one whole cycle.
+// RT side times out after LockTimeout, holds the cycle back (dropping and
+// counting the one held before on a second timeout in a row) and goes on,
+// and every update that reaches the client is one whole cycle.
 func TestStalledNetworkThreadNeverTearsOrBlocks(t *testing.T) {
 	s := start(t, patternCfg())
 	c := connected(t, s)
@@ -83,10 +84,12 @@ func TestStalledNetworkThreadNeverTearsOrBlocks(t *testing.T) {
 	if got < 10 {
 		t.Fatalf("only %d updates", got)
 	}
-	if timeouts.Load() == 0 || s.m.lockTimeouts.Get() != timeouts.Load() {
-		t.Errorf("lock timeouts: returned %d, counted %d", timeouts.Load(), s.m.lockTimeouts.Get())
+	// Every timeout is counted; a held cycle dropped by the next timeout
+	// is returned as ErrLockTimeout and counted as skipped.
+	if n := s.m.lockTimeouts.Get(); n == 0 || timeouts.Load() > n || timeouts.Load() > s.m.skipped.Get() {
+		t.Errorf("lock timeouts: %d counted, %d dropped (ErrLockTimeout), %d skipped", n, timeouts.Load(), s.m.skipped.Get())
 	}
-	t.Logf("%d whole updates, %d Synchronise calls timed out on the FastLock and were counted", got, timeouts.Load())
+	t.Logf("%d whole updates, %d Synchronise calls timed out on the FastLock (counted), %d held cycles dropped", got, s.m.lockTimeouts.Get(), timeouts.Load())
 }
 
 // TestClientThatNeverReads fills its own receive buffer; the server keeps

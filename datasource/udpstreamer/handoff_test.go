@@ -2,6 +2,8 @@ package udpstreamer
 
 import (
 	"encoding/binary"
+	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -9,6 +11,8 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/netthread"
+	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
 // putCycle publishes cycle v into h as Synchronise does, and reports
@@ -203,5 +207,128 @@ func TestHandOffCountingInvariantUnderStalls(t *testing.T) {
 		}
 		t.Logf("client %v: synchronised %d, skipped %d, without client %d, sent %d", withClient,
 			s.m.synchronised.Get(), s.m.skipped.Get(), s.m.noClient.Get(), s.m.updates.Get())
+	}
+}
+
+// TestAutoHandOffKeepsAStall checks the default, automatic hand-off: at a
+// 1 ms CyclePeriod it holds 500 ms of cycles, so 150 cycles published
+// while the network thread stalls all reach the client, in order, and
+// none is skipped; Status and Describe say the depth and what it covers.
+func TestAutoHandOffKeepsAStall(t *testing.T) {
+	const n = 150
+	cfg := scalarCfg()
+	cfg.CyclePeriod = time.Millisecond
+	s, stall := stalledStreamer(t, cfg)
+	if h := s.HandOffSize(); h.Depth != 500 || !h.Auto || h.Covers != 500*time.Millisecond {
+		t.Fatalf("hand-off %+v, want 500 cycles chosen by time, covering 500 ms", h)
+	}
+	st := s.snapshot()
+	if st.HandOffDepth != 500 || !st.HandOffAuto || st.HandOffCoversMs != 500 || st.NetworkWait != "paced" {
+		t.Errorf("status %+v", st)
+	}
+	if d := s.Describe(); !strings.Contains(d, "hand-off ring: 500 cycles (auto), 500ms at 1ms a cycle") || !strings.Contains(d, "network wait: paced") {
+		t.Errorf("Describe: %q", d)
+	}
+	c := connected(t, s)
+	publishStalled(t, s, stall, n)
+	stall.Store(false)
+	for k := range n {
+		p, ctr, lost, err := c.next(5 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := binary.LittleEndian.Uint32(p[8:]); got != uint32(k+1) || lost != 0 || ctr != uint32(k) {
+			t.Fatalf("update %d: cycle %d, counter %d, lost %d", k, got, ctr, lost)
+		}
+	}
+	waitFor(t, s.accounted)
+	if s.m.skipped.Get() != 0 || s.m.updates.Get() != n {
+		t.Errorf("skipped %d, sent %d; want 0, %d", s.m.skipped.Get(), s.m.updates.Get(), n)
+	}
+	if p := s.snapshot().HandOffPeak; p != n {
+		t.Errorf("peak %d, want the %d cycles published during the stall", p, n)
+	}
+}
+
+// TestNetworkWakeupsCounted checks that a Synchronise that finds the
+// network thread parked is counted in network_wakeups_total and /status.
+func TestNetworkWakeupsCounted(t *testing.T) {
+	cfg := scalarCfg()
+	cfg.NetworkWait = netthread.WaitPark
+	s := start(t, cfg)
+	// Each cycle is taken at once, and the thread parks again: sooner or
+	// later a Synchronise finds it parked, whatever the load.
+	deadline := time.Now().Add(10 * time.Second)
+	for s.m.wakeups.Get() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no Synchronise woke the parked network thread in 10 s")
+		}
+		s.Synchronise()
+		waitFor(t, s.accounted)
+		time.Sleep(time.Millisecond)
+	}
+	if st := s.snapshot(); st.NetworkWakeups == 0 || st.NetworkWait != "park" {
+		t.Errorf("status: wakeups %d, wait %q", st.NetworkWakeups, st.NetworkWait)
+	}
+}
+
+// TestLockTimeoutHoldsTheCycle checks what Synchronise does when the
+// FastLock stays taken (a network thread preempted while it holds it): the
+// cycle is held on the RT side and published before the next one, so the
+// client receives both in order and nothing is skipped; only a second
+// timeout in a row drops the held cycle (ErrLockTimeout, counted).
+func TestLockTimeoutHoldsTheCycle(t *testing.T) {
+	cfg := scalarCfg()
+	cfg.LockTimeout = time.Microsecond
+	s := start(t, cfg)
+	c := connected(t, s)
+	sync := func(v uint32) error {
+		binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(0)), v)
+		return s.Synchronise()
+	}
+	s.lock.FastLock(rtsync.Forever, 0) // the network thread, preempted inside
+	if err := sync(1); err != nil {
+		t.Fatalf("first timeout: %v, want the cycle held", err)
+	}
+	s.lock.FastUnLock()
+	if err := sync(2); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []uint32{1, 2} {
+		p, _, lost, err := c.next(5 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := binary.LittleEndian.Uint32(p[8:]); got != want || lost != 0 {
+			t.Fatalf("cycle %d (lost %d), want %d", got, lost, want)
+		}
+	}
+	if s.m.lockTimeouts.Get() != 1 || s.m.skipped.Get() != 0 {
+		t.Errorf("lock timeouts %d, skipped %d; want 1, 0", s.m.lockTimeouts.Get(), s.m.skipped.Get())
+	}
+	// Two timeouts in a row: the held cycle 3 is replaced by 4.
+	s.lock.FastLock(rtsync.Forever, 0)
+	if err := sync(3); err != nil {
+		t.Fatal(err)
+	}
+	if err := sync(4); !errors.Is(err, ErrLockTimeout) {
+		t.Fatalf("second timeout: %v, want ErrLockTimeout", err)
+	}
+	s.lock.FastUnLock()
+	if err := sync(5); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []uint32{4, 5} {
+		p, _, _, err := c.next(5 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := binary.LittleEndian.Uint32(p[8:]); got != want {
+			t.Fatalf("cycle %d, want %d", got, want)
+		}
+	}
+	waitFor(t, s.accounted)
+	if s.m.lockTimeouts.Get() != 3 || s.m.skipped.Get() != 1 {
+		t.Errorf("lock timeouts %d, skipped %d; want 3, 1", s.m.lockTimeouts.Get(), s.m.skipped.Get())
 	}
 }

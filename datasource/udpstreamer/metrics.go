@@ -13,6 +13,7 @@ import (
 // are atomic and safe from the RT thread; nothing here is a histogram.
 type streamerMetrics struct {
 	synchronised, skipped, lockTimeouts, noClient *metrics.Counter
+	wakeups                                       *metrics.Counter
 	updates, fragments, bytes, sendErrors         *metrics.Counter
 	configSendErrors                              *metrics.Counter
 	configsSent, configFragments                  *metrics.Counter
@@ -40,10 +41,11 @@ func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
 		synchronised:          c("synchronise_total"),
 		skipped:               c("cycles_skipped_total"),
 		lockTimeouts:          c("lock_timeouts_total"),
+		wakeups:               c("network_wakeups_total"),
 		noClient:              c("cycles_without_client_total"),
 		updates:               c("updates_sent_total"),
 		fragments:             c("fragments_sent_total"),
-		bytes:                 c("bytes_sent_total"),
+		bytes:                 c("sent_bytes_total"),
 		sendErrors:            c("send_errors_total", `kind="data"`),
 		configSendErrors:      c("send_errors_total", `kind="config"`),
 		configsSent:           c("configs_sent_total"),

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -33,7 +34,7 @@ func spinDuration(b *testing.B) time.Duration {
 // BenchmarkNetworkSpin measures what NetworkSpin costs in CPU: the doc's
 // burst streamed to a client on loopback by an RT thread pinned to CPU 0
 // at 1 kHz and 10 kHz, the network thread pinned to CPU 1 with no spin, a
-// 50 µs spin and a 1 ms spin. Reported: cpu-%, the whole process's CPU
+// 50 µs spin and a 1 ms spin, and with the paced wait ("spin=paced"). Reported: cpu-%, the whole process's CPU
 // time (RT thread, network thread, client) over the run in % of one core:
 // the difference between variants is the spin's; updates/s received.
 func BenchmarkNetworkSpin(b *testing.B) {
@@ -45,11 +46,17 @@ func BenchmarkNetworkSpin(b *testing.B) {
 		for _, v := range []struct {
 			name string
 			spin time.Duration
-		}{{"0", 0}, {"50us", 50 * time.Microsecond}, {"1ms", time.Millisecond}} {
+		}{{"0", 0}, {"50us", 50 * time.Microsecond}, {"1ms", time.Millisecond}, {"paced", -1}} {
 			spin := v.spin
 			b.Run(fmt.Sprintf("%gHz/spin=%s", hz, v.name), func(b *testing.B) {
 				c := docBurstCfg()
 				c.Address, c.CPUMask, c.NetworkSpin = "127.0.0.1", cpu.Of(1), spin
+				switch spin {
+				case 0:
+					c.NetworkWait = netthread.WaitPark
+				case -1: // the paced wait, told the period
+					c.NetworkSpin, c.CyclePeriod = 0, time.Duration(float64(time.Second)/hz)
+				}
 				s := start(b, c)
 				cl := connected(b, s)
 				go func() {

@@ -27,7 +27,9 @@ import (
 )
 
 // ErrLockTimeout is returned by Synchronise when the FastLock could not be
-// taken within the configured LockTimeout; the cycle is counted as skipped.
+// taken within the configured LockTimeout twice in a row: the cycle held
+// back from the first timeout is replaced by the newer one and counted as
+// skipped.
 var ErrLockTimeout = errors.New("udpstreamer: FastLock timeout in Synchronise")
 
 var _ datasource.Opener = (*Streamer)(nil)
@@ -56,9 +58,24 @@ type Streamer struct {
 	// memory into a slot of the ring; the network thread swaps the oldest
 	// waiting slot for taken. Both hold the DATA payload before
 	// quantisation: room for the hrtTimestamp, then signal memory.
-	lock rtsync.FastLock
-	sem  rtsync.EventSem
-	ring handoff
+	lock    rtsync.FastLock
+	sem     rtsync.EventSem
+	ring    handoff
+	handOff datasource.HandOffSize // the ring's depth and what it covers
+	wait    *netthread.Waiter      // the network thread's wait for sem
+	// peak is the most cycles that have waited in the ring at once, for
+	// /status; peakRT is the RT thread's own copy, so it stores only when
+	// the ring gets deeper than ever.
+	peak   atomic.Int64
+	peakRT int
+	// held is a cycle Synchronise could not publish because the network
+	// thread held the FastLock (preempted in the nanoseconds it holds it):
+	// the RT thread keeps it, with its stamp and gap, and publishes it
+	// before the next cycle. RT thread only.
+	held      []byte
+	heldStamp int64
+	heldGap   uint32
+	heldValid bool
 
 	// Network thread state. wire holds the datagrams of one DATA update
 	// back to back: serialise writes the payload into it around the header
@@ -78,6 +95,7 @@ type Streamer struct {
 	cfgCounter  uint32
 	stopping    atomic.Bool
 	sendLat     *rtsync.SampleRing  // Synchronise to sent, ns, per update
+	skips       rtsync.StampRing    // when cycles were skipped, cpu.Now ns (forensics.go)
 	tap         atomic.Pointer[Tap] // the in-process reader, if open
 
 	conn     *net.UDPConn
@@ -115,6 +133,21 @@ type statusReport struct {
 	SendBuffer    int    `json:"send_buffer_bytes"`
 	ReceiveBuffer int    `json:"receive_buffer_bytes"`
 	Since         string `json:"since,omitempty"`
+	// HandOffDepth is the depth of the hand-off ring, HandOffAuto whether
+	// it was chosen by time, and HandOffCoversMs the time its cycles
+	// last at the period it was sized for, in ms.
+	HandOffDepth    int     `json:"hand_off_depth"`
+	HandOffAuto     bool    `json:"hand_off_auto"`
+	HandOffCoversMs float64 `json:"hand_off_covers_ms"`
+	// HandOffPeak is the most cycles that have waited in the ring at once
+	// since the start: a ring whose peak reaches its depth has dropped
+	// cycles, one whose peak stays well below it is deep enough.
+	HandOffPeak int `json:"hand_off_peak"`
+	// NetworkWait is how the network thread waits for a cycle (paced,
+	// spin or park), and NetworkWakeups how many Synchronise calls found
+	// it asleep and woke it with a system call.
+	NetworkWait    string `json:"network_wait"`
+	NetworkWakeups uint64 `json:"network_wakeups"`
 }
 
 // New validates cfg and returns a Streamer. Its metrics are registered in
@@ -143,7 +176,10 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 		control: make(chan controlEvent, controlQueue),
 		epoch:   time.Now(),
 	}
-	s.status = statusReport{Name: c.Name, Class: "UDPStreamer"}
+	s.handOff = c.handOff(slotSize(c.Signals))
+	s.wait = netthread.NewWaiter(c.NetworkWait, c.NetworkSpin, c.CyclePeriod)
+	s.status = statusReport{Name: c.Name, Class: "UDPStreamer", HandOffDepth: s.handOff.Depth, HandOffAuto: s.handOff.Auto,
+		HandOffCoversMs: float64(s.handOff.Covers) / float64(time.Millisecond), NetworkWait: s.wait.Mode().String()}
 	s.onICMPFn = s.onICMP
 	s.clock.mono = func() int64 { return int64(time.Since(s.epoch)) }
 	s.clock.raw = cpu.MonotonicRawNanos
@@ -169,8 +205,10 @@ func (s *Streamer) configRecords() []udpswire.SignalInfo { return s.infos }
 func (s *Streamer) Metrics() *metrics.Set { return s.m.reg.Set() }
 
 // AllocateMemory allocates signal memory and every buffer of the data path:
-// the HandOffDepth ready buffers, the taken buffer and the wire buffers of
-// DATA and CONFIG, and plans how each cycle is serialised.
+// the ready buffers of the hand-off ring (HandOffDepth, or as many as
+// chosen by time), the taken buffer, the buffer of a cycle held back by a
+// lock timeout and the wire buffers of DATA and CONFIG, and plans how each
+// cycle is serialised.
 func (s *Streamer) AllocateMemory() error { return s.life.Allocate(s.allocate) }
 
 func (s *Streamer) allocate(mem *memory.Memory) error {
@@ -191,8 +229,9 @@ func (s *Streamer) allocate(mem *memory.Memory) error {
 		return fmt.Errorf("datasource %q: CONFIG: %w", s.cfg.Name, err)
 	}
 	s.mem, s.pieces, s.dataLayout, s.cfgLayout = mem, pieces, dataLayout, cfgLayout
-	s.ring = newHandoff(s.cfg.HandOffDepth, stampSize+mem.Size())
+	s.ring = newHandoff(s.handOff.Depth, stampSize+mem.Size())
 	s.taken = make([]byte, stampSize+mem.Size())
+	s.held = make([]byte, stampSize+mem.Size())
 	s.wire = make([]byte, dataLayout.WireSize())
 	s.cfgWire = make([]byte, cfgLayout.WireSize())
 	cfgLayout.PutPayload(s.cfgWire, configMsg)
@@ -293,21 +332,30 @@ func (s *Streamer) start() error {
 	go s.receive()
 	s.log.Info("UDPStreamer listening", "address", s.status.Listen, "send_method", s.sender.Method().String(),
 		"payload_bytes", s.dataLayout.Payload, "fragments", s.dataLayout.Fragments, "cpu_mask", s.cfg.CPUMask.String(),
-		"priority", s.cfg.Priority, "hand_off_depth", s.cfg.HandOffDepth, "network_spin", s.cfg.NetworkSpin.String())
+		"priority", s.cfg.Priority, "hand_off", s.handOff.String(), "network_wait", s.wait.Mode().String(),
+		"network_spin", s.cfg.NetworkSpin.String())
 	return nil
 }
 
 // Synchronise publishes signal memory to the network thread: FastLock, copy
 // into the next slot of the hand-off ring, capture the hrtTimestamp,
-// unlock, post. It never waits for the network; when all HandOffDepth
-// slots hold cycles the network thread has not taken yet, the oldest is
-// overwritten and counted as skipped.
+// unlock, post. It never waits for the network; when every slot of the
+// ring holds a cycle the network thread has not taken yet, the oldest is
+// overwritten and counted as skipped. A post that finds the network
+// thread asleep wakes it (a system call) and is counted in
+// network_wakeups_total.
 //
-// Every call ends in exactly one of the counters cycles_skipped (lock
-// timeout or overwritten), cycles_without_client, updates_sent or
-// send_errors{kind="data"}, except the cycles waiting in the ring (at most
-// HandOffDepth): so synchronise_total = skipped + without_client +
-// updates_sent + data send errors + waiting.
+// If the FastLock cannot be taken within LockTimeout (the network thread
+// was preempted in the nanoseconds it holds it), the cycle is kept on the
+// RT side and published before the next one, and counted in
+// lock_timeouts_total; only a second timeout in a row drops it (replaced by
+// the newer cycle, counted as skipped, ErrLockTimeout).
+//
+// Every call ends in exactly one of the counters cycles_skipped
+// (overwritten, or replaced while held), cycles_without_client,
+// updates_sent or send_errors{kind="data"}, except the cycles waiting in
+// the ring (at most its depth) or held: so synchronise_total = skipped +
+// without_client + updates_sent + data send errors + waiting.
 func (s *Streamer) Synchronise() error { return s.SynchroniseAfterGap(0) }
 
 // SynchroniseAfterGap is Synchronise for a cycle that follows lost updates:
@@ -322,27 +370,59 @@ func (s *Streamer) SynchroniseAfterGap(lost uint32) error {
 		return err
 	}
 	s.m.synchronised.Inc()
+	stamp := int64(time.Since(s.epoch))
 	if s.lock.FastLock(s.cfg.LockTimeout, 0) != nil {
-		s.m.skipped.Inc()
 		s.m.lockTimeouts.Inc()
-		return ErrLockTimeout
+		var err error
+		if s.heldValid {
+			s.m.skipped.Inc() // a cycle dropped at the hand-off: the held one, replaced
+			s.skips.Stamp(cpu.Now())
+			lost += s.heldGap
+			err = ErrLockTimeout
+		}
+		copy(s.held[stampSize:], s.mem.Block())
+		s.heldStamp, s.heldGap, s.heldValid = stamp, lost, true
+		return err
 	}
-	i, overwrote, carry := s.ring.put()
-	copy(s.ring.slots[i][stampSize:], s.mem.Block())
-	s.ring.stamps[i] = int64(time.Since(s.epoch))
-	s.ring.gaps[i] = lost + carry
+	dropped := 0
+	if s.heldValid {
+		dropped += s.publish(s.held[stampSize:], s.heldStamp, s.heldGap)
+		s.heldValid = false
+	}
+	dropped += s.publish(s.mem.Block(), stamp, lost)
 	s.lock.FastUnLock()
-	if overwrote {
-		s.m.skipped.Inc()
+	if dropped > 0 {
+		s.m.skipped.Add(dropped) // cycles dropped at the hand-off: overwritten in a full ring
+		s.skips.Stamp(cpu.Now())
 	}
-	s.sem.Post()
+	if s.sem.PostWoke() {
+		s.m.wakeups.Inc()
+	}
 	return nil
 }
 
+// publish puts one cycle (signal memory src, its stamp and gap) into the
+// next slot of the ring, under the FastLock, and returns 1 when it
+// overwrote the oldest waiting cycle, else 0.
+func (s *Streamer) publish(src []byte, stamp int64, gap uint32) int {
+	i, overwrote, carry := s.ring.put()
+	if n := s.ring.waiting(); n > s.peakRT {
+		s.peakRT = n
+		s.peak.Store(int64(n))
+	}
+	copy(s.ring.slots[i][stampSize:], src)
+	s.ring.stamps[i] = stamp
+	s.ring.gaps[i] = gap + carry
+	if overwrote {
+		return 1
+	}
+	return 0
+}
+
 // Waiting returns the cycles published by Synchronise that the network
-// thread has not taken yet (at most HandOffDepth): a caller that must not
-// overwrite cycles (a replay sent as fast as it goes) publishes only while
-// it is below HandOffDepth. Any goroutine; it takes the FastLock.
+// thread has not taken yet (at most HandOffSize().Depth): a caller that
+// must not overwrite cycles (a replay sent as fast as it goes) publishes
+// only while it is below that depth. Any goroutine; it takes the FastLock.
 func (s *Streamer) Waiting() int {
 	s.lock.FastLock(rtsync.Forever, 0)
 	n := s.ring.waiting()
@@ -380,9 +460,16 @@ func (s *Streamer) close(lifecycle.State) error {
 // snapshot returns a snapshot for /status.
 func (s *Streamer) snapshot() statusReport {
 	s.statusMu.Lock()
-	defer s.statusMu.Unlock()
-	return s.status
+	st := s.status
+	s.statusMu.Unlock()
+	st.NetworkWakeups = s.m.wakeups.Get()
+	st.HandOffPeak = int(s.peak.Load())
+	return st
 }
+
+// HandOffSize returns the depth of the hand-off ring, whether it was
+// chosen by time, and the time it covers.
+func (s *Streamer) HandOffSize() datasource.HandOffSize { return s.handOff }
 
 // StatusReport returns a snapshot to encode as JSON, for a program that lists
 // producers of every class together (streamerd's /status).
@@ -391,8 +478,8 @@ func (s *Streamer) StatusReport() any { return s.snapshot() }
 // Describe returns one line on the DATA datagrams for a layout listing
 // (streamerd -describe); valid after AllocateMemory.
 func (s *Streamer) Describe() string {
-	return fmt.Sprintf("DATA payload: %d bytes in %d fragment(s) of at most %d bytes (MaxPayloadSize %d), port %d",
-		s.dataLayout.Payload, s.dataLayout.Fragments, s.dataLayout.Chunk, s.cfg.MaxPayloadSize, s.cfg.Port)
+	return fmt.Sprintf("DATA payload: %d bytes in %d fragment(s) of at most %d bytes (MaxPayloadSize %d), port %d; hand-off ring: %v; network wait: %v",
+		s.dataLayout.Payload, s.dataLayout.Fragments, s.dataLayout.Chunk, s.cfg.MaxPayloadSize, s.cfg.Port, s.handOff, s.wait.Mode())
 }
 
 // waitTimeout bounds one wait of the network thread, so a stop is prompt
@@ -402,7 +489,7 @@ const waitTimeout = 20 * time.Millisecond
 // serve is the network thread's loop.
 func (s *Streamer) serve(stop <-chan struct{}) {
 	for {
-		_ = netthread.Wait(&s.sem, s.cfg.NetworkSpin, waitTimeout)
+		_ = s.wait.Wait(&s.sem, waitTimeout)
 		select {
 		case <-stop:
 			return
@@ -420,11 +507,11 @@ func (s *Streamer) serve(stop <-chan struct{}) {
 }
 
 // drain sends the cycles waiting in the ring, oldest first, each its own
-// DATA update; at most HandOffDepth of them, so session changes and a stop
+// DATA update; at most the ring's depth of them, so session changes and a stop
 // are served between two drains however fast the RT thread publishes.
 func (s *Streamer) drain() {
 	s.rawOffFresh = false
-	for range s.cfg.HandOffDepth {
+	for range s.handOff.Depth {
 		if !s.takeAndSend() {
 			return
 		}

@@ -24,6 +24,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/quant"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -363,7 +364,9 @@ func waitFor(t testing.TB, cond func() bool) {
 }
 
 func TestLatestValueWinsAndSkipsAreCounted(t *testing.T) {
-	s, stall := stalledStreamer(t, scalarCfg())
+	cfg := scalarCfg()
+	cfg.HandOffDepth = 1 // the protocol's hand-off
+	s, stall := stalledStreamer(t, cfg)
 	c := connected(t, s)
 
 	const n = 50
@@ -510,6 +513,17 @@ func TestValidateNamesEveryRule(t *testing.T) {
 			c.Signals = []datasource.Signal{{Name: "T", Type: datasource.Uint32}, a}
 		}, `TimeSignal: is set but TimeMode is PacketTime`},
 		{"negative rate", func(c *Config) { a := arr("A", 2); a.SamplingRate = -1; c.Signals = []datasource.Signal{a} }, `SamplingRate: must be a finite number ≥ 0`},
+		{"depth", func(c *Config) { c.HandOffDepth = -1 }, `HandOffDepth: must be 1..65536, or 0 for a depth chosen by time, got -1`},
+		{"depth big", func(c *Config) { c.HandOffDepth = MaxHandOffDepth + 1 }, `HandOffDepth: must be 1..65536`},
+		{"hand-off time", func(c *Config) { c.HandOffTime = -time.Millisecond }, `HandOffTime: must be 0..1m0s, got -1ms`},
+		{"hand-off time long", func(c *Config) { c.HandOffTime = 2 * time.Minute }, `HandOffTime: must be 0..1m0s`},
+		{"hand-off bytes", func(c *Config) { c.HandOffBytes = MaxHandOffBytes + 1 }, `HandOffBytes: must be 0..268435456 (256 MiB)`},
+		{"auto keys with a depth", func(c *Config) { c.HandOffDepth, c.HandOffTime = 4, time.Second }, `HandOffDepth: is 4: HandOffTime and HandOffBytes size an automatic ring only`},
+		{"cycle period", func(c *Config) { c.CyclePeriod = -1 }, `CyclePeriod: must not be negative`},
+		{"wait", func(c *Config) { c.NetworkWait = 7 }, `NetworkWait: must be paced, spin or park, got WaitMode(7)`},
+		{"spin without a spin", func(c *Config) { c.NetworkWait = netthread.WaitSpin }, `NetworkWait: spin needs a NetworkSpin above 0`},
+		{"park with a spin", func(c *Config) { c.NetworkWait, c.NetworkSpin = netthread.WaitPark, time.Millisecond }, `NetworkSpin: is 1ms: it applies to NetworkWait spin, not park`},
+		{"spin long", func(c *Config) { c.NetworkSpin = time.Second }, `NetworkSpin: must be 0..100ms`},
 		{"CONFIG too many fragments", func(c *Config) {
 			c.MaxPayloadSize = 18
 			c.Signals = nil

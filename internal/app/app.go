@@ -18,6 +18,7 @@ import (
 	"github.com/streamerd/streamerd/broker"
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/forensics"
 	"github.com/streamerd/streamerd/internal/gam"
 	"github.com/streamerd/streamerd/internal/httpguard"
 	"github.com/streamerd/streamerd/rt"
@@ -43,7 +44,8 @@ type App struct {
 	procMetrics procMetrics // the runtime metrics of /metrics, cached
 
 	events  eventLog
-	timings *timingCollector // cycle timing histograms and percentiles
+	timings *timingCollector   // cycle timing histograms and percentiles
+	late    *forensics.Monitor // explains late and skipped cycles
 
 	wakeHold io.Closer // the PM QoS wake-latency hold, when configured
 
@@ -67,14 +69,15 @@ type source struct {
 
 // thread is one RT thread with its GAMs and brokers.
 type thread struct {
-	cfg     *config.Thread
-	rt      *rt.Thread
-	gams    []gam.GAM // per output instances, in execution order
-	brokers []*broker.MemoryMapSynchronisedOutputBroker
-	timers  []*gam.Timer    // bound to the rt.Thread once it exists
-	timed   []*gam.Waveform // TimeInput waveforms, bound to its Time likewise
-	stats   rt.Stats        // publisher's buffer
-	pub     threadMetrics
+	cfg      *config.Thread
+	rt       *rt.Thread
+	gams     []gam.GAM // per output instances, in execution order
+	brokers  []*broker.MemoryMapSynchronisedOutputBroker
+	timers   []*gam.Timer    // bound to the rt.Thread once it exists
+	timed    []*gam.Waveform // TimeInput waveforms, bound to its Time likewise
+	stats    rt.Stats        // publisher's buffer
+	pub      threadMetrics
+	failures stepFailures // what the publisher has logged of failing steps
 }
 
 // Build wires the application described by f: it constructs and validates
@@ -95,7 +98,7 @@ func Build(f *config.File, ms *metrics.Set, log *slog.Logger) (*App, error) {
 	var errs []error
 	for i := range f.DataSources {
 		d := &f.DataSources[i]
-		ds, err := newDataSource(d, ms, log)
+		ds, err := newDataSource(d, cyclePeriod(f, i), ms, log)
 		if err != nil {
 			errs = append(errs, f.WrapConfigErrors(i, err))
 			continue
@@ -118,6 +121,7 @@ func Build(f *config.File, ms *metrics.Set, log *slog.Logger) (*App, error) {
 		a.threads = append(a.threads, th)
 	}
 	a.timings = newTimingCollector(a)
+	a.late = a.newMonitor()
 	return a, nil
 }
 
@@ -150,10 +154,11 @@ func (a *App) buildThread(ti int) (*thread, error) {
 		outputs[gi] = mems
 	}
 	// Datasources fed by no GAM are synchronised by the first thread, so
-	// forced values and RD100S emission still reach them.
+	// forced values and RD100S emission still reach them; a Replay
+	// synchronises itself.
 	if ti == 0 {
 		for di := range a.sources {
-			if !a.fedByAnyThread(di) {
+			if !a.fedByAnyThread(di) && !selfSynchronised(a.sources[di].ds) {
 				feeds[di] = nil
 			}
 		}
@@ -189,13 +194,13 @@ func (a *App) buildThread(ti int) (*thread, error) {
 		GCOff:           a.file.App.GCPolicy == "off" && ti == 0,
 		MemoryLimit:     a.file.App.MemoryLimit,
 		RecordTimings:   true,
+		LateThreshold:   tc.LateThreshold,
 	}, steps, brokers)
 	if err != nil {
 		return nil, fmt.Errorf("thread %q: %w", tc.Name, err)
 	}
-	for _, w := range r.Warnings() {
-		a.log.Warn("RT thread configuration", "thread", tc.Name, "warning", w)
-	}
+	// r.Warnings() are among the file's warnings (config.File.Warnings),
+	// which the command prints where it loads the file.
 	for _, t := range th.timers {
 		t.Bind(r.Counter(), r.Time())
 	}
@@ -205,6 +210,25 @@ func (a *App) buildThread(ti int) (*thread, error) {
 	th.rt = r
 	th.pub = newThreadMetrics(a.ms, tc.Name)
 	return th, nil
+}
+
+// cyclePeriod returns the period of the thread that synchronises
+// datasource di: the first whose GAMs feed it, else the first thread (as
+// buildThread wires one fed by no GAM); 0 without threads.
+func cyclePeriod(f *config.File, di int) time.Duration {
+	for _, tc := range f.Threads {
+		for _, gi := range tc.GAMIndex {
+			for _, o := range f.GAMs[gi].Outputs {
+				if o.DataSourceIndex == di {
+					return tc.Period
+				}
+			}
+		}
+	}
+	if len(f.Threads) > 0 {
+		return f.Threads[0].Period
+	}
+	return 0
 }
 
 func (a *App) fedByAnyThread(di int) bool {
@@ -383,6 +407,7 @@ func (a *App) Start() error {
 	a.publishDone = make(chan struct{})
 	go a.publish()
 	a.timings.start()
+	a.late.Start()
 	return nil
 }
 
@@ -412,6 +437,7 @@ func (a *App) Stop() error {
 		<-a.publishDone
 	}
 	a.timings.stopAndWait()
+	a.late.Stop()
 	a.stopHTTP()
 	a.releaseWakeHold()
 	a.restoreRuntime()
@@ -461,6 +487,7 @@ func (a *App) publish() {
 		for _, th := range a.threads {
 			th.rt.ReadStats(&th.stats)
 			th.pub.update(&th.stats)
+			a.logStepFailures(th, time.Now())
 		}
 		select {
 		case <-a.stopPublish:

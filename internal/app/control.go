@@ -74,6 +74,9 @@ func (a *App) Force(target, value string) (ForceStatus, error) {
 	if err != nil {
 		return ForceStatus{}, err
 	}
+	if selfSynchronised(s.ds) {
+		return ForceStatus{}, fmt.Errorf("force %s: datasource %q (%s) plays a recording: its signals are the recording's", target, s.cfg.Name, s.cfg.Class)
+	}
 	sig := &s.ds.Signals()[i]
 	b, err := parseValue(sig, value)
 	if err != nil {

@@ -28,7 +28,7 @@ func (a *App) Describe(w io.Writer) {
 	}
 	for i, s := range a.sources {
 		fmt.Fprintf(w, "\ndatasource %s (%s)\n", s.cfg.Name, s.cfg.Class)
-		size := describeSignals(w, s.ds.Signals(), s.cfg.Class == config.ClassUDPStreamer)
+		size := describeSignals(w, s.ds.Signals(), streamerOf(s.ds) != nil)
 		fmt.Fprintf(w, "  signal memory: %d bytes\n", size)
 		if d, ok := s.ds.(describer); ok {
 			fmt.Fprintf(w, "  %s\n", d.Describe())

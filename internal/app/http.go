@@ -15,6 +15,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/forensics"
 	"github.com/streamerd/streamerd/internal/httpguard"
 )
 
@@ -71,7 +72,8 @@ func (a *App) startHTTP() error {
 	}
 	lim := httpguard.Listen(ln, httpguard.ListenerOptions{
 		MaxConns: b.maxConns, MaxPerClient: b.maxPerClient, EvictAfter: b.evictAfter, Name: "HTTP", Log: a.log,
-		Refused: httpRefused(a.ms, "connections"), Evicted: a.ms.GetOrCreateCounter("streamerd_http_connections_evicted_total"),
+		Refused: a.ms.GetOrCreateCounter("streamerd_http_connections_refused_total"),
+		Evicted: a.ms.GetOrCreateCounter("streamerd_http_connections_evicted_total"),
 	})
 	a.httpLn = lim
 	go lim.Serve(a.httpSrv)
@@ -91,10 +93,29 @@ func (a *App) stopHTTP() {
 	a.httpSrv = nil
 }
 
+// metricHelp is the one-line help of every family this package registers
+// or writes; datasource has the producers'.
+var metricHelp = joinHelp(threadHelp, timingHelp, httpHelp, runtimeHelp, map[string]string{
+	forensics.LateCyclesMetric:    forensics.LateCyclesHelp,
+	forensics.SkippedCyclesMetric: forensics.SkippedCyclesHelp,
+})
+
+// joinHelp returns one table of the tables' entries.
+func joinHelp(tables ...map[string]string) map[string]string {
+	all := map[string]string{}
+	for _, t := range tables {
+		maps.Copy(all, t)
+	}
+	return all
+}
+
+// serveMetrics writes the set and the runtime metrics, every # HELP line
+// filled in (datasource.WritePrometheus), into a pooled buffer: a slow
+// client holds no lock.
 func (a *App) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	bb := bytebufferpool.Get()
 	defer bytebufferpool.Put(bb)
-	a.ms.WritePrometheus(bb)
+	datasource.WritePrometheus(bb, a.ms.WritePrometheus, metricHelp)
 	a.procMetrics.write(bb)
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	w.Write(bb.B)
@@ -103,11 +124,12 @@ func (a *App) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 // Status is the document served at /status; docs/status.md explains
 // every field.
 type Status struct {
-	Threads     []ThreadStatus `json:"threads"`
-	DataSources []any          `json:"datasources"`
-	Forces      []ForceStatus  `json:"forces"`
-	Events      []Event        `json:"events"`
-	Timings     *TimingsStatus `json:"timings,omitempty"`
+	Threads     []ThreadStatus    `json:"threads"`
+	DataSources []any             `json:"datasources"`
+	Forces      []ForceStatus     `json:"forces"`
+	Events      []Event           `json:"events"`
+	Timings     *TimingsStatus    `json:"timings,omitempty"`
+	LateCycles  *forensics.Status `json:"late_cycles,omitempty"`
 }
 
 // ThreadStatus is one RT thread in /status.
@@ -166,6 +188,7 @@ func (a *App) Status() Status {
 	}
 	st.Events = a.events.recent()
 	st.Timings = a.timings.status()
+	st.LateCycles = a.late.Status()
 	return st
 }
 

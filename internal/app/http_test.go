@@ -98,7 +98,7 @@ func (h *httpApp) checkReplies(t *testing.T, path string, replies []reply) {
 }
 
 func (h *httpApp) counter(reason string) uint64 {
-	return h.ms.GetOrCreateCounter(`streamerd_http_refused_total{reason="` + reason + `"}`).Get()
+	return h.ms.GetOrCreateCounter(`streamerd_http_requests_refused_total{reason="` + reason + `"}`).Get()
 }
 
 // The reply states the value applied, base 10, and what the wire does to

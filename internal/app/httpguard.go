@@ -80,10 +80,18 @@ func newHTTPGuard(ms *metrics.Set, maxInFlight, maxBody int) *httpGuard {
 	return g
 }
 
-// httpRefused is the counter of the HTTP requests or connections refused
-// for reason.
+// httpRefused is the counter of the HTTP requests refused for reason.
 func httpRefused(ms *metrics.Set, reason string) *metrics.Counter {
-	return ms.GetOrCreateCounter(`streamerd_http_refused_total{reason="` + reason + `"}`)
+	return ms.GetOrCreateCounter(`streamerd_http_requests_refused_total{reason="` + reason + `"}`)
+}
+
+// httpHelp is the help of the families of the HTTP endpoint and the scope.
+var httpHelp = map[string]string{
+	"streamerd_http_requests_refused_total":     "HTTP requests refused before their handler ran, by reason: busy, body_too_large, unauthorized, control_off, cross_origin, host.",
+	"streamerd_http_connections_refused_total":  "HTTP connections closed at accept or after waiting for a slot: too many at once.",
+	"streamerd_http_connections_evicted_total":  "Idle or half-sent HTTP connections closed to admit a newcomer.",
+	"streamerd_scope_connections_refused_total": "Scope connections closed at accept or after waiting for a slot: too many at once.",
+	"streamerd_scope_connections_evicted_total": "Idle or half-sent scope connections closed to admit a newcomer.",
 }
 
 // handle wraps h, a handler of class, with the checks of g.

@@ -24,7 +24,7 @@ type appScope struct {
 }
 
 // startScope serves the web scope on App.ScopeAddress (nothing when it is
-// empty): one page per UDPStreamer datasource, at / when there is one and
+// empty): one page per UDPStreamer or Replay datasource, at / when there is one and
 // at /<name>/ when there are several. Each page reads its datasource
 // through the datasource's tap, in the process: it is not a network client
 // and never takes the session.
@@ -43,8 +43,8 @@ func (a *App) startScope() error {
 		}
 	}
 	for _, s := range a.sources {
-		us, ok := s.ds.(*udpstreamer.Streamer)
-		if !ok {
+		us := streamerOf(s.ds)
+		if us == nil {
 			continue
 		}
 		tap, err := us.OpenTap()

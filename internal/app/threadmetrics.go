@@ -19,6 +19,22 @@ type threadMetrics struct {
 	name                                             string
 }
 
+// threadHelp is the help of the RT thread families, published once a
+// second from rt.Stats; stat="last" is the last cycle's value, "min" and
+// "max" the extremes since the start.
+var threadHelp = map[string]string{
+	"streamerd_rt_cycles_total":           "Cycles the RT thread executed.",
+	"streamerd_rt_overruns_total":         "Cycles whose work ended after the next cycle's deadline.",
+	"streamerd_rt_missed_periods_total":   "Periods skipped, with no cycle executed, because the thread was late.",
+	"streamerd_rt_failures_total":         "Step (GAM or broker) executions that returned an error, all steps of the thread.",
+	"streamerd_rt_cycle_time_seconds":     "Time from one cycle's start to the next one's, by stat (last, min, max), in seconds.",
+	"streamerd_rt_wakeup_latency_seconds": "Delay between a cycle's deadline and the thread's wake-up, by stat (last, min, max, p50, p99 since the start), in seconds.",
+	"streamerd_rt_busy_seconds":           "Longest time the steps of one cycle took together (stat=max), in seconds.",
+	"streamerd_rt_step_executions_total":  "Executions of one step (GAM or broker).",
+	"streamerd_rt_step_failures_total":    "Executions of one step (GAM or broker) that returned an error.",
+	"streamerd_rt_step_exec_seconds":      "Time of one execution of a step, by stat (last, max, mean since the start), in seconds.",
+}
+
 type stepMetrics struct {
 	executions, failures *metrics.Counter
 	last, max, mean      *metrics.Gauge

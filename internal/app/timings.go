@@ -148,6 +148,17 @@ type sourceTimings struct {
 	lost *metrics.Counter
 }
 
+// timingHelp is the help of the timing histograms (docs/timings.md) and
+// their loss counters.
+var timingHelp = map[string]string{
+	"streamerd_rt_cycle_seconds":                        "Time from one cycle's wake-up to the next one's, every cycle, in seconds.",
+	"streamerd_rt_wakeup_lateness_seconds":              "Time between a cycle's deadline and the thread's wake-up, every cycle, in seconds.",
+	"streamerd_rt_step_seconds":                         "Time of one execution of a step (GAM or broker, Synchronise included), in seconds.",
+	"streamerd_rt_timing_samples_lost_total":            "Cycle timing samples overwritten before the collector read them (samples).",
+	"streamerd_udpstreamer_synchronise_to_sent_seconds": "Time from the Synchronise that published a cycle to the return of the send of its update, in seconds.",
+	"streamerd_udpstreamer_timing_samples_lost_total":   "Synchronise-to-sent samples overwritten before the collector read them (samples).",
+}
+
 // timingCollector drains every ring into its series.
 type timingCollector struct {
 	mu      sync.Mutex // guards the series' last and lost counts for /status

@@ -31,7 +31,8 @@
 //
 // To add a key, add one field() line to its table's declarations, in the
 // file of that table (app.go, thread.go, gam.go, datasource.go,
-// udpstreamer.go, rd100s.go, flatudp.go), with the Go field it fills:
+// udpstreamer.go, rd100s.go, flatudp.go, replay.go), with the Go field it
+// fills:
 //
 //	field("HTTPAllowedHosts", strs(), func(a *App) *[]string { return &a.HTTPAllowedHosts }).
 //		Doc("host names the HTTP endpoint answers to; empty: any"),
@@ -40,10 +41,14 @@
 // defaults; a rule of one key goes in .Check or .Only, a rule of a
 // producer in the producer's Validate (not here); a value the existing
 // types (types.go) do not read, such as an integer or "auto", gets a new
-// valueType. Then run go test ./internal/config -update to write the
-// key's row into docs/config.md.
+// valueType. A class that takes a key of another class with the same
+// meaning reuses that declaration with via, as the Replay class takes
+// the UDPStreamer's server keys (replay.go). Then run go test
+// ./internal/config -update to write the key's row into docs/config.md.
 //
-// The package does no I/O beyond Load reading the file. A *File is
+// The package does no I/O beyond Load reading the file, and Parse opening
+// the recording of each Replay datasource to read its signal list (the
+// footer, not the rows). A *File is
 // immutable after Parse returns and safe to read from any goroutine.
 package config
 
@@ -56,6 +61,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/regfile"
+	"github.com/streamerd/streamerd/internal/replay"
 	"github.com/streamerd/streamerd/rt"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -139,11 +145,12 @@ type Thread struct {
 	Frequency       float64       // Hz, 1/Period
 	Period          time.Duration // from Frequency or Period
 	CPUMask         cpu.Mask      // 0 = no pinning
-	Priority        int           // 0 normal scheduling, 1..99 SCHED_FIFO
+	Priority        int           // 0 normal scheduling, 1..cpu.MaxPriority SCHED_FIFO
 	SleepNature     SleepNature
-	SleepPercentage int      // Hybrid only: percent of the period slept before spinning
-	GAMs            []string // GAM names in execution order
-	GAMIndex        []int    // indexes into File.GAMs, same order
+	SleepPercentage int           // Hybrid only: percent of the period slept before spinning
+	LateThreshold   time.Duration // wake-up lateness from which a cycle is late; 0: half the period
+	GAMs            []string      // GAM names in execution order
+	GAMIndex        []int         // indexes into File.GAMs, same order
 }
 
 // GAM classes.
@@ -207,12 +214,14 @@ const (
 	ClassUDPStreamer = "UDPStreamer"
 	ClassRD100S      = "RD100S"
 	ClassFlatUDP     = "FlatUDP"
+	ClassReplay      = "Replay"
 )
 
 // DataSource is one output datasource. Exactly one of the class pointers is
 // set, matching Class: the producer's own configuration, decoded from the
 // file and checked by the producer's own Validate, ready for its New. Its
-// Signals are the datasource's Signals.
+// Signals are the datasource's Signals; a Replay's are its recording's,
+// read when the file was parsed.
 type DataSource struct {
 	Name        string
 	Class       string
@@ -220,6 +229,16 @@ type DataSource struct {
 	UDPStreamer *udpstreamer.Config
 	RD100S      *rd100s.Config
 	FlatUDP     *flatudp.Config
+	Replay      *Replay
+}
+
+// Replay is a Replay datasource: the recording it plays, and how, ready
+// for replay.New(File, Options, ...).
+type Replay struct {
+	// File is the recording's path: as the file writes it when absolute,
+	// else joined to the directory of the configuration file.
+	File string
+	replay.Options
 }
 
 // MaxFileSize is the size of the largest configuration file Load reads.

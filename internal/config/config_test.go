@@ -14,6 +14,7 @@ import (
 	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
 	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/quant"
+	"github.com/streamerd/streamerd/rt"
 )
 
 func loadExample(t *testing.T, name string) *File {
@@ -458,10 +459,23 @@ func TestWarnings(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := Errors(f.Warnings).Error()
-	want := `w.toml:8:1: Threads[0] "RT1": SleepNature: a SCHED_FIFO thread that spins for its whole period hits the kernel's real-time throttling (about one 50 ms stall per second); use Hybrid or Default
-w.toml:11:1: Threads[1] "RT2": CPUMask: this thread and thread "RT1" both spin under SCHED_FIFO and may share a CPU: they can starve each other; pin them to disjoint CPUs
-w.toml:16:1: Threads[1] "RT2": SleepPercentage: a SCHED_FIFO thread that sleeps less than 10% of its period risks the kernel's real-time throttling
-w.toml:35:1: DataSources[0] "S2": AllowedClients: any host that can reach the port can start a stream, and a spoofed CONNECT directs it at a third party; list the allowed clients
+	// The scheduling warnings are rt.Validate's (their text depends on the
+	// kernel's RT throttling), at the key of the thread's sleep.
+	rtWarnings := func(at string, cfg rt.Config) string {
+		ws, err := rt.Validate(cfg)
+		if err != nil || len(ws) != 2 { // spinning too long, and without CPUMask
+			t.Fatalf("rt.Validate: %q, %v", ws, err)
+		}
+		var b strings.Builder
+		for _, w := range ws {
+			b.WriteString(at + strings.TrimPrefix(w, cfg.Name+": ") + "\n")
+		}
+		return b.String()
+	}
+	want := rtWarnings(`w.toml:8:1: Threads[0] "RT1": SleepNature: `, rt.Config{Name: "RT1", Frequency: 1000, Priority: 80, SleepNature: rt.Busy}) +
+		`w.toml:11:1: Threads[1] "RT2": CPUMask: this thread and thread "RT1" both spin under SCHED_FIFO and may share a CPU: they can starve each other; pin them to disjoint CPUs
+` + rtWarnings(`w.toml:16:1: Threads[1] "RT2": SleepPercentage: `, rt.Config{Name: "RT2", Frequency: 10, Priority: 80, SleepNature: rt.Hybrid, SleepPercentage: 5}) +
+		`w.toml:35:1: DataSources[0] "S2": AllowedClients: any host that can reach the port can start a stream, and a spoofed CONNECT directs it at a third party; list the allowed clients
 w.toml:43:1: DataSources[1] "S": AllowedClients: any host that can reach the port can start a stream, and a spoofed CONNECT directs it at a third party; list the allowed clients`
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s\n%s", got, want, src)
@@ -469,6 +483,31 @@ w.toml:43:1: DataSources[1] "S": AllowedClients: any host that can reach the por
 	for _, name := range []string{"app.toml", "burst.toml", "rd100s.toml", "flatudp.toml", "flatudp_trigger.toml"} {
 		if f := loadExample(t, name); len(f.Warnings) > 0 {
 			t.Errorf("%s: %v", name, Errors(f.Warnings))
+		}
+	}
+}
+
+// A short period with Default sleep gets rt.Validate's warning, at the key
+// that gives the period.
+func TestShortPeriodWarning(t *testing.T) {
+	for _, c := range []struct{ from, to, key string }{
+		{"Frequency = 1000.0", "Frequency = 20000.0", "Frequency"},
+		{"Frequency = 1000.0", `Period = "50us"`, "Period"},
+	} {
+		f, err := Parse("w.toml", []byte(edit(t, baseUDPS, c.from, c.to)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, _ := rt.Validate(rt.Config{Name: "RT1", Period: 50 * time.Microsecond})
+		want := `w.toml:6:1: Threads[0] "RT1": ` + c.key + ": " + strings.TrimPrefix(ws[0], "RT1: ")
+		var got []string
+		for _, w := range f.Warnings {
+			if strings.Contains(w.Error(), "Threads[") {
+				got = append(got, w.Error())
+			}
+		}
+		if strings.Join(got, "\n") != want {
+			t.Errorf("%s:\n%s\nwant\n%s", c.to, got, want)
 		}
 	}
 }

@@ -21,11 +21,11 @@ var dataSourceKeys = table[DataSource]{
 				return ""
 			}).
 			Doc("non-empty, unique among datasources, no `.` (signals are addressed as `DataSource.Signal`, e.g. by `/force`)"),
-		field("Class", oneOf(ClassUDPStreamer, ClassRD100S, ClassFlatUDP), func(d *DataSource) *string { return &d.Class }).
+		field("Class", oneOf(ClassUDPStreamer, ClassRD100S, ClassFlatUDP, ClassReplay), func(d *DataSource) *string { return &d.Class }).
 			Required("a string"),
 		custom("Signals", "array of tables", readSignals).
-			Required("[[DataSources.Signals]] tables").
-			Doc("`[[DataSources.Signals]]`, at least one, in wire order"),
+			Default("required").
+			Doc("`[[DataSources.Signals]]`, at least one, in wire order; none for a `Replay`, which serves the signals of its recording"),
 	},
 }
 
@@ -41,6 +41,7 @@ var classes = map[string]class{
 	ClassUDPStreamer: {udpStreamer, &udpStreamerKeys},
 	ClassRD100S:      {rd100S, &rd100sKeys},
 	ClassFlatUDP:     {flatUDP, &flatUDPKeys},
+	ClassReplay:      {replayDS, &replayKeys},
 }
 
 // dataSource decodes datasource i: its name, class and signals, then the
@@ -63,8 +64,18 @@ func (d *decoder) dataSource(i int, t *tbl) DataSource {
 }
 
 // readSignals decodes the [[DataSources.Signals]] of ds: the keys of every
-// class, then those of a UDPStreamer signal, refused on other classes.
+// class, then those of a UDPStreamer signal, refused on other classes. A
+// Replay has none: its recording's are read with its keys.
 func readSignals(t *tbl, ds *DataSource) {
+	if ds.Class == ClassReplay {
+		if _, ok := t.get("Signals"); ok {
+			t.errf("Signals", "a Replay serves the signals of its recording (File); give no [[DataSources.Signals]]")
+		}
+		return
+	}
+	if !t.has("Signals") {
+		t.missing("Signals", "[[DataSources.Signals]] tables")
+	}
 	for _, st := range t.tables("Signals") {
 		s := signalKeys.decode(st)
 		if ds.Class == ClassUDPStreamer {

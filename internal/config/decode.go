@@ -178,7 +178,7 @@ var fileKeys = table[File]{
 				f.Threads = append(f.Threads, threadKeys.decode(tt))
 				tt.done()
 			}
-		}).Doc("`[[Threads]]`: RT threads, at least one"),
+		}).Doc("`[[Threads]]`: RT threads, at least one unless every datasource is a `Replay`"),
 		custom("GAMs", "array of tables", func(t *tbl, f *File) {
 			for _, gt := range t.tables("GAMs") {
 				f.GAMs = append(f.GAMs, t.d.gam(gt))

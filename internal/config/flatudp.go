@@ -3,10 +3,13 @@ package config
 import (
 	"fmt"
 	"net/netip"
+	"strconv"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -47,10 +50,16 @@ var flatUDPKeys = table[flatConfig]{
 			Doc("≥ 0, less than `NumberOfBuffers`; IndependentThread only (non-zero in `RealTimeThread` mode is an error)"),
 		field("NumberOfPostTriggers", anyInt(), func(c *flatConfig) *int { return &c.NumberOfPostTriggers }).
 			Doc("≥ 0; IndependentThread only (non-zero in `RealTimeThread` mode is an error)"),
-		field("NumberOfBuffers", anyInt(), func(c *flatConfig) *int { return &c.NumberOfBuffers }).
-			NonZero().Default(fmt.Sprintf("`%d` (IndependentThread), `%d` (RealTimeThread)", flatudp.DefaultNumberOfBuffers, flatudp.DefaultQueueLength)).
-			Doc(fmt.Sprintf("1..%d, ring size in cycles: the trigger history, or the queue between the RT thread and the sender; at most %d MiB of ring (each slot the datagram size rounded up to 128 bytes)",
+		field("NumberOfBuffers", countOrAuto(), func(c *flatConfig) *int { return &c.NumberOfBuffers }).
+			Default("`\"auto\"`").
+			Doc(fmt.Sprintf("`\"auto\"` or 1..%d, ring size in cycles: the pre-trigger history (IndependentThread) and the queue between the RT thread and the sender thread; at most %d MiB of ring (each slot the datagram size rounded up to 128 bytes). A number is exactly that length, MARTe2's meaning (the MARTe2 importer always writes one in IndependentThread mode). `\"auto\"` is `NumberOfPreTriggers` plus the cycles of `HandOffTime` (500 ms) at the period of the thread that synchronises the datasource, within `HandOffBytes` (64 MiB): MARTe2 sends RealTimeThread cycles from the RT thread itself and has no queue to keep the length of; `-describe`, `/status` and the start-up log say the length chosen and the time its queue covers",
 				flatudp.MaxNumberOfBuffers, flatudp.MaxRingBytes>>20)),
+		field("HandOffTime", duration("200ms", "1s"), func(c *flatConfig) *time.Duration { return &c.HandOffTime }).
+			Default(fmt.Sprintf("`%q`", datasource.DefaultHandOffTime.String())).
+			Doc("as for UDPStreamer, with `NumberOfBuffers = \"auto\"` only: the time of cycles the ring queues for the sender thread beyond the pre-trigger history"),
+		field("HandOffBytes", anyInt(), func(c *flatConfig) *int { return &c.HandOffBytes }).
+			NonZero().Unit("bytes").Default(shown(datasource.DefaultHandOffBytes)).
+			Doc(fmt.Sprintf("1..%d, with `NumberOfBuffers = \"auto\"` only: the memory the whole ring may take", flatudp.MaxRingBytes)),
 		field("ByteOrder", named(wire.Little, wire.Big), func(c *flatConfig) *wire.ByteOrder { return &c.ByteOrder }),
 		field("TTL", anyInt(), func(c *flatConfig) *int { return &c.TTL }).
 			Only(multicast, "applies only to a multicast Address").
@@ -63,7 +72,9 @@ var flatUDPKeys = table[flatConfig]{
 		field("CPUMask", cpuMask(), func(c *flatConfig) *cpu.Mask { return &c.CPUMask }).
 			Doc("sender thread's CPU mask"),
 		field("Priority", anyInt(), func(c *flatConfig) *int { return &c.Priority }).
-			Doc("0 (normal scheduling) or 1..99: the sender thread's SCHED_FIFO priority, as for UDPStreamer"),
+			Doc("0 (normal scheduling) or 1.." + strconv.Itoa(cpu.MaxPriority) + ": the sender thread's SCHED_FIFO priority, as for UDPStreamer"),
+		field("NetworkWait", named(netthread.WaitPaced, netthread.WaitSpin, netthread.WaitPark), func(c *flatConfig) *netthread.WaitMode { return &c.NetworkWait }).
+			Doc("as for UDPStreamer, for the sender thread (`streamerd_flatudp_network_wakeups_total`)"),
 		field("NetworkSpin", duration("50us", "1ms"), func(c *flatConfig) *time.Duration { return &c.NetworkSpin }).
 			Doc("as for UDPStreamer, for the sender thread"),
 		field("StackSize", anyInt(), func(c *flatConfig) *int { return &c.StackSize }).

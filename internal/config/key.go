@@ -52,6 +52,41 @@ func custom[S any](name, kind string, read func(t *tbl, s *S)) key[S] {
 	return key[S]{name: name, kind: kind, read: read}
 }
 
+// via declares in a table whose decoded form S holds a T (at part) the
+// key k of T's table: the same name, type, checks and docs, read into and
+// shown from that T. A class that takes another class's key with the same
+// meaning reuses its declaration this way.
+func via[S, T any](k key[T], part func(*S) *T) key[S] {
+	out := key[S]{name: k.name, kind: k.kind, allowed: k.allowed, unit: k.unit, def: k.def, doc: k.doc,
+		required: k.required, nonZero: k.nonZero}
+	out.read = func(t *tbl, s *S) { k.read(t, part(s)) }
+	if k.show != nil {
+		out.show = func(s *S) string { return k.show(part(s)) }
+	}
+	if k.text != nil {
+		out.text = func(s *S) string { return k.text(part(s)) }
+	}
+	if k.isSet != nil {
+		out.isSet = func(s *S) bool { return k.isSet(part(s)) }
+	}
+	for _, rule := range k.checks {
+		out.checks = append(out.checks, func(s *S) string { return rule(part(s)) })
+	}
+	return out
+}
+
+// find returns the declaration of key name in tb; a name tb does not
+// declare is a bug of the declarations, found when the package
+// initialises.
+func (tb *table[S]) find(name string) key[S] {
+	for _, k := range tb.keys {
+		if k.name == name {
+			return k
+		}
+	}
+	panic("config: table " + tb.name + " declares no key " + name)
+}
+
 func isZero[T any](v T) bool { return reflect.ValueOf(&v).Elem().IsZero() }
 
 // Doc sets the one-line description: what the key does, and any rule the

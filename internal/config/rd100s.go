@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/rd100s"
@@ -80,7 +81,7 @@ var rd100sKeys = table[rdConfig]{
 		field("CPUMask", cpuMask(), func(c *rdConfig) *cpu.Mask { return &c.CPUMask }).
 			Doc("emitter thread's CPU mask"),
 		field("Priority", anyInt(), func(c *rdConfig) *int { return &c.Priority }).
-			Doc("0 (normal scheduling) or 1..99: the emitter thread's SCHED_FIFO priority, as for UDPStreamer"),
+			Doc("0 (normal scheduling) or 1.." + strconv.Itoa(cpu.MaxPriority) + ": the emitter thread's SCHED_FIFO priority, as for UDPStreamer"),
 		field("seed", integer[uint64](0, math.MaxInt64), func(c *rdConfig) *uint64 { return &c.Seed }).
 			Doc("seed of the degradations' random draws"),
 		custom("degradations", "table", func(t *tbl, c *rdConfig) {

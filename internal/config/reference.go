@@ -108,6 +108,8 @@ func (f *File) Settings(i int) []Setting {
 		v = ds.RD100S
 	case ds.FlatUDP != nil:
 		v = ds.FlatUDP
+	case ds.Replay != nil:
+		v = ds.Replay
 	}
 	base := "DataSources[" + strconv.Itoa(i) + "]."
 	return c.doc.settings(v, func(key string) bool { return f.spelled(base + key) })
@@ -117,5 +119,5 @@ func (f *File) Settings(i int) []Setting {
 // docs/config.md.
 var sections = []section{
 	&fileKeys, &appKeys, &threadKeys, &gamKeys, &outputKeys, &waveformKeys, &iogamKeys, &textKeys,
-	&dataSourceKeys, &signalKeys, &udpsSignalKeys, &udpStreamerKeys, &rd100sKeys, &degradationKeys, &flatUDPKeys,
+	&dataSourceKeys, &signalKeys, &udpsSignalKeys, &udpStreamerKeys, &rd100sKeys, &degradationKeys, &flatUDPKeys, &replayKeys,
 }

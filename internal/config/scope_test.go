@@ -18,7 +18,7 @@ func TestScopeAddress(t *testing.T) {
 		{"bad port", baseUDPS, `ScopeAddress = "localhost:99999"`,
 			`t.toml:3:1: App: ScopeAddress: port must be 0..65535, got "99999"`},
 		{"no UDPStreamer", "[App]\nScopeAddress = \"127.0.0.1:0\"\n" + baseFlat, "",
-			`t.toml:2:1: App: ScopeAddress: the scope shows UDPStreamer datasources, and there is none`},
+			`t.toml:2:1: App: ScopeAddress: the scope shows UDPStreamer and Replay datasources, and there is none`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			src := c.base

@@ -2,6 +2,7 @@ package config
 
 import (
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -29,13 +30,22 @@ var threadKeys = table[Thread]{
 			Doc("Go duration: `\"1ms\"`, `\"250us\"`, `\"100µs\"`. The period must be 1 µs .. 1 h (either way it is given)."),
 		field("CPUMask", cpuMask(), func(t *Thread) *cpu.Mask { return &t.CPUMask }).
 			Doc("CPU bit mask: `\"0x2\"`, `\"0b10\"`, `\"2\"` or `2` all mean CPU 1. 0 = no pinning."),
-		field("Priority", integer[int](0, 99), func(t *Thread) *int { return &t.Priority }).
-			Doc("0 = normal scheduling; 1..99 = `SCHED_FIFO` at that priority (needs `CAP_SYS_NICE`)"),
+		field("Priority", integer[int](0, cpu.MaxPriority), func(t *Thread) *int { return &t.Priority }).
+			Doc("0 = normal scheduling; 1.." + strconv.Itoa(cpu.MaxPriority) + " = `SCHED_FIFO` at that priority (needs `CAP_SYS_NICE`)"),
 		field("SleepNature", named(SleepDefault, SleepBusy, SleepHybrid), func(t *Thread) *SleepNature { return &t.SleepNature }).
 			Doc("`Default`: sleep on the timer until the next period. `Busy`: spin on the clock for the whole period (lowest jitter, one CPU at 100 %). `Hybrid`: sleep `SleepPercentage` % of the period, then spin."),
 		field("SleepPercentage", integer[int](0, 100), func(t *Thread) *int { return &t.SleepPercentage }).
 			Only(func(t *Thread) bool { return t.SleepNature == SleepHybrid }, "applies only to SleepNature = \"Hybrid\"").
 			Doc("only with `SleepNature = \"Hybrid\"` (an error otherwise)"),
+		field("LateThreshold", duration("500us", "2ms"), func(t *Thread) *time.Duration { return &t.LateThreshold }).
+			Default("half the period").NonZero().
+			Check(func(t *Thread) string {
+				if t.LateThreshold < 0 {
+					return "must be a positive duration"
+				}
+				return ""
+			}).
+			Doc("Go duration > 0: a cycle that wakes later than this after its deadline is a late cycle: counted by cause in `streamerd_rt_late_cycles_total`, shown in `/status` and logged at most once a second (docs/timings.md, *Late cycles*). Cycles that overrun their period are late whatever this says."),
 		field("GAMs", strs(), func(t *Thread) *[]string { return &t.GAMs }).
 			Required("an array of GAM names, in execution order").
 			Check(func(t *Thread) string {

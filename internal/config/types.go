@@ -96,6 +96,43 @@ func integer[N integerType](min, max int64) valueType[N] {
 // anyInt is an int whose range the producer checks.
 func anyInt() valueType[int] { return integer[int](math.MinInt32, math.MaxInt32) }
 
+// countOrAuto is a positive count, or "auto" (read as 0) for one the
+// producer chooses; its range is the producer's rule. A 0 written is
+// refused: the file writes "auto" or leaves the key out.
+func countOrAuto() valueType[int] {
+	return valueType[int]{
+		kind: "integer or string",
+		read: func(r at, v any) (int, bool) {
+			switch x := v.(type) {
+			case string:
+				if x == "auto" {
+					return 0, true
+				}
+				r.errf("expected \"auto\" or an integer, got %q", x)
+				return 0, false
+			case int64:
+				if x == 0 {
+					r.errf("must not be 0 (write \"auto\", or leave the key out, for a value chosen by time)")
+					return 0, false
+				}
+				if x < math.MinInt32 || x > math.MaxInt32 {
+					r.errf("must be \"auto\" or an integer, got %d", x)
+					return 0, false
+				}
+				return int(x), true
+			}
+			r.wrong("\"auto\" or an integer", v)
+			return 0, false
+		},
+		format: func(n int) string {
+			if n == 0 {
+				return `"auto"`
+			}
+			return strconv.Itoa(n)
+		},
+	}
+}
+
 // port is a UDP or TCP port a file names: 0, which asks the kernel for
 // any port or stands for the producer's default, is left out instead.
 func port() valueType[int] { return integer[int](1, 65535) }

@@ -11,19 +11,40 @@ import (
 // datasources, and resolves them to indexes.
 func (d *decoder) validate() {
 	f := d.f
-	if len(f.Threads) == 0 {
-		d.errs = append(d.errs, f.errKey("", "Threads", "at least one [[Threads]] table is required"))
+	switch {
+	case len(f.Threads) > 0:
+	case !onlyReplays(f):
+		d.errs = append(d.errs, f.errKey("", "Threads", "at least one [[Threads]] table is required (a file whose datasources are all Replay needs none)"))
+	default:
+		// The first RT thread applies these; a file of replays has none.
+		if f.App.LockMemory {
+			d.errf("App.LockMemory", "applies at the start of the first RT thread, and the file has none")
+		}
+		if f.App.GCPolicy == "off" {
+			d.errf("App.GCPolicy", "\"off\" applies at the start of the first RT thread, and the file has none")
+		}
 	}
 	d.unique("Threads", len(f.Threads), func(i int) string { return f.Threads[i].Name })
 	d.unique("GAMs", len(f.GAMs), func(i int) string { return f.GAMs[i].Name })
 	d.unique("DataSources", len(f.DataSources), func(i int) string { return f.DataSources[i].Name })
-	if f.App.ScopeAddress != "" && !slices.ContainsFunc(f.DataSources, func(ds DataSource) bool { return ds.Class == ClassUDPStreamer }) {
-		d.errf("App.ScopeAddress", "the scope shows UDPStreamer datasources, and there is none")
+	if f.App.ScopeAddress != "" && !slices.ContainsFunc(f.DataSources, func(ds DataSource) bool { return ds.Class == ClassUDPStreamer || ds.Class == ClassReplay }) {
+		d.errf("App.ScopeAddress", "the scope shows UDPStreamer and Replay datasources, and there is none")
 	}
 	pos := d.resolveThreads()
 	d.checkEveryGAMRuns()
 	d.resolveOutputs()
 	d.resolveInputs(pos)
+}
+
+// onlyReplays reports whether f has datasources and every one is a
+// Replay, which its own pacing thread synchronises: no RT thread is needed.
+func onlyReplays(f *File) bool {
+	for i := range f.DataSources {
+		if f.DataSources[i].Class != ClassReplay {
+			return false
+		}
+	}
+	return len(f.DataSources) > 0
 }
 
 // idx names element i of an array of tables: "GAMs[2]".
@@ -164,6 +185,10 @@ func (d *decoder) resolveOutput(g *GAM, o *Output, op string) (key string) {
 	di := f.DataSource(o.DataSource)
 	if di < 0 {
 		d.errf(op+".DataSource", "no datasource named %q", o.DataSource)
+		return key
+	}
+	if f.DataSources[di].Class == ClassReplay {
+		d.errf(op+".DataSource", "datasource %q is a Replay: it serves the signals of its recording, which no GAM writes", o.DataSource)
 		return key
 	}
 	si, ok := d.signalIndex(di, o.Alias)

@@ -4,15 +4,13 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/streamerd/streamerd/internal/httpguard"
+	"github.com/streamerd/streamerd/rt"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
-
-// Thresholds of the scheduling warnings (package rt, "Scheduling and the
-// Go runtime").
-const minFIFOSleepPercentage = 10 // a SCHED_FIFO thread must sleep this much of its period
 
 // warn collects the legal but risky choices of the file, positioned like
 // errors. They never fail Parse.
@@ -25,11 +23,8 @@ func (d *decoder) warn() {
 	for ti := range f.Threads {
 		th := &f.Threads[ti]
 		p := "Threads[" + strconv.Itoa(ti) + "]"
-		switch {
-		case th.Priority > 0 && th.SleepNature == SleepBusy:
-			w(p+".SleepNature", "a SCHED_FIFO thread that spins for its whole period hits the kernel's real-time throttling (about one 50 ms stall per second); use Hybrid or Default")
-		case th.Priority > 0 && th.SleepNature == SleepHybrid && th.SleepPercentage < minFIFOSleepPercentage:
-			w(p+".SleepPercentage", "a SCHED_FIFO thread that sleeps less than "+strconv.Itoa(minFIFOSleepPercentage)+"% of its period risks the kernel's real-time throttling")
+		for _, msg := range threadWarnings(th) {
+			w(p+"."+f.threadWarningKey(p, th), msg)
 		}
 		if !spins(th) {
 			continue
@@ -60,6 +55,8 @@ func (d *decoder) warn() {
 			spin, mask = d.UDPStreamer.NetworkSpin, d.UDPStreamer.CPUMask
 		case d.FlatUDP != nil:
 			spin, mask = d.FlatUDP.NetworkSpin, d.FlatUDP.CPUMask
+		case d.Replay != nil:
+			spin, mask = d.Replay.Server.NetworkSpin, d.Replay.Server.CPUMask
 		}
 		if spin > 0 && mask == 0 {
 			w("DataSources["+strconv.Itoa(di)+"].NetworkSpin", "a network thread that spins without CPUMask takes CPU time from whatever shares its CPU, the RT thread included; pin it to a CPU of its own")
@@ -67,6 +64,9 @@ func (d *decoder) warn() {
 	}
 	for di := range f.DataSources {
 		u := f.DataSources[di].UDPStreamer
+		if r := f.DataSources[di].Replay; r != nil {
+			u = &r.Server
+		}
 		if u == nil || len(u.AllowedClients) > 0 {
 			continue
 		}
@@ -112,4 +112,40 @@ func ScopeExposure(app *App, loopback bool) string {
 		return ""
 	}
 	return "the scope is not on a loopback address and has no HTTPTokenFile: anyone who can reach it sees every signal of the UDPStreamer datasources (set HTTPTokenFile: the page then asks for the token)"
+}
+
+// threadWarnings returns rt.Validate's warnings for the thread th, without
+// the thread's name, which the position gives: the scheduling rules (a
+// spinning SCHED_FIFO thread and the kernel's real-time throttling, a
+// short period with Default sleep) are rt's.
+func threadWarnings(th *Thread) []string {
+	ws, err := rt.Validate(rt.Config{Name: th.Name, Period: th.Period, CPUMask: th.CPUMask, Priority: th.Priority,
+		SleepNature: th.SleepNature, SleepPercentage: th.SleepPercentage})
+	if err != nil { // the file's own checks have reported it
+		return nil
+	}
+	for i, msg := range ws {
+		ws[i] = strings.TrimPrefix(msg, th.Name+": ")
+	}
+	return ws
+}
+
+// threadWarningKey is the key rt.Validate's warnings about the thread th
+// at path are positioned at: each is about how the thread waits for its
+// period, so the first of its sleep keys (or period keys, with Default
+// sleep) that the file spells out.
+func (f *File) threadWarningKey(path string, th *Thread) string {
+	keys := []string{"Period", "Frequency"}
+	switch th.SleepNature {
+	case SleepHybrid:
+		keys = []string{"SleepPercentage", "SleepNature"}
+	case SleepBusy:
+		keys = []string{"SleepNature"}
+	}
+	for _, k := range keys {
+		if f.spelled(path + "." + k) {
+			return k
+		}
+	}
+	return keys[len(keys)-1]
 }

@@ -5,49 +5,53 @@ import (
 	"strings"
 )
 
-// noteGAMs records what became of every GAM of the application.
-func (im *importer) noteGAMs(a *application, st *state, used map[*gamDef]string) {
-	inState := map[*gamDef]bool{}
-	for _, t := range st.threads {
-		for _, g := range t.gams {
-			im.steps++
-			inState[g] = true
-		}
+// reached records what the value o of an imported signal says of the
+// GAMs: those it passed through are folded, and the one it blames (if
+// unfed) is not imported, for the first reason given.
+func (im *importer) reached(o *origin) {
+	for h := o.via; h != nil && !h.seen; h = h.prev { // hops are shared: each is walked once
+		im.steps++
+		h.seen = true
+		h.gam.folded = true
 	}
-	folded := map[*gamDef]bool{}
-	seen := map[*hop]bool{} // hops are shared: each is walked once
-	blamed := map[*gamDef]string{}
-	for _, o := range append(append([]*origin(nil), im.routes...), im.unfed...) {
-		for h := o.via; h != nil && !seen[h]; h = h.prev {
-			im.steps++
-			seen[h] = true
-			folded[h.gam] = true
-		}
-		if o.blame != nil && blamed[o.blame] == "" {
-			blamed[o.blame] = o.why
-		}
+	if o.reason == nil {
+		return
 	}
+	if g := o.blame; g != nil && im.blamed[g] == nil {
+		if im.blamed == nil {
+			im.blamed = map[*gamDef]*origin{}
+		}
+		im.blamed[g] = o
+	}
+}
+
+// noteGAMs records what became of every GAM of the application: a GAM
+// of a thread of the state has its thread set (expandThreads), one that
+// makes a streamerd GAM says so in used (newGAM), and reached marked the
+// others.
+func (im *importer) noteGAMs(a *application, st *state) {
 	for _, g := range a.gams {
 		im.steps++
-		if blamed[g] != "" {
-			im.skip(g.node.Pos, g.path, g.class, "not imported: %s", blamed[g])
-			if used[g] == "" {
+		used := im.used(g)
+		if blame := im.blamed[g]; blame != nil {
+			im.skip(g.node.Pos(), g.path.String(), g.class, "not imported: %s", blame.reason)
+			if used == "" {
 				continue
 			}
 		}
 		switch {
-		case used[g] != "" && folded[g]:
-			im.maps(g.node.Pos, g.path, g.class, "%s; its copies are folded (the producer writes the imported datasource directly)", used[g])
-		case used[g] != "":
-			im.maps(g.node.Pos, g.path, g.class, "%s", used[g])
-		case folded[g]:
-			im.maps(g.node.Pos, g.path, g.class, "folded: an IOGAM copies bytes unchanged, so the producer of each value writes the imported datasource directly")
-		case !inState[g]:
-			im.skip(g.node.Pos, g.path, g.class, "not run in state %s", st.name)
-		case !knownGAM(g.kind):
-			im.skip(g.node.Pos, g.path, g.class, "no streamerd equivalent; nothing it writes reaches an imported datasource")
+		case used != "" && g.folded:
+			im.maps(g.node.Pos(), g.path.String(), g.class, "%s; its copies are folded (the producer writes the imported datasource directly)", used)
+		case used != "":
+			im.maps(g.node.Pos(), g.path.String(), g.class, "%s", used)
+		case g.folded:
+			im.maps(g.node.Pos(), g.path.String(), g.class, "folded: an IOGAM copies bytes unchanged, so the producer of each value writes the imported datasource directly")
+		case g.thread == nil:
+			im.skip(g.node.Pos(), g.path.String(), g.class, "not run in state %s", shortName(st.name()))
+		case !knownGAM(g.kind()):
+			im.skip(g.node.Pos(), g.path.String(), g.class, "no streamerd equivalent; nothing it writes reaches an imported datasource")
 		default:
-			im.skip(g.node.Pos, g.path, g.class, "nothing it writes reaches an imported datasource")
+			im.skip(g.node.Pos(), g.path.String(), g.class, "nothing it writes reaches an imported datasource")
 		}
 	}
 }
@@ -70,14 +74,14 @@ func (im *importer) noteSources(a *application, sinks []*sink, threads []*thread
 		switch {
 		case im.mapsTo(ds) != "":
 			// noted by findSinks or the params
-		case ds.kind == "LinuxTimer":
+		case ds.kind() == "LinuxTimer":
 			if !paces[ds] {
-				im.skip(ds.node.Pos, ds.path, ds.class, "paces no thread that writes an imported datasource")
+				im.skip(ds.node.Pos(), ds.path.String(), ds.class, "paces no thread that writes an imported datasource")
 			}
-		case ds.kind == "GAMDataSource":
-			im.maps(ds.node.Pos, ds.path, ds.class, "folded: streamerd GAMs write their values straight into the imported datasources")
+		case ds.kind() == "GAMDataSource":
+			im.maps(ds.node.Pos(), ds.path.String(), ds.class, "folded: streamerd GAMs write their values straight into the imported datasources")
 		default:
-			im.skip(ds.node.Pos, ds.path, ds.class, "%s%s", sourceWhy(ds.kind), written(ds))
+			im.skip(ds.node.Pos(), ds.path.String(), ds.class, "%s%s", sourceWhy(ds.kind()), written(ds))
 		}
 	}
 }
@@ -103,11 +107,8 @@ func sourceWhy(kind string) string {
 func written(ds *dataSource) string {
 	var names []string
 	for _, s := range ds.signals {
-		for _, r := range s.refs {
-			if !r.input {
-				names = append(names, s.name)
-				break
-			}
+		if s.writer != nil {
+			names = append(names, s.name())
 		}
 	}
 	if len(names) == 0 {
@@ -122,36 +123,45 @@ func written(ds *dataSource) string {
 // noteObjects records the application's scheduler and other objects.
 func (im *importer) noteObjects(a *application) {
 	if s := a.scheduler; s != nil {
-		im.maps(s.node.Pos, s.path, s.class, "streamerd's RT threads run their GAMs in order, then the brokers")
+		im.maps(s.node.Pos(), s.path.String(), s.class, "streamerd's RT threads run their GAMs in order, then the brokers")
 	}
 	for _, o := range a.others {
-		im.skip(o.node.Pos, o.path, o.class, "not part of the data path streamerd imports")
+		im.skip(o.node.Pos(), o.path.String(), o.class, "not part of the data path streamerd imports")
 	}
 }
 
-// header returns the comment lines at the top of the TOML.
-func (im *importer) header(a *application, st *state) []string {
-	h := []string{
-		fmt.Sprintf("Imported from %s by streamerd -import-marte2: %s (%s), state %s.", im.file, a.obj.path, a.obj.class, st.name),
-		"Each table names the MARTe2 object it comes from. Check with: streamerd -check -config <this file>",
-	}
-	var skipped, approx []string
-	sortNotes(im.notes)
-	for _, n := range im.notes {
-		switch n.Verdict {
-		case Skipped:
-			skipped = append(skipped, "  "+n.Format(im.file))
-		case Approximated:
-			approx = append(approx, "  "+n.Format(im.file))
+// writeHeader prints the comment lines at the top of the TOML, from the
+// application's position: what was approximated and what was not
+// imported (the notes, sorted).
+func (im *importer) writeHeader(w *writer, a *application, st *state) {
+	at := a.obj.node.Pos()
+	cs := w.beginComment(at, "")
+	cs.WriteString("Imported from ")
+	cs.WriteString(im.file)
+	cs.WriteString(" by streamerd -import-marte2: ")
+	a.obj.path.write(cs)
+	cs.WriteString(" (")
+	cs.WriteString(a.obj.class)
+	cs.WriteString("), state ")
+	cs.WriteString(st.name())
+	cs.WriteByte('.')
+	w.WriteByte('\n')
+	w.comment(at, "", "Each table names the MARTe2 object it comes from. Check with: streamerd -check -config <this file>")
+	for i, v := range [2]Verdict{Approximated, Skipped} {
+		first := true
+		for _, n := range im.notes {
+			if n.Verdict != v {
+				continue
+			}
+			if first {
+				w.comment(at, "", "")
+				w.comment(at, "", [2]string{"Approximated:", "Not imported:"}[i])
+				first = false
+			}
+			cs := w.beginComment(at, "")
+			cs.WriteString("  ")
+			n.write(cs, im.file)
+			w.WriteByte('\n')
 		}
 	}
-	if len(approx) > 0 {
-		h = append(h, "", "Approximated:")
-		h = append(h, approx...)
-	}
-	if len(skipped) > 0 {
-		h = append(h, "", "Not imported:")
-		h = append(h, skipped...)
-	}
-	return h
 }

@@ -10,34 +10,34 @@ package marte2
 // as more definitions, which a text rarely does. A backslash, a tab or a
 // newline in the Default parse.
 func (im *importer) checkCharDefaults(a *application) {
-	check := func(n *Node, typ, path string) {
+	check := func(n Node, typ string, path func() string) {
 		l := n.Leaf("Default")
-		if typ != "char8" || l == nil {
+		if typ != "char8" || l.IsZero() {
 			return
 		}
-		s, ok := l.Value.Text()
+		s, ok := l.Value().Text()
 		if !ok {
 			return // MARTe2 reads no string from a vector: nothing to parse again
 		}
 		if at, ok := rereadDefault(s); !ok {
-			im.errorf(l.Value.Pos, "%s: Default %s: MARTe2 refuses the whole application (\"Unsupported defined default value\"): it reads a char8 Default again between quotes, where the '\"' at byte %d ends it early and what follows does not parse", path, l.Value, at+1)
+			im.errorf(l.Value().Pos(), "%s: Default %s: MARTe2 refuses the whole application (\"Unsupported defined default value\"): it reads a char8 Default again between quotes, where the '\"' at byte %d ends it early and what follows does not parse", path(), l.Value(), at+1)
 		}
 	}
 	for _, g := range a.gams {
-		for _, s := range g.inputs {
+		for _, s := range g.inputs() {
 			im.steps++
-			check(s.node, signalType(s), s.String())
+			check(s.node(), signalType(s), s.String)
 		}
-		for _, s := range g.outputs {
+		for _, s := range g.outputs() {
 			im.steps++
-			check(s.node, signalType(s), s.String())
+			check(s.node(), signalType(s), s.String)
 		}
 	}
 	for _, ds := range a.sources {
 		for _, d := range ds.signals {
 			im.steps++
-			if d.node != nil {
-				check(d.node, d.typ, ds.path+".Signals."+d.name)
+			if !d.node().IsZero() {
+				check(d.node(), d.typ(), d.path)
 			}
 		}
 	}
@@ -46,10 +46,10 @@ func (im *importer) checkCharDefaults(a *application) {
 // signalType returns the type of a GAM signal: its own, or its
 // datasource's.
 func signalType(s *gamSignal) string {
-	if s.typ == "" && s.sig != nil {
-		return s.sig.typ
+	if t := s.typ(); t != "" || s.sig == nil {
+		return t
 	}
-	return s.typ
+	return s.sig.typ()
 }
 
 // rereadDefault reports whether MARTe2's StandardParser reads

@@ -34,5 +34,6 @@
 // Errors are *Error values ("file:line:col: message"); Import returns
 // every mapping error found, sorted by position and each once, as Errors.
 // Names and values must be UTF-8. Time and memory are linear in the
-// file.
+// file: the file is parsed in place, 16 bytes a definition, and the heap
+// stays within ten times the file (TestImportMemory).
 package marte2

@@ -44,28 +44,38 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-func checkTree(t *testing.T, n *Node, depth int) {
+func checkTree(t *testing.T, n Node, depth int) {
 	if depth > MaxDepth+1 {
 		t.Fatalf("depth %d beyond MaxDepth", depth)
 	}
-	for _, c := range n.Children {
-		if c.Pos.Line < 1 || c.Pos.Col < 1 || c.Name == "" {
-			t.Fatalf("node %q at %v", c.Name, c.Pos)
+	for c := range n.Children() {
+		if c.Pos().Line < 1 || c.Pos().Col < 1 || c.Name() == "" {
+			t.Fatalf("node %q at %v", c.Name(), c.Pos())
 		}
 		if c.IsBlock() {
-			if len(c.Children) == 0 {
-				t.Fatalf("empty block %q", c.Name)
+			kids := 0
+			for range c.Children() {
+				kids++
+			}
+			if kids == 0 {
+				t.Fatalf("empty block %q", c.Name())
 			}
 			checkTree(t, c, depth+1)
 			continue
 		}
-		v := c.Value
+		v := c.Value()
 		n := 0
-		for range v.All() {
+		for s := range v.All() {
+			if s.Pos.Line < v.Pos().Line {
+				t.Fatalf("%q: element at %v before the value at %v", c.Name(), s.Pos, v.Pos())
+			}
 			n++
 		}
-		if n == 0 || n != v.Len() || v.Rows*v.Cols != n || v.Dims > 2 {
-			t.Fatalf("%q: %d items (Len %d) as %d×%d, dims %d", c.Name, n, v.Len(), v.Rows, v.Cols, v.Dims)
+		if n == 0 || n != v.Len() || v.Rows()*v.Cols() != n || v.Dims() > 2 {
+			t.Fatalf("%q: %d items (Len %d) as %d×%d, dims %d", c.Name(), n, v.Len(), v.Rows(), v.Cols(), v.Dims())
+		}
+		if p := v.Pos(); p.Line < c.Pos().Line || (p.Line == c.Pos().Line && p.Col <= c.Pos().Col) {
+			t.Fatalf("%q: value at %v, not after its name at %v", c.Name(), p, c.Pos())
 		}
 		_ = v.String()
 	}

@@ -1,7 +1,6 @@
 package marte2
 
 import (
-	"fmt"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -10,7 +9,8 @@ import (
 // wave holds the parameters of a WaveformGAM that maps to a sine.
 type wave struct {
 	amplitude, frequency, phase, offset float64
-	chirp                               bool // a WaveformChirp whose two frequencies are equal
+	chirp                               bool    // a WaveformChirp whose two frequencies are equal
+	out                                 *outGAM // the streamerd GAM it became
 }
 
 // waveform checks a WaveformSin or WaveformChirp and returns the origin of
@@ -23,24 +23,24 @@ func (im *importer) waveform(a *application, t *threadState, g *gamDef, ins []*o
 	case originTime:
 	case originUnfed:
 		// The first reason only: a chain of GAMs does not nest reasons.
-		o := *in
-		o.cause = in.rootCause()
-		o.why = fmt.Sprintf("%s: its Time input is not imported: %s", g.path, o.cause)
-		return &o
+		cause := in.rootCause()
+		o := unfedFor(reason{cause: cause, blame: in.blame, format: "%s: its Time input is not imported: %s", args: []any{g.path, cause}})
+		o.via = in.via
+		return o
 	default:
 		return unfedBy(g, "%s reads %s as its time input; streamerd's waveforms read the LinuxTimer Time", g.path, in.describe())
 	}
 	for _, k := range []string{"StartTriggerTime", "StopTriggerTime"} {
-		if g.node.Leaf(k) != nil {
+		if !g.node.Leaf(k).IsZero() {
 			return unfedBy(g, "%s uses %s; streamerd's waveforms have no trigger times", g.path, k)
 		}
 	}
 	n := -1
-	for _, o := range g.outputs {
+	for _, o := range g.outputs() {
 		im.steps++
 		typ, elems := a.signalShape(o)
 		if !isNumericType(typ) {
-			return unfedBy(g, "%s: output %s has type %q; a WaveformGAM writes numeric types", g.path, o.name, typ)
+			return unfedBy(g, "%s: output %s has type %q; a WaveformGAM writes numeric types", g.path, o.name(), typ)
 		}
 		if n >= 0 && elems != n {
 			return unfedBy(g, "%s: its outputs have different element counts (MARTe2 refuses this)", g.path)
@@ -51,24 +51,24 @@ func (im *importer) waveform(a *application, t *threadState, g *gamDef, ins []*o
 	var why string
 	need := func(k string, p *float64) bool {
 		l := g.node.Leaf(k)
-		if l == nil {
-			why = g.path + " has no " + k + " (MARTe2 refuses the GAM without it)"
+		if l.IsZero() {
+			why = g.path.String() + " has no " + k + " (MARTe2 refuses the GAM without it)"
 			return false
 		}
-		s, _ := l.Value.Text()
+		s, _ := l.Value().Text()
 		v, ok := parseFloat(s)
 		if !ok {
-			why = g.path + ": " + k + ": expected a number, got " + strconv.Quote(s)
+			why = g.path.String() + ": " + k + ": expected a number, got " + strconv.Quote(s)
 			return false
 		}
 		*p = v
 		return true
 	}
 	ok := need("Amplitude", &w.amplitude) && need("Phase", &w.phase) && need("Offset", &w.offset)
-	if ok && g.kind == "WaveformSin" {
+	if ok && g.kind() == "WaveformSin" {
 		ok = need("Frequency", &w.frequency)
 	}
-	if ok && g.kind == "WaveformChirp" {
+	if ok && g.kind() == "WaveformChirp" {
 		var f1, f2, d float64
 		ok = need("Frequency1", &f1) && need("Frequency2", &f2) && need("ChirpDuration", &d)
 		if ok && f1 != f2 {
@@ -92,11 +92,11 @@ func (im *importer) waveform(a *application, t *threadState, g *gamDef, ins []*o
 // constant returns the origin of a ConstantGAM output: its Default, which
 // must give every element the same value.
 func (im *importer) constant(a *application, t *threadState, g *gamDef, s *gamSignal) *origin {
-	if len(g.inputs) > 0 {
+	if g.nInputs() > 0 {
 		return unfedBy(g, "%s has inputs; a ConstantGAM has none (MARTe2 refuses it)", g.path)
 	}
-	l := s.node.Leaf("Default")
-	if l == nil {
+	l := s.node().Leaf("Default")
+	if l.IsZero() {
 		return unfedBy(g, "%s has no Default (MARTe2 refuses the GAM without it)", s)
 	}
 	typ, elems := a.signalShape(s)
@@ -106,33 +106,32 @@ func (im *importer) constant(a *application, t *threadState, g *gamDef, s *gamSi
 	if !isNumericType(typ) {
 		return unfedBy(g, "%s has type %q; streamerd's constants are numeric or char8 text", s, typ)
 	}
-	first := l.Value.First().Text
-	for it := range l.Value.All() {
+	first := l.Value().First().Text
+	for it := range l.Value().All() {
 		im.steps++
 		if it.Text != first {
-			return unfedBy(g, "%s: Default %v gives the elements different values; streamerd's constant gives every element the same", s, l.Value)
+			return unfedBy(g, "%s: Default %v gives the elements different values; streamerd's constant gives every element the same", s, l.Value())
 		}
 	}
 	v, ok := parseFloat(first)
 	if !ok {
 		return unfedBy(g, "%s: Default %q is not a number", s, first)
 	}
-	im.consts[s] = v
 	if u, ok := parseUint(strings.TrimPrefix(first, "-"), 64); ok && bits.Len64(u)-bits.TrailingZeros64(u) > 53 {
-		im.approx(l.Pos, s.String(), g.class, "Default %s is not exact in float64; streamerd sends the nearest float64, %v", first, v)
+		im.approx(l.Pos(), s.String(), g.class, "Default %s is not exact in float64; streamerd sends the nearest float64, %v", first, v)
 	}
-	return &origin{kind: originConst, thread: t, gam: g, out: s}
+	return constOrigin(t, g, s, constValue{num: v})
 }
 
 // textConstant returns the origin of a char8[n] ConstantGAM output whose
 // Default is a quoted string: streamerd's Text GAM writes it. MARTe2
 // keeps the first n-1 bytes of an n-byte Default and a NUL, and refuses a
 // longer one.
-func (im *importer) textConstant(t *threadState, g *gamDef, s *gamSignal, l *Node, n int) *origin {
-	if v := l.Value; v.Dims != 0 || v.Expr || v.Len() != 1 || !v.First().Quoted {
+func (im *importer) textConstant(t *threadState, g *gamDef, s *gamSignal, l Node, n int) *origin {
+	if v := l.Value(); v.Dims() != 0 || v.Expr() || v.Len() != 1 || !v.First().Quoted {
 		return unfedBy(g, "%s: Default %v of a char8 signal is not one quoted string; streamerd's Text GAM writes a string", s, v)
 	}
-	text := l.Value.First().Text
+	text := l.Value().First().Text
 	switch {
 	case text == "":
 		return unfedBy(g, "%s: Default is the empty string; a signal nothing writes stays empty (NUL) too", s)
@@ -141,11 +140,21 @@ func (im *importer) textConstant(t *threadState, g *gamDef, s *gamSignal, l *Nod
 	case len(text) > n:
 		return unfedBy(g, "%s: Default of %d bytes is longer than char8[%d] (MARTe2 refuses it)", s, len(text), n)
 	case len(text) == n:
-		im.approx(l.Pos, s.String(), g.class, "Default of %d bytes fills char8[%d]: MARTe2 sends its first %d and a NUL, and so does streamerd", n, n, n-1)
+		im.approx(l.Pos(), s.String(), g.class, "Default of %d bytes fills char8[%d]: MARTe2 sends its first %d and a NUL, and so does streamerd", n, n, n-1)
 		text = text[:n-1]
 	}
-	im.texts[s] = text
-	return &origin{kind: originConst, thread: t, gam: g, out: s}
+	return constOrigin(t, g, s, constValue{text: &text})
+}
+
+// constOrigin returns the origin of the output s of the ConstantGAM g, of
+// value v (the two in one allocation).
+func constOrigin(t *threadState, g *gamDef, s *gamSignal, v constValue) *origin {
+	c := &struct {
+		o origin
+		v constValue
+	}{origin{kind: originConst, thread: t, gam: g, out: s}, v}
+	c.o.value = &c.v
+	return &c.o
 }
 
 func isNumericType(t string) bool {

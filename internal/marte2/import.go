@@ -20,6 +20,12 @@ type Options struct {
 	// means DefaultHTTPAddress, unless NoHTTP writes "" (HTTP off).
 	HTTPAddress string
 	NoHTTP      bool
+
+	// checkpoint, when set, is called where the import holds the most
+	// memory: after the parse, after the model is built, and once the
+	// TOML is allocated, before it is written (tests measure the heap
+	// there).
+	checkpoint func()
 }
 
 // DefaultHTTPAddress is the HTTP address an imported application gets: a
@@ -34,19 +40,18 @@ type Result struct {
 	TOML  []byte // the streamerd configuration; nil when Import failed
 	Notes []Note // what became of every object, in file order
 
-	sources []lineSource // where the lines of TOML come from
-	lines   int          // lines of TOML
+	sources lineSources // where the lines of TOML come from
+	lines   int         // lines of TOML
 }
 
 // Source returns the position in the MARTe2 file that a line of TOML
 // (1-based) was imported from, so that the loader's errors on the TOML
 // can name the MARTe2 line; false when line is not in the TOML.
 func (r *Result) Source(line int) (Pos, bool) {
-	i := sort.Search(len(r.sources), func(i int) bool { return r.sources[i].line > line })
-	if i == 0 || line < 1 || line > r.lines {
+	if line < 1 || line > r.lines {
 		return Pos{}, false
 	}
-	return r.sources[i-1].pos, true
+	return r.sources.find(line)
 }
 
 // Errors is every problem that stopped an import, sorted by position; its
@@ -62,16 +67,17 @@ func (es Errors) Error() string {
 }
 
 type importer struct {
-	file   string
-	opt    Options
-	errs   []*Error
-	notes  []Note
-	waves  map[*gamDef]*wave
-	consts map[*gamSignal]float64
-	texts  map[*gamSignal]string // char8 constants: the Default string
-	routes []*origin             // the origins of the imported signals
-	unfed  []*origin             // the imported signals' origins that are not imported
-	at     Pos                   // the application's position
+	file    string
+	opt     Options
+	errs    []*Error
+	notes   []Note
+	src     string                       // the file
+	kept    map[string]string            // strings of the file kept in notes, copied once each
+	objects int                          // in the file
+	waves   map[*gamDef]*wave            // the WaveformGAMs that map to a sine
+	more    map[*dsSignal]*table         // the keys of imported signals after Name and Type, when any
+	blamed  map[*gamDef]*origin          // the GAMs not imported: the first unfed value each is to blame for
+	earlier map[*dsSignal][]*threadState // the threads that write a signal before the last one
 	// steps counts the iterations of the loops over GAMs, signals and
 	// threads; TestImportLinear holds it linear in the file's size.
 	steps int
@@ -97,6 +103,9 @@ func ReadFile(path string) ([]byte, error) {
 // opt.Partial) a signal of an imported datasource that would be fed by
 // something not imported is an error; the Result is then still returned
 // with its notes, and TOML is nil.
+//
+// Import reads data in place, without a copy: data must not change while
+// Import runs. Neither the Result nor the error refers to data.
 func Import(name string, data []byte, opt Options) (*Result, error) {
 	_, res, err := importWith(name, data, opt)
 	return res, err
@@ -104,20 +113,30 @@ func Import(name string, data []byte, opt Options) (*Result, error) {
 
 // importWith is Import, returning the importer too (for its steps).
 func importWith(name string, data []byte, opt Options) (*importer, *Result, error) {
-	im := &importer{file: name, opt: opt, waves: map[*gamDef]*wave{}, consts: map[*gamSignal]float64{}, texts: map[*gamSignal]string{}}
+	im := &importer{file: name, opt: opt, waves: map[*gamDef]*wave{}}
 	root, err := Parse(name, data)
 	if err != nil {
 		return im, nil, err
 	}
+	im.src = root.t.src
 	res := &Result{File: name}
-	out := im.run(root)
+	im.checkpoint()
+	im.objects = root.countObjects()
+	out, a, st := im.run(root)
+	im.checkpoint()
 	sortNotes(im.notes)
 	res.Notes = im.notes
 	if len(im.errs) > 0 {
 		return im, res, sortErrors(im.errs)
 	}
-	res.TOML, res.sources, res.lines = out.render(im.at)
+	res.TOML, res.sources, res.lines = im.render(out, a, st)
 	return im, res, nil
+}
+
+func (im *importer) checkpoint() {
+	if im.opt.checkpoint != nil {
+		im.opt.checkpoint()
+	}
 }
 
 // sortErrors sorts errors by position, keeping their order for the same
@@ -137,88 +156,88 @@ func sortErrors(es []*Error) Errors {
 	return Errors(out)
 }
 
-// run imports the first RealTimeApplication of the tree.
-func (im *importer) run(root *Node) *outConfig {
-	apps := findApplications(root, "", nil)
+// run imports the first RealTimeApplication of the tree: the
+// configuration, the application and the state imported; nil when
+// nothing can be.
+func (im *importer) run(root Node) (*outConfig, *application, *state) {
+	apps := findApplications(root, nil, nil)
 	if len(apps) == 0 {
 		im.errorf(Pos{1, 1}, "no RealTimeApplication: nothing to import (streamerd imports an object with Class = RealTimeApplication)")
-		return nil
+		return nil, nil, nil
 	}
 	for _, o := range apps[1:] {
-		im.skip(o.node.Pos, o.path, o.class, "streamerd imports one RealTimeApplication, the first (%s)", apps[0].path)
+		im.skip(o.node.Pos(), o.path.String(), o.class, "streamerd imports one RealTimeApplication, the first (%s)", apps[0].path)
 	}
-	im.at = apps[0].node.Pos
-	im.noteOutside(root, "", apps[0].node)
+	im.noteOutside(root, nil, apps[0].node)
 	a := im.readApplication(apps[0])
 	im.checkCharDefaults(a)
 	st := im.chooseState(root, a)
 	if st == nil {
-		return nil
+		return nil, nil, nil
 	}
 	im.expandThreads(a, st)
 	var threads []*threadState
-	for _, t := range st.threads {
-		ts := &threadState{def: t}
+	for i, t := range st.threads {
+		ts := &threadState{def: t, index: i}
 		im.resolveThread(a, ts)
 		threads = append(threads, ts)
 	}
-	return im.build(a, st, threads)
+	a.dropIndexes()
+	out := im.build(a, st, threads)
+	// What the TOML is printed from is out; the lists of the model's GAMs
+	// are free before its memory is allocated.
+	a.gams = nil
+	for _, t := range st.threads {
+		t.gams = nil
+	}
+	return out, a, st
 }
 
 // noteOutside notes the objects outside the application, which streamerd
 // does not import.
-func (im *importer) noteOutside(n *Node, parent string, app *Node) {
-	for _, c := range n.Objects() {
+func (im *importer) noteOutside(n Node, parent *objPath, app Node) {
+	for c := range n.Objects() {
 		if c == app {
 			continue
 		}
 		o := newObject(c, parent)
-		if containsNode(c, app) {
+		if c.contains(app) {
 			im.noteOutside(c, o.path, app)
 			continue
 		}
 		why := "not part of the RealTimeApplication; streamerd imports the application only"
-		switch o.kind {
+		switch o.kind() {
 		case "StateMachine":
 			why = "streamerd runs one state and has no state machine; operators act on the datasources over HTTP"
 		case "HttpService", "HttpObjectBrowser", "HttpDirectoryResource", "HttpMessageInterface", "HttpDataExportI":
 			why = "streamerd serves metrics, status and control over HTTP itself: [App] HTTPAddress = " + tomlString(im.httpAddress())
 		}
-		im.skip(c.Pos, o.path, o.class, "%s", why)
+		im.skip(c.Pos(), o.path.String(), o.class, "%s", why)
 	}
-}
-
-func containsNode(n, x *Node) bool {
-	for _, c := range n.Children {
-		if c == x || (c.IsBlock() && containsNode(c, x)) {
-			return true
-		}
-	}
-	return false
 }
 
 // chooseState picks the state to import: the one the application's state
 // machine enters first (a PrepareNextState message to the application),
 // else the first.
-func (im *importer) chooseState(root *Node, a *application) *state {
+func (im *importer) chooseState(root Node, a *application) *state {
 	if len(a.states) == 0 {
-		im.errorf(a.obj.node.Pos, "%s: no +States with a RealTimeState: no thread to import", a.obj.path)
+		im.errorf(a.obj.node.Pos(), "%s: no +States with a RealTimeState: no thread to import", a.obj.path)
 		return nil
 	}
 	chosen, why := a.states[0], "the first state"
-	if name, p, ok := firstPrepareNextState(root, a.obj.name); ok {
+	if name, p, ok := firstPrepareNextState(root, a.obj.name()); ok {
 		for _, s := range a.states {
-			if s.name == name {
+			if s.name() == name {
 				chosen, why = s, fmt.Sprintf("the state the StateMachine prepares first (line %d)", p.Line)
 			}
 		}
 	}
 	for _, s := range a.states {
 		if s == chosen {
-			im.maps(s.node.Pos, s.path, s.class, "imported (%s): its %d thread(s) become [[Threads]]", why, len(s.threads))
+			im.maps(s.node.Pos(), s.path.String(), s.class, "imported (%s): its %d thread(s) become [[Threads]]", why, len(s.threads))
 			continue
 		}
-		im.skip(s.node.Pos, s.path, s.class, "streamerd runs one state; %s was imported (%s)", chosen.name, why)
+		im.skip(s.node.Pos(), s.path.String(), s.class, "streamerd runs one state; %s was imported (%s)", shortName(chosen.name()), why)
 	}
 	return chosen
 }
@@ -226,15 +245,15 @@ func (im *importer) chooseState(root *Node, a *application) *state {
 // firstPrepareNextState finds, in file order, the first Message whose
 // Function is PrepareNextState and whose Destination is the application,
 // and returns the state it names (Parameters.param1).
-func firstPrepareNextState(n *Node, app string) (string, Pos, bool) {
-	for _, c := range n.Children {
+func firstPrepareNextState(n Node, app string) (string, Pos, bool) {
+	for c := range n.Children() {
 		if !c.IsBlock() {
 			continue
 		}
 		if text(c, "Function") == "PrepareNextState" && lastPathElem(text(c, "Destination")) == app {
-			if p := c.Block("+Parameters"); p != nil {
+			if p := c.Block("+Parameters"); !p.IsZero() {
 				if s := text(p, "param1"); s != "" {
-					return s, c.Pos, true
+					return s, c.Pos(), true
 				}
 			}
 		}
@@ -253,9 +272,9 @@ func lastPathElem(s string) string {
 }
 
 // text returns the scalar leaf key of n, or "" (no error: for searches).
-func text(n *Node, key string) string {
-	if l := n.Leaf(key); l != nil {
-		s, _ := l.Value.Text()
+func text(n Node, key string) string {
+	if l := n.Leaf(key); !l.IsZero() {
+		s, _ := l.Value().Text()
 		return s
 	}
 	return ""

@@ -103,3 +103,40 @@ func TestGAMInTwoThreads(t *testing.T) {
 		t.Errorf("a GAM listed twice in a thread changes the TOML:\n%s", res.TOML)
 	}
 }
+
+// lineSources finds the run a line is in across many index blocks, as a
+// plain list would.
+func TestLineSources(t *testing.T) {
+	type run struct {
+		line int
+		pos  Pos
+	}
+	var runs []run
+	r := sourceRun{write: true}
+	line, srcLine := 1, 500
+	for i := range 1000 {
+		srcLine += (i*7919)%201 - 100 // up and down
+		if srcLine < 1 {
+			srcLine = 1 + i%5
+		}
+		p := Pos{srcLine, 1 + (i*31)%97}
+		runs = append(runs, run{line, p})
+		r.add(line, p)
+		line += 1 + (i*13)%9
+	}
+	for l := 0; l < line+3; l++ {
+		var want Pos
+		ok := false
+		for _, x := range runs {
+			if x.line <= l {
+				want, ok = x.pos, true
+			}
+		}
+		if got, gotOK := r.s.find(l); got != want || gotOK != ok {
+			t.Fatalf("line %d: %v, %v; want %v, %v", l, got, gotOK, want, ok)
+		}
+	}
+	if len(r.s.data) > 6*len(runs) {
+		t.Errorf("%d runs in %d bytes", len(runs), len(r.s.data))
+	}
+}

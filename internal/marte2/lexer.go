@@ -2,6 +2,7 @@ package marte2
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -45,6 +46,7 @@ type token struct {
 	quoted bool
 	pos    Pos
 	off    int // byte offset of its first character
+	end    int // byte offset just past its last character (its closing quote)
 }
 
 func (t token) String() string {
@@ -67,11 +69,84 @@ func (t token) String() string {
 // to the end of the line and /* */; a string starting with '"' runs to the
 // next unescaped '"'; \n \t \r \" \\ are escapes in any string, and a
 // backslash before any other character is kept.
+//
+// A token's text is a substring of src unless an escape changes it; then
+// it is in esc: written there when esc records (the parse), found there
+// by the token's offset otherwise (reading a parsed value again). With
+// esc nil the text of such a token is left empty (counting tokens).
 type lexer struct {
 	file string
 	src  string
 	off  int
 	pos  Pos
+	esc  *escapes
+}
+
+// escapes holds the resolved texts of the tokens whose escapes change
+// them, in one buffer, in file order.
+type escapes struct {
+	record bool
+	b      strings.Builder // while recording
+	text   string          // the buffer, once recorded
+	toks   []escTok
+}
+
+// escTok says where the resolved text of the token at off is in the
+// buffer.
+type escTok struct{ off, start, end int32 }
+
+// add resolves the escapes of raw, the text of the token at off, into the
+// buffer, and returns the text.
+func (e *escapes) add(off int, raw string) string {
+	start := e.b.Len()
+	unescape(&e.b, raw)
+	e.toks = append(e.toks, escTok{int32(off), int32(start), int32(e.b.Len())})
+	return e.b.String()[start:]
+}
+
+// done ends the recording.
+func (e *escapes) done() {
+	e.record, e.text = false, e.b.String()
+}
+
+// find returns the resolved text of the token at off.
+func (e *escapes) find(off int) string {
+	i := sort.Search(len(e.toks), func(i int) bool { return int(e.toks[i].off) >= off })
+	if i == len(e.toks) || int(e.toks[i].off) != off {
+		return "" // not a token with escapes: never asked
+	}
+	t, text := e.toks[i], e.text
+	if e.record {
+		text = e.b.String()
+	}
+	return text[t.start:t.end]
+}
+
+// unescape writes raw into b with its escapes resolved: \n \t \r \" \\
+// become the character; a backslash before any other character, or at
+// the end, is kept.
+func unescape(b *strings.Builder, raw string) {
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' || i+1 == len(raw) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch c = raw[i]; c {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case '"', '\\':
+			b.WriteByte(c)
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		}
+	}
 }
 
 func isSeparator(c byte) bool {
@@ -136,64 +211,77 @@ func (l *lexer) next() (token, error) {
 	}
 	p, off := l.pos, l.off
 	if l.off >= len(l.src) {
-		return token{kind: tokEOF, pos: p, off: off}, nil
+		return token{kind: tokEOF, pos: p, off: off, end: off}, nil
 	}
 	c := l.src[l.off]
-	var t token
+	var escaped bool
 	var err error
 	switch {
 	case c == 0:
 		return token{}, l.errorf(p, "NUL byte: not a text file")
 	case isTerminal(c):
 		l.advance()
-		t = token{kind: tokTerm, text: l.src[l.off-1 : l.off], pos: p}
+		return token{kind: tokTerm, text: l.src[off:l.off], pos: p, off: off, end: l.off}, nil
 	case c == '"':
-		t, err = l.quoted(p)
+		escaped, err = l.quoted(p)
 	default:
-		t, err = l.bare(p)
+		escaped, err = l.bare(p)
 	}
-	t.off = off
-	return t, err
+	if err != nil {
+		return token{}, err
+	}
+	t := token{kind: tokString, quoted: c == '"', pos: p, off: off, end: l.off}
+	t.text = l.src[off:l.off]
+	if t.quoted {
+		t.text = t.text[1 : len(t.text)-1]
+	}
+	switch {
+	case !escaped:
+	case l.esc == nil:
+		t.text = ""
+	case l.esc.record:
+		t.text = l.esc.add(off, t.text)
+	default:
+		t.text = l.esc.find(off)
+	}
+	return t, nil
 }
 
-// quoted reads a string from its opening quote to its closing one.
-func (l *lexer) quoted(p Pos) (token, error) {
+// quoted moves past a string from its opening quote to its closing one,
+// and reports whether it has escapes.
+func (l *lexer) quoted(p Pos) (bool, error) {
 	l.advance()
 	start := l.off
-	var b *strings.Builder // only when an escape changes the text
+	escaped := false
 	for {
 		if l.off >= len(l.src) {
-			return token{}, l.errorf(p, "string never closed: '\"' without a closing '\"'")
+			return false, l.errorf(p, "string never closed: '\"' without a closing '\"'")
 		}
 		if l.off-start > MaxTokenLen {
-			return token{}, l.errorf(p, "string longer than %d bytes", MaxTokenLen)
+			return false, l.errorf(p, "string longer than %d bytes", MaxTokenLen)
 		}
-		c := l.src[l.off]
-		switch c {
+		switch l.src[l.off] {
 		case 0:
-			return token{}, l.errorf(l.pos, "NUL byte: not a text file")
+			return false, l.errorf(l.pos, "NUL byte: not a text file")
 		case '"':
-			text := l.text(start, b)
 			l.advance()
-			return token{kind: tokString, text: text, quoted: true, pos: p}, nil
+			return escaped, nil
 		}
-		if err := l.consume(&b, start); err != nil {
-			return token{}, err
+		e, err := l.consume()
+		if err != nil {
+			return false, err
 		}
+		escaped = escaped || e
 	}
 }
 
-// multibyte moves past the character of two or more bytes at l.off,
-// collecting it in b when b is not nil, and refuses bytes that are not
-// UTF-8: names and values go into the TOML, which is UTF-8, and
-// replacing them would change them silently.
-func (l *lexer) multibyte(b *strings.Builder) error {
+// multibyte moves past the character of two or more bytes at l.off, and
+// refuses bytes that are not UTF-8: names and values go into the TOML,
+// which is UTF-8, and replacing them would change them silently.
+func (l *lexer) multibyte() error {
 	r, size := utf8.DecodeRuneInString(l.src[l.off:])
 	if r == utf8.RuneError && size <= 1 {
 		return l.errorf(l.pos, "byte 0x%02x is not UTF-8: names and values must be UTF-8 text (convert the file, e.g. iconv -f latin1 -t utf-8)", l.src[l.off])
-	}
-	if b != nil {
-		b.WriteString(l.src[l.off : l.off+size])
 	}
 	for range size {
 		l.advance()
@@ -202,88 +290,52 @@ func (l *lexer) multibyte(b *strings.Builder) error {
 }
 
 // consume moves past the character at l.off, refusing a byte that is not
-// UTF-8. A backslash starts an escape; from the first escape on, the
-// token's text differs from the input and is collected in *b.
-func (l *lexer) consume(b **strings.Builder, start int) error {
+// UTF-8, and reports whether it was a backslash: an escape, which also
+// takes the character after it (the token's text then differs from the
+// input).
+func (l *lexer) consume() (bool, error) {
 	c := l.src[l.off]
 	if c >= utf8.RuneSelf {
-		return l.multibyte(*b)
-	}
-	if c == '\\' {
-		if *b == nil {
-			*b = &strings.Builder{}
-			(*b).WriteString(l.src[start:l.off])
-		}
-		l.advance()
-		if l.off < len(l.src) && l.src[l.off] >= utf8.RuneSelf {
-			(*b).WriteByte('\\') // kept before a character that is no escape
-			return l.multibyte(*b)
-		}
-		l.escape(*b)
-		return nil
-	}
-	if *b != nil {
-		(*b).WriteByte(c)
+		return false, l.multibyte()
 	}
 	l.advance()
-	return nil
-}
-
-// text returns the token read from start: the input itself, or b when an
-// escape changed it.
-func (l *lexer) text(start int, b *strings.Builder) string {
-	if b != nil {
-		return b.String()
+	if c != '\\' {
+		return false, nil
 	}
-	return l.src[start:l.off]
-}
-
-// escape writes the character after a backslash, resolved, into b; a
-// backslash at the end of the file is kept.
-func (l *lexer) escape(b *strings.Builder) {
-	if l.off >= len(l.src) {
-		b.WriteByte('\\')
-		return
-	}
-	c := l.src[l.off]
-	switch c {
-	case 'n':
-		b.WriteByte('\n')
-	case 't':
-		b.WriteByte('\t')
-	case 'r':
-		b.WriteByte('\r')
-	case '"', '\\':
-		b.WriteByte(c)
+	switch {
+	case l.off >= len(l.src): // a backslash at the end of the file is kept
+	case l.src[l.off] >= utf8.RuneSelf: // kept before a character that is no escape
+		return true, l.multibyte()
 	default:
-		b.WriteByte('\\')
-		b.WriteByte(c)
+		l.advance()
 	}
-	l.advance()
+	return true, nil
 }
 
-// bare reads an unquoted string: up to a separator, a terminal or a
-// comment.
-func (l *lexer) bare(p Pos) (token, error) {
+// bare moves past an unquoted string: up to a separator, a terminal or a
+// comment; it reports whether the string has escapes.
+func (l *lexer) bare(p Pos) (bool, error) {
 	start := l.off
-	var b *strings.Builder
+	escaped := false
 	for l.off < len(l.src) {
 		if l.off-start > MaxTokenLen {
-			return token{}, l.errorf(p, "name or value longer than %d bytes", MaxTokenLen)
+			return false, l.errorf(p, "name or value longer than %d bytes", MaxTokenLen)
 		}
 		c := l.src[l.off]
 		if c == 0 {
-			return token{}, l.errorf(l.pos, "NUL byte: not a text file")
+			return false, l.errorf(l.pos, "NUL byte: not a text file")
 		}
 		if isSeparator(c) || isTerminal(c) || (c == '/' && (l.startsWith("//") || l.startsWith("/*"))) {
 			break
 		}
-		if err := l.consume(&b, start); err != nil {
-			return token{}, err
+		e, err := l.consume()
+		if err != nil {
+			return false, err
 		}
+		escaped = escaped || e
 	}
 	if l.off-start > MaxTokenLen {
-		return token{}, l.errorf(p, "name or value longer than %d bytes", MaxTokenLen)
+		return false, l.errorf(p, "name or value longer than %d bytes", MaxTokenLen)
 	}
-	return token{kind: tokString, text: l.text(start, b), pos: p}, nil
+	return escaped, nil
 }

@@ -2,6 +2,7 @@ package marte2
 
 import (
 	"fmt"
+	"iter"
 	"strings"
 )
 
@@ -12,7 +13,7 @@ type application struct {
 	obj       object
 	gams      []*gamDef
 	gamByName map[string]*gamDef   // by qualified name: "GAM" or "Group.GAM"
-	groups    map[string][]*gamDef // by group name ("Group", "Group.Sub"): its GAMs, in order
+	groups    map[string]*gamGroup // by group name ("Group", "Group.Sub")
 	sources   []*dataSource
 	dsByName  map[string]*dataSource
 	defaultDS string
@@ -23,59 +24,150 @@ type application struct {
 
 // object is a MARTe2 object: a block named +Name or $Name with a Class.
 type object struct {
-	node  *Node
-	path  string // $App.+Functions.+GAM1
-	name  string // without its prefix
-	class string // as written: "WaveformGAM::WaveformSin"
-	kind  string // the class without its library: "WaveformSin"
+	node  Node
+	path  *objPath // $App.+Functions.+GAM1
+	class string   // as written: "WaveformGAM::WaveformSin"
 }
 
-func newObject(n *Node, parent string) object {
-	o := object{node: n, path: n.Name, name: bareName(n.Name)}
-	if parent != "" {
-		o.path = parent + "." + n.Name
-	}
-	if c := n.Leaf("Class"); c != nil {
-		o.class, _ = c.Value.Text()
-	}
-	o.kind = o.class
-	if i := strings.LastIndex(o.kind, "::"); i >= 0 {
-		o.kind = o.kind[i+2:]
+func newObject(n Node, parent *objPath) object {
+	o := object{node: n, path: parent.child(n.Name())}
+	if c := n.Leaf("Class"); !c.IsZero() {
+		o.class, _ = c.Value().Text()
 	}
 	return o
 }
 
-// gamDef is one GAM with its signals.
+// name returns the object's name without its prefix.
+func (o *object) name() string { return bareName(o.path.name) }
+
+// kind returns the class without its library: "WaveformSin".
+func (o *object) kind() string {
+	if i := strings.LastIndex(o.class, "::"); i >= 0 {
+		return o.class[i+2:]
+	}
+	return o.class
+}
+
+// gamDef is one GAM with its signals, and what the import made of it.
 type gamDef struct {
 	object
-	qname   string // qualified name in +Functions: "GAM1" or "Group.GAM1"
-	inputs  []*gamSignal
-	outputs []*gamSignal
-	thread  *threadDef // the thread of the imported state that runs it, or nil
-	order   int        // its position in that thread
+	sigs   []gamSignal // its inputs, then its outputs
+	thread *threadDef  // the thread of the imported state that runs it, or nil
+	made   *outGAM     // the last streamerd GAM made from it (importer.used), or nil
+	nIn    int32       // inputs
+	listed int32       // the last thread (index + 1 in its state) whose Functions named it (expandThreads)
+	order  int32       // its position in its thread
+	qlen   uint8       // elements of its qualified name: its groups and itself
+	folded bool        // a value passed through it into an imported signal
 }
 
-// gamSignal is one signal of a GAM's InputSignals or OutputSignals.
-type gamSignal struct {
-	node   *Node
-	gam    *gamDef
-	input  bool
-	name   string    // the GAM's name for it
-	ds     string    // the datasource: DataSource, or the default
-	alias  string    // the datasource's name for it: Alias, or name
-	typ    string    // Type, "" when not given here
-	elems  int       // NumberOfElements, 0 when not given here
-	dims   int       // NumberOfDimensions, -1 when not given here
-	unsupp string    // a parameter streamerd cannot honour (Samples > 1, Ranges)
-	sig    *dsSignal // the datasource signal it names; nil when the datasource does not exist
-}
+// inputs and outputs yield the GAM's signals, numbered from 0.
+func (g *gamDef) inputs() iter.Seq2[int, *gamSignal]  { return g.signals(0, int(g.nIn)) }
+func (g *gamDef) outputs() iter.Seq2[int, *gamSignal] { return g.signals(int(g.nIn), len(g.sigs)) }
 
-func (s *gamSignal) String() string {
-	dir := ".OutputSignals."
-	if s.input {
-		dir = ".InputSignals."
+func (g *gamDef) signals(from, to int) iter.Seq2[int, *gamSignal] {
+	return func(yield func(int, *gamSignal) bool) {
+		for i := from; i < to; i++ {
+			if !yield(i-from, &g.sigs[i]) {
+				return
+			}
+		}
 	}
-	return s.gam.path + dir + s.name
+}
+
+func (g *gamDef) nInputs() int            { return int(g.nIn) }
+func (g *gamDef) nOutputs() int           { return len(g.sigs) - int(g.nIn) }
+func (g *gamDef) input(i int) *gamSignal  { return &g.sigs[i] }
+func (g *gamDef) output(i int) *gamSignal { return &g.sigs[int(g.nIn)+i] }
+
+// qname returns the GAM's qualified name in +Functions: "GAM1", or
+// "Group.GAM1" in a group.
+func (g *gamDef) qname() string {
+	if g.qlen <= 1 {
+		return g.name()
+	}
+	names := make([]string, g.qlen)
+	p := g.path
+	for i := len(names) - 1; i >= 0; i-- {
+		names[i], p = bareName(p.name), p.up
+	}
+	return strings.Join(names, ".")
+}
+
+// gamSignal is one signal of a GAM's InputSignals or OutputSignals. Its
+// DataSource, Alias and Type are read from the tree when needed (a file
+// may hold a million signals).
+type gamSignal struct {
+	gam    *gamDef
+	sig    *dsSignal // the datasource signal it names (in its DataSource, or the default); nil when the datasource does not exist
+	idx    int32     // its node
+	elems  int32     // NumberOfElements, 0 when not given here
+	dims   int32     // NumberOfDimensions, -1 when not given here
+	input  bool
+	unsupp unsupported // a parameter streamerd cannot honour
+}
+
+// node returns the signal's definition.
+func (s *gamSignal) node() Node { return Node{s.gam.node.t, s.idx} }
+
+// alias returns the datasource's name for the signal: Alias, or its name.
+func (s *gamSignal) alias() string {
+	if a := text(s.node(), "Alias"); a != "" {
+		return a
+	}
+	return s.name()
+}
+
+// typ returns the signal's Type, "" when not given here.
+func (s *gamSignal) typ() string { return text(s.node(), "Type") }
+
+// dsName returns the name of the signal's datasource: DataSource, or the
+// application's default.
+func (s *gamSignal) dsName(a *application) string {
+	if d := text(s.node(), "DataSource"); d != "" {
+		return d
+	}
+	return a.defaultDS
+}
+
+// unsupported is a parameter of a GAM signal that streamerd cannot honour.
+type unsupported uint8
+
+const (
+	supported unsupported = iota
+	unsuppSamples
+	unsuppRanges
+)
+
+func (u unsupported) String() string {
+	switch u {
+	case unsuppSamples:
+		return "Samples > 1 (several samples per cycle)"
+	case unsuppRanges:
+		return "Ranges (a part of the signal)"
+	}
+	return ""
+}
+
+// name returns the GAM's name for the signal.
+func (s *gamSignal) name() string { return s.node().Name() }
+
+func (s *gamSignal) String() string { return s.gam.path.show(s.dir(), s.name()) }
+
+// Format writes what String returns.
+func (s *gamSignal) Format(f fmt.State, verb rune) {
+	if !plainVerb(f, verb) {
+		fmt.Fprintf(f, fmt.FormatString(f, verb), s.String())
+		return
+	}
+	s.gam.path.write(stateSink{f}, s.dir(), s.name())
+}
+
+func (s *gamSignal) dir() string {
+	if s.input {
+		return "InputSignals"
+	}
+	return "OutputSignals"
 }
 
 // dataSource is one datasource of +Data with its signals: those declared
@@ -84,28 +176,78 @@ func (s *gamSignal) String() string {
 type dataSource struct {
 	object
 	signals []*dsSignal
-	byName  map[string]int // index in signals
+	byName  map[string]int32 // index in signals; nil once the threads are resolved
 }
 
 type dsSignal struct {
 	ds      *dataSource
-	name    string
-	node    *Node // the declaration in Signals, nil when added by a GAM
-	typ     string
-	elems   int // 0 when not given
-	dims    int // -1 when not given
-	refs    []*gamSignal
-	writer  *gamDef // the first GAM (in +Functions order) that writes it
-	written writes  // what the threads of the imported state write into it
+	first   *gamSignal // the first GAM signal that names it
+	writer  *gamDef    // the first GAM (in +Functions order) that writes it
+	written writes     // what the threads of the imported state write into it
+	idx     int32      // the declaration in Signals; -1 when added by a GAM
+	typAt   int32      // the Type leaf that gives its type (declared, or of the first GAM signal with one); -1 when none
+	elems   int32      // 0 when not given
+	dims    int32      // -1 when not given
+	sent    uint8      // an imported signal: its streamerd type, in sentTypes
+}
+
+// node returns the signal's declaration in Signals; the zero Node when a
+// GAM added it.
+func (s *dsSignal) node() Node {
+	if s.idx < 0 {
+		return Node{}
+	}
+	return Node{s.ds.node.t, s.idx}
+}
+
+// typ returns the signal's Type: declared, or the first GAM's that gives
+// one; "" when none does.
+func (s *dsSignal) typ() string {
+	if s.typAt < 0 {
+		return ""
+	}
+	t, _ := Node{s.ds.node.t, s.typAt}.Value().Text()
+	return t
+}
+
+// typeLeaf returns the index of n's Type leaf when it gives a type, else -1.
+func typeLeaf(n Node) int32 {
+	if l := n.Leaf("Type"); !l.IsZero() {
+		if t, _ := l.Value().Text(); t != "" {
+			return l.i
+		}
+	}
+	return -1
+}
+
+// name returns the signal's name: declared, or the first GAM signal's
+// Alias or name.
+func (s *dsSignal) name() string {
+	if s.idx < 0 {
+		return s.first.alias()
+	}
+	return s.ds.node.t.name(s.idx)
+}
+
+// path returns the signal's path, for messages.
+func (s *dsSignal) path() string { return s.ds.path.show("Signals", s.name()) }
+
+// Format writes the signal's path.
+func (s *dsSignal) Format(f fmt.State, verb rune) {
+	if !plainVerb(f, verb) {
+		fmt.Fprintf(f, fmt.FormatString(f, verb), s.path())
+		return
+	}
+	s.ds.path.write(stateSink{f}, "Signals", s.name())
 }
 
 // add appends a signal; a name already there keeps its first signal.
 func (d *dataSource) add(s *dsSignal) {
 	if d.byName == nil {
-		d.byName = map[string]int{}
+		d.byName = map[string]int32{}
 	}
-	if _, ok := d.byName[s.name]; !ok {
-		d.byName[s.name] = len(d.signals)
+	if _, ok := d.byName[s.name()]; !ok {
+		d.byName[s.name()] = int32(len(d.signals))
 	}
 	d.signals = append(d.signals, s)
 }
@@ -114,12 +256,12 @@ func (d *dataSource) add(s *dsSignal) {
 // the first GAM signal that names it, else the datasource.
 func (s *dsSignal) pos() Pos {
 	switch {
-	case s.node != nil:
-		return s.node.Pos
-	case len(s.refs) > 0:
-		return s.refs[0].node.Pos
+	case !s.node().IsZero():
+		return s.node().Pos()
+	case s.first != nil:
+		return s.first.node().Pos()
 	}
-	return s.ds.node.Pos
+	return s.ds.node.Pos()
 }
 
 func (d *dataSource) signal(name string) *dsSignal {
@@ -131,7 +273,7 @@ func (d *dataSource) signal(name string) *dsSignal {
 
 func (d *dataSource) index(name string) int {
 	if i, ok := d.byName[name]; ok {
-		return i
+		return int(i)
 	}
 	return -1
 }
@@ -145,16 +287,16 @@ type state struct {
 // threadDef is a RealTimeThread and the GAMs it runs, in order.
 type threadDef struct {
 	object
-	functions *Value    // its Functions: names of GAMs and groups
+	functions Value     // its Functions: names of GAMs and groups
 	gams      []*gamDef // the GAMs they name, once each; only in the imported state (expandThreads)
 }
 
 // findApplications returns every RealTimeApplication object in the tree,
 // at any depth, in file order.
-func findApplications(n *Node, parent string, out []object) []object {
-	for _, c := range n.Objects() {
+func findApplications(n Node, parent *objPath, out []object) []object {
+	for c := range n.Objects() {
 		o := newObject(c, parent)
-		if o.kind == "RealTimeApplication" {
+		if o.kind() == "RealTimeApplication" {
 			out = append(out, o)
 			continue
 		}
@@ -163,31 +305,41 @@ func findApplications(n *Node, parent string, out []object) []object {
 	return out
 }
 
+// dropIndexes drops the maps that find GAMs, groups, datasources and
+// signals by name, once every name is resolved, so that the memory they
+// hold is free before the TOML is printed.
+func (a *application) dropIndexes() {
+	a.gamByName, a.groups, a.dsByName = nil, nil, nil
+	for _, ds := range a.sources {
+		ds.byName = nil
+	}
+}
+
 // readApplication builds the model of the application o. Problems that
 // stop the import (a thread naming a GAM that does not exist) are
 // returned as errors.
 func (im *importer) readApplication(o object) *application {
-	a := &application{obj: o, gamByName: map[string]*gamDef{}, groups: map[string][]*gamDef{}, dsByName: map[string]*dataSource{}}
-	for _, c := range o.node.Objects() {
+	a := &application{obj: o, gamByName: map[string]*gamDef{}, groups: map[string]*gamGroup{}, dsByName: map[string]*dataSource{}}
+	for c := range o.node.Objects() {
 		co := newObject(c, o.path)
 		switch {
-		case co.name == "Functions":
-			im.readFunctions(a, c, co.path, "")
-		case co.name == "Data":
-			if d := c.Leaf("DefaultDataSource"); d != nil {
-				a.defaultDS, _ = d.Value.Text()
+		case co.name() == "Functions":
+			im.readFunctions(a, c, co.path, "", 0)
+		case co.name() == "Data":
+			if d := c.Leaf("DefaultDataSource"); !d.IsZero() {
+				a.defaultDS, _ = d.Value().Text()
 			}
-			for _, dn := range c.Objects() {
+			for dn := range c.Objects() {
 				ds := &dataSource{object: newObject(dn, co.path)}
 				a.sources = append(a.sources, ds)
-				a.dsByName[ds.name] = ds
+				a.dsByName[ds.name()] = ds
 				im.readDeclaredSignals(ds)
 			}
-		case co.name == "States":
-			for _, sn := range c.Objects() {
+		case co.name() == "States":
+			for sn := range c.Objects() {
 				a.states = append(a.states, im.readState(a, newObject(sn, co.path)))
 			}
-		case strings.HasSuffix(co.kind, "Scheduler"):
+		case strings.HasSuffix(co.kind(), "Scheduler"):
 			s := co
 			a.scheduler = &s
 		default:
@@ -195,7 +347,11 @@ func (im *importer) readApplication(o object) *application {
 		}
 	}
 	for _, g := range a.gams {
-		for _, s := range append(append([]*gamSignal{}, g.inputs...), g.outputs...) {
+		for _, s := range g.inputs() {
+			im.steps++
+			im.addReference(a, s)
+		}
+		for _, s := range g.outputs() {
 			im.steps++
 			im.addReference(a, s)
 		}
@@ -205,77 +361,92 @@ func (im *importer) readApplication(o object) *application {
 
 // readFunctions flattens +Functions: a ReferenceContainer of GAMs is a
 // group, its GAMs named Group.GAM.
-func (im *importer) readFunctions(a *application, n *Node, path, prefix string) {
-	for _, c := range n.Objects() {
+func (im *importer) readFunctions(a *application, n Node, path *objPath, prefix string, groups int) {
+	for c := range n.Objects() {
 		o := newObject(c, path)
 		// A group holds GAMs: a ReferenceContainer, or any object (a
 		// GAMGroup) with objects inside and no signals of its own.
-		group := len(c.Objects()) > 0 && c.Block("InputSignals") == nil && c.Block("OutputSignals") == nil
-		if o.kind == "ReferenceContainer" || group {
-			im.readFunctions(a, c, o.path, prefix+o.name+".")
+		group := c.hasObjects() && c.Block("InputSignals").IsZero() && c.Block("OutputSignals").IsZero()
+		if o.kind() == "ReferenceContainer" || group {
+			im.readFunctions(a, c, o.path, prefix+o.name()+".", groups+1)
 			continue
 		}
 		im.steps++
-		g := &gamDef{object: o, qname: prefix + o.name}
-		g.inputs = im.readGAMSignals(a, g, c.Block("InputSignals"), true)
-		g.outputs = im.readGAMSignals(a, g, c.Block("OutputSignals"), false)
+		g := &gamDef{object: o, qlen: uint8(groups + 1)}
+		qname := prefix + o.name()
+		im.readGAMSignals(g, c.Block("InputSignals"), c.Block("OutputSignals"))
 		a.gams = append(a.gams, g)
-		a.gamByName[g.qname] = g
+		a.gamByName[qname] = g
 		// Every group the GAM is in: "A" and "A.B" for "A.B.GAM".
-		for i := range len(g.qname) {
+		for i := range len(qname) {
 			im.steps++
-			if g.qname[i] == '.' {
-				a.groups[g.qname[:i]] = append(a.groups[g.qname[:i]], g)
+			if qname[i] == '.' {
+				grp := a.groups[qname[:i]]
+				if grp == nil {
+					grp = &gamGroup{}
+					a.groups[qname[:i]] = grp
+				}
+				grp.gams = append(grp.gams, g)
 			}
 		}
 	}
 }
 
-func (im *importer) readGAMSignals(a *application, g *gamDef, n *Node, input bool) []*gamSignal {
-	if n == nil {
-		return nil
+func (im *importer) readGAMSignals(g *gamDef, ins, outs Node) {
+	// The signals in one allocation.
+	count := 0
+	for _, n := range [2]Node{ins, outs} {
+		for c := range n.Children() {
+			if c.IsBlock() {
+				count++
+			}
+		}
 	}
-	var out []*gamSignal
-	for _, c := range n.Children {
-		im.steps++
-		if !c.IsBlock() {
-			continue
+	g.sigs = make([]gamSignal, 0, count)
+	for k, n := range [2]Node{ins, outs} {
+		for c := range n.Children() {
+			im.steps++
+			if !c.IsBlock() {
+				continue
+			}
+			g.sigs = append(g.sigs, gamSignal{gam: g, idx: c.i, input: k == 0, dims: -1})
+			s := &g.sigs[len(g.sigs)-1]
+			// Checked here, read again when needed.
+			im.text(c, "DataSource")
+			im.text(c, "Alias")
+			im.text(c, "Type")
+			s.elems = int32(im.count(c, "NumberOfElements"))
+			if !c.Leaf("NumberOfDimensions").IsZero() {
+				s.dims = int32(im.count(c, "NumberOfDimensions"))
+			}
+			if !c.Leaf("Samples").IsZero() && im.count(c, "Samples") > 1 {
+				s.unsupp = unsuppSamples
+			}
+			if !c.Leaf("Ranges").IsZero() {
+				s.unsupp = unsuppRanges
+			}
 		}
-		s := &gamSignal{node: c, gam: g, input: input, name: c.Name, alias: c.Name, dims: -1}
-		s.ds = im.text(c, "DataSource")
-		if a := im.text(c, "Alias"); a != "" {
-			s.alias = a
+		if k == 0 {
+			g.nIn = int32(len(g.sigs))
 		}
-		s.typ = im.text(c, "Type")
-		s.elems = im.count(c, "NumberOfElements")
-		if c.Leaf("NumberOfDimensions") != nil {
-			s.dims = im.count(c, "NumberOfDimensions")
-		}
-		if c.Leaf("Samples") != nil && im.count(c, "Samples") > 1 {
-			s.unsupp = "Samples > 1 (several samples per cycle)"
-		}
-		if c.Leaf("Ranges") != nil {
-			s.unsupp = "Ranges (a part of the signal)"
-		}
-		out = append(out, s)
 	}
-	return out
 }
 
 // readDeclaredSignals reads the Signals block of a datasource.
 func (im *importer) readDeclaredSignals(ds *dataSource) {
 	sigs := ds.node.Block("Signals")
-	if sigs == nil {
+	if sigs.IsZero() {
 		return
 	}
-	for _, c := range sigs.Children {
+	for c := range sigs.Children() {
 		im.steps++
 		if !c.IsBlock() {
 			continue // Locked = 1 and the like
 		}
-		s := &dsSignal{ds: ds, name: c.Name, node: c, typ: im.text(c, "Type"), elems: im.count(c, "NumberOfElements"), dims: -1}
-		if c.Leaf("NumberOfDimensions") != nil {
-			s.dims = im.count(c, "NumberOfDimensions")
+		im.text(c, "Type") // checked here, read again when needed
+		s := &dsSignal{ds: ds, idx: c.i, typAt: typeLeaf(c), elems: int32(im.count(c, "NumberOfElements")), dims: -1}
+		if !c.Leaf("NumberOfDimensions").IsZero() {
+			s.dims = int32(im.count(c, "NumberOfDimensions"))
 		}
 		ds.add(s)
 	}
@@ -284,20 +455,18 @@ func (im *importer) readDeclaredSignals(ds *dataSource) {
 // addReference adds the signal a GAM names to its datasource, as MARTe2's
 // configuration builder does, and records the reference.
 func (im *importer) addReference(a *application, s *gamSignal) {
-	if s.ds == "" {
-		s.ds = a.defaultDS
-	}
-	ds := a.dsByName[s.ds]
+	ds := a.dsByName[s.dsName(a)]
 	if ds == nil {
 		return // reported where the signal is resolved
 	}
-	d := ds.signal(s.alias)
+	alias := s.alias()
+	d := ds.signal(alias)
 	if d == nil {
-		d = &dsSignal{ds: ds, name: s.alias, dims: -1}
+		d = &dsSignal{ds: ds, idx: -1, typAt: -1, first: s, dims: -1}
 		ds.add(d)
 	}
-	if d.typ == "" {
-		d.typ = s.typ
+	if d.typAt < 0 {
+		d.typAt = typeLeaf(s.node())
 	}
 	if d.elems == 0 {
 		d.elems = s.elems
@@ -305,7 +474,9 @@ func (im *importer) addReference(a *application, s *gamSignal) {
 	if d.dims < 0 {
 		d.dims = s.dims
 	}
-	d.refs = append(d.refs, s)
+	if d.first == nil {
+		d.first = s
+	}
 	if !s.input && d.writer == nil {
 		d.writer = s.gam
 	}
@@ -317,22 +488,22 @@ func (im *importer) addReference(a *application, s *gamSignal) {
 func (im *importer) readState(a *application, o object) *state {
 	st := &state{object: o}
 	threads := o.node.Block("+Threads")
-	if threads == nil {
+	if threads.IsZero() {
 		return st
 	}
-	tp := o.path + ".+Threads"
-	for _, tn := range threads.Objects() {
+	tp := o.path.child("+Threads")
+	for tn := range threads.Objects() {
 		t := &threadDef{object: newObject(tn, tp)}
-		if f := tn.Leaf("Functions"); f != nil {
-			t.functions = f.Value
-			for it := range f.Value.All() {
+		if f := tn.Leaf("Functions"); !f.IsZero() {
+			t.functions = f.Value()
+			for it := range f.Value().All() {
 				im.steps++
 				if !a.hasFunction(it.Text) {
 					im.errorf(it.Pos, "%s: Functions: no GAM or group named %q in %s.+Functions", t.path, it.Text, a.obj.path)
 				}
 			}
 		} else {
-			im.errorf(tn.Pos, "%s: no Functions: a RealTimeThread lists the GAMs it runs", t.path)
+			im.errorf(tn.Pos(), "%s: no Functions: a RealTimeThread lists the GAMs it runs", t.path)
 		}
 		st.threads = append(st.threads, t)
 	}
@@ -352,17 +523,13 @@ func functionName(name string) string {
 // group of GAMs.
 func (a *application) hasFunction(name string) bool {
 	name = functionName(name)
-	return a.gamByName[name] != nil || len(a.groups[name]) > 0
+	return a.gamByName[name] != nil || a.groups[name] != nil
 }
 
-// expandFunction returns the GAMs a thread's Functions entry names: one
-// GAM, or every GAM of a group, in order.
-func (a *application) expandFunction(name string) []*gamDef {
-	name = functionName(name)
-	if g := a.gamByName[name]; g != nil {
-		return []*gamDef{g}
-	}
-	return a.groups[name]
+// gamGroup is a group of GAMs in +Functions.
+type gamGroup struct {
+	gams   []*gamDef // in order
+	listed int32     // the last thread (index + 1 in its state) whose Functions named it (expandThreads)
 }
 
 // expandThreads resolves the Functions of the imported state's threads:
@@ -370,27 +537,39 @@ func (a *application) expandFunction(name string) []*gamDef {
 // state), once per cycle. Each GAM is claimed once and each entry
 // expanded once per thread, so the work is linear in the file.
 func (im *importer) expandThreads(a *application, st *state) {
-	for _, t := range st.threads {
-		if t.functions == nil {
+	for ti, t := range st.threads {
+		mark := int32(ti + 1)
+		if t.functions.n.IsZero() {
 			continue
 		}
-		seen := map[string]bool{}
 		for it := range t.functions.All() {
 			im.steps++
+			// One GAM, or every GAM of a group, in order; each entry
+			// once per thread.
 			name := functionName(it.Text)
-			if seen[name] {
-				continue
+			var one [1]*gamDef
+			var gams []*gamDef
+			if g := a.gamByName[name]; g != nil {
+				if g.listed == mark {
+					continue
+				}
+				g.listed, one[0] = mark, g
+				gams = one[:]
+			} else if grp := a.groups[name]; grp != nil {
+				if grp.listed == mark {
+					continue
+				}
+				grp.listed, gams = mark, grp.gams
 			}
-			seen[name] = true
-			for _, g := range a.expandFunction(name) {
+			for _, g := range gams {
 				im.steps++
 				if g.thread == nil {
-					g.thread, g.order = t, len(t.gams)
+					g.thread, g.order = t, int32(len(t.gams))
 					t.gams = append(t.gams, g)
 					continue
 				}
 				if g.thread != t {
-					im.errorf(it.Pos, "%s: Functions: %s is already run by thread %s of state %s (MARTe2 refuses a GAM in two threads of one state)", t.path, g.path, g.thread.name, st.name)
+					im.errorf(it.Pos, "%s: Functions: %s is already run by thread %s of state %s (MARTe2 refuses a GAM in two threads of one state)", t.path, g.path, shortName(g.thread.name()), shortName(st.name()))
 					break
 				}
 			}
@@ -399,27 +578,27 @@ func (im *importer) expandThreads(a *application, st *state) {
 }
 
 // text returns the scalar leaf key of n, or "".
-func (im *importer) text(n *Node, key string) string {
+func (im *importer) text(n Node, key string) string {
 	l := n.Leaf(key)
-	if l == nil {
+	if l.IsZero() {
 		return ""
 	}
-	s, ok := l.Value.Text()
+	s, ok := l.Value().Text()
 	if !ok {
-		im.errorf(l.Value.Pos, "%s: expected a single value, got %v", key, l.Value)
+		im.errorf(l.Value().Pos(), "%s: expected a single value, got %v", key, l.Value())
 	}
 	return s
 }
 
 // count returns the non-negative integer leaf key of n, or 0.
-func (im *importer) count(n *Node, key string) int {
+func (im *importer) count(n Node, key string) int {
 	s := im.text(n, key)
 	if s == "" {
 		return 0
 	}
 	u, ok := parseUint(s, 31)
 	if !ok {
-		im.errorf(n.Leaf(key).Value.Pos, "%s: expected a non-negative integer, got %q", key, s)
+		im.errorf(n.Leaf(key).Value().Pos(), "%s: expected a non-negative integer, got %q", key, s)
 	}
 	return int(u)
 }

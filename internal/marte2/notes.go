@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -28,7 +29,8 @@ func (v Verdict) String() string {
 }
 
 // Note records what became of one MARTe2 object (or one of its
-// parameters): Path is the object path, Pos where it is defined.
+// parameters): Path is the object path (as messages show it: a long name
+// cut, a long path shortened in the middle), Pos where it is defined.
 type Note struct {
 	Pos     Pos
 	Path    string
@@ -40,15 +42,69 @@ type Note struct {
 // Format returns the note as a warning line: file:line:col: path (class):
 // verdict: text.
 func (n Note) Format(file string) string {
-	what := n.Path
+	var b strings.Builder
+	n.write(&b, file)
+	return b.String()
+}
+
+// write writes what Format returns.
+func (n Note) write(w textSink, file string) {
+	w.WriteString(file)
+	w.WriteByte(':')
+	writeInt(w, n.Pos.Line)
+	w.WriteByte(':')
+	writeInt(w, n.Pos.Col)
+	w.WriteString(": ")
+	w.WriteString(n.Path)
 	if n.Class != "" {
-		what += " (" + n.Class + ")"
+		w.WriteString(" (")
+		w.WriteString(n.Class)
+		w.WriteByte(')')
 	}
-	return fmt.Sprintf("%s:%d:%d: %s: %s: %s", file, n.Pos.Line, n.Pos.Col, what, n.Verdict, n.Text)
+	w.WriteString(": ")
+	w.WriteString(n.Verdict.String())
+	w.WriteString(": ")
+	w.WriteString(n.Text)
 }
 
 func (im *importer) note(v Verdict, p Pos, path, class, format string, args ...any) {
-	im.notes = append(im.notes, Note{Pos: p, Path: path, Class: class, Verdict: v, Text: fmt.Sprintf(format, args...)})
+	text := ""
+	if s, ok := onlyString(format, args); ok {
+		text = s // no copy
+	} else {
+		text = fmt.Sprintf(format, args...)
+	}
+	if im.notes == nil {
+		// About one note per object, so that the notes grow once or twice.
+		im.notes = make([]Note, 0, 16+im.objects)
+	}
+	im.notes = append(im.notes, Note{Pos: p, Path: im.keep(path), Class: im.keep(class), Verdict: v, Text: im.keep(text)})
+}
+
+// keep returns s, copied if it is a part of the file (the Result never
+// refers to the file's bytes); each such string is copied once.
+func (im *importer) keep(s string) string {
+	if !within(s, im.src) {
+		return s
+	}
+	k, ok := im.kept[s]
+	if !ok {
+		if im.kept == nil {
+			im.kept = map[string]string{}
+		}
+		k = strings.Clone(s)
+		im.kept[k] = k
+	}
+	return k
+}
+
+// onlyString returns the string that format "%s" prints of args.
+func onlyString(format string, args []any) (string, bool) {
+	if format != "%s" || len(args) != 1 {
+		return "", false
+	}
+	s, ok := args[0].(string)
+	return s, ok
 }
 
 func (im *importer) maps(p Pos, path, class, format string, args ...any) {

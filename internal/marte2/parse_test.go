@@ -11,17 +11,17 @@ import (
 
 // dump prints a tree compactly: name=value for leaves (values as
 // Value.String, with the position of the value), name{...} for blocks.
-func dump(n *Node) string {
+func dump(n Node) string {
 	var b strings.Builder
-	for i, c := range n.Children {
-		if i > 0 {
+	for c := range n.Children() {
+		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(c.Name + "@" + strconv.Itoa(c.Pos.Line) + ":" + strconv.Itoa(c.Pos.Col))
+		b.WriteString(c.Name() + "@" + strconv.Itoa(c.Pos().Line) + ":" + strconv.Itoa(c.Pos().Col))
 		if c.IsBlock() {
 			b.WriteString("{" + dump(c) + "}")
 		} else {
-			b.WriteString("=" + c.Value.String())
+			b.WriteString("=" + c.Value().String())
 		}
 	}
 	return b.String()
@@ -65,7 +65,7 @@ func TestParse(t *testing.T) {
 		}
 	}
 	root, _ := Parse("t.cfg", []byte("A = 1\nA = 2"))
-	if s, _ := root.Leaf("A").Value.Text(); s != "2" {
+	if s, _ := root.Leaf("A").Value().Text(); s != "2" {
 		t.Errorf("Leaf(A) = %s, want the last definition 2", s)
 	}
 }
@@ -94,6 +94,10 @@ func TestParseErrors(t *testing.T) {
 		{"A = (float64 | )", "t.cfg:1:16: expected an expression after '|', got ')'"},
 		{"+A = { B = 1 }\n+A = { C = 2 }", `t.cfg:2:1: "+A" defined twice in the same block (first at line 1, column 1); MARTe2 refuses a block that reuses a name`},
 		{"A = 1\nA = { B = 1 }", `t.cfg:2:1: "A" defined twice in the same block (first at line 1, column 1); MARTe2 refuses a block that reuses a name`},
+		// Names compare as read, escapes resolved; the first block that
+		// reuses a name is the one refused, whatever the names' order.
+		{"\"A\\n\" = 1 B = { X = 1 } \"A\n\" = { C = 2 } B = { Y = 2 }", `t.cfg:1:25: "A\n" defined twice in the same block (first at line 1, column 1); MARTe2 refuses a block that reuses a name`},
+		{"Z = 1 Y = 2 X = 3 W = 4 V = 5 U = 6 T = 7 S = 8 R = 9 Q = { A = 1 } Z = { A = 1 } Q = 2", `t.cfg:1:69: "Z" defined twice in the same block (first at line 1, column 1); MARTe2 refuses a block that reuses a name`},
 		{"A = \"abc", `t.cfg:1:5: string never closed: '"' without a closing '"'`},
 		{"A = 1 /* open", "t.cfg:1:7: comment never closed: '/*' without '*/'"},
 		{"A = 1\x00", "t.cfg:1:6: NUL byte: not a text file"},

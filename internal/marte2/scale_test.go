@@ -1,7 +1,11 @@
 package marte2
 
 import (
+	"flag"
 	"fmt"
+	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -91,15 +95,7 @@ var scaleShapes = []scaleShape{
 		return cfgApp(clock+f.String(), " +S = { Class = UDPStreamer Port = 44500 }\n", runState("Run", "Clock "+strings.Join(names, " ")+" Out"))
 	}, 20000},
 	// n ConstantGAMs in one thread, each writing one signal.
-	{"gams", func(n int) []byte {
-		var f strings.Builder
-		var names []string
-		for i := range n {
-			fmt.Fprintf(&f, " +K%d = { Class = ConstantGAM OutputSignals = { K%d = { DataSource = S Type = uint32 Default = %d } } }\n", i, i, i)
-			names = append(names, fmt.Sprintf("K%d", i))
-		}
-		return cfgApp(clock+f.String(), " +S = { Class = UDPStreamer Port = 44500 }\n", runState("Run", "Clock "+strings.Join(names, " ")))
-	}, 20000},
+	{"gams", constantGAMs, 20000},
 	// A group of n GAMs that each of n threads runs (MARTe2 refuses a
 	// GAM in two threads of one state), and that each of n other states
 	// runs.
@@ -129,12 +125,43 @@ var scaleShapes = []scaleShape{
 			" }\n OutputSignals = {\n"+signals(n, "X", "Type = uint32")+" } }\n",
 			" +S = { Class = UDPStreamer Port = 44500 }\n", runState("Run", "Clock R W"))
 	}, 15000},
+	// n ConstantGAMs in an application nested in blocks up to MaxDepth,
+	// each named with MaxTokenLen bytes: every object's path is about
+	// 1 MB long.
+	{"deep-long-names", func(n int) []byte {
+		return nestLongNames(constantGAMs(n), MaxDepth-5) // $App +Functions +K OutputSignals K
+	}, 25000},
 	// One vector of n elements (a 4 MB file holds two million).
 	{"vector", func(n int) []byte {
 		return cfgApp(clock+" +K = { Class = ConstantGAM OutputSignals = { K = { DataSource = S Type = uint8 NumberOfElements = "+fmt.Sprint(n)+
 			" Default = {"+strings.Repeat(" 1", n)+" } } } }\n",
 			" +S = { Class = UDPStreamer Port = 44500 }\n", runState("Run", "Clock K"))
 	}, 2000000},
+}
+
+// constantGAMs returns an application of n ConstantGAMs in one thread,
+// each writing one signal.
+func constantGAMs(n int) []byte {
+	var f strings.Builder
+	var names []string
+	for i := range n {
+		fmt.Fprintf(&f, " +K%d = { Class = ConstantGAM OutputSignals = { K%d = { DataSource = S Type = uint32 Default = %d } } }\n", i, i, i)
+		names = append(names, fmt.Sprintf("K%d", i))
+	}
+	return cfgApp(clock+f.String(), " +S = { Class = UDPStreamer Port = 44500 }\n", runState("Run", "Clock "+strings.Join(names, " ")))
+}
+
+// nestLongNames wraps a configuration in levels of objects, each named
+// with MaxTokenLen bytes.
+func nestLongNames(cfg []byte, levels int) []byte {
+	var b strings.Builder
+	for i := range levels {
+		name := fmt.Sprintf("+L%d", i)
+		b.WriteString(name + strings.Repeat("N", MaxTokenLen-len(name)) + " = { Class = ReferenceContainer\n")
+	}
+	b.Write(cfg)
+	b.WriteString(strings.Repeat("}\n", levels))
+	return []byte(b.String())
 }
 
 // importCost imports data and returns the steps of the importer's loops,
@@ -198,8 +225,9 @@ func TestImportVectorMemory(t *testing.T) {
 }
 
 // BenchmarkImportScale imports each shape at the size of a large file
-// (2 to 4 MB) and reports the file's size, the bytes allocated per byte
-// of the file, the time of one import (wall and the process's CPU time,
+// (2 to 4 MB) and reports the file's size, the bytes allocated and the
+// heap at the import's fullest (importMemory) per byte of the file, the
+// time of one import (wall and the process's CPU time,
 // garbage collection included; the CPU time varies less on a loaded
 // machine) and, against the same shape at a quarter of the size, the
 // ratio of the CPU times (4 when linear, 16 when quadratic).
@@ -222,12 +250,92 @@ func BenchmarkImportScale(b *testing.B) {
 				Import("scale.cfg", small, Options{})
 				cpuLarge, cpuSmall = cpuLarge+c1-c0, cpuSmall+testenv.CPUTime()-c2
 			}
-			_, bytes, _ := importCost(b, large)
+			heap, alloc := importMemory(b, large)
 			b.ReportMetric(float64(len(large))/1e6, "file-MB")
-			b.ReportMetric(float64(bytes)/float64(len(large)), "alloc-B/file-B")
+			b.ReportMetric(alloc, "alloc-B/file-B")
+			b.ReportMetric(heap, "heap-B/file-B")
 			b.ReportMetric(wall.Seconds()/float64(b.N), "s/import")
 			b.ReportMetric(cpuLarge.Seconds()/float64(b.N), "cpu-s/import")
 			b.ReportMetric(float64(cpuLarge)/float64(cpuSmall), "cpu-4n/n")
+		})
+	}
+}
+
+var scaleFiles = flag.String("scale-files", "", "TestWriteScaleFiles writes each shape of BenchmarkImportScale at its large size into this directory, as <shape>.cfg")
+
+// TestWriteScaleFiles writes the large files of the scale shapes, to
+// measure the command on them (docs/marte2.md):
+//
+//	go test -run TestWriteScaleFiles ./internal/marte2/ -scale-files /tmp/scale
+func TestWriteScaleFiles(t *testing.T) {
+	if *scaleFiles == "" {
+		t.Skip("no -scale-files directory")
+	}
+	if err := os.MkdirAll(*scaleFiles, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, sh := range scaleShapes {
+		data := sh.gen(sh.big)
+		if len(data) > MaxFileSize {
+			t.Errorf("%s: %d bytes, over MaxFileSize", sh.name, len(data))
+		}
+		if err := os.WriteFile(filepath.Join(*scaleFiles, sh.name+".cfg"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Bounds on the import's memory, per byte of the file: its heap at its
+// fullest (the model built and the TOML allocated, the file's bytes
+// included), and all it allocates (the file's bytes not included).
+const (
+	maxHeapPerByte  = 10
+	maxAllocPerByte = 15
+)
+
+// importMemory imports data and returns its heap at its fullest and the
+// bytes it allocated, per byte of data.
+func importMemory(t testing.TB, data []byte) (heap, alloc float64) {
+	t.Helper()
+	var before, at, after runtime.MemStats
+	peak := int64(math.MinInt64)
+	opt := Options{checkpoint: func() {
+		runtime.GC()
+		runtime.ReadMemStats(&at)
+		peak = max(peak, int64(at.HeapAlloc))
+	}}
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, _, err := importWith("scale.cfg", data, opt)
+	runtime.ReadMemStats(&after)
+	if err != nil && !isMappingError(err) {
+		t.Fatalf("%v", err)
+	}
+	n := float64(len(data))
+	// The checkpoints' own collections free garbage, not what they
+	// measure; TotalAlloc counts each allocation once.
+	if peak == math.MinInt64 {
+		t.Fatalf("no checkpoint")
+	}
+	return (float64(max(peak-int64(before.HeapAlloc), 0)) + n) / n, float64(after.TotalAlloc-before.TotalAlloc) / n
+}
+
+// TestImportMemory: every shape, at an eighth of its large size (a few
+// hundred kB), imports within maxHeapPerByte bytes of heap and
+// maxAllocPerByte bytes allocated per byte of the file (the allocations
+// not under the race detector, which adds its own).
+func TestImportMemory(t *testing.T) {
+	for _, sh := range scaleShapes {
+		t.Run(sh.name, func(t *testing.T) {
+			data := sh.gen(sh.big / 8)
+			heap, alloc := importMemory(t, data)
+			t.Logf("%d bytes: heap %.2f B and %.2f B allocated per byte", len(data), heap, alloc)
+			if heap > maxHeapPerByte {
+				t.Errorf("heap at its fullest %.1f bytes per byte of the file, more than %d", heap, maxHeapPerByte)
+			}
+			if alloc > maxAllocPerByte && !testenv.RaceEnabled {
+				t.Errorf("%.1f bytes allocated per byte of the file, more than %d", alloc, maxAllocPerByte)
+			}
 		})
 	}
 }

@@ -3,9 +3,11 @@ package marte2
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // thread writes the [[Threads]] table of t, if any imported GAM runs in
@@ -13,32 +15,34 @@ import (
 func (b *builder) thread(t *threadState, gams []*outGAM) {
 	d := t.def
 	if len(gams) == 0 {
-		b.im.skip(d.node.Pos, d.path, d.class, "writes no imported datasource")
+		b.im.skip(d.node.Pos(), d.path.String(), d.class, "writes no imported datasource")
 		return
 	}
-	sort.SliceStable(gams, func(i, j int) bool { return gams[i].order < gams[j].order })
-	th := &outThread{name: d.name, gams: gams}
-	th.pos = d.node.Pos
+	slices.SortStableFunc(gams, func(x, y *outGAM) int { return int(x.order - y.order) })
+	th := &outThread{name: d.name(), gams: gams, functions: d.functions.Pos()}
+	th.pos = d.node.Pos()
 	f := b.im.frequency(t)
 	th.comments = []string{
-		fmt.Sprintf("%s (%s), %s:%d", d.path, d.class, b.im.file, d.node.Pos.Line),
+		fmt.Sprintf("%s (%s), %s:%d", d.path, d.class, b.im.file, d.node.Pos().Line),
 		fmt.Sprintf("paced by %s (%s): Frequency on %s's input", t.timer.path, t.timer.class, t.timerGAM.path),
 	}
-	th.set("Name", tomlString(d.name), "")
+	th.set("Name", tomlString(d.name()), "")
 	th.setAt(t.freqPos, "Frequency", tomlFloat(f), "Hz")
-	p := newParam(b.im, d.node, d.path, "Class", "Functions")
+	p := newParam(b.im, d.node, d.path.String, "Class", "Functions")
 	p.copyMask(&th.table, "CPUs", "CPUMask")
-	if p.leaf("StackSize") != nil {
-		b.im.approx(d.node.Leaf("StackSize").Pos, d.path+".StackSize", "", "ignored: streamerd's RT thread is a locked OS thread with the default stack")
+	if !p.leaf("StackSize").IsZero() {
+		b.im.approx(d.node.Leaf("StackSize").Pos(), d.path.show("StackSize"), "", "ignored: streamerd's RT thread is a locked OS thread with the default stack")
 	}
 	b.im.timerParams(t, f, &th.table)
-	names := make([]string, len(gams))
+	var names strings.Builder // its GAMs, which write prints last (GAMs = [...])
 	for i, g := range gams {
-		names[i] = g.name
+		if i > 0 {
+			names.WriteString(", ")
+		}
+		names.WriteString(g.name)
 	}
-	th.setAt(d.functions.Pos, "GAMs", tomlStrings(names), "")
-	b.im.maps(d.node.Pos, d.path, d.class, "→ [[Threads]] %s at %s Hz running %s%s", d.name, tomlFloat(f), strings.Join(names, ", "), p.restNote("not RealTimeThread parameters"))
-	b.im.approx(d.node.Pos, d.path, d.class, "MARTe2's GAMScheduler runs RT threads SCHED_FIFO (RealTimePriorityClass); the import leaves Priority = 0: add Priority = 1..99 to the thread (needs CAP_SYS_NICE) for the same")
+	b.im.maps(d.node.Pos(), d.path.String(), d.class, "→ [[Threads]] %s at %s Hz running %s%s", d.name(), tomlFloat(f), names.String(), p.restNote("not RealTimeThread parameters"))
+	b.im.approx(d.node.Pos(), d.path.String(), d.class, "MARTe2's GAMScheduler runs RT threads SCHED_FIFO (RealTimePriorityClass); the import leaves Priority = 0: add Priority = 1..%d to the thread (needs CAP_SYS_NICE) for the same", cpu.MaxPriority)
 	b.c.threads = append(b.c.threads, th)
 }
 
@@ -71,9 +75,9 @@ func defaultSleep(f float64) string {
 // timerParams maps the LinuxTimer's parameters onto the thread.
 func (im *importer) timerParams(t *threadState, f float64, th *table) {
 	ds := t.timer
-	p := newParam(im, ds.node, ds.path, "Class", "Signals")
+	p := newParam(im, ds.node, ds.path.String, "Class", "Signals")
 	nature, hasNature := p.str("SleepNature")
-	natureAt := ds.node.Pos
+	natureAt := ds.node.Pos()
 	if hasNature {
 		natureAt = p.pos("SleepNature")
 	}
@@ -86,23 +90,23 @@ func (im *importer) timerParams(t *threadState, f float64, th *table) {
 		th.setAt(natureAt, "SleepNature", tomlString("Busy"), "")
 	default:
 		if nature != "" && nature != "Default" {
-			im.approx(natureAt, ds.path+".SleepNature", "", "%q is not Default or Busy; the thread sleeps (Default)", nature)
+			im.approx(natureAt, ds.path.show("SleepNature"), "", "%q is not Default or Busy; the thread sleeps (Default)", nature)
 		}
-		im.approx(natureAt, ds.path+".SleepNature", "", "%s", defaultSleep(f))
+		im.approx(natureAt, ds.path.show("SleepNature"), "", "%s", defaultSleep(f))
 		th.setAt(natureAt, "SleepNature", tomlString("Default"), "sleeps on a timer; MARTe2's Default busy-waits (\"Busy\" spins as it does)")
 	}
 	period := time.Duration(math.Round(1e9 / f))
-	text := fmt.Sprintf("paces thread %s at %s Hz (period %v); Counter and Time come from streamerd's Timer", t.def.name, tomlFloat(f), period)
+	text := fmt.Sprintf("paces thread %s at %s Hz (period %v); Counter and Time come from streamerd's Timer", t.def.name(), tomlFloat(f), period)
 	if mode, _ := p.str("ExecutionMode"); mode != "RealTimeThread" {
-		im.approx(ds.node.Pos, ds.path, ds.class, "ExecutionMode IndependentThread: MARTe2 wakes the RT thread from a timer thread; streamerd's RT thread sleeps to its own deadlines (as RealTimeThread mode), with the same Counter and Time")
+		im.approx(ds.node.Pos(), ds.path.String(), ds.class, "ExecutionMode IndependentThread: MARTe2 wakes the RT thread from a timer thread; streamerd's RT thread sleeps to its own deadlines (as RealTimeThread mode), with the same Counter and Time")
 	}
 	for _, k := range []string{"CPUMask", "Phase", "+TimeProvider", "StackSize"} {
-		if l := p.leaf(k); l != nil {
-			im.approx(l.Pos, ds.path+"."+k, "", "ignored: streamerd's thread paces itself on CLOCK_MONOTONIC")
+		if l := p.leaf(k); !l.IsZero() {
+			im.approx(l.Pos(), ds.path.show(k), "", "ignored: streamerd's thread paces itself on CLOCK_MONOTONIC")
 		}
 	}
 	if us := 1e6 / f; us != math.Trunc(us) {
-		im.approx(t.freqPos, t.timerGAM.path+".Frequency", "", "MARTe2's Time is Counter × %d µs (the period truncated to whole µs); streamerd's is Counter × %v: Time, and waveforms evaluated at it, drift apart by %.3g µs per cycle", uint32(us), period, us-math.Trunc(us))
+		im.approx(t.freqPos, t.timerGAM.path.show("Frequency"), "", "MARTe2's Time is Counter × %d µs (the period truncated to whole µs); streamerd's is Counter × %v: Time, and waveforms evaluated at it, drift apart by %.3g µs per cycle", uint32(us), period, us-math.Trunc(us))
 	}
-	im.maps(ds.node.Pos, ds.path, ds.class, "%s%s", text, p.restNote("not LinuxTimer parameters"))
+	im.maps(ds.node.Pos(), ds.path.String(), ds.class, "%s%s", text, p.restNote("not LinuxTimer parameters"))
 }

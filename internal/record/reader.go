@@ -14,6 +14,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/regfile"
 )
 
 // File is a recording opened for reading: its layout rebuilt from its
@@ -38,9 +39,10 @@ const (
 // footer, a recording of this package's schema version, whose columns
 // match the signal list of its metadata. Every error names the file and
 // what is wrong; a file that is not Parquet, cut short, or corrupt gives
-// an error, never a panic.
+// an error, never a panic; what is not a regular file (a named pipe, a
+// device, a directory) is refused before it is read.
 func Open(path string) (*File, error) {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 	rdwire "github.com/streamerd/streamerd/datasource/rd100s/wire"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	rdclient "github.com/streamerd/streamerd/internal/rd100slink"
+	"github.com/streamerd/streamerd/netthread"
 )
 
 // tick is how often a receive loop wakes without data, to end a row group
@@ -201,7 +202,7 @@ func (r *RD100SSource) run(ctx context.Context, s *Session) error {
 		return fmt.Errorf("RD100S: %w", err)
 	}
 	defer conn.Close()
-	conn.SetReadBuffer(1 << 20)
+	_, _ = netthread.SetBuffers(conn, 0, 1<<20) // best effort: a smaller buffer only drops more under load
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	rec, err := s.layout(ForRD100S(conn.LocalAddr().String()), time.Now())
@@ -290,7 +291,7 @@ func (f *FlatUDPSource) run(ctx context.Context, s *Session) error {
 	if err != nil {
 		return fmt.Errorf("FlatUDP listen on %s: %w", f.Listen, err)
 	}
-	conn.SetReadBuffer(4 << 20)
+	_, _ = netthread.SetBuffers(conn, 0, 4<<20) // best effort: a smaller buffer only drops more under load
 	rc := flatclient.NewReceiver(conn, l.flat)
 	defer rc.Close()
 	stop := context.AfterFunc(ctx, func() { rc.Close() })

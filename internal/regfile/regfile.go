@@ -23,22 +23,17 @@ var (
 // ErrTooLarge before it is read. Symbolic links are followed. The errors
 // name path and say what was found.
 func Read(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, st, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, kind(st.Mode()))
-	}
 	if st.Size() > max {
 		return nil, fmt.Errorf("%s: %w: %d bytes, at most %d", path, ErrTooLarge, st.Size(), max)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	// Read into a buffer of the file's size (and room to see that it
+	// grew), so that the bytes are allocated once.
+	data, err := readAll(io.LimitReader(f, max+1), make([]byte, 0, st.Size()+512))
 	if err != nil {
 		return nil, err
 	}
@@ -46,6 +41,26 @@ func Read(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w: more than %d bytes", path, ErrTooLarge, max)
 	}
 	return data, nil
+}
+
+// Open opens the regular file at path for reading and returns it with its
+// FileInfo. What is not a regular file is refused as Read refuses it,
+// without waiting for a FIFO's writer.
+func Open(path string) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, kind(st.Mode()))
+	}
+	return f, st, nil
 }
 
 // kind names what a non-regular file is.
@@ -61,4 +76,21 @@ func kind(m fs.FileMode) string {
 		return "a device"
 	}
 	return "mode " + m.String()
+}
+
+// readAll is io.ReadAll reading into b.
+func readAll(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // grow
+		}
+	}
 }

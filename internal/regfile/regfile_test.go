@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -48,5 +49,22 @@ func TestReadRefusesNonRegular(t *testing.T) {
 		if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), what) || !strings.HasPrefix(err.Error(), path+": ") {
 			t.Errorf("%s: %v", path, err)
 		}
+	}
+}
+
+// A file's bytes are allocated once, at its size: reading 4 MB costs
+// about 4 MB, not the doublings of a growing buffer.
+func TestReadAllocatesOnce(t *testing.T) {
+	const size = 4 << 20
+	p := testenv.WriteFile(t, "big.cfg", strings.Repeat("x", size), 0o600)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	data, err := Read(p, size)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(data) != size {
+		t.Fatalf("Read: %d bytes, %v", len(data), err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > size+64<<10 {
+		t.Errorf("%d bytes allocated to read %d", got, size)
 	}
 }

@@ -72,8 +72,8 @@ type feeder struct {
 // newFeeder reads rows laid out as the signal memory of sigs: packed in
 // declaration order (datasource.DataSource), offsets[i] where signal i
 // starts.
-func newFeeder(f *record.File, l *record.Layout, pc paceColumns, sigs []datasource.Signal, loop bool) *feeder {
-	fd := &feeder{file: f, l: l, pc: pc, loop: loop, offsets: make([]int, len(sigs)),
+func newFeeder(l *record.Layout, pc paceColumns, sigs []datasource.Signal, loop bool) *feeder {
+	fd := &feeder{l: l, pc: pc, loop: loop, offsets: make([]int, len(sigs)),
 		free: make(chan *batch, batches), full: make(chan *batch, batches), quit: make(chan struct{})}
 	for i := range sigs {
 		fd.offsets[i] = fd.size
@@ -93,7 +93,11 @@ func newFeeder(f *record.File, l *record.Layout, pc paceColumns, sigs []datasour
 	return fd
 }
 
-func (fd *feeder) start() { fd.wg.Go(fd.run) }
+// start reads the rows of f, which has the feeder's layout.
+func (fd *feeder) start(f *record.File) {
+	fd.file = f
+	fd.wg.Go(fd.run)
+}
 
 func (fd *feeder) stop() {
 	close(fd.quit)

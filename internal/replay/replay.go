@@ -2,7 +2,7 @@
 //
 // Usage:
 //
-//  1. r, err := replay.New(path, replay.Options{Port: 44500, Speed: 1}, ms, log)
+//  1. r, err := replay.New(path, replay.Options{Server: udpstreamer.Config{Port: 44500}, Speed: 1}, ms, log)
 //     opens and checks the recording (internal/record) and builds the
 //     Streamer with its CONFIG: names, types, units, ranges, quantisation.
 //  2. r.AllocateMemory, then r.PrepareNextState (or r.Start for both)
@@ -30,12 +30,16 @@
 package replay
 
 import (
+	"bytes"
+	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net/netip"
+	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,11 +63,14 @@ const (
 )
 
 // Options configures a Replay. The zero value of a field means its
-// default, except Port (0: a free port) and Speed (0: flat out).
+// default, except Speed (0: flat out).
 type Options struct {
-	Name    string // datasource name, in logs and metrics; DefaultName when ""
-	Address string // local address to bind; "" binds every address
-	Port    int
+	// Server configures the UDPStreamer that serves the recording, as for
+	// a live one: its Name (DefaultName when ""), Address ("" binds every
+	// address), Port (0: a free port), AllowedClients, HandOffDepth
+	// (DefaultHandOffDepth when 0), MaxPayloadSize, session policy and
+	// network thread. Its Signals are the recording's: New refuses any.
+	Server udpstreamer.Config
 	// Speed plays the recording this many times faster than it was
 	// recorded (MinSpeed..MaxSpeed); 0 plays it flat out.
 	Speed float64
@@ -72,59 +79,97 @@ type Options struct {
 	// WaitClient holds the first row until a client holds the session, so
 	// it sees the recording from its start.
 	WaitClient bool
-	// HandOffDepth is the Streamer's ring of cycles waiting for its
-	// network thread (DefaultHandOffDepth when 0).
-	HandOffDepth   int
-	AllowedClients []netip.Prefix
-	CPUMask        cpu.Mask // pins the pacing thread; 0: unpinned
+	// PacingCPUMask pins the pacing thread (0: unpinned); PacingPriority
+	// runs it under SCHED_FIFO at this priority (1..99; 0: normal
+	// scheduling).
+	PacingCPUMask  cpu.Mask
+	PacingPriority int
+}
+
+// Validate checks opts as New does, without the recording: every broken
+// rule is a *datasource.ConfigError naming its field (Speed,
+// PacingPriority, Signals), joined.
+func Validate(opts *Options) error {
+	name := cmp.Or(opts.Server.Name, DefaultName)
+	var errs []error
+	param := func(p, format string, args ...any) {
+		errs = append(errs, &datasource.ConfigError{DataSource: name, Index: -1, Parameter: p, Rule: fmt.Sprintf(format, args...)})
+	}
+	if opts.Speed != 0 && !(opts.Speed >= MinSpeed && opts.Speed <= MaxSpeed) {
+		param("Speed", "want %v to %v, or 0 for flat out, got %v", MinSpeed, MaxSpeed, opts.Speed)
+	}
+	if cpu.ValidatePriority(opts.PacingPriority) != nil {
+		param("PacingPriority", "%v", cpu.ValidatePriority(opts.PacingPriority))
+	}
+	if len(opts.Server.Signals) > 0 {
+		param("Signals", "the signals of a replay are its recording's; give none")
+	}
+	return errors.Join(errs...)
+}
+
+// withDefaults fills in the defaults of the fields left zero.
+func (o Options) withDefaults() Options {
+	o.Server.Name = cmp.Or(o.Server.Name, DefaultName)
+	o.Server.HandOffDepth = cmp.Or(o.Server.HandOffDepth, DefaultHandOffDepth)
+	return o
 }
 
 // Stats count what a Replay played.
 type Stats struct {
-	Rows  uint64 // rows synchronised
-	Lost  uint64 // updates the rows' gaps declared lost
-	Loops uint64 // times the recording was played to its end
-	Late  uint64 // times the pacing thread fell more than a second behind and started its clock again
+	Rows  uint64 `json:"rows"`  // rows synchronised
+	Lost  uint64 `json:"lost"`  // updates the rows' gaps declared lost
+	Loops uint64 `json:"loops"` // times the recording was played to its end
+	Late  uint64 `json:"late"`  // times the pacing thread fell more than a second behind and started its clock again
+	// Position is the rows of the current pass synchronised: the row of
+	// the recording played last, from 1; 0 before the first.
+	Position uint64 `json:"position"`
+	// PositionTime is the recording's time from its first row to the row
+	// played last, as the pacing counts it (the producer's clock).
+	PositionTime time.Duration `json:"-"`
 }
 
 // Replay plays a recording through a UDPStreamer. Its DataSource methods
 // follow the contract (from the goroutine that builds the application);
 // Done, Err, Stats and Streamer may be called from any goroutine.
 type Replay struct {
-	opts   Options
-	file   *record.File
-	layout *record.Layout
-	s      *udpstreamer.Streamer
-	log    *slog.Logger
-	sigs   []datasource.Signal
-	pace   paceColumns
+	opts    Options
+	path    string
+	numRows int64
+	layout  *record.Layout
+	s       *udpstreamer.Streamer
+	log     *slog.Logger
+	sigs    []datasource.Signal
+	pace    paceColumns
 
-	feed    *feeder
+	feed *feeder
+	bufs [][]byte // each signal's bytes in the Streamer's memory
+
+	mu      sync.Mutex // guards file, thread and stopped: Close may come from any goroutine
+	file    *record.File
 	thread  *netthread.Thread
-	bufs    [][]byte // each signal's bytes in the Streamer's memory
+	stopped bool
+
 	done    chan struct{}
 	errOnce sync.Once
 	err     error
-	stopped atomic.Bool
 
 	rows, lost, loops, late atomic.Uint64
+	pos                     atomic.Uint64 // rows of the current pass
+	posTime                 atomic.Int64  // ns of the recording into the current pass
 }
 
 var _ datasource.Opener = (*Replay)(nil)
 
-// New opens the recording at path and builds the Streamer that serves
-// it. A file that is not a recording, or is cut short or corrupt, gives an
-// error naming it and what is wrong.
+// New opens the recording at path, checks it and builds the Streamer that
+// serves it. A file that is not a recording, or is cut short or corrupt,
+// gives an error naming it and what is wrong. The file is closed again:
+// PrepareNextState opens it to play it, so a Replay built and never
+// started holds no file.
 func New(path string, opts Options, ms *metrics.Set, log *slog.Logger) (*Replay, error) {
-	if opts.Speed != 0 && (opts.Speed < MinSpeed || opts.Speed > MaxSpeed) {
-		return nil, fmt.Errorf("replay: speed %v: want %v to %v, or 0 for flat out", opts.Speed, MinSpeed, MaxSpeed)
+	if err := Validate(&opts); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
 	}
-	if opts.Name == "" {
-		opts.Name = DefaultName
-	}
-	if opts.HandOffDepth == 0 {
-		opts.HandOffDepth = DefaultHandOffDepth
-	}
+	opts = opts.withDefaults()
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -132,16 +177,34 @@ func New(path string, opts Options, ms *metrics.Set, log *slog.Logger) (*Replay,
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
+	f.Close()
 	l := f.Layout
 	sigs := Signals(l.Signals)
-	s, err := udpstreamer.New(udpstreamer.Config{Name: opts.Name, Address: opts.Address, Port: opts.Port,
-		HandOffDepth: opts.HandOffDepth, AllowedClients: opts.AllowedClients, Signals: sigs}, ms, log)
+	cfg := opts.Server
+	cfg.Signals = sigs
+	s, err := udpstreamer.New(cfg, ms, log)
 	if err != nil {
-		f.Close()
 		return nil, fmt.Errorf("replay: %s: its signal list cannot be served: %w", path, err)
 	}
-	return &Replay{opts: opts, file: f, layout: l, s: s, log: log.With("replay", path), sigs: sigs,
+	return &Replay{opts: opts, path: path, numRows: f.NumRows, layout: l, s: s, log: log.With("replay", path), sigs: sigs,
 		pace: paceColumnsOf(l), done: make(chan struct{})}, nil
+}
+
+// sameLayout reports whether a and b have the same signals and columns.
+func sameLayout(a, b *record.Layout) bool {
+	return a.Format == b.Format && slices.Equal(a.Signals, b.Signals) && slices.Equal(a.Columns, b.Columns)
+}
+
+// Inspect opens the recording at path, checks it as New does, and
+// returns the signals a Replay of it serves and its number of rows. It
+// reads the file's footer, not its rows.
+func Inspect(path string) ([]datasource.Signal, int64, error) {
+	f, err := record.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("replay: %w", err)
+	}
+	defer f.Close()
+	return Signals(f.Layout.Signals), f.NumRows, nil
 }
 
 // Signals returns the datasource signals of a CONFIG's signal list.
@@ -172,7 +235,7 @@ func (r *Replay) Streamer() *udpstreamer.Streamer { return r.s }
 func (r *Replay) Layout() *record.Layout { return r.layout }
 
 // Name returns the datasource name.
-func (r *Replay) Name() string { return r.opts.Name }
+func (r *Replay) Name() string { return r.opts.Server.Name }
 
 // Signals returns the recording's signals as the Streamer serves them.
 func (r *Replay) Signals() []datasource.Signal { return r.sigs }
@@ -182,7 +245,7 @@ func (r *Replay) AllocateMemory() error {
 	if err := r.s.AllocateMemory(); err != nil {
 		return err
 	}
-	r.feed = newFeeder(r.file, r.layout, r.pace, r.s.Signals(), r.opts.Loop)
+	r.feed = newFeeder(r.layout, r.pace, r.s.Signals(), r.opts.Loop)
 	r.bufs = make([][]byte, len(r.s.Signals()))
 	for i := range r.bufs {
 		b, err := r.s.GetSignalMemoryBuffer(i)
@@ -200,37 +263,67 @@ func (r *Replay) GetSignalMemoryBuffer(i int) ([]byte, error) { return r.s.GetSi
 // Open binds the Streamer's socket.
 func (r *Replay) Open() error { return r.s.Open() }
 
-// PrepareNextState starts the Streamer, the reader and the pacing thread.
+// PrepareNextState opens the recording again (refusing it if it changed
+// since New), starts the Streamer, the reader and the pacing thread.
 func (r *Replay) PrepareNextState() error {
-	if r.feed == nil {
-		return fmt.Errorf("datasource %q: %w", r.opts.Name, datasource.ErrNotAllocated)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	name := r.opts.Server.Name
+	switch {
+	case r.feed == nil:
+		return fmt.Errorf("datasource %q: %w", name, datasource.ErrNotAllocated)
+	case r.thread != nil:
+		return fmt.Errorf("datasource %q: %w", name, datasource.ErrStarted)
+	case r.stopped:
+		return fmt.Errorf("datasource %q: %w", name, datasource.ErrClosed)
 	}
-	if r.thread != nil {
-		return fmt.Errorf("datasource %q: %w", r.opts.Name, datasource.ErrStarted)
+	f, err := record.Open(r.path)
+	if err != nil {
+		return fmt.Errorf("datasource %q: replay: %w", name, err)
+	}
+	if !sameLayout(f.Layout, r.layout) || f.NumRows != r.numRows {
+		f.Close()
+		return fmt.Errorf("datasource %q: replay: %s changed since it was checked (%d rows then, %d now, or other signals)", name, r.path, r.numRows, f.NumRows)
 	}
 	if err := r.s.PrepareNextState(); err != nil {
+		f.Close()
 		return err
 	}
-	r.feed.start()
-	th, err := netthread.Start(netthread.Config{Name: r.opts.Name + "-pace", CPUMask: r.opts.CPUMask}, r.play)
+	r.feed.start(f)
+	th, err := netthread.Start(netthread.Config{Name: name + "-pace", CPUMask: r.opts.PacingCPUMask, Priority: r.opts.PacingPriority}, r.play)
 	if err != nil {
 		r.feed.stop()
 		r.s.Close()
-		return fmt.Errorf("datasource %q: pacing thread: %w", r.opts.Name, err)
+		f.Close()
+		r.stopped = true
+		return fmt.Errorf("datasource %q: pacing thread: %w", name, err)
 	}
-	r.thread = th
-	r.log.Info("replaying", "address", r.s.LocalAddr().String(), "rows", r.file.NumRows, "format", r.layout.Format,
+	r.file, r.thread = f, th
+	r.log.Info("replaying", "address", r.s.LocalAddr().String(), "rows", r.numRows, "format", r.layout.Format,
 		"speed", speedText(r.opts.Speed), "loop", r.opts.Loop)
 	return nil
 }
 
-// Start is AllocateMemory then PrepareNextState.
-func (r *Replay) Start() error {
+// Start is AllocateMemory then PrepareNextState; the Replay closes when
+// ctx is done. A nil ctx is refused.
+func (r *Replay) Start(ctx context.Context) error {
+	if ctx == nil {
+		return fmt.Errorf("datasource %q: Start: nil context (use context.Background())", r.opts.Server.Name)
+	}
 	if err := r.AllocateMemory(); err != nil {
 		return err
 	}
-	return r.PrepareNextState()
+	if err := r.PrepareNextState(); err != nil {
+		return err
+	}
+	if ctx.Done() != nil {
+		context.AfterFunc(ctx, func() { _ = r.Close() })
+	}
+	return nil
 }
+
+// Metrics returns the set the Streamer's metrics are registered in.
+func (r *Replay) Metrics() *metrics.Set { return r.s.Metrics() }
 
 func speedText(v float64) string {
 	if v == 0 {
@@ -243,18 +336,20 @@ func speedText(v float64) string {
 func (r *Replay) Synchronise() error { return nil }
 
 // Close stops the pacing thread, the reader and the Streamer, and closes
-// the file. Later calls do nothing.
+// the file; later calls do nothing. Before PrepareNextState it closes
+// what Open opened.
 func (r *Replay) Close() error {
-	if r.stopped.Swap(true) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.thread == nil {
+		return r.s.Close()
+	}
+	if r.stopped {
 		return nil
 	}
-	var err error
-	if r.thread != nil {
-		err = r.thread.Stop()
-	}
-	if r.feed != nil {
-		r.feed.stop()
-	}
+	r.stopped = true
+	err := r.thread.Stop()
+	r.feed.stop()
 	if serr := r.s.Close(); err == nil {
 		err = serr
 	}
@@ -286,21 +381,33 @@ func (r *Replay) finish(err error) {
 
 // Stats returns the counts.
 func (r *Replay) Stats() Stats {
-	return Stats{Rows: r.rows.Load(), Lost: r.lost.Load(), Loops: r.loops.Load(), Late: r.late.Load()}
+	return Stats{Rows: r.rows.Load(), Lost: r.lost.Load(), Loops: r.loops.Load(), Late: r.late.Load(),
+		Position: r.pos.Load(), PositionTime: time.Duration(r.posTime.Load())}
 }
 
-// Status is the Replay's snapshot for /status: the Streamer's fields
-// (its StatusReport), then the replay's own.
+// ClassReplay is the class a Replay reports in its Status.
+const ClassReplay = "Replay"
+
+// Status is the Replay's snapshot for /status: the Streamer's fields (its
+// StatusReport) with the class Replay, then the replay's own
+// (docs/status.md).
 type Status struct {
 	Streamer any    `json:"-"`
+	Class    string `json:"-"` // in place of the Streamer's
 	File     string `json:"file"`
+	FileRows int64  `json:"file_rows"`
 	Speed    string `json:"speed"`
 	Loop     bool   `json:"loop"`
 	Stats
+	PositionSeconds float64 `json:"position_s"`
+	// Finished: the recording was played to its end (never with Loop),
+	// reading it failed (Error says why), or the replay was stopped.
+	Finished bool   `json:"finished"`
+	Error    string `json:"error,omitempty"`
 }
 
-// MarshalJSON writes one object: the Streamer's fields, then the
-// replay's.
+// MarshalJSON writes one object: the Streamer's fields, its class
+// replaced by Class, then the replay's.
 func (s Status) MarshalJSON() ([]byte, error) {
 	type own Status // without this method
 	a, err := json.Marshal(s.Streamer)
@@ -314,6 +421,9 @@ func (s Status) MarshalJSON() ([]byte, error) {
 	if len(a) < 2 || a[0] != '{' || len(b) < 2 || b[0] != '{' {
 		return nil, fmt.Errorf("replay status: %s and %s are not two objects", a, b)
 	}
+	if s.Class != "" {
+		a = bytes.Replace(a, []byte(`"class":"UDPStreamer"`), []byte(`"class":`+strconv.Quote(s.Class)), 1)
+	}
 	if len(a) == 2 { // {}
 		return b, nil
 	}
@@ -322,12 +432,23 @@ func (s Status) MarshalJSON() ([]byte, error) {
 
 // StatusReport returns Status as an any.
 func (r *Replay) StatusReport() any {
-	return Status{Streamer: r.s.StatusReport(), File: r.file.Path, Speed: speedText(r.opts.Speed), Loop: r.opts.Loop, Stats: r.Stats()}
+	st := Status{Streamer: r.s.StatusReport(), Class: ClassReplay, File: r.path, FileRows: r.numRows, Speed: speedText(r.opts.Speed),
+		Loop: r.opts.Loop, Stats: r.Stats()}
+	st.PositionSeconds = st.PositionTime.Seconds()
+	select {
+	case <-r.done:
+		st.Finished = true
+		if r.err != nil {
+			st.Error = r.err.Error()
+		}
+	default:
+	}
+	return st
 }
 
 // Describe returns one line on the datagrams.
 func (r *Replay) Describe() string {
-	return r.s.Describe() + fmt.Sprintf("; replaying %s (%d rows)", r.file.Path, r.file.NumRows)
+	return r.s.Describe() + fmt.Sprintf("; replaying %s (%d rows)", r.path, r.numRows)
 }
 
 // Bounds of the pacing.
@@ -345,8 +466,9 @@ func (r *Replay) play(stop <-chan struct{}) {
 	if r.opts.WaitClient && !r.waitClient(stop) {
 		return
 	}
-	depth := r.opts.HandOffDepth
+	depth := r.opts.Server.HandOffDepth
 	next := cpu.MonotonicNanos()
+	newPass := true
 	for {
 		var b *batch
 		select {
@@ -384,6 +506,14 @@ func (r *Replay) play(stop <-chan struct{}) {
 			if gap != 0 {
 				r.lost.Add(uint64(gap))
 			}
+			if newPass { // the first row's dt paces it after the last row of the pass before
+				r.pos.Store(1)
+				r.posTime.Store(0)
+				newPass = false
+			} else {
+				r.pos.Add(1)
+				r.posTime.Add(b.dt[j])
+			}
 		}
 		err := b.err
 		r.feed.free <- b
@@ -395,6 +525,7 @@ func (r *Replay) play(stop <-chan struct{}) {
 			return
 		default:
 			r.loops.Add(1)
+			newPass = true
 			if !r.opts.Loop {
 				r.drain(stop)
 				r.log.Info("replay finished", "rows", r.rows.Load())

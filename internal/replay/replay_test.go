@@ -1,17 +1,14 @@
 package replay
 
 import (
+	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,122 +16,13 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
+	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/record"
+	"github.com/streamerd/streamerd/internal/replay/replaytest"
 	"github.com/streamerd/streamerd/internal/testenv"
-	"github.com/streamerd/streamerd/quant"
 )
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
-
-// signals of the live stream: a counter, a quantised signal, a vector
-// timed by a time signal, a matrix.
-func signals() []datasource.Signal {
-	return []datasource.Signal{
-		{Name: "T0", Type: datasource.Uint32, Unit: "us"},
-		{Name: "Counter", Type: datasource.Uint64},
-		{Name: "Voltage", Type: datasource.Float32, Unit: "V", RangeMin: -10, RangeMax: 10, QuantizedType: quant.Uint16},
-		{Name: "Wave", Type: datasource.Float32, NumberOfDimensions: 1, NumberOfElements: 16, Unit: "A",
-			TimeMode: datasource.FirstSample, TimeSignal: "T0", SamplingRate: 16000},
-		{Name: "M", Type: datasource.Int16, NumberOfDimensions: 2, Rows: 2, Cols: 2},
-	}
-}
-
-// live starts a UDPStreamer producer on a free loopback port.
-func live(t *testing.T) *udpstreamer.Streamer {
-	t.Helper()
-	s, err := udpstreamer.New(udpstreamer.Config{Name: "Live", Address: "127.0.0.1", HandOffDepth: 64, Signals: signals()}, metrics.NewSet(), discard())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-// cycle writes cycle i into s's memory and publishes it after gap lost
-// updates, about every millisecond.
-func cycle(s *udpstreamer.Streamer, i int, gap uint32) {
-	binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(0)), uint32(i*1000))
-	binary.LittleEndian.PutUint64(testenv.Must(s.GetSignalMemoryBuffer(1)), uint64(i)<<40|uint64(i))
-	binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(2)), math.Float32bits(float32(9.9*math.Sin(float64(i)/7))))
-	w := testenv.Must(s.GetSignalMemoryBuffer(3))
-	for k := range 16 {
-		binary.LittleEndian.PutUint32(w[4*k:], math.Float32bits(float32(i)+float32(k)/16))
-	}
-	m := testenv.Must(s.GetSignalMemoryBuffer(4))
-	for k := range 4 {
-		binary.LittleEndian.PutUint16(m[2*k:], uint16(int16(-i*4+k)))
-	}
-	for s.Waiting() > 32 {
-		time.Sleep(100 * time.Microsecond)
-	}
-	s.SynchroniseAfterGap(gap)
-	time.Sleep(time.Millisecond)
-}
-
-// recordFrom records the UDPStreamer at server to path until stop.
-func recordFrom(t *testing.T, server, path string) (*record.Session, func()) {
-	t.Helper()
-	sess := record.NewSession(record.Options{Path: path, RowGroupBytes: 16 << 10}, discard())
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	var err error
-	wg.Go(func() { err = sess.Run(ctx, &record.UDPStreamerSource{Server: server, Codes: true}) })
-	return sess, func() {
-		t.Helper()
-		cancel()
-		wg.Wait()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// rowsOf reads a recording's rows as raw bits.
-func rowsOf(t *testing.T, path string) (*record.Layout, [][]uint64) {
-	t.Helper()
-	f, err := record.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rs := f.Rows()
-	defer rs.Close()
-	var out [][]uint64
-	for {
-		row, err := rs.Next()
-		if errors.Is(err, io.EOF) {
-			return f.Layout, out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw := make([]uint64, len(row))
-		for c := range row {
-			raw[c] = f.Layout.Raw(row, c)
-		}
-		out = append(out, raw)
-	}
-}
-
-// waitRows waits until sess recorded n rows, and says what it recorded
-// if it does not within 20 s.
-func waitRows(t *testing.T, sess *record.Session, n uint64, what string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for sess.Stats().Rows < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %d rows of %d after 20 s; stats %+v", what, sess.Stats().Rows, n, sess.Stats())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 // gapAt is the loss the live producer declares before some cycles.
 var gapAt = map[int]uint32{40: 3, 41: 1, 150: 12}
@@ -146,37 +34,40 @@ func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.parquet"), filepath.Join(dir, "b.parquet")
 
-	s := live(t)
-	sessA, stopA := recordFrom(t, s.LocalAddr().String(), a)
+	s := replaytest.Live(t)
+	sessA, stopA := replaytest.RecordFrom(t, s.LocalAddr().String(), a)
 	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Client().IsValid() })
 	const n = 300
 	for i := range n {
-		cycle(s, i, gapAt[i])
+		replaytest.Cycle(s, i, gapAt[i])
 	}
-	waitRows(t, sessA, n, "the live stream is recorded")
+	replaytest.WaitRows(t, sessA, n, "the live stream is recorded")
 	stopA()
 
-	r, err := New(a, Options{Address: "127.0.0.1", Speed: 2, WaitClient: true}, metrics.NewSet(), discard())
+	r, err := New(a, Options{Server: udpstreamer.Config{Address: "127.0.0.1"}, Speed: 2, WaitClient: true}, metrics.NewSet(), discard())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Start(); err != nil {
+	if err := r.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	sessB, stopB := recordFrom(t, r.Streamer().LocalAddr().String(), b)
+	sessB, stopB := replaytest.RecordFrom(t, r.Streamer().LocalAddr().String(), b)
 	testenv.Receive(t, r.Done(), 30*time.Second, "the end of the replay")
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
 	}
-	waitRows(t, sessB, n, "the replay is recorded")
+	replaytest.WaitRows(t, sessB, n, "the replay is recorded")
 	stopB()
-	if st := r.Stats(); st.Rows != n || st.Lost != 16 || st.Loops != 1 {
+	if st := r.Stats(); st.Rows != n || st.Lost != 16 || st.Loops != 1 || st.Position != n || st.PositionTime <= 0 {
 		t.Errorf("replay stats %+v", st)
 	}
+	if st := r.StatusReport().(Status); st.Class != ClassReplay || !st.Finished || st.Error != "" || st.FileRows != n || st.File != a {
+		t.Errorf("status %+v", st)
+	}
 
-	la, ra := rowsOf(t, a)
-	lb, rb := rowsOf(t, b)
+	la, ra := replaytest.Rows(t, a)
+	lb, rb := replaytest.Rows(t, b)
 	if len(la.Columns) != len(lb.Columns) || len(ra) != n || len(rb) != n {
 		t.Fatalf("%d and %d columns, %d and %d rows", len(la.Columns), len(lb.Columns), len(ra), len(rb))
 	}
@@ -213,33 +104,35 @@ func TestRoundTrip(t *testing.T) {
 // it; Speed out of range is refused.
 func TestReplayLoopsAndStops(t *testing.T) {
 	a := filepath.Join(t.TempDir(), "a.parquet")
-	s := live(t)
-	sess, stop := recordFrom(t, s.LocalAddr().String(), a)
+	s := replaytest.Live(t)
+	sess, stop := replaytest.RecordFrom(t, s.LocalAddr().String(), a)
 	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Client().IsValid() })
 	for i := range 20 {
-		cycle(s, i, 0)
+		replaytest.Cycle(s, i, 0)
 	}
-	waitRows(t, sess, 20, "recorded")
+	replaytest.WaitRows(t, sess, 20, "recorded")
 	stop()
-	if _, err := New(a, Options{Speed: 20}, metrics.NewSet(), discard()); err == nil {
-		t.Error("speed 20 taken")
+	for _, o := range []Options{{Speed: 20}, {PacingPriority: 100}, {Server: udpstreamer.Config{Signals: replaytest.Signals()}}} {
+		if _, err := New(a, o, metrics.NewSet(), discard()); err == nil {
+			t.Errorf("%+v taken", o)
+		}
 	}
-	r, err := New(a, Options{Address: "127.0.0.1", Loop: true}, metrics.NewSet(), discard())
+	sigs, rows, err := Inspect(a)
+	if err != nil || rows != 20 || len(sigs) != len(replaytest.Signals()) || sigs[3].TimeSignal != "T0" {
+		t.Errorf("Inspect: %d rows, %+v, %v", rows, sigs, err)
+	}
+	r, err := New(a, Options{Server: udpstreamer.Config{Address: "127.0.0.1"}, Loop: true}, metrics.NewSet(), discard())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Start(); err != nil {
+	if err := r.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.Dial(r.Streamer().LocalAddr().String(), client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if _, err := c.Connect(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	replaytest.Connect(t, r.Streamer().LocalAddr().String())
 	testenv.Eventually(t, "three loops", 20*time.Second, func() bool { return r.Stats().Loops >= 3 })
+	if st := r.StatusReport().(Status); st.Finished || st.Position < 1 || st.Position > 20 {
+		t.Errorf("looping: %+v", st)
+	}
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -254,13 +147,13 @@ func TestReplayLoopsAndStops(t *testing.T) {
 func TestBadFilesNameTheFileAndTheProblem(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.parquet")
-	s := live(t)
-	sess, stop := recordFrom(t, s.LocalAddr().String(), good)
+	s := replaytest.Live(t)
+	sess, stop := replaytest.RecordFrom(t, s.LocalAddr().String(), good)
 	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Client().IsValid() })
 	for i := range 50 {
-		cycle(s, i, 0)
+		replaytest.Cycle(s, i, 0)
 	}
-	waitRows(t, sess, 50, "recorded")
+	replaytest.WaitRows(t, sess, 50, "recorded")
 	stop()
 	data, err := os.ReadFile(good)
 	if err != nil {
@@ -283,18 +176,57 @@ func TestBadFilesNameTheFileAndTheProblem(t *testing.T) {
 		{write("truncated.parquet", data[:len(data)/2]), "footer is missing"},
 		{write("corrupt.parquet", corrupt), "corrupt"},
 		{filepath.Join(dir, "missing.parquet"), "no such file"},
+		{testenv.Mkfifo(t, filepath.Join(dir, "fifo.parquet")), "not a regular file (a named pipe)"},
 	} {
 		_, err := New(c.path, Options{}, metrics.NewSet(), discard())
 		if err == nil || !strings.Contains(err.Error(), c.path) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want an error naming it and saying %q", filepath.Base(c.path), err, c.want)
 		}
+		_, _, err = Inspect(c.path)
+		if err == nil || !strings.Contains(err.Error(), c.path) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Inspect %s: %v; want an error naming it and saying %q", filepath.Base(c.path), err, c.want)
+		}
+	}
+}
+
+// TestReplayDataSourceContract: a Replay follows the DataSource and
+// Opener lifecycles an application drives it through, and refuses to
+// start on a recording that changed since New checked it.
+func TestReplayDataSourceContract(t *testing.T) {
+	a := replaytest.Record(t, filepath.Join(t.TempDir(), "a.parquet"), 5, nil)
+	newReplay := func() datasource.DataSource {
+		r, err := New(a, Options{Server: udpstreamer.Config{Address: "127.0.0.1"}, Speed: 0}, metrics.NewSet(), discard())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	lifecycle(t, newReplay())
+	dstest.Opener(t, newReplay)
+
+	// A recording replaced between New and the start is refused.
+	r := newReplay()
+	b := replaytest.Record(t, filepath.Join(t.TempDir(), "b.parquet"), 7, nil)
+	if err := os.Rename(b, a); err != nil {
+		t.Fatal(err)
+	}
+	err := r.AllocateMemory()
+	if err == nil {
+		err = r.PrepareNextState()
+	}
+	if err == nil || !strings.Contains(err.Error(), a+" changed since it was checked (5 rows then, 7 now") {
+		t.Errorf("a replaced recording: %v", err)
+	}
+	if err := r.Close(); err != nil {
+		t.Error(err)
 	}
 }
 
 // TestStatusJSONIsOneObject: /status shows a replay as one object, the
-// Streamer's fields then the replay's.
+// Streamer's fields with the class Replay, then the replay's.
 func TestStatusJSONIsOneObject(t *testing.T) {
-	b, err := json.Marshal(Status{Streamer: map[string]any{"name": "R", "connected": true}, File: "f.parquet", Speed: "1", Stats: Stats{Rows: 3}})
+	b, err := json.Marshal(Status{Streamer: map[string]any{"name": "R", "class": "UDPStreamer", "connected": true}, Class: ClassReplay,
+		File: "f.parquet", Speed: "1", Stats: Stats{Rows: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +234,30 @@ func TestStatusJSONIsOneObject(t *testing.T) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatalf("%s: %v", b, err)
 	}
-	if m["name"] != "R" || m["connected"] != true || m["file"] != "f.parquet" || m["Rows"] != 3.0 {
+	if m["name"] != "R" || m["connected"] != true || m["file"] != "f.parquet" || m["rows"] != 3.0 || m["class"] != ClassReplay || bytes.Count(b, []byte(`"class"`)) != 1 {
 		t.Errorf("%s", b)
 	}
+}
+
+// lifecycle drives ds through the MARTe2 order and every repeated call:
+// each call out of order returns its error, Close twice returns nil.
+func lifecycle(t *testing.T, ds datasource.DataSource) {
+	t.Helper()
+	want := func(what string, err, target error) {
+		t.Helper()
+		if !errors.Is(err, target) {
+			t.Errorf("%s: %v, want %v", what, err, target)
+		}
+	}
+	want("PrepareNextState before AllocateMemory", ds.PrepareNextState(), datasource.ErrNotAllocated)
+	if err := ds.AllocateMemory(); err != nil {
+		t.Fatal(err)
+	}
+	want("second AllocateMemory", ds.AllocateMemory(), datasource.ErrAllocatedTwice)
+	if err := ds.PrepareNextState(); err != nil {
+		t.Fatal(err)
+	}
+	want("second PrepareNextState", ds.PrepareNextState(), datasource.ErrStarted)
+	want("Close", ds.Close(), nil)
+	want("second Close", ds.Close(), nil)
 }

@@ -25,7 +25,17 @@
 // their cap, within Limits.MaxHistoryBytes; after that receiving allocates
 // nothing. Arrays also keep their latest update as a waveform, and any
 // element can be recorded over time on request (Limits.MaxElementTraces at
-// once). Lost updates and silences are breaks (NaN points) in every trace.
+// once). Lost updates and silences are breaks (NaN points) in every trace,
+// and markers on each clock's time axis with the updates lost and the
+// cycles skipped before an update, and the moments the stream stopped
+// (marks.go).
+//
+// First view. For the first updates after a signal list, the hub compares
+// the scalars: signals that carry one value (quantised or converted
+// copies) and integers that rise at every update (counters, time stamps)
+// are noted, and the first view a page shows is chosen from what is left,
+// floats first, a few traces in a few plots (firstview.go). Nothing in it
+// depends on signal names.
 //
 // Times are the stream's own: UDPStreamer per-sample times as the client
 // library reconstructs them for every time mode, FlatUDP datagrams counted
@@ -38,7 +48,12 @@
 // Pages. A page sends its view as JSON (traces, window, pixel columns) and
 // gets binary frames (see frame.go for the layout): for each trace the
 // points of the window, at most the minimum and maximum of each column, the
-// samples themselves when there are few. A page's writer builds a frame
+// samples themselves when there are few, and the markers of the window. A
+// view has at most Limits.MaxTraces traces (MaxTraces, 256, by default),
+// and a view of many traces gets fewer columns, so that a frame holds at
+// most MaxFramePoints points. The page groups the traces into one plot
+// per unit, each with its own x values (no common x to join them on), and
+// greys its plots when the stream has stopped. A page's writer builds a frame
 // when the page can take one, from the hub's state at that moment: there is
 // no queue. At most two frames await the page's acknowledgement, so a page
 // that draws slowly gets fewer frames; a page whose connection takes no

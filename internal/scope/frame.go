@@ -11,7 +11,7 @@ import (
 // arrays in place (Float32Array, Float64Array):
 //
 //	frame header, 32 bytes:
-//	 0 u32 magic "SCF1"      4 u32 sequence     8 u32 signal list generation
+//	 0 u32 magic "SCF2"      4 u32 sequence     8 u32 signal list generation
 //	12 u16 traces           14 u8 flags (bit 0: live)   15 u8 view number (the page's vid)
 //	16 f64 window start     24 f64 window end  (seconds relative to each trace's anchor)
 //	each trace, a 32-byte header then its points:
@@ -22,10 +22,17 @@ import (
 //	24 f64 oldest time held, relative to the anchor (NaN: unknown)
 //	32 n × f32 x: time relative to the anchor (a waveform: its x), padded to 8 bytes
 //	   n × f64 y: the values; NaN is a break in the line
+//	after the traces, the markers of the clocks of the time traces:
+//	 0 u32 markers m          4 u32 reserved (0)
+//	 then m × 16 bytes: 0 f64 time relative to the anchor of its clock
+//	   8 u32 count (updates lost, cycles skipped; 1 for a silence)
+//	  12 u16 clock   14 u8 kind (MarkKind)   15 u8 reserved (0)
 const (
-	frameMagic      uint32 = 0x31464353 // "SCF1" little-endian
-	frameHeaderSize        = 32
-	traceHeaderSize        = 32
+	frameMagic       uint32 = 0x32464353 // "SCF2" little-endian
+	frameHeaderSize         = 32
+	traceHeaderSize         = 32
+	markerHeaderSize        = 8
+	markerSize              = 16
 
 	offMagic   = 0
 	offSeq     = 4
@@ -56,8 +63,18 @@ const (
 	KindElement                  // one element of an array over time
 )
 
-// MaxTraces caps the traces of one viewer.
-const MaxTraces = 32
+// Bounds of one viewer's frames.
+const (
+	// MaxTraces caps the traces of one viewer (Limits.MaxTraces may
+	// lower it). A page draws 100 or 256 traces of a 1 kHz stream in 35
+	// to 75 ms on a loaded 2-core machine (docs/scope.md).
+	MaxTraces = 256
+	// MaxFramePoints caps the points of one frame: a view of many traces
+	// gets fewer columns per trace (at least minColumns), so that a frame
+	// stays under about 3 MiB and the page draws it in tens of
+	// milliseconds.
+	MaxFramePoints = 1 << 18
+)
 
 // appendFrameHeader starts a frame; setFrameTraces fills in the count.
 func appendFrameHeader(b []byte, seq, gen uint32, vid uint8, live bool, from, to float64) []byte {
@@ -108,6 +125,14 @@ func appendTrace(b []byte, h traceHead, p *Points) []byte {
 	return b
 }
 
+// appendMarker appends one marker.
+func appendMarker(b []byte, x float64, n uint32, clock int, kind MarkKind) []byte {
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+	b = binary.LittleEndian.AppendUint32(b, n)
+	b = binary.LittleEndian.AppendUint16(b, uint16(clock))
+	return append(b, byte(kind), 0)
+}
+
 // Frame is a parsed frame (for tests and Go viewers; the page has its own
 // reader in scope.js).
 type Frame struct {
@@ -116,6 +141,15 @@ type Frame struct {
 	Live     bool
 	From, To float64
 	Traces   []FrameTrace
+	Markers  []FrameMarker
+}
+
+// FrameMarker is one marker of a Frame.
+type FrameMarker struct {
+	X     float64 // relative to the anchor of its clock
+	Count uint32
+	Clock int
+	Kind  MarkKind
 }
 
 // FrameTrace is one trace of a Frame.
@@ -170,8 +204,18 @@ func ParseFrame(b []byte) (Frame, error) {
 		f.Traces = append(f.Traces, tr)
 		b = b[traceHeaderSize+xBytes+8*np:]
 	}
-	if len(b) != 0 {
+	if len(b) < markerHeaderSize {
 		return Frame{}, ErrFrame
+	}
+	m := int(le.Uint32(b))
+	b = b[markerHeaderSize:]
+	if m > len(b)/markerSize || len(b) != m*markerSize {
+		return Frame{}, ErrFrame
+	}
+	for k := range m {
+		r := b[k*markerSize:]
+		f.Markers = append(f.Markers, FrameMarker{X: math.Float64frombits(le.Uint64(r)), Count: le.Uint32(r[8:]),
+			Clock: int(le.Uint16(r[12:])), Kind: MarkKind(r[14])})
 	}
 	return f, nil
 }

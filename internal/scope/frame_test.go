@@ -1,6 +1,7 @@
 package scope
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 	"testing"
@@ -16,7 +17,10 @@ func encodeTestFrame() []byte {
 	b = appendTrace(b, traceHead{index: 4, kind: KindWave, anchor: 0, last: 6, oldestRelTime: math.NaN()}, &p)
 	b = appendTrace(b, traceHead{index: 5, kind: KindElement, last: math.NaN(), oldestRelTime: math.NaN()}, &Points{})
 	setFrameTraces(b, 3)
-	return b
+	b = binary.LittleEndian.AppendUint32(b, 2)
+	b = binary.LittleEndian.AppendUint32(b, 0)
+	b = appendMarker(b, -0.5, 3, 0, MarkLost)
+	return appendMarker(b, -0.25, 1, 2, MarkSilence)
 }
 
 // TestFrameRoundTrip: what appendTrace writes, ParseFrame reads back, and
@@ -45,9 +49,12 @@ func TestFrameRoundTrip(t *testing.T) {
 	if e := f.Traces[2]; e.Index != 5 || len(e.X) != 0 || !math.IsNaN(e.Last) {
 		t.Fatalf("trace 2 %+v", e)
 	}
+	if want := []FrameMarker{{X: -0.5, Count: 3, Clock: 0, Kind: MarkLost}, {X: -0.25, Count: 1, Clock: 2, Kind: MarkSilence}}; !slices.Equal(f.Markers, want) {
+		t.Fatalf("markers %+v, want %+v", f.Markers, want)
+	}
 	// Alignment: trace 0 has 3 points, so its x array is padded to 16 bytes.
 	off := frameHeaderSize + traceHeaderSize
-	if off%4 != 0 || (off+16)%8 != 0 || len(b) != frameHeaderSize+3*traceHeaderSize+16+24+8+16 {
+	if off%4 != 0 || (off+16)%8 != 0 || len(b) != frameHeaderSize+3*traceHeaderSize+16+24+8+16+markerHeaderSize+2*markerSize {
 		t.Fatalf("layout: %d bytes", len(b))
 	}
 	for cut := range len(b) {
@@ -60,7 +67,7 @@ func TestFrameRoundTrip(t *testing.T) {
 // FuzzParseFrame: ParseFrame never panics, and what it accepts is whole.
 func FuzzParseFrame(f *testing.F) {
 	f.Add(encodeTestFrame())
-	f.Add(appendFrameHeader(nil, 1, 1, 0, false, 0, 1))
+	f.Add(append(appendFrameHeader(nil, 1, 1, 0, false, 0, 1), make([]byte, markerHeaderSize)...))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fr, err := ParseFrame(b)
 		if err != nil {
@@ -73,6 +80,7 @@ func FuzzParseFrame(f *testing.F) {
 			}
 			n += traceHeaderSize + 4*(len(tr.X)+len(tr.X)%2) + 8*len(tr.Y)
 		}
+		n += markerHeaderSize + markerSize*len(fr.Markers)
 		if n != len(b) {
 			t.Fatalf("parsed %d of %d bytes", n, len(b))
 		}
@@ -88,6 +96,9 @@ func TestNoAllocsFrame(t *testing.T) {
 	h := NewHub(Limits{}, quietLog())
 	h.Configure(Info{}, fakeSigs)
 	for k := range 5000 {
+		if k%100 == 50 {
+			h.missed(1, 2)
+		}
 		h.push(fakeUpdateAt(k), k%100 == 0)
 	}
 	v, err := parseView(&viewMsg{Gen: 1, Live: true, From: -2, To: 0, Cols: 800,

@@ -34,6 +34,21 @@ type Signal struct {
 	// Text: a char8 signal, shown as its latest text (the stats message's
 	// texts), never plotted; Trace is false and it has no waveform.
 	Text bool `json:"text,omitempty"`
+	// CopyOf names the signal this one matched at every one of the first
+	// updates (the same value, quantised or converted), which the first
+	// view shows instead; Counter marks an integer that rose at every one
+	// of them (a counter or a time stamp). Both are set by the Hub.
+	CopyOf  string `json:"copyOf,omitempty"`
+	Counter bool   `json:"counter,omitempty"`
+
+	// What the source knows of the values, for the first view: float
+	// (not integers: a float type, quantised or scaled), size (bytes of an
+	// element as produced), step (the wire's quantisation step; 0 when
+	// exact) and timeOf (another signal's time signal).
+	float  bool
+	size   int
+	step   float64
+	timeOf bool
 }
 
 // Info names a source.
@@ -55,6 +70,9 @@ type Limits struct {
 	// MaxElementTraces is how many "one element over time" traces may be
 	// recorded at once (each starts when first asked for).
 	MaxElementTraces int
+	// MaxTraces is how many traces a page may plot; 0, or more than
+	// the package's MaxTraces, means MaxTraces.
+	MaxTraces int
 }
 
 // Defaults of Limits.
@@ -72,6 +90,9 @@ func (l Limits) withDefaults() Limits {
 	l.MaxHistoryBytes = defaults.Positive(l.MaxHistoryBytes, DefaultMaxHistoryBytes)
 	l.MaxSignals = defaults.Positive(l.MaxSignals, DefaultMaxSignals)
 	l.MaxElementTraces = defaults.Positive(l.MaxElementTraces, DefaultMaxElementTraces)
+	if l.MaxTraces <= 0 || l.MaxTraces > MaxTraces {
+		l.MaxTraces = MaxTraces
+	}
 	return l
 }
 
@@ -118,17 +139,24 @@ type Hub struct {
 	lim Limits
 	log *slog.Logger
 
-	mu     sync.RWMutex
-	gen    uint64 // signal list generation: viewers' traces refer to one
-	info   Info
-	sigs   []Signal
-	state  []signalState
-	clocks []clockState
-	elems  []*elemTrace
-	mem    budget
-	meta   []byte // the meta message of this generation
+	mu      sync.RWMutex
+	gen     uint64 // signal list generation: viewers' traces refer to one
+	info    Info
+	sigs    []Signal
+	omitted []string
+	state   []signalState
+	clocks  []clockState
+	elems   []*elemTrace
+	mem     budget
+	meta    []byte // the meta message of this generation
 
-	metaGen atomic.Uint64 // gen, readable without the lock
+	marks                 []markRing // per clock
+	marked                []bool     // per clock, markPending's scratch
+	pendLost, pendSkipped uint32     // counts for the next update's markers
+	probe                 probe
+	firstView             []FirstTrace // nil until the probe chose
+
+	metaVer atomic.Uint64 // counts meta messages: a viewer sends each new one
 	updates atomic.Uint64 // updates pushed since start
 	lastAt  atomic.Int64  // unix nanoseconds of the last push
 
@@ -159,6 +187,7 @@ func NewHub(lim Limits, log *slog.Logger) *Hub {
 	h := &Hub{lim: lim, log: log, mem: budget{max: lim.MaxHistoryBytes}}
 	h.status = Status{State: StateStarting, Since: time.Now()}
 	h.meta, _ = json.Marshal(metaMsg{Type: "meta", Limits: h.pageLimits()})
+	h.probe.done = true
 	return h
 }
 
@@ -194,7 +223,8 @@ func (h *Hub) Status() Status {
 	return h.status
 }
 
-// metaMsg is the message that tells a page the signal list.
+// metaMsg is the message that tells a page the signal list. It comes
+// again, for the same generation, when the first view is chosen.
 type metaMsg struct {
 	Type    string     `json:"type"`
 	Gen     uint64     `json:"gen"`
@@ -202,6 +232,10 @@ type metaMsg struct {
 	Signals []Signal   `json:"signals"`
 	Omitted []string   `json:"omitted,omitempty"` // signals beyond MaxSignals
 	Limits  pageLimits `json:"limits"`
+	// FirstView is what a page plots until its person picks; Choosing is
+	// true while the first updates are compared to choose it.
+	FirstView []FirstTrace `json:"firstView,omitempty"`
+	Choosing  bool         `json:"choosing,omitempty"`
 }
 
 type pageLimits struct {
@@ -214,7 +248,7 @@ type pageLimits struct {
 
 func (h *Hub) pageLimits() pageLimits {
 	return pageLimits{MinWindow: MinWindow.Seconds(), MaxWindow: h.lim.MaxWindow.Seconds(),
-		ElementTraces: h.lim.MaxElementTraces, MaxColumns: MaxColumns, MaxTraces: MaxTraces}
+		ElementTraces: h.lim.MaxElementTraces, MaxColumns: MaxColumns, MaxTraces: h.lim.MaxTraces}
 }
 
 // Configure starts a new signal list: every history is dropped. Signals
@@ -255,10 +289,45 @@ func (h *Hub) Configure(info Info, sigs []Signal) (omitted []string) {
 		}
 	}
 	h.clocks = make([]clockState, nclocks)
+	h.marks, h.marked = make([]markRing, nclocks), make([]bool, nclocks)
+	h.pendLost, h.pendSkipped = 0, 0
 	h.elems = nil
-	h.meta, _ = json.Marshal(metaMsg{Type: "meta", Gen: h.gen, Source: info, Signals: h.sigs, Omitted: omitted, Limits: h.pageLimits()})
-	h.metaGen.Store(h.gen)
+	h.omitted = omitted
+	h.probe = newProbe(h.sigs, time.Now())
+	h.firstView = nil
+	h.makeMeta()
 	return omitted
+}
+
+// makeMeta makes the meta message of the current state. Caller holds the
+// lock.
+func (h *Hub) makeMeta() {
+	h.meta, _ = json.Marshal(metaMsg{Type: "meta", Gen: h.gen, Source: h.info, Signals: h.sigs, Omitted: h.omitted,
+		Limits: h.pageLimits(), FirstView: h.firstView, Choosing: !h.probe.done})
+	h.metaVer.Add(1)
+}
+
+// tick chooses the first view when the probe has waited long enough;
+// the server calls it every StatsInterval.
+func (h *Hub) tick(now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.probe.due(now) {
+		h.chooseFirstView()
+	}
+}
+
+// chooseFirstView ends the probe: the signals are annotated, the first
+// view chosen and a new meta message made. Caller holds the lock.
+func (h *Hub) chooseFirstView() {
+	h.probe.done = true
+	h.sigs = h.probe.annotate(h.sigs)
+	h.firstView = chooseFirstView(h.sigs)
+	if h.firstView == nil {
+		h.firstView = []FirstTrace{}
+	}
+	h.probe = probe{done: true} // its memory is no longer needed
+	h.makeMeta()
 }
 
 // Signals returns the signal list and its generation.
@@ -278,7 +347,17 @@ func (h *Hub) metaJSON() []byte {
 // push adds one update. gap marks a break before it in every trace (lost
 // updates, or a silence).
 func (h *Hub) push(u update, gap bool) {
+	now := time.Now()
 	h.mu.Lock()
+	if h.pendLost|h.pendSkipped != 0 {
+		h.markPending(u)
+	}
+	if !h.probe.done {
+		h.probe.observe(u, h.sigs, now)
+		if h.probe.due(now) {
+			h.chooseFirstView()
+		}
+	}
 	for i := range h.state {
 		st := &h.state[i]
 		if st.text != nil {
@@ -311,7 +390,7 @@ func (h *Hub) push(u update, gap bool) {
 	}
 	h.mu.Unlock()
 	h.updates.Add(1)
-	h.lastAt.Store(time.Now().UnixNano())
+	h.lastAt.Store(now.UnixNano())
 }
 
 // seeClock advances the clock of signal i from its times alone.

@@ -47,8 +47,14 @@ func startApp(tb testing.TB, name string, replace ...string) *app.App {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	text := testenv.FreeHTTP(string(data))
-	text = strings.NewReplacer(replace...).Replace(text)
+	return startAppText(tb, name, strings.NewReplacer(replace...).Replace(string(data)))
+}
+
+// startAppText runs the configuration text (named name in errors) with its
+// HTTP endpoint on a free loopback port, until the test ends.
+func startAppText(tb testing.TB, name, text string) *app.App {
+	tb.Helper()
+	text = testenv.FreeHTTP(text)
 	f, err := config.Parse(name, []byte(text))
 	if err != nil {
 		tb.Fatal(err)

@@ -44,7 +44,7 @@ const (
 	DefaultFrameRate     = 30
 	DefaultWriteTimeout  = 5 * time.Second
 	DefaultAckTimeout    = 30 * time.Second
-	DefaultMaxMessage    = 4096
+	DefaultMaxMessage    = 16 << 10 // a view of MaxTraces traces is about 7 KiB
 	DefaultStatsInterval = 500 * time.Millisecond
 )
 
@@ -118,6 +118,7 @@ func (s *Server) Run(ctx context.Context) error {
 	prev := statsPrev{}
 	var err error
 	for done := false; ; {
+		s.hub.tick(time.Now())
 		s.makeStats(&prev)
 		select {
 		case <-ctx.Done():

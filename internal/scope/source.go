@@ -27,6 +27,7 @@ type Counters struct {
 	Stale      uint64 `json:"stale"`      // updates dropped for arriving late or twice
 	Incomplete uint64 `json:"incomplete"` // updates missing a fragment
 	Bad        uint64 `json:"bad"`        // datagrams refused: malformed, of a wrong size, or from another sender
+	Skipped    uint64 `json:"skipped"`    // cycles the server skipped, seen from its time stamps (UDPStreamer)
 	Silences   uint64 `json:"silences"`   // times the stream stopped for longer than its silence timeout
 	// Link is the RD100S link state of the receiver rules: "ok",
 	// "timed out" or "frozen"; empty for other sources.

@@ -14,6 +14,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	flatclient "github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/netthread"
 )
 
 // FlatUDP is a source that listens for the header-less datagrams of a
@@ -79,7 +80,7 @@ func (f *FlatUDP) open() (*flatclient.Receiver, wire.ByteOrder, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("FlatUDP listen on %s: %w", f.Listen, err)
 	}
-	conn.SetReadBuffer(4 << 20)
+	_, _ = netthread.SetBuffers(conn, 0, 4<<20) // best effort: a smaller buffer only drops more under load
 	return flatclient.NewReceiver(conn, l), order, nil
 }
 
@@ -183,6 +184,7 @@ func (f *FlatUDP) updateStatus(h *Hub, r *flatclient.Receiver, fs *flatState, no
 		if !fs.silent {
 			fs.silent = true
 			f.silences.Add(1)
+			h.silenced()
 		}
 		h.SetStatus(StateSilent, fmt.Sprintf("FlatUDP on %s: no datagram for %v (silence)", f.addr, fs.clock.timeout()))
 	case fs.started:
@@ -195,7 +197,8 @@ func flatSignals(l *wire.Layout, rate float64) []Signal {
 	sigs := make([]Signal, len(l.Signals))
 	for i, s := range l.Signals {
 		sig := Signal{Name: s.Name, Type: s.Type.String(), Elements: s.Count, Dims: "scalar",
-			Trace: s.Count == 1 || s.Waveform, Time: "counted at " + strconv.FormatFloat(rate, 'g', -1, 64) + " Hz"}
+			Trace: s.Count == 1 || s.Waveform, Time: "counted at " + strconv.FormatFloat(rate, 'g', -1, 64) + " Hz",
+			float: s.Type.IsFloat(), size: s.Type.Size()}
 		if s.Count > 1 {
 			sig.Dims = "[" + strconv.Itoa(s.Count) + "]"
 			sig.WaveX = "index"

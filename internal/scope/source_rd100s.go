@@ -12,6 +12,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
 	rdclient "github.com/streamerd/streamerd/internal/rd100slink"
+	"github.com/streamerd/streamerd/netthread"
 )
 
 // RD100S is a source that listens for an RD100S-ENC-UDP v1 position stream
@@ -30,12 +31,12 @@ type RD100S struct {
 
 // Signals of an RD100S stream, in the order of the page's list.
 var rd100sSignals = []Signal{
-	{Name: "az", Type: "int32 mdeg", Unit: "deg", Dims: "scalar", Elements: 1, Time: "t_us", Trace: true},
-	{Name: "el", Type: "int32 mdeg", Unit: "deg", Dims: "scalar", Elements: 1, Time: "t_us", Trace: true},
-	{Name: "az_rate", Type: "int32 mdeg/s", Unit: "deg/s", Dims: "scalar", Elements: 1, Time: "t_us", Trace: true},
-	{Name: "el_rate", Type: "int32 mdeg/s", Unit: "deg/s", Dims: "scalar", Elements: 1, Time: "t_us", Trace: true},
-	{Name: "status", Type: "uint16", Dims: "scalar", Elements: 1, Time: "t_us", Trace: true},
-	{Name: "seq", Type: "uint32", Dims: "scalar", Elements: 1, Time: "t_us", Trace: true},
+	{Name: "az", Type: "int32 mdeg", Unit: "deg", Dims: "scalar", Elements: 1, Time: "t_us", Trace: true, float: true, size: 4},
+	{Name: "el", Type: "int32 mdeg", Unit: "deg", Dims: "scalar", Elements: 1, Time: "t_us", Trace: true, float: true, size: 4},
+	{Name: "az_rate", Type: "int32 mdeg/s", Unit: "deg/s", Dims: "scalar", Elements: 1, Time: "t_us", Trace: true, float: true, size: 4},
+	{Name: "el_rate", Type: "int32 mdeg/s", Unit: "deg/s", Dims: "scalar", Elements: 1, Time: "t_us", Trace: true, float: true, size: 4},
+	{Name: "status", Type: "uint16", Dims: "scalar", Elements: 1, Time: "t_us", Trace: true, size: 2},
+	{Name: "seq", Type: "uint32", Dims: "scalar", Elements: 1, Time: "t_us", Trace: true, size: 4},
 }
 
 // Info names the source.
@@ -85,7 +86,7 @@ func (s *RD100S) Run(ctx context.Context, h *Hub) error {
 	}
 	defer conn.Close()
 	s.addr = conn.LocalAddr().String()
-	conn.SetReadBuffer(1 << 20)
+	_, _ = netthread.SetBuffers(conn, 0, 1<<20) // best effort: a smaller buffer only drops more under load
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	m := rdclient.NewMonitor(s.Monitor)
@@ -94,6 +95,8 @@ func (s *RD100S) Run(ctx context.Context, h *Hub) error {
 	var u rdUpdate
 	var buf [512]byte // longer than a packet, so a long datagram is seen as long
 	var checked time.Time
+	var seq uint32 // of the last packet pushed
+	timedOut := false
 	for {
 		conn.SetReadDeadline(time.Now().Add(statusEvery / 2))
 		n, _, err := conn.ReadFromUDPAddrPort(buf[:])
@@ -105,10 +108,13 @@ func (s *RD100S) Run(ctx context.Context, h *Hub) error {
 			case rdclient.ClassDiscarded, rdclient.ClassDuplicate, rdclient.ClassReorder:
 			case rdclient.ClassGap:
 				u.set(buf[:n])
+				h.missed(u.seq-seq-1, 0)
 				h.push(&u, true)
+				seq = u.seq
 			default:
 				u.set(buf[:n])
 				h.push(&u, false)
+				seq = u.seq
 			}
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			m.Tick(now)
@@ -121,13 +127,18 @@ func (s *RD100S) Run(ctx context.Context, h *Hub) error {
 		}
 		if now.Sub(checked) >= statusEvery {
 			checked = now
-			s.publish(h, m)
+			if st := s.publish(h, m); st.TimedOut != timedOut {
+				if timedOut = st.TimedOut; timedOut {
+					h.silenced()
+				}
+			}
 		}
 	}
 }
 
-// publish copies the Monitor's counters and sets the status from them.
-func (s *RD100S) publish(h *Hub, m *rdclient.Monitor) {
+// publish copies the Monitor's counters, sets the status from them and
+// returns them.
+func (s *RD100S) publish(h *Hub, m *rdclient.Monitor) rdclient.Stats {
 	st := m.Snapshot()
 	s.mu.Lock()
 	s.snap = st
@@ -140,12 +151,14 @@ func (s *RD100S) publish(h *Hub, m *rdclient.Monitor) {
 	case st.HaveLast:
 		h.SetStatus(StateReceiving, "receiving RD100S-ENC-UDP on "+s.addr)
 	}
+	return st
 }
 
 // rdUpdate is one packet as the hub takes it.
 type rdUpdate struct {
 	t    [1]float64
 	vals [6][1]float64
+	seq  uint32
 }
 
 func (u *rdUpdate) set(b []byte) {
@@ -160,6 +173,7 @@ func (u *rdUpdate) set(b []byte) {
 	u.vals[3][0] = wire.MdegToDegrees(int64(p.ElRate))
 	u.vals[4][0] = float64(p.Status)
 	u.vals[5][0] = float64(p.Seq)
+	u.seq = p.Seq
 }
 
 func (u *rdUpdate) Values(i int) []float64 { return u.vals[i][:] }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -24,13 +25,14 @@ type PayloadTap interface {
 // UDPStreamerTap is a source that reads a UDPStreamer of the same process
 // through its tap. It is not a network client: it never takes the session,
 // and a client of the datasource keeps it. Updates the scope was too busy
-// to take count as lost. No update for max(MinSilence, 5 expected periods)
-// is a silence, counted and shown.
+// to take count as lost; cycles the server skipped (its time stamps say
+// so) as skipped. No update for max(MinSilence, 5 expected periods) is a
+// silence, counted and shown.
 type UDPStreamerTap struct {
 	Name string // the datasource, for the page
 	Tap  PayloadTap
 
-	updates, bytes, lost, silences atomic.Uint64
+	updates, bytes, lost, skipped, silences atomic.Uint64
 }
 
 // Info names the source.
@@ -40,7 +42,7 @@ func (u *UDPStreamerTap) Info() Info {
 
 // Counters returns the feed's counts.
 func (u *UDPStreamerTap) Counters() Counters {
-	return Counters{Updates: u.updates.Load(), Bytes: u.bytes.Load(), Lost: u.lost.Load(), Silences: u.silences.Load()}
+	return Counters{Updates: u.updates.Load(), Bytes: u.bytes.Load(), Lost: u.lost.Load(), Skipped: u.skipped.Load(), Silences: u.silences.Load()}
 }
 
 // Run reads the tap into h until ctx ends or the tap closes.
@@ -53,6 +55,7 @@ func (u *UDPStreamerTap) Run(ctx context.Context, h *Hub) error {
 	configureUDPS(h, u.Info(), cfg)
 	h.SetStatus(StateWaiting, "waiting for the first cycle of UDPStreamer "+u.Name)
 	var upd client.Update
+	var skips client.Skips
 	var clock silenceClock
 	var counter uint32
 	receiving, quiet, gap := false, false, true
@@ -64,6 +67,7 @@ func (u *UDPStreamerTap) Run(ctx context.Context, h *Hub) error {
 			if !quiet && !clock.last.IsZero() && now.Sub(clock.last) >= clock.timeout() {
 				quiet, receiving, gap = true, false, true
 				u.silences.Add(1)
+				h.silenced()
 				h.SetStatus(StateSilent, fmt.Sprintf("UDPStreamer %s: no cycle for %v (silence)", u.Name, clock.timeout()))
 			}
 			continue
@@ -79,13 +83,18 @@ func (u *UDPStreamerTap) Run(ctx context.Context, h *Hub) error {
 			h.SetStatus(StateError, fmt.Sprintf("UDPStreamer %s: %v", u.Name, err))
 			return err
 		}
+		skips.Step(&upd)
 		u.updates.Add(1)
 		u.bytes.Add(uint64(len(p)))
 		u.lost.Add(missed)
+		u.skipped.Add(uint64(upd.Skipped))
 		clock.arrived(now)
 		if quiet = false; !receiving {
 			receiving = true
 			h.SetStatus(StateReceiving, "showing UDPStreamer "+u.Name+" in-process")
+		}
+		if missed > 0 || upd.Skipped > 0 {
+			h.missed(uint32(min(missed, math.MaxUint32)), upd.Skipped)
 		}
 		h.push(udpsUpdate{&upd}, gap || missed > 0)
 		gap = false

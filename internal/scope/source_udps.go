@@ -53,7 +53,7 @@ func (u *UDPStreamer) Counters() Counters {
 	st := c.Stats()
 	bad, dropped := st.BadHeader, st.Dropped
 	return Counters{
-		Updates: st.Updates, Bytes: st.Bytes, Lost: st.Lost, Stale: st.Stale, Incomplete: st.Incomplete,
+		Updates: st.Updates, Bytes: st.Bytes, Lost: st.Lost, Skipped: st.Skipped, Stale: st.Stale, Incomplete: st.Incomplete,
 		Bad: bad + st.Foreign + st.Unexpected + st.BadConfigs, Silences: u.silences.Load(),
 		Extra: []Count{
 			{"datagrams", st.Datagrams}, {"CONFIGs", st.Configs}, {"CONFIGs refused", st.BadConfigs},
@@ -183,6 +183,7 @@ func (u *UDPStreamer) receive(ctx context.Context, c *client.Client, h *Hub) err
 			if !u.quiet {
 				u.quiet = true
 				u.silences.Add(1)
+				h.silenced()
 			}
 			h.SetStatus(StateSilent, fmt.Sprintf("UDPStreamer %s: no update for %v (silence)", u.Server, clock.timeout()))
 			c.SetReadDeadline(time.Time{})
@@ -195,6 +196,9 @@ func (u *UDPStreamer) receive(ctx context.Context, c *client.Client, h *Hub) err
 		if !receiving {
 			receiving = true
 			h.SetStatus(StateReceiving, "receiving from UDPStreamer "+u.Server)
+		}
+		if upd.Lost > 0 || upd.Skipped > 0 {
+			h.missed(upd.Lost, upd.Skipped)
 		}
 		h.push(udpsUpdate{&upd}, gap || upd.Lost > 0)
 		gap = false
@@ -217,10 +221,14 @@ func configureUDPS(h *Hub, info Info, cfg *client.Config) {
 	for i := range cfg.Signals {
 		s := &cfg.Signals[i]
 		sig := Signal{Name: s.Name, Type: s.Type.String(), Unit: s.Unit, Elements: s.Elements(),
-			Dims: s.Shape(), Time: udpsTimeDesc(cfg, s), Trace: s.Elements() == 1 || s.TimeMode != datasource.PacketTime}
+			Dims: s.Shape(), Time: udpsTimeDesc(cfg, s), Trace: s.Elements() == 1 || s.TimeMode != datasource.PacketTime,
+			float: s.Type.IsFloat(), size: s.Type.Size()}
 		if s.Quant != quant.None {
 			sig.Type += " as " + cfg.WireType(i).String()
 			sig.Range = []float64{s.RangeMin, s.RangeMax}
+			if q, err := quant.New(s.Quant, s.RangeMin, s.RangeMax); err == nil {
+				sig.step = q.Step()
+			}
 		}
 		if s.TimeMode != datasource.PacketTime {
 			c, ok := clocks[s.TimeSignalIdx]
@@ -237,6 +245,11 @@ func configureUDPS(h *Hub, info Info, cfg *client.Config) {
 			}
 		}
 		sigs[i] = sig
+	}
+	for i := range cfg.Signals {
+		if s := &cfg.Signals[i]; s.TimeMode.NeedsTimeSignal() && int(s.TimeSignalIdx) < len(sigs) {
+			sigs[s.TimeSignalIdx].timeOf = true
+		}
 	}
 	if omitted := h.Configure(info, sigs); len(omitted) > 0 {
 		h.log.Warn(fmt.Sprintf("UDPStreamer %s: the CONFIG has %d signals; the scope shows the first %d and leaves out %q and the rest",

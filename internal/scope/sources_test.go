@@ -122,8 +122,14 @@ func TestUDPStreamerSource(t *testing.T) {
 		}
 	}
 	eventually(t, "19 updates", func() bool { return src.Counters().Updates == 19 })
-	if c := src.Counters(); c.Lost != 1 || c.Bytes == 0 {
+	if c := src.Counters(); c.Lost != 1 || c.Skipped != 0 || c.Bytes == 0 {
 		t.Fatalf("counters %+v", c)
+	}
+	h.mu.RLock()
+	lost := h.marks[0].n == 1 && h.marks[0].at(0) == mark{t: 0.011, n: 1, kind: MarkLost}
+	h.mu.RUnlock()
+	if !lost {
+		t.Errorf("no lost marker at the update after the lost one (0.011 s): %+v", h.marks[0])
 	}
 	tt, v, _ := lastOf(h, 2)
 	if want := 19*1000/1e6 + 9/1e4; math.Abs(tt-want) > 1e-12 || math.Abs(v-19.9) > 1e-5 {

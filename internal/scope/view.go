@@ -1,6 +1,7 @@
 package scope
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -56,8 +57,8 @@ func parseView(m *viewMsg, lim Limits) (view, error) {
 	if m.Cols < minColumns || m.Cols > MaxColumns {
 		return v, fmt.Errorf("cols %d outside %d..%d", m.Cols, minColumns, MaxColumns)
 	}
-	if len(m.Traces) > MaxTraces {
-		return v, fmt.Errorf("%d traces: at most %d", len(m.Traces), MaxTraces)
+	if len(m.Traces) > lim.MaxTraces {
+		return v, fmt.Errorf("%d traces: at most %d", len(m.Traces), lim.MaxTraces)
 	}
 	if m.FPS < 0 || m.FPS > 120 {
 		return v, fmt.Errorf("fps %d outside 0..120", m.FPS)
@@ -90,6 +91,11 @@ func parseView(m *viewMsg, lim Limits) (view, error) {
 		}
 		v.traces = append(v.traces, vt)
 	}
+	if n := len(v.traces); n > 0 {
+		// Each trace gets at most 3 points per column and 2 beside the
+		// window: a frame holds at most MaxFramePoints.
+		v.cols = max(minColumns, min(v.cols, (MaxFramePoints/n-2)/3))
+	}
 	return v, nil
 }
 
@@ -118,9 +124,10 @@ func (h *Hub) checkTraces(v *view) error {
 
 // frameScratch is one viewer's reused buffers for building frames.
 type frameScratch struct {
-	buf []byte
-	pts Points
-	dec decimator
+	buf    []byte
+	pts    Points
+	dec    decimator
+	clocks []bool
 }
 
 // appendFrame builds the frame of view v into sc.buf. Traces of another
@@ -135,7 +142,48 @@ func (h *Hub) appendFrame(sc *frameScratch, v *view, seq uint32) []byte {
 		}
 	}
 	setFrameTraces(b, n)
+	b = h.appendViewMarks(b, sc, v)
 	sc.buf = b
+	return b
+}
+
+// appendViewMarks appends the marker section: the markers of every clock
+// of v's time traces, within v's window.
+func (h *Hub) appendViewMarks(b []byte, sc *frameScratch, v *view) []byte {
+	start := len(b)
+	b = binary.LittleEndian.AppendUint32(b, 0)
+	b = binary.LittleEndian.AppendUint32(b, 0)
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	if v.gen != h.gen {
+		return b
+	}
+	sc.clocks = append(sc.clocks[:0], make([]bool, len(h.clocks))...)
+	for _, t := range v.traces {
+		if t.kind != KindWave && t.sig >= 0 && t.sig < len(h.sigs) {
+			if c := h.sigs[t.sig].Clock; c >= 0 && c < len(sc.clocks) {
+				sc.clocks[c] = true
+			}
+		}
+	}
+	total := 0
+	for c, used := range sc.clocks {
+		var anchor float64
+		switch {
+		case !used:
+			continue
+		case !v.live && c < len(v.anchors):
+			anchor = v.anchors[c]
+		case v.live && h.clocks[c].ok:
+			anchor = h.clocks[c].newest
+		default:
+			continue
+		}
+		var n int
+		b, n = h.appendMarks(b, c, anchor, anchor+v.from, anchor+v.to, v.cols, maxFrameMarkers-total)
+		total += n
+	}
+	binary.LittleEndian.PutUint32(b[start:], uint32(total))
 	return b
 }
 

@@ -187,7 +187,11 @@ func (vw *viewer) write(ctx context.Context, readErr chan error) error {
 				return err
 			}
 		}
-		if want := min(max(v.fps, 1), o.FrameRate); has && v.fps > 0 && want != fps {
+		want := o.FrameRate // a view's fps 0 asks for the server's rate
+		if v.fps > 0 {
+			want = min(v.fps, o.FrameRate)
+		}
+		if has && want != fps {
 			fps = want
 			tick.Reset(time.Second / time.Duration(fps))
 		}
@@ -195,10 +199,10 @@ func (vw *viewer) write(ctx context.Context, readErr chan error) error {
 			continue
 		}
 		if inFlight >= maxInFlight {
+			vw.s.framesHeld.Add(1) // this frame is held, whatever comes next
 			if time.Since(ackedAt) > o.AckTimeout {
 				return errAckTimeout
 			}
-			vw.s.framesHeld.Add(1)
 			continue
 		}
 		vw.mu.Lock()
@@ -220,11 +224,11 @@ func (vw *viewer) write(ctx context.Context, readErr chan error) error {
 
 var errAckTimeout = errors.New("scope: the page stopped acknowledging frames")
 
-// sendText sends the meta message when the signal list changed and the
-// stats message when new ones were made.
+// sendText sends the meta message when a new one was made and the stats
+// message when new ones were made.
 func (vw *viewer) sendText(ctx context.Context) error {
 	h := vw.s.hub
-	if g := h.metaGen.Load(); g != vw.sentMeta || !vw.metaSent {
+	if g := h.metaVer.Load(); g != vw.sentMeta || !vw.metaSent {
 		vw.sentMeta, vw.metaSent = g, true
 		if err := vw.writeMsg(ctx, websocket.MessageText, h.metaJSON()); err != nil {
 			return err

@@ -48,3 +48,19 @@ func TestClockNoAllocs(t *testing.T) {
 	}
 	sinkU += uint64(m)
 }
+
+func TestNowFollowsMonotonicNanos(t *testing.T) {
+	for range 3 {
+		a := MonotonicNanos()
+		n := Now()
+		b := MonotonicNanos()
+		// Now may sit a little outside the bracket (the anchor's error),
+		// never far.
+		if n < a-int64(time.Millisecond) || n > b+int64(time.Millisecond) {
+			t.Fatalf("Now %d outside [%d, %d] by more than 1 ms", n, a, b)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { sinkU += uint64(Now()) }); n != 0 && !testenv.RaceEnabled {
+		t.Fatalf("Now allocates %v times", n)
+	}
+}

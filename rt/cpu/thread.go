@@ -21,7 +21,7 @@ var (
 )
 
 // MaxPriority is the highest SCHED_FIFO priority.
-const maxPriority = 99
+const MaxPriority = 99
 
 // ValidatePriority checks a thread's priority, the one rule behind every
 // Priority setting (rt.Config, netthread.Config, each producer's
@@ -30,8 +30,8 @@ const maxPriority = 99
 // the rule and the value, without a prefix, for the caller to name its
 // setting.
 func ValidatePriority(prio int) error {
-	if prio < 0 || prio > maxPriority {
-		return fmt.Errorf("must be 0 (normal scheduling) or 1..%d (SCHED_FIFO), got %d", maxPriority, prio)
+	if prio < 0 || prio > MaxPriority {
+		return fmt.Errorf("must be 0 (normal scheduling) or 1..%d (SCHED_FIFO), got %d", MaxPriority, prio)
 	}
 	return nil
 }
@@ -39,7 +39,7 @@ func ValidatePriority(prio int) error {
 // checkFIFO checks the priority SetFIFOPriority takes: 1..MaxPriority.
 func checkFIFO(prio int) error {
 	if prio == 0 || ValidatePriority(prio) != nil {
-		return fmt.Errorf("cpu: SCHED_FIFO priority %d out of range 1..%d", prio, maxPriority)
+		return fmt.Errorf("cpu: SCHED_FIFO priority %d out of range 1..%d", prio, MaxPriority)
 	}
 	return nil
 }

@@ -80,12 +80,12 @@ func TestMisuseStartThread(t *testing.T) {
 // TestValidatePriority pins the one priority rule every Priority setting
 // uses, and the narrower one of SetFIFOPriority.
 func TestValidatePriority(t *testing.T) {
-	for _, p := range []int{0, 1, 50, maxPriority} {
+	for _, p := range []int{0, 1, 50, MaxPriority} {
 		if err := ValidatePriority(p); err != nil {
 			t.Errorf("%d: %v", p, err)
 		}
 	}
-	for _, p := range []int{-1, maxPriority + 1} {
+	for _, p := range []int{-1, MaxPriority + 1} {
 		want := fmt.Sprintf("must be 0 (normal scheduling) or 1..99 (SCHED_FIFO), got %d", p)
 		if err := ValidatePriority(p); err == nil || err.Error() != want {
 			t.Errorf("%d: %v, want %s", p, err, want)

@@ -16,10 +16,11 @@
 // # How a parked waiter is woken
 //
 // A waiter parks on a Linux futex (FUTEX_WAIT_PRIVATE on the EventSem's
-// state word). Post is one compare-and-swap when nobody is parked; when the
-// waiters bit is set it adds one FUTEX_WAKE system call, made with
-// RawSyscall since it cannot block. A Wait that timed out leaves the bit set,
-// so the next Post pays one futex call it did not need, then clears it.
+// state word), which also counts the waiters registered to park. Post is
+// one compare-and-swap when nobody is parked; when somebody is it adds one
+// FUTEX_WAKE system call, made with RawSyscall since it cannot block, and
+// PostWoke reports it. A waiter deregisters as soon as its wait returns, so
+// a Wait that timed out costs the next Post nothing.
 //
 // The alternative, a buffered channel, was measured and rejected: waking a
 // goroutine parked in a channel receive on another locked OS thread goes

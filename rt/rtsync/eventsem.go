@@ -5,9 +5,12 @@ import (
 	"time"
 )
 
+// The state word: bit 0 is the event, the bits above count the waiters
+// registered to park (semWaiter each), so Post makes a FUTEX_WAKE only
+// while somebody may be parked, and never after a Wait that timed out.
 const (
-	semPosted  = 1 << 0
-	semWaiters = 1 << 1
+	semPosted = 1 << 0
+	semWaiter = 1 << 1
 )
 
 // EventSem is a manual-reset event, MARTe2's EventSem: Post sets it and
@@ -15,7 +18,7 @@ const (
 // and ready to use; it must not be copied (go vet checks).
 //
 // Post costs one atomic compare-and-swap when nobody is parked and one
-// FUTEX_WAKE system call more when somebody is; it never blocks and never
+// FUTEX_WAKE system call more when somebody is (PostWoke says which); it never blocks and never
 // allocates, so the RT thread may call it. Waiters park on a Linux futex
 // (elsewhere on a channel: see the package doc).
 //
@@ -28,17 +31,28 @@ type EventSem struct {
 }
 
 // Post sets the event and wakes every parked waiter.
-func (e *EventSem) Post() {
+func (e *EventSem) Post() { e.PostWoke() }
+
+// PostWoke is Post that reports whether it had to wake a parked waiter:
+// true when it made the FUTEX_WAKE system call (a waiter was registered
+// to park when Post set the event), false when it cost one
+// compare-and-swap or less. A producer counts the true ones, which tell
+// how often its consumer was asleep when a cycle came.
+func (e *EventSem) PostWoke() (woke bool) {
 	for {
 		old := e.state.Load()
-		if old == semPosted {
-			return // already set and nobody parked
+		if old&semPosted != 0 {
+			// Already set: the Post that set it woke whoever was
+			// parked, and a waiter that registered since sees the event
+			// before it parks.
+			return false
 		}
-		if e.state.CompareAndSwap(old, semPosted) {
-			if old&semWaiters != 0 {
+		if e.state.CompareAndSwap(old, old|semPosted) {
+			if old >= semWaiter {
 				futexWakeAll(&e.state)
+				return true
 			}
-			return
+			return false
 		}
 	}
 }
@@ -86,15 +100,22 @@ func (e *EventSem) wait(timeout time.Duration, reset bool) error {
 		if timeout == 0 {
 			return ErrTimeout
 		}
-		if old&semWaiters == 0 && !e.state.CompareAndSwap(old, old|semWaiters) {
-			continue
-		}
 		left := Forever
 		if timeout > 0 {
 			if left = timeout - time.Since(start); left <= 0 {
 				return ErrTimeout
 			}
 		}
-		futexWait(&e.state, old|semWaiters, left) // woken, timed out or interrupted: re-check
+		// Register, park while nothing changes, deregister: a Post between
+		// the registration and the park changes the word, so the futex
+		// returns at once and nothing is lost.
+		if !e.state.CompareAndSwap(old, old+semWaiter) {
+			continue
+		}
+		futexWait(&e.state, old+semWaiter, left) // woken, timed out or interrupted: re-check
+		e.state.Add(^uint32(semWaiter - 1))
 	}
 }
+
+// parked reports whether a waiter is registered to park (tests).
+func (e *EventSem) parked() bool { return e.state.Load() >= semWaiter }

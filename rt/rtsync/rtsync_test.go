@@ -86,7 +86,9 @@ func TestEventSemBasics(t *testing.T) {
 	if d := time.Since(start); d < 3*time.Millisecond {
 		t.Fatalf("Wait returned after %v", d)
 	}
-	e.Post() // clears the waiters bit left by the timed-out Wait
+	if e.PostWoke() { // the timed-out Wait left no waiter registered
+		t.Fatal("Post after a timed-out Wait made a futex wake")
+	}
 	e.Post()
 	for i := 0; i < 2; i++ { // manual reset: stays set
 		if err := e.waitSet(Forever); err != nil {
@@ -114,7 +116,7 @@ func TestEventSemWakesAllWaiters(t *testing.T) {
 			}
 		})
 	}
-	for e.state.Load()&semWaiters == 0 {
+	for !e.parked() {
 		time.Sleep(100 * time.Microsecond)
 	}
 	time.Sleep(5 * time.Millisecond) // let the others park too
@@ -122,6 +124,37 @@ func TestEventSemWakesAllWaiters(t *testing.T) {
 	wg.Wait()
 	if woke.Load() != 3 {
 		t.Fatalf("%d of 3 waiters woke", woke.Load())
+	}
+}
+
+// TestEventSemPostWoke checks that PostWoke reports a wake exactly when a
+// waiter is parked: not when nobody waits, not when the event is already
+// set, and not after the waiter has gone.
+func TestEventSemPostWoke(t *testing.T) {
+	var e EventSem
+	if e.PostWoke() {
+		t.Fatal("PostWoke with nobody waiting reported a wake")
+	}
+	if e.PostWoke() {
+		t.Fatal("PostWoke on a set event reported a wake")
+	}
+	e.reset()
+	done := make(chan error)
+	go func() { done <- e.WaitReset(10 * time.Second) }()
+	for !e.parked() {
+		time.Sleep(100 * time.Microsecond)
+	}
+	if !e.PostWoke() {
+		t.Fatal("PostWoke with a parked waiter reported no wake")
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if e.parked() {
+		t.Fatal("the waiter is still registered after its wait returned")
+	}
+	if e.PostWoke() {
+		t.Fatal("PostWoke after the waiter returned reported a wake")
 	}
 }
 
@@ -211,7 +244,7 @@ func TestNoAllocs(t *testing.T) {
 		}
 	}()
 	if n := testing.AllocsPerRun(100, func() {
-		for parked.state.Load()&semWaiters == 0 {
+		for !parked.parked() {
 			time.Sleep(20 * time.Microsecond)
 		}
 		parked.Post()

@@ -67,7 +67,7 @@ func BenchmarkPostLatency(b *testing.B) {
 		var e EventSem
 		benchHandOff(b,
 			func() { e.WaitReset(Forever) },
-			func(int) bool { return e.state.Load()&semWaiters != 0 }, // parked
+			func(int) bool { return e.parked() }, // parked
 			e.Post)
 	})
 	b.Run("chan", func(b *testing.B) {

@@ -13,7 +13,9 @@ import (
 // first, so producers of every class and name share one set. It keeps the
 // names it registered, so Unregister removes exactly those and a producer
 // of the same name can register them again. Make one with New. Counters
-// and gauges are atomic: the RT thread may update them.
+// and gauges are atomic: the RT thread may update them. Every family has
+// its one-line help in datasource's metric help table (metrichelp.go),
+// which datasource.WritePrometheus writes.
 type Metrics struct {
 	set    *metrics.Set
 	prefix string // streamerd_<class>_

@@ -13,3 +13,13 @@ func ParseConfig(payload []byte) (*Config, error) { return newConfig(payload) }
 func (u *Update) Decode(cfg *Config, counter, lost uint32, payload []byte) error {
 	return u.fill(cfg, counter, lost, payload)
 }
+
+// Skips counts the cycles a server skipped before each update decoded
+// with Decode, from the hrtTimestamps, as Next does for its own: give it
+// the session's updates in order. The zero value is ready; not safe for
+// concurrent use.
+type Skips struct{ k cycleClock }
+
+// Step sets u.Skipped: the server's cycles missing before u beyond the
+// u.Lost updates.
+func (s *Skips) Step(u *Update) { u.Skipped = s.k.step(u.HRT, u.Lost) }

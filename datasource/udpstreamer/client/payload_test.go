@@ -32,3 +32,35 @@ func TestDecodeFromPayloads(t *testing.T) {
 		t.Error("short payload decoded")
 	}
 }
+
+// TestSkipsFromPayloads: decoded updates 1 ms apart, then 4 ms with no
+// update lost (3 cycles skipped), then a lost one: Skips counts the cycles
+// as Next does.
+func TestSkipsFromPayloads(t *testing.T) {
+	cfg := parsedConfig(t, []wire.SignalInfo{{Name: "N", Type: datasource.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: wire.NoTimeSignal}})
+	var u Update
+	var s Skips
+	hrt, total := uint64(1e12), uint32(0)
+	for k := range 40 {
+		lost := uint32(0)
+		switch k {
+		case 30:
+			hrt += 3e6
+		case 35:
+			hrt, lost = hrt+1e6, 1
+		}
+		hrt += 1e6
+		p := binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint64(nil, hrt), uint32(k))
+		if err := u.Decode(cfg, uint32(k), lost, p); err != nil {
+			t.Fatal(err)
+		}
+		s.Step(&u)
+		total += u.Skipped
+		if k == 30 && u.Skipped != 3 {
+			t.Errorf("update 30: Skipped %d, want 3", u.Skipped)
+		}
+	}
+	if total != 3 {
+		t.Errorf("%d cycles skipped in all, want 3", total)
+	}
+}

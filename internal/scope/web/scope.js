@@ -6,20 +6,29 @@
 
 const COLORS = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bc4c00", "#0598bc", "#bf3989", "#6e7781", "#4d2d00", "#116329"];
 const WINDOWS = [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60];
-const PLOTS = ["1", "2", "3", "4"];
-const FRAME_MAGIC = 0x31464353;
+const FRAME_MAGIC = 0x32464353; // "SCF2"
+const MARK_KINDS = ["lost", "skipped", "silence"];
+const MARK_COLORS = { lost: "#cf222e", skipped: "#bc4c00", silence: "#6e7781" };
+const MARK_NAMES = { lost: "lost", skipped: "skipped", silence: "silence" };
+const LEGEND_OPEN = 12; // a plot of more traces folds its legend
 
 // S is the page's state; the browser test reads it.
 const S = {
   ws: null, gen: 0, source: null, signals: [], omitted: [], limits: null,
-  sel: new Map(),           // signal name -> {plot, as, elem}
-  traces: [],               // [{sig, kind, elem, plot, axis, label, color}]
-  data: [],                 // per trace: {x, y, last, anchor, level, oldest}
-  plots: new Map(),         // plot key -> {u, traces: [trace indexes], axis, el}
+  sel: new Map(),           // signal name -> {as, elem}: the signals plotted
+  picked: false,            // the person changed the selection: the first view no longer applies
+  firstView: null,          // the server's choice, null while it compares the first updates
+  choosing: false,
+  traces: [],               // [{sig, kind, elem, axis, unit, clock, label, color}]
+  data: [],                 // per trace: {x, y, last, anchor, level, oldest, vid}
+  marks: [],                // markers of the last frame: [{clock, x, n, kind}]
+  plots: new Map(),         // plot key (axis|unit) -> {key, axis, unit, traces: [trace indexes], el, u, chips, marksEl}
   live: true, window: 5, from: -5, to: 0, paused: null,
-  vid: 0, lastSeq: 0, frames: 0,
+  vid: 0, lastSeq: 0, frames: 0, draws: 0, drawMs: 0,
+  drawAvg: 0, fps: 0,       // the mean time of a draw, and the frames per second asked for (0: the server's rate)
   cursors: {},              // axis -> {a, b, next}
   stats: null, prevStats: null, notice: null, closeReason: null,
+  stale: false,             // the stream stopped: the plots are greyed
   drawPending: false,
   texts: new Map(),         // char8 signal name -> its cell in the list
 };
@@ -34,6 +43,15 @@ const el = (tag, props = {}, ...kids) => {
   for (const k of kids) e.append(k);
   return e;
 };
+
+// colorOf gives trace k a colour: the ten of the palette, then hues a
+// golden angle apart.
+function colorOf(k) {
+  return k < COLORS.length ? COLORS[k] : "hsl(" + Math.round(k * 137.508) % 360 + ",65%,40%)";
+}
+
+// maxTraces is the most traces a page plots (the server's bound).
+function maxTraces() { return S.limits ? S.limits.maxTraces : 256; }
 
 // ---- connection ----
 
@@ -70,45 +88,47 @@ function onText(m) {
   switch (m.type) {
     case "meta": onMeta(m); break;
     case "stats": onStats(m); break;
-    case "notice":
-      S.notice = m.message;
-      renderBanners();
-      setTimeout(() => { if (S.notice === m.message) { S.notice = null; renderBanners(); } }, 10000);
-      break;
+    case "notice": notice(m.message); break;
   }
+}
+
+// notice shows one line in the banner for ten seconds.
+function notice(text) {
+  S.notice = text;
+  renderBanners();
+  setTimeout(() => { if (S.notice === text) { S.notice = null; renderBanners(); } }, 10000);
 }
 
 // ---- signal list ----
 
+// onMeta takes a signal list: a new one, or the same one again once the
+// server has chosen the first view.
 function onMeta(m) {
   S.gen = m.gen;
   S.source = m.source;
   S.signals = m.signals || [];
   S.omitted = m.omitted || [];
   S.limits = m.limits;
+  S.firstView = m.firstView || null;
+  S.choosing = !!m.choosing;
   $("#source").textContent = m.source && m.source.kind ? m.source.kind + " " + m.source.address : "";
   document.title = "scope: " + $("#source").textContent;
   fillWindows();
-  const names = new Set(S.signals.map((s) => s.name));
+  const names = new Set(S.signals.filter((s) => !s.text).map((s) => s.name));
   for (const n of [...S.sel.keys()]) if (!names.has(n)) S.sel.delete(n);
-  if (S.sel.size === 0) defaultSelection();
+  if (S.sel.size === 0 && !S.picked) applyFirstView();
   renderSignals();
   renderBanners();
   rebuild();
 }
 
-// defaultSelection plots up to four signals in plot 1: floats first, and
-// never a signal that only serves as another's time.
-function defaultSelection() {
-  const timeNames = new Set();
-  for (const s of S.signals) {
-    const m = /^\w+\((\w+)/.exec(s.time);
-    if (m) timeNames.add(m[1]);
-  }
-  const cands = S.signals.filter((s) => !timeNames.has(s.name) && !s.text);
-  const floats = cands.filter((s) => s.type.startsWith("float"));
-  for (const s of (floats.length ? floats : cands).slice(0, 4)) {
-    S.sel.set(s.name, { plot: "1", as: defaultAs(s), elem: 0 });
+// applyFirstView selects the server's first view (nothing while it is
+// being chosen).
+function applyFirstView() {
+  S.sel.clear();
+  for (const f of S.firstView || []) {
+    const s = S.signals[f.sig];
+    if (s && !s.text && S.sel.size < maxTraces()) S.sel.set(s.name, { as: f.kind, elem: 0 });
   }
 }
 
@@ -117,18 +137,50 @@ function defaultAs(s) {
   return s.trace ? "trace" : "wave";
 }
 
+// pick plots signal s or stops plotting it; it refuses, with a notice, a
+// trace beyond the page's bound.
+function pick(s, on) {
+  S.picked = true;
+  if (!on) { S.sel.delete(s.name); return true; }
+  if (S.sel.has(s.name)) return true;
+  if (S.sel.size >= maxTraces()) {
+    notice("at most " + maxTraces() + " traces on a page: untick one to plot " + s.name);
+    return false;
+  }
+  S.sel.set(s.name, { as: defaultAs(s), elem: 0 });
+  return true;
+}
+
+// pickAll plots every signal, up to the page's bound.
+function pickAll() {
+  S.picked = true;
+  const all = S.signals.filter((s) => !s.text);
+  for (const s of all) {
+    if (S.sel.size >= maxTraces()) break;
+    if (!S.sel.has(s.name)) S.sel.set(s.name, { as: defaultAs(s), elem: 0 });
+  }
+  if (all.some((s) => !S.sel.has(s.name))) {
+    notice("at most " + maxTraces() + " traces on a page: " + S.sel.size + " of " + all.length + " signals are plotted");
+  }
+  renderSignals();
+  rebuild();
+}
+
 function renderSignals() {
   const tb = $("#signals tbody");
   tb.replaceChildren();
   S.texts = new Map();
   S.signals.forEach((s, i) => {
+    const name = el("td", { className: "name", textContent: s.name });
+    if (s.copyOf) name.append(el("span", { className: "note", textContent: " = " + s.copyOf, title: "the same values as " + s.copyOf + " (quantised or converted): the first view shows " + s.copyOf }));
+    else if (s.counter) name.append(el("span", { className: "note", textContent: " counter", title: "rises at every update: a counter or a time stamp, left out of the first view" }));
     if (s.text) {
       // char8: its latest text (escaped by the server) instead of a plot.
       const cell = el("td", { className: "text", title: "latest text" });
       S.texts.set(s.name, cell);
       tb.append(el("tr", { dataset: { sig: i } },
         el("td", { className: "muted", textContent: "text" }),
-        el("td", { className: "name", textContent: s.name }),
+        name,
         el("td", { textContent: s.type }),
         el("td", { textContent: s.unit || "" }),
         el("td", { textContent: s.dims }),
@@ -138,13 +190,9 @@ function renderSignals() {
       return;
     }
     const sel = S.sel.get(s.name);
-    const plot = el("select", { title: "plot this signal in" });
-    plot.append(el("option", { value: "", textContent: "—" }));
-    for (const p of PLOTS) plot.append(el("option", { value: p, textContent: p }));
-    plot.value = sel ? sel.plot : "";
-    plot.onchange = () => {
-      if (plot.value === "") S.sel.delete(s.name);
-      else S.sel.set(s.name, Object.assign(S.sel.get(s.name) || { as: defaultAs(s), elem: 0 }, { plot: plot.value }));
+    const box = el("input", { type: "checkbox", className: "pick", checked: !!sel, title: "plot this signal (in the plot of its unit)" });
+    box.onchange = () => {
+      if (!pick(s, box.checked)) box.checked = false;
       renderSignals();
       rebuild();
     };
@@ -161,7 +209,7 @@ function renderSignals() {
         elem.hidden = as.value !== "elem";
         const cur = S.sel.get(s.name);
         const k = Math.min(Math.max(0, Math.floor(Number(elem.value) || 0)), s.elements - 1);
-        if (cur) { cur.as = as.value; cur.elem = k; rebuild(); }
+        if (cur) { S.picked = true; cur.as = as.value; cur.elem = k; rebuild(); }
       };
       as.onchange = update;
       elem.onchange = update;
@@ -169,8 +217,8 @@ function renderSignals() {
     }
     const range = s.range ? "[" + fmtNum(s.range[0]) + ", " + fmtNum(s.range[1]) + "]" : "";
     tb.append(el("tr", { dataset: { sig: i } },
-      el("td", {}, plot),
-      el("td", { className: "name", textContent: s.name }),
+      el("td", {}, box),
+      name,
       el("td", { textContent: s.type }),
       el("td", { textContent: s.unit || "" }),
       el("td", { textContent: s.dims }),
@@ -178,30 +226,39 @@ function renderSignals() {
       el("td", { className: "muted", textContent: s.time }),
       asCell));
   });
+  const plottable = S.signals.filter((s) => !s.text).length;
+  $("#picked").textContent = S.sel.size + " of " + plottable + " plotted";
 }
 
 // ---- view: traces, plots, request ----
 
+// rebuild makes the traces of the selection, in list order, and their
+// plots: one per unit (and per waveform axis), so each has one y axis.
 function rebuild() {
   S.traces = [];
-  let color = 0;
   S.signals.forEach((s, sig) => {
     const sel = S.sel.get(s.name);
-    if (!sel) return;
+    if (!sel || s.text || S.traces.length >= maxTraces()) return;
     const kind = s.elements > 1 ? sel.as : "trace";
     const axis = kind === "wave" ? "wave-" + (s.waveX || "index") : "time";
     const label = kind === "elem" ? s.name + "[" + sel.elem + "]" : s.name;
-    S.traces.push({ sig, kind, elem: kind === "elem" ? sel.elem : 0, plot: sel.plot, axis, label, unit: s.unit || "", color: COLORS[color++ % COLORS.length] });
+    S.traces.push({ sig, kind, elem: kind === "elem" ? sel.elem : 0, axis, unit: s.unit || "", clock: s.clock, label, color: colorOf(S.traces.length) });
   });
   S.data = S.traces.map(() => null);
+  S.marks = [];
   S.vid = (S.vid + 1) & 0xff;
   buildPlots();
-  renderTraces();
   sendView();
 }
 
 function plotWidth() {
   return Math.max(200, Math.floor($("#plots").clientWidth || $("#view").clientWidth - 24));
+}
+
+// plotHeight shares the window's height among n plots, within bounds.
+function plotHeight(n) {
+  const top = $("#plots").getBoundingClientRect().top;
+  return Math.round(Math.min(300, Math.max(170, (window.innerHeight - top - 8) / n - 64)));
 }
 
 function buildPlots() {
@@ -210,47 +267,76 @@ function buildPlots() {
   const host = $("#plots");
   host.replaceChildren();
   if (S.traces.length === 0) {
-    host.append(el("div", { className: "empty", textContent: "Pick signals to plot in the list (the plot column)." }));
+    host.append(el("div", { className: "empty", textContent: S.choosing && !S.picked ?
+      "Choosing the first signals to plot from the first updates…" : "Tick signals to plot in the list (the plot column)." }));
     return;
   }
-  const keys = [];
+  const time = [], waves = [];
   S.traces.forEach((t, i) => {
-    const key = t.plot + ":" + t.axis;
-    if (!S.plots.has(key)) { S.plots.set(key, { traces: [], axis: t.axis, plot: t.plot }); keys.push(key); }
+    const key = t.axis + "|" + t.unit;
+    if (!S.plots.has(key)) {
+      S.plots.set(key, { key, axis: t.axis, unit: t.unit, traces: [] });
+      (t.axis === "time" ? time : waves).push(key);
+    }
     S.plots.get(key).traces.push(i);
   });
-  keys.sort();
+  const keys = [...time, ...waves];
+  const height = plotHeight(keys.length);
+  const ordered = new Map();
   for (const key of keys) {
     const p = S.plots.get(key);
-    const title = "plot " + p.plot + (p.axis === "time" ? "" : p.axis === "wave-time" ? " · waveform (time after the first sample)" : " · waveform (element index)");
-    p.el = el("div", { className: "plot" }, el("h2", { textContent: title }));
+    ordered.set(key, p);
+    const unit = p.unit ? p.unit : "no unit";
+    const title = p.axis === "time" ? unit : p.axis === "wave-time" ? "waveform · " + unit + " against time after the first sample" : "waveform · " + unit + " against element index";
+    p.marksEl = el("span", { className: "marks" });
+    p.chips = p.traces.map((i) => {
+      const t = S.traces[i];
+      const last = el("span", { className: "last", textContent: "—" });
+      const level = el("span", { className: "level" });
+      const chip = el("span", { className: "trace", dataset: { label: t.label } },
+        el("span", { className: "sw", style: "background:" + t.color }), t.label + " ", last, " " + t.unit + " ", level);
+      return { last, level, chip };
+    });
+    // A long legend folds away: the plot matters more than 25 names.
+    const legend = p.chips.length > LEGEND_OPEN ?
+      el("details", { className: "legend" }, el("summary", { textContent: p.chips.length + " traces" }), ...p.chips.map((c) => c.chip)) :
+      el("div", { className: "legend" }, ...p.chips.map((c) => c.chip));
+    p.el = el("div", { className: "plot", dataset: { key } }, el("h2", {}, el("span", { textContent: title }), p.marksEl), legend);
     host.append(p.el);
-    p.u = makePlot(p);
+    p.u = makePlot(p, height);
   }
+  S.plots = ordered;
 }
 
-function makePlot(p) {
+// makePlot draws a plot with uPlot in its mode 2: each trace has its own
+// x values, so traces are never joined on a common x (which grows with
+// their number times their points).
+function makePlot(p, height) {
   const time = p.axis === "time";
-  const series = [{ label: time ? "t" : p.axis === "wave-time" ? "x" : "k", value: (u, v) => v == null ? "—" : time || p.axis === "wave-time" ? fmtTime(v) : String(v) }];
+  const fmtX = time || p.axis === "wave-time" ? fmtTime : (v) => String(v);
+  const series = [{}];
   for (const i of p.traces) {
     const t = S.traces[i];
-    series.push({ label: t.label + (t.unit ? " [" + t.unit + "]" : ""), stroke: t.color, width: 1, spanGaps: false, points: { show: false }, value: (u, v) => v == null ? "—" : fmtNum(v) });
+    series.push({ label: t.label, stroke: t.color, width: 1, points: { show: false },
+      facets: [{ scale: "x", auto: !time }, { scale: "y", auto: true }] });
   }
   const opts = {
-    width: plotWidth(), height: 240, series,
-    scales: { x: time ? { time: false, range: () => [S.from, S.to] } : { time: false }, y: { range: yRange } },
+    mode: 2, width: plotWidth(), height, series, legend: { show: false },
+    scales: { x: time ? { time: false, auto: false, range: () => [S.from, S.to] } : { time: false, auto: true }, y: { auto: true, range: yRange } },
     axes: [
-      { values: (u, splits) => splits.map((v) => time || p.axis === "wave-time" ? fmtTime(v) : String(v)) },
-      { values: (u, splits) => splits.map((v) => fmtNum(v)), size: axisSize },
+      { values: (u, splits) => splits.map(fmtX) },
+      { values: (u, splits) => splits.map((v) => fmtNum(v)), size: axisSize, space: 20, label: p.unit || undefined, labelSize: p.unit ? 18 : 0 },
     ],
-    cursor: { drag: { x: true, y: false, setScale: !time } },
-    legend: { live: true },
+    cursor: { drag: { x: true, y: false, setScale: !time }, points: { show: false } },
     hooks: {
-      draw: [(u) => drawCursors(u, p.axis)],
+      draw: [(u) => { if (time) drawMarks(u, p); drawCursors(u, p.axis); }],
       setSelect: [(u) => { if (time) onSelect(u); }],
     },
   };
   const u = new uPlot(opts, emptyData(p.traces.length), p.el);
+  // Hovering: the legend gives each trace's value under the pointer.
+  u.over.addEventListener("mousemove", (e) => { p.hoverX = u.posToVal(e.offsetX, "x"); renderLegend(p); });
+  u.over.addEventListener("mouseleave", () => { p.hoverX = null; renderLegend(p); });
   let down = null;
   u.over.addEventListener("mousedown", (e) => { down = [e.clientX, e.clientY]; });
   u.over.addEventListener("click", (e) => {
@@ -267,7 +353,7 @@ function makePlot(p) {
 
 // yRange fits the values with a 5% margin, and a flat line in the middle.
 function yRange(u, min, max) {
-  if (min == null || max == null) return [0, 1];
+  if (min == null || max == null || !Number.isFinite(min) || !Number.isFinite(max)) return [0, 1];
   if (min === max) {
     const pad = Math.abs(min) > 0 ? Math.abs(min) * 0.01 : 1;
     return [min - pad, max + pad];
@@ -283,8 +369,8 @@ function axisSize(u, values) {
 }
 
 function emptyData(n) {
-  const d = [[]];
-  for (let i = 0; i < n; i++) d.push([]);
+  const d = [null];
+  for (let i = 0; i < n; i++) d.push([[], []]);
   return d;
 }
 
@@ -292,8 +378,8 @@ function sendView() {
   if (!S.gen) return;
   const cols = Math.min(Math.max(16, plotWidth()), S.limits ? S.limits.maxColumns : 4096);
   send({
-    type: "view", gen: S.gen, vid: S.vid, live: S.live, from: S.from, to: S.to, cols,
-    traces: S.traces.map((t) => ({ sig: t.sig, kind: t.kind, elem: t.elem })),
+    type: "view", gen: S.gen, vid: S.vid, live: S.live, from: S.from, to: S.to, cols, fps: S.fps,
+    traces: S.traces.map((t) => t.kind === "elem" ? { sig: t.sig, kind: t.kind, elem: t.elem } : { sig: t.sig, kind: t.kind }),
   });
 }
 
@@ -315,51 +401,146 @@ function onFrame(buf) {
     const xOff = off + 32, yOff = xOff + 4 * (np + (np & 1));
     if (yOff + 8 * np > buf.byteLength) return;
     if (idx < S.data.length) {
-      S.data[idx] = { x: new Float32Array(buf, xOff, np), y: new Float64Array(buf, yOff, np), last, anchor, level, oldest };
+      S.data[idx] = { x: new Float32Array(buf, xOff, np), y: new Float64Array(buf, yOff, np), last, anchor, level, oldest, vid };
     }
     off = yOff + 8 * np;
   }
+  if (off + 8 > buf.byteLength) return;
+  const nm = dv.getUint32(off, true);
+  off += 8;
+  if (off + 16 * nm > buf.byteLength) return;
+  const marks = [];
+  for (let k = 0; k < nm; k++, off += 16) {
+    marks.push({ x: dv.getFloat64(off, true), n: dv.getUint32(off + 8, true), clock: dv.getUint16(off + 12, true), kind: MARK_KINDS[dv.getUint8(off + 14)] || "lost" });
+  }
+  S.marks = marks;
   scheduleDraw();
 }
 
 function scheduleDraw() {
   if (S.drawPending) return;
   S.drawPending = true;
-  requestAnimationFrame(() => { S.drawPending = false; draw(); });
+  requestAnimationFrame(() => {
+    S.drawPending = false;
+    const t0 = performance.now();
+    draw();
+    // uPlot paints in the microtasks setData queued, which run before
+    // this one: the draws and their time are what the page can do.
+    queueMicrotask(() => { const ms = performance.now() - t0; S.draws++; S.drawMs += ms; paced(ms); });
+  });
+}
+
+// paced keeps drawing to about half the page's time: a page whose draws
+// take long (many traces, a slow machine) asks the server for fewer
+// frames, so that it still answers the person.
+function paced(ms) {
+  S.drawAvg = S.drawAvg ? 0.8 * S.drawAvg + 0.2 * ms : ms;
+  const want = S.drawAvg > 500 / 30 ? Math.max(1, Math.floor(500 / S.drawAvg)) : 0; // 0: the server's rate
+  if (want !== S.fps && (want === 0 || S.fps === 0 || Math.abs(want - S.fps) / S.fps >= 0.25)) {
+    S.fps = want;
+    sendView();
+  }
 }
 
 function draw() {
-  for (const p of S.plots.values()) p.u.setData(plotData(p));
-  renderTraces();
+  for (const p of S.plots.values()) {
+    p.u.setData(plotData(p));
+    if (p.axis === "time") renderMarkSums(p);
+  }
+  renderLegends();
   renderReadout();
 }
 
-// plotData joins the plot's traces on their x values (uPlot draws series
-// of one x array); a NaN or an infinity becomes null, a break in the line.
+// plotData gives a plot's traces as uPlot's mode 2 wants them, each with
+// its own x; a NaN or an infinity becomes null, a break in the line.
 function plotData(p) {
-  const tables = p.traces.map((i) => {
-    const d = S.data[i];
-    if (!d) return [[], []];
-    const x = Array.from(d.x), y = new Array(d.y.length);
-    for (let k = 0; k < y.length; k++) y[k] = Number.isFinite(d.y[k]) ? d.y[k] : null;
-    return [x, y];
-  });
-  if (tables.length === 1) return tables[0];
-  return uPlot.join(tables);
+  const d = [null];
+  for (const i of p.traces) {
+    const t = S.data[i];
+    if (!t) { d.push([[], []]); continue; }
+    const y = new Array(t.y.length);
+    for (let k = 0; k < y.length; k++) y[k] = Number.isFinite(t.y[k]) ? t.y[k] : null;
+    d.push([t.x, y]);
+  }
+  return d;
 }
 
-function renderTraces() {
-  const host = $("#traces");
-  host.replaceChildren();
-  S.traces.forEach((t, i) => {
-    const d = S.data[i];
-    const last = d && Number.isFinite(d.last) ? fmtNum(d.last) : "—";
-    const lv = d ? (d.level === 0 ? "samples" : "min/max, level " + d.level) : "";
-    host.append(el("span", { className: "trace", dataset: { label: t.label } },
-      el("span", { className: "sw", style: "background:" + t.color }),
-      t.label + " ", el("span", { className: "last", textContent: last }), " " + t.unit + " ",
-      el("span", { className: "level", textContent: lv })));
+function renderLegends() {
+  for (const p of S.plots.values()) renderLegend(p);
+}
+
+// renderLegend gives each trace of plot p its last value, or its value
+// under the pointer while it hovers the plot.
+function renderLegend(p) {
+  const fmtX = p.axis === "wave-index" ? (v) => "k " + fmtNum(v) : fmtTime;
+  p.traces.forEach((i, k) => {
+    const d = S.data[i], c = p.chips[k];
+    if (p.hoverX != null) {
+      c.last.textContent = fmtVal(valueAt(i, p.hoverX));
+      c.level.textContent = "at " + fmtX(p.hoverX);
+      return;
+    }
+    c.last.textContent = d && Number.isFinite(d.last) ? fmtNum(d.last) : "—";
+    c.level.textContent = d ? (d.level === 0 ? "samples" : "min/max, level " + d.level) : "";
   });
+}
+
+// ---- markers ----
+
+// plotClock is the clock whose markers a time plot shows: its first
+// trace's (a lost update marks every clock at once).
+function plotClock(p) { return S.traces[p.traces[0]].clock; }
+
+// drawMarks puts the markers in the plot's window on its time axis:
+// lost updates and skipped cycles as triangles, silences as a dashed line.
+function drawMarks(u, p) {
+  const clock = plotClock(p), ctx = u.ctx, r = devicePixelRatio;
+  const left = u.bbox.left, right = left + u.bbox.width, bottom = u.bbox.top + u.bbox.height;
+  ctx.save();
+  for (const m of S.marks) {
+    if (m.clock !== clock) continue;
+    const x = Math.round(u.valToPos(m.x, "x", true));
+    if (x < left - 1 || x > right + 1) continue;
+    ctx.fillStyle = ctx.strokeStyle = MARK_COLORS[m.kind];
+    if (m.kind === "silence") {
+      ctx.setLineDash([3 * r, 3 * r]);
+      ctx.lineWidth = r;
+      ctx.beginPath();
+      ctx.moveTo(x, u.bbox.top);
+      ctx.lineTo(x, bottom);
+      ctx.stroke();
+      continue;
+    }
+    const base = m.kind === "lost" ? bottom : bottom - 7 * r;
+    ctx.beginPath();
+    ctx.moveTo(x, base - 6 * r);
+    ctx.lineTo(x - 3.5 * r, base);
+    ctx.lineTo(x + 3.5 * r, base);
+    ctx.closePath();
+    ctx.fill();
+  }
+  ctx.restore();
+}
+
+// markSums adds up a time plot's markers inside the window.
+function markSums(p) {
+  const clock = plotClock(p), sums = { lost: 0, skipped: 0, silence: 0 };
+  for (const m of S.marks) if (m.clock === clock && m.x >= S.from && m.x <= S.to) sums[m.kind] += m.n;
+  return sums;
+}
+
+function renderMarkSums(p) {
+  const sums = markSums(p);
+  const kids = [];
+  for (const k of MARK_KINDS) {
+    if (!sums[k]) continue;
+    kids.push(el("span", { className: "mark " + k, textContent: (k === "silence" ? "┊ " : "▲ ") + MARK_NAMES[k] + " " + sums[k] }));
+  }
+  const text = kids.map((k) => k.textContent).join(" ");
+  if (p.marksEl.dataset.text !== text) {
+    p.marksEl.dataset.text = text;
+    p.marksEl.replaceChildren(...kids);
+  }
 }
 
 // ---- pause, zoom, pan ----
@@ -472,18 +653,19 @@ function renderReadout() {
 
 // ---- CSV ----
 
-// csvText is the visible window of every plot as CSV: the time plots'
-// traces joined on time (seconds relative to each trace's anchor, which a
-// comment line gives), then each waveform plot's traces.
+// csvText is the visible window of every plot as CSV: each plot's traces
+// joined on x (for time, seconds relative to each trace's anchor, which a
+// comment line gives), the time plots first.
 function csvText() {
   const lines = ["# streamerd scope: " + $("#source").textContent + ", window " + S.from + " to " + S.to + " s" + (S.live ? " (live)" : " (paused)")];
   for (const p of S.plots.values()) {
-    lines.push("# plot " + p.plot + " (" + p.axis + ")");
+    lines.push("# plot " + (p.unit || "no unit") + " (" + p.axis + ")");
     for (const i of p.traces) {
       const d = S.data[i];
       if (d) lines.push("# " + S.traces[i].label + ": anchor " + d.anchor + " s, " + (d.level === 0 ? "samples" : "min/max per point, level " + d.level));
     }
-    const data = plotData(p);
+    const tables = plotData(p).slice(1).map(([x, y]) => [Array.from(x), y]);
+    const data = tables.length === 1 ? tables[0] : uPlot.join(tables);
     lines.push([p.axis === "wave-index" ? "k" : p.axis === "wave-time" ? "x_s" : "t_s", ...p.traces.map((i) => csvField(S.traces[i].label))].join(","));
     for (let k = 0; k < data[0].length; k++) {
       const x = data[0][k];
@@ -529,6 +711,7 @@ function onStats(m) {
   item("rate", "updates/s", fmtNum(m.updatesPerS, 4));
   item("mbps", "MB/s", fmtNum(m.mbPerS, 3));
   item("lost", "lost", c.lost || 0, moved("lost"));
+  item("skipped", "skipped", c.skipped || 0, moved("skipped"));
   item("stale", "stale", c.stale || 0, moved("stale"));
   item("incomplete", "incomplete", c.incomplete || 0, moved("incomplete"));
   item("silences", "silences", c.silences || 0, moved("silences"));
@@ -544,6 +727,10 @@ function onStats(m) {
   const extra = $("#extra tbody");
   extra.replaceChildren();
   for (const x of c.extra || []) extra.append(el("tr", {}, el("td", { textContent: x.name }), el("td", { textContent: x.value })));
+  // A stream that had data and has none now is greyed, whatever the
+  // plots' last frames show.
+  S.stale = m.lastUpdateS >= 0 && st.state !== "receiving" && !(st.state === "warning" && m.lastUpdateS < 1);
+  document.body.classList.toggle("stale", S.stale);
   renderBanners();
 }
 
@@ -553,7 +740,8 @@ function renderBanners() {
   const add = (cls, text) => host.append(el("div", { className: "banner " + cls, textContent: text }));
   if (S.closeReason) add("error", S.closeReason);
   const st = S.stats && S.stats.status;
-  if (st && st.message && st.state !== "receiving") add(st.state === "waiting" ? "info" : st.state, st.message);
+  if (S.stale) add("silent stale", "no data for " + fmtAge(S.stats.lastUpdateS) + (st.message ? " · " + st.message : ""));
+  else if (st && st.message && st.state !== "receiving") add(st.state === "waiting" ? "info" : st.state, st.message);
   if (S.omitted.length) add("warning", S.omitted.length + " signals are not shown (the scope keeps the first " + S.signals.length + "): " + S.omitted.slice(0, 5).join(", ") + (S.omitted.length > 5 ? ", …" : ""));
   if (S.notice) add("info", S.notice);
 }
@@ -576,6 +764,12 @@ function fmtTime(v) {
   if (a < 1e-3) return fmtNum(v * 1e6, 4) + " µs";
   if (a < 1) return fmtNum(v * 1e3, 4) + " ms";
   return fmtNum(v, 5) + " s";
+}
+
+// fmtAge says how long ago, in whole seconds (minutes past a minute).
+function fmtAge(s) {
+  const n = Math.floor(s);
+  return n < 60 ? n + " s" : Math.floor(n / 60) + " min " + (n % 60) + " s";
 }
 
 function fmtVal(v) { return v == null ? "—" : fmtNum(v); }
@@ -610,6 +804,9 @@ $("#zoomin").onclick = () => zoomAt((S.from + S.to) / 2, 0.5);
 $("#zoomout").onclick = () => zoomAt((S.from + S.to) / 2, 2);
 $("#clearcursors").onclick = () => { S.cursors = {}; for (const p of S.plots.values()) p.u.redraw(false); renderReadout(); };
 $("#csv").onclick = downloadCSV;
+$("#pickall").onclick = pickAll;
+$("#picknone").onclick = () => { S.picked = true; S.sel.clear(); renderSignals(); rebuild(); };
+$("#pickfirst").onclick = () => { S.picked = false; applyFirstView(); renderSignals(); rebuild(); };
 document.addEventListener("keydown", (e) => {
   if (e.key === " " && e.target === document.body) { e.preventDefault(); setLive(!S.live); }
 });
@@ -617,7 +814,8 @@ let resizeTimer = 0;
 window.addEventListener("resize", () => {
   clearTimeout(resizeTimer);
   resizeTimer = setTimeout(() => {
-    for (const p of S.plots.values()) p.u.setSize({ width: plotWidth(), height: 240 });
+    const height = plotHeight(S.plots.size);
+    for (const p of S.plots.values()) p.u.setSize({ width: plotWidth(), height });
     sendView();
   }, 100);
 });

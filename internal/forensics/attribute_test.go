@@ -1,0 +1,176 @@
+package forensics
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streamerd/streamerd/rt"
+	"github.com/streamerd/streamerd/rt/cpu"
+)
+
+const ms1 = int64(time.Millisecond)
+
+func TestAttribute(t *testing.T) {
+	sp := span{from: 100 * ms1, to: 110 * ms1} // 10 ms to explain
+	known := func(e Evidence) *counts { e.ThreadKnown = true; return &counts{Evidence: e} }
+	asleep := span{from: sp.from, to: sp.to, asleep: true}
+	overran := span{from: sp.from, to: sp.to, overran: true, steps: 10 * ms1}
+	lateAndOverran := span{from: sp.from, to: sp.to, asleep: true, overran: true, steps: 1000}
+	for _, c := range []struct {
+		name   string
+		sp     span
+		c      *counts
+		fifo   bool
+		budget float64
+		want   Cause
+	}{
+		{"nothing", sp, known(Evidence{}), false, 0.95, Unknown},
+		{"steal", sp, known(Evidence{Steal: 10 * time.Millisecond}), false, 0.95, Steal},
+		{"too little steal", sp, known(Evidence{Steal: 4 * time.Millisecond}), false, 0.95, Unknown},
+		{"waited", sp, known(Evidence{Wait: 9 * time.Millisecond, InvoluntarySwitches: 3}), false, 0.95, Preempted},
+		// A tie: the wait, counted in ns, wins over steal, counted in 10 ms ticks.
+		{"waited and stolen", sp, known(Evidence{Wait: 10 * time.Millisecond, Steal: 10 * time.Millisecond}), false, 0.95, Preempted},
+		{"more steal than wait", sp, known(Evidence{Wait: 2 * time.Millisecond, Steal: 10 * time.Millisecond}), false, 0.95, Steal},
+		// Together they account for half of it: the larger names it.
+		{"a little of each", sp, known(Evidence{Wait: 2 * time.Millisecond, GoPause: 3 * time.Millisecond}), false, 0.95, GoPause},
+		{"go pause", sp, known(Evidence{GoPause: 8 * time.Millisecond, GoPauses: 1}), false, 0.95, GoPause},
+		{"page faults", sp, known(Evidence{MinorFaults: 4096}), false, 0.95, PageFaults},
+		{"a major fault", sp, known(Evidence{MajorFaults: 20}), false, 0.95, PageFaults},
+		{"a few faults", sp, known(Evidence{MinorFaults: 10}), false, 0.95, Unknown},
+		{"fifo waited, budget left", sp, &counts{Evidence: Evidence{Wait: 9 * time.Millisecond, ThreadKnown: true}, runShare: 0.3}, true, 0.95, Preempted},
+		{"fifo waited, budget spent", sp, &counts{Evidence: Evidence{Wait: 9 * time.Millisecond, ThreadKnown: true}, runShare: 0.9}, true, 0.95, RTThrottling},
+		{"fifo, no throttling", sp, &counts{Evidence: Evidence{Wait: 9 * time.Millisecond, ThreadKnown: true}, runShare: 1}, true, 0, Preempted},
+		// A late wake-up, split by the thread's own counts.
+		{"asleep, nothing counted", asleep, known(Evidence{Wait: time.Millisecond}), false, 0.95, CPUUnavailable},
+		{"asleep, waited some", asleep, known(Evidence{Wait: 3 * time.Millisecond}), false, 0.95, CPUUnavailable},
+		{"asleep, waited most", asleep, known(Evidence{Wait: 6 * time.Millisecond}), false, 0.95, Preempted},
+		{"asleep, stolen", asleep, known(Evidence{Steal: 10 * time.Millisecond}), false, 0.95, Steal},
+		{"asleep, blocked in Go", asleep, known(Evidence{Blocked: 1}), false, 0.95, GoScheduler},
+		{"asleep, blocked in a short pause", asleep, known(Evidence{Blocked: 1, GoPauses: 2, GoPause: 100 * time.Microsecond}), false, 0.95, GoPause},
+		{"asleep, blocked, stolen", asleep, known(Evidence{Blocked: 1, Steal: 100 * time.Millisecond}), false, 0.95, Steal},
+		{"asleep, spun and blocked", asleep, known(Evidence{Blocked: 1, ExtraRun: 3 * time.Millisecond, Wait: 4 * time.Millisecond}), false, 0.95, GoScheduler},
+		{"asleep, spun in the runtime", asleep, known(Evidence{ExtraRun: 8 * time.Millisecond}), false, 0.95, GoScheduler},
+		{"asleep, thread unknown", asleep, &counts{}, false, 0.95, Unknown},
+		// An overrun: the CPU it used beyond a usual cycle is its work.
+		{"overran, ran", overran, known(Evidence{ExtraRun: 9 * time.Millisecond}), false, 0.95, Work},
+		{"overran, faulted", overran, known(Evidence{ExtraRun: 9 * time.Millisecond, MinorFaults: 3000}), false, 0.95, PageFaults},
+		{"woke late, spun, then overran", lateAndOverran, known(Evidence{ExtraRun: 9 * time.Millisecond}), false, 0.95, GoScheduler},
+		{"overran, not running", overran, known(Evidence{ExtraRun: time.Millisecond}), false, 0.95, CPUUnavailable},
+		{"network thread busy", span{from: sp.from, to: sp.to, busy: 9 * ms1}, &counts{}, false, 0.95, Work},
+		{"network thread busy a little", span{from: sp.from, to: sp.to, busy: 2 * ms1}, &counts{}, false, 0.95, Unknown},
+	} {
+		if got := attribute(c.sp, c.c, c.fifo, c.budget); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// recordedMonitor is a Monitor watching an RT thread pinned to CPU 1,
+// whose history holds a sample of each of stats at the times given, with
+// the thread's own counts in threads (nil: unreadable).
+func recordedMonitor(t *testing.T, at []int64, stats []string, threads []*threadSample) (*Monitor, *watch) {
+	t.Helper()
+	th, err := rt.New(rt.Config{Name: "RT1", Frequency: 1000, CPUMask: cpu.Of(1)}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Config{})
+	m.WatchThread(th, nil, false)
+	w := m.watches[0]
+	w.mask = cpu.Of(1)
+	m.hist = newHistory(8, 2, 1)
+	for i := range at {
+		s := m.hist.next()
+		s.at = at[i]
+		var steal [maxCPUs]int64
+		s.stealOK = parseCPUSteal(readTestdata(t, stats[i]), &steal)
+		copy(s.steal, steal[:2])
+		s.threads[0] = threadSample{cpu: -1}
+		if threads[i] != nil {
+			s.threads[0] = *threads[i]
+		}
+	}
+	m.lastNow, m.lastAt = at[len(at)-1], time.Now()
+	return m, w
+}
+
+// TestStealFromRecordedProc: steal cannot be caused on purpose, so the
+// samples come from recorded /proc/stat files: 810 ms of steal on CPU 1
+// between two samples explains a 9 ms late wake-up of a thread pinned
+// there, and the event, its log line and /status say so.
+func TestStealFromRecordedProc(t *testing.T) {
+	th := &threadSample{ok: true, tid: 7, cpu: 1}
+	m, w := recordedMonitor(t, []int64{0, 20 * ms1}, []string{"stat-before.txt", "stat-after.txt"}, []*threadSample{th, th})
+	lc := rt.LateCycle{Counter: 42, Deadline: 5 * ms1, Wake: 9 * time.Millisecond, End: 9*time.Millisecond + 3000, Step: -1}
+	p := w.lateEvent(&lc)
+	m.attribute(0, w, &p)
+	evs := m.Events("RT1")
+	if len(evs) != 1 {
+		t.Fatalf("%d events", len(evs))
+	}
+	ev := evs[0]
+	if ev.Cause != Steal || ev.Evidence.CPU != 1 || ev.Evidence.Steal != 810*time.Millisecond || ev.Late != 9*time.Millisecond || ev.Counter != 42 {
+		t.Fatalf("%+v", ev)
+	}
+	if got := ev.Explain(); got != "hypervisor steal 810.0 ms on CPU 1" {
+		t.Errorf("Explain: %q", got)
+	}
+	if n := m.Counts("RT1"); n[Steal] != 1 || n[Unknown] != 0 {
+		t.Errorf("counts %v", n)
+	}
+	st := m.Status()
+	if len(st.Threads) != 1 || st.Threads[0].Causes["steal"] != 1 || len(st.Threads[0].Worst) != 1 || st.Threads[0].Worst[0].Evidence.StealUs != 810000 {
+		t.Errorf("status %+v", st)
+	}
+	var log strings.Builder
+	m.cfg.Log = newTextLog(&log)
+	m.maybeLog(w, 30*ms1)
+	if !strings.Contains(log.String(), "RT1: 1 late cycle, worst 9.0 ms: hypervisor steal 810.0 ms on CPU 1") {
+		t.Errorf("log: %s", log.String())
+	}
+	// Within the second, nothing more is logged.
+	w.logN = 3
+	log.Reset()
+	m.maybeLog(w, 40*ms1)
+	if log.Len() != 0 {
+		t.Errorf("logged twice in a second: %s", log.String())
+	}
+}
+
+// TestNoStealNoCause: the same late wake-up between two samples of the
+// same /proc/stat, with the thread's counts unreadable, has no cause.
+func TestNoStealNoCause(t *testing.T) {
+	m, w := recordedMonitor(t, []int64{0, 20 * ms1}, []string{"stat-before.txt", "stat-before.txt"}, []*threadSample{nil, nil})
+	lc := rt.LateCycle{Deadline: 5 * ms1, Wake: 9 * time.Millisecond, End: 9 * time.Millisecond, Step: -1}
+	p := w.lateEvent(&lc)
+	m.attribute(0, w, &p)
+	ev := m.Events("RT1")[0]
+	if ev.Cause != Unknown || ev.Evidence.ThreadKnown {
+		t.Fatalf("%+v", ev)
+	}
+	if !strings.Contains(ev.Explain(), "no cause found") {
+		t.Errorf("Explain: %q", ev.Explain())
+	}
+}
+
+func TestEnclose(t *testing.T) {
+	h := newHistory(4, 1, 0)
+	for _, at := range []int64{10, 20, 30, 40, 50} { // 10 drops out
+		h.next().at = at
+	}
+	for _, c := range []struct {
+		from, to int64
+		i0, i1   int
+	}{
+		{25, 27, 0, 1}, {20, 30, 0, 1}, {5, 100, 0, 3}, {45, 60, 2, 3}, {60, 70, 2, 3}, {0, 5, 0, 1},
+	} {
+		i0, i1, ok := h.enclose(c.from, c.to)
+		if !ok || i0 != c.i0 || i1 != c.i1 {
+			t.Errorf("enclose(%d, %d) = %d, %d, %v; want %d, %d", c.from, c.to, i0, i1, ok, c.i0, c.i1)
+		}
+	}
+}
+
+func newTextLog(w *strings.Builder) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
