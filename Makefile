@@ -54,7 +54,7 @@ simd-test:
 portable:
 	for os in linux darwin freebsd windows; do GOOS=$$os $(GO) vet ./... || exit 1; done
 	$(GO) vet -tags portable ./...
-	$(GO) test -race -count=1 -tags portable ./rt/... ./netthread/
+	$(GO) test -race -count=1 -tags portable ./rt/... ./netthread/ ./datasource/internal/sendpath/
 
 # bench-smoke runs every benchmark once, without -v, so none rots: one
 # iteration proves a benchmark runs, not how fast anything is (make bench

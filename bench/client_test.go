@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"errors"
 	"net"
 	"net/netip"
@@ -8,21 +9,17 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
-	"github.com/streamerd/streamerd/netthread"
+	udpsclient "github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
-// client is a UDPStreamer client built from the codec alone: it connects,
-// then reads DATA on its own goroutine, reassembles, orders with a
-// SequenceGate and counts whole updates.
+// client is a UDPStreamer client on the client library: it connects,
+// then reads DATA on its own goroutine and counts whole updates, without
+// decoding them.
 type client struct {
-	conn    *net.UDPConn
-	srv     netip.AddrPort
-	data    *wire.Reassembler
-	gate    wire.SequenceGate
+	cl      *udpsclient.Client
 	updates atomic.Uint64 // whole updates accepted
-	lost    atomic.Uint64 // counters skipped by the gate
+	lost    atomic.Uint64 // counters the library found missing
 	done    chan struct{}
 
 	mu  sync.Mutex
@@ -42,86 +39,40 @@ func (c *client) takeE2E(dst []int64) []int64 {
 }
 
 func dialClient(srv netip.AddrPort, timeout time.Duration) (*client, error) {
-	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	cl, err := udpsclient.Dial(srv.String(), udpsclient.Options{LocalAddr: "127.0.0.1:0", ConnectTimeout: timeout,
+		ReadBuffer: rcvBufWant, MaxInFlight: 8, Silence: -1})
 	if err != nil {
 		return nil, err
 	}
-	netthread.SetBuffers(conn, 0, rcvBufWant)
-	c := &client{conn: conn, srv: srv, done: make(chan struct{}), e2e: make([]int64, 0, maxE2E)}
-	infos, err := c.connect(timeout)
-	if err != nil {
-		conn.Close()
+	if _, err := cl.Connect(context.Background()); err != nil {
+		cl.Close()
 		return nil, err
 	}
-	size := wire.DataPayloadSize(infos)
-	c.data, err = wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Data, MaxPayload: size, InFlight: 8})
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	c.data.SetExpectedPayload(size)
-	conn.SetReadDeadline(time.Time{})
+	c := &client{cl: cl, done: make(chan struct{}), e2e: make([]int64, 0, maxE2E)}
 	go c.read()
 	return c, nil
 }
 
-// connect sends CONNECT until a whole CONFIG arrives.
-func (c *client) connect(timeout time.Duration) ([]wire.SignalInfo, error) {
-	cfg, err := wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Config, MaxPayload: 1 << 20})
-	if err != nil {
-		return nil, err
-	}
-	buf := make([]byte, 65536)
-	hello := wire.AppendHeader(nil, wire.Header{Type: wire.Connect, TotalFragments: 1})
-	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); {
-		if _, err := c.conn.WriteToUDPAddrPort(hello, c.srv); err != nil {
-			return nil, err
-		}
-		c.conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-		for {
-			n, err := c.conn.Read(buf)
-			if err != nil {
-				break
-			}
-			p, _, err := cfg.AddDatagram(buf[:n])
-			if err != nil || p == nil {
-				continue
-			}
-			return wire.ParseConfig(p)
-		}
-	}
-	return nil, errors.New("bench: no CONFIG from the server")
-}
-
-// read is the receive loop; it allocates nothing per datagram.
+// read is the receive loop; it allocates nothing per update.
 func (c *client) read() {
 	defer close(c.done)
-	buf := make([]byte, 65536)
+	var u udpsclient.Update
 	for {
-		n, err := c.conn.Read(buf)
-		if err != nil {
+		if err := c.cl.Next(&u); err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return
 			}
 			continue
 		}
-		p, ctr, err := c.data.AddDatagram(buf[:n])
-		if err != nil || p == nil {
-			continue
+		// hrtTimestamp is CLOCK_MONOTONIC_RAW captured in Synchronise.
+		d := int64(cpu.MonotonicRawNanos() - u.HRT)
+		c.mu.Lock()
+		if len(c.e2e) < cap(c.e2e) {
+			c.e2e = append(c.e2e, d)
 		}
-		if lost, ok := c.gate.Accept(ctr); ok {
-			// hrtTimestamp is CLOCK_MONOTONIC_RAW captured in Synchronise.
-			if ts, err := wire.ParseDataTimestamp(p); err == nil {
-				d := int64(cpu.MonotonicRawNanos() - ts)
-				c.mu.Lock()
-				if len(c.e2e) < cap(c.e2e) {
-					c.e2e = append(c.e2e, d)
-				}
-				c.mu.Unlock()
-			}
-			c.lost.Add(uint64(lost))
-			c.updates.Add(1)
-		}
+		c.mu.Unlock()
+		c.lost.Add(uint64(u.Lost))
+		c.updates.Add(1)
 	}
 }
 
@@ -144,6 +95,6 @@ func (c *client) drain(want uint64, idle time.Duration) {
 }
 
 func (c *client) close() {
-	c.conn.Close()
+	c.cl.Close()
 	<-c.done
 }

@@ -58,7 +58,7 @@ func benchParked(b *testing.B, apart bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer s.Stop()
+	defer s.Close()
 	counter := func(m string) *metrics.Counter {
 		return ms.GetOrCreateCounter(fmt.Sprintf(`streamerd_udpstreamer_%s{datasource="P"}`, m))
 	}

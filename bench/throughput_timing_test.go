@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/latency"
+	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -201,21 +203,21 @@ func newHarness(tb testing.TB, cfg udpstreamer.Config, fifo bool) *harness {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	h := &harness{tb: tb, pacer: pacer, s: s, counter: s.GetSignalMemoryBuffer(0),
+	h := &harness{tb: tb, pacer: pacer, s: s, counter: testenv.Must(s.GetSignalMemoryBuffer(0)),
 		wireBytes: s.PayloadSize() + s.FragmentCount()*wire.HeaderSize,
 		// The Streamer registered this counter; GetOrCreate returns it.
 		skipped: ms.GetOrCreateCounter(fmt.Sprintf(`streamerd_udpstreamer_cycles_skipped_total{datasource=%q}`, cfg.Name)),
 	}
 	h.cl, err = dialClient(s.LocalAddr(), 5*time.Second)
 	if err != nil {
-		s.Stop()
+		s.Close()
 		tb.Fatal(err)
 	}
 	return h
 }
 
 func (h *harness) close() {
-	h.s.Stop()
+	h.s.Close()
 	h.cl.close()
 }
 
@@ -309,7 +311,7 @@ func (h *harness) step(rate float64, d time.Duration) stepResult {
 	h.e2e = h.cl.takeE2E(h.e2e)
 	recv0, lost0, skipped0 := h.cl.updates.Load(), h.cl.lost.Load(), h.skipped.Get()
 	t0 := time.Now()
-	if err := th.Start(); err != nil {
+	if err := th.Start(context.Background()); err != nil {
 		if errors.Is(err, syscall.EPERM) || errors.Is(err, cpu.ErrNotSupported) {
 			h.tb.Skip(err)
 		}

@@ -13,7 +13,7 @@ func BenchmarkExecute(b *testing.B) {
 			d := &memoryDataSource{sigs: []datasource.Signal{{Name: "A", Type: datasource.Uint8, NumberOfDimensions: 1, NumberOfElements: size}}}
 			d.AllocateMemory()
 			src := make([]byte, size)
-			br, err := NewMemoryMapSynchronisedOutputBroker(d, []Output{{Signal: "A", Src: src}})
+			br, err := NewMemoryMapSynchronisedOutputBroker(d, []Output{Bind("A", src)})
 			if err != nil {
 				b.Fatal(err)
 			}

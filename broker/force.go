@@ -82,8 +82,8 @@ func (f *Forces) Forced() map[int][]byte {
 	return m
 }
 
-// Apply writes every forced value into signal memory. It does not allocate.
-func (f *Forces) Apply() {
+// apply writes every forced value into signal memory. It does not allocate.
+func (f *Forces) apply() {
 	t := f.table.Load()
 	if t == nil {
 		return

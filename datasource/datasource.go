@@ -1,27 +1,31 @@
 package datasource
 
-import (
-	"errors"
-	"fmt"
-)
+import "errors"
 
-// DataSource is the MARTe2 DataSourceI contract for an output datasource.
+// DataSource is the MARTe2 DataSourceI contract for an output datasource,
+// the interface brokers and the streamerd daemon drive every producer
+// through.
 //
 // Configuration happens in the producer's constructor. AllocateMemory,
-// GetSignalMemoryBuffer and PrepareNextState are called once, in that order,
-// from the goroutine that builds the application. Synchronise is called from
+// GetSignalMemoryBuffer and PrepareNextState are called in that order from
+// the goroutine that builds the application. Synchronise is called from
 // the RT thread only, once per cycle, after the broker has copied the GAM
-// outputs; it must not allocate, log, block on the network or make a syscall
-// other than waking the network thread. Stop may be called from any goroutine
-// once; it stops the network thread and releases the sockets.
+// outputs; it must not allocate, log, block on the network or make a
+// system call other than waking the network thread. Close may be called
+// from any goroutine, in any state; it stops the network thread, releases
+// the sockets and unregisters the metrics, and a second Close does
+// nothing. After Close every other call returns ErrClosed: a closed
+// producer is replaced by a new one, never restarted.
 //
-// A producer may also be an Opener, whose sockets open before it starts.
-//
-// A producer called out of this order returns ErrAllocatedTwice,
-// ErrNotAllocated or ErrPreparedTwice (CheckAllocate, CheckPrepare). Beside
-// the contract, every producer of this module offers StatusReport() any (a
-// JSON-friendly snapshot) and Describe() string (a line on its datagrams),
-// which a program listing producers of every class finds by type assertion.
+// A call out of this order returns an error, never panics:
+// ErrNotAllocated, ErrAllocatedTwice, ErrStarted, ErrClosed or
+// ErrUnknownSignal, wrapped with the datasource's name.
+// docs/embedding.md gives the whole table, and the Go-shaped path every
+// producer of this module offers beside the contract: Start(ctx), which
+// allocates, opens and starts, and closes when ctx is done. Every producer
+// also offers StatusReport() any (a JSON-friendly snapshot) and Describe()
+// string (a line on its datagrams), which a program listing producers of
+// every class finds by type assertion.
 type DataSource interface {
 	// Name returns the datasource name used in logs, metrics and errors.
 	Name() string
@@ -30,21 +34,24 @@ type DataSource interface {
 	Signals() []Signal
 	// AllocateMemory allocates the zeroed signal memory.
 	AllocateMemory() error
-	// GetSignalMemoryBuffer returns the bytes of signal i in signal memory.
-	GetSignalMemoryBuffer(i int) []byte
+	// GetSignalMemoryBuffer returns the bytes of signal i in signal memory,
+	// as MARTe2's GetSignalMemoryBuffer: an error before AllocateMemory,
+	// after Close, or for an index out of range.
+	GetSignalMemoryBuffer(i int) ([]byte, error)
 	// PrepareNextState opens the sockets and starts the network thread.
 	PrepareNextState() error
 	// Synchronise publishes the signal memory to the network thread.
 	Synchronise() error
-	// Stop stops the network thread and closes the sockets.
-	Stop() error
+	// Close stops the network thread, closes the sockets and unregisters
+	// the metrics; later calls do nothing.
+	Close() error
 }
 
 // Opener is a DataSource that opens its sockets in a step of its own. Open,
 // called once between AllocateMemory and PrepareNextState from the same
 // goroutine, binds and configures every socket and sends nothing;
 // PrepareNextState then starts the network thread (it opens the sockets
-// itself when Open was not called). Stop closes what Open opened, whether
+// itself when Open was not called). Close closes what Open opened, whether
 // or not PrepareNextState ran. An application opens every datasource and
 // its own listeners before it prepares any, so a start that fails (a port
 // already taken) has sent nothing. Every producer of this module is an
@@ -54,32 +61,26 @@ type Opener interface {
 	Open() error
 }
 
-// The lifecycle errors a producer returns, wrapped with its name, when the
-// DataSource methods are called out of MARTe2's order; match them with
-// errors.Is.
+// The errors of the lifecycle and of access by name. A producer returns
+// them wrapped with its name and the call, "datasource \"S\":
+// PrepareNextState: already started"; match them with errors.Is.
+// docs/embedding.md tabulates which call returns which in which state.
 var (
+	// ErrNotAllocated: the call needs signal memory, and neither
+	// AllocateMemory nor Start has allocated it.
+	ErrNotAllocated = errors.New("signal memory not allocated (call AllocateMemory or Start first)")
+	// ErrAllocatedTwice: AllocateMemory on memory already allocated.
 	ErrAllocatedTwice = errors.New("AllocateMemory called twice")
-	ErrNotAllocated   = errors.New("PrepareNextState before AllocateMemory")
-	ErrPreparedTwice  = errors.New("PrepareNextState called twice")
+	// ErrStarted: Open, PrepareNextState or Start on a producer already
+	// opened or started.
+	ErrStarted = errors.New("already opened or started")
+	// ErrClosed: any call but Close after Close. A closed producer stays
+	// closed: make a new one (New) to stream again.
+	ErrClosed = errors.New("closed")
+	// ErrUnknownSignal: a signal name (or index) the datasource does not
+	// have.
+	ErrUnknownSignal = errors.New("no such signal")
+	// ErrSignalMismatch: a Go slice bound to a signal whose element type
+	// or element count differs from the signal's.
+	ErrSignalMismatch = errors.New("element type or count differs from the signal's")
 )
-
-// CheckAllocate returns the error AllocateMemory of datasource name
-// returns once the memory is allocated, or nil.
-func CheckAllocate(name string, allocated bool) error {
-	if allocated {
-		return fmt.Errorf("datasource %q: %w", name, ErrAllocatedTwice)
-	}
-	return nil
-}
-
-// CheckPrepare returns the error PrepareNextState of datasource name
-// returns before AllocateMemory or once prepared, or nil.
-func CheckPrepare(name string, allocated, prepared bool) error {
-	switch {
-	case !allocated:
-		return fmt.Errorf("datasource %q: %w", name, ErrNotAllocated)
-	case prepared:
-		return fmt.Errorf("datasource %q: %w", name, ErrPreparedTwice)
-	}
-	return nil
-}

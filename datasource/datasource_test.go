@@ -1,12 +1,8 @@
 package datasource
 
 import (
-	"errors"
-	"math"
-	"strings"
 	"testing"
 
-	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -55,11 +51,6 @@ func TestWireCodes(t *testing.T) {
 			t.Errorf("%s is code %d, want %d", name, ty, i)
 		}
 	}
-	for q, want := range map[quant.WireType]Type{quant.None: Float64, quant.Uint8: Uint8, quant.Int8: Int8, quant.Uint16: Uint16, quant.Int16: Int16, 5: Float64} {
-		if got := Float64.Quantized(q); got != want {
-			t.Errorf("Float64.Quantized(%v) = %v, want %v", q, got, want)
-		}
-	}
 	if quant.Int16 != 4 || !quant.Int16.Valid() || quant.WireType(5).Valid() {
 		t.Error("quantisation codes moved")
 	}
@@ -77,118 +68,5 @@ func TestTypeOf(t *testing.T) {
 		if c.got != c.want {
 			t.Errorf("case %d: %v, want %v", i, c.got, c.want)
 		}
-	}
-}
-
-func TestMemoryPackedInDeclarationOrder(t *testing.T) {
-	sigs := []Signal{
-		{Name: "Trigger", Type: Uint8},
-		{Name: "Ia", Type: Float32},
-		{Name: "Wave", Type: Float64, NumberOfDimensions: 1, NumberOfElements: 3},
-		{Name: "M", Type: Int16, NumberOfDimensions: 2, Rows: 2, Cols: 3},
-	}
-	if err := ValidateSignals("ds", sigs); err != nil {
-		t.Fatal(err)
-	}
-	m := NewMemory(sigs)
-	wantOff := []int{0, 1, 5, 29}
-	for i, w := range wantOff {
-		if m.Offset(i) != w {
-			t.Errorf("offset %d = %d, want %d", i, m.Offset(i), w)
-		}
-	}
-	if m.Size() != 29+12 {
-		t.Errorf("size %d", m.Size())
-	}
-	for _, b := range m.Block() {
-		if b != 0 {
-			t.Fatal("memory not zeroed")
-		}
-	}
-	// A signal slice cannot grow into its neighbour.
-	s := m.Signal(1)
-	if cap(s) != 4 {
-		t.Errorf("cap %d", cap(s))
-	}
-	// Unaligned typed view writes land at the packed offset, native order.
-	View[float32](m.Signal(1))[0] = 1.5
-	if got := View[float32](m.Block()[1:5])[0]; got != 1.5 {
-		t.Errorf("view read %v", got)
-	}
-	if bits := uint32(m.Block()[1]) | uint32(m.Block()[2])<<8 | uint32(m.Block()[3])<<16 | uint32(m.Block()[4])<<24; bits != math.Float32bits(1.5) {
-		t.Errorf("bytes %x", bits)
-	}
-	if r, c := sigs[3].Shape(); r != 2 || c != 3 {
-		t.Errorf("shape %d×%d", r, c)
-	}
-	if r, c := sigs[2].Shape(); r != 1 || c != 3 {
-		t.Errorf("shape %d×%d", r, c)
-	}
-	if r, c := sigs[0].Shape(); r != 1 || c != 1 {
-		t.Errorf("shape %d×%d", r, c)
-	}
-}
-
-func TestBytesAliases(t *testing.T) {
-	v := []uint32{1, 2}
-	b := Bytes(v)
-	if len(b) != 8 {
-		t.Fatal(len(b))
-	}
-	b[4] = 7
-	if v[1] != 7 {
-		t.Errorf("Bytes does not alias: %v", v)
-	}
-	if Bytes[float64](nil) != nil || View[uint64](make([]byte, 7)) != nil {
-		t.Error("empty views not nil")
-	}
-}
-
-func TestValidateSignalsNamesEveryRule(t *testing.T) {
-	cases := []struct {
-		name string
-		sigs []Signal
-		want []string
-	}{
-		{"none", nil, []string{`datasource "ds": Signals: at least one signal`}},
-		{"empty name", []Signal{{Type: Uint8}}, []string{`signal "#0": Name: must not be empty`}},
-		{"duplicate", []Signal{{Name: "a"}, {Name: "a"}}, []string{`signal "a": Name: duplicates signal #0`}},
-		{"bad type", []Signal{{Name: "a", Type: 12}}, []string{`signal "a": Type: invalid type 12`}},
-		{"scalar elements", []Signal{{Name: "a", NumberOfElements: 4}}, []string{`NumberOfElements: a scalar`}},
-		{"1-D zero", []Signal{{Name: "a", NumberOfDimensions: 1}}, []string{`NumberOfElements: must be 1..`}},
-		{"2-D no shape", []Signal{{Name: "a", NumberOfDimensions: 2, NumberOfElements: 4}}, []string{`Rows/Cols: a matrix needs`}},
-		{"2-D mismatch", []Signal{{Name: "a", NumberOfDimensions: 2, Rows: 2, Cols: 2, NumberOfElements: 5}}, []string{`must equal Rows × Cols = 4, got 5`}},
-		{"3-D", []Signal{{Name: "a", NumberOfDimensions: 3}}, []string{`NumberOfDimensions: must be 0, 1 or 2`}},
-		{"all at once", []Signal{{Name: "", Type: 11}, {Name: "b", NumberOfDimensions: 5}}, []string{`Name: must not be empty`, `invalid type 11`, `NumberOfDimensions`}},
-	}
-	for _, c := range cases {
-		err := ValidateSignals("ds", c.sigs)
-		if err == nil {
-			t.Errorf("%s: no error", c.name)
-			continue
-		}
-		for _, w := range c.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%s: %q does not contain %q", c.name, err, w)
-			}
-		}
-		var ce *ConfigError
-		if !errors.As(err, &ce) {
-			t.Errorf("%s: not a *ConfigError: %T", c.name, err)
-		}
-	}
-}
-
-var sinkBytes []byte
-
-func TestViewNoAllocs(t *testing.T) {
-	testenv.SkipIfRace(t)
-	b := make([]byte, 64)
-	f := make([]float32, 16)
-	if n := testing.AllocsPerRun(1000, func() {
-		View[float32](b)[3] = 1
-		sinkBytes = Bytes(f)
-	}); n != 0 {
-		t.Errorf("%v allocs", n)
 	}
 }

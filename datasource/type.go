@@ -3,8 +3,6 @@ package datasource
 import (
 	"fmt"
 	"slices"
-
-	"github.com/streamerd/streamerd/quant"
 )
 
 // Type is the element type of a signal, shared by every producer, its wire
@@ -67,23 +65,6 @@ func (t Type) IsFloat() bool { return t == Float32 || t == Float64 }
 
 // Signed reports whether t is a signed integer type.
 func (t Type) Signed() bool { return t == Int8 || t == Int16 || t == Int32 || t == Int64 }
-
-// Quantized returns the type of one element on the wire for a signal of type
-// t quantised to q: t itself for quant.None (and for an invalid q), else the
-// integer type q names.
-func (t Type) Quantized(q quant.WireType) Type {
-	switch q {
-	case quant.Uint8:
-		return Uint8
-	case quant.Int8:
-		return Int8
-	case quant.Uint16:
-		return Uint16
-	case quant.Int16:
-		return Int16
-	}
-	return t
-}
 
 // ParseType parses a MARTe2 type name ("uint8" ... "float64", "char8",
 // lower case).

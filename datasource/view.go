@@ -70,27 +70,3 @@ func typeBySize[T Number]() Type {
 		return Int64
 	}
 }
-
-// Bytes returns the memory of s as bytes, without copying. The result aliases
-// s: it is how a GAM's typed output array is handed to a broker.
-func Bytes[T Number](s []T) []byte {
-	if len(s) == 0 {
-		return nil
-	}
-	var z T
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
-}
-
-// View returns b as a []T of len(b)/sizeof(T) elements, without copying; the
-// result aliases b. Signal memory is packed, so the first element may be
-// unaligned for T: the CPUs this targets (amd64, arm64) load and store
-// unaligned scalars, and the Go runtime accepts unaligned pointers to
-// pointer-free types. The values are in native byte order.
-func View[T Number](b []byte) []T {
-	var z T
-	n := len(b) / int(unsafe.Sizeof(z))
-	if n == 0 {
-		return nil
-	}
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
-}

@@ -18,6 +18,9 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp"
 	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
@@ -314,10 +317,31 @@ func TestStatusFieldsDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	fields := map[string]bool{}
-	for _, v := range []any{app.Status{}, app.ThreadStatus{}, app.ForceStatus{}, app.Event{},
-		udpstreamer.Status{}, flatudp.Status{}, rd100s.Status{}, rd100s.Event{}, replay.Status{},
-		forensics.Status{}, forensics.SourceStatus{}, forensics.EventStatus{}, forensics.EvidenceStatus{}} {
-		jsonFields(reflect.TypeOf(v), fields)
+	// The producers' snapshots are theirs: StatusReport of one made from
+	// a small configuration, started or not, has the same fields.
+	flat, err := flatudp.New(flatudp.Config{Name: "F", Address: "127.0.0.1", Port: 9, ExecutionMode: flatudp.RealTimeThread,
+		Signals: []datasource.Signal{{Name: "A", Type: datasource.Uint8}}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := rd100s.DefaultConfig()
+	rc.Name, rc.DestHost, rc.AzimuthSignal, rc.ElevationSignal = "R", "127.0.0.1", "Az", "El"
+	rc.Signals = []datasource.Signal{{Name: "Az", Type: datasource.Float64}, {Name: "El", Type: datasource.Float64}}
+	rd, err := rd100s.New(rc, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	udps, err := udpstreamer.New(udpstreamer.Config{Name: "U", Signals: []datasource.Signal{{Name: "A", Type: datasource.Uint8}}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdStatus := reflect.TypeOf(rd.StatusReport())
+	events, _ := rdStatus.FieldByName("Events")
+	for _, ty := range []reflect.Type{reflect.TypeOf(app.Status{}), reflect.TypeOf(app.ThreadStatus{}), reflect.TypeOf(app.ForceStatus{}),
+		reflect.TypeOf(app.Event{}), reflect.TypeOf(udps.StatusReport()), reflect.TypeOf(flat.StatusReport()), rdStatus, events.Type.Elem(),
+		reflect.TypeOf(replay.Status{}), reflect.TypeOf(forensics.Status{}), reflect.TypeOf(forensics.SourceStatus{}),
+		reflect.TypeOf(forensics.EventStatus{}), reflect.TypeOf(forensics.EvidenceStatus{})} {
+		jsonFields(ty, fields)
 	}
 	// Degradations has its own JSON form.
 	var d map[string]any
@@ -356,5 +380,88 @@ func jsonFields(t reflect.Type, fields map[string]bool) {
 			name = f.Name
 		}
 		fields[name] = true
+	}
+}
+
+// TestReadmeEmbeddingIsTheExample: README.md's embedding snippet is the
+// body of Example in datasource/udpstreamer/example_test.go (which go
+// test compiles and runs), without its Output comment.
+func TestReadmeEmbeddingIsTheExample(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(readme)
+	i := strings.Index(section, "## Embedding")
+	if i < 0 {
+		t.Fatal("README.md has no Embedding section")
+	}
+	section = section[i:]
+	start := strings.Index(section, "```go\n")
+	if start < 0 {
+		t.Fatal("the Embedding section has no Go block")
+	}
+	block := section[start+len("```go\n"):]
+	block = block[:strings.Index(block, "```")]
+
+	src, err := os.ReadFile(filepath.Join("..", "datasource", "udpstreamer", "example_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(src)
+	j := strings.Index(body, "\nfunc Example() {\n")
+	if j < 0 {
+		t.Fatal("example_test.go has no func Example")
+	}
+	body = body[j+len("\nfunc Example() {\n"):]
+	body = body[:strings.Index(body, "\n}\n")+1]
+	body = body[:strings.Index(body, "\t// Output:")]
+	var b strings.Builder
+	for line := range strings.Lines(body) {
+		b.WriteString(strings.TrimPrefix(line, "\t"))
+	}
+	if got, want := strings.TrimSpace(block), strings.TrimSpace(b.String()); got != want {
+		t.Errorf("README.md's embedding snippet differs from Example's body:\n--- README\n%s\n--- Example\n%s", got, want)
+	}
+}
+
+// TestEmbeddingNamesEveryMetric: docs/embedding.md names every metric
+// family the three producers register, so a renamed or added metric
+// fails here until the page says it.
+func TestEmbeddingNamesEveryMetric(t *testing.T) {
+	doc, err := os.ReadFile("embedding.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := metrics.NewSet()
+	sig := []datasource.Signal{{Name: "A", Type: datasource.Uint8}}
+	if _, err := udpstreamer.New(udpstreamer.Config{Name: "U", Signals: sig}, ms, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := flatudp.New(flatudp.Config{Name: "F", Address: "127.0.0.1", Port: 9, ExecutionMode: flatudp.RealTimeThread, Signals: sig}, ms, nil); err != nil {
+		t.Fatal(err)
+	}
+	rc := rd100s.DefaultConfig()
+	rc.Name, rc.DestHost, rc.AzimuthSignal, rc.ElevationSignal = "R", "127.0.0.1", "Az", "El"
+	rc.Signals = []datasource.Signal{{Name: "Az", Type: datasource.Float64}, {Name: "El", Type: datasource.Float64}}
+	if _, err := rd100s.New(rc, ms, nil); err != nil {
+		t.Fatal(err)
+	}
+	families := map[string]bool{}
+	for _, name := range ms.ListMetricNames() {
+		name, _, _ = strings.Cut(name, "{")
+		for _, class := range []string{"udpstreamer", "flatudp", "rd100s"} {
+			if f, ok := strings.CutPrefix(name, "streamerd_"+class+"_"); ok {
+				families[f] = true
+			}
+		}
+	}
+	if len(families) < 40 {
+		t.Fatalf("only %d metric families: %v", len(families), families)
+	}
+	for f := range families {
+		if !strings.Contains(string(doc), "`"+f+"`") {
+			t.Errorf("embedding.md does not name the metric %q", f)
+		}
 	}
 }

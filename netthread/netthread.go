@@ -1,4 +1,4 @@
-// Package netthread is the network thread of a producer: a pinned OS thread (MARTe2's SingleThreadService) and the send path it hands datagrams to the kernel with.
+// Package netthread is the network thread of a producer: a pinned OS thread (MARTe2's SingleThreadService), the names of the send methods it hands datagrams to the kernel with, and socket buffer sizing.
 //
 // A Thread is a goroutine locked to a fresh OS thread, pinned to its own
 // CPUMask and optionally SCHED_FIFO, that runs a body until Stop. The body
@@ -13,12 +13,11 @@
 // Go runtime destroys the OS thread, so its affinity and priority cannot
 // leak to other goroutines.
 //
-// The body sends with a Sender, which hands the datagrams of one update,
-// laid back to back in one buffer, to the kernel in as few system calls as
-// it allows (SendMethod: GSO, sendmmsg or sendto); a DestWatch tells it
-// when its one receiver has gone (ICMP port unreachable), and SetBuffers
-// sizes the socket's buffers. All of them belong to the network thread and
-// allocate nothing per update.
+// A producer's body hands the datagrams of one update to the kernel in as
+// few system calls as it allows, by the SendMethod its configuration
+// names (GSO, sendmmsg or sendto; the producers' own send path implements
+// them), and SetBuffers sizes its socket's buffers, read back and logged
+// once.
 package netthread
 
 import (
@@ -91,7 +90,7 @@ func (t *Thread) Stop() error {
 }
 
 // Name returns the configured name.
-func (t *Thread) Name() string { return t.cfg.Name }
+func (t *Thread) name() string { return t.cfg.Name }
 
 // Affinity returns the CPU mask read back inside the thread at its start.
 func (t *Thread) Affinity() cpu.Mask { return t.affinity }

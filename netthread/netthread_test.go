@@ -37,7 +37,7 @@ func TestStartPinsAndStops(t *testing.T) {
 	if mask != 0 && (got != mask || th.Affinity() != mask) {
 		t.Errorf("affinity inside %v, reported %v, want %v", got, th.Affinity(), mask)
 	}
-	if th.Name() != "svc" {
+	if th.name() != "svc" {
 		t.Error("misnamed")
 	}
 	if err := th.Stop(); err != nil {

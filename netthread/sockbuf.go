@@ -11,24 +11,24 @@ import (
 // half for its bookkeeping, and reports that double; Got is halved back.)
 // Linux caps a size at net.core.wmem_max or rmem_max unless Forced.
 type Buffers struct {
-	SendWant, SendGot int
-	RecvWant, RecvGot int
+	sendWant, SendGot int
+	recvWant, RecvGot int
 	// Forced is true when SO_SNDBUFFORCE and SO_RCVBUFFORCE were allowed
 	// (root or CAP_NET_ADMIN): the sizes are then not capped.
-	Forced bool
+	forced bool
 }
 
 // sendCapped and recvCapped report whether the kernel granted less than
 // asked.
-func (b Buffers) sendCapped() bool { return b.SendWant > 0 && b.SendGot < b.SendWant }
-func (b Buffers) recvCapped() bool { return b.RecvWant > 0 && b.RecvGot < b.RecvWant }
+func (b Buffers) sendCapped() bool { return b.sendWant > 0 && b.SendGot < b.sendWant }
+func (b Buffers) recvCapped() bool { return b.recvWant > 0 && b.RecvGot < b.recvWant }
 
 // SetBuffers sizes the send and receive buffers of conn (a size of 0
 // leaves that one as it is) and reads both back. It first tries the FORCE
 // variants, which a privileged process may set beyond the system's caps,
 // then the plain options.
 func SetBuffers(conn *net.UDPConn, send, recv int) (Buffers, error) {
-	b := Buffers{SendWant: send, RecvWant: recv}
+	b := Buffers{sendWant: send, recvWant: recv}
 	rc, err := conn.SyscallConn()
 	if err != nil {
 		return b, err
@@ -47,8 +47,8 @@ func (b Buffers) fits(n int) bool { return b.SendGot <= 0 || n <= b.SendGot }
 // buffer cannot hold one update of updateBytes bytes, or the kernel capped
 // a size, a warning saying what to do.
 func (b Buffers) Log(log *slog.Logger, socket string, updateBytes int) {
-	log.Info("socket buffers", "socket", socket, "send_bytes", b.SendGot, "send_asked", b.SendWant,
-		"receive_bytes", b.RecvGot, "receive_asked", b.RecvWant, "forced", b.Forced)
+	log.Info("socket buffers", "socket", socket, "send_bytes", b.SendGot, "send_asked", b.sendWant,
+		"receive_bytes", b.RecvGot, "receive_asked", b.recvWant, "forced", b.forced)
 	if !b.fits(updateBytes) {
 		log.Warn("the send buffer cannot hold one update: the kernel will refuse part of every update",
 			"socket", socket, "send_bytes", b.SendGot, "update_bytes", updateBytes,
@@ -57,6 +57,6 @@ func (b Buffers) Log(log *slog.Logger, socket string, updateBytes int) {
 	}
 	if b.sendCapped() || b.recvCapped() {
 		log.Warn("the kernel granted smaller socket buffers than asked (net.core.wmem_max, rmem_max); raise them or run with CAP_NET_ADMIN",
-			"socket", socket, "send_bytes", b.SendGot, "send_asked", b.SendWant, "receive_bytes", b.RecvGot, "receive_asked", b.RecvWant)
+			"socket", socket, "send_bytes", b.SendGot, "send_asked", b.sendWant, "receive_bytes", b.RecvGot, "receive_asked", b.recvWant)
 	}
 }

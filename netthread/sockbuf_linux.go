@@ -8,7 +8,7 @@ import "golang.org/x/sys/unix"
 // the size set (see Buffers); Got is halved back to compare with Want.
 func setBuffers(sysfd uintptr, b *Buffers) error {
 	fd := int(sysfd)
-	b.Forced = true
+	b.forced = true
 	set := func(want, force, plain int) error {
 		if want <= 0 {
 			return nil
@@ -16,13 +16,13 @@ func setBuffers(sysfd uintptr, b *Buffers) error {
 		if unix.SetsockoptInt(fd, unix.SOL_SOCKET, force, want) == nil {
 			return nil
 		}
-		b.Forced = false
+		b.forced = false
 		return unix.SetsockoptInt(fd, unix.SOL_SOCKET, plain, want)
 	}
-	if err := set(b.SendWant, unix.SO_SNDBUFFORCE, unix.SO_SNDBUF); err != nil {
+	if err := set(b.sendWant, unix.SO_SNDBUFFORCE, unix.SO_SNDBUF); err != nil {
 		return err
 	}
-	if err := set(b.RecvWant, unix.SO_RCVBUFFORCE, unix.SO_RCVBUF); err != nil {
+	if err := set(b.recvWant, unix.SO_RCVBUFFORCE, unix.SO_RCVBUF); err != nil {
 		return err
 	}
 	snd, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_SNDBUF)
@@ -34,8 +34,8 @@ func setBuffers(sysfd uintptr, b *Buffers) error {
 		return err
 	}
 	b.SendGot, b.RecvGot = snd/2, rcv/2
-	if b.SendWant <= 0 && b.RecvWant <= 0 {
-		b.Forced = false
+	if b.sendWant <= 0 && b.recvWant <= 0 {
+		b.forced = false
 	}
 	return nil
 }

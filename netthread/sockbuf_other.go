@@ -13,13 +13,13 @@ const isLinux = runtime.GOOS == "linux"
 // back.
 func setBuffers(sysfd uintptr, b *Buffers) error {
 	fd := int(sysfd)
-	if b.SendWant > 0 {
-		if err := syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_SNDBUF, b.SendWant); err != nil {
+	if b.sendWant > 0 {
+		if err := syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_SNDBUF, b.sendWant); err != nil {
 			return err
 		}
 	}
-	if b.RecvWant > 0 {
-		if err := syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_RCVBUF, b.RecvWant); err != nil {
+	if b.recvWant > 0 {
+		if err := syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_RCVBUF, b.recvWant); err != nil {
 			return err
 		}
 	}

@@ -26,7 +26,7 @@ func TestSetBuffersReadsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Forced != !b.sendCapped() || b.RecvWant != 0 || b.RecvGot <= 0 {
+	if b.forced != !b.sendCapped() || b.recvWant != 0 || b.RecvGot <= 0 {
 		t.Errorf("large send buffer: %+v", b)
 	}
 	t.Logf("64 MiB asked: %+v", b)
@@ -35,17 +35,17 @@ func TestSetBuffersReadsBack(t *testing.T) {
 func TestBuffersLog(t *testing.T) {
 	var out bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&out, nil))
-	Buffers{SendWant: 4 << 20, SendGot: 212992, RecvWant: 1 << 20, RecvGot: 212992}.Log(log, "server", 65536)
+	Buffers{sendWant: 4 << 20, SendGot: 212992, recvWant: 1 << 20, RecvGot: 212992}.Log(log, "server", 65536)
 	if s := out.String(); strings.Count(s, "\n") != 2 || !strings.Contains(s, "granted smaller") {
 		t.Errorf("capped:\n%s", s)
 	}
 	out.Reset()
-	Buffers{SendWant: 4 << 20, SendGot: 212992}.Log(log, "server", 1<<20)
+	Buffers{sendWant: 4 << 20, SendGot: 212992}.Log(log, "server", 1<<20)
 	if s := out.String(); !strings.Contains(s, "cannot hold one update") || !strings.Contains(s, "at least 1048576") {
 		t.Errorf("update too big:\n%s", s)
 	}
 	out.Reset()
-	Buffers{SendWant: 4 << 20, SendGot: 4 << 20, Forced: true}.Log(log, "server", 65536)
+	Buffers{sendWant: 4 << 20, SendGot: 4 << 20, forced: true}.Log(log, "server", 65536)
 	if s := out.String(); strings.Count(s, "\n") != 1 || strings.Contains(s, "WARN") {
 		t.Errorf("granted:\n%s", s)
 	}

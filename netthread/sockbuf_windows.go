@@ -21,10 +21,10 @@ func setBuffers(fd uintptr, b *Buffers) error {
 		err := syscall.Getsockopt(h, syscall.SOL_SOCKET, int32(opt), (*byte)(unsafe.Pointer(&v)), &n)
 		return int(v), err
 	}
-	if err := set(syscall.SO_SNDBUF, b.SendWant); err != nil {
+	if err := set(syscall.SO_SNDBUF, b.sendWant); err != nil {
 		return err
 	}
-	if err := set(syscall.SO_RCVBUF, b.RecvWant); err != nil {
+	if err := set(syscall.SO_RCVBUF, b.recvWant); err != nil {
 		return err
 	}
 	var err error

@@ -118,7 +118,7 @@ func tieNeighbours(s []float32, q *Quantizer, n int) []float32 {
 	if q.w.Size() == 2 {
 		stride = 97
 	}
-	for c := q.MinCode(); c < q.MaxCode(); c += stride {
+	for c := q.minCode(); c < q.maxCode(); c += stride {
 		v := float32((q.Value(c) + q.Value(c+1)) / 2)
 		if math.IsInf(float64(v), 0) {
 			continue

@@ -155,7 +155,7 @@ func (q *Quantizer) DecodeFloat64(dst []float64, src []byte) {
 }
 
 // DecodeFloat32 is [Quantizer.DecodeFloat64] rounded to float32.
-func (q *Quantizer) DecodeFloat32(dst []float32, src []byte) {
+func (q *Quantizer) decodeFloat32(dst []float32, src []byte) {
 	if !simdDecodeFloat32(selected, q, dst, src) {
 		decode(q, dst, src)
 	}

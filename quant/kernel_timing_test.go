@@ -124,7 +124,7 @@ func BenchmarkDecode(b *testing.B) {
 			measure(b, int64(len(src)), func() { q.DecodeFloat64(out64, src) })
 		})
 		b.Run(w.String()+"-f32", func(b *testing.B) {
-			measure(b, int64(len(src)), func() { q.DecodeFloat32(out32, src) })
+			measure(b, int64(len(src)), func() { q.decodeFloat32(out32, src) })
 		})
 	}
 }
@@ -139,7 +139,7 @@ func BenchmarkEncodeTies(b *testing.B) {
 			q := mustNew(b, w, -1, 1)
 			src := make([]float32, benchN)
 			for i := range src {
-				c := q.MinCode() + rng.Int32N(q.MaxCode()-q.MinCode())
+				c := q.minCode() + rng.Int32N(q.maxCode()-q.minCode())
 				src[i] = float32((q.Value(c) + q.Value(c+1)) / 2)
 			}
 			dst := make([]byte, benchN*w.Size())

@@ -151,10 +151,10 @@ func (q *Quantizer) WireType() WireType { return q.w }
 func (q *Quantizer) Step() float64 { return q.span / q.levels }
 
 // MinCode and MaxCode return the codes of RangeMin and RangeMax.
-func (q *Quantizer) MinCode() int32 { return q.lowest }
+func (q *Quantizer) minCode() int32 { return q.lowest }
 
 // MaxCode returns the code of RangeMax.
-func (q *Quantizer) MaxCode() int32 { return q.lowest + int32(q.levels) }
+func (q *Quantizer) maxCode() int32 { return q.lowest + int32(q.levels) }
 
 // roundMagic is 1.5*2^52, see index.
 const roundMagic = 0x1.8p52

@@ -52,7 +52,7 @@ func TestWireType(t *testing.T) {
 	}
 }
 
-func TestNewRejects(t *testing.T) {
+func TestMisuseNew(t *testing.T) {
 	inf, nan := math.Inf(1), math.NaN()
 	bad := []struct {
 		w      WireType
@@ -86,7 +86,7 @@ func TestCodes(t *testing.T) {
 		if q.WireType() != w {
 			t.Errorf("WireType() = %v, want %v", q.WireType(), w)
 		}
-		lo, hi := q.MinCode(), q.MaxCode()
+		lo, hi := q.minCode(), q.maxCode()
 		if [2]int32{lo, hi} != want[w] {
 			t.Errorf("%v codes [%d, %d], want %v", w, lo, hi, want[w])
 		}
@@ -159,11 +159,11 @@ func TestEveryCodeRoundTrips(t *testing.T) {
 	for _, w := range wireTypes {
 		for _, r := range testRanges {
 			q := mustNew(t, w, r[0], r[1])
-			n := int(q.MaxCode()-q.MinCode()) + 1
+			n := int(q.maxCode()-q.minCode()) + 1
 			codes := make([]byte, n*w.Size())
 			vals := make([]float64, n)
 			for i := range n {
-				c := q.MinCode() + int32(i)
+				c := q.minCode() + int32(i)
 				vals[i] = q.Value(c)
 				if got := q.Code(vals[i]); got != c {
 					t.Fatalf("%v %v: Code(Value(%d)=%v) = %d", w, r, c, vals[i], got)
@@ -175,9 +175,9 @@ func TestEveryCodeRoundTrips(t *testing.T) {
 			dec := make([]float64, n)
 			dec32 := make([]float32, n)
 			q.DecodeFloat64(dec, codes)
-			q.DecodeFloat32(dec32, codes)
+			q.decodeFloat32(dec32, codes)
 			for i := range n {
-				c := q.MinCode() + int32(i)
+				c := q.minCode() + int32(i)
 				if got := decodeCode(w, codes[i*w.Size():]); got != c {
 					t.Fatalf("%v %v: EncodeFloat64 code %d, want %d", w, r, got, c)
 				}
@@ -216,7 +216,7 @@ func TestHalfStep(t *testing.T) {
 				checkHalfStep(t, &q, r[0]+rng.Float64()*(r[1]-r[0]))
 			}
 			// Exact midpoints between codes and their neighbours.
-			for c := q.MinCode(); c < q.MaxCode(); c += 1 + (q.MaxCode()-q.MinCode())/300 {
+			for c := q.minCode(); c < q.maxCode(); c += 1 + (q.maxCode()-q.minCode())/300 {
 				mid := (q.Value(c) + q.Value(c+1)) / 2
 				checkHalfStep(t, &q, mid)
 				checkHalfStep(t, &q, math.Nextafter(mid, math.Inf(1)))
@@ -264,10 +264,10 @@ func TestSpecialValues(t *testing.T) {
 			}
 		}
 		q := mustNew(t, w, 0, 1)
-		if c := q.Code(5e-324); c != q.MinCode() {
+		if c := q.Code(5e-324); c != q.minCode() {
 			t.Errorf("%v Code(denormal) = %d", w, c)
 		}
-		if c := q.Code(-5e-324); c != q.MinCode() {
+		if c := q.Code(-5e-324); c != q.minCode() {
 			t.Errorf("%v Code(-denormal) = %d", w, c)
 		}
 	}
@@ -286,8 +286,8 @@ func TestNaNCount(t *testing.T) {
 		if n := q.EncodeFloat64(dst, src); n != 5 {
 			t.Errorf("%v EncodeFloat64 nans = %d, want 5", w, n)
 		}
-		if got := decodeCode(w, dst[w.Size():]); got != q.MinCode() {
-			t.Errorf("%v NaN code %d, want %d", w, got, q.MinCode())
+		if got := decodeCode(w, dst[w.Size():]); got != q.minCode() {
+			t.Errorf("%v NaN code %d, want %d", w, got, q.minCode())
 		}
 		if n := q.EncodeFloat32(dst, src32); n != 5 {
 			t.Errorf("%v EncodeFloat32 nans = %d, want 5", w, n)
@@ -307,7 +307,7 @@ func TestNeverMostNegative(t *testing.T) {
 		dst := make([]byte, len(src)*w.Size())
 		q.EncodeFloat64(dst, src)
 		for i := range src {
-			if c := decodeCode(w, dst[i*w.Size():]); c < q.MinCode() || c > q.MaxCode() {
+			if c := decodeCode(w, dst[i*w.Size():]); c < q.minCode() || c > q.maxCode() {
 				t.Fatalf("%v code %d for %v", w, c, src[i])
 			}
 		}
@@ -377,7 +377,7 @@ func TestKernelsNoAllocs(t *testing.T) {
 				"EncodeFloat64": func() { sinkNaNs += q.EncodeFloat64(dst, src64) },
 				"EncodeFloat32": func() { sinkNaNs += q.EncodeFloat32(dst, src32) },
 				"DecodeFloat64": func() { q.DecodeFloat64(out64, dst) },
-				"DecodeFloat32": func() { q.DecodeFloat32(out32, dst) },
+				"DecodeFloat32": func() { q.decodeFloat32(out32, dst) },
 				"Code":          func() { sinkNaNs += int(q.Code(0.5)) },
 			} {
 				if n := testing.AllocsPerRun(100, f); n != 0 {
@@ -404,7 +404,7 @@ func FuzzHalfStep(f *testing.F) {
 		}
 		checkHalfStep(t, &q, v)
 		c := q.Code(v)
-		if c < q.MinCode() || c > q.MaxCode() {
+		if c < q.minCode() || c > q.maxCode() {
 			t.Fatalf("code %d out of range", c)
 		}
 	})
@@ -430,7 +430,7 @@ func FuzzDecode(f *testing.F) {
 		dst := make([]float64, n)
 		dst32 := make([]float32, n)
 		q.DecodeFloat64(dst, b)
-		q.DecodeFloat32(dst32, b)
+		q.decodeFloat32(dst32, b)
 		for i := range n {
 			c := decodeCode(q.w, b[i*sz:])
 			if v := q.Value(c); dst[i] != v && !(v != v && dst[i] != dst[i]) {
@@ -444,8 +444,8 @@ func FuzzDecode(f *testing.F) {
 		q.EncodeFloat64(re, dst)
 		for i := range n {
 			c := decodeCode(q.w, b[i*sz:])
-			if c < q.MinCode() { // -128 / -32768 are never emitted; they clamp
-				c = q.MinCode()
+			if c < q.minCode() { // -128 / -32768 are never emitted; they clamp
+				c = q.minCode()
 			}
 			// Only where float64 near the range resolves far finer than a step.
 			if got := decodeCode(q.w, re[i*sz:]); got != c && math.Abs(q.min) < q.span*1e6 {

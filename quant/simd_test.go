@@ -62,7 +62,7 @@ func diffDecode(t *testing.T, q *Quantizer, b []byte) {
 	got32, want32 := make([]float32, n), make([]float32, n)
 	q.DecodeFloat64(got64, b)
 	decode(q, want64, b)
-	q.DecodeFloat32(got32, b)
+	q.decodeFloat32(got32, b)
 	decode(q, want32, b)
 	for i := range n {
 		if math.Float64bits(got64[i]) != math.Float64bits(want64[i]) || math.Float32bits(got32[i]) != math.Float32bits(want32[i]) {
@@ -101,7 +101,7 @@ func TestSIMDMatchesPortable(t *testing.T) {
 			s64 = append(s64, math.NaN(), -math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1),
 				5e-324, -5e-324, 1e-310, float64(math.Float32frombits(1)), math.MaxFloat64, -math.MaxFloat64,
 				r[0], r[1], math.Nextafter(r[0], -1e308), math.Nextafter(r[1], 1e308))
-			for c := q.MinCode(); c < q.MaxCode(); c += 1 + (q.MaxCode()-q.MinCode())/97 {
+			for c := q.minCode(); c < q.maxCode(); c += 1 + (q.maxCode()-q.minCode())/97 {
 				mid := (q.Value(c) + q.Value(c+1)) / 2
 				s64 = append(s64, mid, math.Nextafter(mid, 1e308), math.Nextafter(mid, -1e308), q.Value(c))
 			}
@@ -158,7 +158,7 @@ func TestNaNOnTies(t *testing.T) {
 			s64, s32 := make([]float64, n), make([]float32, n)
 			for p := 0; p < n; p += 1 + n/20 {
 				for i := range n {
-					c := q.MinCode() + rng.Int32N(q.MaxCode()-q.MinCode())
+					c := q.minCode() + rng.Int32N(q.maxCode()-q.minCode())
 					s64[i] = (q.Value(c) + q.Value(c+1)) / 2
 					if i%7 == 3 { // some vectors without ties
 						s64[i] = 0.3

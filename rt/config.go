@@ -53,7 +53,7 @@ func (s SleepNature) String() string {
 }
 
 // ParseSleepNature reads "Default", "Busy" or "Hybrid" (any case).
-func ParseSleepNature(s string) (SleepNature, error) {
+func parseSleepNature(s string) (SleepNature, error) {
 	for n, name := range sleepNatureNames {
 		if strings.EqualFold(s, name) {
 			return SleepNature(n), nil
@@ -94,7 +94,7 @@ type Config struct {
 
 	// Trace, if not nil, receives per-cycle samples. Read it only after
 	// Stop has returned.
-	Trace *Trace
+	trace *traceRing
 
 	// RecordTimings keeps every cycle's wake-up lateness, cycle time and
 	// step times in a lock-free ring for a collector goroutine to drain
@@ -114,10 +114,10 @@ type Config struct {
 
 // Trace holds per-cycle samples written by the RT thread as rings: cycle n
 // (0-based) writes index n mod len. Either slice may be nil.
-type Trace struct {
-	Latency   []int64 // wake-up latency, ns (actual minus deadline)
-	CycleTime []int64 // start-to-start, ns (0 for the first cycle)
-	Cycles    uint64  // cycles recorded
+type traceRing struct {
+	latency   []int64 // wake-up latency, ns (actual minus deadline)
+	cycleTime []int64 // start-to-start, ns (0 for the first cycle)
+	cycles    uint64  // cycles recorded
 }
 
 // maxPeriod bounds the period so that nanosecond arithmetic cannot overflow

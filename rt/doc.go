@@ -1,13 +1,16 @@
 // Package rt runs MARTe2-style real-time threads: a locked, pinned OS thread that wakes at absolute deadlines and runs GAMs then brokers once per period.
 //
+// docs/embedding.md shows an embedding program's control loop on it, and
+// how to choose its CPUs.
+//
 // Usage:
 //
 //  1. Describe the thread in a Config (period, CPUMask, priority, sleep
-//     nature) and call Validate or New; print the warnings.
+//     nature) and call New; print its Warnings.
 //  2. Build the steps: GAMs then brokers, each an Executable (anything
 //     with an Execute() error method). Steps that need the built-in
 //     signals keep the pointers from Counter and Time.
-//  3. Start. Read timings from any goroutine with ReadStats into a Stats
+//  3. Start(ctx): the thread runs until Stop or until ctx is done. Read timings from any goroutine with ReadStats into a Stats
 //     from NewStats (no allocation) and publish them to metrics there; the
 //     RT thread only fills preallocated memory.
 //  4. Stop. It returns within one period plus 50 ms unless a step blocks.

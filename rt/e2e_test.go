@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/pprof"
@@ -155,7 +156,7 @@ func TestRTToNetThread(t *testing.T) {
 // stops th.
 func runMeasured(t *testing.T, th *Thread, finished *atomic.Bool) (mallocs uint64, threads string) {
 	t.Helper()
-	if err := th.Start(); err != nil {
+	if err := th.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for th.Stats().Cycles < 200 { // warm up

@@ -3,6 +3,7 @@
 package rt
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"sync/atomic"
@@ -38,7 +39,7 @@ func TestAffinityAndPriority(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = th.Start()
+	err = th.Start(context.Background())
 	if errors.Is(err, unix.EPERM) {
 		if !strings.Contains(err.Error(), "CAP_SYS_NICE") {
 			t.Errorf("EPERM error lacks advice: %v", err)

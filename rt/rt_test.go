@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"context"
 	"errors"
 	"runtime/debug"
 	"strings"
@@ -69,12 +70,12 @@ func TestValidate(t *testing.T) {
 
 func TestSleepNatureString(t *testing.T) {
 	for n := Default; n <= Hybrid; n++ {
-		back, err := ParseSleepNature(strings.ToLower(n.String()))
+		back, err := parseSleepNature(strings.ToLower(n.String()))
 		if err != nil || back != n {
 			t.Errorf("%v: %v, %v", n, back, err)
 		}
 	}
-	if _, err := ParseSleepNature("Sometimes"); err == nil {
+	if _, err := parseSleepNature("Sometimes"); err == nil {
 		t.Error("bad nature parsed")
 	}
 	if s := SleepNature(9).String(); s != "SleepNature(9)" {
@@ -94,7 +95,7 @@ func waitCycles(cycles *atomic.Uint64, n uint64) {
 // runCycles starts th, waits until it has run n more cycles and stops it.
 func runCycles(t *testing.T, th *Thread, cycles *atomic.Uint64, n uint64) {
 	t.Helper()
-	if err := th.Start(); err != nil {
+	if err := th.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	waitCycles(cycles, n)
@@ -140,10 +141,10 @@ func TestRunOrderCounterAndFailures(t *testing.T) {
 	if err := th.Stop(); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("Stop before Start = %v", err)
 	}
-	if err := th.Start(); err != nil {
+	if err := th.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := th.Start(); !errors.Is(err, ErrRunning) {
+	if err := th.Start(context.Background()); !errors.Is(err, ErrRunning) {
 		t.Fatalf("second Start = %v", err)
 	}
 	waitCycles(&cycles, 20)
@@ -231,7 +232,7 @@ func TestOverrunSkipsPeriods(t *testing.T) {
 		return nil
 	})
 	th, _ = New(Config{Period: 10 * time.Millisecond}, []Step{{"slow", slow}}, nil)
-	if err := th.Start(); err != nil {
+	if err := th.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	waitCycles(&cycles, 4)
@@ -278,7 +279,7 @@ func TestStopIsPrompt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := th.Start(); err != nil {
+		if err := th.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -301,7 +302,7 @@ func TestStartFailsOnBadMask(t *testing.T) {
 	th, _ := New(Config{Frequency: 100, CPUMask: cpu.Of(63), GCOff: true, MemoryLimit: 1 << 40}, nil, nil)
 	before := debug.SetGCPercent(100)
 	debug.SetGCPercent(before)
-	if err := th.Start(); err == nil {
+	if err := th.Start(context.Background()); err == nil {
 		th.Stop()
 		t.Fatal("pinning to CPU 63 succeeded")
 	}
@@ -314,7 +315,7 @@ func TestGCOffRestored(t *testing.T) {
 	th, _ := New(Config{Frequency: 1000, GCOff: true, MemoryLimit: 1 << 30}, nil, nil)
 	before := debug.SetGCPercent(100)
 	debug.SetGCPercent(before)
-	if err := th.Start(); err != nil {
+	if err := th.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if cur := debug.SetGCPercent(-1); cur != -1 {
@@ -338,17 +339,17 @@ func TestCycleNoAllocs(t *testing.T) {
 	testenv.SkipIfRace(t)
 	var cycles atomic.Uint64
 	var sum uint64
-	tr := &Trace{Latency: make([]int64, 64), CycleTime: make([]int64, 64)}
+	tr := &traceRing{latency: make([]int64, 64), cycleTime: make([]int64, 64)}
 	var th *Thread
 	gam := stepFunc(func() error { sum += uint64(*th.Counter()); return nil })
 	fail := stepFunc(func() error { return errTest })
 	count := stepFunc(func() error { cycles.Add(1); return nil })
 	for _, n := range []SleepNature{Default, Busy, Hybrid} {
-		th, _ = New(Config{Frequency: 5000, SleepNature: n, SleepPercentage: 50, Trace: tr, RecordTimings: true, LateThreshold: time.Nanosecond},
+		th, _ = New(Config{Frequency: 5000, SleepNature: n, SleepPercentage: 50, trace: tr, RecordTimings: true, LateThreshold: time.Nanosecond},
 			[]Step{{"gam", gam}, {"fail", fail}}, []Step{{"count", count}})
 		rows := make([]int64, 64*th.TimingWidth())
 		late := make([]LateCycle, 64)
-		if err := th.Start(); err != nil {
+		if err := th.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		WarmThreadPool(8)
@@ -375,12 +376,105 @@ func FuzzParseSleepNature(f *testing.F) {
 		f.Add(n.String())
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		n, err := ParseSleepNature(s)
+		n, err := parseSleepNature(s)
 		if err != nil {
 			return
 		}
-		if back, err := ParseSleepNature(n.String()); err != nil || back != n || !strings.EqualFold(s, n.String()) {
+		if back, err := parseSleepNature(n.String()); err != nil || back != n || !strings.EqualFold(s, n.String()) {
 			t.Fatalf("%q -> %v -> %v, %v", s, n, back, err)
 		}
 	})
 }
+
+// TestMisuseThread: every call out of order, twice or with a bad argument
+// returns an error and nothing panics; a thread stopped by its context
+// starts again.
+func TestMisuseThread(t *testing.T) {
+	newThread := func(t *testing.T) *Thread {
+		th, err := New(Config{Name: "T", Frequency: 1000}, []Step{{Name: "g", Exec: stepFunc(nop)}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return th
+	}
+	cases := []struct {
+		name string
+		run  func(t *testing.T) error
+		want error // errors.Is; errAny for any error
+	}{
+		{"New with a nil step", func(*testing.T) error {
+			_, err := New(Config{Name: "T", Frequency: 1000}, []Step{{Name: "g"}}, nil)
+			return err
+		}, errAny},
+		{"New without a period", func(*testing.T) error {
+			_, err := New(Config{Name: "T"}, nil, nil)
+			return err
+		}, errAny},
+		{"New with a priority out of range", func(*testing.T) error {
+			_, err := New(Config{Name: "T", Frequency: 1000, Priority: 100}, nil, nil)
+			return err
+		}, errAny},
+		{"Start with a nil context", func(t *testing.T) error {
+			var ctx context.Context
+			return newThread(t).Start(ctx)
+		}, errAny},
+		{"Start with a context already cancelled", func(t *testing.T) error {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return newThread(t).Start(ctx)
+		}, context.Canceled},
+		{"Start twice", func(t *testing.T) error {
+			th := newThread(t)
+			if err := th.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			defer th.Stop()
+			return th.Start(context.Background())
+		}, ErrRunning},
+		{"Stop before Start", func(t *testing.T) error { return newThread(t).Stop() }, ErrNotRunning},
+		{"Stop twice", func(t *testing.T) error {
+			th := newThread(t)
+			if err := th.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if err := th.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			return th.Stop()
+		}, ErrNotRunning},
+		{"Stop after the context stopped it", func(t *testing.T) error {
+			th := newThread(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			if err := th.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			cancel()
+			testenv.Eventually(t, "the cancelled context to stop the thread", 10*time.Second, func() bool { return !th.Stats().Running })
+			err := th.Stop()
+			// Stopped by its context, the thread starts again.
+			if err := th.Start(context.Background()); err != nil {
+				t.Errorf("Start after the context's stop: %v", err)
+			}
+			th.Stop()
+			return err
+		}, ErrNotRunning},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("panicked: %v", r)
+				}
+			}()
+			err := c.run(t)
+			switch {
+			case err == nil:
+				t.Errorf("no error, want %v", c.want)
+			case c.want != errAny && !errors.Is(err, c.want):
+				t.Errorf("%v, want %v", err, c.want)
+			}
+		})
+	}
+}
+
+var errAny = errors.New("any error")

@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -38,8 +39,8 @@ func BenchmarkWakeLatency(b *testing.B) {
 
 func benchWake(b *testing.B, cfg Config) {
 	n := b.N
-	tr := &Trace{Latency: make([]int64, n), CycleTime: make([]int64, n)}
-	cfg.Trace = tr
+	tr := &traceRing{latency: make([]int64, n), cycleTime: make([]int64, n)}
+	cfg.trace = tr
 	var cycles atomic.Int64
 	done := make(chan struct{})
 	count := stepFunc(func() error {
@@ -53,7 +54,7 @@ func benchWake(b *testing.B, cfg Config) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	if err := th.Start(); err != nil {
+	if err := th.Start(context.Background()); err != nil {
 		if errors.Is(err, syscall.EPERM) || errors.Is(err, cpu.ErrNotSupported) {
 			b.Skip(err)
 		}
@@ -62,11 +63,11 @@ func benchWake(b *testing.B, cfg Config) {
 	<-done
 	th.Stop()
 	s := th.Stats()
-	lat := tr.Latency[:min(int(tr.Cycles), n)]
+	lat := tr.latency[:min(int(tr.cycles), n)]
 	for i := range lat {
 		lat[i] /= 1000
 	}
-	dev := tr.CycleTime[1:min(int(tr.Cycles), n)]
+	dev := tr.cycleTime[1:min(int(tr.cycles), n)]
 	for i := range dev {
 		dev[i] = (dev[i] - int64(th.Period())) / 1000
 		if dev[i] < 0 {

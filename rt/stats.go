@@ -16,7 +16,7 @@ import (
 // histogram in Stats.LatencyHist; the last bucket counts everything above
 // the last bound. Early wake-ups (negative latency, impossible with
 // clock_nanosleep) fall in bucket 0.
-var LatencyBuckets = [NumLatencyBuckets - 1]time.Duration{
+var LatencyBuckets = [numLatencyBuckets - 1]time.Duration{
 	1 * time.Microsecond, 2 * time.Microsecond, 5 * time.Microsecond,
 	10 * time.Microsecond, 20 * time.Microsecond, 50 * time.Microsecond,
 	100 * time.Microsecond, 200 * time.Microsecond, 500 * time.Microsecond,
@@ -25,7 +25,7 @@ var LatencyBuckets = [NumLatencyBuckets - 1]time.Duration{
 }
 
 // NumLatencyBuckets is the number of buckets in Stats.LatencyHist.
-const NumLatencyBuckets = 15
+const numLatencyBuckets = 15
 
 func latencyBucket(ns int64) int {
 	for i, b := range LatencyBuckets {
@@ -33,7 +33,7 @@ func latencyBucket(ns int64) int {
 			return i
 		}
 	}
-	return NumLatencyBuckets - 1
+	return numLatencyBuckets - 1
 }
 
 // Stats is a consistent snapshot of an RT thread's timings, in the spirit of
@@ -61,7 +61,7 @@ type Stats struct {
 	LastLatency, MinLatency, MaxLatency time.Duration // wake-up minus deadline
 	LastBusy, MaxBusy                   time.Duration // all steps of one cycle
 
-	LatencyHist [NumLatencyBuckets]uint64 // see LatencyBuckets
+	LatencyHist [numLatencyBuckets]uint64 // see LatencyBuckets
 
 	Steps []StepStats // GAMs then brokers, in execution order
 }
@@ -102,7 +102,7 @@ type acc struct {
 	lastCycle, minCycle, maxCycle      int64
 	lastLat, minLat, maxLat            int64
 	lastBusy, maxBusy                  int64
-	hist                               [NumLatencyBuckets]uint64
+	hist                               [numLatencyBuckets]uint64
 	steps                              []accStep
 }
 
@@ -145,17 +145,17 @@ func (s *accStep) record(d int64) {
 
 // record stores one cycle's samples in the rings; a nil Trace records
 // nothing.
-func (tr *Trace) record(latency, cycleTime int64) {
+func (tr *traceRing) record(latency, cycleTime int64) {
 	if tr == nil {
 		return
 	}
-	if n := uint64(len(tr.Latency)); n > 0 {
-		tr.Latency[tr.Cycles%n] = latency
+	if n := uint64(len(tr.latency)); n > 0 {
+		tr.latency[tr.cycles%n] = latency
 	}
-	if n := uint64(len(tr.CycleTime)); n > 0 {
-		tr.CycleTime[tr.Cycles%n] = cycleTime
+	if n := uint64(len(tr.cycleTime)); n > 0 {
+		tr.cycleTime[tr.cycles%n] = cycleTime
 	}
-	tr.Cycles++
+	tr.cycles++
 }
 
 func (a *acc) init(nsteps int) {
@@ -175,7 +175,7 @@ type shared struct {
 	lastCycle, minCycle, maxCycle      atomic.Int64
 	lastLat, minLat, maxLat            atomic.Int64
 	lastBusy, maxBusy                  atomic.Int64
-	hist                               [NumLatencyBuckets]atomic.Uint64
+	hist                               [numLatencyBuckets]atomic.Uint64
 	steps                              []sharedStep
 }
 

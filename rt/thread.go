@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -62,7 +63,8 @@ type Thread struct {
 	// sleep is cpu.SleepUntil; tests replace it to make sleeps fail.
 	sleep func(abs int64) error
 
-	mu        sync.Mutex // Start/Stop
+	mu        sync.Mutex  // Start/Stop
+	stopCtx   func() bool // ends the context.AfterFunc of Start
 	running   atomic.Bool
 	stop      atomic.Bool
 	done      <-chan struct{}
@@ -123,7 +125,7 @@ func (t *Thread) Time() *uint32 { return &t.timeUs }
 func (t *Thread) Affinity() cpu.Mask { return cpu.Mask(t.affinity.Load()) }
 
 // Running reports whether the thread is running.
-func (t *Thread) Running() bool { return t.running.Load() }
+func (t *Thread) isRunning() bool { return t.running.Load() }
 
 // NewStats returns a Stats sized for t, for use with ReadStats.
 func (t *Thread) NewStats() *Stats {
@@ -156,10 +158,19 @@ func (t *Thread) Stats() Stats {
 // Start applies the process-wide settings (mlockall, GC policy), starts the
 // thread and returns once it is pinned and prioritised, or the error that
 // prevented it (then nothing is left running and the GC policy is restored).
-// A stopped thread can be started again; its statistics carry on.
-func (t *Thread) Start() error {
+// The thread runs until Stop, or until ctx is done: then it stops as Stop
+// does (call Stop afterwards to wait for it; it returns ErrNotRunning once
+// the thread has left). A nil ctx, or one already done, is refused. A
+// stopped thread can be started again; its statistics carry on.
+func (t *Thread) Start(ctx context.Context) error {
+	if ctx == nil {
+		return fmt.Errorf("rt: %s: Start: nil context (use context.Background() for a thread stopped only by Stop)", t.cfg.Name)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("rt: %s: Start: %w", t.cfg.Name, err)
+	}
 	if t.running.Load() {
 		return ErrRunning
 	}
@@ -182,6 +193,9 @@ func (t *Thread) Start() error {
 	t.affinity.Store(uint64(affinity))
 	t.done = done
 	t.running.Store(true)
+	if ctx.Done() != nil {
+		t.stopCtx = context.AfterFunc(ctx, func() { _ = t.Stop() })
+	}
 	return nil
 }
 
@@ -201,6 +215,10 @@ func (t *Thread) Stop() error {
 	defer t.mu.Unlock()
 	if !t.running.Load() {
 		return ErrNotRunning
+	}
+	if t.stopCtx != nil {
+		t.stopCtx()
+		t.stopCtx = nil
 	}
 	t.stop.Store(true)
 	timer := time.NewTimer(time.Duration(t.period) + maxSleepChunk + stopGrace)
@@ -309,7 +327,7 @@ func (t *Thread) loop() {
 		t.timeUs = uint32(cy.idx * uint64(t.period) / 1000)
 		cy.end, cy.failed = t.runSteps(&c, cy.wake)
 		cycleTime := a.record(&cy)
-		t.cfg.Trace.record(cy.wake-cy.deadline, cycleTime)
+		t.cfg.trace.record(cy.wake-cy.deadline, cycleTime)
 		t.recordTimings(cy.wake-cy.deadline, cycleTime)
 		dl := cy.deadline
 		if cy.advance(t.period) {

@@ -30,6 +30,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -156,14 +157,14 @@ func run(out io.Writer, o options) error {
 	if !o.lock {
 		locked = "streamerd's memory not locked (-lock=false)"
 	}
-	if err := th.Start(); err != nil {
+	if err := th.Start(context.Background()); err != nil {
 		if prio > 0 && strings.Contains(err.Error(), "SCHED_FIFO") {
 			return fmt.Errorf("%v\n  run as root (or with CAP_SYS_NICE), or pass -prio 0 to compare under normal scheduling", err)
 		}
 		// mlockall refused (RLIMIT_MEMLOCK): go on unlocked, and say so.
 		cfg.LockMemory = false
 		if th, err = rt.New(cfg, []rt.Step{{Name: "nop", Exec: nop{}}}, nil); err == nil {
-			err = th.Start()
+			err = th.Start(context.Background())
 		}
 		if err != nil {
 			return err
@@ -201,12 +202,8 @@ func run(out io.Writer, o options) error {
 		args = append(args, "-p", "0", "--policy=other")
 	}
 	theirs, spikes, ctErr := runCyclictest(path, args, filepath.Join(dir, "cyclictest.json"), t0)
-	if stopRT.Stop() { // cyclictest ended first (it failed)
-		th.Stop()
-	}
-	for th.Running() { // the timer's Stop under way
-		time.Sleep(time.Millisecond)
-	}
+	stopRT.Stop() // cyclictest ended first (it failed), or already fired
+	_ = th.Stop() // stopped here, or waits for the timer's Stop under way
 	close(stopDrain)
 	<-drained
 	mon.Stop()

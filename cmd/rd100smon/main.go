@@ -76,8 +76,8 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/rd100s"
-	"github.com/streamerd/streamerd/datasource/rd100s/client"
 	"github.com/streamerd/streamerd/internal/cli"
+	client "github.com/streamerd/streamerd/internal/rd100slink"
 	"github.com/streamerd/streamerd/netthread"
 )
 

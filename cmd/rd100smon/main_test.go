@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource/rd100s/client"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
 	"github.com/streamerd/streamerd/internal/cli"
+	client "github.com/streamerd/streamerd/internal/rd100slink"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 

@@ -105,7 +105,7 @@ func producer(t *testing.T) *udpstreamer.Streamer {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for i := uint32(1); !done.Load(); i++ {
-			binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), i)
+			binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(0)), i)
 			s.Synchronise()
 			time.Sleep(time.Millisecond)
 		}
@@ -113,7 +113,7 @@ func producer(t *testing.T) *udpstreamer.Streamer {
 	t.Cleanup(func() {
 		done.Store(true)
 		wg.Wait()
-		s.Stop()
+		s.Close()
 	})
 	return s
 }

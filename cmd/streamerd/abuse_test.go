@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/udpstest"
 )
 
 var abuseDuration = flag.Duration("abuse", 3*time.Second, "how long each run of TestAbuseCostsTheRTLoopLittle lasts (make soak: 2m)")
@@ -418,7 +418,7 @@ func startAbuse(ctx context.Context, wg *sync.WaitGroup, httpAddr, scopeAddr str
 			return
 		}
 		defer conn.Close()
-		connect := wire.AppendHeader(nil, wire.Header{Type: wire.Connect, TotalFragments: 1})
+		connect := udpstest.ConnectDatagram()
 		for tick := time.NewTicker(time.Millisecond); ctx.Err() == nil; <-tick.C {
 			conn.WriteToUDPAddrPort(connect, dst)
 			c.Connects.Add(1)

@@ -3,12 +3,13 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
+	encbinary "encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,8 +19,9 @@ import (
 	"testing"
 	"time"
 
-	rdclient "github.com/streamerd/streamerd/datasource/rd100s/client"
+	udpsclient "github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	rdclient "github.com/streamerd/streamerd/internal/rd100slink"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
 )
@@ -257,58 +259,50 @@ func (d *daemon) stop(t *testing.T) time.Duration {
 	return time.Since(t0)
 }
 
-// client is a protocol-level UDPStreamer client.
+// le writes the payload's timestamp (the package's binary is the built
+// command).
+var le = encbinary.LittleEndian
+
+// client reads the daemon's UDPStreamer with the client library and
+// hands the tests each update's DATA payload as it was on the wire.
 type client struct {
-	conn *net.UDPConn
-	srv  netip.AddrPort
-	buf  []byte
-	data *wire.Reassembler
-	cfg  *wire.Reassembler
+	t   *testing.T
+	cl  *udpsclient.Client
+	u   udpsclient.Update
+	buf []byte
 }
 
 func dial(t *testing.T, port int) *client {
-	conn := testenv.Loopback(t)
-	cfg, _ := wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Config, MaxPayload: 1 << 16})
-	return &client{conn: conn, srv: netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port)), buf: make([]byte, 65536), cfg: cfg}
+	cl, err := udpsclient.Dial(fmt.Sprintf("127.0.0.1:%d", port), udpsclient.Options{LocalAddr: "127.0.0.1:0", ConnectTimeout: 5 * time.Second, Silence: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	return &client{t: t, cl: cl}
 }
 
 func (c *client) connect(t *testing.T) []wire.SignalInfo {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		c.conn.WriteToUDPAddrPort(wire.AppendHeader(nil, wire.Header{Type: wire.Connect, TotalFragments: 1}), c.srv)
-		c.conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-		for {
-			n, _, err := c.conn.ReadFromUDPAddrPort(c.buf)
-			if err != nil {
-				break
-			}
-			if p, _, err := c.cfg.AddDatagram(c.buf[:n]); err == nil && p != nil {
-				infos, err := wire.ParseConfig(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				c.data, _ = wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Data, MaxPayload: wire.DataPayloadSize(infos)})
-				return infos
-			}
-		}
+	cfg, err := c.cl.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no CONFIG")
-	return nil
+	return cfg.Signals
 }
 
+// next returns the payload of the next update: the hrtTimestamp, then
+// every signal's wire bytes.
 func (c *client) next(t *testing.T) []byte {
 	t.Helper()
-	c.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	for {
-		n, _, err := c.conn.ReadFromUDPAddrPort(c.buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p, _, err := c.data.AddDatagram(c.buf[:n]); err == nil && p != nil {
-			return append([]byte(nil), p...)
-		}
+	c.cl.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if err := c.cl.Next(&c.u); err != nil {
+		t.Fatal(err)
 	}
+	p := le.AppendUint64(nil, c.u.HRT)
+	for i := range c.u.Config().Signals {
+		p = append(p, c.u.Raw(i)...)
+	}
+	return p
 }
 
 func TestDaemonStreamsServesHTTPAndStops(t *testing.T) {
@@ -489,7 +483,6 @@ func TestSIGTERMUnderFullLoad(t *testing.T) {
 	text := strings.NewReplacer("Port = 44500", fmt.Sprintf("Port = %d", port), "Frequency = 1000.0", "Frequency = 10000.0").Replace(testenv.FreeHTTP(string(data)))
 	d := startDaemon(t, text)
 	c := dial(t, port)
-	c.conn.SetReadBuffer(8 << 20)
 	c.connect(t)
 	for i := 0; i < 2000; i++ {
 		c.next(t)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -102,8 +103,8 @@ func runReplay(o options, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		fmt.Fprintln(stderr, "streamerd:", err)
 		return 1
 	}
-	if err := r.Start(); err != nil {
-		r.Stop()
+	if err := r.Start(context.Background()); err != nil {
+		r.Close()
 		fmt.Fprintln(stderr, "streamerd:", err)
 		return 1
 	}
@@ -123,7 +124,7 @@ func runReplay(o options, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	case <-r.Done():
 	}
 	err = r.Err()
-	r.Stop()
+	r.Close()
 	st := r.Stats()
 	fmt.Fprintf(stdout, "streamerd: replayed %d rows (%d loops, %d updates lost as recorded)\n", st.Rows, st.Loops, st.Lost)
 	if err != nil {

@@ -128,8 +128,8 @@ func newPrinter(ctx context.Context, cfg *client.Config, o options, out *bufio.W
 	for i := range cfg.Signals {
 		p.kinds = append(p.kinds, kindOf(cfg, i))
 		p.keys = append(p.keys, append(cli.AppendJSONString(nil, cfg.Signals[i].Name), ':'))
-		p.n = max(p.n, cfg.Slots[i].Elements)
-		columns += cfg.Slots[i].Elements
+		p.n = max(p.n, cfg.Signals[i].Elements())
+		columns += cfg.Signals[i].Elements()
 	}
 	if o.perSample {
 		p.planSamples()
@@ -151,7 +151,7 @@ func (p *printer) planSamples() {
 	seen := map[base]bool{}
 	cfg := p.cfg
 	for i := range cfg.Signals {
-		s, el := &cfg.Signals[i], cfg.Slots[i].Elements
+		s, el := &cfg.Signals[i], cfg.Signals[i].Elements()
 		if el != 1 && el != p.n {
 			p.omitted = append(p.omitted, cli.Escape(s.Name))
 			continue
@@ -196,7 +196,7 @@ func (p *printer) writeHeader() error {
 	}
 	for i := range p.cfg.Signals {
 		s := &p.cfg.Signals[i]
-		for k := range p.cfg.Slots[i].Elements {
+		for k := range p.cfg.Signals[i].Elements() {
 			name := s.Name
 			switch s.NumDimensions {
 			case 1:
@@ -290,7 +290,7 @@ func (p *printer) csvRow(b []byte, u *client.Update) ([]byte, error) {
 	b = p.prefix(b, u)
 	var err error
 	for i := range p.cfg.Signals {
-		for k := range p.cfg.Slots[i].Elements {
+		for k := range p.cfg.Signals[i].Elements() {
 			if b, err = p.flush(p.appendElem(append(b, ','), u, i, k, false)); err != nil {
 				return b, err
 			}
@@ -379,7 +379,7 @@ func (p *printer) appendShort(b []byte, u *client.Update, i int) []byte {
 	if p.cfg.Signals[i].NumDimensions == 0 {
 		return p.appendElem(b, u, i, 0, false)
 	}
-	n := p.cfg.Slots[i].Elements
+	n := p.cfg.Signals[i].Elements()
 	b = append(b, '[')
 	for k := range n {
 		if n > 8 && k == 4 {
@@ -419,7 +419,7 @@ func (p *printer) sampleRow(b []byte, u *client.Update, k int) []byte {
 		} else {
 			b = append(b, ',')
 		}
-		b = appendFloat(b, u.TimeAt(i, min(k, p.cfg.Slots[i].Elements-1)), 64, j)
+		b = appendFloat(b, u.TimeAt(i, min(k, p.cfg.Signals[i].Elements()-1)), 64, j)
 	}
 	if j {
 		b = append(b, `,"signals":{`...)
@@ -433,7 +433,7 @@ func (p *printer) sampleRow(b []byte, u *client.Update, k int) []byte {
 		} else {
 			b = append(b, ',')
 		}
-		b = p.appendElem(b, u, i, min(k, p.cfg.Slots[i].Elements-1), j)
+		b = p.appendElem(b, u, i, min(k, p.cfg.Signals[i].Elements()-1), j)
 	}
 	if j {
 		b = append(b, '}', '}')

@@ -359,13 +359,7 @@ func printStats(ctx context.Context, c *client.Client, every time.Duration, w io
 }
 
 func summary(w io.Writer, st client.Stats) {
-	var bad, dropped uint64
-	for _, n := range st.BadHeader {
-		bad += n
-	}
-	for _, n := range st.Dropped {
-		dropped += n
-	}
+	bad, dropped := st.BadHeader, st.Dropped
 	fmt.Fprintf(w, "udps: %d updates, %d datagrams, %d bytes; lost %d, skipped %d, stale %d, incomplete %d, fragments dropped %d, "+
 		"bad datagrams %d, from strangers %d, CONFIGs %d; silences %d, CONNECTs after a silence %d, counter resyncs %d (%d stray updates)\n",
 		st.Updates, st.Datagrams, st.Bytes, st.Lost, st.Skipped, st.Stale, st.Incomplete, dropped, bad, st.Foreign, st.Configs,

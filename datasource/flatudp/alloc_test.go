@@ -98,7 +98,7 @@ func TestEndToEndNoAllocs(t *testing.T) {
 				} else {
 					t.Logf("%d allocations over %d cycles", d, cycles)
 				}
-				if st := h.s.Status(); st.Overflows != 0 || st.SendErrors != 0 || st.DatagramsSent < cycles {
+				if st := h.s.snapshot(); st.Overflows != 0 || st.SendErrors != 0 || st.DatagramsSent < cycles {
 					t.Errorf("status %+v", st)
 				}
 				h.r.Close()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // TestChar8BitExact: a char8[8] signal leaves as its 8 bytes, in place,
@@ -21,9 +22,9 @@ func TestChar8BitExact(t *testing.T) {
 		if got := h.s.SignalsString(); got != "Counter:uint32,Label:char8[8],Code:uint16" {
 			t.Fatalf("signals string %q", got)
 		}
-		copy(h.s.GetSignalMemoryBuffer(0), []byte{1, 2, 3, 4})
-		copy(h.s.GetSignalMemoryBuffer(1), "shot 9\x00\x00")
-		copy(h.s.GetSignalMemoryBuffer(2), []byte{5, 6})
+		copy(testenv.Must(h.s.GetSignalMemoryBuffer(0)), []byte{1, 2, 3, 4})
+		copy(testenv.Must(h.s.GetSignalMemoryBuffer(1)), "shot 9\x00\x00")
+		copy(testenv.Must(h.s.GetSignalMemoryBuffer(2)), []byte{5, 6})
 		b := h.sendOne()
 		want := []byte{1, 2, 3, 4, 's', 'h', 'o', 't', ' ', '9', 0, 0, 5, 6}
 		if order == wire.Big {

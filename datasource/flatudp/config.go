@@ -11,6 +11,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/datasource/internal/rules"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -34,7 +35,7 @@ const (
 )
 
 // TriggerSignal is the name of the first signal in IndependentThread mode.
-const TriggerSignal = "Trigger"
+const triggerSignal = "Trigger"
 
 // ExecutionMode is MARTe2 UDPSender's ExecutionMode. The zero value is
 // IndependentThread, MARTe2's default.
@@ -55,18 +56,18 @@ var modeNames = [numModes]string{"IndependentThread", "RealTimeThread"}
 
 // String returns the MARTe2 name of the mode.
 func (m ExecutionMode) String() string {
-	if !m.Valid() {
+	if !m.valid() {
 		return fmt.Sprintf("ExecutionMode(%d)", uint8(m))
 	}
 	return modeNames[m]
 }
 
 // Valid reports whether m is one of the two modes.
-func (m ExecutionMode) Valid() bool { return m < numModes }
+func (m ExecutionMode) valid() bool { return m < numModes }
 
 // ParseExecutionMode parses a MARTe2 mode name ("IndependentThread" or
 // "RealTimeThread"); the empty string is IndependentThread, the default.
-func ParseExecutionMode(s string) (ExecutionMode, error) {
+func parseExecutionMode(s string) (ExecutionMode, error) {
 	if s == "" {
 		return IndependentThread, nil
 	}
@@ -152,7 +153,7 @@ type Config struct {
 // datasource, the signal, the parameter and the rule), or nil.
 func Validate(cfg *Config) error {
 	c := cfg.withDefaults()
-	e := &datasource.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
+	e := &rules.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
 	c.checkDestination(e)
 	c.checkRing(e)
 	if c.ByteOrder != wire.Little && c.ByteOrder != wire.Big {
@@ -165,7 +166,7 @@ func Validate(cfg *Config) error {
 	if key, err := netthread.CheckWait(c.NetworkWait, c.NetworkSpin); err != nil {
 		e.Param(key, "%v", err)
 	}
-	if err := datasource.ValidateSignals(c.Name, c.Signals); err != nil {
+	if err := rules.ValidateSignals(c.Name, c.Signals); err != nil {
 		e.Add(err)
 		return e.Err()
 	}
@@ -174,7 +175,7 @@ func Validate(cfg *Config) error {
 }
 
 // checkDestination checks Address, Port and the multicast parameters.
-func (c *Config) checkDestination(e *datasource.ConfigErrors) {
+func (c *Config) checkDestination(e *rules.ConfigErrors) {
 	if c.Port < 1 || c.Port > 65535 {
 		e.Param("Port", "must be 1..65535, got %d", c.Port)
 	}
@@ -209,8 +210,8 @@ func (c *Config) checkDestination(e *datasource.ConfigErrors) {
 
 // checkRing checks the execution mode, the trigger windows and the ring
 // length.
-func (c *Config) checkRing(e *datasource.ConfigErrors) {
-	if !c.ExecutionMode.Valid() {
+func (c *Config) checkRing(e *rules.ConfigErrors) {
+	if !c.ExecutionMode.valid() {
 		e.Param("ExecutionMode", "invalid mode %d (want IndependentThread or RealTimeThread)", c.ExecutionMode)
 	}
 	for _, w := range []struct {
@@ -275,7 +276,7 @@ func (c *Config) ringSize(size int) (buffers int, queue datasource.HandOffSize) 
 // checkSignals checks the FlatUDP rules of signals that pass the rules
 // every producer shares: element counts, the datagram size, the trigger,
 // the signals string and the ring memory.
-func (c *Config) checkSignals(e *datasource.ConfigErrors) {
+func (c *Config) checkSignals(e *rules.ConfigErrors) {
 	sigs := c.Signals
 	total := 0
 	for i := range sigs {
@@ -287,8 +288,8 @@ func (c *Config) checkSignals(e *datasource.ConfigErrors) {
 	if total > wire.MaxDatagramSize {
 		e.Param("Signals", "a datagram of %d bytes exceeds the UDP limit of %d bytes", total, wire.MaxDatagramSize)
 	}
-	if s := &sigs[0]; c.ExecutionMode == IndependentThread && (s.Name != TriggerSignal || s.Type != datasource.Uint8 || s.Elements() != 1) {
-		e.Signal(0, "Name", "in IndependentThread mode the first signal must be the scalar uint8 %q, got %q %v[%d]", TriggerSignal, s.Name, s.Type, s.Elements())
+	if s := &sigs[0]; c.ExecutionMode == IndependentThread && (s.Name != triggerSignal || s.Type != datasource.Uint8 || s.Elements() != 1) {
+		e.Signal(0, "Name", "in IndependentThread mode the first signal must be the scalar uint8 %q, got %q %v[%d]", triggerSignal, s.Name, s.Type, s.Elements())
 	}
 	if e.Len() > 0 {
 		return
@@ -325,7 +326,7 @@ var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 // withDefaults returns c with every zero field that has a default set to
 // it.
 func (c Config) withDefaults() Config {
-	datasource.SetDefault(&c.Port, DefaultPort)
-	datasource.SetDefault(&c.StackSize, DefaultStackSize)
+	rules.SetDefault(&c.Port, DefaultPort)
+	rules.SetDefault(&c.StackSize, DefaultStackSize)
 	return c
 }

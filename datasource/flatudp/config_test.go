@@ -186,14 +186,14 @@ func flatten(err error) []error {
 
 func TestExecutionModeNames(t *testing.T) {
 	for _, m := range []ExecutionMode{IndependentThread, RealTimeThread} {
-		if got, err := ParseExecutionMode(m.String()); err != nil || got != m {
+		if got, err := parseExecutionMode(m.String()); err != nil || got != m {
 			t.Errorf("%v: round trip %v, %v", m, got, err)
 		}
 	}
-	if m, err := ParseExecutionMode(""); err != nil || m != IndependentThread {
+	if m, err := parseExecutionMode(""); err != nil || m != IndependentThread {
 		t.Errorf("default mode %v, %v", m, err)
 	}
-	if _, err := ParseExecutionMode("Independent"); err == nil {
+	if _, err := parseExecutionMode("Independent"); err == nil {
 		t.Error("accepted a bad mode")
 	}
 	if s := ExecutionMode(9).String(); s != "ExecutionMode(9)" {
@@ -213,7 +213,8 @@ func TestSignalsString(t *testing.T) {
 		t.Errorf("SignalsString = %q, want %q", got, want)
 	}
 	sigs, err := wire.ParseSignals(s.SignalsString())
-	if err != nil || wire.TotalSize(sigs) != 1+4+64+12 || s.DatagramSize() != 81 {
-		t.Errorf("round trip %v, %v, size %d", sigs, err, s.DatagramSize())
+	l, lerr := wire.NewLayout(sigs)
+	if err != nil || lerr != nil || l.Size != 1+4+64+12 || s.datagramSize() != 81 {
+		t.Errorf("round trip %v, %v, size %d", sigs, err, s.datagramSize())
 	}
 }

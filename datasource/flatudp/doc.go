@@ -1,5 +1,8 @@
 // Package flatudp is the FlatUDP output DataSource, MARTe2's UDPSender: each datagram is one cycle of signal memory, the signals packed in declaration order with no padding and no header.
 //
+// A Go program embedding it follows docs/embedding.md, as for every
+// producer: New, Start, a broker, Execute once per cycle, Close.
+//
 // The wire format is the wire package's: a receiver decodes it with a
 // wire.Layout built from the string SignalsString returns
 // ("Trigger:uint8,Ia:float32,Wave:float32[16]"). ByteOrder little (the

@@ -29,8 +29,8 @@ func TestSkipStamps(t *testing.T) {
 	close(hd.release)
 	dst := make([]int64, 16)
 	n, lost := h.s.DrainSkips(dst)
-	if n != 6 || lost != 0 || uint64(n) != h.s.Status().Overflows {
-		t.Fatalf("%d stamps, %d lost, status %+v; want 6", n, lost, h.s.Status())
+	if n != 6 || lost != 0 || uint64(n) != h.s.snapshot().Overflows {
+		t.Fatalf("%d stamps, %d lost, status %+v; want 6", n, lost, h.s.snapshot())
 	}
 	for i, v := range dst[:n] {
 		if v < before || v > after || (i > 0 && v < dst[i-1]) {

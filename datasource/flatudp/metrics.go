@@ -3,7 +3,7 @@ package flatudp
 import (
 	"github.com/VictoriaMetrics/metrics"
 
-	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/dsmetrics"
 )
 
 // senderMetrics holds the counters of one Sender. Counters are atomic and
@@ -16,13 +16,16 @@ type senderMetrics struct {
 	datagrams, bytes, errors *metrics.Counter
 	unreachables             *metrics.Counter
 	unreachable              *metrics.Gauge
+
+	reg *dsmetrics.Metrics // what was registered, for Close
 }
 
 func newSenderMetrics(ms *metrics.Set, name string, depth func() float64) *senderMetrics {
-	n := datasource.NewMetrics(ms, "flatudp", name)
+	n := dsmetrics.New(ms, "flatudp", name)
 	c := n.Counter
 	n.Gauge("ring_depth", depth)
 	return &senderMetrics{
+		reg:          n,
 		synchronised: c("synchronise_total"),
 		queued:       c("cycles_queued_total"),
 		overflows:    c("overflows_total"),

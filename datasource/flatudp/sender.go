@@ -15,6 +15,9 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
+	"github.com/streamerd/streamerd/datasource/internal/memory"
+	"github.com/streamerd/streamerd/datasource/internal/sendpath"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
 	"github.com/streamerd/streamerd/rt/rtsync"
@@ -28,15 +31,13 @@ import (
 // allocates.
 var ErrOverflow = errors.New("flatudp: ring full, cycle refused (sender thread behind)")
 
-// errNoMemory is returned by Synchronise before AllocateMemory.
-var errNoMemory = errors.New("flatudp: Synchronise before AllocateMemory")
-
 // Sender is a FlatUDP datasource: MARTe2's UDPSender. Its methods follow
 // the datasource.DataSource contract: Synchronise from the RT thread only;
-// AllocateMemory, GetSignalMemoryBuffer, PrepareNextState and Stop from the
+// AllocateMemory, GetSignalMemoryBuffer, PrepareNextState and Close from the
 // goroutine that builds and stops the application; Name, Signals,
-// SignalsString, Layout, LocalAddr and Status from any goroutine.
+// SignalsString, LocalAddr and StatusReport from any goroutine.
 type Sender struct {
+	life lifecycle.Lifecycle
 	// Read-only once PrepareNextState has returned.
 	cfg     Config
 	sigs    []datasource.Signal
@@ -45,7 +46,7 @@ type Sender struct {
 	dst     netip.AddrPort
 	log     *slog.Logger
 	m       *senderMetrics
-	mem     *datasource.Memory
+	mem     *memory.Memory
 	ring    *ring
 	buffers int                    // the ring's length in cycles
 	queue   datasource.HandOffSize // the part of it that queues for the sender
@@ -54,8 +55,8 @@ type Sender struct {
 	big     bool
 	sendBuf []byte // written by the sender thread only
 	conn    *net.UDPConn
-	out     *netthread.Sender // sends to dst; sender thread only
-	watch   *netthread.DestWatch
+	out     *sendpath.Sender // sends to dst; sender thread only
+	watch   *sendpath.DestWatch
 	t0      time.Time // origin of the watch's clock
 	thread  *netthread.Thread
 	// sendBuffer is the socket's send buffer as the kernel granted it.
@@ -79,28 +80,26 @@ type Sender struct {
 	warn warnLimiter
 	_    [cacheLine]byte
 
-	started  atomic.Bool
-	stopping atomic.Bool
-	running  atomic.Bool
+	started atomic.Bool
+	running atomic.Bool
 
 	skips rtsync.StampRing // when cycles were refused, cpu.Now ns (forensics.go)
 }
 
 var _ datasource.Opener = (*Sender)(nil)
 
-// New validates cfg and returns a Sender. Metrics are registered in ms with
-// a datasource label; log receives a line when the sender starts and rate-
-// limited warnings about overflows and send errors, never one per cycle
-// (nil ms or log: a private set, no logging).
+// New validates cfg and returns a Sender. Its metrics are registered in
+// ms, named streamerd_flatudp_<metric>{datasource="<Name>"} (a nil ms: a
+// private set, which Metrics returns); Close unregisters them. New refuses
+// a name whose metrics ms already holds, from a producer not yet closed.
+// log receives a line when the sender starts and rate-limited warnings
+// about overflows and send errors, never one per cycle (nil: no logging).
 func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Sender, error) {
 	if err := Validate(&cfg); err != nil {
 		return nil, err
 	}
 	if !nativeLittleEndian {
 		return nil, fmt.Errorf("datasource %q: FlatUDP needs a little-endian host (signal memory is converted from little-endian)", cfg.Name)
-	}
-	if ms == nil {
-		ms = metrics.NewSet()
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -134,9 +133,14 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Sender, error) {
 		}
 		return 0
 	})
+	if err := s.m.reg.Err(); err != nil {
+		s.m.reg.Unregister()
+		return nil, fmt.Errorf("datasource %q: %w", c.Name, err)
+	}
 	if err := wire.ValidateReceiver(layout.Signals); err != nil {
 		s.log.Warn("udpscope will refuse this signal list", "signals", s.sigStr, "reason", err.Error())
 	}
+	s.life.Init(c.Name, c.Signals)
 	return s, nil
 }
 
@@ -160,31 +164,32 @@ func (s *Sender) Signals() []datasource.Signal { return s.sigs }
 func (s *Sender) SignalsString() string { return s.sigStr }
 
 // DatagramSize returns the size of every datagram in bytes.
-func (s *Sender) DatagramSize() int { return s.layout.Size }
+func (s *Sender) datagramSize() int { return s.layout.Size }
 
 // HandOffSize returns the part of the ring that queues cycles for the
 // sender thread (beyond the pre-trigger history) and the time it covers.
 func (s *Sender) HandOffSize() datasource.HandOffSize { return s.queue }
 
 // Destination returns the address every datagram is sent to.
-func (s *Sender) Destination() netip.AddrPort { return s.dst }
+func (s *Sender) destination() netip.AddrPort { return s.dst }
+
+// Metrics returns the set the Sender's metrics are registered in: the one
+// given to New, or its private set.
+func (s *Sender) Metrics() *metrics.Set { return s.m.reg.Set() }
 
 // AllocateMemory allocates signal memory, the ring and the send buffer.
 func (s *Sender) AllocateMemory() error {
-	if err := datasource.CheckAllocate(s.cfg.Name, s.mem != nil); err != nil {
-		return err
-	}
-	s.mem = datasource.NewMemory(s.sigs)
-	s.ring = newRing(s.buffers, s.mem.Size())
-	s.sendBuf = make([]byte, s.mem.Size())
-	return nil
+	return s.life.Allocate(func(mem *memory.Memory) error {
+		s.mem = mem
+		s.ring = newRing(s.buffers, mem.Size())
+		s.sendBuf = make([]byte, mem.Size())
+		return nil
+	})
 }
 
-// GetSignalMemoryBuffer returns the bytes of signal i in signal memory.
-func (s *Sender) GetSignalMemoryBuffer(i int) []byte { return s.mem.Signal(i) }
-
-// Memory returns the signal memory.
-func (s *Sender) Memory() *datasource.Memory { return s.mem }
+// GetSignalMemoryBuffer returns the bytes of signal i in signal memory
+// (after AllocateMemory or Start, before Close).
+func (s *Sender) GetSignalMemoryBuffer(i int) ([]byte, error) { return s.life.Buffer(i) }
 
 // LocalAddr returns the address the sending socket is bound to (valid after
 // PrepareNextState).
@@ -197,10 +202,9 @@ func (s *Sender) LocalAddr() netip.AddrPort {
 
 // Open opens the sending socket without sending anything
 // (datasource.Opener).
-func (s *Sender) Open() error {
-	if err := datasource.CheckPrepare(s.cfg.Name, s.mem != nil, s.conn != nil); err != nil {
-		return err
-	}
+func (s *Sender) Open() error { return s.life.Open(s.openConn) }
+
+func (s *Sender) openConn() error {
 	conn, err := s.open()
 	if err != nil {
 		return fmt.Errorf("datasource %q: socket to %s: %w", s.cfg.Name, s.dst, err)
@@ -224,19 +228,26 @@ func (s *Sender) Open() error {
 
 // PrepareNextState starts the sender thread, opening the socket first
 // unless Open did.
-func (s *Sender) PrepareNextState() error {
-	if err := datasource.CheckPrepare(s.cfg.Name, s.mem != nil, s.thread != nil); err != nil {
-		return err
-	}
-	if s.conn == nil {
-		if err := s.Open(); err != nil {
-			return err
-		}
-	}
+func (s *Sender) PrepareNextState() error { return s.life.Prepare(s.openConn, s.start, s.unopen) }
+
+// Start is the Go-shaped start: it allocates signal memory unless
+// AllocateMemory did, opens the socket unless Open did, and starts the
+// sender thread; when ctx is done, the Sender closes itself (as Close). A
+// nil ctx, or one already done, is refused and starts nothing.
+func (s *Sender) Start(ctx context.Context) error {
+	return s.life.Start(ctx, s.AllocateMemory, s.PrepareNextState, s.Close)
+}
+
+// unopen closes the socket openConn opened, when the start after it failed.
+func (s *Sender) unopen() {
+	s.conn.Close()
+	s.conn = nil
+}
+
+// start starts the sender thread on the open socket.
+func (s *Sender) start() error {
 	th, err := netthread.Start(netthread.Config{Name: s.cfg.Name, CPUMask: s.cfg.CPUMask, Priority: s.cfg.Priority, Wake: s.sem.Post}, s.serve)
 	if err != nil {
-		s.conn.Close()
-		s.conn = nil
 		return fmt.Errorf("datasource %q: sender thread: %w", s.cfg.Name, err)
 	}
 	s.thread = th
@@ -279,8 +290,8 @@ func (s *Sender) open() (*net.UDPConn, error) {
 // counted as an overflow (ErrOverflow in RealTimeThread mode, nil in
 // IndependentThread mode). It does not allocate.
 func (s *Sender) Synchronise() error {
-	if s.mem == nil {
-		return errNoMemory
+	if err := s.life.Ready(); err != nil {
+		return err
 	}
 	s.m.synchronised.Inc()
 	ok := s.ring.push(s.mem.Block())
@@ -300,10 +311,17 @@ func (s *Sender) Synchronise() error {
 	return nil
 }
 
-// Stop stops the sender thread, after it has sent what the ring holds, and
-// closes the socket.
-func (s *Sender) Stop() error {
-	if s.conn == nil || s.stopping.Swap(true) {
+// Close stops the sender thread, after it has sent what the ring holds,
+// closes the socket and unregisters the metrics, so a Sender of the same
+// name can be made again with the same metrics set. It may be called from
+// any goroutine, in any state; a second Close does nothing and returns
+// nil. Every other call then returns datasource.ErrClosed, Synchronise
+// included (still without allocating).
+func (s *Sender) Close() error { return s.life.Close(s.close) }
+
+func (s *Sender) close(lifecycle.State) error {
+	defer s.m.reg.Unregister()
+	if s.conn == nil {
 		return nil
 	}
 	var err error
@@ -412,8 +430,9 @@ func (w *warnLimiter) check(s *Sender) {
 	}
 }
 
-// Status is a snapshot of the datasource for /status.
-type Status struct {
+// statusReport is a snapshot of the datasource for /status
+// (docs/status.md names every field).
+type statusReport struct {
 	Name          string `json:"name"`
 	Class         string `json:"class"`
 	Destination   string `json:"destination"`
@@ -450,9 +469,9 @@ type Status struct {
 	DestinationUnreachable bool `json:"destination_unreachable"`
 }
 
-// StatusReport returns Status as an any, for a program that lists
+// StatusReport returns a snapshot to encode as JSON, for a program that lists
 // producers of every class together (streamerd's /status).
-func (s *Sender) StatusReport() any { return s.Status() }
+func (s *Sender) StatusReport() any { return s.snapshot() }
 
 // Describe returns one line on the datagrams for a layout listing
 // (streamerd -describe).
@@ -469,10 +488,10 @@ func (s *Sender) sendBufferBytes() int {
 	return s.sendBuffer
 }
 
-// Status returns a snapshot for /status; the counters are read one by one,
+// snapshot returns a snapshot for /status; the counters are read one by one,
 // atomically.
-func (s *Sender) Status() Status {
-	st := Status{
+func (s *Sender) snapshot() statusReport {
+	st := statusReport{
 		Name:           s.cfg.Name,
 		Class:          "FlatUDP",
 		Destination:    s.dst.String(),

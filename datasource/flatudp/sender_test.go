@@ -56,15 +56,15 @@ func setCycle(s *Sender, c uint32, trig bool) {
 	if trig {
 		tr = 1 + byte(c%200) // any non-zero value triggers
 	}
-	s.GetSignalMemoryBuffer(0)[0] = tr
-	binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(1), c)
-	binary.LittleEndian.PutUint64(s.GetSignalMemoryBuffer(2), rawU64(c))
-	binary.LittleEndian.PutUint64(s.GetSignalMemoryBuffer(3), rawF64(c))
-	i16 := s.GetSignalMemoryBuffer(4)
+	testenv.Must(s.GetSignalMemoryBuffer(0))[0] = tr
+	binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(1)), c)
+	binary.LittleEndian.PutUint64(testenv.Must(s.GetSignalMemoryBuffer(2)), rawU64(c))
+	binary.LittleEndian.PutUint64(testenv.Must(s.GetSignalMemoryBuffer(3)), rawF64(c))
+	i16 := testenv.Must(s.GetSignalMemoryBuffer(4))
 	for j := range 3 {
 		binary.LittleEndian.PutUint16(i16[2*j:], uint16(rawI16(c, j)))
 	}
-	binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(5), uint32(rawF32(c)))
+	binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(5)), uint32(rawF32(c)))
 }
 
 // checkCycle decodes a datagram bit-exact and returns its cycle counter.
@@ -244,7 +244,7 @@ func TestRealTimeThreadEveryCycle(t *testing.T) {
 					t.Fatalf("datagram %d carries cycle %d", i, c)
 				}
 			}
-			st := h.s.Status()
+			st := h.s.snapshot()
 			if st.CyclesQueued != cycles || st.DatagramsSent != cycles || st.Overflows != 0 || st.SendErrors != 0 ||
 				st.BytesSent != uint64(cycles*h.s.layout.Size) || st.ExecutionMode != "RealTimeThread" || st.ByteOrder != order.String() {
 				t.Errorf("status %+v", st)
@@ -327,7 +327,7 @@ func TestTriggerWindows(t *testing.T) {
 						}
 					}
 					h.waitDrained()
-					if err := h.s.Stop(); err != nil {
+					if err := h.s.Close(); err != nil {
 						t.Fatal(err)
 					}
 					want := counts(windows(trig, tc.pre, tc.post))
@@ -341,7 +341,7 @@ func TestTriggerWindows(t *testing.T) {
 							skipped++
 						}
 					}
-					st := h.s.Status()
+					st := h.s.snapshot()
 					if st.Overflows != 0 || st.Triggers != uint64(len(tc.at)) || st.DatagramsSent != uint64(len(want)) ||
 						st.CyclesQueued != uint64(tc.n) || h.s.m.skipped.Get() != uint64(skipped) {
 						t.Errorf("status %+v skipped %d, want %d", st, h.s.m.skipped.Get(), skipped)
@@ -402,7 +402,7 @@ func TestRealTimeThreadOverflow(t *testing.T) {
 			refused++
 		}
 	}
-	if st := h.s.Status(); st.Overflows != 6 || st.CyclesQueued != 4 || st.DatagramsSent != 0 {
+	if st := h.s.snapshot(); st.Overflows != 6 || st.CyclesQueued != 4 || st.DatagramsSent != 0 {
 		t.Fatalf("while stalled: %+v", st)
 	}
 	close(hd.release)
@@ -421,7 +421,7 @@ func TestRealTimeThreadOverflow(t *testing.T) {
 	if got := h.collect(len(want)); !slices.Equal(got, want) {
 		t.Errorf("received %v\nwant     %v", got, want)
 	}
-	if st := h.s.Status(); st.Overflows != 6 || st.DatagramsSent != 104 || st.CyclesQueued != 104 || refused != 6 {
+	if st := h.s.snapshot(); st.Overflows != 6 || st.DatagramsSent != 104 || st.CyclesQueued != 104 || refused != 6 {
 		t.Errorf("after recovery: %+v", st)
 	}
 }
@@ -442,7 +442,7 @@ func TestIndependentThreadOverrun(t *testing.T) {
 			t.Fatalf("cycle %d: %v (an overrun must not fail the cycle)", c, err)
 		}
 	}
-	if st := h.s.Status(); st.Overflows != 15 || st.CyclesQueued != 5 {
+	if st := h.s.snapshot(); st.Overflows != 15 || st.CyclesQueued != 5 {
 		t.Fatalf("while stalled: %+v", st)
 	}
 	close(hd.release)
@@ -459,7 +459,7 @@ func TestIndependentThreadOverrun(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("received %v\nwant     %v", got, want)
 	}
-	if st := h.s.Status(); st.Overflows != 15 || st.Triggers != 4 || st.DatagramsSent != uint64(len(want)) {
+	if st := h.s.snapshot(); st.Overflows != 15 || st.Triggers != 4 || st.DatagramsSent != uint64(len(want)) {
 		t.Errorf("after recovery: %+v", st)
 	}
 }
@@ -541,7 +541,7 @@ func TestMulticastLoopback(t *testing.T) {
 			if v := checkCycle(t, h.r.Layout(), b, wire.Big, h.raw); v != 5 {
 				t.Errorf("cycle %d", v)
 			}
-			if a := h.s.Destination(); a.Addr().String() != group {
+			if a := h.s.destination(); a.Addr().String() != group {
 				t.Errorf("destination %v", a)
 			}
 		})
@@ -577,7 +577,7 @@ func TestReceiverGoneAndBack(t *testing.T) {
 		c++
 		time.Sleep(time.Millisecond)
 	}
-	for !s.Status().DestinationUnreachable {
+	for !s.snapshot().DestinationUnreachable {
 		if cycle(); c > 5000 {
 			t.Fatal("no ICMP port unreachable seen")
 		}
@@ -587,12 +587,12 @@ func TestReceiverGoneAndBack(t *testing.T) {
 		t.Skipf("port %d taken meanwhile: %v", port, err)
 	}
 	defer back.Close()
-	for s.Status().DestinationUnreachable {
+	for s.snapshot().DestinationUnreachable {
 		if cycle(); c > 10000 {
 			t.Fatal("still unreachable with a receiver listening")
 		}
 	}
-	st := s.Status()
+	st := s.snapshot()
 	if st.CyclesSent != uint64(c) && st.CyclesSent+1 != uint64(c) || s.m.unreachables.Get() == 0 {
 		t.Errorf("status %+v, port unreachables %d", st, s.m.unreachables.Get())
 	}
@@ -639,17 +639,31 @@ func TestLifecycleErrors(t *testing.T) {
 	if a := s.LocalAddr(); a.IsValid() {
 		t.Errorf("LocalAddr before start: %v", a)
 	}
-	dstest.Lifecycle(t, s)
-	dstest.Opener(t, func() datasource.DataSource {
-		s, err := New(c, newSet(), discard())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	})
-	if s.Name() != "Flat" || len(s.Signals()) != 3 || s.Memory().Size() != 69 || s.layout.Size != 69 {
+	if err := s.AllocateMemory(); err != nil {
+		t.Fatal(err)
+	}
+	if s.Name() != "Flat" || len(s.Signals()) != 3 || s.mem.Size() != 69 || s.layout.Size != 69 {
 		t.Error("accessors")
 	}
+}
+
+// newProducer is the Sender of the lifecycle tests: one name, ms as given
+// (nil: its own), no logger.
+func newProducer(tb testing.TB, ms *metrics.Set) dstest.Producer {
+	s, err := New(trigCfg(), ms, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+func TestMisuseLifecycle(t *testing.T) {
+	dstest.Misuse(t, newProducer)
+	dstest.Opener(t, func() datasource.DataSource { return newProducer(t, nil) })
+}
+
+func TestRestartSameNameSameMetrics(t *testing.T) {
+	dstest.Restart(t, newProducer, 1000)
 }
 
 // TestNetworkWakeupsCounted checks that a Synchronise that finds the
@@ -657,7 +671,7 @@ func TestLifecycleErrors(t *testing.T) {
 // and that /status says the ring's length and what its queue covers.
 func TestNetworkWakeupsCounted(t *testing.T) {
 	h := start(t, Config{ExecutionMode: RealTimeThread, NetworkWait: netthread.WaitPark, CyclePeriod: time.Millisecond}, nil)
-	if st := h.s.Status(); st.Buffers != 500 || !st.BuffersAuto || st.QueueCoversMs != 500 || st.NetworkWait != "park" {
+	if st := h.s.snapshot(); st.Buffers != 500 || !st.BuffersAuto || st.QueueCoversMs != 500 || st.NetworkWait != "park" {
 		t.Errorf("status %+v", st)
 	}
 	// Each cycle is sent at once and the thread parks again: sooner or
@@ -672,7 +686,7 @@ func TestNetworkWakeupsCounted(t *testing.T) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	if st := h.s.Status(); st.NetworkWakeups == 0 {
+	if st := h.s.snapshot(); st.NetworkWakeups == 0 {
 		t.Errorf("status: wakeups %d", st.NetworkWakeups)
 	}
 }

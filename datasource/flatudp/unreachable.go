@@ -4,17 +4,17 @@ import (
 	"net"
 	"time"
 
-	"github.com/streamerd/streamerd/netthread"
+	"github.com/streamerd/streamerd/datasource/internal/sendpath"
 )
 
 // unreachableHold is how long after the last ICMP port unreachable the
 // destination counts as reachable again. A variable for tests.
-var unreachableHold = netthread.UnreachableHold
+var unreachableHold = sendpath.UnreachableHold
 
 // openWatch prepares the sends to the destination and the watch for ICMP
 // port unreachable on conn.
 func (s *Sender) openWatch(conn *net.UDPConn) (err error) {
-	s.out, s.watch, err = netthread.NewWatchedSender(conn, s.dst, unreachableHold)
+	s.out, s.watch, err = sendpath.NewWatchedSender(conn, s.dst, unreachableHold)
 	s.t0 = time.Now()
 	return err
 }

@@ -7,19 +7,20 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/rules"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // Defaults of the parameters (docs/rd100s.md, sections 1 and 8).
 const (
 	DefaultDestPort = 5100
-	DefaultRateHz   = 100.0
+	defaultRateHz   = 100.0
 	// MaxRateHz bounds rate_hz; beyond it the sleep granularity of a
 	// normal thread dominates the period.
 	MaxRateHz = 10000.0
 	// DefaultLockTimeout bounds how long Synchronise waits for the
 	// FastLock. The network thread holds it only to copy signal memory.
-	DefaultLockTimeout = 100 * time.Microsecond
+	defaultLockTimeout = 100 * time.Microsecond
 )
 
 // Unit is the unit of a mapped signal: Degrees (deg, or deg/s for a rate)
@@ -45,7 +46,7 @@ var unitNames = [...]string{Degrees: "deg", Millidegrees: "mdeg"}
 
 // ParseUnit parses a unit: deg, degree(s), deg/s for Degrees; mdeg,
 // millidegree(s), mdeg/s for Millidegrees.
-func ParseUnit(s string) (Unit, error) {
+func parseUnit(s string) (Unit, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "deg", "degree", "degrees", "deg/s":
 		return Degrees, nil
@@ -127,7 +128,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		DestPort: DefaultDestPort,
-		RateHz:   DefaultRateHz,
+		RateHz:   defaultRateHz,
 		AzValid:  true, ElValid: true, AzRefOK: true, ElRefOK: true,
 	}
 }
@@ -137,7 +138,7 @@ func DefaultConfig() Config {
 // resolve DestHost; New does.
 func Validate(cfg *Config) error {
 	c := cfg.withDefaults()
-	e := &datasource.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
+	e := &rules.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
 	switch {
 	case strings.TrimSpace(c.DestHost) == "":
 		e.Param("dest_host", "is required (the receiver's IPv4 address or host name)")
@@ -167,7 +168,7 @@ func Validate(cfg *Config) error {
 			e.Param(u.key, "must be deg or mdeg, got %v", u.u)
 		}
 	}
-	e.Add(datasource.ValidateSignals(c.Name, c.Signals))
+	e.Add(rules.ValidateSignals(c.Name, c.Signals))
 	c.checkMapping(e)
 	c.Degradations.check(e, rateHz)
 	return e.Err()
@@ -175,7 +176,7 @@ func Validate(cfg *Config) error {
 
 // checkMapping checks the signal mapping of section 8: each mapped name is
 // a scalar signal of the datasource, the status signal an integer one.
-func (c *Config) checkMapping(e *datasource.ConfigErrors) {
+func (c *Config) checkMapping(e *rules.ConfigErrors) {
 	mapped := []struct {
 		key, name string
 		required  bool
@@ -194,8 +195,8 @@ func (c *Config) checkMapping(e *datasource.ConfigErrors) {
 			}
 			continue
 		}
-		i := datasource.Index(c.Signals, m.name)
-		if i < 0 {
+		i, ok := e.Lookup(m.name)
+		if !ok {
 			e.Param(m.key, "names no signal of this datasource: %q", m.name)
 			continue
 		}
@@ -222,8 +223,8 @@ func periodNs(rateHz float64) float64 { return 1e9 / rateHz }
 // withDefaults returns c with every zero field that has a default set to
 // it.
 func (c Config) withDefaults() Config {
-	datasource.SetDefault(&c.DestPort, DefaultDestPort)
-	datasource.SetDefault(&c.RateHz, DefaultRateHz)
-	datasource.SetDefault(&c.LockTimeout, DefaultLockTimeout)
+	rules.SetDefault(&c.DestPort, DefaultDestPort)
+	rules.SetDefault(&c.RateHz, defaultRateHz)
+	rules.SetDefault(&c.LockTimeout, defaultLockTimeout)
 	return c
 }

@@ -7,11 +7,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/rules"
 )
 
-// EventRing is how many recent events Events and Status keep.
-const EventRing = 128
+// EventRing is how many recent events StatusReport keeps.
+const eventRing = 128
 
 // logQueue bounds the events the network thread hands to the logging
 // goroutine; past it an event is kept in the ring and counted, not logged.
@@ -19,13 +19,13 @@ const logQueue = 64
 
 // Event actions.
 const (
-	Activated   = "activated"
-	Deactivated = "deactivated"
-	Changed     = "changed" // new value of a degradation that stays active
+	activated   = "activated"
+	deactivated = "deactivated"
+	changed     = "changed" // new value of a degradation that stays active
 )
 
 // Event is one activation, deactivation or change of a degradation.
-type Event struct {
+type event struct {
 	Time        time.Time `json:"time"` // wall clock, for humans
 	TUs         uint64    `json:"t_us"` // the emitter clock, comparable with packets' t_us
 	Degradation string    `json:"degradation"`
@@ -55,7 +55,7 @@ type control struct {
 	burstSerial uint64
 	burstUntil  int64 // CLOCK_MONOTONIC ns
 
-	ring  [EventRing]Event
+	ring  [eventRing]event
 	next  int // where the next event goes
 	count int
 }
@@ -86,7 +86,7 @@ func (e *Encoder) SetDegradations(d Degradations) error {
 // freeze, invalid_az, invalid_el, seq_jump, silence. The others are left
 // as they are. It is what the daemon's HTTP endpoint calls.
 func (e *Encoder) Set(key, value string) error {
-	if key == RestartKey {
+	if key == restartKey {
 		return e.restart(value)
 	}
 	k, ok := kindOfKey(key)
@@ -111,10 +111,10 @@ func (e *Encoder) Set(key, value string) error {
 // at first_seq and t_us at 0, both going back together, which is how
 // section 2 says a receiver recognises a restart (a seq_jump alone moves
 // only seq). It is one-shot and recorded as an event with Action Applied.
-const RestartKey = "restart"
+const restartKey = "restart"
 
 // Applied is the Action of a one-shot operator action (restart).
-const Applied = "applied"
+const applied = "applied"
 
 func (e *Encoder) restart(value string) error {
 	if v, err := strconv.ParseBool(value); err != nil || !v {
@@ -123,7 +123,7 @@ func (e *Encoder) restart(value string) error {
 	if !e.running() {
 		return ErrNotRunning
 	}
-	ev := Event{Time: time.Now(), TUs: e.tUs(monoNow()), Degradation: RestartKey, Action: Applied, Source: "operator", Seq: e.cfg.FirstSeq}
+	ev := event{Time: time.Now(), TUs: e.tUs(monoNow()), Degradation: restartKey, Action: applied, Source: "operator", Seq: e.cfg.FirstSeq}
 	e.ctl.mu.Lock()
 	e.recordLocked(&ev)
 	e.ctl.mu.Unlock()
@@ -147,14 +147,14 @@ func (e *Encoder) Degradations() Degradations {
 	return d
 }
 
-// Events returns the recent events, oldest first (at most EventRing).
-func (e *Encoder) Events() []Event {
+// events returns the recent events, oldest first (at most EventRing).
+func (e *Encoder) events() []event {
 	e.ctl.mu.Lock()
 	defer e.ctl.mu.Unlock()
 	c := &e.ctl
-	out := make([]Event, 0, c.count)
+	out := make([]event, 0, c.count)
 	for i := range c.count {
-		out = append(out, c.ring[(c.next-c.count+i+EventRing)%EventRing])
+		out = append(out, c.ring[(c.next-c.count+i+eventRing)%eventRing])
 	}
 	return out
 }
@@ -165,15 +165,15 @@ func (e *Encoder) apply(next Degradations, which kindSet, source string, now int
 	if !e.running() {
 		return ErrNotRunning
 	}
-	ce := &datasource.ConfigErrors{DataSource: e.cfg.Name}
+	ce := &rules.ConfigErrors{DataSource: e.cfg.Name}
 	if next.check(ce, e.cfg.RateHz); ce.Len() > 0 {
 		return ce.Err()
 	}
 	wall := time.Now()
-	ev := func(k kind, action, value, reason string) Event {
-		return Event{Time: wall, TUs: e.tUs(now), Degradation: kindNames[k], Action: action, Value: value, Source: source, Reason: reason}
+	ev := func(k kind, action, value, reason string) event {
+		return event{Time: wall, TUs: e.tUs(now), Degradation: kindNames[k], Action: action, Value: value, Source: source, Reason: reason}
 	}
-	var evs []Event
+	var evs []event
 	c := &e.ctl
 	c.mu.Lock()
 	cur := &c.d
@@ -185,28 +185,28 @@ func (e *Encoder) apply(next Degradations, which kindSet, source string, now int
 		case kBurstLoss:
 			if next.BurstLoss > 0 {
 				if c.burstActive {
-					evs = append(evs, ev(k, Deactivated, "", "replaced"))
+					evs = append(evs, ev(k, deactivated, "", "replaced"))
 				}
 				c.burstActive = true
 				c.burstSerial++
 				c.burstUntil = now + int64(next.BurstLoss)
 				cur.BurstLoss = next.BurstLoss
-				evs = append(evs, ev(k, Activated, next.value(k), ""))
+				evs = append(evs, ev(k, activated, next.value(k), ""))
 			} else if c.burstActive {
 				c.burstActive = false
 				cur.BurstLoss = 0
-				evs = append(evs, ev(k, Deactivated, "", "cancelled"))
+				evs = append(evs, ev(k, deactivated, "", "cancelled"))
 			}
 		case kSeqJump:
 			if next.SeqJump != 0 {
 				if cur.SeqJump != 0 {
-					evs = append(evs, ev(k, Deactivated, "", "replaced"))
+					evs = append(evs, ev(k, deactivated, "", "replaced"))
 				}
 				cur.SeqJump = next.SeqJump
-				evs = append(evs, ev(k, Activated, next.value(k), ""))
+				evs = append(evs, ev(k, activated, next.value(k), ""))
 			} else if cur.SeqJump != 0 {
 				cur.SeqJump = 0
-				evs = append(evs, ev(k, Deactivated, "", "cancelled"))
+				evs = append(evs, ev(k, deactivated, "", "cancelled"))
 			}
 		default:
 			was, old := cur.active(k), cur.value(k)
@@ -214,11 +214,11 @@ func (e *Encoder) apply(next Degradations, which kindSet, source string, now int
 			is, v := cur.active(k), cur.value(k)
 			switch {
 			case !was && is:
-				evs = append(evs, ev(k, Activated, v, ""))
+				evs = append(evs, ev(k, activated, v, ""))
 			case was && !is:
-				evs = append(evs, ev(k, Deactivated, "", ""))
+				evs = append(evs, ev(k, deactivated, "", ""))
 			case was && is && v != old:
-				evs = append(evs, ev(k, Changed, v, ""))
+				evs = append(evs, ev(k, changed, v, ""))
 			}
 		}
 	}
@@ -235,16 +235,16 @@ func (e *Encoder) apply(next Degradations, which kindSet, source string, now int
 
 // recordLocked puts ev in the ring and counts it. ctl.mu is held. It does
 // not allocate.
-func (e *Encoder) recordLocked(ev *Event) {
+func (e *Encoder) recordLocked(ev *event) {
 	c := &e.ctl
 	c.ring[c.next] = *ev
-	c.next = (c.next + 1) % EventRing
-	c.count = min(c.count+1, EventRing)
+	c.next = (c.next + 1) % eventRing
+	c.count = min(c.count+1, eventRing)
 	k, _ := kindOfName(ev.Degradation)
 	switch ev.Action {
-	case Activated:
+	case activated:
 		e.m.activations[k].Inc()
-	case Deactivated:
+	case deactivated:
 		e.m.deactivations[k].Inc()
 	}
 }
@@ -260,7 +260,7 @@ func kindOfName(name string) (kind, bool) {
 
 // recordFromEmitter records an event of the network thread (ctl.mu held)
 // and hands it to the logging goroutine without waiting.
-func (e *Encoder) recordFromEmitter(ev Event) {
+func (e *Encoder) recordFromEmitter(ev event) {
 	e.recordLocked(&ev)
 	select {
 	case e.logCh <- ev:
@@ -284,7 +284,7 @@ func (e *Encoder) logEvents() {
 	}
 }
 
-func (e *Encoder) logEvent(ev *Event) {
+func (e *Encoder) logEvent(ev *event) {
 	attrs := []any{"degradation", ev.Degradation, "source", ev.Source, "t_us", ev.TUs}
 	if ev.Value != "" {
 		attrs = append(attrs, "value", ev.Value)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/rules"
 )
 
 // Degradations is the state of the injected faults of section 6. The zero
@@ -54,7 +54,7 @@ type Degradations struct {
 const (
 	MaxBurstLoss     = time.Hour
 	MaxReorderWindow = 10 * time.Second
-	MaxLossEveryN    = 1 << 30
+	maxLossEveryN    = 1 << 30
 )
 
 // kind identifies one degradation.
@@ -75,7 +75,7 @@ const (
 	numKinds
 )
 
-// kindNames name the degradations in events, metrics and Status.Active.
+// kindNames name the degradations in events, metrics and the status's active list.
 var kindNames = [numKinds]string{
 	"loss_probability", "loss_every_n", "burst_loss", "duplicate", "reorder",
 	"jitter", "freeze", "invalid_az", "invalid_el", "seq_jump", "silence",
@@ -83,13 +83,13 @@ var kindNames = [numKinds]string{
 
 // Keys are the parameter keys of the degradations, in the order of
 // Degradations' fields, as Set and SetKey accept them.
-var Keys = [numKinds]string{
+var keys = [numKinds]string{
 	"loss_probability", "loss_every_n", "burst_loss_ms", "duplicate_probability", "reorder_window_ms",
 	"jitter_ms", "freeze", "invalid_az", "invalid_el", "seq_jump", "silence",
 }
 
 func kindOfKey(key string) (kind, bool) {
-	for i, k := range Keys {
+	for i, k := range keys {
 		if k == key {
 			return kind(i), true
 		}
@@ -161,7 +161,7 @@ func copyKind(dst, src *Degradations, k kind) {
 }
 
 // Any reports whether any degradation is active.
-func (d *Degradations) Any() bool {
+func (d *Degradations) anyActive() bool {
 	for k := range numKinds {
 		if d.active(k) {
 			return true
@@ -171,7 +171,7 @@ func (d *Degradations) Any() bool {
 }
 
 // Active returns the names of the active degradations.
-func (d *Degradations) Active() []string {
+func (d *Degradations) activeKeys() []string {
 	var a []string
 	for k := range numKinds {
 		if d.active(k) {
@@ -212,7 +212,7 @@ func (d *Degradations) Get(key string) (string, error) {
 }
 
 func unknownKey(key string) error {
-	return fmt.Errorf("unknown degradation %q (want one of %s)", key, strings.Join(Keys[:], ", "))
+	return fmt.Errorf("unknown degradation %q (want one of %s)", key, strings.Join(keys[:], ", "))
 }
 
 // SetKey sets the degradation named by key from its text value, as an
@@ -281,8 +281,8 @@ func parseBool(v string) (bool, error) {
 
 // check records the broken ranges in e; rateHz bounds the jitter to half a
 // period so ticks never swap.
-func (d *Degradations) check(e *datasource.ConfigErrors, rateHz float64) {
-	bad := func(k kind, format string, args ...any) { e.Param(Keys[k], format, args...) }
+func (d *Degradations) check(e *rules.ConfigErrors, rateHz float64) {
+	bad := func(k kind, format string, args ...any) { e.Param(keys[k], format, args...) }
 	prob := func(k kind, p float64) {
 		if !(p >= 0 && p <= 1) {
 			bad(k, "must be a probability in 0..1, got %v", p)
@@ -290,8 +290,8 @@ func (d *Degradations) check(e *datasource.ConfigErrors, rateHz float64) {
 	}
 	prob(kLossProbability, d.LossProbability)
 	prob(kDuplicate, d.DuplicateProbability)
-	if d.LossEveryN < 0 || d.LossEveryN > MaxLossEveryN {
-		bad(kLossEveryN, "must be 0 (off) or 1..%d (drop one packet in N), got %d", MaxLossEveryN, d.LossEveryN)
+	if d.LossEveryN < 0 || d.LossEveryN > maxLossEveryN {
+		bad(kLossEveryN, "must be 0 (off) or 1..%d (drop one packet in N), got %d", maxLossEveryN, d.LossEveryN)
 	}
 	if d.BurstLoss < 0 || d.BurstLoss > MaxBurstLoss {
 		bad(kBurstLoss, "must be 0..%v ms, got %v", MaxBurstLoss.Milliseconds(), ms(d.BurstLoss))

@@ -48,7 +48,7 @@ func TestSetKeyParses(t *testing.T) {
 func FuzzSetKey(f *testing.F) {
 	seed := Degradations{LossProbability: 0.125, LossEveryN: 4, BurstLoss: 40 * time.Millisecond, DuplicateProbability: 0.5,
 		ReorderWindow: 1500 * time.Microsecond, Jitter: time.Millisecond, Freeze: true, InvalidAz: true, SeqJump: -7, Silence: true}
-	for _, k := range Keys {
+	for _, k := range keys {
 		v, _ := seed.Get(k)
 		f.Add(k, v)
 	}

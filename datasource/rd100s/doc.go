@@ -1,5 +1,8 @@
 // Package rd100s is the RD100S-ENC-UDP v1 encoder emulator: an output DataSource that sends the position of mapped signals as 36-byte packets on its own monotonic cadence, with operator-controlled degradations.
 //
+// A Go program embedding it follows docs/embedding.md, as for every
+// producer: New, Start, a broker, Execute once per cycle, Close.
+//
 // Section numbers in this package's comments ("section 6") are those of
 // docs/rd100s.md, which describes the protocol.
 //
@@ -91,7 +94,7 @@
 // mutex the network thread only try-locks (it picks changes up at its next
 // tick and never waits), and record every activation, deactivation and
 // change of value as an Event: logged, kept in a ring of the last
-// EventRing events (Events, Status) and counted per degradation in
+// EventRing events (StatusReport) and counted per degradation in
 // degradation_activations_total / degradation_deactivations_total. The
 // initial state comes from Config.Degradations (events with source
 // "config").

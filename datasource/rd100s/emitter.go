@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/rules"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
 	"github.com/streamerd/streamerd/rt/cpu"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
 // ReorderCapacity is how many packets the reorder window can hold back.
-const ReorderCapacity = 1024
+const reorderCapacity = 1024
 
 // maxSleep bounds one sleep of the network thread so Stop is prompt at
 // low rates.
@@ -33,9 +34,10 @@ func newSigRefs(c *Config) sigRefs {
 	for i := range c.Signals {
 		off[i+1] = off[i] + c.Signals[i].ByteSize()
 	}
+	names := rules.Names(c.Signals)
 	ref := func(name string, u Unit) sigRef {
-		i := datasource.Index(c.Signals, name)
-		if name == "" || i < 0 {
+		i, ok := names[name]
+		if name == "" || !ok {
 			return sigRef{}
 		}
 		return sigRef{off: off[i], end: off[i+1], typ: c.Signals[i].Type, unit: u, ok: true}
@@ -173,7 +175,7 @@ func newEmitter(e *Encoder) *emitter {
 		rDup:     newRng(c.Seed, kDuplicate),
 		rReorder: newRng(c.Seed, kReorder),
 		rJitter:  newRng(c.Seed, kJitter),
-		heap:     make([]heldPkt, 0, ReorderCapacity),
+		heap:     make([]heldPkt, 0, reorderCapacity),
 	}
 	for _, b := range []struct {
 		on  bool
@@ -266,8 +268,8 @@ func (em *emitter) syncControl(now int64) {
 		if c.burstActive && c.burstSerial == em.burstEnded {
 			c.burstActive = false
 			c.d.BurstLoss = 0
-			em.e.recordFromEmitter(Event{Time: time.Now(), TUs: em.e.tUs(em.burstEndedAt), Degradation: kindNames[kBurstLoss],
-				Action: Deactivated, Source: "emitter", Reason: "elapsed"})
+			em.e.recordFromEmitter(event{Time: time.Now(), TUs: em.e.tUs(em.burstEndedAt), Degradation: kindNames[kBurstLoss],
+				Action: deactivated, Source: "emitter", Reason: "elapsed"})
 		}
 		em.burstEnded = 0
 	}
@@ -286,11 +288,11 @@ func (em *emitter) syncControl(now int64) {
 	if c.d.SeqJump != 0 {
 		em.jump = c.d.SeqJump
 		c.d.SeqJump = 0
-		em.e.recordFromEmitter(Event{Time: time.Now(), TUs: em.e.tUs(now), Degradation: kindNames[kSeqJump],
-			Action: Deactivated, Source: "emitter", Reason: "applied", Seq: em.seq + uint32(em.jump)})
+		em.e.recordFromEmitter(event{Time: time.Now(), TUs: em.e.tUs(now), Degradation: kindNames[kSeqJump],
+			Action: deactivated, Source: "emitter", Reason: "applied", Seq: em.seq + uint32(em.jump)})
 	}
 	em.d.BurstLoss, em.d.SeqJump = 0, 0
-	em.degradedBase = em.d.Any()
+	em.degradedBase = em.d.anyActive()
 	if em.d.LossEveryN != prev.LossEveryN {
 		em.lossCount = 0
 	}

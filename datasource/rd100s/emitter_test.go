@@ -9,8 +9,8 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"github.com/streamerd/streamerd/datasource/rd100s/client"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
+	client "github.com/streamerd/streamerd/internal/rd100slink"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 
@@ -37,7 +37,7 @@ func stepEncoder(t testing.TB, cfg Config, r *rx) (*Encoder, *emitter) {
 	if err := e.Open(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { e.Stop() })
+	t.Cleanup(func() { e.Close() })
 	return e, e.em
 }
 
@@ -120,10 +120,10 @@ func TestReorderOverflow(t *testing.T) {
 	if err := e.apply(Degradations{ReorderWindow: 10 * time.Second}, allKinds, "operator", e.origin); err != nil {
 		t.Fatal(err)
 	}
-	for range ReorderCapacity + 200 {
+	for range reorderCapacity + 200 {
 		em.step()
 	}
-	if e.m.reorderOvf.Get() < 190 || len(em.heap) != ReorderCapacity {
+	if e.m.reorderOvf.Get() < 190 || len(em.heap) != reorderCapacity {
 		t.Errorf("overflow %d, held %d", e.m.reorderOvf.Get(), len(em.heap))
 	}
 	sent := e.m.sent.Get()
@@ -189,7 +189,7 @@ func TestSteadyStateNoAllocs(t *testing.T) {
 	if err := e.PrepareNextState(); err != nil {
 		t.Fatal(err)
 	}
-	defer e.Stop()
+	defer e.Close()
 	cycle := func(d time.Duration) {
 		for t0 := time.Now(); time.Since(t0) < d; {
 			put(e, float64(time.Since(t0))/1e6, 1, 0, 0)
@@ -294,7 +294,7 @@ func BenchmarkCadence(b *testing.B) {
 				seqs = append(seqs, p.Seq)
 			}
 			b.StopTimer()
-			e.Stop()
+			e.Close()
 			T := 1e6 / rate
 			var late, period []float64
 			beyond := 0

@@ -1,6 +1,7 @@
 package rd100s
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,28 +13,33 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
+	"github.com/streamerd/streamerd/datasource/internal/memory"
+	"github.com/streamerd/streamerd/datasource/internal/rules"
+	"github.com/streamerd/streamerd/datasource/internal/sendpath"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
 // Spec names the wire contract this datasource implements.
-const Spec = "RD100S-ENC-UDP v1"
+const spec = "RD100S-ENC-UDP v1"
 
 // ErrLockTimeout is returned by Synchronise when the FastLock could not be
 // taken within LockTimeout; the cycle is not published.
 var ErrLockTimeout = errors.New("rd100s: FastLock timeout in Synchronise")
 
-// ErrNotRunning is returned by the control methods before PrepareNextState
-// and after Stop.
+// ErrNotRunning is returned by the control methods before Open,
+// PrepareNextState or Start, and after Close.
 var ErrNotRunning = errors.New("rd100s: encoder is not running")
 
 // Encoder is an RD100S encoder emulator datasource. Its datasource methods
 // follow the datasource.DataSource contract (Synchronise from the RT thread
 // only; the rest from the goroutine that builds and stops the application).
-// The control methods (Set, SetDegradations, Degradations, Events, Status)
+// The control methods (Set, SetDegradations, Degradations, StatusReport)
 // are safe from any goroutine.
 type Encoder struct {
+	life     lifecycle.Lifecycle
 	cfg      Config
 	sigs     []datasource.Signal
 	dst      netip.AddrPort
@@ -42,7 +48,7 @@ type Encoder struct {
 	periodNs float64
 	refs     sigRefs
 
-	mem *datasource.Memory
+	mem *memory.Memory
 
 	// RT → network hand-off, guarded by lock.
 	lock     rtsync.FastLock
@@ -50,9 +56,9 @@ type Encoder struct {
 	haveData bool
 
 	conn   *net.UDPConn
-	out    *netthread.Sender    // sends to dst; network thread only
-	watch  *netthread.DestWatch // ICMP port unreachable; network thread only
-	reach  chan bool            // receiver gone (true) or back, for logEvents
+	out    *sendpath.Sender    // sends to dst; network thread only
+	watch  *sendpath.DestWatch // ICMP port unreachable; network thread only
+	reach  chan bool           // receiver gone (true) or back, for logEvents
 	em     *emitter
 	thread *netthread.Thread
 	origin int64 // CLOCK_MONOTONIC ns at the emitter's start: the cadence grid
@@ -64,17 +70,21 @@ type Encoder struct {
 	started    atomic.Bool
 	stopped    atomic.Bool
 	nextSeq    atomic.Uint32
-	logCh      chan Event
+	logCh      chan event
 	logDone    chan struct{}
 	ctl        control
-	stopOnce   atomic.Bool
+	local      netip.AddrPort // where conn is bound, once started
 }
 
 var _ datasource.Opener = (*Encoder)(nil)
 
 // New validates cfg, resolves dest_host to an IPv4 address and returns an
-// Encoder. Metrics are registered in ms with a datasource label; log gets
-// one line per start, stop and degradation event, never per packet.
+// Encoder. Its metrics are registered in ms, named
+// streamerd_rd100s_<metric>{datasource="<Name>"} (a nil ms: a private set,
+// which Metrics returns); Close unregisters them. New refuses a name whose
+// metrics ms already holds, from a producer not yet closed. log gets one
+// line per start, stop and degradation event, never per packet (nil: no
+// logging).
 func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Encoder, error) {
 	if err := Validate(&cfg); err != nil {
 		return nil, err
@@ -82,12 +92,15 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Encoder, error) {
 	c := cfg.withDefaults()
 	addr, err := net.ResolveUDPAddr("udp4", net.JoinHostPort(c.DestHost, strconv.Itoa(c.DestPort)))
 	if err != nil {
-		return nil, datasource.ParamError(c.Name, "dest_host", "%q does not resolve to an IPv4 address: %v", c.DestHost, err)
+		return nil, rules.ParamError(c.Name, "dest_host", "%q does not resolve to an IPv4 address: %v", c.DestHost, err)
 	}
 	dst := addr.AddrPort()
 	dst = netip.AddrPortFrom(dst.Addr().Unmap(), dst.Port())
 	if !dst.Addr().Is4() {
-		return nil, datasource.ParamError(c.Name, "dest_host", "%q resolved to %v, not an IPv4 address", c.DestHost, dst.Addr())
+		return nil, rules.ParamError(c.Name, "dest_host", "%q resolved to %v, not an IPv4 address", c.DestHost, dst.Addr())
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
 	e := &Encoder{
 		cfg:      c,
@@ -99,6 +112,11 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Encoder, error) {
 	}
 	e.refs = newSigRefs(&c)
 	e.nextSeq.Store(c.FirstSeq)
+	if err := e.m.reg.Err(); err != nil {
+		e.m.reg.Unregister()
+		return nil, fmt.Errorf("datasource %q: %w", c.Name, err)
+	}
+	e.life.Init(c.Name, c.Signals)
 	return e, nil
 }
 
@@ -109,40 +127,40 @@ func (e *Encoder) Name() string { return e.cfg.Name }
 func (e *Encoder) Signals() []datasource.Signal { return e.sigs }
 
 // RateHz returns the emission cadence.
-func (e *Encoder) RateHz() float64 { return e.cfg.RateHz }
+func (e *Encoder) rateHz() float64 { return e.cfg.RateHz }
+
+// Metrics returns the set the Encoder's metrics are registered in: the
+// one given to New, or its private set.
+func (e *Encoder) Metrics() *metrics.Set { return e.m.reg.Set() }
 
 // AllocateMemory allocates signal memory and the ready buffer.
 func (e *Encoder) AllocateMemory() error {
-	if err := datasource.CheckAllocate(e.cfg.Name, e.mem != nil); err != nil {
-		return err
-	}
-	e.mem = datasource.NewMemory(e.sigs)
-	e.ready = make([]byte, e.mem.Size())
-	return nil
+	return e.life.Allocate(func(mem *memory.Memory) error {
+		e.mem = mem
+		e.ready = make([]byte, mem.Size())
+		return nil
+	})
 }
 
-// GetSignalMemoryBuffer returns the bytes of signal i in signal memory.
-func (e *Encoder) GetSignalMemoryBuffer(i int) []byte { return e.mem.Signal(i) }
+// GetSignalMemoryBuffer returns the bytes of signal i in signal memory
+// (after AllocateMemory or Start, before Close).
+func (e *Encoder) GetSignalMemoryBuffer(i int) ([]byte, error) { return e.life.Buffer(i) }
 
-// Memory returns the signal memory.
-func (e *Encoder) Memory() *datasource.Memory { return e.mem }
-
-// LocalAddr returns the address the socket is bound to (valid after
-// PrepareNextState).
+// LocalAddr returns the address the socket is bound to: valid after Open,
+// PrepareNextState or Start (the zero AddrPort before).
 func (e *Encoder) LocalAddr() netip.AddrPort {
-	if e.conn == nil {
+	if !e.started.Load() {
 		return netip.AddrPort{}
 	}
-	return e.conn.LocalAddr().(*net.UDPAddr).AddrPort()
+	return e.local
 }
 
 // Open binds the socket and builds the emitter with t_us = 0 now; nothing
 // is sent before PrepareNextState starts the network thread
 // (datasource.Opener).
-func (e *Encoder) Open() error {
-	if err := datasource.CheckPrepare(e.cfg.Name, e.mem != nil, e.started.Load()); err != nil {
-		return err
-	}
+func (e *Encoder) Open() error { return e.life.Open(e.open) }
+
+func (e *Encoder) open() error {
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{Port: e.cfg.SrcPort})
 	if err != nil {
 		return fmt.Errorf("datasource %q: src_port %d: %w", e.cfg.Name, e.cfg.SrcPort, err)
@@ -152,10 +170,11 @@ func (e *Encoder) Open() error {
 		return fmt.Errorf("datasource %q: %w", e.cfg.Name, err)
 	}
 	e.conn = conn
+	e.local = conn.LocalAddr().(*net.UDPAddr).AddrPort()
 	e.origin = monoNow()
 	e.tZero.Store(e.origin)
 	e.em = newEmitter(e)
-	e.logCh = make(chan Event, logQueue)
+	e.logCh = make(chan event, logQueue)
 	e.logDone = make(chan struct{})
 	go e.logEvents()
 	e.started.Store(true)
@@ -169,15 +188,23 @@ func (e *Encoder) Open() error {
 // PrepareNextState starts the network thread, first binding the socket,
 // setting the origin of t_us and applying the initial degradations unless
 // Open did.
-func (e *Encoder) PrepareNextState() error {
-	if !e.started.Load() {
-		if err := e.Open(); err != nil {
-			return err
-		}
-	} else if err := datasource.CheckPrepare(e.cfg.Name, true, e.thread != nil || e.stopped.Load()); err != nil {
-		return err
-	}
-	return e.startThread()
+func (e *Encoder) PrepareNextState() error { return e.life.Prepare(e.open, e.startThread, e.unopen) }
+
+// Start is the Go-shaped start: it allocates signal memory unless
+// AllocateMemory did, binds the socket unless Open did, and starts the
+// network thread; when ctx is done, the Encoder closes itself (as Close).
+// A nil ctx, or one already done, is refused and starts nothing.
+func (e *Encoder) Start(ctx context.Context) error {
+	return e.life.Start(ctx, e.AllocateMemory, e.PrepareNextState, e.Close)
+}
+
+// unopen undoes open, when the start after it failed.
+func (e *Encoder) unopen() {
+	e.started.Store(false)
+	e.conn.Close()
+	e.conn = nil
+	close(e.logCh)
+	<-e.logDone
 }
 
 // startThread starts the network thread on the opened encoder. The
@@ -190,11 +217,10 @@ func (e *Encoder) startThread() error {
 	e.em.origin, e.em.target = now, now
 	th, err := netthread.Start(netthread.Config{Name: e.cfg.Name, CPUMask: e.cfg.CPUMask, Priority: e.cfg.Priority}, e.em.loop)
 	if err != nil {
-		e.Stop() // closes the socket and the logging goroutine; no thread yet
 		return fmt.Errorf("datasource %q: network thread: %w", e.cfg.Name, err)
 	}
 	e.thread = th
-	e.log.Info("RD100S encoder emitting", "spec", Spec, "dest", e.dst.String(), "source", e.LocalAddr().String(),
+	e.log.Info("RD100S encoder emitting", "spec", spec, "dest", e.dst.String(), "source", e.LocalAddr().String(),
 		"rate_hz", e.cfg.RateHz, "first_seq", e.cfg.FirstSeq, "cpu_mask", e.cfg.CPUMask.String(), "priority", e.cfg.Priority)
 	return nil
 }
@@ -203,6 +229,9 @@ func (e *Encoder) startThread() error {
 // to the ready buffer, unlock. It never waits for the network; the emitter
 // sends the latest published values at its next tick.
 func (e *Encoder) Synchronise() error {
+	if err := e.life.Ready(); err != nil {
+		return err
+	}
 	e.m.synchronised.Inc()
 	if e.lock.FastLock(e.cfg.LockTimeout, 0) != nil {
 		e.m.lockTimeouts.Inc()
@@ -214,10 +243,17 @@ func (e *Encoder) Synchronise() error {
 	return nil
 }
 
-// Stop stops the network thread and closes the socket. Packets held by the
-// reorder window are dropped. Later calls do nothing.
-func (e *Encoder) Stop() error {
-	if !e.started.Load() || e.stopOnce.Swap(true) {
+// Close stops the network thread, closes the socket and unregisters the
+// metrics, so an Encoder of the same name can be made again with the same
+// metrics set. Packets held by the reorder window are dropped. It may be
+// called from any goroutine, in any state; a second Close does nothing and
+// returns nil. Every other call then returns datasource.ErrClosed (or
+// ErrNotRunning), Synchronise included.
+func (e *Encoder) Close() error { return e.life.Close(e.close) }
+
+func (e *Encoder) close(lifecycle.State) error {
+	defer e.m.reg.Unregister()
+	if !e.started.Load() {
 		return nil
 	}
 	e.stopped.Store(true)
@@ -243,8 +279,9 @@ func (e *Encoder) tUs(mono int64) uint64 {
 	return uint64(mono-z) / 1000
 }
 
-// Status is a JSON-friendly snapshot of the encoder for /status.
-type Status struct {
+// statusReport is a JSON-friendly snapshot of the encoder for /status
+// (docs/status.md names every field).
+type statusReport struct {
 	Name         string       `json:"name"`
 	Class        string       `json:"class"`
 	Spec         string       `json:"spec"`
@@ -262,7 +299,7 @@ type Status struct {
 	Degraded     bool         `json:"degraded"`
 	Active       []string     `json:"active"`
 	Degradations Degradations `json:"degradations"`
-	Events       []Event      `json:"events"`
+	Events       []event      `json:"events"`
 	Synchronised uint64       `json:"synchronised"`
 	LockTimeouts uint64       `json:"lock_timeouts"`
 	// DestinationUnreachable is true while the destination answers with ICMP
@@ -270,24 +307,24 @@ type Status struct {
 	DestinationUnreachable bool `json:"destination_unreachable"`
 }
 
-// StatusReport returns Status as an any, for a program that lists
+// StatusReport returns a snapshot to encode as JSON, for a program that lists
 // producers of every class together (streamerd's /status).
-func (e *Encoder) StatusReport() any { return e.Status() }
+func (e *Encoder) StatusReport() any { return e.snapshot() }
 
 // Describe returns one line on the packets for a layout listing
 // (streamerd -describe).
 func (e *Encoder) Describe() string {
-	return fmt.Sprintf("%d-byte %s packets to %v at %g Hz", wire.PacketSize, Spec, e.dst, e.cfg.RateHz)
+	return fmt.Sprintf("%d-byte %s packets to %v at %g Hz", wire.PacketSize, spec, e.dst, e.cfg.RateHz)
 }
 
-// Status returns a snapshot for /status.
-func (e *Encoder) Status() Status {
+// snapshot returns a snapshot for /status.
+func (e *Encoder) snapshot() statusReport {
 	now := monoNow()
 	d := e.Degradations()
-	s := Status{
+	s := statusReport{
 		Name:         e.cfg.Name,
 		Class:        "RD100S",
-		Spec:         Spec,
+		Spec:         spec,
 		Dest:         e.dst.String(),
 		RateHz:       e.cfg.RateHz,
 		Running:      e.running(),
@@ -297,10 +334,10 @@ func (e *Encoder) Status() Status {
 		Silenced:     e.m.silenced.Get(),
 		SendErrors:   e.m.sendErrors.Get(),
 		TicksMissed:  e.m.ticksMissed.Get(),
-		Degraded:     d.Any(),
-		Active:       d.Active(),
+		Degraded:     d.anyActive(),
+		Active:       d.activeKeys(),
 		Degradations: d,
-		Events:       e.Events(),
+		Events:       e.events(),
 		Synchronised: e.m.synchronised.Get(),
 		LockTimeouts: e.m.lockTimeouts.Get(),
 

@@ -16,8 +16,8 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/datasource/rd100s/client"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
+	client "github.com/streamerd/streamerd/internal/rd100slink"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 
@@ -58,7 +58,7 @@ func TestNominalStream(t *testing.T) {
 		}
 	}
 	waitFor(t, "110 packets", func() bool { return r.count() >= 110 })
-	e.Stop()
+	e.Close()
 	r.drain(50 * time.Millisecond)
 
 	const want = wire.AzValid | wire.ElValid | wire.AzRefOK | wire.ElRefOK | wire.Sim
@@ -165,11 +165,11 @@ func TestMdegSignalsAndStatusSignal(t *testing.T) {
 	}
 	e := startEnc(t, cfg, r)
 	ne := binary.NativeEndian
-	ne.PutUint32(e.GetSignalMemoryBuffer(0), uint32(0xFFFFFFFF)) // -1 mdeg
-	ne.PutUint64(e.GetSignalMemoryBuffer(1), uint64(100000))     // beyond +90°: passes
-	ne.PutUint32(e.GetSignalMemoryBuffer(2), 0xC0200000)         // -2.5 → -3 (half away from zero)
-	ne.PutUint16(e.GetSignalMemoryBuffer(3), uint16(0x8000))     // -32768
-	ne.PutUint16(e.GetSignalMemoryBuffer(4), 0xFF00|0b110110)    // EL_VALID, AZ_REF_OK, AZ_FAULT, EL_FAULT; high bits ignored
+	ne.PutUint32(testenv.Must(e.GetSignalMemoryBuffer(0)), uint32(0xFFFFFFFF)) // -1 mdeg
+	ne.PutUint64(testenv.Must(e.GetSignalMemoryBuffer(1)), uint64(100000))     // beyond +90°: passes
+	ne.PutUint32(testenv.Must(e.GetSignalMemoryBuffer(2)), 0xC0200000)         // -2.5 → -3 (half away from zero)
+	ne.PutUint16(testenv.Must(e.GetSignalMemoryBuffer(3)), uint16(0x8000))     // -32768
+	ne.PutUint16(testenv.Must(e.GetSignalMemoryBuffer(4)), 0xFF00|0b110110)    // EL_VALID, AZ_REF_OK, AZ_FAULT, EL_FAULT; high bits ignored
 	e.Synchronise()
 	run(t, e)
 	waitFor(t, "packets", func() bool { return r.count() >= 3 })
@@ -198,8 +198,8 @@ func phase(t *testing.T, mc client.MonitorConfig, mod func(*Config), body func(e
 	run(t, e)
 	waitTicks(t, e, 20)
 	body(e)
-	e.Stop()
 	stop()
+	e.Close()
 	r.drain(30 * time.Millisecond)
 	return e, r
 }
@@ -267,7 +267,7 @@ func TestLossEveryNExact(t *testing.T) {
 	e.Synchronise()
 	run(t, e)
 	waitTicks(t, e, 110)
-	e.Stop()
+	e.Close()
 	r.drain(30 * time.Millisecond)
 	_, _, got := seqSpan(r.pkts)
 	missing := 0
@@ -282,7 +282,7 @@ func TestLossEveryNExact(t *testing.T) {
 	if missing != 20 {
 		t.Errorf("%d of the first 100 missing, want 20", missing)
 	}
-	if ev := eventsOf(e, "loss_every_n"); len(ev) != 1 || ev[0].Source != "config" || ev[0].Action != Activated || ev[0].Value != "5" {
+	if ev := eventsOf(e, "loss_every_n"); len(ev) != 1 || ev[0].Source != "config" || ev[0].Action != activated || ev[0].Value != "5" {
 		t.Errorf("events %+v", ev)
 	}
 }
@@ -317,7 +317,7 @@ func TestBurstLoss(t *testing.T) {
 		t.Errorf("burst of 40 ms at 500 Hz: emitter dropped %d, monitor missing %d in %d gaps", d, s.Missing, s.GapEvents)
 	}
 	ev := eventsOf(e, "burst_loss")
-	if ev[0].Action != Activated || ev[0].Value != "40" || ev[1].Action != Deactivated || ev[1].Source != "emitter" || ev[1].Reason != "elapsed" {
+	if ev[0].Action != activated || ev[0].Value != "40" || ev[1].Action != deactivated || ev[1].Source != "emitter" || ev[1].Reason != "elapsed" {
 		t.Errorf("events %+v", ev)
 	} else if dt := ev[1].TUs - ev[0].TUs; dt < 39000 || dt > 41000 {
 		t.Errorf("burst lasted %d µs of emitter time", dt)
@@ -477,17 +477,17 @@ func TestSeqJump(t *testing.T) {
 func TestRestart(t *testing.T) {
 	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
 		waitTicks(t, e, 30)
-		setFor(t, e, RestartKey, "true", 20)
+		setFor(t, e, restartKey, "true", 20)
 	})
 	s := r.mon.Snapshot()
 	if s.Restarts != 1 || s.JumpsBack != 0 || e.m.restarts.Get() != 1 {
 		t.Errorf("monitor: %d restarts, %d jumps back; encoder counted %d", s.Restarts, s.JumpsBack, e.m.restarts.Get())
 	}
-	ev := eventsOf(e, RestartKey)
-	if len(ev) != 1 || ev[0].Action != Applied {
+	ev := eventsOf(e, restartKey)
+	if len(ev) != 1 || ev[0].Action != applied {
 		t.Errorf("events %+v", ev)
 	}
-	if err := e.Set(RestartKey, "false"); err == nil {
+	if err := e.Set(restartKey, "false"); err == nil {
 		t.Error("restart=false accepted")
 	}
 }
@@ -518,7 +518,7 @@ func TestEventsAccounting(t *testing.T) {
 	if err := e.SetDegradations(all); err != nil {
 		t.Fatal(err)
 	}
-	st := e.Status()
+	st := e.snapshot()
 	if !st.Degraded || len(st.Active) < 10 { // the seq jump may be applied already
 		t.Errorf("status active %v", st.Active)
 	}
@@ -530,13 +530,13 @@ func TestEventsAccounting(t *testing.T) {
 	for k := range numKinds {
 		checkEvents(t, e, kindNames[k], 1, 1)
 	}
-	if ev := eventsOf(e, "loss_probability"); len(ev) != 3 || ev[1].Action != Changed || ev[1].Value != "0.2" {
+	if ev := eventsOf(e, "loss_probability"); len(ev) != 3 || ev[1].Action != changed || ev[1].Value != "0.2" {
 		t.Errorf("loss events %+v", ev)
 	}
 	if ev := eventsOf(e, "burst_loss"); ev[1].Reason != "cancelled" {
 		t.Errorf("burst events %+v", ev)
 	}
-	st = e.Status()
+	st = e.snapshot()
 	if st.Degraded || len(st.Active) != 0 || len(st.Events) != 23 /* 11 on, 1 changed, 11 off */ {
 		t.Errorf("after clearing: degraded %v active %v, %d events", st.Degraded, st.Active, len(st.Events))
 	}
@@ -562,7 +562,7 @@ func TestEventsAccounting(t *testing.T) {
 	if err := e.Set("freeze", "maybe"); err == nil || !strings.Contains(err.Error(), `freeze: cannot parse "maybe"`) {
 		t.Errorf("bad bool: %v", err)
 	}
-	e.Stop()
+	e.Close()
 	if err := e.Set("freeze", "true"); !errors.Is(err, ErrNotRunning) {
 		t.Errorf("after stop: %v", err)
 	}
@@ -784,7 +784,7 @@ func startEnc(t testing.TB, cfg Config, r *rx) *Encoder {
 	if err := e.AllocateMemory(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { e.Stop() })
+	t.Cleanup(func() { e.Close() })
 	return e
 }
 
@@ -799,10 +799,10 @@ func run(t testing.TB, e *Encoder) {
 // Synchronise to publish them.
 func put(e *Encoder, az, el float64, azRate, elRate float32) {
 	ne := binary.NativeEndian
-	ne.PutUint64(e.GetSignalMemoryBuffer(sigAz), math.Float64bits(az))
-	ne.PutUint64(e.GetSignalMemoryBuffer(sigEl), math.Float64bits(el))
-	ne.PutUint32(e.GetSignalMemoryBuffer(sigAzRate), math.Float32bits(azRate))
-	ne.PutUint32(e.GetSignalMemoryBuffer(sigElRate), math.Float32bits(elRate))
+	ne.PutUint64(testenv.Must(e.GetSignalMemoryBuffer(sigAz)), math.Float64bits(az))
+	ne.PutUint64(testenv.Must(e.GetSignalMemoryBuffer(sigEl)), math.Float64bits(el))
+	ne.PutUint32(testenv.Must(e.GetSignalMemoryBuffer(sigAzRate)), math.Float32bits(azRate))
+	ne.PutUint32(testenv.Must(e.GetSignalMemoryBuffer(sigElRate)), math.Float32bits(elRate))
 }
 
 // waitTicks waits until the emitter has built n more ticks.
@@ -859,9 +859,9 @@ func setFor(t testing.TB, e *Encoder, key, value string, n uint64) {
 }
 
 // eventsOf returns the events of one degradation.
-func eventsOf(e *Encoder, name string) []Event {
-	var out []Event
-	for _, ev := range e.Events() {
+func eventsOf(e *Encoder, name string) []event {
+	var out []event
+	for _, ev := range e.events() {
 		if ev.Degradation == name {
 			out = append(out, ev)
 		}

@@ -34,7 +34,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	defer enc.Stop()
+	defer enc.Close()
 	// ... the RT thread writes the signals and calls enc.Synchronise() ...
 
 	// Operator: lose one packet in five, then a 300 ms burst, then stop losing.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/dsmetrics"
 )
 
 // encoderMetrics holds the counters of one Encoder. Counters are atomic and
@@ -23,12 +23,15 @@ type encoderMetrics struct {
 	unreachables                               *metrics.Counter
 	unreachable                                *metrics.Gauge
 	activations, deactivations                 [numKinds]*metrics.Counter
+
+	reg *dsmetrics.Metrics // what was registered, for Close
 }
 
 func newEncoderMetrics(ms *metrics.Set, name string) *encoderMetrics {
-	n := datasource.NewMetrics(ms, "rd100s", name)
+	n := dsmetrics.New(ms, "rd100s", name)
 	c := n.Counter
 	m := &encoderMetrics{
+		reg:            n,
 		synchronised:   c("synchronise_total"),
 		lockTimeouts:   c("lock_timeouts_total"),
 		ticks:          c("ticks_total"),

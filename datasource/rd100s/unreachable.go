@@ -3,17 +3,17 @@ package rd100s
 import (
 	"net"
 
-	"github.com/streamerd/streamerd/netthread"
+	"github.com/streamerd/streamerd/datasource/internal/sendpath"
 )
 
 // unreachableHold is how long after the last ICMP port unreachable the
 // destination counts as reachable again. A variable for tests.
-var unreachableHold = netthread.UnreachableHold
+var unreachableHold = sendpath.UnreachableHold
 
 // openWatch prepares the sends to the destination and the watch for ICMP
 // port unreachable on conn.
 func (e *Encoder) openWatch(conn *net.UDPConn) (err error) {
-	e.out, e.watch, err = netthread.NewWatchedSender(conn, e.dst, unreachableHold)
+	e.out, e.watch, err = sendpath.NewWatchedSender(conn, e.dst, unreachableHold)
 	e.reach = make(chan bool, 4)
 	return err
 }

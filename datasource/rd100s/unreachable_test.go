@@ -31,17 +31,17 @@ func TestReceiverGoneAndBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	dstest.Start(t, e)
-	waitUntil(t, 5*time.Second, func() bool { return e.Status().DestinationUnreachable })
+	waitUntil(t, 5*time.Second, func() bool { return e.snapshot().DestinationUnreachable })
 	back, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
 	if err != nil {
 		t.Skipf("port %d taken meanwhile: %v", port, err)
 	}
 	defer back.Close()
-	waitUntil(t, 5*time.Second, func() bool { return !e.Status().DestinationUnreachable })
+	waitUntil(t, 5*time.Second, func() bool { return !e.snapshot().DestinationUnreachable })
 	if e.m.unreachables.Get() == 0 {
 		t.Error("no ICMP port unreachable counted")
 	}
-	e.Stop() // the logging goroutine has written everything
+	e.Close() // the logging goroutine has written everything
 	out := log.String()
 	if strings.Count(out, "destination unreachable") != 1 || strings.Count(out, "destination reachable again") != 1 {
 		t.Errorf("log:\n%s", out)

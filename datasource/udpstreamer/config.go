@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/rules"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -18,9 +20,9 @@ const (
 	DefaultPort           = 44500
 	DefaultMaxPayloadSize = 1400
 	DefaultStackSize      = 1 << 20
-	// DefaultLockTimeout bounds how long Synchronise waits for the FastLock.
+	// defaultLockTimeout bounds how long Synchronise waits for the FastLock.
 	// The network thread holds it only to swap two buffer headers.
-	DefaultLockTimeout = 100 * time.Microsecond
+	defaultLockTimeout = 100 * time.Microsecond
 	// DefaultHandOffDepth, 0, chooses the depth of the hand-off ring by
 	// time (datasource.AutoHandOff): HandOffTime of cycles at CyclePeriod,
 	// within HandOffBytes. A HandOffDepth of 1 is the protocol's
@@ -58,8 +60,11 @@ type Config struct {
 	// CONNECT is accepted. Without it anyone who can reach the port can
 	// point the stream at any address, including a spoofed victim.
 	AllowedClients []netip.Prefix
-	// SendMethod is how fragments reach the kernel (Auto picks the fastest
-	// this kernel supports: GSO, then sendmmsg, then a sendto loop).
+	// SendMethod is how fragments reach the kernel: netthread.MethodAuto
+	// (the zero value) picks the fastest this kernel has, GSO, then
+	// sendmmsg, then a sendto loop; the TOML key SendMethod and /status's
+	// send_method spell them "auto", "gso", "sendmmsg", "sendto". A value
+	// that is none of these is refused by Validate and New.
 	SendMethod netthread.SendMethod
 	// LockTimeout bounds Synchronise's wait for the FastLock
 	// (DefaultLockTimeout when 0).
@@ -140,7 +145,7 @@ func (p SessionPolicy) String() string {
 }
 
 // ParseSessionPolicy parses "replace" or "first"; "" is Replace.
-func ParseSessionPolicy(s string) (SessionPolicy, error) {
+func parseSessionPolicy(s string) (SessionPolicy, error) {
 	if s == "" {
 		return Replace, nil
 	}
@@ -155,7 +160,7 @@ func ParseSessionPolicy(s string) (SessionPolicy, error) {
 // the signal, the parameter and the rule), or nil.
 func Validate(cfg *Config) error {
 	c := cfg.withDefaults()
-	e := &datasource.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
+	e := &rules.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
 	if c.Port < 0 || c.Port > 65535 {
 		e.Param("Port", "must be 0..65535, got %d", c.Port)
 	}
@@ -173,6 +178,9 @@ func Validate(cfg *Config) error {
 	checkHandOff(e, &c)
 	if key, err := netthread.CheckWait(c.NetworkWait, c.NetworkSpin); err != nil {
 		e.Param(key, "%v", err)
+	}
+	if _, err := c.SendMethod.MarshalText(); err != nil {
+		e.Param("SendMethod", "must be %s, %s, %s or %s, got %v", netthread.MethodAuto, netthread.MethodGSO, netthread.MethodSendmmsg, netthread.MethodSendto, c.SendMethod)
 	}
 	if c.SessionPolicy >= numPolicies {
 		e.Param("SessionPolicy", "must be replace or first, got %v", c.SessionPolicy)
@@ -193,7 +201,7 @@ func Validate(cfg *Config) error {
 			e.Param("AllowedClients", "invalid prefix %v", p)
 		}
 	}
-	e.Add(datasource.ValidateSignals(c.Name, c.Signals))
+	e.Add(rules.ValidateSignals(c.Name, c.Signals))
 	for i := range c.Signals {
 		checkTimeSignal(e, i)
 	}
@@ -201,7 +209,7 @@ func Validate(cfg *Config) error {
 	// passed the rules above.
 	for _, se := range wire.SignalErrors(signalInfos(c.Signals)) {
 		if !e.Failed(se.Index) {
-			e.Signal(se.Index, se.Field, "%s", se.Rule)
+			e.Signal(se.Index, se.Parameter, "%s", se.Rule)
 		}
 	}
 	if e.Len() == 0 {
@@ -212,7 +220,7 @@ func Validate(cfg *Config) error {
 
 // checkHandOff checks HandOffDepth, the sizing of an automatic ring and
 // the memory the ring takes.
-func checkHandOff(e *datasource.ConfigErrors, c *Config) {
+func checkHandOff(e *rules.ConfigErrors, c *Config) {
 	if c.HandOffTime < 0 || c.HandOffTime > datasource.MaxHandOffTime {
 		e.Param("HandOffTime", "must be 0..%v, got %v", datasource.MaxHandOffTime, c.HandOffTime)
 	}
@@ -261,14 +269,14 @@ func (c *Config) handOff(size int) datasource.HandOffSize {
 
 // checkFragments checks that the DATA payload and the CONFIG message each
 // fit in 65535 datagrams of maxPayloadSize bytes.
-func checkFragments(e *datasource.ConfigErrors, maxPayloadSize int) {
+func checkFragments(e *rules.ConfigErrors, maxPayloadSize int) {
 	chunk := maxPayloadSize - wire.HeaderSize
-	payload := wire.DataPayloadSize(signalInfos(e.Signals))
-	if _, err := wire.NumFragments(payload, maxPayloadSize); err != nil {
+	payload := frame.DataPayloadSize(signalInfos(e.Signals))
+	if _, err := frame.NumFragments(payload, maxPayloadSize); err != nil {
 		e.Param("MaxPayloadSize", "the DATA payload of %d bytes needs more than 65535 fragments of %d bytes", payload, chunk)
 	}
 	cfgSize := wire.ConfigSize(len(e.Signals))
-	if _, err := wire.NumFragments(cfgSize, maxPayloadSize); err != nil {
+	if _, err := frame.NumFragments(cfgSize, maxPayloadSize); err != nil {
 		e.Param("MaxPayloadSize", "the CONFIG message of %d bytes (%d signals) needs more than 65535 fragments of %d bytes", cfgSize, len(e.Signals), chunk)
 	}
 }
@@ -276,7 +284,7 @@ func checkFragments(e *datasource.ConfigErrors, maxPayloadSize int) {
 // checkTimeSignal checks what the CONFIG record of signal i cannot carry:
 // its time signal is named, by a name of this datasource, only when
 // TimeMode needs one, and a time mode other than PacketTime is for arrays.
-func checkTimeSignal(e *datasource.ConfigErrors, i int) {
+func checkTimeSignal(e *rules.ConfigErrors, i int) {
 	s := &e.Signals[i]
 	switch {
 	case !s.TimeMode.Valid():
@@ -286,7 +294,7 @@ func checkTimeSignal(e *datasource.ConfigErrors, i int) {
 		}
 	case s.TimeSignal == "":
 		e.Signal(i, "TimeSignal", "is required when TimeMode is %v", s.TimeMode)
-	case datasource.Index(e.Signals, s.TimeSignal) < 0:
+	case !found(e.Lookup(s.TimeSignal)):
 		e.Signal(i, "TimeSignal", "names no signal of this datasource: %q", s.TimeSignal)
 	}
 	if s.TimeMode.Valid() && s.TimeMode.NeedsTimeSignal() && s.Elements() < 2 {
@@ -294,12 +302,23 @@ func checkTimeSignal(e *datasource.ConfigErrors, i int) {
 	}
 }
 
-// signalInfos converts validated signals to their CONFIG records.
+func found(_ int, ok bool) bool { return ok }
+
+// signalInfos converts validated signals to their CONFIG records. A
+// record's shape is 1×1 for a scalar, 1×N for a 1-D array, Rows×Cols for
+// a matrix.
 func signalInfos(sigs []datasource.Signal) []wire.SignalInfo {
 	infos := make([]wire.SignalInfo, len(sigs))
+	names := rules.Names(sigs)
 	for i := range sigs {
 		s := &sigs[i]
-		rows, cols := s.Shape()
+		rows, cols := 1, s.Elements()
+		switch s.NumberOfDimensions {
+		case 0:
+			cols = 1
+		case 2:
+			rows, cols = s.Rows, s.Cols
+		}
 		info := wire.SignalInfo{
 			Name:          s.Name,
 			Type:          s.Type,
@@ -315,7 +334,7 @@ func signalInfos(sigs []datasource.Signal) []wire.SignalInfo {
 			Unit:          s.Unit,
 		}
 		if s.TimeMode != datasource.PacketTime {
-			info.TimeSignalIdx = uint32(datasource.Index(sigs, s.TimeSignal))
+			info.TimeSignalIdx = uint32(names[s.TimeSignal])
 		}
 		infos[i] = info
 	}
@@ -330,9 +349,9 @@ var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 // withDefaults returns c with every zero field that has a default set to
 // it.
 func (c Config) withDefaults() Config {
-	datasource.SetDefault(&c.MaxPayloadSize, DefaultMaxPayloadSize)
-	datasource.SetDefault(&c.StackSize, DefaultStackSize)
-	datasource.SetDefault(&c.LockTimeout, DefaultLockTimeout)
-	datasource.SetDefault(&c.HandOffDepth, DefaultHandOffDepth)
+	rules.SetDefault(&c.MaxPayloadSize, DefaultMaxPayloadSize)
+	rules.SetDefault(&c.StackSize, DefaultStackSize)
+	rules.SetDefault(&c.LockTimeout, defaultLockTimeout)
+	rules.SetDefault(&c.HandOffDepth, DefaultHandOffDepth)
 	return c
 }

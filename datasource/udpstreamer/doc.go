@@ -1,5 +1,9 @@
 // Package udpstreamer is the UDPStreamer output DataSource: a single-client UDP server that streams signal memory, quantised and fragmented, on every Synchronise.
 //
+// A Go program embedding it starts with docs/embedding.md: New, Start,
+// a broker binding the program's slices by name, Execute once per cycle,
+// Close; which call runs on which goroutine; the errors; what it costs.
+//
 // The RT thread's share is Synchronise: take the FastLock, copy signal
 // memory into the ready buffer, stamp it with CLOCK_MONOTONIC read through
 // the vDSO (30 ns), release, post the EventSem. The hrtTimestamp on the wire
@@ -24,7 +28,7 @@
 // connected, quantises and serialises the update straight into a
 // preallocated wire buffer, where the datagrams lie back to back, around
 // the gaps their headers fill next, and hands them to the kernel in as few
-// syscalls as it allows (netthread.Sender). With no client (and no tap) it
+// syscalls as it allows (Config.SendMethod). With no client (and no tap) it
 // serialises nothing.
 //
 // A receive goroutine reads CONNECT, DISCONNECT and ACK from the server

@@ -2,6 +2,7 @@ package udpstreamer
 
 import (
 	"context"
+	"encoding/binary"
 	"math"
 	"runtime"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/streamerd/streamerd/broker"
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/memory"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
@@ -109,9 +111,9 @@ func (w *writer) Execute() error {
 			f, bits := expected(s, i, k, c)
 			switch s.Type {
 			case datasource.Float32:
-				datasource.View[float32](m)[k] = float32(f)
+				memory.View[float32](m)[k] = float32(f)
 			case datasource.Float64:
-				datasource.View[float64](m)[k] = f
+				memory.View[float64](m)[k] = f
 			default:
 				sz := s.Type.Size()
 				for b := 0; b < sz; b++ {
@@ -134,8 +136,8 @@ func runE2E(t *testing.T, sigs []datasource.Signal, maxPayload int, hz float64, 
 	var outs []broker.Output
 	for i := range sigs {
 		m := make([]uint64, (sigs[i].ByteSize()+7)/8) // 8-byte aligned
-		w.mem = append(w.mem, datasource.Bytes(m)[:sigs[i].ByteSize()])
-		outs = append(outs, broker.Output{Signal: sigs[i].Name, Src: w.mem[i]})
+		w.mem = append(w.mem, memory.Bytes(m)[:sigs[i].ByteSize()])
+		outs = append(outs, broker.BindBytes(sigs[i].Name, sigs[i].Type, w.mem[i]))
 	}
 	b, err := broker.NewMemoryMapSynchronisedOutputBroker(s, outs)
 	if err != nil {
@@ -156,7 +158,7 @@ func runE2E(t *testing.T, sigs []datasource.Signal, maxPayload int, hz float64, 
 	if _, err := cl.Connect(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := th.Start(); err != nil {
+	if err := th.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	defer th.Stop()
@@ -175,12 +177,12 @@ func runE2E(t *testing.T, sigs []datasource.Signal, maxPayload int, hz float64, 
 		if u.Lost != 0 {
 			t.Fatalf("update %d: %d lost", n, u.Lost)
 		}
-		ints = client.AppendValues(ints[:0], &u, 0)
+		ints = rawValues(ints[:0], &u, 0)
 		c := uint32(ints[0])
 		for i := 1; i < len(sigs); i++ {
 			sig := &sigs[i]
 			if !sig.Type.IsFloat() {
-				ints = client.AppendValues(ints[:0], &u, i)
+				ints = rawValues(ints[:0], &u, i)
 				for k, got := range ints {
 					if _, want := expected(sig, i, k, c); got&maskOf(sig.Type) != want {
 						t.Fatalf("cycle %d: %s[%d] = %#x, want %#x", c, sig.Name, k, got&maskOf(sig.Type), want)
@@ -310,4 +312,15 @@ func fragmentedRate() float64 {
 		return 20
 	}
 	return 200
+}
+
+// rawValues appends the raw bits of every element of unquantised signal
+// i of u to dst (datasource.Type.Raw, little-endian as on the wire).
+func rawValues(dst []uint64, u *client.Update, i int) []uint64 {
+	t := u.Config().Signals[i].Type
+	b := u.Raw(i)
+	for k := 0; k+t.Size() <= len(b); k += t.Size() {
+		dst = append(dst, t.Raw(b[k:], binary.LittleEndian))
+	}
+	return dst
 }

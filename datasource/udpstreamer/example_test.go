@@ -1,12 +1,11 @@
 package udpstreamer_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"time"
-
-	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/broker"
 	"github.com/streamerd/streamerd/datasource"
@@ -15,8 +14,74 @@ import (
 	"github.com/streamerd/streamerd/rt"
 )
 
-// control is the embedding program's GAM: any type with an Execute() error
-// method can be a step of an rt.Thread.
+// Example streams two signals of a Go control loop: the path of
+// docs/embedding.md (New, Start, a broker binding the loop's slices by
+// name, Execute once per cycle, Close), every error checked. README.md's
+// embedding snippet is this function's body.
+func Example() {
+	// Validated here; nil, nil: a private metrics set (s.Metrics()), no logging.
+	s, err := udpstreamer.New(udpstreamer.Config{
+		Name:    "Streamer",
+		Address: "127.0.0.1",
+		Port:    0, // any free port; streamerd's default is udpstreamer.DefaultPort
+		Signals: []datasource.Signal{
+			{Name: "Counter", Type: datasource.Uint32},
+			{Name: "Voltage", Type: datasource.Float32, Unit: "V", RangeMin: -10, RangeMax: 10, QuantizedType: quant.Uint16},
+		},
+	}, nil, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close() // network thread, socket and metrics released
+
+	// Signal memory, socket, network thread (not pinned: Config.CPUMask
+	// pins it). Cancelling ctx closes the streamer too.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := s.Start(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	// The loop's outputs are Go slices, bound by name; the broker checks
+	// each against its signal's type and length.
+	counter := make([]uint32, 1)
+	voltage := make([]float32, 1)
+	b, err := broker.NewMemoryMapSynchronisedOutputBroker(s, []broker.Output{
+		broker.Bind("Counter", counter),
+		broker.Bind("Voltage", voltage),
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	// The control loop, here paced by a ticker at 1 kHz (rt.Thread paces a
+	// loop by absolute deadlines, and pins it to the CPUs of its CPUMask).
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for i := range 100 {
+		<-tick.C
+		counter[0] = uint32(i)
+		voltage[0] = float32(5 * math.Sin(float64(i)/10))
+		if err := b.Execute(); err != nil { // copy + Synchronise: no allocation
+			fmt.Println(err)
+			return
+		}
+	}
+	fmt.Println(s.Describe())
+
+	// After Close, Execute says so, still without allocating.
+	s.Close()
+	fmt.Println(errors.Is(b.Execute(), datasource.ErrClosed))
+	// Output:
+	// DATA payload: 14 bytes in 1 fragment(s) of at most 1383 bytes (MaxPayloadSize 1400), port 0; hand-off ring: 500 cycles (auto), 500ms at 1ms a cycle, 0.0 MiB; network wait: paced
+	// true
+}
+
+// control is the embedding program's GAM: any type with an Execute()
+// error method can be a step of an rt.Thread.
 type control struct {
 	counter []uint32
 	voltage []float32
@@ -28,66 +93,53 @@ func (c *control) Execute() error {
 	return nil
 }
 
-// Example builds, from Go code and without TOML, the streamer of the
-// minimal example of docs/udpstreamer.md, driven by a control loop of the
-// embedding program at 1 kHz.
-func Example() {
-	log := slog.New(slog.DiscardHandler)
-	ms := metrics.NewSet() // serve it with datasource.WritePrometheus(w, ms.WritePrometheus, nil)
-
+// Example_rtThread lets streamerd's RT thread pace the control loop: the
+// program's step, then the broker, once per period from absolute
+// deadlines. The thread is pinned when its Config.CPUMask names CPUs (see
+// rt/cpu), the network thread when the streamer's does; here neither is.
+func Example_rtThread() {
 	s, err := udpstreamer.New(udpstreamer.Config{
-		Name:    "Streamer",
-		Address: "127.0.0.1",
-		Port:    0, // 0 picks a free port; MARTe2's default is udpstreamer.DefaultPort
+		Name: "Streamer", Address: "127.0.0.1",
 		Signals: []datasource.Signal{
 			{Name: "Counter", Type: datasource.Uint32},
-			{Name: "Voltage", Type: datasource.Float32, Unit: "V", RangeMin: -10, RangeMax: 10, QuantizedType: quant.Uint16},
+			{Name: "Voltage", Type: datasource.Float32},
 		},
-	}, ms, log)
+	}, nil, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	if err := s.AllocateMemory(); err != nil {
+	defer s.Close()
+	if err := s.Start(context.Background()); err != nil {
 		fmt.Println(err)
 		return
 	}
-
-	// The control loop's outputs are ordinary Go slices; the broker copies
-	// them into the datasource's packed memory and calls Synchronise.
-	counter := make([]uint32, 1)
-	voltage := make([]float32, 1)
+	c := &control{counter: make([]uint32, 1), voltage: make([]float32, 1)}
 	b, err := broker.NewMemoryMapSynchronisedOutputBroker(s, []broker.Output{
-		{Signal: "Counter", Src: datasource.Bytes(counter)},
-		{Signal: "Voltage", Src: datasource.Bytes(voltage)},
+		broker.Bind("Counter", c.counter),
+		broker.Bind("Voltage", c.voltage),
 	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	th, err := rt.New(rt.Config{Name: "RT", Frequency: 1000},
-		[]rt.Step{{Name: "control", Exec: &control{counter, voltage}}},
+		[]rt.Step{{Name: "control", Exec: c}},
 		[]rt.Step{{Name: "broker", Exec: b}})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-
-	if err := s.PrepareNextState(); err != nil { // socket and network thread
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := th.Start(ctx); err != nil { // stops when ctx is done
 		fmt.Println(err)
 		return
 	}
-	defer s.Stop()
-	if err := th.Start(); err != nil {
-		fmt.Println(err)
-		return
-	}
-	time.Sleep(50 * time.Millisecond) // clients connect to s.LocalAddr()
-	th.Stop()
-
-	fmt.Printf("DATA payload: %d bytes in %d fragment\n", s.PayloadSize(), s.FragmentCount())
-	fmt.Println("control loop ran:", counter[0] > 0)
+	<-ctx.Done()
+	th.Stop() // waits for the thread; ErrNotRunning if ctx already stopped it
+	st := th.Stats()
+	fmt.Println("control loop ran:", c.counter[0] > 0, "broker failures:", st.Steps[1].Failures)
 	// Output:
-	// DATA payload: 14 bytes in 1 fragment
-	// control loop ran: true
+	// control loop ran: true broker failures: 0
 }

@@ -11,7 +11,10 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/memory"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // patternCfg is 64 KiB of uint32 words; every cycle writes its number into
@@ -23,7 +26,7 @@ func patternCfg() Config {
 }
 
 func fill(s *Streamer, n uint32) {
-	w := datasource.View[uint32](s.GetSignalMemoryBuffer(0))
+	w := memory.View[uint32](testenv.Must(s.GetSignalMemoryBuffer(0)))
 	for i := range w {
 		w[i] = n
 	}
@@ -126,8 +129,8 @@ func TestConnectStormFromOutsideAllowedClients(t *testing.T) {
 	}
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	connect := wire.AppendHeader(nil, wire.Header{Type: wire.Connect, TotalFragments: 1})
-	disconnect := wire.AppendHeader(nil, wire.Header{Type: wire.Disconnect, TotalFragments: 1})
+	connect := frame.AppendHeader(nil, frame.Header{Type: frame.Connect, TotalFragments: 1})
+	disconnect := frame.AppendHeader(nil, frame.Header{Type: frame.Disconnect, TotalFragments: 1})
 	for round := 0; round < 20; round++ {
 		for _, conn := range storm {
 			conn.WriteToUDPAddrPort(connect, s.LocalAddr())
@@ -139,8 +142,8 @@ func TestConnectStormFromOutsideAllowedClients(t *testing.T) {
 	}
 	waitFor(t, func() bool { return s.m.refused.Get() > 100 })
 	runtime.ReadMemStats(&ms1)
-	if s.Status().Client != c.conn.LocalAddr().String() {
-		t.Errorf("session moved to %s", s.Status().Client)
+	if s.snapshot().Client != c.conn.LocalAddr().String() {
+		t.Errorf("session moved to %s", s.snapshot().Client)
 	}
 	if grow := int64(ms1.HeapInuse) - int64(ms0.HeapInuse); grow > 8<<20 {
 		t.Errorf("heap grew %d bytes during the storm", grow)

@@ -6,16 +6,16 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 )
 
 // FuzzHandleDatagram feeds arbitrary datagrams to the server's handling of
 // its port: it never panics, every datagram lands in exactly one counter
 // (or the bounded control queue), and nothing else changes.
 func FuzzHandleDatagram(f *testing.F) {
-	for _, typ := range []wire.PacketType{wire.Data, wire.Config, wire.Ack, wire.Connect, wire.Disconnect} {
-		f.Add(wire.AppendHeader(nil, wire.Header{Type: typ, TotalFragments: 1}), false)
-		f.Add(wire.AppendHeader(nil, wire.Header{Type: typ, TotalFragments: 2, FragmentIdx: 1, PayloadBytes: 3}), true)
+	for _, typ := range []frame.PacketType{frame.Data, frame.Config, frame.Ack, frame.Connect, frame.Disconnect} {
+		f.Add(frame.AppendHeader(nil, frame.Header{Type: typ, TotalFragments: 1}), false)
+		f.Add(frame.AppendHeader(nil, frame.Header{Type: typ, TotalFragments: 2, FragmentIdx: 1, PayloadBytes: 3}), true)
 	}
 	f.Add([]byte{}, false)
 	f.Add([]byte("UDPS"), false)

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"testing"
 	"time"
+
+	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 // TestSynchroniseAfterGapIsLossForTheClient publishes cycles with gaps and
@@ -13,7 +15,7 @@ func TestSynchroniseAfterGapIsLossForTheClient(t *testing.T) {
 	cfg.HandOffDepth = 16
 	s := start(t, cfg)
 	c := connected(t, s)
-	counter := s.GetSignalMemoryBuffer(0)
+	counter := testenv.Must(s.GetSignalMemoryBuffer(0))
 	gaps := []uint32{0, 0, 3, 0, 7, 1, 0}
 	for i, g := range gaps {
 		for s.Waiting() >= cfg.HandOffDepth {

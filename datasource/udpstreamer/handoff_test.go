@@ -10,6 +10,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
@@ -108,7 +109,7 @@ func stalledStreamer(t *testing.T, cfg Config) (*Streamer, *atomic.Bool) {
 	if err := s.PrepareNextState(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Stop() })
+	t.Cleanup(func() { s.Close() })
 	return s, stall
 }
 
@@ -119,7 +120,7 @@ func publishStalled(t *testing.T, s *Streamer, stall *atomic.Bool, n uint32) {
 	stall.Store(true)
 	time.Sleep(30 * time.Millisecond) // the network thread is inside the hook
 	for i := uint32(1); i <= n; i++ {
-		binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), i)
+		binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(0)), i)
 		if err := s.Synchronise(); err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +222,7 @@ func TestAutoHandOffKeepsAStall(t *testing.T) {
 	if h := s.HandOffSize(); h.Depth != 500 || !h.Auto || h.Covers != 500*time.Millisecond {
 		t.Fatalf("hand-off %+v, want 500 cycles chosen by time, covering 500 ms", h)
 	}
-	st := s.Status()
+	st := s.snapshot()
 	if st.HandOffDepth != 500 || !st.HandOffAuto || st.HandOffCoversMs != 500 || st.NetworkWait != "paced" {
 		t.Errorf("status %+v", st)
 	}
@@ -244,7 +245,7 @@ func TestAutoHandOffKeepsAStall(t *testing.T) {
 	if s.m.skipped.Get() != 0 || s.m.updates.Get() != n {
 		t.Errorf("skipped %d, sent %d; want 0, %d", s.m.skipped.Get(), s.m.updates.Get(), n)
 	}
-	if p := s.Status().HandOffPeak; p != n {
+	if p := s.snapshot().HandOffPeak; p != n {
 		t.Errorf("peak %d, want the %d cycles published during the stall", p, n)
 	}
 }
@@ -266,7 +267,7 @@ func TestNetworkWakeupsCounted(t *testing.T) {
 		waitFor(t, s.accounted)
 		time.Sleep(time.Millisecond)
 	}
-	if st := s.Status(); st.NetworkWakeups == 0 || st.NetworkWait != "park" {
+	if st := s.snapshot(); st.NetworkWakeups == 0 || st.NetworkWait != "park" {
 		t.Errorf("status: wakeups %d, wait %q", st.NetworkWakeups, st.NetworkWait)
 	}
 }
@@ -282,7 +283,7 @@ func TestLockTimeoutHoldsTheCycle(t *testing.T) {
 	s := start(t, cfg)
 	c := connected(t, s)
 	sync := func(v uint32) error {
-		binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), v)
+		binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(0)), v)
 		return s.Synchronise()
 	}
 	s.lock.FastLock(rtsync.Forever, 0) // the network thread, preempted inside

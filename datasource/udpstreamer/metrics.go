@@ -5,8 +5,8 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/datasource/internal/dsmetrics"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 )
 
 // streamerMetrics holds the counters of one Streamer. Counters and gauges
@@ -26,15 +26,18 @@ type streamerMetrics struct {
 	icmpUnreachable, icmpOther                    *metrics.Counter
 	clientsUnreachable, sessionLogsSuppressed     *metrics.Counter
 	connected                                     *metrics.Gauge
+
+	reg *dsmetrics.Metrics // what was registered, for Close
 }
 
 func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
-	n := datasource.NewMetrics(ms, "udpstreamer", name)
+	n := dsmetrics.New(ms, "udpstreamer", name)
 	c := n.Counter
 	bad := func(reason string) *metrics.Counter {
 		return c("bad_datagrams_total", fmt.Sprintf(`reason=%q`, reason))
 	}
 	return &streamerMetrics{
+		reg:                   n,
 		synchronised:          c("synchronise_total"),
 		skipped:               c("cycles_skipped_total"),
 		lockTimeouts:          c("lock_timeouts_total"),
@@ -75,15 +78,15 @@ func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
 // badDatagram returns the counter for a header parse error.
 func (m *streamerMetrics) badDatagram(err error) *metrics.Counter {
 	switch err {
-	case wire.ErrShort:
+	case frame.ErrShort:
 		return m.badShort
-	case wire.ErrMagic:
+	case frame.ErrMagic:
 		return m.badMagic
-	case wire.ErrType:
+	case frame.ErrType:
 		return m.badType
-	case wire.ErrFragment:
+	case frame.ErrFragment:
 		return m.badFragment
-	case wire.ErrPayloadLength:
+	case frame.ErrPayloadLength:
 		return m.badPayloadLength
 	}
 	return m.badOther

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/memory"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/quant"
 )
@@ -28,7 +30,7 @@ type piece struct {
 
 // planPieces cuts the DATA payload of sigs, laid out by l, into pieces.
 // Signal i lies at stampSize+mem.Offset(i) in the taken buffer.
-func planPieces(l udpswire.Layout, sigs []datasource.Signal, mem *datasource.Memory) ([]piece, error) {
+func planPieces(l frame.Layout, sigs []datasource.Signal, mem *memory.Memory) ([]piece, error) {
 	var ps []piece
 	off := 0 // payload offset of the next byte
 	// cut appends the pieces of p, a run of samples of in bytes that make
@@ -107,7 +109,7 @@ func (p *piece) sample(src []byte) float64 {
 // NaN.
 func (p *piece) encode(dst, src []byte) (nans int) {
 	if p.f32 {
-		return p.q.EncodeFloat32(dst, datasource.View[float32](src))
+		return p.q.EncodeFloat32(dst, memory.View[float32](src))
 	}
-	return p.q.EncodeFloat64(dst, datasource.View[float64](src))
+	return p.q.EncodeFloat64(dst, memory.View[float64](src))
 }

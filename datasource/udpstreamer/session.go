@@ -7,8 +7,8 @@ import (
 	"syscall"
 	"time"
 
-	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
-	"github.com/streamerd/streamerd/netthread"
+	"github.com/streamerd/streamerd/datasource/internal/sendpath"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 )
 
 type controlKind uint8
@@ -53,30 +53,30 @@ func (s *Streamer) receive() {
 
 // onICMP queues the end of the session of a client whose port is
 // unreachable; the network thread checks it is still the client.
-func (s *Streamer) onICMP(e netthread.ICMPError) {
+func (s *Streamer) onICMP(e sendpath.ICMPError) {
 	if !e.PortUnreachable {
 		s.m.icmpOther.Inc()
 		return
 	}
 	s.m.icmpUnreachable.Inc()
-	if e.Dst == s.currentClient() {
+	if e.Dst == s.Client() {
 		s.queue(controlEvent{kind: unreachable, from: e.Dst})
 	}
 }
 
 // handleDatagram classifies one datagram from the server socket.
 func (s *Streamer) handleDatagram(b []byte, from netip.AddrPort) {
-	h, _, err := udpswire.ParseHeader(b)
+	h, _, err := frame.ParseHeader(b)
 	if err != nil {
 		s.m.badDatagram(err).Inc()
 		return
 	}
-	client := s.currentClient()
+	client := s.Client()
 	if from == client {
 		s.heard.Store(int64(time.Since(s.epoch)))
 	}
 	switch h.Type {
-	case udpswire.Connect:
+	case frame.Connect:
 		switch {
 		case h.PayloadBytes != 0: // the protocol's CONNECT has none
 			s.m.badConnectPayload.Inc()
@@ -88,7 +88,7 @@ func (s *Streamer) handleDatagram(b []byte, from netip.AddrPort) {
 		default:
 			s.queue(controlEvent{kind: connect, from: from})
 		}
-	case udpswire.Disconnect:
+	case frame.Disconnect:
 		// Only the client's own DISCONNECT can matter: drop strangers'
 		// here, so a flood of them cannot crowd CONNECTs out of the queue.
 		if from != client {
@@ -96,7 +96,7 @@ func (s *Streamer) handleDatagram(b []byte, from netip.AddrPort) {
 			return
 		}
 		s.queue(controlEvent{kind: disconnect, from: from})
-	case udpswire.Ack:
+	case frame.Ack:
 		s.m.acks.Inc()
 	default: // DATA or CONFIG sent to the server
 		s.m.badType.Inc()
@@ -125,8 +125,10 @@ func (s *Streamer) queue(ev controlEvent) {
 	}
 }
 
-// currentClient returns the session's client (zero without a session).
-func (s *Streamer) currentClient() netip.AddrPort {
+// Client returns the address of the client holding the session, the zero
+// AddrPort while none does: a program that streams only while someone
+// listens waits for it to be valid. Any goroutine.
+func (s *Streamer) Client() netip.AddrPort {
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
 	return s.clientCopy
@@ -233,7 +235,7 @@ func (s *Streamer) setClient(c netip.AddrPort, why string) {
 }
 
 func (s *Streamer) sendConfig() {
-	s.cfgLayout.PutHeaders(s.cfgWire, udpswire.Config, s.cfgCounter)
+	s.cfgLayout.PutHeaders(s.cfgWire, frame.Config, s.cfgCounter)
 	s.cfgCounter++
 	n, err := s.sender.Send(s.cfgWire, s.cfgLayout.SegmentSize())
 	s.m.configFragments.Add(n)

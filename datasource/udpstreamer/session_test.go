@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 )
 
 // TestSessionPolicyFirst holds the session for its first client: a CONNECT
@@ -19,7 +19,7 @@ func TestSessionPolicyFirst(t *testing.T) {
 	a := connected(t, s)
 	b := newRawClient(t, s.LocalAddr())
 	for range 3 {
-		b.send(wire.Connect)
+		b.send(frame.Connect)
 	}
 	waitFor(t, func() bool { return s.m.connectsRefused.Get() == 3 })
 	a.expect(20) // a keeps its stream
@@ -27,12 +27,12 @@ func TestSessionPolicyFirst(t *testing.T) {
 	if _, _, err := b.conn.ReadFromUDPAddrPort(b.buf); err == nil {
 		t.Fatal("the refused client got an answer")
 	}
-	if st := s.Status(); st.Client != a.conn.LocalAddr().String() || s.m.replaced.Get() != 0 {
+	if st := s.snapshot(); st.Client != a.conn.LocalAddr().String() || s.m.replaced.Get() != 0 {
 		t.Fatalf("session moved: %+v", st)
 	}
 	a.connect() // the client itself may CONNECT again
-	a.send(wire.Disconnect)
-	waitFor(t, func() bool { return !s.Status().Connected })
+	a.send(frame.Disconnect)
+	waitFor(t, func() bool { return !s.snapshot().Connected })
 	b.connect()
 	b.expect(5)
 }
@@ -48,12 +48,12 @@ func TestSessionTimeoutLetsAnotherIn(t *testing.T) {
 	a := connected(t, s)
 	b := newRawClient(t, s.LocalAddr())
 	for range 6 { // a keeps the session with ACKs
-		a.send(wire.Ack)
-		b.send(wire.Connect)
+		a.send(frame.Ack)
+		b.send(frame.Connect)
 		time.Sleep(50 * time.Millisecond)
 	}
-	if s.m.connectsRefused.Get() != 6 || s.Status().Client != a.conn.LocalAddr().String() {
-		t.Fatalf("refused %d, status %+v", s.m.connectsRefused.Get(), s.Status())
+	if s.m.connectsRefused.Get() != 6 || s.snapshot().Client != a.conn.LocalAddr().String() {
+		t.Fatalf("refused %d, status %+v", s.m.connectsRefused.Get(), s.snapshot())
 	}
 	time.Sleep(1200 * time.Millisecond) // a goes silent
 	b.connect()
@@ -68,13 +68,13 @@ func TestSessionTimeoutLetsAnotherIn(t *testing.T) {
 func TestConnectWithPayloadIgnored(t *testing.T) {
 	s := start(t, scalarCfg())
 	c := newRawClient(t, s.LocalAddr())
-	b := wire.AppendHeader(nil, wire.Header{Type: wire.Connect, TotalFragments: 1, PayloadBytes: 4})
+	b := frame.AppendHeader(nil, frame.Header{Type: frame.Connect, TotalFragments: 1, PayloadBytes: 4})
 	b = append(b, 1, 2, 3, 4)
 	if _, err := c.conn.WriteToUDPAddrPort(b, s.LocalAddr()); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { return s.m.badConnectPayload.Get() == 1 })
-	if s.Status().Connected || s.m.connects.Get() != 0 {
+	if s.snapshot().Connected || s.m.connects.Get() != 0 {
 		t.Error("a CONNECT with a payload started a session")
 	}
 }
@@ -91,7 +91,7 @@ func TestSessionLogsRateLimited(t *testing.T) {
 	t0 := time.Now()
 	for range 10 {
 		for _, c := range clients {
-			c.send(wire.Connect)
+			c.send(frame.Connect)
 		}
 		time.Sleep(time.Millisecond)
 	}

@@ -21,7 +21,7 @@ func startLogged(t *testing.T, cfg Config) (*Streamer, *testenv.Buffer) {
 // not fit.
 func TestSocketBuffersReadBackAndLogged(t *testing.T) {
 	s, out := startLogged(t, patternCfg())
-	st := s.Status()
+	st := s.snapshot()
 	if st.SendBuffer <= 0 || st.ReceiveBuffer <= 0 {
 		t.Fatalf("status: send %d, receive %d bytes", st.SendBuffer, st.ReceiveBuffer)
 	}

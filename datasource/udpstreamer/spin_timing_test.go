@@ -3,6 +3,7 @@
 package udpstreamer
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -69,7 +70,7 @@ func BenchmarkNetworkSpin(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := th.Start(); err != nil {
+				if err := th.Start(context.Background()); err != nil {
 					b.Fatal(err)
 				}
 				defer th.Stop()

@@ -1,6 +1,7 @@
 package udpstreamer
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -15,6 +16,10 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
+	"github.com/streamerd/streamerd/datasource/internal/memory"
+	"github.com/streamerd/streamerd/datasource/internal/sendpath"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -30,16 +35,19 @@ var ErrLockTimeout = errors.New("udpstreamer: FastLock timeout in Synchronise")
 var _ datasource.Opener = (*Streamer)(nil)
 
 // Streamer is a UDPStreamer datasource. Its methods follow the
-// datasource.DataSource contract: Synchronise from the RT thread only, the
-// rest from the goroutine that builds and stops the application.
+// datasource.DataSource contract (docs/embedding.md): Synchronise from the
+// RT thread only; Close from any goroutine; the rest from the goroutine
+// that builds and stops the application. Every call out of order returns
+// an error (datasource.ErrNotAllocated, ErrStarted, ErrClosed...).
 type Streamer struct {
+	life  lifecycle.Lifecycle
 	cfg   Config
 	sigs  []datasource.Signal
 	infos []udpswire.SignalInfo
 	log   *slog.Logger
 	m     *streamerMetrics
 
-	mem   *datasource.Memory
+	mem   *memory.Memory
 	epoch time.Time // origin of the CLOCK_MONOTONIC stamps Synchronise takes
 	clock struct {  // what rawStamp reads: CLOCK_MONOTONIC ns since epoch, CLOCK_MONOTONIC_RAW ns
 		mono func() int64
@@ -74,11 +82,11 @@ type Streamer struct {
 	// gaps, piece by piece, and the headers follow once the counter is known.
 	taken       []byte
 	pieces      []piece
-	dataLayout  udpswire.Layout
+	dataLayout  frame.Layout
 	wire        []byte
-	cfgLayout   udpswire.Layout
+	cfgLayout   frame.Layout
 	cfgWire     []byte // the CONFIG datagrams, built once; headers per send
-	sender      *netthread.Sender
+	sender      *sendpath.Sender
 	client      netip.AddrPort // zero when no session
 	counter     uint32         // DATA counter of the session
 	rawOff      int64          // CLOCK_MONOTONIC_RAW minus stamp clock, per drain
@@ -91,9 +99,10 @@ type Streamer struct {
 	tap         atomic.Pointer[Tap] // the in-process reader, if open
 
 	conn     *net.UDPConn
-	recvErrQ *netthread.ErrQueue // ICMP errors, read by the receive goroutine
-	netErrQ  *netthread.ErrQueue // the same queue, read by the network thread
-	onICMPFn func(netthread.ICMPError)
+	local    netip.AddrPort     // where conn is bound; guarded by statusMu
+	recvErrQ *sendpath.ErrQueue // ICMP errors, read by the receive goroutine
+	netErrQ  *sendpath.ErrQueue // the same queue, read by the network thread
+	onICMPFn func(sendpath.ICMPError)
 	heard    atomic.Int64 // when the client last sent a datagram, ns since epoch
 	sessLog  logLimiter   // network thread only
 	control  chan controlEvent
@@ -101,7 +110,7 @@ type Streamer struct {
 	recvDone chan struct{}
 
 	statusMu sync.Mutex // guards status and clientCopy, written on session changes
-	status   Status
+	status   statusReport
 	// clientCopy is the session's client for the receive goroutine.
 	clientCopy netip.AddrPort
 
@@ -110,8 +119,9 @@ type Streamer struct {
 	beforeTake func()
 }
 
-// Status is a snapshot of the datasource for /status.
-type Status struct {
+// statusReport is a snapshot of the datasource for /status
+// (docs/status.md names every field).
+type statusReport struct {
 	Name       string `json:"name"`
 	Class      string `json:"class"`
 	Listen     string `json:"listen"`
@@ -140,8 +150,11 @@ type Status struct {
 	NetworkWakeups uint64 `json:"network_wakeups"`
 }
 
-// New validates cfg and returns a Streamer. Metrics are registered in ms
-// with a datasource label; log receives one line per session change.
+// New validates cfg and returns a Streamer. Its metrics are registered in
+// ms, named streamerd_udpstreamer_<metric>{datasource="<Name>"} (a nil ms:
+// a private set, which Metrics returns); Close unregisters them. New
+// refuses a name whose metrics ms already holds, from a producer not yet
+// closed. log receives one line per session change (nil: no logging).
 func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 	if err := Validate(&cfg); err != nil {
 		return nil, err
@@ -150,6 +163,9 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 		return nil, fmt.Errorf("datasource %q: UDPStreamer needs a little-endian host (raw signals are sent as they lie in memory)", cfg.Name)
 	}
 	c := cfg.withDefaults()
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	s := &Streamer{
 		sendLat: rtsync.NewSampleRing(sendLatencyRows, 1),
 		cfg:     c,
@@ -162,11 +178,16 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 	}
 	s.handOff = c.handOff(slotSize(c.Signals))
 	s.wait = netthread.NewWaiter(c.NetworkWait, c.NetworkSpin, c.CyclePeriod)
-	s.status = Status{Name: c.Name, Class: "UDPStreamer", HandOffDepth: s.handOff.Depth, HandOffAuto: s.handOff.Auto,
+	s.status = statusReport{Name: c.Name, Class: "UDPStreamer", HandOffDepth: s.handOff.Depth, HandOffAuto: s.handOff.Auto,
 		HandOffCoversMs: float64(s.handOff.Covers) / float64(time.Millisecond), NetworkWait: s.wait.Mode().String()}
 	s.onICMPFn = s.onICMP
 	s.clock.mono = func() int64 { return int64(time.Since(s.epoch)) }
 	s.clock.raw = cpu.MonotonicRawNanos
+	if err := s.m.reg.Err(); err != nil {
+		s.m.reg.Unregister()
+		return nil, fmt.Errorf("datasource %q: %w", c.Name, err)
+	}
+	s.life.Init(c.Name, c.Signals)
 	return s, nil
 }
 
@@ -177,19 +198,21 @@ func (s *Streamer) Name() string { return s.cfg.Name }
 func (s *Streamer) Signals() []datasource.Signal { return s.sigs }
 
 // SignalInfos returns the signals as the CONFIG message describes them.
-func (s *Streamer) SignalInfos() []udpswire.SignalInfo { return s.infos }
+func (s *Streamer) configRecords() []udpswire.SignalInfo { return s.infos }
+
+// Metrics returns the set the Streamer's metrics are registered in: the
+// one given to New, or its private set.
+func (s *Streamer) Metrics() *metrics.Set { return s.m.reg.Set() }
 
 // AllocateMemory allocates signal memory and every buffer of the data path:
 // the ready buffers of the hand-off ring (HandOffDepth, or as many as
 // chosen by time), the taken buffer, the buffer of a cycle held back by a
 // lock timeout and the wire buffers of DATA and CONFIG, and plans how each
 // cycle is serialised.
-func (s *Streamer) AllocateMemory() error {
-	if err := datasource.CheckAllocate(s.cfg.Name, s.mem != nil); err != nil {
-		return err
-	}
-	mem := datasource.NewMemory(s.sigs)
-	dataLayout, err := udpswire.NewLayout(udpswire.DataPayloadSize(s.infos), s.cfg.MaxPayloadSize)
+func (s *Streamer) AllocateMemory() error { return s.life.Allocate(s.allocate) }
+
+func (s *Streamer) allocate(mem *memory.Memory) error {
+	dataLayout, err := frame.NewLayout(frame.DataPayloadSize(s.infos), s.cfg.MaxPayloadSize)
 	if err != nil {
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
 	}
@@ -201,7 +224,7 @@ func (s *Streamer) AllocateMemory() error {
 	if err != nil {
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
 	}
-	cfgLayout, err := udpswire.NewLayout(len(configMsg), s.cfg.MaxPayloadSize)
+	cfgLayout, err := frame.NewLayout(len(configMsg), s.cfg.MaxPayloadSize)
 	if err != nil {
 		return fmt.Errorf("datasource %q: CONFIG: %w", s.cfg.Name, err)
 	}
@@ -215,32 +238,28 @@ func (s *Streamer) AllocateMemory() error {
 	return nil
 }
 
-// GetSignalMemoryBuffer returns the bytes of signal i in signal memory.
-func (s *Streamer) GetSignalMemoryBuffer(i int) []byte { return s.mem.Signal(i) }
-
-// Memory returns the signal memory.
-func (s *Streamer) Memory() *datasource.Memory { return s.mem }
+// GetSignalMemoryBuffer returns the bytes of signal i in signal memory
+// (after AllocateMemory or Start, before Close).
+func (s *Streamer) GetSignalMemoryBuffer(i int) ([]byte, error) { return s.life.Buffer(i) }
 
 // PayloadSize returns the size of one DATA payload, and FragmentCount the
 // number of datagrams it takes.
 func (s *Streamer) PayloadSize() int   { return s.dataLayout.Payload }
 func (s *Streamer) FragmentCount() int { return s.dataLayout.Fragments }
 
-// LocalAddr returns the address the server socket is bound to (valid after
-// PrepareNextState).
+// LocalAddr returns the address the server socket is bound to: valid
+// after Open, PrepareNextState or Start (the zero AddrPort before).
 func (s *Streamer) LocalAddr() netip.AddrPort {
-	if s.conn == nil {
-		return netip.AddrPort{}
-	}
-	return s.conn.LocalAddr().(*net.UDPAddr).AddrPort()
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	return s.local
 }
 
 // Open binds the server socket without answering or sending anything
 // (datasource.Opener).
-func (s *Streamer) Open() error {
-	if err := datasource.CheckPrepare(s.cfg.Name, s.mem != nil, s.conn != nil); err != nil {
-		return err
-	}
+func (s *Streamer) Open() error { return s.life.Open(s.open) }
+
+func (s *Streamer) open() error {
 	network := "udp"
 	var ip netip.Addr
 	if s.cfg.Address != "" {
@@ -261,12 +280,12 @@ func (s *Streamer) Open() error {
 		conn.Close()
 		return fmt.Errorf("datasource %q: socket buffers: %w", s.cfg.Name, err)
 	}
-	sender, err := netthread.NewSender(conn, s.cfg.SendMethod)
+	sender, err := sendpath.NewSender(conn, s.cfg.SendMethod)
 	if err == nil {
-		s.recvErrQ, err = netthread.EnableICMPErrors(conn)
+		s.recvErrQ, err = sendpath.EnableICMPErrors(conn)
 	}
 	if err == nil {
-		s.netErrQ, err = netthread.EnableICMPErrors(conn)
+		s.netErrQ, err = sendpath.EnableICMPErrors(conn)
 	}
 	if err != nil {
 		conn.Close()
@@ -274,7 +293,8 @@ func (s *Streamer) Open() error {
 	}
 	s.conn, s.sender = conn, sender
 	s.statusMu.Lock()
-	s.status.Listen = s.LocalAddr().String()
+	s.local = conn.LocalAddr().(*net.UDPAddr).AddrPort()
+	s.status.Listen = s.local.String()
 	s.status.SendMethod = sender.Method().String()
 	s.status.SendBuffer, s.status.ReceiveBuffer = bufs.SendGot, bufs.RecvGot
 	s.statusMu.Unlock()
@@ -284,24 +304,32 @@ func (s *Streamer) Open() error {
 
 // PrepareNextState starts the receive goroutine and the network thread,
 // binding the server socket first unless Open did.
-func (s *Streamer) PrepareNextState() error {
-	if err := datasource.CheckPrepare(s.cfg.Name, s.mem != nil, s.recvDone != nil); err != nil {
-		return err
-	}
-	if s.conn == nil {
-		if err := s.Open(); err != nil {
-			return err
-		}
-	}
-	s.recvDone = make(chan struct{})
-	go s.receive()
+func (s *Streamer) PrepareNextState() error { return s.life.Prepare(s.open, s.start, s.unopen) }
+
+// Start is the Go-shaped start: it allocates signal memory unless
+// AllocateMemory did, binds the socket unless Open did, and starts the
+// network thread; when ctx is done, the Streamer closes itself (as Close).
+// A nil ctx, or one already done, is refused and starts nothing.
+func (s *Streamer) Start(ctx context.Context) error {
+	return s.life.Start(ctx, s.AllocateMemory, s.PrepareNextState, s.Close)
+}
+
+// unopen closes the socket open bound, when the start after it failed.
+func (s *Streamer) unopen() {
+	s.conn.Close()
+	s.conn = nil
+}
+
+// start starts the network thread and then the receive goroutine on the
+// bound socket; when the thread cannot start, nothing has.
+func (s *Streamer) start() error {
 	th, err := netthread.Start(netthread.Config{Name: s.cfg.Name, CPUMask: s.cfg.CPUMask, Priority: s.cfg.Priority, Wake: s.sem.Post}, s.serve)
 	if err != nil {
-		s.conn.Close()
-		<-s.recvDone
 		return fmt.Errorf("datasource %q: network thread: %w", s.cfg.Name, err)
 	}
 	s.thread = th
+	s.recvDone = make(chan struct{})
+	go s.receive()
 	s.log.Info("UDPStreamer listening", "address", s.status.Listen, "send_method", s.sender.Method().String(),
 		"payload_bytes", s.dataLayout.Payload, "fragments", s.dataLayout.Fragments, "cpu_mask", s.cfg.CPUMask.String(),
 		"priority", s.cfg.Priority, "hand_off", s.handOff.String(), "network_wait", s.wait.Mode().String(),
@@ -338,6 +366,9 @@ func (s *Streamer) Synchronise() error { return s.SynchroniseAfterGap(0) }
 // overwritten (it passes to the next cycle sent) and is not applied while
 // no client is connected. Same contract and cost as Synchronise.
 func (s *Streamer) SynchroniseAfterGap(lost uint32) error {
+	if err := s.life.Ready(); err != nil {
+		return err
+	}
 	s.m.synchronised.Inc()
 	stamp := int64(time.Since(s.epoch))
 	if s.lock.FastLock(s.cfg.LockTimeout, 0) != nil {
@@ -399,12 +430,21 @@ func (s *Streamer) Waiting() int {
 	return n
 }
 
-// Stop stops the network thread and the receive goroutine and closes the
-// socket. A connected client is not told; it sees the stream end.
-func (s *Streamer) Stop() error {
-	if s.conn == nil || s.stopping.Swap(true) {
+// Close stops the network thread and the receive goroutine, closes the
+// socket and unregisters the metrics, so a Streamer of the same name can
+// be made again with the same metrics set. It may be called from any
+// goroutine, in any state; a second Close does nothing and returns nil.
+// Every other call then returns datasource.ErrClosed, Synchronise
+// included (still without allocating). A connected client is not told; it
+// sees the stream end.
+func (s *Streamer) Close() error { return s.life.Close(s.close) }
+
+func (s *Streamer) close(lifecycle.State) error {
+	defer s.m.reg.Unregister()
+	if s.conn == nil {
 		return nil
 	}
+	s.stopping.Store(true)
 	s.sem.Post()
 	var err error
 	if s.thread != nil {
@@ -417,8 +457,8 @@ func (s *Streamer) Stop() error {
 	return err
 }
 
-// Status returns a snapshot for /status.
-func (s *Streamer) Status() Status {
+// snapshot returns a snapshot for /status.
+func (s *Streamer) snapshot() statusReport {
 	s.statusMu.Lock()
 	st := s.status
 	s.statusMu.Unlock()
@@ -431,9 +471,9 @@ func (s *Streamer) Status() Status {
 // chosen by time, and the time it covers.
 func (s *Streamer) HandOffSize() datasource.HandOffSize { return s.handOff }
 
-// StatusReport returns Status as an any, for a program that lists
+// StatusReport returns a snapshot to encode as JSON, for a program that lists
 // producers of every class together (streamerd's /status).
-func (s *Streamer) StatusReport() any { return s.Status() }
+func (s *Streamer) StatusReport() any { return s.snapshot() }
 
 // Describe returns one line on the DATA datagrams for a layout listing
 // (streamerd -describe); valid after AllocateMemory.
@@ -504,7 +544,7 @@ func (s *Streamer) takeAndSend() bool {
 		return true
 	}
 	s.counter += gap
-	s.dataLayout.PutHeaders(s.wire, udpswire.Data, s.counter)
+	s.dataLayout.PutHeaders(s.wire, frame.Data, s.counter)
 	s.counter++
 	n, err := s.sender.Send(s.wire, s.dataLayout.SegmentSize())
 	s.m.fragments.Add(n)

@@ -19,6 +19,8 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/memory"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/testenv"
@@ -52,9 +54,9 @@ type rawClient struct {
 	t     testing.TB
 	conn  *net.UDPConn
 	srv   netip.AddrPort
-	cfg   *wire.Reassembler
-	data  *wire.Reassembler
-	gate  wire.SequenceGate
+	cfg   *frame.Reassembler
+	data  *frame.Reassembler
+	gate  frame.SequenceGate
 	infos []wire.SignalInfo
 	buf   []byte
 }
@@ -64,7 +66,7 @@ func newRawClient(t testing.TB, srv netip.AddrPort) *rawClient {
 	conn := testenv.Loopback(t)
 	conn.SetReadBuffer(8 << 20)
 	t.Cleanup(func() { conn.Close() })
-	cfg, err := wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Config, MaxPayload: 1 << 20})
+	cfg, err := frame.NewReassembler(frame.ReassemblerConfig{Type: frame.Config, MaxPayload: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,9 +81,9 @@ func connected(t testing.TB, s *Streamer) *rawClient {
 	return c
 }
 
-func (c *rawClient) send(typ wire.PacketType) {
+func (c *rawClient) send(typ frame.PacketType) {
 	c.t.Helper()
-	b := wire.AppendHeader(nil, wire.Header{Type: typ, TotalFragments: 1})
+	b := frame.AppendHeader(nil, frame.Header{Type: typ, TotalFragments: 1})
 	if _, err := c.conn.WriteToUDPAddrPort(b, c.srv); err != nil {
 		c.t.Fatal(err)
 	}
@@ -94,7 +96,7 @@ func (c *rawClient) connect() []wire.SignalInfo {
 	deadline := time.Now().Add(5 * time.Second)
 	c.cfg.Reset()
 	for time.Now().Before(deadline) {
-		c.send(wire.Connect)
+		c.send(frame.Connect)
 		p, _, err := c.read(c.cfg, 300*time.Millisecond)
 		if err != nil {
 			continue
@@ -104,11 +106,11 @@ func (c *rawClient) connect() []wire.SignalInfo {
 			c.t.Fatalf("CONFIG: %v", err)
 		}
 		c.infos = infos
-		c.data, err = wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Data, MaxPayload: wire.DataPayloadSize(infos), InFlight: 8})
+		c.data, err = frame.NewReassembler(frame.ReassemblerConfig{Type: frame.Data, MaxPayload: frame.DataPayloadSize(infos), InFlight: 8})
 		if err != nil {
 			c.t.Fatal(err)
 		}
-		c.data.SetExpectedPayload(wire.DataPayloadSize(infos))
+		c.data.SetExpectedPayload(frame.DataPayloadSize(infos))
 		c.gate.Reset()
 		return infos
 	}
@@ -117,7 +119,7 @@ func (c *rawClient) connect() []wire.SignalInfo {
 }
 
 // read returns the next update r completes within timeout, and its counter.
-func (c *rawClient) read(r *wire.Reassembler, timeout time.Duration) (payload []byte, counter uint32, err error) {
+func (c *rawClient) read(r *frame.Reassembler, timeout time.Duration) (payload []byte, counter uint32, err error) {
 	c.conn.SetReadDeadline(time.Now().Add(timeout))
 	for {
 		n, _, err := c.conn.ReadFromUDPAddrPort(c.buf)
@@ -162,7 +164,7 @@ func driver(s *Streamer, period time.Duration) (stop func() uint32) {
 	wg.Go(func() {
 		for !done.Load() {
 			n++
-			binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), n)
+			binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(0)), n)
 			s.Synchronise()
 			time.Sleep(period)
 		}
@@ -235,7 +237,7 @@ func TestReconnectFromNewPortGetsConfigAndFreshCounter(t *testing.T) {
 	if _, _, _, err := a.next(100 * time.Millisecond); err == nil {
 		t.Error("replaced client still receives DATA")
 	}
-	if got := s.Status(); !got.Connected || got.Client != b.conn.LocalAddr().String() {
+	if got := s.snapshot(); !got.Connected || got.Client != b.conn.LocalAddr().String() {
 		t.Errorf("status %+v", got)
 	}
 }
@@ -245,15 +247,15 @@ func TestDisconnectOnlyFromClient(t *testing.T) {
 	drive(t, s, time.Millisecond)
 	c := connected(t, s)
 	stranger := newRawClient(t, s.LocalAddr())
-	stranger.send(wire.Disconnect)
+	stranger.send(frame.Disconnect)
 	waitFor(t, func() bool { return s.m.strangerDisconnects.Get() == 1 })
 	for i := 0; i < 10; i++ {
 		if _, _, _, err := c.next(5 * time.Second); err != nil {
 			t.Fatalf("stream stopped after a stranger's DISCONNECT: %v", err)
 		}
 	}
-	c.send(wire.Disconnect)
-	waitFor(t, func() bool { return !s.Status().Connected })
+	c.send(frame.Disconnect)
+	waitFor(t, func() bool { return !s.snapshot().Connected })
 	if s.m.disconnects.Get() != 1 {
 		t.Errorf("disconnects %d", s.m.disconnects.Get())
 	}
@@ -264,9 +266,9 @@ func TestAllowedClientsRefusesOthers(t *testing.T) {
 	cfg.AllowedClients = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
 	s := start(t, cfg)
 	c := newRawClient(t, s.LocalAddr())
-	c.send(wire.Connect)
+	c.send(frame.Connect)
 	waitFor(t, func() bool { return s.m.refused.Get() == 1 })
-	if s.Status().Connected {
+	if s.snapshot().Connected {
 		t.Error("refused client connected")
 	}
 	c.conn.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
@@ -280,18 +282,18 @@ func TestGarbageChangesNothingForTheClient(t *testing.T) {
 	drive(t, s, time.Millisecond)
 	c := connected(t, s)
 	g := newRawClient(t, s.LocalAddr())
-	hdr := func(h wire.Header) []byte { return wire.AppendHeader(nil, h) }
-	lying := hdr(wire.Header{Type: wire.Connect, TotalFragments: 1, PayloadBytes: 50})
-	badMagic := hdr(wire.Header{Type: wire.Connect, TotalFragments: 1})
+	hdr := func(h frame.Header) []byte { return frame.AppendHeader(nil, h) }
+	lying := hdr(frame.Header{Type: frame.Connect, TotalFragments: 1, PayloadBytes: 50})
+	badMagic := hdr(frame.Header{Type: frame.Connect, TotalFragments: 1})
 	badMagic[0] ^= 0xFF
-	badType := hdr(wire.Header{Type: wire.Connect, TotalFragments: 1})
+	badType := hdr(frame.Header{Type: frame.Connect, TotalFragments: 1})
 	badType[4] = 9
 	garbage := [][]byte{
 		{}, {1}, bytes.Repeat([]byte{0xFF}, 16), badMagic, badType, lying,
-		hdr(wire.Header{Type: wire.Connect, TotalFragments: 0}),
-		hdr(wire.Header{Type: wire.Data, TotalFragments: 1}),
-		hdr(wire.Header{Type: wire.Config, TotalFragments: 1}),
-		hdr(wire.Header{Type: wire.Ack, TotalFragments: 1}),
+		hdr(frame.Header{Type: frame.Connect, TotalFragments: 0}),
+		hdr(frame.Header{Type: frame.Data, TotalFragments: 1}),
+		hdr(frame.Header{Type: frame.Config, TotalFragments: 1}),
+		hdr(frame.Header{Type: frame.Ack, TotalFragments: 1}),
 		bytes.Repeat([]byte{0x55}, 65000),
 	}
 	for round := 0; round < 20; round++ {
@@ -315,7 +317,7 @@ func TestGarbageChangesNothingForTheClient(t *testing.T) {
 		}
 		prevCtr = ctr
 	}
-	if got := s.Status().Client; got != c.conn.LocalAddr().String() {
+	if got := s.snapshot().Client; got != c.conn.LocalAddr().String() {
 		t.Errorf("client changed to %s", got)
 	}
 	m := s.m
@@ -337,7 +339,7 @@ func TestVanishedClientEndsSession(t *testing.T) {
 	drive(t, s, 500*time.Microsecond)
 	gone := connected(t, s)
 	gone.conn.Close() // the kernel now answers with ICMP port unreachable
-	waitFor(t, func() bool { return s.m.clientsUnreachable.Get() == 1 && !s.Status().Connected })
+	waitFor(t, func() bool { return s.m.clientsUnreachable.Get() == 1 && !s.snapshot().Connected })
 	before := s.m.noClient.Get()
 	waitFor(t, func() bool { return s.m.noClient.Get() > before+20 })
 	if n := strings.Count(log.String(), "unreachable (ICMP port unreachable)"); n != 1 {
@@ -419,7 +421,7 @@ func TestSteadyStateNoAllocs(t *testing.T) {
 	}()
 	sync1 := func(n int) {
 		for i := 0; i < n; i++ {
-			binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), uint32(i))
+			binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(0)), uint32(i))
 			s.Synchronise()
 			spin(200 * time.Microsecond)
 		}
@@ -459,6 +461,7 @@ func TestValidateNamesEveryRule(t *testing.T) {
 		{"payload small", func(c *Config) { c.MaxPayloadSize = 17 }, `MaxPayloadSize: must be 18..65507`},
 		{"payload big", func(c *Config) { c.MaxPayloadSize = 65508 }, `MaxPayloadSize: must be 18..65507`},
 		{"address", func(c *Config) { c.Address = "localhost" }, `Address: must be an IP address`},
+		{"send method", func(c *Config) { c.SendMethod = 9 }, `SendMethod: must be auto, gso, sendmmsg or sendto, got SendMethod(9)`},
 		{"quant on int", func(c *Config) {
 			c.Signals = []datasource.Signal{{Name: "I", Type: datasource.Int32, QuantizedType: quant.Uint8, RangeMin: 0, RangeMax: 1}}
 		}, `signal "I": QuantizedType: quantisation needs a float32 or float64 signal, got int32`},
@@ -656,10 +659,10 @@ func (s *Streamer) serialised() []byte {
 		}
 	}
 	s.serialise()
-	s.dataLayout.PutHeaders(s.wire, wire.Data, 7)
+	s.dataLayout.PutHeaders(s.wire, frame.Data, 7)
 	var got []byte
 	for i := range s.dataLayout.Fragments {
-		h, n, err := wire.ParseHeader(s.dataLayout.Datagram(s.wire, i))
+		h, n, err := frame.ParseHeader(s.dataLayout.Datagram(s.wire, i))
 		if err != nil || int(h.FragmentIdx) != i {
 			panic(fmt.Sprint("fragment ", i, err))
 		}
@@ -681,23 +684,48 @@ func (s *Streamer) payloadInOnePiece() []byte {
 		q, _ := quant.New(sig.QuantizedType, sig.RangeMin, sig.RangeMax)
 		codes := make([]byte, sig.Elements()*sig.QuantizedType.Size())
 		if sig.Type == datasource.Float32 {
-			q.EncodeFloat32(codes, datasource.View[float32](mem))
+			q.EncodeFloat32(codes, memory.View[float32](mem))
 		} else {
-			q.EncodeFloat64(codes, datasource.View[float64](mem))
+			q.EncodeFloat64(codes, memory.View[float64](mem))
 		}
 		want = append(want, codes...)
 	}
 	return want
 }
 
-func TestLifecycleErrors(t *testing.T) {
-	newS := func() datasource.DataSource {
-		s, err := New(Config{Name: "S", Address: "127.0.0.1", Signals: docScalarCfg().Signals}, metrics.NewSet(), discard())
-		if err != nil {
+// newProducer is the Streamer of the lifecycle tests: one name, a free
+// loopback port, ms as given (nil: its own), no logger.
+func newProducer(tb testing.TB, ms *metrics.Set) dstest.Producer {
+	s, err := New(Config{Name: "S", Address: "127.0.0.1", Signals: docScalarCfg().Signals}, ms, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+func TestMisuseLifecycle(t *testing.T) {
+	dstest.Misuse(t, newProducer)
+	dstest.Opener(t, func() datasource.DataSource { return newProducer(t, nil) })
+}
+
+func TestRestartSameNameSameMetrics(t *testing.T) {
+	dstest.Restart(t, newProducer, 1000)
+}
+
+// TestMisuseSendMethod: New refuses a send method that is none of the
+// four, naming them; each of the four is accepted by name.
+func TestMisuseSendMethod(t *testing.T) {
+	cfg := docScalarCfg()
+	cfg.SendMethod = 4
+	if _, err := New(cfg, nil, nil); err == nil || !strings.Contains(err.Error(), `datasource "Scalar": SendMethod: must be auto, gso, sendmmsg or sendto, got SendMethod(4)`) {
+		t.Errorf("New with SendMethod(4): %v", err)
+	}
+	for _, name := range []string{"auto", "gso", "sendmmsg", "sendto"} {
+		if err := cfg.SendMethod.UnmarshalText([]byte(name)); err != nil {
 			t.Fatal(err)
 		}
-		return s
+		if err := Validate(&cfg); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
-	dstest.Lifecycle(t, newS())
-	dstest.Opener(t, newS)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/latency"
 	"github.com/streamerd/streamerd/internal/testenv"
@@ -67,7 +68,7 @@ func BenchmarkSerialise(b *testing.B) {
 			b.SetBytes(int64(s.dataLayout.Payload))
 			for b.Loop() {
 				s.serialise()
-				s.dataLayout.PutHeaders(s.wire, udpswire.Data, s.counter)
+				s.dataLayout.PutHeaders(s.wire, frame.Data, s.counter)
 			}
 		})
 	}
@@ -87,13 +88,13 @@ func BenchmarkSerialiseFragmentSend(b *testing.B) {
 				if err := s.PrepareNextState(); err != nil {
 					b.Skip(err)
 				}
-				defer s.Stop()
+				defer s.Close()
 				s.sender.SetDestination(rcv.LocalAddr().(*net.UDPAddr).AddrPort())
 				b.ReportAllocs()
 				b.SetBytes(int64(s.dataLayout.WireSize()))
 				for b.Loop() {
 					s.serialise()
-					s.dataLayout.PutHeaders(s.wire, udpswire.Data, s.counter)
+					s.dataLayout.PutHeaders(s.wire, frame.Data, s.counter)
 					if _, err := s.sender.Send(s.wire, s.dataLayout.SegmentSize()); err != nil {
 						b.Fatal(err)
 					}

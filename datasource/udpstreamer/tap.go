@@ -2,9 +2,13 @@ package udpstreamer
 
 import (
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
@@ -57,10 +61,14 @@ type Tap struct {
 // not taken.
 const tapFresh = 4
 
-// OpenTap opens the tap of s (after AllocateMemory): one at a time.
+// OpenTap opens the tap of s (after AllocateMemory or Start): one at a
+// time.
 func (s *Streamer) OpenTap() (*Tap, error) {
-	if s.mem == nil {
-		return nil, errors.New("udpstreamer: OpenTap before AllocateMemory")
+	switch s.life.State() {
+	case lifecycle.Configured:
+		return nil, fmt.Errorf("datasource %q: OpenTap: %w", s.cfg.Name, datasource.ErrNotAllocated)
+	case lifecycle.Closed:
+		return nil, fmt.Errorf("datasource %q: OpenTap: %w", s.cfg.Name, datasource.ErrClosed)
 	}
 	config, err := udpswire.AppendConfig(nil, s.infos)
 	if err != nil {
@@ -115,7 +123,7 @@ func (t *Tap) Close() {
 
 // offer hands the serialised update in wire to the tap; network thread
 // only. It never waits.
-func (t *Tap) offer(wire []byte, l udpswire.Layout) {
+func (t *Tap) offer(wire []byte, l frame.Layout) {
 	t.offered++
 	l.CopyPayload(t.bufs[t.back], wire)
 	t.seqs[t.back] = t.offered

@@ -16,7 +16,7 @@ import (
 
 // syncCycle publishes cycle n (signal 0 is a uint32 counter).
 func syncCycle(s *Streamer, n uint32) {
-	binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), n)
+	binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(0)), n)
 	s.Synchronise()
 }
 
@@ -54,8 +54,8 @@ func TestTapWithoutClient(t *testing.T) {
 		}
 	}
 	waitFor(t, s.accounted)
-	if s.Status().Connected || s.m.noClient.Get() != 50 || s.m.updates.Get() != 0 {
-		t.Errorf("connected %v, without client %d, sent %d", s.Status().Connected, s.m.noClient.Get(), s.m.updates.Get())
+	if s.snapshot().Connected || s.m.noClient.Get() != 50 || s.m.updates.Get() != 0 {
+		t.Errorf("connected %v, without client %d, sent %d", s.snapshot().Connected, s.m.noClient.Get(), s.m.updates.Get())
 	}
 	if _, _, err := tap.Next(10 * time.Millisecond); !errors.Is(err, rtsync.ErrTimeout) {
 		t.Errorf("Next with nothing new: %v", err)

@@ -3,6 +3,7 @@
 package udpstreamer
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"net"
@@ -158,7 +159,7 @@ func waitRun(b *testing.B, c Config, rtPrio int, d time.Duration) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := th.Start(); err != nil {
+	if err := th.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}
 	time.Sleep(time.Second) // the paced wait learns
@@ -249,7 +250,7 @@ func waitBare(b *testing.B, cfg Config, rtPrio int, d time.Duration) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := th.Start(); err != nil {
+	if err := th.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}
 	time.Sleep(time.Second)

@@ -2,6 +2,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -148,7 +149,7 @@ func (a *App) buildThread(ti int) (*thread, error) {
 				steps = append(steps, rt.Step{Name: inst.Name(), Exec: inst})
 				th.gams = append(th.gams, inst)
 			}
-			feeds[o.DataSourceIndex] = append(feeds[o.DataSourceIndex], broker.Output{Signal: sig.Name, Src: mem.Mem})
+			feeds[o.DataSourceIndex] = append(feeds[o.DataSourceIndex], broker.BindBytes(sig.Name, mem.Type, mem.Mem))
 		}
 		outputs[gi] = mems
 	}
@@ -349,7 +350,7 @@ func (a *App) Start() error {
 	fail := func(err error) error {
 		a.stopScope()
 		for _, s := range opened {
-			s.ds.Stop()
+			s.ds.Close()
 		}
 		a.stopHTTP()
 		a.releaseWakeHold()
@@ -394,7 +395,7 @@ func (a *App) Start() error {
 	// system calls, created now rather than lazily during the run.
 	rt.WarmThreadPool(warmThreads)
 	for i, th := range a.threads {
-		if err := th.rt.Start(); err != nil {
+		if err := th.rt.Start(context.Background()); err != nil {
 			for _, t := range a.threads[:i] {
 				t.rt.Stop()
 			}
@@ -422,12 +423,12 @@ func (a *App) Stop() error {
 	a.stopScope()
 	var errs []error
 	for i := len(a.threads) - 1; i >= 0; i-- {
-		if err := a.threads[i].rt.Stop(); err != nil {
+		if err := a.threads[i].rt.Stop(); err != nil && !errors.Is(err, rt.ErrNotRunning) {
 			errs = append(errs, err)
 		}
 	}
 	for _, s := range a.sources {
-		if err := s.ds.Stop(); err != nil {
+		if err := s.ds.Close(); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"net/netip"
 	"runtime"
 	"strings"
@@ -55,14 +56,18 @@ func TestGarbageAtProducerPorts(t *testing.T) {
 			ds := a.sources[0].ds
 			port := ds.(interface{ LocalAddr() netip.AddrPort }).LocalAddr().Port()
 			sent := func() uint64 {
-				switch s := statusOf(ds).(type) {
-				case rd100s.Status:
-					return s.PacketsSent
-				case flatudp.Status:
-					return s.DatagramsSent
+				b, err := json.Marshal(statusOf(ds))
+				if err != nil {
+					t.Fatal(err)
 				}
-				t.Fatalf("status %T", statusOf(ds))
-				return 0
+				var st struct {
+					Packets   uint64 `json:"packets_sent"`   // RD100S
+					Datagrams uint64 `json:"datagrams_sent"` // FlatUDP
+				}
+				if err := json.Unmarshal(b, &st); err != nil {
+					t.Fatal(err)
+				}
+				return st.Packets + st.Datagrams
 			}
 			g := testenv.Loopback(t)
 			dst := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), port)

@@ -82,7 +82,11 @@ func (a *App) Force(target, value string) (ForceStatus, error) {
 	if err != nil {
 		return ForceStatus{}, fmt.Errorf("force %s: %w", target, err)
 	}
-	s.forces.Force(i, s.ds.GetSignalMemoryBuffer(i), b)
+	dst, err := s.ds.GetSignalMemoryBuffer(i)
+	if err != nil {
+		return ForceStatus{}, fmt.Errorf("force %s: %w", target, err)
+	}
+	s.forces.Force(i, dst, b)
 	st := forceStatus(s.cfg.Name, sig, b)
 	a.events.add(Event{Time: time.Now(), Kind: "force", Target: target, Value: clip.Prefix(st.Value, maxEventValue)})
 	a.log.Info("signal forced", "signal", target, "value", st.Value)

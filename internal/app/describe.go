@@ -28,14 +28,8 @@ func (a *App) Describe(w io.Writer) {
 	}
 	for i, s := range a.sources {
 		fmt.Fprintf(w, "\ndatasource %s (%s)\n", s.cfg.Name, s.cfg.Class)
-		var mem *datasource.Memory
-		if m, ok := s.ds.(interface{ Memory() *datasource.Memory }); ok {
-			mem = m.Memory()
-		}
-		describeSignals(w, s.ds.Signals(), mem, streamerOf(s.ds) != nil)
-		if mem != nil {
-			fmt.Fprintf(w, "  signal memory: %d bytes\n", mem.Size())
-		}
+		size := describeSignals(w, s.ds.Signals(), streamerOf(s.ds) != nil)
+		fmt.Fprintf(w, "  signal memory: %d bytes\n", size)
 		if d, ok := s.ds.(describer); ok {
 			fmt.Fprintf(w, "  %s\n", d.Describe())
 		}
@@ -79,8 +73,10 @@ func count(n int, noun string) string {
 
 // describeSignals prints the signal table: the wire and time columns only
 // for a UDPStreamer (the other producers send signal memory as it is and
-// have no time modes), the unit column only when a signal has a unit.
-func describeSignals(w io.Writer, sigs []datasource.Signal, mem *datasource.Memory, udps bool) {
+// have no time modes), the unit column only when a signal has a unit. It
+// returns the size of signal memory, where the signals lie packed in
+// declaration order (datasource.DataSource).
+func describeSignals(w io.Writer, sigs []datasource.Signal, udps bool) (size int) {
 	units := false
 	for i := range sigs {
 		units = units || sigs[i].Unit != ""
@@ -100,10 +96,8 @@ func describeSignals(w io.Writer, sigs []datasource.Signal, mem *datasource.Memo
 	fmt.Fprintf(tw, "  %s\n", strings.Join(cols, "\t"))
 	for i := range sigs {
 		sig := &sigs[i]
-		off := 0
-		if mem != nil {
-			off = mem.Offset(i)
-		}
+		off := size
+		size += sig.ByteSize()
 		shape := fmt.Sprint(sig.Elements())
 		if sig.NumberOfDimensions == 2 {
 			shape = fmt.Sprintf("%d×%d", sig.Rows, sig.Cols)
@@ -129,6 +123,7 @@ func describeSignals(w io.Writer, sigs []datasource.Signal, mem *datasource.Memo
 	for line := range strings.Lines(b.String()) {
 		fmt.Fprintln(w, strings.TrimRight(line, " \n"))
 	}
+	return size
 }
 
 // timing describes how a UDPStreamer client times the samples of sig.

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"log/slog"
 	"strings"
@@ -87,7 +88,7 @@ func TestStepFailureLogged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Start(); err != nil {
+	if err := r.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	defer r.Stop()

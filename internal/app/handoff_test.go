@@ -73,7 +73,7 @@ func TestHandOffSizedByTheFeedingThread(t *testing.T) {
 	if h := s.HandOffSize(); h.Depth != 500 || !h.Auto || h.Period != time.Millisecond {
 		t.Errorf("UDPStreamer fed at 1 kHz: %v", h)
 	}
-	if st := a.sources[1].ds.(*flatudp.Sender).Status(); st.Buffers != 125 || !st.BuffersAuto || st.QueueCoversMs != 500 {
-		t.Errorf("FlatUDP fed at 250 Hz: %d buffers (auto %v) covering %v ms", st.Buffers, st.BuffersAuto, st.QueueCoversMs)
+	if h := a.sources[1].ds.(*flatudp.Sender).HandOffSize(); h.Depth != 125 || !h.Auto || h.Covers != 500*time.Millisecond {
+		t.Errorf("FlatUDP fed at 250 Hz: %v", h)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"log/slog"
 	"os"
@@ -151,6 +152,13 @@ func TestSoak(t *testing.T) {
 		}
 	}
 	runtime.ReadMemStats(&m1)
+	// The RT thread first, so the counts are final; then the metrics,
+	// which closing the datasources unregisters; then the rest.
+	if err := a.threads[0].rt.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	var prom bytes.Buffer
+	ms.WritePrometheus(&prom)
 	newThreads := pprof.Lookup("threadcreate").Count() - threads0
 	if err := a.Stop(); err != nil {
 		t.Fatal(err)
@@ -159,8 +167,6 @@ func TestSoak(t *testing.T) {
 
 	mallocs, gcs := m1.Mallocs-m0.Mallocs, m1.NumGC-m0.NumGC
 	st := cl.Stats()
-	var prom bytes.Buffer
-	ms.WritePrometheus(&prom)
 	v := parseProm(prom.String())
 	cycles := v[`streamerd_rt_cycles_total{thread="RT1"}`]
 	sync := v[`streamerd_udpstreamer_synchronise_total{datasource="Streamer"}`]
@@ -173,7 +179,7 @@ func TestSoak(t *testing.T) {
 	skipped := v[`streamerd_udpstreamer_cycles_skipped_total{datasource="Streamer"}`]
 	hand := a.sources[0].ds.(*udpstreamer.Streamer).HandOffSize()
 	t.Logf("soak %v of %s at %v a cycle beside %d CPU-bound processes (load average %s): %d RT cycles (%d overruns, %d missed periods), %d updates received, skipped at the hand-off %v (%v of them lock timeouts; ring: %v, peak %d), network wakeups %v, lost %d, stale %d, mallocs %d, threads started %d, GC cycles %d, RSS %d → max %d KiB",
-		*soakDuration, name, a.threads[0].cfg.Period, *soakLoad, loadAverage(), stats.Cycles, stats.Overruns, stats.MissedPeriods, received.Load(), skipped, v[`streamerd_udpstreamer_lock_timeouts_total{datasource="Streamer"}`], hand, a.sources[0].ds.(*udpstreamer.Streamer).Status().HandOffPeak,
+		*soakDuration, name, a.threads[0].cfg.Period, *soakLoad, loadAverage(), stats.Cycles, stats.Overruns, stats.MissedPeriods, received.Load(), skipped, v[`streamerd_udpstreamer_lock_timeouts_total{datasource="Streamer"}`], hand, handOffPeak(t, a.sources[0].ds.(*udpstreamer.Streamer)),
 		v[`streamerd_udpstreamer_network_wakeups_total{datasource="Streamer"}`], st.Lost, st.Stale, mallocs, newThreads, gcs, rss0>>10, rssMax>>10)
 	if *soakConfig != "" && skipped != 0 {
 		t.Errorf("%v cycles dropped at the hand-off (budget: 0)", skipped)
@@ -249,7 +255,7 @@ func freePort(t *testing.T) int {
 		t.Fatal(err)
 	}
 	port := int(s.LocalAddr().Port())
-	s.Stop()
+	s.Close()
 	return port
 }
 
@@ -312,3 +318,19 @@ func parseProm(text string) map[string]float64 {
 }
 
 var soakProbeSignals = []datasource.Signal{{Name: "x", Type: datasource.Uint8}}
+
+// handOffPeak returns the most cycles st's hand-off ring has held, read
+// from its status report as /status reads it.
+func handOffPeak(t *testing.T, st *udpstreamer.Streamer) int {
+	b, err := json.Marshal(st.StatusReport())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Peak int `json:"hand_off_peak"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r.Peak
+}

@@ -94,9 +94,6 @@ func checkResolved(t *testing.T, f *File) {
 		if n != 1 {
 			t.Errorf("datasource %s: %d class parameter sets", ds.Name, n)
 		}
-		if err := datasource.ValidateSignals(ds.Name, ds.Signals); err != nil {
-			t.Errorf("datasource %s: %v", ds.Name, err)
-		}
 	}
 }
 
@@ -348,9 +345,9 @@ func TestWrapConfigErrors(t *testing.T) {
 	}
 	sigs := f.DataSources[0].Signals
 	perr := errors.Join(
-		datasource.SignalError("S", sigs, 1, "QuantizedType", "not supported here"),
-		datasource.ParamError("S", "Port", "port in use"),
-		datasource.SignalError("S", sigs, 0, "Rows/Cols", "bad shape"),
+		&datasource.ConfigError{DataSource: "S", Signal: sigs[1].Name, Index: 1, Parameter: "QuantizedType", Rule: "not supported here"},
+		&datasource.ConfigError{DataSource: "S", Index: -1, Parameter: "Port", Rule: "port in use"},
+		&datasource.ConfigError{DataSource: "S", Signal: sigs[0].Name, Index: 0, Parameter: "Rows/Cols", Rule: "bad shape"},
 		errors.New("something else"),
 	)
 	got := f.WrapConfigErrors(0, perr)
@@ -362,7 +359,7 @@ w.toml:31:3: DataSources[0] "S" Signals[1] "Ch1": QuantizedType: not supported h
 		t.Errorf("got\n%v\nwant\n%s", got, want)
 	}
 	// A wrapped single ConfigError.
-	got = f.WrapConfigErrors(0, fmtWrap(datasource.ParamError("S", "MaxPayloadSize", "too small")))
+	got = f.WrapConfigErrors(0, fmtWrap(&datasource.ConfigError{DataSource: "S", Index: -1, Parameter: "MaxPayloadSize", Rule: "too small"}))
 	if want := `w.toml:25:1: DataSources[0] "S": MaxPayloadSize: too small`; got == nil || got.Error() != want {
 		t.Errorf("got %v\nwant %s", got, want)
 	}

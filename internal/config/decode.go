@@ -31,6 +31,11 @@ type decoder struct {
 	bad  map[string]bool // canonical paths of the keys reported so far
 
 	suggested int // unknown keys given a suggestion, at most maxSuggestions
+
+	// signals maps each datasource's signal names to their indices, built
+	// once per datasource the first time an output names one of its
+	// signals, so resolving n outputs costs O(n), not O(n × signals).
+	signals map[int]map[string]int
 }
 
 // maxSuggestions bounds the unknown keys of one file that are compared with

@@ -150,6 +150,27 @@ func (d *decoder) resolveOutputs() {
 	}
 }
 
+// signalIndex returns the index of the signal of datasource di named
+// name.
+func (d *decoder) signalIndex(di int, name string) (int, bool) {
+	m, ok := d.signals[di]
+	if !ok {
+		sigs := d.f.DataSources[di].Signals
+		m = make(map[string]int, len(sigs))
+		for i := range sigs {
+			if _, dup := m[sigs[i].Name]; !dup {
+				m[sigs[i].Name] = i
+			}
+		}
+		if d.signals == nil {
+			d.signals = map[int]map[string]int{}
+		}
+		d.signals[di] = m
+	}
+	i, ok := m[name]
+	return i, ok
+}
+
 // resolveOutput finds the datasource signal output o of g (at path op)
 // writes and returns the path of the key that names it.
 func (d *decoder) resolveOutput(g *GAM, o *Output, op string) (key string) {
@@ -170,8 +191,8 @@ func (d *decoder) resolveOutput(g *GAM, o *Output, op string) (key string) {
 		d.errf(op+".DataSource", "datasource %q is a Replay: it serves the signals of its recording, which no GAM writes", o.DataSource)
 		return key
 	}
-	si := datasource.Index(f.DataSources[di].Signals, o.Alias)
-	if si < 0 {
+	si, ok := d.signalIndex(di, o.Alias)
+	if !ok {
 		if o.Alias != "" {
 			d.errf(key, "datasource %q has no signal named %q", o.DataSource, o.Alias)
 		}

@@ -3,6 +3,7 @@
 package forensics
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -39,7 +40,7 @@ func watched(t *testing.T, th *rt.Thread, steps []string) *Monitor {
 	t.Helper()
 	m := New(Config{Interval: 5 * time.Millisecond, Metrics: metrics.NewSet()})
 	m.WatchThread(th, steps, false)
-	if err := th.Start(); err != nil {
+	if err := th.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	m.Start()
@@ -226,7 +227,7 @@ func TestSkippedCyclePreempted(t *testing.T) {
 	if err := s.PrepareNextState(); err != nil {
 		t.Fatal(err)
 	}
-	defer s.Stop()
+	defer s.Close()
 	hogs(t, c, 3)
 	const period = 200 * time.Microsecond
 	m := New(Config{Interval: 5 * time.Millisecond})
@@ -263,7 +264,7 @@ func TestSampleNoAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := th.Start(); err != nil {
+	if err := th.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	defer th.Stop()
@@ -287,7 +288,7 @@ func TestExplainNoAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := th.Start(); err != nil {
+	if err := th.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	defer th.Stop()

@@ -20,7 +20,7 @@ func ExampleNewWaveform() {
 	}
 	out := w.Outputs()[0] // hand out.Mem to a broker
 	w.Execute()
-	v := datasource.View[float32](out.Mem)
+	v := gam.Values[float32](out)
 	fmt.Println(out.Name, out.Type, out.Elements, len(out.Mem))
 	fmt.Printf("%.3f %.3f %.3f\n", v[0], v[250], v[750])
 	// Output:

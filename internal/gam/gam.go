@@ -7,7 +7,7 @@
 //  1. Build the GAMs at configuration time (NewTimer, NewWaveform,
 //     NewIOGAM, NewText). Constructors allocate all output memory; nothing allocates
 //     later.
-//  2. Hand each Output's Mem to a broker (broker.Output{Signal: ..., Src: o.Mem}).
+//  2. Hand each Output to a broker (broker.BindBytes(signal, o.Type, o.Mem)).
 //  3. On the RT thread, call Execute on every GAM each cycle, then run the brokers.
 //
 // Concurrency: a GAM and its output memory belong to the RT thread that
@@ -59,7 +59,7 @@ func newOutput(name string, t datasource.Type, n int) Output {
 		panic(fmt.Sprintf("gam: output %q: invalid type %v", name, t))
 	}
 	size := n * t.Size()
-	mem := datasource.Bytes(make([]uint64, (size+7)/8))[:size:size]
+	mem := bytesOf(make([]uint64, (size+7)/8))[:size:size]
 	return Output{Name: name, Type: t, Elements: n, Mem: mem}
 }
 

@@ -24,10 +24,10 @@ func TestTimer(t *testing.T) {
 		if err := g.Execute(); err != nil {
 			t.Fatal(err)
 		}
-		if got := datasource.View[uint32](o[0].Mem)[0]; got != c {
+		if got := view[uint32](o[0].Mem)[0]; got != c {
 			t.Errorf("Counter = %d, want %d", got, c)
 		}
-		if got := datasource.View[uint32](o[1].Mem)[0]; got != c*1000+7 {
+		if got := view[uint32](o[1].Mem)[0]; got != c*1000+7 {
 			t.Errorf("Time = %d, want %d", got, c*1000+7)
 		}
 	}
@@ -118,7 +118,7 @@ func TestTimerBindKeepsMemory(t *testing.T) {
 	if &g.Outputs()[0].Mem[0] != &mem[0] {
 		t.Fatal("Bind moved the output memory")
 	}
-	if datasource.View[uint32](g.Outputs()[0].Mem)[0] != 30 || datasource.View[uint32](g.Outputs()[1].Mem)[0] != 40 {
+	if view[uint32](g.Outputs()[0].Mem)[0] != 30 || view[uint32](g.Outputs()[1].Mem)[0] != 40 {
 		t.Error("Bind did not take effect")
 	}
 }

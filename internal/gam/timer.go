@@ -27,8 +27,8 @@ func NewTimer(name string, counter, timeUs *uint32) *Timer {
 	g := &Timer{name: name, counter: counter, time: timeUs}
 	g.outputs[0] = newOutput("Counter", datasource.Uint32, 1)
 	g.outputs[1] = newOutput("Time", datasource.Uint32, 1)
-	g.c = datasource.View[uint32](g.outputs[0].Mem)
-	g.t = datasource.View[uint32](g.outputs[1].Mem)
+	g.c = view[uint32](g.outputs[0].Mem)
+	g.t = view[uint32](g.outputs[1].Mem)
 	return g
 }
 

@@ -186,7 +186,7 @@ func NewWaveform(name string, cfg WaveformConfig) (*Waveform, error) {
 	}
 	w.outputs[0] = newOutput(name, cfg.Type, cfg.Elements)
 	if cfg.Type == datasource.Float64 {
-		w.vals = datasource.View[float64](w.outputs[0].Mem)
+		w.vals = view[float64](w.outputs[0].Mem)
 	} else {
 		w.vals = make([]float64, cfg.Elements)
 	}
@@ -413,7 +413,7 @@ var storeByType = [...]func(mem []byte, v []float64){
 }
 
 func storeFloat32(mem []byte, v []float64) {
-	dst := datasource.View[float32](mem)
+	dst := view[float32](mem)
 	for i, x := range v[:len(dst)] {
 		dst[i] = float32(x)
 	}
@@ -431,7 +431,7 @@ func storeInt[T uint8 | int8 | uint16 | int16 | uint32 | int32 | uint64 | int64]
 		maxT = ^minT
 	}
 	lo, hi := float64(minT), float64(maxT)+1
-	dst := datasource.View[T](mem)
+	dst := view[T](mem)
 	for i, x := range v[:len(dst)] {
 		r := math.Round(x)
 		switch {

@@ -32,7 +32,7 @@ func mustWaveform(t testing.TB, cfg WaveformConfig) *Waveform {
 }
 
 // f64 returns the float64 output of w.
-func f64(w *Waveform) []float64 { return datasource.View[float64](w.Outputs()[0].Mem) }
+func f64(w *Waveform) []float64 { return view[float64](w.Outputs()[0].Mem) }
 
 // run executes w n times and returns the concatenated float64 outputs.
 func run(t testing.TB, w *Waveform, n int) []float64 {
@@ -237,7 +237,7 @@ func TestPhaseStaysExact(t *testing.T) {
 		Type: datasource.Float32, Elements: 1000})
 	w.next = 1e9
 	w.Execute()
-	for j, x := range datasource.View[float32](w.Outputs()[0].Mem) {
+	for j, x := range view[float32](w.Outputs()[0].Mem) {
 		near(t, "float32 value at 1e9+j", float64(x), math.Sin(2*math.Pi*float64(j)/1000), 1e-6)
 	}
 	// A scalar after 10^9 cycles of 1 ms (11.6 days) at an awkward frequency.
@@ -300,7 +300,7 @@ func TestIntegerRoundAndClamp(t *testing.T) {
 	w := mustWaveform(t, WaveformConfig{Shape: Sine, Amplitude: 40000, Frequency: 8, SamplingRate: 1024,
 		Type: datasource.Int16, Elements: 128})
 	w.Execute()
-	v := datasource.View[int16](w.Outputs()[0].Mem)
+	v := view[int16](w.Outputs()[0].Mem)
 	if v[32] != math.MaxInt16 || v[96] != math.MinInt16 || v[0] != 0 {
 		t.Errorf("int16 sine: v[0]=%d v[32]=%d v[96]=%d, want 0 32767 -32768", v[0], v[32], v[96])
 	}
@@ -352,7 +352,7 @@ func TestNoise(t *testing.T) {
 	iw := mustWaveform(t, WaveformConfig{Shape: Noise, Amplitude: 100, Offset: 50, Seed: 7, Type: datasource.Int8, Elements: 4096})
 	iw.Execute()
 	lo, hi := int8(127), int8(-128)
-	for _, x := range datasource.View[int8](iw.Outputs()[0].Mem) {
+	for _, x := range view[int8](iw.Outputs()[0].Mem) {
 		lo, hi = min(lo, x), max(hi, x)
 	}
 	if lo != -50 || hi != 127 {

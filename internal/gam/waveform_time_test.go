@@ -52,7 +52,7 @@ func marte2Sine(a, f, ph, o, t, inc float64, n int) []float64 {
 func TestTimeInputFollowsCounter(t *testing.T) {
 	const a, f, ph, o = 1.5, 7.3, 0.3, 0.25
 	w, now := timeWave(t, WaveformConfig{Shape: Sine, Amplitude: a, Frequency: f, Phase: ph, Offset: o, Type: datasource.Float64, Elements: 1})
-	out := datasource.View[float64](w.Outputs()[0].Mem)
+	out := view[float64](w.Outputs()[0].Mem)
 	for i, c := range counters(200) {
 		*now = c * 1000 // LinuxTimer Time at 1 kHz
 		if err := w.Execute(); err != nil {
@@ -72,7 +72,7 @@ func TestTimeInputFollowsCounter(t *testing.T) {
 // over the element count, as MARTe2 computes it.
 func TestTimeInputArraySpacing(t *testing.T) {
 	w, now := timeWave(t, WaveformConfig{Shape: Sine, Amplitude: 2, Frequency: 50, Type: datasource.Float64, Elements: 4})
-	out := datasource.View[float64](w.Outputs()[0].Mem)
+	out := view[float64](w.Outputs()[0].Mem)
 	for _, tc := range []struct {
 		time uint32
 		want []float64
@@ -97,7 +97,7 @@ func TestTimeInputArraySpacing(t *testing.T) {
 // clamped.
 func TestTimeInputTruncates(t *testing.T) {
 	w, now := timeWave(t, WaveformConfig{Shape: Constant, Offset: -2.7, Type: datasource.Int16, Elements: 1})
-	out := datasource.View[int16](w.Outputs()[0].Mem)
+	out := view[int16](w.Outputs()[0].Mem)
 	for _, tm := range []uint32{10, 20} {
 		*now = tm
 		if err := w.Execute(); err != nil {
@@ -112,7 +112,7 @@ func TestTimeInputTruncates(t *testing.T) {
 		*now = tm
 		w.Execute()
 	}
-	if got := datasource.View[uint16](w.Outputs()[0].Mem)[0]; got != math.MaxUint16 {
+	if got := view[uint16](w.Outputs()[0].Mem)[0]; got != math.MaxUint16 {
 		t.Errorf("uint16 of 1e9: %d, want %d", got, math.MaxUint16)
 	}
 }
@@ -120,7 +120,7 @@ func TestTimeInputTruncates(t *testing.T) {
 // The 32-bit µs input wraps after 71.6 minutes; the waveform goes on.
 func TestTimeInputUnwraps(t *testing.T) {
 	w, now := timeWave(t, WaveformConfig{Shape: Ramp, Amplitude: 1, Type: datasource.Float64, Elements: 1})
-	out := datasource.View[float64](w.Outputs()[0].Mem)
+	out := view[float64](w.Outputs()[0].Mem)
 	for _, tm := range []uint32{math.MaxUint32 - 1999, math.MaxUint32 - 999, 0xFFFFFFFF, 999} {
 		*now = tm
 		if err := w.Execute(); err != nil {
@@ -148,7 +148,7 @@ func TestTimeInputSecondCycleFailures(t *testing.T) {
 		{"nyquist-array", 2100, 2000, ErrNyquist, 4},
 	} {
 		w, now := timeWave(t, WaveformConfig{Shape: Sine, Amplitude: 1, Offset: 5, Frequency: tc.f, Type: datasource.Float32, Elements: tc.elems})
-		out := datasource.View[float32](w.Outputs()[0].Mem)
+		out := view[float32](w.Outputs()[0].Mem)
 		*now = 1000
 		w.Execute()
 		*now = tc.t1
@@ -259,20 +259,20 @@ func checkAgainstC(t *testing.T, a, f, ph, o float64, n int, unsigned bool, cs [
 			s, _ := strconv.ParseUint(fs[4*e+1], 16, 32)
 			u, _ := strconv.ParseInt(fs[4*e+2], 10, 32)
 			sg, _ := strconv.ParseInt(fs[4*e+3], 10, 32)
-			g64 := datasource.View[float64](w64.Outputs()[0].Mem)[e]
+			g64 := view[float64](w64.Outputs()[0].Mem)[e]
 			if diff := math.Abs(g64 - math.Float64frombits(d)); diff > tol {
 				t.Fatalf("A=%v F=%v: cycle %d Counter %d element %d: float64 %v, C %v", a, f, i, c, e, g64, math.Float64frombits(d))
 			} else if diff != 0 {
 				differ++
 			}
-			if g := math.Float32bits(datasource.View[float32](w32.Outputs()[0].Mem)[e]); g != uint32(s) {
+			if g := math.Float32bits(view[float32](w32.Outputs()[0].Mem)[e]); g != uint32(s) {
 				t.Fatalf("A=%v F=%v: cycle %d Counter %d element %d: float32 %x, C %x", a, f, i, c, e, g, s)
 			}
 			var got, want int64
 			if unsigned {
-				got, want = int64(datasource.View[uint16](wint.Outputs()[0].Mem)[e]), u
+				got, want = int64(view[uint16](wint.Outputs()[0].Mem)[e]), u
 			} else {
-				got, want = int64(datasource.View[int16](wint.Outputs()[0].Mem)[e]), sg
+				got, want = int64(view[int16](wint.Outputs()[0].Mem)[e]), sg
 			}
 			if got != want {
 				t.Fatalf("A=%v F=%v: cycle %d Counter %d element %d: integer %d, C %d", a, f, i, c, e, got, want)

@@ -90,7 +90,7 @@ func TestCosineMatchesC(t *testing.T) {
 		}
 		var now uint32
 		w.BindTime(&now)
-		out := datasource.View[float64](w.Outputs()[0].Mem)
+		out := gam.Values[float64](w.Outputs()[0])
 		sc := bufio.NewScanner(bytes.NewReader(ref))
 		tol := 2 * math.Abs(a) * 0x1p-52 // 2 ulps of sin, scaled
 		differ, worst := 0, 0.0

@@ -129,7 +129,7 @@ func BenchmarkRecordBurstLive(b *testing.B) {
 	var wg sync.WaitGroup
 	var runErr error
 	wg.Go(func() { runErr = sess.Run(ctx, &UDPStreamerSource{Server: s.LocalAddr().String()}) })
-	for !s.Status().Connected {
+	for !s.Client().IsValid() {
 		time.Sleep(time.Millisecond)
 	}
 	b.ResetTimer()
@@ -138,7 +138,7 @@ func BenchmarkRecordBurstLive(b *testing.B) {
 	for i := range b.N {
 		next += int64(time.Millisecond)
 		cpu.SleepUntil(next)
-		fillBurst(s.GetSignalMemoryBuffer(0), s.GetSignalMemoryBuffer(1), i)
+		fillBurst(testenv.Must(s.GetSignalMemoryBuffer(0)), testenv.Must(s.GetSignalMemoryBuffer(1)), i)
 		s.Synchronise()
 	}
 	deadline := time.Now().Add(10 * time.Second)

@@ -13,9 +13,9 @@ import (
 
 	flatclient "github.com/streamerd/streamerd/datasource/flatudp/client"
 	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
-	rdclient "github.com/streamerd/streamerd/datasource/rd100s/client"
 	rdwire "github.com/streamerd/streamerd/datasource/rd100s/wire"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
+	rdclient "github.com/streamerd/streamerd/internal/rd100slink"
 	"github.com/streamerd/streamerd/netthread"
 )
 

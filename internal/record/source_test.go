@@ -48,20 +48,20 @@ func startStreamer(t testing.TB, sigs []datasource.Signal, depth int) *udpstream
 	if err := s.PrepareNextState(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Stop() })
+	t.Cleanup(func() { s.Close() })
 	return s
 }
 
 // publish writes cycle i into the streamer's memory and publishes it,
 // never overwriting a cycle the network thread has not taken.
 func publish(s *udpstreamer.Streamer, i int) {
-	binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), uint32(i))
-	binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(1), math.Float32bits(float32(math.Sin(float64(i)/10)*9.5)))
-	w := s.GetSignalMemoryBuffer(2)
+	binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(0)), uint32(i))
+	binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(1)), math.Float32bits(float32(math.Sin(float64(i)/10)*9.5)))
+	w := testenv.Must(s.GetSignalMemoryBuffer(2))
 	for k := range 4 {
 		binary.LittleEndian.PutUint64(w[8*k:], math.Float64bits(float64(i)+float64(k)/4))
 	}
-	m := s.GetSignalMemoryBuffer(3)
+	m := testenv.Must(s.GetSignalMemoryBuffer(3))
 	for k := range m {
 		m[k] = byte(int8(i + k - 3))
 	}
@@ -91,7 +91,7 @@ func TestRecordUDPStreamerLive(t *testing.T) {
 	s := startStreamer(t, liveSignals(), 256)
 	path := filepath.Join(t.TempDir(), "live.parquet")
 	sess, stop := runSession(t, &UDPStreamerSource{Server: s.LocalAddr().String(), Codes: true}, Options{Path: path, RowGroupBytes: 4 << 10})
-	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Status().Connected })
+	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Client().IsValid() })
 	const n = 500
 	for i := range n {
 		publish(s, i)

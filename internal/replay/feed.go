@@ -56,26 +56,34 @@ type element struct {
 // feeder reads the recording's rows into batches ahead of the pacing
 // thread: free batches come back on free, filled ones go out on full.
 type feeder struct {
-	file  *record.File
-	l     *record.Layout
-	pc    paceColumns
-	elems []element
-	size  int // bytes of signal memory
-	loop  bool
+	file    *record.File
+	l       *record.Layout
+	pc      paceColumns
+	elems   []element
+	size    int   // bytes of signal memory
+	offsets []int // where each signal starts in it
+	loop    bool
 
 	free, full chan *batch
 	quit       chan struct{}
 	wg         sync.WaitGroup
 }
 
-func newFeeder(l *record.Layout, pc paceColumns, mem *datasource.Memory, loop bool) *feeder {
-	fd := &feeder{l: l, pc: pc, size: mem.Size(), loop: loop,
+// newFeeder reads rows laid out as the signal memory of sigs: packed in
+// declaration order (datasource.DataSource), offsets[i] where signal i
+// starts.
+func newFeeder(l *record.Layout, pc paceColumns, sigs []datasource.Signal, loop bool) *feeder {
+	fd := &feeder{l: l, pc: pc, loop: loop, offsets: make([]int, len(sigs)),
 		free: make(chan *batch, batches), full: make(chan *batch, batches), quit: make(chan struct{})}
+	for i := range sigs {
+		fd.offsets[i] = fd.size
+		fd.size += sigs[i].ByteSize()
+	}
 	for i := range l.Signals {
 		first, n := l.FirstColumn(i), l.Signals[i].Elements()
 		size := l.Signals[i].Type.Size()
 		for k := range n {
-			fd.elems = append(fd.elems, element{col: first + k, off: mem.Offset(i) + k*size, size: size})
+			fd.elems = append(fd.elems, element{col: first + k, off: fd.offsets[i] + k*size, size: size})
 		}
 	}
 	rows := max(1, min(maxBatch, batchBytes/max(1, fd.size)))

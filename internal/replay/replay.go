@@ -9,7 +9,7 @@
 //     opens the socket, starts the Streamer's network thread and the
 //     pacing thread.
 //  3. r.Done is closed when the recording has been played to its end
-//     (never with Loop) or reading it failed (r.Err says why); r.Stop
+//     (never with Loop) or reading it failed (r.Err says why); r.Close
 //     stops both threads.
 //
 // A Replay is a datasource.DataSource (an Opener) whose Synchronise does
@@ -30,12 +30,16 @@
 package replay
 
 import (
+	"bytes"
 	"cmp"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -86,17 +90,21 @@ type Options struct {
 // rule is a *datasource.ConfigError naming its field (Speed,
 // PacingPriority, Signals), joined.
 func Validate(opts *Options) error {
-	e := datasource.ConfigErrors{DataSource: cmp.Or(opts.Server.Name, DefaultName)}
-	if opts.Speed != 0 && !(opts.Speed >= MinSpeed && opts.Speed <= MaxSpeed) {
-		e.Param("Speed", "want %v to %v, or 0 for flat out, got %v", MinSpeed, MaxSpeed, opts.Speed)
+	name := cmp.Or(opts.Server.Name, DefaultName)
+	var errs []error
+	param := func(p, format string, args ...any) {
+		errs = append(errs, &datasource.ConfigError{DataSource: name, Index: -1, Parameter: p, Rule: fmt.Sprintf(format, args...)})
 	}
-	if opts.PacingPriority < 0 || opts.PacingPriority > 99 {
-		e.Param("PacingPriority", "want 0 (normal scheduling) or 1..99, got %d", opts.PacingPriority)
+	if opts.Speed != 0 && !(opts.Speed >= MinSpeed && opts.Speed <= MaxSpeed) {
+		param("Speed", "want %v to %v, or 0 for flat out, got %v", MinSpeed, MaxSpeed, opts.Speed)
+	}
+	if cpu.ValidatePriority(opts.PacingPriority) != nil {
+		param("PacingPriority", "%v", cpu.ValidatePriority(opts.PacingPriority))
 	}
 	if len(opts.Server.Signals) > 0 {
-		e.Param("Signals", "the signals of a replay are its recording's; give none")
+		param("Signals", "the signals of a replay are its recording's; give none")
 	}
-	return e.Err()
+	return errors.Join(errs...)
 }
 
 // withDefaults fills in the defaults of the fields left zero.
@@ -134,8 +142,9 @@ type Replay struct {
 	pace    paceColumns
 
 	feed *feeder
+	bufs [][]byte // each signal's bytes in the Streamer's memory
 
-	mu      sync.Mutex // guards file, thread and stopped: Stop may come from any goroutine
+	mu      sync.Mutex // guards file, thread and stopped: Close may come from any goroutine
 	file    *record.File
 	thread  *netthread.Thread
 	stopped bool
@@ -222,9 +231,6 @@ func Signals(infos []wire.SignalInfo) []datasource.Signal {
 // Streamer returns the Streamer that serves the recording.
 func (r *Replay) Streamer() *udpstreamer.Streamer { return r.s }
 
-// Memory returns the Streamer's signal memory (nil before AllocateMemory).
-func (r *Replay) Memory() *datasource.Memory { return r.s.Memory() }
-
 // Layout returns the recording's layout.
 func (r *Replay) Layout() *record.Layout { return r.layout }
 
@@ -239,12 +245,20 @@ func (r *Replay) AllocateMemory() error {
 	if err := r.s.AllocateMemory(); err != nil {
 		return err
 	}
-	r.feed = newFeeder(r.layout, r.pace, r.s.Memory(), r.opts.Loop)
+	r.feed = newFeeder(r.layout, r.pace, r.s.Signals(), r.opts.Loop)
+	r.bufs = make([][]byte, len(r.s.Signals()))
+	for i := range r.bufs {
+		b, err := r.s.GetSignalMemoryBuffer(i)
+		if err != nil {
+			return err
+		}
+		r.bufs[i] = b
+	}
 	return nil
 }
 
 // GetSignalMemoryBuffer returns the bytes of signal i in signal memory.
-func (r *Replay) GetSignalMemoryBuffer(i int) []byte { return r.s.GetSignalMemoryBuffer(i) }
+func (r *Replay) GetSignalMemoryBuffer(i int) ([]byte, error) { return r.s.GetSignalMemoryBuffer(i) }
 
 // Open binds the Streamer's socket.
 func (r *Replay) Open() error { return r.s.Open() }
@@ -259,9 +273,9 @@ func (r *Replay) PrepareNextState() error {
 	case r.feed == nil:
 		return fmt.Errorf("datasource %q: %w", name, datasource.ErrNotAllocated)
 	case r.thread != nil:
-		return fmt.Errorf("datasource %q: %w", name, datasource.ErrPreparedTwice)
+		return fmt.Errorf("datasource %q: %w", name, datasource.ErrStarted)
 	case r.stopped:
-		return fmt.Errorf("datasource %q: stopped", name)
+		return fmt.Errorf("datasource %q: %w", name, datasource.ErrClosed)
 	}
 	f, err := record.Open(r.path)
 	if err != nil {
@@ -279,7 +293,7 @@ func (r *Replay) PrepareNextState() error {
 	th, err := netthread.Start(netthread.Config{Name: name + "-pace", CPUMask: r.opts.PacingCPUMask, Priority: r.opts.PacingPriority}, r.play)
 	if err != nil {
 		r.feed.stop()
-		r.s.Stop()
+		r.s.Close()
 		f.Close()
 		r.stopped = true
 		return fmt.Errorf("datasource %q: pacing thread: %w", name, err)
@@ -290,13 +304,26 @@ func (r *Replay) PrepareNextState() error {
 	return nil
 }
 
-// Start is AllocateMemory then PrepareNextState.
-func (r *Replay) Start() error {
+// Start is AllocateMemory then PrepareNextState; the Replay closes when
+// ctx is done. A nil ctx is refused.
+func (r *Replay) Start(ctx context.Context) error {
+	if ctx == nil {
+		return fmt.Errorf("datasource %q: Start: nil context (use context.Background())", r.opts.Server.Name)
+	}
 	if err := r.AllocateMemory(); err != nil {
 		return err
 	}
-	return r.PrepareNextState()
+	if err := r.PrepareNextState(); err != nil {
+		return err
+	}
+	if ctx.Done() != nil {
+		context.AfterFunc(ctx, func() { _ = r.Close() })
+	}
+	return nil
 }
+
+// Metrics returns the set the Streamer's metrics are registered in.
+func (r *Replay) Metrics() *metrics.Set { return r.s.Metrics() }
 
 func speedText(v float64) string {
 	if v == 0 {
@@ -308,14 +335,14 @@ func speedText(v float64) string {
 // Synchronise does nothing: the pacing thread synchronises the Streamer.
 func (r *Replay) Synchronise() error { return nil }
 
-// Stop stops the pacing thread, the reader and the Streamer, and closes
+// Close stops the pacing thread, the reader and the Streamer, and closes
 // the file; later calls do nothing. Before PrepareNextState it closes
 // what Open opened.
-func (r *Replay) Stop() error {
+func (r *Replay) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.thread == nil {
-		return r.s.Stop()
+		return r.s.Close()
 	}
 	if r.stopped {
 		return nil
@@ -323,7 +350,7 @@ func (r *Replay) Stop() error {
 	r.stopped = true
 	err := r.thread.Stop()
 	r.feed.stop()
-	if serr := r.s.Stop(); err == nil {
+	if serr := r.s.Close(); err == nil {
 		err = serr
 	}
 	r.file.Close()
@@ -332,7 +359,7 @@ func (r *Replay) Stop() error {
 }
 
 // Done is closed when the recording was played to its end (without
-// Loop), when reading it failed, or at Stop.
+// Loop), when reading it failed, or at Close.
 func (r *Replay) Done() <-chan struct{} { return r.done }
 
 // Err returns why the replay ended early: a read error; nil otherwise.
@@ -361,10 +388,12 @@ func (r *Replay) Stats() Stats {
 // ClassReplay is the class a Replay reports in its Status.
 const ClassReplay = "Replay"
 
-// Status is the Replay's snapshot for /status: the Streamer's and the
-// replay's own (docs/status.md).
+// Status is the Replay's snapshot for /status: the Streamer's fields (its
+// StatusReport) with the class Replay, then the replay's own
+// (docs/status.md).
 type Status struct {
-	udpstreamer.Status
+	Streamer any    `json:"-"`
+	Class    string `json:"-"` // in place of the Streamer's
 	File     string `json:"file"`
 	FileRows int64  `json:"file_rows"`
 	Speed    string `json:"speed"`
@@ -377,11 +406,34 @@ type Status struct {
 	Error    string `json:"error,omitempty"`
 }
 
+// MarshalJSON writes one object: the Streamer's fields, its class
+// replaced by Class, then the replay's.
+func (s Status) MarshalJSON() ([]byte, error) {
+	type own Status // without this method
+	a, err := json.Marshal(s.Streamer)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(own(s))
+	if err != nil {
+		return nil, err
+	}
+	if len(a) < 2 || a[0] != '{' || len(b) < 2 || b[0] != '{' {
+		return nil, fmt.Errorf("replay status: %s and %s are not two objects", a, b)
+	}
+	if s.Class != "" {
+		a = bytes.Replace(a, []byte(`"class":"UDPStreamer"`), []byte(`"class":`+strconv.Quote(s.Class)), 1)
+	}
+	if len(a) == 2 { // {}
+		return b, nil
+	}
+	return append(append(a[:len(a)-1], ','), b[1:]...), nil
+}
+
 // StatusReport returns Status as an any.
 func (r *Replay) StatusReport() any {
-	st := Status{Status: r.s.Status(), File: r.path, FileRows: r.numRows, Speed: speedText(r.opts.Speed),
+	st := Status{Streamer: r.s.StatusReport(), Class: ClassReplay, File: r.path, FileRows: r.numRows, Speed: speedText(r.opts.Speed),
 		Loop: r.opts.Loop, Stats: r.Stats()}
-	st.Class = ClassReplay
 	st.PositionSeconds = st.PositionTime.Seconds()
 	select {
 	case <-r.done:
@@ -414,7 +466,6 @@ func (r *Replay) play(stop <-chan struct{}) {
 	if r.opts.WaitClient && !r.waitClient(stop) {
 		return
 	}
-	mem := r.s.Memory().Block()
 	depth := r.opts.Server.HandOffDepth
 	next := cpu.MonotonicNanos()
 	newPass := true
@@ -425,7 +476,7 @@ func (r *Replay) play(stop <-chan struct{}) {
 			return
 		case b = <-r.feed.full:
 		}
-		size := len(mem)
+		size := r.feed.size
 		for j := range b.n {
 			if r.opts.Speed > 0 {
 				next += int64(float64(b.dt[j]) / r.opts.Speed)
@@ -445,7 +496,10 @@ func (r *Replay) play(stop <-chan struct{}) {
 					return
 				}
 			}
-			copy(mem, b.mem[j*size:(j+1)*size])
+			row := b.mem[j*size : (j+1)*size]
+			for i, buf := range r.bufs {
+				copy(buf, row[r.feed.offsets[i]:])
+			}
 			gap := min(b.gap[j], maxGap)
 			r.s.SynchroniseAfterGap(gap)
 			r.rows.Add(1)
@@ -484,7 +538,7 @@ func (r *Replay) play(stop <-chan struct{}) {
 
 // waitClient waits until a client holds the session; false on stop.
 func (r *Replay) waitClient(stop <-chan struct{}) bool {
-	for !r.s.Status().Connected {
+	for !r.s.Client().IsValid() {
 		if !sleepFor(10*time.Millisecond, stop) {
 			return false
 		}

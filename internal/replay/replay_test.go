@@ -1,6 +1,10 @@
 package replay
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -32,7 +36,7 @@ func TestRoundTrip(t *testing.T) {
 
 	s := replaytest.Live(t)
 	sessA, stopA := replaytest.RecordFrom(t, s.LocalAddr().String(), a)
-	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Status().Connected })
+	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Client().IsValid() })
 	const n = 300
 	for i := range n {
 		replaytest.Cycle(s, i, gapAt[i])
@@ -44,10 +48,10 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Start(); err != nil {
+	if err := r.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	defer r.Stop()
+	defer r.Close()
 	sessB, stopB := replaytest.RecordFrom(t, r.Streamer().LocalAddr().String(), b)
 	testenv.Receive(t, r.Done(), 30*time.Second, "the end of the replay")
 	if err := r.Err(); err != nil {
@@ -102,7 +106,7 @@ func TestReplayLoopsAndStops(t *testing.T) {
 	a := filepath.Join(t.TempDir(), "a.parquet")
 	s := replaytest.Live(t)
 	sess, stop := replaytest.RecordFrom(t, s.LocalAddr().String(), a)
-	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Status().Connected })
+	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Client().IsValid() })
 	for i := range 20 {
 		replaytest.Cycle(s, i, 0)
 	}
@@ -121,7 +125,7 @@ func TestReplayLoopsAndStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Start(); err != nil {
+	if err := r.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	replaytest.Connect(t, r.Streamer().LocalAddr().String())
@@ -129,7 +133,7 @@ func TestReplayLoopsAndStops(t *testing.T) {
 	if st := r.StatusReport().(Status); st.Finished || st.Position < 1 || st.Position > 20 {
 		t.Errorf("looping: %+v", st)
 	}
-	if err := r.Stop(); err != nil {
+	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
 	testenv.Receive(t, r.Done(), 5*time.Second, "Done after Stop")
@@ -145,7 +149,7 @@ func TestBadFilesNameTheFileAndTheProblem(t *testing.T) {
 	good := filepath.Join(dir, "good.parquet")
 	s := replaytest.Live(t)
 	sess, stop := replaytest.RecordFrom(t, s.LocalAddr().String(), good)
-	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Status().Connected })
+	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Client().IsValid() })
 	for i := range 50 {
 		replaytest.Cycle(s, i, 0)
 	}
@@ -197,7 +201,7 @@ func TestReplayDataSourceContract(t *testing.T) {
 		}
 		return r
 	}
-	dstest.Lifecycle(t, newReplay())
+	lifecycle(t, newReplay())
 	dstest.Opener(t, newReplay)
 
 	// A recording replaced between New and the start is refused.
@@ -213,7 +217,47 @@ func TestReplayDataSourceContract(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), a+" changed since it was checked (5 rows then, 7 now") {
 		t.Errorf("a replaced recording: %v", err)
 	}
-	if err := r.Stop(); err != nil {
+	if err := r.Close(); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestStatusJSONIsOneObject: /status shows a replay as one object, the
+// Streamer's fields with the class Replay, then the replay's.
+func TestStatusJSONIsOneObject(t *testing.T) {
+	b, err := json.Marshal(Status{Streamer: map[string]any{"name": "R", "class": "UDPStreamer", "connected": true}, Class: ClassReplay,
+		File: "f.parquet", Speed: "1", Stats: Stats{Rows: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	if m["name"] != "R" || m["connected"] != true || m["file"] != "f.parquet" || m["rows"] != 3.0 || m["class"] != ClassReplay || bytes.Count(b, []byte(`"class"`)) != 1 {
+		t.Errorf("%s", b)
+	}
+}
+
+// lifecycle drives ds through the MARTe2 order and every repeated call:
+// each call out of order returns its error, Close twice returns nil.
+func lifecycle(t *testing.T, ds datasource.DataSource) {
+	t.Helper()
+	want := func(what string, err, target error) {
+		t.Helper()
+		if !errors.Is(err, target) {
+			t.Errorf("%s: %v, want %v", what, err, target)
+		}
+	}
+	want("PrepareNextState before AllocateMemory", ds.PrepareNextState(), datasource.ErrNotAllocated)
+	if err := ds.AllocateMemory(); err != nil {
+		t.Fatal(err)
+	}
+	want("second AllocateMemory", ds.AllocateMemory(), datasource.ErrAllocatedTwice)
+	if err := ds.PrepareNextState(); err != nil {
+		t.Fatal(err)
+	}
+	want("second PrepareNextState", ds.PrepareNextState(), datasource.ErrStarted)
+	want("Close", ds.Close(), nil)
+	want("second Close", ds.Close(), nil)
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/configs"
-	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/app"
 	"github.com/streamerd/streamerd/internal/config"
 	"github.com/streamerd/streamerd/internal/scope"
@@ -166,7 +165,7 @@ func (p *lossyProxy) down() {
 		if err != nil {
 			return
 		}
-		if n > 4 && udpswire.PacketType(buf[4]) == udpswire.Data && p.drop.Load() > 0 {
+		if n > 4 && buf[4] == 0 && p.drop.Load() > 0 { // the header's type byte: DATA
 			p.drop.Add(-1)
 			p.dropped.Add(1)
 			continue

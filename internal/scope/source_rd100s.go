@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	rdclient "github.com/streamerd/streamerd/datasource/rd100s/client"
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
+	rdclient "github.com/streamerd/streamerd/internal/rd100slink"
 	"github.com/streamerd/streamerd/netthread"
 )
 

@@ -12,6 +12,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/dstest"
+	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -38,8 +39,8 @@ func TestUDPStreamerTapSource(t *testing.T) {
 		t.Fatalf("signals %+v", sigs)
 	}
 	for n := uint32(1); n <= 100; n++ {
-		binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), n)
-		binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(1), math.Float32bits(2.5))
+		binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(0)), n)
+		binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(1)), math.Float32bits(2.5))
 		s.Synchronise()
 		time.Sleep(time.Millisecond)
 	}

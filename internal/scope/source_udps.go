@@ -51,13 +51,7 @@ func (u *UDPStreamer) Counters() Counters {
 		return Counters{Silences: u.silences.Load()}
 	}
 	st := c.Stats()
-	var bad, dropped uint64
-	for _, n := range st.BadHeader {
-		bad += n
-	}
-	for _, n := range st.Dropped {
-		dropped += n
-	}
+	bad, dropped := st.BadHeader, st.Dropped
 	return Counters{
 		Updates: st.Updates, Bytes: st.Bytes, Lost: st.Lost, Skipped: st.Skipped, Stale: st.Stale, Incomplete: st.Incomplete,
 		Bad: bad + st.Foreign + st.Unexpected + st.BadConfigs, Silences: u.silences.Load(),

@@ -1,9 +1,13 @@
-// Package udpstest runs a minimal UDPStreamer server on a loopback socket for tests of clients (test-only: no non-test file imports it), built only from the wire package's encoders.
+// Package udpstest runs a minimal UDPStreamer server on a loopback socket for tests of clients (test-only: no non-test file imports it), framing its datagrams itself from docs/udpstreamer.md.
 //
 // The Server answers CONNECT with CONFIG and records DISCONNECT, like the real
 // datasource; DATA is sent only when the test asks (SendUpdate, SendDatagram),
 // with the counter the test chooses, so loss, duplication, reordering and
-// counter wrap can be staged exactly. Everything is safe for concurrent use.
+// counter wrap can be staged exactly. Its datagrams are framed here, byte
+// by byte after docs/udpstreamer.md, not with the producer's code: a
+// client tested against it is checked against the protocol as written.
+// Only the CONFIG message comes from the public wire package.
+// Everything is safe for concurrent use.
 package udpstest
 
 import (
@@ -27,19 +31,17 @@ type Server struct {
 	conn *net.UDPConn
 	done chan struct{}
 
-	mu           sync.Mutex
-	sigs         []udpswire.SignalInfo
-	config       []byte
-	maxPayload   int
-	ignore       int
-	connects     int
-	disconnects  int
-	client       netip.AddrPort
-	cfgCounter   uint32
-	connected    chan struct{} // closed and replaced at every answered CONNECT
-	wire         []byte
-	sendLayout   udpswire.Layout
-	sendLayoutOK bool
+	mu          sync.Mutex
+	sigs        []udpswire.SignalInfo
+	config      []byte
+	maxPayload  int
+	ignore      int
+	connects    int
+	disconnects int
+	client      netip.AddrPort
+	cfgCounter  uint32
+	connected   chan struct{} // closed and replaced at every answered CONNECT
+	wire        [][]byte      // the datagrams of the last SendUpdate, reused
 }
 
 // NewServer starts a server for sigs whose datagrams are at most
@@ -74,7 +76,7 @@ func (s *Server) SetSignals(sigs []udpswire.SignalInfo) error {
 	if err != nil {
 		return err
 	}
-	if _, err := udpswire.NewLayout(len(cfg), s.maxPayload); err != nil {
+	if _, err := appendDatagrams(nil, typeConfig, 0, cfg, s.maxPayload); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -144,7 +146,7 @@ func (s *Server) Displace(tb testing.TB) netip.AddrPort {
 	}
 	tb.Cleanup(func() { other.Close() })
 	connected := s.Connected()
-	if _, err := other.WriteToUDPAddrPort(udpswire.AppendHeader(nil, udpswire.Header{Type: udpswire.Connect, TotalFragments: 1}), s.Addr()); err != nil {
+	if _, err := other.WriteToUDPAddrPort(ConnectDatagram(), s.Addr()); err != nil {
 		tb.Fatal(err)
 	}
 	select {
@@ -170,12 +172,11 @@ func (s *Server) serve() {
 			}
 			continue
 		}
-		h, _, err := udpswire.ParseHeader(buf[:n])
-		if err != nil {
+		if n < headerSize || binary.LittleEndian.Uint32(buf) != magic {
 			continue
 		}
-		switch h.Type {
-		case udpswire.Connect:
+		switch buf[offType] {
+		case typeConnect:
 			s.mu.Lock()
 			s.connects++
 			if s.ignore > 0 {
@@ -188,7 +189,7 @@ func (s *Server) serve() {
 			close(s.connected)
 			s.connected = make(chan struct{})
 			s.mu.Unlock()
-		case udpswire.Disconnect:
+		case typeDisconnect:
 			s.mu.Lock()
 			if from == s.client {
 				s.disconnects++
@@ -208,14 +209,13 @@ func (s *Server) SendConfig() error {
 }
 
 func (s *Server) sendConfigLocked() error {
-	l, err := udpswire.NewLayout(len(s.config), s.maxPayload)
+	dgs, err := appendDatagrams(nil, typeConfig, s.cfgCounter, s.config, s.maxPayload)
 	if err != nil {
 		return err
 	}
-	wire := fill(l, make([]byte, l.WireSize()), udpswire.Config, s.cfgCounter, s.config)
 	s.cfgCounter++
-	for i := 0; i < l.Fragments; i++ {
-		if _, err := s.conn.WriteToUDPAddrPort(l.Datagram(wire, i), s.client); err != nil {
+	for _, d := range dgs {
+		if _, err := s.conn.WriteToUDPAddrPort(d, s.client); err != nil {
 			return err
 		}
 	}
@@ -228,16 +228,7 @@ func (s *Server) Datagrams(counter uint32, payload []byte) ([][]byte, error) {
 	s.mu.Lock()
 	mp := s.maxPayload
 	s.mu.Unlock()
-	l, err := udpswire.NewLayout(len(payload), mp)
-	if err != nil {
-		return nil, err
-	}
-	wire := fill(l, make([]byte, l.WireSize()), udpswire.Data, counter, payload)
-	var out [][]byte
-	for i := 0; i < l.Fragments; i++ {
-		out = append(out, l.Datagram(wire, i))
-	}
-	return out, nil
+	return appendDatagrams(nil, typeData, counter, payload, mp)
 }
 
 // SendUpdate sends the DATA update counter carrying payload to the client,
@@ -246,30 +237,71 @@ func (s *Server) Datagrams(counter uint32, payload []byte) ([][]byte, error) {
 func (s *Server) SendUpdate(counter uint32, payload []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.sendLayoutOK || s.sendLayout.Payload != len(payload) {
-		l, err := udpswire.NewLayout(len(payload), s.maxPayload)
-		if err != nil {
-			return err
-		}
-		s.sendLayout, s.sendLayoutOK = l, true
-		s.wire = make([]byte, l.WireSize())
+	dgs, err := appendDatagrams(s.wire[:0], typeData, counter, payload, s.maxPayload)
+	if err != nil {
+		return err
 	}
-	l := s.sendLayout
-	fill(l, s.wire, udpswire.Data, counter, payload)
-	for i := 0; i < l.Fragments; i++ {
-		if _, err := s.conn.WriteToUDPAddrPort(l.Datagram(s.wire, i), s.client); err != nil {
+	s.wire = dgs
+	for _, d := range dgs {
+		if _, err := s.conn.WriteToUDPAddrPort(d, s.client); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// fill writes the datagrams of the update carrying payload into wire, as
-// the producer does, and returns wire.
-func fill(l udpswire.Layout, wire []byte, typ udpswire.PacketType, counter uint32, payload []byte) []byte {
-	l.PutPayload(wire, payload)
-	l.PutHeaders(wire, typ, counter)
-	return wire
+// The datagram header of docs/udpstreamer.md: '<IBIHHI', magic "UDPS",
+// packet type, counter, fragment index, total fragments, payload bytes in
+// this datagram.
+const (
+	headerSize = 17
+	magic      = 0x53504455
+	offType    = 4
+
+	typeData       = 0
+	typeConfig     = 1
+	typeConnect    = 3
+	typeDisconnect = 4
+
+	maxFragments = 0xFFFF
+)
+
+// ConnectDatagram returns the CONNECT datagram a client sends.
+func ConnectDatagram() []byte { return header(nil, typeConnect, 0, 0, 1, 0) }
+
+// header appends the header of one datagram to b; it allocates only to
+// grow b.
+func header(b []byte, typ byte, counter uint32, idx, total uint16, n int) []byte {
+	b = binary.LittleEndian.AppendUint32(b, magic) // offset 0
+	b = append(b, typ)                             // offType
+	b = binary.LittleEndian.AppendUint32(b, counter)
+	b = binary.LittleEndian.AppendUint16(b, idx)   // offFragmentIdx
+	b = binary.LittleEndian.AppendUint16(b, total) // offTotal
+	return binary.LittleEndian.AppendUint32(b, uint32(n))
+}
+
+// appendDatagrams cuts payload into the datagrams of one message of type
+// typ, at most maxPayloadSize bytes each with their header, and appends
+// them to dgs, reusing the slices dgs already holds beyond its length.
+func appendDatagrams(dgs [][]byte, typ byte, counter uint32, payload []byte, maxPayloadSize int) ([][]byte, error) {
+	chunk := maxPayloadSize - headerSize
+	if chunk < 1 || maxPayloadSize > 65507 {
+		return nil, errors.New("udpstest: datagram size outside 18..65507")
+	}
+	total := max(1, (len(payload)+chunk-1)/chunk)
+	if total > maxFragments {
+		return nil, errors.New("udpstest: more than 65535 fragments")
+	}
+	for i := range total {
+		part := payload[min(i*chunk, len(payload)):min((i+1)*chunk, len(payload))]
+		var d []byte
+		if len(dgs) < cap(dgs) {
+			d = dgs[:len(dgs)+1][len(dgs)][:0]
+		}
+		d = header(d, typ, counter, uint16(i), uint16(total), len(part))
+		dgs = append(dgs, append(d, part...))
+	}
+	return dgs, nil
 }
 
 // SendDatagram sends b to the client as it is.
@@ -286,16 +318,23 @@ func (s *Server) SendDatagram(b []byte) error {
 // signal's type, or quantised if the signal is. Integer conversion saturates
 // at the type's limits and maps NaN to 0.
 func Payload(sigs []udpswire.SignalInfo, hrt uint64, vals [][]float64) ([]byte, error) {
-	b := make([]byte, udpswire.DataPayloadSize(sigs))
-	binary.LittleEndian.PutUint64(b, hrt)
-	slots, _ := udpswire.AppendSlots(nil, sigs)
+	// The payload: the 8-byte hrtTimestamp, then every signal's elements
+	// back to back, in its wire type.
+	size := udpswire.DataTimestampSize
 	for i := range sigs {
-		s, sl := &sigs[i], slots[i]
-		v := make([]float64, sl.Elements)
+		size += sigs[i].WireBytes()
+	}
+	b := make([]byte, size)
+	binary.LittleEndian.PutUint64(b, hrt)
+	off := udpswire.DataTimestampSize
+	for i := range sigs {
+		s := &sigs[i]
+		v := make([]float64, s.Elements())
 		if i < len(vals) {
 			copy(v, vals[i])
 		}
-		dst := b[sl.Offset : sl.Offset+sl.Len]
+		dst := b[off : off+s.WireBytes()]
+		off += s.WireBytes()
 		if s.Quant != quant.None {
 			q, err := quant.New(s.Quant, s.RangeMin, s.RangeMax)
 			if err != nil {
@@ -305,7 +344,7 @@ func Payload(sigs []udpswire.SignalInfo, hrt uint64, vals [][]float64) ([]byte, 
 			continue
 		}
 		for k, x := range v {
-			putElem(dst[k*sl.ElemSize():], s.Type, x)
+			putElem(dst[k*s.Type.Size():], s.Type, x)
 		}
 	}
 	return b, nil

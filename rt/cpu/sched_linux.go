@@ -61,7 +61,7 @@ func CurrentThreadAffinity() (Mask, error) {
 // (1 to 99). Without root, CAP_SYS_NICE or a large enough RLIMIT_RTPRIO the
 // kernel refuses with EPERM and the error says so; errors.Is(err,
 // unix.EPERM) still holds. Call it after runtime.LockOSThread.
-func SetFIFOPriority(prio int) error {
+func setFIFOPriority(prio int) error {
 	if err := checkFIFO(prio); err != nil {
 		return err
 	}

@@ -68,11 +68,11 @@ func TestPinUnavailableCPU(t *testing.T) {
 }
 
 func TestSetFIFOPriority(t *testing.T) {
-	if err := SetFIFOPriority(0); err == nil {
+	if err := setFIFOPriority(0); err == nil {
 		t.Error("priority 0 accepted")
 	}
 	onNewThread(func() {
-		err := SetFIFOPriority(10)
+		err := setFIFOPriority(10)
 		if errors.Is(err, unix.EPERM) {
 			t.Logf("not permitted here (%v)", err)
 			return

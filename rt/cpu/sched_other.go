@@ -20,7 +20,7 @@ func PinCurrentThread(m Mask) error {
 func CurrentThreadAffinity() (Mask, error) { return 0, ErrNotSupported }
 
 // SetFIFOPriority checks prio, then returns ErrNotSupported.
-func SetFIFOPriority(prio int) error {
+func setFIFOPriority(prio int) error {
 	if err := checkFIFO(prio); err != nil {
 		return err
 	}

@@ -127,7 +127,7 @@ func setUpThread(mask Mask, priority int, affinity *Mask) error {
 	}
 	*affinity, _ = CurrentThreadAffinity()
 	if priority > 0 {
-		return SetFIFOPriority(priority)
+		return setFIFOPriority(priority)
 	}
 	return nil
 }

@@ -59,7 +59,7 @@ func TestStartThread(t *testing.T) {
 	<-done
 }
 
-func TestStartThreadErrors(t *testing.T) {
+func TestMisuseStartThread(t *testing.T) {
 	ran := false
 	body := func() { ran = true }
 	for _, p := range []int{-1, 100} {
@@ -90,14 +90,14 @@ func TestValidatePriority(t *testing.T) {
 		if err := ValidatePriority(p); err == nil || err.Error() != want {
 			t.Errorf("%d: %v, want %s", p, err, want)
 		}
-		if err := SetFIFOPriority(p); err == nil || !strings.Contains(err.Error(), "out of range 1..99") {
+		if err := setFIFOPriority(p); err == nil || !strings.Contains(err.Error(), "out of range 1..99") {
 			t.Errorf("SetFIFOPriority(%d): %v", p, err)
 		}
 		if _, _, err := StartThread(0, p, func() {}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("StartThread priority %d: %v", p, err)
 		}
 	}
-	if err := SetFIFOPriority(0); err == nil {
+	if err := setFIFOPriority(0); err == nil {
 		t.Error("SetFIFOPriority(0) accepted")
 	}
 }

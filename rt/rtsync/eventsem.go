@@ -57,8 +57,8 @@ func (e *EventSem) PostWoke() (woke bool) {
 	}
 }
 
-// Reset clears the event; later Waits block until the next Post.
-func (e *EventSem) Reset() {
+// reset clears the event; later waits block until the next Post.
+func (e *EventSem) reset() {
 	for {
 		old := e.state.Load()
 		if old&semPosted == 0 || e.state.CompareAndSwap(old, old&^semPosted) {
@@ -70,14 +70,14 @@ func (e *EventSem) Reset() {
 // Posted reports whether the event is set, without waiting.
 func (e *EventSem) Posted() bool { return e.state.Load()&semPosted != 0 }
 
-// Wait blocks until the event is set or timeout expires (Forever: no
+// waitSet blocks until the event is set or timeout expires (Forever: no
 // limit; 0: just test). It returns nil if the event is set, ErrTimeout
 // otherwise. It does not clear the event.
-func (e *EventSem) Wait(timeout time.Duration) error {
+func (e *EventSem) waitSet(timeout time.Duration) error {
 	return e.wait(timeout, false)
 }
 
-// WaitReset waits like Wait and, on success, clears the event in the same
+// WaitReset waits like waitSet and, on success, clears the event in the same
 // atomic step, so exactly the Posts made after it returns will wake the next
 // call. This is the consumer half of the latest-value-wins pattern.
 func (e *EventSem) WaitReset(timeout time.Duration) error {

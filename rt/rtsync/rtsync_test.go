@@ -76,11 +76,11 @@ func TestEventSemBasics(t *testing.T) {
 	if e.Posted() {
 		t.Fatal("zero value posted")
 	}
-	if err := e.Wait(0); !errors.Is(err, ErrTimeout) {
+	if err := e.waitSet(0); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("Wait(0) on reset sem = %v", err)
 	}
 	start := time.Now()
-	if err := e.Wait(3 * time.Millisecond); !errors.Is(err, ErrTimeout) {
+	if err := e.waitSet(3 * time.Millisecond); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("Wait on reset sem = %v", err)
 	}
 	if d := time.Since(start); d < 3*time.Millisecond {
@@ -91,12 +91,12 @@ func TestEventSemBasics(t *testing.T) {
 	}
 	e.Post()
 	for i := 0; i < 2; i++ { // manual reset: stays set
-		if err := e.Wait(Forever); err != nil {
+		if err := e.waitSet(Forever); err != nil {
 			t.Fatal(err)
 		}
 	}
-	e.Reset()
-	if e.Posted() || e.Wait(0) == nil {
+	e.reset()
+	if e.Posted() || e.waitSet(0) == nil {
 		t.Fatal("Reset did not clear")
 	}
 	e.Post()
@@ -111,7 +111,7 @@ func TestEventSemWakesAllWaiters(t *testing.T) {
 	var woke atomic.Int32
 	for i := 0; i < 3; i++ {
 		wg.Go(func() {
-			if err := e.Wait(10 * time.Second); err == nil {
+			if err := e.waitSet(10 * time.Second); err == nil {
 				woke.Add(1)
 			}
 		})
@@ -138,7 +138,7 @@ func TestEventSemPostWoke(t *testing.T) {
 	if e.PostWoke() {
 		t.Fatal("PostWoke on a set event reported a wake")
 	}
-	e.Reset()
+	e.reset()
 	done := make(chan error)
 	go func() { done <- e.WaitReset(10 * time.Second) }()
 	for !e.parked() {
@@ -219,7 +219,7 @@ func TestNoAllocs(t *testing.T) {
 		"FastLock":        func() { sinkErr = l.FastLock(Forever, 0); l.FastUnLock() },
 		"FastLockTimeout": func() { l.TryLock(); sinkErr = l.FastLock(time.Microsecond, 0); l.FastUnLock() },
 		"Post":            func() { e.Post() },
-		"PostReset":       func() { e.Post(); e.Reset() },
+		"PostReset":       func() { e.Post(); e.reset() },
 		"WaitReset":       func() { e.Post(); sinkErr = e.WaitReset(0) },
 	} {
 		if n := testing.AllocsPerRun(1000, f); n != 0 {
@@ -227,7 +227,7 @@ func TestNoAllocs(t *testing.T) {
 		}
 	}
 	testenv.SkipIfPortable(t)
-	if n := testing.AllocsPerRun(1000, func() { sinkErr = e.Wait(time.Microsecond) }); n != 0 {
+	if n := testing.AllocsPerRun(1000, func() { sinkErr = e.waitSet(time.Microsecond) }); n != 0 {
 		t.Errorf("WaitTimeout allocates %v times", n)
 	}
 	// Post with a parked waiter (a futex wake).

@@ -29,7 +29,7 @@ func BenchmarkPostNoWaiter(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		e.Post()
-		e.Reset()
+		e.reset()
 	}
 }
 
@@ -58,7 +58,7 @@ func BenchmarkPostLatency(b *testing.B) {
 				t0 := time.Since(base)
 				e.Post()
 				post = append(post, int64(time.Since(base)-t0))
-				e.Reset()
+				e.reset()
 			}
 		})
 		latency.Report(b, post, "", "ns")

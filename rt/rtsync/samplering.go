@@ -58,7 +58,7 @@ func (r *SampleRing) Publish() {
 
 // Published returns how many rows were published so far, from any
 // goroutine.
-func (r *SampleRing) Published() uint64 { return r.head.Load() }
+func (r *SampleRing) published() uint64 { return r.head.Load() }
 
 // Drain copies the oldest rows not drained yet into dst, one after the
 // other, as many as fit (len(dst)/Width rows), and returns how many it

@@ -11,7 +11,11 @@ func ExampleParseSignals() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(wire.FormatSignals(sigs), wire.TotalSize(sigs), "bytes")
+	l, err := wire.NewLayout(sigs)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(wire.FormatSignals(sigs), l.Size, "bytes")
 
 	_, err = wire.ParseSignals("Trigger:uint8,Ia:float32,Ia:float64")
 	fmt.Println(err)
@@ -20,22 +24,17 @@ func ExampleParseSignals() {
 	// flatudp/wire: signal "Ia" (row 3): duplicate name (also row 2)
 }
 
-// A producer packs its signals little-endian (x86 native) into one memory
-// block and converts it to the configured byte order into its send buffer.
-func ExampleLayout_ConvertOrder() {
+// A receiver decodes a big-endian datagram with the layout of the
+// signals string its producer printed.
+func ExampleLayout_Decode() {
 	sigs, _ := wire.ParseSignals("Counter:uint32,V:uint16[2]")
 	l, _ := wire.NewLayout(sigs)
-	memory := []byte{1, 0, 0, 0, 2, 0, 3, 0} // Counter=1, V={2,3}
-	out := make([]byte, l.Size)
-	l.ConvertOrder(out, memory, wire.Big)
-	fmt.Printf("% x\n", out)
-
+	datagram := []byte{0, 0, 0, 1, 0, 2, 0, 3} // Counter=1, V={2,3}, big-endian
 	vals := make([]float64, l.TotalElements())
-	if err := l.Decode(vals, out, wire.Big); err != nil {
+	if err := l.Decode(vals, datagram, wire.Big); err != nil {
 		panic(err)
 	}
-	fmt.Println(vals, l.Decode(vals, out[:7], wire.Big))
+	fmt.Println(vals, l.Decode(vals, datagram[:7], wire.Big))
 	// Output:
-	// 00 00 00 01 00 02 00 03
 	// [1 2 3] flatudp/wire: datagram of 7 bytes, expected 8, check the signal list
 }

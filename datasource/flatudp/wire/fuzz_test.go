@@ -115,7 +115,7 @@ func FuzzDecode(f *testing.F) {
 		// A char8 signal reads as the same text in either order.
 		for i, sig := range l.Signals {
 			text := datasource.AppendText(nil, l.Field(dg, i))
-			if len(l.Field(dg, i)) != sig.Size() || (sig.Type == datasource.Char8 && len(text) > 4*sig.Size()) {
+			if len(l.Field(dg, i)) != sig.size() || (sig.Type == datasource.Char8 && len(text) > 4*sig.size()) {
 				t.Fatalf("signal %d: field of %d bytes, text %q", i, len(l.Field(dg, i)), text)
 			}
 		}

@@ -49,9 +49,9 @@ type span struct {
 // exported fields describe it; changing them does not change how it
 // decodes, and callers must not rely on doing so.
 type Layout struct {
-	Signals []Signal
-	Offsets []int // byte offset of each signal
-	Size    int   // datagram size in bytes
+	Signals   []Signal
+	offsetsOf []int // byte offset of each signal
+	Size      int   // datagram size in bytes
 
 	spans []span
 	size  int
@@ -75,15 +75,15 @@ func NewLayout(sigs []Signal) (*Layout, error) {
 		return nil, err
 	}
 	l := &Layout{
-		Signals: append([]Signal(nil), sigs...),
-		Offsets: make([]int, len(sigs)),
-		spans:   make([]span, len(sigs)),
+		Signals:   append([]Signal(nil), sigs...),
+		offsetsOf: make([]int, len(sigs)),
+		spans:     make([]span, len(sigs)),
 	}
 	off, elem := 0, 0
 	for i, s := range sigs {
-		l.Offsets[i] = off
+		l.offsetsOf[i] = off
 		l.spans[i] = span{typ: s.Type, off: off, n: s.Count, elem: elem}
-		off += s.Size()
+		off += s.size()
 		elem += s.Count
 	}
 	l.Size, l.size, l.elems = off, off, elem
@@ -329,7 +329,7 @@ func (l *Layout) SwapToBig(dst, src []byte) {
 // ConvertOrder writes into dst[:Size] the datagram in order of the
 // little-endian memory block src[:Size]: a copy for Little, SwapToBig for
 // Big. Same aliasing and panics as SwapToBig; it never allocates.
-func (l *Layout) ConvertOrder(dst, src []byte, order ByteOrder) {
+func (l *Layout) convertOrder(dst, src []byte, order ByteOrder) {
 	if order == Big {
 		l.SwapToBig(dst, src)
 		return

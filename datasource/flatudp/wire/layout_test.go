@@ -78,8 +78,8 @@ func sameFloat(a, b float64) bool { return a == b || (a != a && b != b) }
 
 func TestLayout(t *testing.T) {
 	l := mustLayout(t, "Trigger:uint8,Ia:float32,Wave:float32[16],D:float64")
-	if want := []int{0, 1, 5, 69}; !slices.Equal(l.Offsets, want) {
-		t.Errorf("Offsets = %v, want %v", l.Offsets, want)
+	if want := []int{0, 1, 5, 69}; !slices.Equal(l.offsetsOf, want) {
+		t.Errorf("Offsets = %v, want %v", l.offsetsOf, want)
 	}
 	if l.Size != 77 || l.TotalElements() != 19 {
 		t.Errorf("Size %d elements %d, want 77 and 19", l.Size, l.TotalElements())
@@ -176,7 +176,7 @@ func TestSwapToBig(t *testing.T) {
 	}
 	for _, order := range []ByteOrder{Little, Big} {
 		clear(dst)
-		l.ConvertOrder(dst, le, order)
+		l.convertOrder(dst, le, order)
 		if want := handDatagram(order); !bytes.Equal(dst, want) {
 			t.Errorf("ConvertOrder(%v) = % x", order, dst)
 		}
@@ -255,7 +255,7 @@ func TestDecodeNoAllocs(t *testing.T) {
 			if n := testing.AllocsPerRun(1000, func() { sinkErr = l.DecodeRaw(raw, dg, order) }); n != 0 {
 				t.Errorf("DecodeRaw(%v) allocates %v times", order, n)
 			}
-			if n := testing.AllocsPerRun(1000, func() { l.ConvertOrder(swapped, dg, order) }); n != 0 {
+			if n := testing.AllocsPerRun(1000, func() { l.convertOrder(swapped, dg, order) }); n != 0 {
 				t.Errorf("ConvertOrder(%v) allocates %v times", order, n)
 			}
 		}
@@ -305,8 +305,8 @@ func BenchmarkDecode(b *testing.B) {
 // first NUL.
 func TestChar8Layout(t *testing.T) {
 	l := mustLayout(t, "Counter:uint32,Label:char8[8],Value:float32,Code:char8")
-	if l.Size != 4+8+4+1 || !slices.Equal(l.Offsets, []int{0, 4, 12, 16}) || l.TotalElements() != 1+8+1+1 {
-		t.Fatalf("size %d offsets %v elements %d", l.Size, l.Offsets, l.TotalElements())
+	if l.Size != 4+8+4+1 || !slices.Equal(l.offsetsOf, []int{0, 4, 12, 16}) || l.TotalElements() != 1+8+1+1 {
+		t.Fatalf("size %d offsets %v elements %d", l.Size, l.offsetsOf, l.TotalElements())
 	}
 	dg := []byte{0x2A, 0, 0, 0, 's', 'h', 'o', 't', ' ', '7', 0, 0, 0, 0, 0xC0, 0x3F, 'A'}
 	if got := string(datasource.AppendText(nil, l.Field(dg, 1))); got != "shot 7" {

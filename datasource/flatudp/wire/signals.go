@@ -16,7 +16,7 @@ const (
 	MaxDatagramSize = 65507
 	// MaxReceiverChannels is udpscope's cap on the channel total of a list
 	// (see ValidateReceiver).
-	MaxReceiverChannels = 256
+	maxReceiverChannels = 256
 )
 
 // reservedNameChars cannot appear in a name: the signals string uses them.
@@ -38,10 +38,10 @@ type Signal struct {
 }
 
 // Size returns the size of the signal in bytes.
-func (s Signal) Size() int { return s.Type.Size() * s.Count }
+func (s Signal) size() int { return s.Type.Size() * s.Count }
 
 // AppendText appends the signal's row of the signals string to b.
-func (s Signal) AppendText(b []byte) []byte {
+func (s Signal) appendText(b []byte) []byte {
 	b = append(b, s.Name...)
 	b = append(b, ':')
 	b = append(b, s.Type.String()...)
@@ -57,7 +57,7 @@ func (s Signal) AppendText(b []byte) []byte {
 }
 
 // String returns the signal's row of the signals string.
-func (s Signal) String() string { return string(s.AppendText(nil)) }
+func (s Signal) String() string { return string(s.appendText(nil)) }
 
 // SignalError is a signal list that breaks a rule. Index is the 0-based row
 // (-1 for a rule about the whole list); the message shows it 1-based, as a
@@ -83,19 +83,19 @@ func rowError(i int, name, rule string) error { return &SignalError{Index: i, Na
 
 // AppendSignals appends the signals string of sigs to b: the rows joined by
 // commas, without spaces.
-func AppendSignals(b []byte, sigs []Signal) []byte {
+func appendSignals(b []byte, sigs []Signal) []byte {
 	for i, s := range sigs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = s.AppendText(b)
+		b = s.appendText(b)
 	}
 	return b
 }
 
 // FormatSignals returns the signals string of sigs, the inverse of
 // ParseSignals: "Trigger:uint8,Ia:float32,Wave:float32[16]".
-func FormatSignals(sigs []Signal) string { return string(AppendSignals(nil, sigs)) }
+func FormatSignals(sigs []Signal) string { return string(appendSignals(nil, sigs)) }
 
 // ParseSignals parses a signals string (rows name:type[count] with an
 // optional trailing w, joined by commas; spaces around names, types and rows
@@ -222,7 +222,7 @@ func Validate(sigs []Signal) error {
 		if s.Waveform && s.Type == datasource.Char8 {
 			return rowError(i, s.Name, "a char8 row is text, not a waveform (w)")
 		}
-		total += s.Size()
+		total += s.size()
 		if total > MaxDatagramSize {
 			return rowError(i, s.Name, "total size reaches "+strconv.Itoa(total)+
 				" bytes, over the "+strconv.Itoa(MaxDatagramSize)+"-byte UDP payload limit")
@@ -291,19 +291,19 @@ func ValidateReceiver(sigs []Signal) error {
 		} else {
 			ch += s.Count
 		}
-		if ch > MaxReceiverChannels {
+		if ch > maxReceiverChannels {
 			return rowError(i, s.Name, "channel total reaches "+strconv.Itoa(ch)+", over the cap of "+
-				strconv.Itoa(MaxReceiverChannels)+" (mark vectors as waveforms with w, or shorten them)")
+				strconv.Itoa(maxReceiverChannels)+" (mark vectors as waveforms with w, or shorten them)")
 		}
 	}
 	return nil
 }
 
 // TotalSize returns the datagram size of sigs in bytes.
-func TotalSize(sigs []Signal) int {
+func totalSize(sigs []Signal) int {
 	n := 0
 	for _, s := range sigs {
-		n += s.Size()
+		n += s.size()
 	}
 	return n
 }

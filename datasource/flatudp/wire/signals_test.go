@@ -19,7 +19,7 @@ func TestTypes(t *testing.T) {
 		typ := datasource.Type(code)
 		for _, spelling := range []string{w.name, strings.ToUpper(w.name)} {
 			sigs, err := ParseSignals("a:" + spelling)
-			if err != nil || sigs[0].Type != typ || sigs[0].Size() != w.size {
+			if err != nil || sigs[0].Type != typ || sigs[0].size() != w.size {
 				t.Errorf("ParseSignals(a:%s) = %v, %v", spelling, sigs, err)
 			}
 		}
@@ -88,7 +88,7 @@ func TestParseFormatRoundTrip(t *testing.T) {
 	}
 	// The MARTe2 RealTimeThread example of the README: 28 bytes.
 	sigs, _ := ParseSignals("Counter:uint32,Time:uint32,F:float32,D:float64,V:uint16[4]")
-	if n := TotalSize(sigs); n != 28 {
+	if n := totalSize(sigs); n != 28 {
 		t.Errorf("TotalSize = %d, want 28", n)
 	}
 	if n := totalElements(sigs); n != 8 {
@@ -153,7 +153,7 @@ func TestRules(t *testing.T) {
 
 	// Exactly at the limit is valid.
 	ok := []Signal{{"a", datasource.Float64, 4096, false}, {"b", datasource.Float64, 4092, false}, {"c", datasource.Uint8, 3, false}}
-	if n := TotalSize(ok); n != MaxDatagramSize {
+	if n := totalSize(ok); n != MaxDatagramSize {
 		t.Fatalf("test list is %d bytes", n)
 	}
 	if err := Validate(ok); err != nil {
@@ -233,7 +233,7 @@ func TestFormatSignals(t *testing.T) {
 	if got := FormatSignals(sigs); got != "T:uint8,W:int64[3]w,V:float32[2]" {
 		t.Errorf("FormatSignals = %q", got)
 	}
-	if got := string(AppendSignals([]byte("x="), sigs[:1])); got != "x=T:uint8" {
+	if got := string(appendSignals([]byte("x="), sigs[:1])); got != "x=T:uint8" {
 		t.Errorf("AppendSignals = %q", got)
 	}
 	if got := sigs[1].String(); got != "W:int64[3]w" {

@@ -14,9 +14,9 @@ import (
 
 // Wire constants of RD100S-ENC-UDP v1 (docs/rd100s.md, sections 1, 2 and 5).
 const (
-	PacketSize        = 36     // every datagram is exactly this long
-	Magic      uint16 = 0x5244 // "DR" little-endian; rejects foreign traffic
-	Version    uint8  = 1      // the only format this package knows
+	PacketSize           = 36     // every datagram is exactly this long
+	magicNumber   uint16 = 0x5244 // "DR" little-endian; rejects foreign traffic
+	versionNumber uint8  = 1      // the only format this package knows
 )
 
 // Byte offsets of the fields of section 2. All multi-byte fields are
@@ -37,7 +37,7 @@ const (
 
 // MdegPerTurn is the number of azimuth units in a full turn; az_mdeg is
 // always in 0..MdegPerTurn-1.
-const MdegPerTurn = 360000
+const mdegPerTurn = 360000
 
 // Errors returned by ParsePacket, one per discard reason of section 4.
 // Compare with errors.Is or ==; they are never wrapped.
@@ -64,8 +64,8 @@ type Packet struct {
 // Fields are written as given: callers normalise azimuth with
 // NormalizeAzimuthMdeg if needed. It does not allocate when b has room.
 func AppendPacket(b []byte, p *Packet) []byte {
-	b = binary.LittleEndian.AppendUint16(b, Magic)
-	b = append(b, Version, 0)
+	b = binary.LittleEndian.AppendUint16(b, magicNumber)
+	b = append(b, versionNumber, 0)
 	b = binary.LittleEndian.AppendUint32(b, p.Seq)
 	b = binary.LittleEndian.AppendUint64(b, p.TUs)
 	b = binary.LittleEndian.AppendUint32(b, uint32(p.AzMdeg))
@@ -87,10 +87,10 @@ func ParsePacket(b []byte) (Packet, error) {
 	if len(b) != PacketSize {
 		return Packet{}, ErrSize
 	}
-	if binary.LittleEndian.Uint16(b[offMagic:]) != Magic {
+	if binary.LittleEndian.Uint16(b[offMagic:]) != magicNumber {
 		return Packet{}, ErrMagic
 	}
-	if b[offVersion] != Version {
+	if b[offVersion] != versionNumber {
 		return Packet{}, ErrVersion
 	}
 	return Packet{
@@ -107,9 +107,9 @@ func ParsePacket(b []byte) (Packet, error) {
 // NormalizeAzimuthMdeg wraps an azimuth in millidegrees into 0..359999
 // (mathematical modulo, so -1 becomes 359999 and 360000 becomes 0).
 func NormalizeAzimuthMdeg(mdeg int64) int32 {
-	r := mdeg % MdegPerTurn
+	r := mdeg % mdegPerTurn
 	if r < 0 {
-		r += MdegPerTurn
+		r += mdegPerTurn
 	}
 	return int32(r)
 }
@@ -120,8 +120,8 @@ func NormalizeAzimuthMdeg(mdeg int64) int32 {
 // normalised.
 func AzimuthDeltaMdeg(from, to int32) int32 {
 	d := NormalizeAzimuthMdeg(int64(to) - int64(from))
-	if d > MdegPerTurn/2 {
-		d -= MdegPerTurn
+	if d > mdegPerTurn/2 {
+		d -= mdegPerTurn
 	}
 	return d
 }

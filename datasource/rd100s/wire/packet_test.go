@@ -87,8 +87,8 @@ func TestReservedIgnored(t *testing.T) {
 	if p != want {
 		t.Fatalf("got %+v want %+v", p, want)
 	}
-	if p.Status.Known() != goldenPacket.Status {
-		t.Fatalf("Known() = %v", p.Status.Known())
+	if p.Status.known() != goldenPacket.Status {
+		t.Fatalf("Known() = %v", p.Status.known())
 	}
 	// Re-encoding zeroes the reserved bytes (but keeps status as given).
 	out := AppendPacket(nil, &p)

@@ -19,7 +19,7 @@ const (
 	Degraded Status = 1 << 7 // emitter is degraded or injecting faults
 
 	// KnownBits are the bits assigned by version 1.
-	KnownBits Status = 0xff
+	knownBits Status = 0xff
 )
 
 var statusNames = [8]string{"AZ_VALID", "EL_VALID", "AZ_REF_OK", "EL_REF_OK", "AZ_FAULT", "EL_FAULT", "SIM", "DEGRADED"}
@@ -28,7 +28,7 @@ var statusNames = [8]string{"AZ_VALID", "EL_VALID", "AZ_REF_OK", "EL_REF_OK", "A
 func (s Status) Has(f Status) bool { return s&f == f }
 
 // Known returns s without the reserved bits 8-15.
-func (s Status) Known() Status { return s & KnownBits }
+func (s Status) known() Status { return s & knownBits }
 
 // String returns the set bits by their protocol names joined by '|', for
 // example "AZ_VALID|EL_VALID|SIM"; reserved bits that are set follow as one
@@ -47,7 +47,7 @@ func (s Status) String() string {
 			b = append(b, n...)
 		}
 	}
-	if r := s &^ KnownBits; r != 0 {
+	if r := s &^ knownBits; r != 0 {
 		if len(b) > 0 {
 			b = append(b, '|')
 		}

@@ -31,7 +31,7 @@ func TestNextNoAllocs(t *testing.T) {
 			sinkF64 = u.Float64s(1)
 			sinkF64 = u.Times(1)
 			sinkF64 = u.Float64s(0)
-			sinkI64 = AppendValues(ints[:0], &u, 0)
+			sinkI64 = appendValues(ints[:0], &u, 0)
 			sinkB = u.Raw(1)
 		}
 	}

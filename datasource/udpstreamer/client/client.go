@@ -8,8 +8,9 @@
 //     client's limits (MaxConfigSize, MaxDataSize) ends Connect at once with
 //     an error saying by how much: the server would send the same again.
 //  3. Call Next in a loop with one reused Update; read signals with
-//     Update.Float64s (dequantised), AppendValues (exact wire values),
-//     Update.Raw (wire bytes), Update.Times (per-element times in seconds),
+//     Update.Float64s (dequantised), Update.Raw (wire bytes, exact
+//     values: datasource.Type.Raw reads them), Update.Times (per-element
+//     times in seconds),
 //     or one element with Float64At and TimeAt.
 //     Next returns ErrConfigChanged once when the server sends a different
 //     CONFIG; the new one is Client.Config.
@@ -25,10 +26,10 @@
 //     server's period from the updates' hrtTimestamps and counts the whole
 //     periods missing between two updates beyond the lost ones.
 //   - Silence: when no update comes for Options.Silence (by default 5 of
-//     the learnt periods, at least MinSilence), Next returns a
-//     *SilenceError, once; the first update after it carries the pause in
+//     the learnt periods, at least 1 s), Next returns an error matching
+//     ErrSilence, once; the first update after it carries the pause in
 //     Update.Silence. With Options.Reconnect the client sends CONNECT
-//     again meanwhile, backing off up to MaxReconnectInterval: the server
+//     again meanwhile, backing off up to 30 s: the server
 //     may have restarted, or given the session to another client.
 //   - Resynchronisation: a counter implausibly far from the sequence is
 //     dropped (Stats.Implausible); if the next update continues it, the
@@ -39,8 +40,7 @@
 // used once (per signal, for the accessors called), and takes a lock only
 // to move the socket's read deadline for silence detection, about once per
 // silence timeout rather than per update. Datagrams are read with
-// ReadFromUDPAddrPort into one buffer; reassembly and ordering are the wire
-// package's Reassembler and SequenceGate.
+// ReadFromUDPAddrPort into one buffer and reassembled in place.
 package client
 
 import (
@@ -56,6 +56,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/netthread"
 )
@@ -64,31 +65,31 @@ import (
 const (
 	DefaultLocalAddr      = ":0"
 	DefaultConnectTimeout = 2 * time.Second
-	DefaultResendInterval = 250 * time.Millisecond
-	DefaultReadBuffer     = 8 << 20
-	DefaultMaxInFlight    = 4
-	DefaultMaxDataSize    = 16 << 20
-	DefaultMaxConfigSize  = wire.ConfigCountSize + 4096*wire.ConfigRecordSize // 4096 signals
+	defaultResendInterval = 250 * time.Millisecond
+	defaultReadBuffer     = 8 << 20
+	defaultMaxInFlight    = 4
+	defaultMaxDataSize    = 16 << 20
+	defaultMaxConfigSize  = 4 + 4096*136 // 4096 signals (a test checks wire.ConfigSize(4096))
 )
 
 // Options configures Dial. The zero value gives the defaults.
 type Options struct {
 	LocalAddr      string        // local UDP address to bind; "" means DefaultLocalAddr (any address, ephemeral port)
 	ConnectTimeout time.Duration // how long Connect waits for CONFIG; 0 means DefaultConnectTimeout
-	ResendInterval time.Duration // Connect resends CONNECT this often; 0 means DefaultResendInterval
-	ReadBuffer     int           // socket receive buffer, sized by netthread.SetBuffers (SO_RCVBUFFORCE when privileged, else SO_RCVBUF capped by net.core.rmem_max); 0 means DefaultReadBuffer, < 0 leaves the system's
-	MaxInFlight    int           // DATA updates reassembled at once; 0 means DefaultMaxInFlight
-	MaxConfigSize  int           // largest CONFIG payload in bytes; 0 means DefaultMaxConfigSize
-	MaxDataSize    int           // largest DATA payload a CONFIG may imply; 0 means DefaultMaxDataSize (the reassembler allocates MaxInFlight of them)
+	ResendInterval time.Duration // Connect resends CONNECT this often; 0 means 250 ms
+	ReadBuffer     int           // socket receive buffer, sized by netthread.SetBuffers (SO_RCVBUFFORCE when privileged, else SO_RCVBUF capped by net.core.rmem_max); 0 means 8 MiB, < 0 leaves the system's
+	MaxInFlight    int           // DATA updates reassembled at once; 0 means 4
+	MaxConfigSize  int           // largest CONFIG payload in bytes; 0 means 557060 (4096 signals)
+	MaxDataSize    int           // largest DATA payload a CONFIG may imply; 0 means 16 MiB (the reassembler allocates MaxInFlight of them)
 
 	// Silence is how long Next waits for an update before it reports a
-	// silence (a *SilenceError, once per silence). 0 means the default:
-	// SilencePeriods of the server's period as learnt from the updates'
-	// hrtTimestamps, and at least MinSilence. Negative turns detection off.
+	// silence (an error matching ErrSilence, once per silence). 0 means the
+	// default: 5 of the server's periods as learnt from the updates'
+	// hrtTimestamps, and at least 1 s. Negative turns detection off.
 	Silence time.Duration
 	// Reconnect makes a silent Next send CONNECT again, at once and then
-	// with a back-off doubling from the silence timeout to
-	// MaxReconnectInterval, until an update comes: the server restarted,
+	// with a back-off doubling from the silence timeout to 30 s, until an
+	// update comes: the server restarted,
 	// or another client took the session.
 	Reconnect bool
 }
@@ -124,11 +125,11 @@ type Client struct {
 	opts   Options
 	buf    []byte
 
-	cfgR     *wire.Reassembler
-	dataR    *wire.Reassembler
+	cfgR     *frame.Reassembler
+	dataR    *frame.Reassembler
 	dataMax  int    // dataR's MaxPayload
 	evicted0 uint64 // evictions of replaced DATA reassemblers
-	gate     wire.SequenceGate
+	gate     frame.SequenceGate
 	cfg      atomic.Pointer[Config]
 	fresh    bool // the next accepted update starts a session
 	cycles   cycleClock
@@ -149,13 +150,13 @@ func Dial(server string, opts Options) (*Client, error) {
 		opts.LocalAddr = DefaultLocalAddr
 	}
 	opts.ConnectTimeout = positive(opts.ConnectTimeout, DefaultConnectTimeout)
-	opts.ResendInterval = positive(opts.ResendInterval, DefaultResendInterval)
+	opts.ResendInterval = positive(opts.ResendInterval, defaultResendInterval)
 	if opts.ReadBuffer == 0 {
-		opts.ReadBuffer = DefaultReadBuffer
+		opts.ReadBuffer = defaultReadBuffer
 	}
-	opts.MaxInFlight = positive(opts.MaxInFlight, DefaultMaxInFlight)
-	opts.MaxConfigSize = positive(opts.MaxConfigSize, DefaultMaxConfigSize)
-	opts.MaxDataSize = positive(opts.MaxDataSize, DefaultMaxDataSize)
+	opts.MaxInFlight = positive(opts.MaxInFlight, defaultMaxInFlight)
+	opts.MaxConfigSize = positive(opts.MaxConfigSize, defaultMaxConfigSize)
+	opts.MaxDataSize = positive(opts.MaxDataSize, defaultMaxDataSize)
 	if opts.MaxConfigSize < wire.ConfigSize(1) {
 		return nil, fmt.Errorf("udpstreamer/client: MaxConfigSize %d is smaller than one signal's CONFIG", opts.MaxConfigSize)
 	}
@@ -176,8 +177,8 @@ func Dial(server string, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("udpstreamer/client: local address %q: %w", opts.LocalAddr, err)
 	}
-	cfgR, err := wire.NewReassembler(wire.ReassemblerConfig{
-		Type: wire.Config, MaxPayload: opts.MaxConfigSize, InFlight: 2,
+	cfgR, err := frame.NewReassembler(frame.ReassemblerConfig{
+		Type: frame.Config, MaxPayload: opts.MaxConfigSize, InFlight: 2,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("udpstreamer/client: %w", err)
@@ -225,11 +226,11 @@ func (c *Client) Close() error { return c.conn.Close() }
 
 // Disconnect sends DISCONNECT, which ends the session on the server. DATA
 // already on its way may still be returned by Next; Connect starts a new session.
-func (c *Client) Disconnect() error { return c.send(wire.Disconnect) }
+func (c *Client) Disconnect() error { return c.send(frame.Disconnect) }
 
-func (c *Client) send(t wire.PacketType) error {
+func (c *Client) send(t frame.PacketType) error {
 	var b [wire.HeaderSize]byte
-	wire.PutHeader(b[:], wire.Header{Type: t, TotalFragments: 1})
+	frame.PutHeader(b[:], frame.Header{Type: t, TotalFragments: 1})
 	_, err := c.conn.WriteToUDPAddrPort(b[:], c.server)
 	return err
 }
@@ -244,6 +245,9 @@ func (c *Client) send(t wire.PacketType) error {
 // DATA arriving before the CONFIG is ignored (Stats.Early). Connect may be
 // called again to reconnect; it clears any read deadline.
 func (c *Client) Connect(ctx context.Context) (*Config, error) {
+	if ctx == nil {
+		return nil, errors.New("udpstreamer/client: Connect: nil context (use context.Background())")
+	}
 	deadline := time.Now().Add(c.opts.ConnectTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
@@ -266,7 +270,7 @@ func (c *Client) Connect(ctx context.Context) (*Config, error) {
 		if !now.Before(deadline) {
 			return nil, fmt.Errorf("%w %v after %d CONNECTs in %v", ErrConnectTimeout, c.server, sent, c.opts.ConnectTimeout)
 		}
-		if err := c.send(wire.Connect); err != nil {
+		if err := c.send(frame.Connect); err != nil {
 			return nil, fmt.Errorf("udpstreamer/client: CONNECT: %w", err)
 		}
 		sent++
@@ -284,7 +288,7 @@ func (c *Client) Connect(ctx context.Context) (*Config, error) {
 				return nil, err
 			}
 			switch h.Type {
-			case wire.Config:
+			case frame.Config:
 				payload, err := c.addConfig(h, frag)
 				if err != nil {
 					return nil, err
@@ -293,7 +297,7 @@ func (c *Client) Connect(ctx context.Context) (*Config, error) {
 					continue
 				}
 				return c.adopt(payload)
-			case wire.Data:
+			case frame.Data:
 				c.st.early.Add(1)
 			}
 		}
@@ -302,11 +306,11 @@ func (c *Client) Connect(ctx context.Context) (*Config, error) {
 
 // read waits for the next well-formed datagram from the server and returns its
 // header and payload, counting and skipping everything else.
-func (c *Client) read() (wire.Header, []byte, error) {
+func (c *Client) read() (frame.Header, []byte, error) {
 	for {
 		n, from, err := c.conn.ReadFromUDPAddrPort(c.buf)
 		if err != nil {
-			return wire.Header{}, nil, err
+			return frame.Header{}, nil, err
 		}
 		if from.Port() != c.server.Port() || from.Addr().Unmap() != c.server.Addr() {
 			c.st.foreign.Add(1)
@@ -315,14 +319,14 @@ func (c *Client) read() (wire.Header, []byte, error) {
 		c.st.datagrams.Add(1)
 		c.st.bytes.Add(uint64(n))
 		b := c.buf[:n]
-		h, hn, err := wire.ParseHeader(b)
+		h, hn, err := frame.ParseHeader(b)
 		if err != nil {
-			if e, ok := err.(wire.HeaderError); ok && int(e) < len(c.st.badHeader) {
+			if e, ok := err.(frame.HeaderError); ok && int(e) < len(c.st.badHeader) {
 				c.st.badHeader[e].Add(1)
 			}
 			continue
 		}
-		if h.Type != wire.Data && h.Type != wire.Config {
+		if h.Type != frame.Data && h.Type != frame.Config {
 			c.st.unexpected.Add(1)
 			continue
 		}
@@ -334,10 +338,10 @@ func (c *Client) read() (wire.Header, []byte, error) {
 // CONFIG payload it completes, if any. A fragment that shows the CONFIG to
 // exceed MaxConfigSize refuses the CONFIG at once (ErrUnsupportedConfig):
 // the server would send the same one again at every CONNECT.
-func (c *Client) addConfig(h wire.Header, frag []byte) ([]byte, error) {
+func (c *Client) addConfig(h frame.Header, frag []byte) ([]byte, error) {
 	payload, _, err := c.cfgR.Add(h, frag)
 	switch {
-	case err == wire.DropTooLarge:
+	case err == frame.DropTooLarge:
 		c.st.countDrop(err)
 		c.st.badConfigs.Add(1)
 		return nil, c.configTooLarge(h, frag)
@@ -353,17 +357,19 @@ func (c *Client) addConfig(h wire.Header, frag []byte) ([]byte, error) {
 // configTooLarge says what a fragment tells of a CONFIG beyond
 // MaxConfigSize: its signal count when it is the first fragment, else a
 // lower bound of its size.
-func (c *Client) configTooLarge(h wire.Header, frag []byte) error {
+func (c *Client) configTooLarge(h frame.Header, frag []byte) error {
+	// A CONFIG is a uint32 count, then one fixed-size record per signal.
+	count, record := wire.ConfigSize(0), wire.ConfigSize(1)-wire.ConfigSize(0)
 	limit := fmt.Sprintf("Options.MaxConfigSize is %d bytes (%d signals)",
-		c.opts.MaxConfigSize, (c.opts.MaxConfigSize-wire.ConfigCountSize)/wire.ConfigRecordSize)
+		c.opts.MaxConfigSize, (c.opts.MaxConfigSize-count)/record)
 	size := uint64(len(frag))
 	if h.FragmentIdx+1 < h.TotalFragments {
 		size = uint64(h.TotalFragments-1)*uint64(len(frag)) + 1
 	}
 	what := fmt.Sprintf("at least %d bytes in %d fragments", size, h.TotalFragments)
-	if h.FragmentIdx == 0 && len(frag) >= wire.ConfigCountSize {
+	if h.FragmentIdx == 0 && len(frag) >= count {
 		n := binary.LittleEndian.Uint32(frag)
-		what = fmt.Sprintf("%d signals, %d bytes", n, wire.ConfigCountSize+uint64(n)*wire.ConfigRecordSize)
+		what = fmt.Sprintf("%d signals, %d bytes", n, uint64(count)+uint64(n)*uint64(record))
 	}
 	return fmt.Errorf("udpstreamer/client: server %v: %w: its CONFIG has %s; %s", c.server, ErrUnsupportedConfig, what, limit)
 }
@@ -388,8 +394,8 @@ func (c *Client) adopt(payload []byte) (*Config, error) {
 // install makes cfg the session's Config and starts a new session.
 func (c *Client) install(cfg *Config) error {
 	if c.dataR == nil || c.dataMax < cfg.PayloadSize {
-		r, err := wire.NewReassembler(wire.ReassemblerConfig{
-			Type: wire.Data, MaxPayload: cfg.PayloadSize, InFlight: c.opts.MaxInFlight,
+		r, err := frame.NewReassembler(frame.ReassemblerConfig{
+			Type: frame.Data, MaxPayload: cfg.PayloadSize, InFlight: c.opts.MaxInFlight,
 		})
 		if err != nil {
 			return fmt.Errorf("udpstreamer/client: %w", err)
@@ -435,6 +441,9 @@ func (c *Client) resetSession() {
 // Other errors come from the socket: a deadline set with SetReadDeadline
 // (os.ErrDeadlineExceeded) or Close (net.ErrClosed).
 func (c *Client) Next(u *Update) error {
+	if u == nil {
+		return errors.New("udpstreamer/client: Next: nil Update")
+	}
 	cfg := c.cfg.Load()
 	if cfg == nil || c.dataR == nil {
 		return ErrNotConnected
@@ -452,7 +461,7 @@ func (c *Client) Next(u *Update) error {
 		if err != nil {
 			return err
 		}
-		if h.Type == wire.Config {
+		if h.Type == frame.Config {
 			if changed, err := c.config(h, frag); err != nil {
 				return err
 			} else if changed {
@@ -467,18 +476,18 @@ func (c *Client) Next(u *Update) error {
 		}
 		lost, verdict := c.gate.Step(counter)
 		switch verdict {
-		case wire.Stale:
+		case frame.Stale:
 			c.st.stale.Add(1)
 			continue
-		case wire.Held:
+		case frame.Held:
 			c.st.implausible.Add(1)
 			continue
-		case wire.Resync:
+		case frame.Resync:
 			c.st.resyncs.Add(1)
 		}
 		if err := u.fill(cfg, counter, lost, payload); err != nil {
 			// The reassembler enforces the size; count it as inconsistent anyway.
-			c.st.dropped[wire.DropInconsistent].Add(1)
+			c.st.dropped[frame.DropInconsistent].Add(1)
 			continue
 		}
 		c.deliver(u, verdict)
@@ -501,7 +510,7 @@ func (c *Client) AbandonPartial() {
 
 // data passes a DATA fragment to the reassembler and returns the update it
 // completes, if any.
-func (c *Client) data(h wire.Header, frag []byte) (payload []byte, counter uint32) {
+func (c *Client) data(h frame.Header, frag []byte) (payload []byte, counter uint32) {
 	payload, counter, err := c.dataR.Add(h, frag)
 	if n := c.evicted0 + c.dataR.Stats().Evicted; n != c.st.incomplete.Load() {
 		c.st.incomplete.Store(n)
@@ -514,9 +523,9 @@ func (c *Client) data(h wire.Header, frag []byte) (payload []byte, counter uint3
 }
 
 // deliver completes the session fields of an accepted update u and counts it.
-func (c *Client) deliver(u *Update, verdict wire.Verdict) {
+func (c *Client) deliver(u *Update, verdict frame.Verdict) {
 	u.SessionStart, c.fresh = c.fresh, false
-	u.Resync = verdict == wire.Resync
+	u.Resync = verdict == frame.Resync
 	if u.Resync {
 		c.cycles.reset()
 	}
@@ -530,7 +539,7 @@ func (c *Client) deliver(u *Update, verdict wire.Verdict) {
 
 // config handles a CONFIG fragment during a session; changed reports a new
 // Config installed.
-func (c *Client) config(h wire.Header, frag []byte) (changed bool, err error) {
+func (c *Client) config(h frame.Header, frag []byte) (changed bool, err error) {
 	payload, err := c.addConfig(h, frag)
 	if payload == nil || err != nil {
 		return false, err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/internal/udpstest"
@@ -32,7 +33,7 @@ func TestConnectResendsWhenConnectLost(t *testing.T) {
 	if cfg.PayloadSize != 4012 || c.Config() != cfg {
 		t.Errorf("PayloadSize %d, want 4012; Config() %p, want %p", cfg.PayloadSize, c.Config(), cfg)
 	}
-	if i := cfg.Index("Ch1"); i != 1 || cfg.Index("nope") != -1 {
+	if i := cfg.indexOf("Ch1"); i != 1 || cfg.indexOf("nope") != -1 {
 		t.Errorf("Index(Ch1) = %d", i)
 	}
 }
@@ -74,7 +75,7 @@ func TestBurstShuffledFragments(t *testing.T) {
 		}
 		sendDatagrams(t, srv, shuffled(r, d))
 		expect(t, c, &u, i, 0)
-		if u.HRT != 1000+uint64(i) || string(u.Payload) != string(p) {
+		if u.HRT != 1000+uint64(i) || string(u.payloadBytes) != string(p) {
 			t.Fatalf("update %d: HRT %d or payload differs", i, u.HRT)
 		}
 		ch := u.Float64s(1)
@@ -166,8 +167,8 @@ func TestOrderingLossDuplicatesAndWrap(t *testing.T) {
 	if st.Stale != 1 || st.Early != 1 {
 		t.Errorf("Stale %d Early %d, want 1 and 1", st.Stale, st.Early)
 	}
-	if st.Dropped[wire.DropDuplicate] != 1 {
-		t.Errorf("DropDuplicate %d, want 1", st.Dropped[wire.DropDuplicate])
+	if st.dropped[frame.DropDuplicate] != 1 {
+		t.Errorf("DropDuplicate %d, want 1", st.dropped[frame.DropDuplicate])
 	}
 }
 
@@ -188,8 +189,8 @@ func TestDuplicatedAndReorderedFragmentedUpdates(t *testing.T) {
 	expect(t, c, &u, 2, 1)
 	expect(t, c, &u, 3, 0)
 	st := c.Stats()
-	if st.Stale != 1 || st.Dropped[wire.DropDuplicate] != 3 || st.Updates != 3 || st.Lost != 1 {
-		t.Errorf("Stale %d (want 1), DropDuplicate %d (want 3), Updates %d, Lost %d", st.Stale, st.Dropped[wire.DropDuplicate], st.Updates, st.Lost)
+	if st.Stale != 1 || st.dropped[frame.DropDuplicate] != 3 || st.Updates != 3 || st.Lost != 1 {
+		t.Errorf("Stale %d (want 1), DropDuplicate %d (want 3), Updates %d, Lost %d", st.Stale, st.dropped[frame.DropDuplicate], st.Updates, st.Lost)
 	}
 }
 
@@ -249,7 +250,7 @@ func TestStrangersAndBadDatagramsIgnored(t *testing.T) {
 	sendDatagrams(t, srv, [][]byte{
 		bad,       // wrong magic
 		d[0][:10], // short
-		wire.AppendHeader(nil, wire.Header{Type: wire.Ack, TotalFragments: 1}),
+		frame.AppendHeader(nil, frame.Header{Type: frame.Ack, TotalFragments: 1}),
 	})
 	send(t, srv, 0, p)
 	var u Update
@@ -258,7 +259,7 @@ func TestStrangersAndBadDatagramsIgnored(t *testing.T) {
 		t.Errorf("value %v, want 1 (the stranger's 50 must be ignored)", v)
 	}
 	st := c.Stats()
-	if st.Foreign != 1 || st.BadHeader[wire.ErrMagic] != 1 || st.BadHeader[wire.ErrShort] != 1 || st.Unexpected != 1 {
+	if st.Foreign != 1 || st.badHeader[frame.ErrMagic] != 1 || st.badHeader[frame.ErrShort] != 1 || st.Unexpected != 1 {
 		t.Errorf("stats %+v", st)
 	}
 }
@@ -395,7 +396,84 @@ func TestStaleBeyondReassemblerWindow(t *testing.T) {
 	expect(t, c, &u, 11, 0)
 	// 0 was more than MaxInFlight behind: the reassembler refuses it before
 	// the gate would.
-	if st := c.Stats(); st.Dropped[wire.DropStale] != 1 || st.Stale != 0 {
-		t.Errorf("DropStale %d Stale %d", st.Dropped[wire.DropStale], st.Stale)
+	if st := c.Stats(); st.dropped[frame.DropStale] != 1 || st.Stale != 0 {
+		t.Errorf("DropStale %d Stale %d", st.dropped[frame.DropStale], st.Stale)
 	}
 }
+
+// TestMisuseClient: every call out of order, after Close or with a bad
+// argument returns an error; nothing panics.
+func TestMisuseClient(t *testing.T) {
+	srv := udpstest.NewServer(t, burstSigs(), 1400)
+	dial := func(t *testing.T) *Client {
+		c, err := Dial(srv.Addr().String(), Options{LocalAddr: "127.0.0.1:0", ConnectTimeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	cases := []struct {
+		name string
+		run  func(t *testing.T) error
+		want error // errors.Is; errAny for any error
+	}{
+		{"Dial of no address", func(*testing.T) error { _, err := Dial("no address", Options{}); return err }, errAny},
+		{"Dial with a bad local address", func(*testing.T) error {
+			_, err := Dial(srv.Addr().String(), Options{LocalAddr: "127.0.0.1:99999"})
+			return err
+		}, errAny},
+		{"Next before Connect", func(t *testing.T) error { var u Update; return dial(t).Next(&u) }, ErrNotConnected},
+		{"Next into a nil Update", func(t *testing.T) error {
+			c := dial(t)
+			if _, err := c.Connect(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			return c.Next(nil)
+		}, errAny},
+		{"Connect with a nil context", func(t *testing.T) error {
+			var ctx context.Context
+			_, err := dial(t).Connect(ctx)
+			return err
+		}, errAny},
+		{"Connect with a context already cancelled", func(t *testing.T) error {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			_, err := dial(t).Connect(ctx)
+			return err
+		}, context.Canceled},
+		{"Connect after Close", func(t *testing.T) error {
+			c := dial(t)
+			c.Close()
+			_, err := c.Connect(context.Background())
+			return err
+		}, net.ErrClosed},
+		{"Next after Close", func(t *testing.T) error {
+			c := dial(t)
+			if _, err := c.Connect(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			c.Close()
+			var u Update
+			return c.Next(&u)
+		}, net.ErrClosed},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("panicked: %v", r)
+				}
+			}()
+			err := c.run(t)
+			switch {
+			case err == nil:
+				t.Errorf("no error, want %v", c.want)
+			case c.want != errAny && !errors.Is(err, c.want):
+				t.Errorf("%v, want %v", err, c.want)
+			}
+		})
+	}
+}
+
+var errAny = errors.New("any error")

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/quant"
 )
@@ -14,7 +15,7 @@ import (
 // be shared by any number of goroutines and Updates.
 type Config struct {
 	Signals     []wire.SignalInfo // in CONFIG order; index i is signal i everywhere
-	Slots       []wire.Slot       // where each signal lies in the DATA payload
+	slots       []frame.Slot      // where each signal lies in the DATA payload
 	PayloadSize int               // bytes of every DATA payload of the session
 
 	raw   []byte // the CONFIG payload, to recognise a repeated CONFIG
@@ -38,7 +39,7 @@ func newConfig(payload []byte) (*Config, error) {
 		return nil, err
 	}
 	c := &Config{Signals: sigs, raw: append([]byte(nil), payload...), plans: make([]sigPlan, len(sigs))}
-	c.Slots, c.PayloadSize = wire.AppendSlots(make([]wire.Slot, 0, len(sigs)), sigs)
+	c.slots, c.PayloadSize = frame.AppendSlots(make([]frame.Slot, 0, len(sigs)), sigs)
 	for i := range sigs {
 		s, p := &sigs[i], &c.plans[i]
 		if s.Quant != quant.None {
@@ -49,14 +50,14 @@ func newConfig(payload []byte) (*Config, error) {
 			p.q, p.quantised = q, true
 		}
 		if s.TimeMode.NeedsTimeSignal() {
-			p.timePerSecond, _ = UnitsPerSecond(sigs[s.TimeSignalIdx].Unit)
+			p.timePerSecond, _ = unitsPerSecond(sigs[s.TimeSignalIdx].Unit)
 		}
 	}
 	return c, nil
 }
 
 // Index returns the index of the signal called name, or -1.
-func (c *Config) Index(name string) int {
+func (c *Config) indexOf(name string) int {
 	for i := range c.Signals {
 		if c.Signals[i].Name == name {
 			return i
@@ -67,7 +68,7 @@ func (c *Config) Index(name string) int {
 
 // WireType is the element type of signal i on the wire: its quantised type if
 // quantised, its own type otherwise. AppendValues converts from this type.
-func (c *Config) WireType(i int) datasource.Type { return c.Slots[i].WireType }
+func (c *Config) WireType(i int) datasource.Type { return c.slots[i].WireType }
 
 // UnitsPerSecond returns how many units of a time signal whose Unit is unit make
 // one second: 1 for "s", 1e3 for "ms", 1e6 for "us", "µs" (U+00B5) or "μs"
@@ -76,7 +77,7 @@ func (c *Config) WireType(i int) datasource.Type { return c.Slots[i].WireType }
 //
 // Update.Times divides a time signal's values by this number to express them in
 // seconds.
-func UnitsPerSecond(unit string) (perSecond float64, known bool) {
+func unitsPerSecond(unit string) (perSecond float64, known bool) {
 	switch strings.TrimSpace(unit) {
 	case "s":
 		return 1, true

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/internal/udpstest"
@@ -34,11 +35,11 @@ func allTypeSigs() []wire.SignalInfo {
 // of each with all-zero, all-one, sign-bit-only and all-but-sign bit patterns.
 func randomPayload(sigs []wire.SignalInfo, seed uint64) []byte {
 	r := rand.New(rand.NewPCG(seed, seed))
-	p := make([]byte, wire.DataPayloadSize(sigs))
+	p := make([]byte, frame.DataPayloadSize(sigs))
 	for i := range p {
 		p[i] = byte(r.Uint32())
 	}
-	slots, _ := wire.AppendSlots(nil, sigs)
+	slots, _ := frame.AppendSlots(nil, sigs)
 	for _, sl := range slots {
 		n := sl.ElemSize()
 		e := func(k int) []byte { return p[sl.Offset+k*n : sl.Offset+(k+1)*n] }
@@ -62,14 +63,14 @@ var checkExactOf = [...]func(*testing.T, *Update, int, []byte){
 	checkExact[int32], checkExact[uint64], checkExact[int64], checkExact[float32], checkExact[float64],
 }
 
-func checkExact[E Number](t *testing.T, u *Update, i int, raw []byte) {
+func checkExact[E number](t *testing.T, u *Update, i int, raw []byte) {
 	t.Helper()
 	var z E
 	ref := make([]E, len(raw)/binary.Size(z))
 	if err := binary.Read(bytes.NewReader(raw), binary.LittleEndian, ref); err != nil {
 		t.Fatal(err)
 	}
-	got := AppendValues([]E(nil), u, i)
+	got := appendValues([]E(nil), u, i)
 	if back, _ := binary.Append(nil, binary.LittleEndian, got); !bytes.Equal(back, raw) {
 		t.Errorf("signal %d (%T): AppendValues not bit-exact:\n%v\nwant\n%v", i, z, got, ref)
 	}
@@ -93,23 +94,23 @@ func TestEveryTypeBitExact(t *testing.T) {
 	expect(t, c, &u, 0, 0)
 	for i, ty := range allTypes {
 		raw := u.Raw(i)
-		sl := c.Config().Slots[i]
+		sl := c.Config().slots[i]
 		if !bytes.Equal(raw, p[sl.Offset:sl.Offset+sl.Len]) || c.Config().WireType(i) != ty {
 			t.Fatalf("signal %d: Raw differs from the payload slot", i)
 		}
 		checkExactOf[ty](t, &u, i, raw)
 	}
 	// Conversions to another type follow Go's: int8 -1 as int64 is -1.
-	i8 := c.Config().Index("int8")
-	if got := AppendValues([]int64(nil), &u, i8)[1]; got != -1 {
+	i8 := c.Config().indexOf("int8")
+	if got := appendValues([]int64(nil), &u, i8)[1]; got != -1 {
 		t.Errorf("int8 0xFF as int64 = %d, want -1", got)
 	}
-	if got := AppendValues([]int64(nil), &u, i8)[2]; got != math.MinInt8 {
+	if got := appendValues([]int64(nil), &u, i8)[2]; got != math.MinInt8 {
 		t.Errorf("int8 0x80 as int64 = %d, want -128", got)
 	}
 	// The caller's buffer is appended to and reused.
 	buf := make([]uint64, 1, 64)
-	if got := AppendValues(buf, &u, c.Config().Index("uint64")); len(got) != 17 || &got[0] != &buf[0] {
+	if got := appendValues(buf, &u, c.Config().indexOf("uint64")); len(got) != 17 || &got[0] != &buf[0] {
 		t.Errorf("AppendValues did not append into the caller's buffer")
 	}
 }
@@ -157,10 +158,12 @@ func TestQuantisedWithinHalfStep(t *testing.T) {
 				t.Errorf("%s [%d]: %v decoded as %v, %v from %v (half step %v)", s.Name, k, v, got[k], d, want, half)
 			}
 		}
-		codes := AppendValues([]int32(nil), &u, i)
+		codeRange := map[quant.WireType][2]int32{quant.Uint8: {0, 255}, quant.Int8: {-128, 127}, quant.Uint16: {0, 65535}, quant.Int16: {-32768, 32767}}
+		lo, hi := codeRange[s.Quant][0], codeRange[s.Quant][1]
+		codes := appendValues([]int32(nil), &u, i)
 		for k, code := range codes {
-			if code < q.MinCode() || code > q.MaxCode() {
-				t.Errorf("%s [%d]: code %d outside [%d, %d]", s.Name, k, code, q.MinCode(), q.MaxCode())
+			if code < lo || code > hi {
+				t.Errorf("%s [%d]: code %d outside [%d, %d]", s.Name, k, code, lo, hi)
 			}
 		}
 	}
@@ -180,13 +183,13 @@ func TestMatrix(t *testing.T) {
 	if !reflect.DeepEqual(u.Float64s(0), mv) || !reflect.DeepEqual(u.Float64s(1), fv) {
 		t.Errorf("M %v F %v", u.Float64s(0), u.Float64s(1))
 	}
-	if got := AppendValues([]int16(nil), &u, 0); !reflect.DeepEqual(got, []int16{0, -100, -200, 300, 400, -500}) {
+	if got := appendValues([]int16(nil), &u, 0); !reflect.DeepEqual(got, []int16{0, -100, -200, 300, 400, -500}) {
 		t.Errorf("M values %v", got)
 	}
 	if n := len(u.Raw(0)); n != 12 || len(u.Raw(1)) != 6 || len(u.Times(0)) != 6 {
 		t.Errorf("Raw(0) %d bytes, Raw(1) %d, Times(0) %d", n, len(u.Raw(1)), len(u.Times(0)))
 	}
-	if cfg := c.Config(); cfg.Signals[0].NumRows != 2 || cfg.Signals[0].NumCols != 3 || cfg.Slots[0].Elements != 6 {
+	if cfg := c.Config(); cfg.Signals[0].NumRows != 2 || cfg.Signals[0].NumCols != 3 || cfg.slots[0].Elements != 6 {
 		t.Errorf("matrix shape %+v", cfg.Signals[0])
 	}
 }
@@ -246,7 +249,7 @@ func TestTimeModes(t *testing.T) {
 		}
 	}
 	for name, w := range want {
-		got := u.Times(c.Config().Index(name))
+		got := u.Times(c.Config().indexOf(name))
 		if len(got) != len(w) {
 			t.Fatalf("%s: %d times, want %d", name, len(got), len(w))
 		}
@@ -258,7 +261,7 @@ func TestTimeModes(t *testing.T) {
 		}
 	}
 	// Times is cached per update and recomputed for the next one.
-	a := c.Config().Index("A")
+	a := c.Config().indexOf("A")
 	first := &u.Times(a)[0]
 	vals[0] = []float64{2_500_000}
 	send(t, srv, 1, payload(t, sigs, hrt, vals))
@@ -270,12 +273,12 @@ func TestTimeModes(t *testing.T) {
 
 func TestUnitsPerSecond(t *testing.T) {
 	for unit, want := range map[string]float64{"s": 1, "ms": 1e3, "us": 1e6, "\u00b5s": 1e6, "\u03bcs": 1e6, "ns": 1e9, " ms ": 1e3} {
-		if got, known := UnitsPerSecond(unit); got != want || !known {
+		if got, known := unitsPerSecond(unit); got != want || !known {
 			t.Errorf("UnitsPerSecond(%q) = %v, %v", unit, got, known)
 		}
 	}
 	for _, unit := range []string{"", "V", "min", "S"} {
-		if got, known := UnitsPerSecond(unit); got != 1 || known {
+		if got, known := unitsPerSecond(unit); got != 1 || known {
 			t.Errorf("UnitsPerSecond(%q) = %v, %v; want 1, false", unit, got, known)
 		}
 	}
@@ -303,9 +306,9 @@ func decodeAll(u *Update) {
 		u.Float64s(i)
 		u.Times(i)
 		u.Raw(i)
-		AppendValues([]float64(nil), u, i)
-		AppendValues([]int64(nil), u, i)
-		AppendValues([]uint8(nil), u, i)
+		appendValues([]float64(nil), u, i)
+		appendValues([]int64(nil), u, i)
+		appendValues([]uint8(nil), u, i)
 	}
 }
 
@@ -399,7 +402,7 @@ func TestElementAccessors(t *testing.T) {
 	u.fill(cfg, 0, 0, randomPayload(cfg.Signals, 1))
 	if a := testing.AllocsPerRun(100, func() {
 		for i := range cfg.Signals {
-			k := cfg.Slots[i].Elements - 1
+			k := cfg.slots[i].Elements - 1
 			sinkFloat = u.Float64At(i, k) + u.TimeAt(i, k)
 		}
 	}); a != 0 {

@@ -7,36 +7,36 @@ import (
 	"os"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 )
 
 // Silence detection and reconnection (docs/udpstreamer.md, "The Go client").
 const (
 	// MinSilence is the shortest pause the default Options.Silence reports.
-	MinSilence = time.Second
+	minSilence = time.Second
 	// SilencePeriods is how many of the server's periods without an update
 	// make a silence by default, when that is longer than MinSilence.
-	SilencePeriods = 5
+	silencePeriods = 5
 	// MaxReconnectInterval bounds the back-off between the CONNECTs sent
 	// while silent with Options.Reconnect.
-	MaxReconnectInterval = 30 * time.Second
+	maxReconnectInterval = 30 * time.Second
 )
 
 // ErrSilence is matched (errors.Is) by the *SilenceError Next returns.
 var ErrSilence = errors.New("udpstreamer/client: no DATA from the server (silence)")
 
-// SilenceError is returned by Next, once per silence, when no update came
+// silenceError is returned by Next, once per silence, when no update came
 // for the silence timeout (Options.Silence). The session may resume: a
 // later Next returns the next update, marked with Update.Silence. A
 // silence is a read timeout the client set itself, so the error matches
 // both ErrSilence and os.ErrDeadlineExceeded.
-type SilenceError struct {
+type silenceError struct {
 	Server       netip.AddrPort
 	After        time.Duration // the pause that made the silence
 	Reconnecting bool          // a CONNECT went out, and more follow while silent (Options.Reconnect)
 }
 
-func (e *SilenceError) Error() string {
+func (e *silenceError) Error() string {
 	s := fmt.Sprintf("udpstreamer/client: no DATA from %v for %v (silence)", e.Server, e.After)
 	if e.Reconnecting {
 		s += "; sending CONNECT again"
@@ -45,12 +45,12 @@ func (e *SilenceError) Error() string {
 }
 
 // Is reports whether target is ErrSilence or os.ErrDeadlineExceeded.
-func (e *SilenceError) Is(target error) bool {
+func (e *silenceError) Is(target error) bool {
 	return target == ErrSilence || target == os.ErrDeadlineExceeded
 }
 
 // Timeout reports true, as a net.Error's would for a read timeout.
-func (e *SilenceError) Timeout() bool { return true }
+func (e *silenceError) Timeout() bool { return true }
 
 // silence is the silence detector's state. Only Next's goroutine (and
 // Connect's, the same) uses it, apart from the fields named below.
@@ -82,7 +82,7 @@ func (c *Client) silenceTimeout() time.Duration {
 // least MinSilence, is a silence. Every receiver of streamerd (this client,
 // the web scope's sources) declares a silence by it.
 func SilenceTimeout(period time.Duration) time.Duration {
-	return max(MinSilence, SilencePeriods*period)
+	return max(minSilence, silencePeriods*period)
 }
 
 // want is the internal deadline: the silence deadline, or the next CONNECT
@@ -152,7 +152,7 @@ func (c *Client) deadline(err error) error {
 			c.sil.silent = true
 			c.st.silences.Add(1)
 			c.st.silent.Store(true)
-			serr := &SilenceError{Server: c.server, After: c.silenceTimeout(), Reconnecting: c.opts.Reconnect}
+			serr := &silenceError{Server: c.server, After: c.silenceTimeout(), Reconnecting: c.opts.Reconnect}
 			if c.opts.Reconnect {
 				c.startReconnecting(now)
 			}
@@ -174,7 +174,7 @@ func (c *Client) deadline(err error) error {
 // CONNECTs were recent (two clients taking the session from each other
 // then back off together).
 func (c *Client) startReconnecting(now time.Time) {
-	if c.sil.lastTry.IsZero() || now.Sub(c.sil.lastTry) > 2*MaxReconnectInterval {
+	if c.sil.lastTry.IsZero() || now.Sub(c.sil.lastTry) > 2*maxReconnectInterval {
 		c.sil.backoff = c.silenceTimeout()
 	}
 	c.reconnect(now)
@@ -182,11 +182,11 @@ func (c *Client) startReconnecting(now time.Time) {
 
 // reconnect sends CONNECT and schedules the next one.
 func (c *Client) reconnect(now time.Time) {
-	c.send(wire.Connect)
+	c.send(frame.Connect)
 	c.st.reconnects.Add(1)
 	c.sil.lastTry = now
 	c.sil.nextTry = now.Add(c.sil.backoff)
-	c.sil.backoff = min(2*c.sil.backoff, MaxReconnectInterval)
+	c.sil.backoff = min(2*c.sil.backoff, maxReconnectInterval)
 }
 
 // waiting records that Next starts waiting at now: a caller that comes

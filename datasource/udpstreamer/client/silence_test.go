@@ -27,7 +27,7 @@ func TestSilenceReportedOnce(t *testing.T) {
 		}
 	}
 	err := nextErr(c, &u)
-	var se *SilenceError
+	var se *silenceError
 	if !errors.Is(err, ErrSilence) || !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &se) || se.After != 100*time.Millisecond {
 		t.Fatalf("Next on a stopped stream: %v", err)
 	}
@@ -62,7 +62,7 @@ func TestSilenceByDefault(t *testing.T) {
 	}
 	c2 := dial(t, udpstest.NewServer(t, burstSigs(), 1400), Options{Silence: -1})
 	connect(t, c2)
-	c2.SetReadDeadline(time.Now().Add(MinSilence + 200*time.Millisecond))
+	c2.SetReadDeadline(time.Now().Add(minSilence + 200*time.Millisecond))
 	if err := c2.Next(&u); errors.Is(err, ErrSilence) || !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("Next with detection off: %v", err)
 	}
@@ -95,7 +95,7 @@ func TestReconnectAfterTakeover(t *testing.T) {
 	srv.Displace(t)
 	connected := srv.Connected()
 	err := nextErr(c, &u)
-	var se *SilenceError
+	var se *silenceError
 	if !errors.As(err, &se) || !se.Reconnecting || !strings.Contains(err.Error(), "sending CONNECT again") {
 		t.Fatalf("Next after the takeover: %v", err)
 	}
@@ -138,8 +138,8 @@ func TestReconnectBackoff(t *testing.T) {
 		}
 	}
 	c.startReconnecting(c.sil.lastTry.Add(time.Minute))
-	if d := c.sil.nextTry.Sub(c.sil.lastTry); d != MaxReconnectInterval {
-		t.Errorf("a silence one minute later: first interval %v, want %v", d, MaxReconnectInterval)
+	if d := c.sil.nextTry.Sub(c.sil.lastTry); d != maxReconnectInterval {
+		t.Errorf("a silence one minute later: first interval %v, want %v", d, maxReconnectInterval)
 	}
 	c.startReconnecting(c.sil.lastTry.Add(time.Hour))
 	if d := c.sil.nextTry.Sub(c.sil.lastTry); d != 3*time.Second {
@@ -185,7 +185,7 @@ func TestSilenceDetectionAllocatesNothing(t *testing.T) {
 
 func TestSilenceTimeout(t *testing.T) {
 	for _, c := range []struct{ period, want time.Duration }{
-		{0, MinSilence}, {time.Millisecond, MinSilence}, {time.Second, 5 * time.Second},
+		{0, minSilence}, {time.Millisecond, minSilence}, {time.Second, 5 * time.Second},
 	} {
 		if got := SilenceTimeout(c.period); got != c.want {
 			t.Errorf("SilenceTimeout(%v) = %v, want %v", c.period, got, c.want)

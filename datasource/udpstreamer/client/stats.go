@@ -4,7 +4,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 )
 
 // Stats counts what a Client received since Dial. Counts of datagrams refer to
@@ -16,7 +16,7 @@ type Stats struct {
 	Lost        uint64 // sum of Update.Lost: updates the counter skipped (never completed or never sent)
 	Skipped     uint64 // sum of Update.Skipped: cycles the server skipped, seen from the hrtTimestamp spacing
 	Stale       uint64 // complete updates the sequence gate dropped: reordered or duplicated behind a newer one
-	Implausible uint64 // complete updates dropped for a counter implausibly far from the sequence (wire.SequenceGate)
+	Implausible uint64 // complete updates dropped for a counter implausibly far from the sequence (docs/udpstreamer.md, "Sequence counters")
 	Resyncs     uint64 // times the counter restarted without a CONFIG and the client followed it (Update.Resync)
 	Incomplete  uint64 // updates the reassembler gave up on (a fragment missing when newer ones arrived)
 	Configs     uint64 // CONFIG payloads completed, including repeats
@@ -31,8 +31,11 @@ type Stats struct {
 	LastUpdate time.Time     // arrival of the last update Next returned; zero before the first
 	Period     time.Duration // the server's period as learnt from the hrtTimestamps; 0 until known
 
-	BadHeader [wire.NumHeaderErrors]uint64 // datagrams ParseHeader refused, by HeaderError
-	Dropped   [wire.NumDropReasons]uint64  // fragments the DATA and CONFIG reassemblers refused, by DropReason; a duplicated update shows here as DropDuplicate
+	BadHeader uint64 // datagrams whose 17-byte header was refused: too short, bad magic, unknown type, fragment index or payload length out of range
+	Dropped   uint64 // fragments the DATA and CONFIG reassemblers refused: malformed, inconsistent with their update, too large, duplicated (a duplicated update shows here), stale or of the wrong type
+
+	badHeader [frame.NumHeaderErrors]uint64 // BadHeader by reason
+	dropped   [frame.NumDropReasons]uint64  // Dropped by reason
 }
 
 // counters are the live Stats. Only the goroutine in Connect or Next writes
@@ -46,8 +49,8 @@ type counters struct {
 	lastUpdate                                      atomic.Int64 // ns since the Client's epoch; 0: none yet
 	period                                          atomic.Int64 // ns
 
-	badHeader [wire.NumHeaderErrors]atomic.Uint64
-	dropped   [wire.NumDropReasons]atomic.Uint64
+	badHeader [frame.NumHeaderErrors]atomic.Uint64
+	dropped   [frame.NumDropReasons]atomic.Uint64
 }
 
 func (c *counters) snapshot(epoch time.Time) Stats {
@@ -75,17 +78,19 @@ func (c *counters) snapshot(epoch time.Time) Stats {
 		s.LastUpdate = epoch.Add(time.Duration(ns))
 	}
 	for i := range c.badHeader {
-		s.BadHeader[i] = c.badHeader[i].Load()
+		s.badHeader[i] = c.badHeader[i].Load()
+		s.BadHeader += s.badHeader[i]
 	}
 	for i := range c.dropped {
-		s.Dropped[i] = c.dropped[i].Load()
+		s.dropped[i] = c.dropped[i].Load()
+		s.Dropped += s.dropped[i]
 	}
 	return s
 }
 
 // countDrop counts a fragment a reassembler refused with err.
 func (c *counters) countDrop(err error) {
-	if d, ok := err.(wire.DropReason); ok && int(d) < len(c.dropped) {
+	if d, ok := err.(frame.DropReason); ok && int(d) < len(c.dropped) {
 		c.dropped[d].Add(1)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 )
 
 // Update is one DATA update accepted by the sequence gate, filled in place by
@@ -20,7 +20,7 @@ type Update struct {
 	HRT          uint64 // hrtTimestamp: ns of the server's CLOCK_MONOTONIC_RAW at Synchronise()
 	Lost         uint32 // updates missing between the previous accepted update and this one
 	SessionStart bool   // first update after a CONFIG: counters and Lost restart here
-	Payload      []byte // the whole DATA payload: HRT then every signal's wire bytes
+	payloadBytes []byte // the whole DATA payload: HRT then every signal's wire bytes
 
 	// Skipped is the number of the server's cycles missing between the
 	// previous accepted update and this one beyond the Lost ones: cycles
@@ -36,7 +36,7 @@ type Update struct {
 	Silence time.Duration
 	// Resync is true when the counter restarted without a CONFIG (two
 	// updates in a row implausibly far from the sequence; see
-	// wire.SequenceGate) and the client follows the new sequence from this
+	// docs/udpstreamer.md, "Sequence counters") and the client follows the new sequence from this
 	// update. Lost then counts the new sequence's updates not delivered.
 	Resync bool
 
@@ -56,7 +56,7 @@ func (u *Update) Config() *Config { return u.cfg }
 // Config differs from the previous fill's or the payload buffer is short.
 func (u *Update) fill(cfg *Config, counter, lost uint32, payload []byte) error {
 	if len(payload) != cfg.PayloadSize {
-		return wire.ErrDataLength
+		return frame.ErrDataLength
 	}
 	if u.cfg != cfg {
 		n := len(cfg.Signals)
@@ -64,8 +64,8 @@ func (u *Update) fill(cfg *Config, counter, lost uint32, payload []byte) error {
 		u.vals, u.valGen = make([][]float64, n), make([]uint64, n)
 		u.times, u.tGen = make([][]float64, n), make([]uint64, n)
 	}
-	u.Payload = append(u.Payload[:0], payload...)
-	u.HRT = binary.LittleEndian.Uint64(u.Payload)
+	u.payloadBytes = append(u.payloadBytes[:0], payload...)
+	u.HRT = binary.LittleEndian.Uint64(u.payloadBytes)
 	u.Counter, u.Lost = counter, lost
 	u.gen++
 	return nil
@@ -74,8 +74,8 @@ func (u *Update) fill(cfg *Config, counter, lost uint32, payload []byte) error {
 // Raw returns the wire bytes of signal i (little-endian elements of
 // Config().WireType(i)). It aliases Payload. It panics if i is out of range.
 func (u *Update) Raw(i int) []byte {
-	s := u.cfg.Slots[i]
-	return u.Payload[s.Offset : s.Offset+s.Len : s.Offset+s.Len]
+	s := u.cfg.slots[i]
+	return u.payloadBytes[s.Offset : s.Offset+s.Len : s.Offset+s.Len]
 }
 
 // Float64s returns the values of signal i as float64: dequantised for a
@@ -92,12 +92,12 @@ func (u *Update) Float64s(i int) []float64 {
 	if u.valGen[i] == u.gen {
 		return dst
 	}
-	sl := u.cfg.Slots[i]
+	sl := u.cfg.slots[i]
 	if dst == nil {
 		dst = make([]float64, sl.Elements)
 		u.vals[i] = dst
 	}
-	src := u.Payload[sl.Offset : sl.Offset+sl.Len]
+	src := u.payloadBytes[sl.Offset : sl.Offset+sl.Len]
 	if p := &u.cfg.plans[i]; p.quantised {
 		p.q.DecodeFloat64(dst, src)
 	} else {
@@ -111,12 +111,12 @@ func (u *Update) Float64s(i int) []float64 {
 // decoding the rest of the signal: for reading a few elements of a long
 // array. It panics if i or k is out of range or before the first update.
 func (u *Update) Float64At(i, k int) float64 {
-	sl := u.cfg.Slots[i]
+	sl := u.cfg.slots[i]
 	if k < 0 || k >= sl.Elements {
 		panic("udpstreamer/client: element index out of range")
 	}
 	size := sl.Len / sl.Elements
-	src := u.Payload[sl.Offset+k*size : sl.Offset+(k+1)*size]
+	src := u.payloadBytes[sl.Offset+k*size : sl.Offset+(k+1)*size]
 	if p := &u.cfg.plans[i]; p.quantised {
 		var code [1]int32
 		return p.q.Value(appendElems(code[:0], src, sl.WireType)[0])
@@ -130,7 +130,7 @@ func (u *Update) Float64At(i, k int) float64 {
 // out of range or before the first update.
 func (u *Update) TimeAt(i, k int) float64 {
 	s := &u.cfg.Signals[i]
-	if k < 0 || k >= u.cfg.Slots[i].Elements {
+	if k < 0 || k >= u.cfg.slots[i].Elements {
 		panic("udpstreamer/client: element index out of range")
 	}
 	perSecond := u.cfg.plans[i].timePerSecond
@@ -140,14 +140,14 @@ func (u *Update) TimeAt(i, k int) float64 {
 	case datasource.FirstSample:
 		return u.Float64At(int(s.TimeSignalIdx), 0)/perSecond + float64(k)/s.SamplingRate
 	case datasource.LastSample:
-		last := u.cfg.Slots[i].Elements - 1
+		last := u.cfg.slots[i].Elements - 1
 		return u.Float64At(int(s.TimeSignalIdx), 0)/perSecond - float64(last-k)/s.SamplingRate
 	}
 	return float64(u.HRT) / 1e9
 }
 
 // Number is the set of element types AppendValues converts to.
-type Number interface {
+type number interface {
 	~uint8 | ~int8 | ~uint16 | ~int16 | ~uint32 | ~int32 | ~uint64 | ~int64 |
 		~float32 | ~float64 | ~int | ~uint
 }
@@ -157,14 +157,14 @@ type Number interface {
 // when T is the wire type, and the raw codes, not physical values, for a
 // quantised signal (use Float64s for those). It allocates only when dst lacks
 // capacity; it panics if i is out of range or before the first update.
-func AppendValues[T Number](dst []T, u *Update, i int) []T {
-	sl := u.cfg.Slots[i]
-	return appendElems(dst, u.Payload[sl.Offset:sl.Offset+sl.Len], sl.WireType)
+func appendValues[T number](dst []T, u *Update, i int) []T {
+	sl := u.cfg.slots[i]
+	return appendElems(dst, u.payloadBytes[sl.Offset:sl.Offset+sl.Len], sl.WireType)
 }
 
 // appendElems appends the little-endian elements of type t in src to dst,
 // each converted to T.
-func appendElems[T Number](dst []T, src []byte, t datasource.Type) []T {
+func appendElems[T number](dst []T, src []byte, t datasource.Type) []T {
 	le := binary.LittleEndian
 	switch t {
 	case datasource.Uint8:
@@ -221,7 +221,7 @@ func appendElems[T Number](dst []T, src []byte, t datasource.Type) []T {
 //   - LastSample: tN - (N-1-k)/SamplingRate, tN the scalar time signal in seconds.
 //
 // The time signal's unit is read from its CONFIG Unit: "s", "ms", "us"/"µs",
-// "ns"; any other unit, or none, is taken as seconds (see UnitsPerSecond).
+// "ns"; any other unit, or none, is taken as seconds (see unitsPerSecond).
 // k is the element index in wire order (columns fastest for a matrix). The
 // slice belongs to the Update; it returns nil before the first update and
 // panics if i is out of range.

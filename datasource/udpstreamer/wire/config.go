@@ -19,10 +19,10 @@ const NoTimeSignal uint32 = 0xFFFFFFFF
 
 // CONFIG layout: a uint32 signal count, then one fixed-size record per signal.
 const (
-	ConfigCountSize  = 4
-	ConfigRecordSize = 136
-	MaxNameLen       = 63 // bytes of a name, without its terminating NUL
-	MaxUnitLen       = 31 // bytes of a unit, without its terminating NUL
+	configCountSize  = 4
+	configRecordSize = 136
+	maxNameLen       = 63 // bytes of a name, without its terminating NUL
+	maxUnitLen       = 31 // bytes of a unit, without its terminating NUL
 )
 
 // Offsets inside one CONFIG record.
@@ -44,14 +44,14 @@ const (
 )
 
 // maxUpdatePayload is the largest payload one update can carry: 65535 fragments of
-// the largest chunk. Larger signal sets are rejected by ValidateSignals (as are
+// the largest chunk. Larger signal sets are rejected by validateSignals (as are
 // sets over math.MaxInt bytes on 32-bit platforms).
-const maxUpdatePayload = maxFragments * (MaxMaxPayloadSize - HeaderSize)
+const maxUpdatePayload = MaxFragments * (MaxMaxPayloadSize - HeaderSize)
 
 // maxUpdateInt also keeps sizes representable as int on 32-bit platforms.
 const maxUpdateInt = min(maxUpdatePayload, math.MaxInt)
 
-// ErrConfig is wrapped by every error of ValidateSignals, AppendConfig and ParseConfig.
+// ErrConfig is wrapped by every error of SignalErrors, AppendConfig and ParseConfig.
 var ErrConfig = errors.New("udpstreamer/wire: invalid CONFIG")
 
 // SignalInfo describes one signal as carried in a CONFIG record.
@@ -71,7 +71,7 @@ type SignalInfo struct {
 }
 
 // Elements is the element count, NumRows*NumCols. Meaningful only for a signal
-// that passed ValidateSignals or came from ParseConfig.
+// that AppendConfig accepts or that came from ParseConfig.
 func (s *SignalInfo) Elements() int { return int(s.NumRows) * int(s.NumCols) }
 
 // WireBytes is the size in bytes of the signal's slot in the DATA payload:
@@ -80,7 +80,24 @@ func (s *SignalInfo) WireBytes() int { return s.Elements() * s.WireType().Size()
 
 // WireType is the type of one element in the DATA payload: Type, or the
 // integer type Quant names when the signal is quantised.
-func (s *SignalInfo) WireType() datasource.Type { return s.Type.Quantized(s.Quant) }
+func (s *SignalInfo) WireType() datasource.Type { return quantized(s.Type, s.Quant) }
+
+// quantized returns the type of one element on the wire for a signal of
+// type t quantised to q: t itself for quant.None (and for an invalid q),
+// else the integer type q names.
+func quantized(t datasource.Type, q quant.WireType) datasource.Type {
+	switch q {
+	case quant.Uint8:
+		return datasource.Uint8
+	case quant.Int8:
+		return datasource.Int8
+	case quant.Uint16:
+		return datasource.Uint16
+	case quant.Int16:
+		return datasource.Int16
+	}
+	return t
+}
 
 // Shape describes the signal's dimensions for display: "scalar", "[N]"
 // for a vector of N elements or "[RxC]" for a matrix of R rows and C
@@ -95,48 +112,67 @@ func (s *SignalInfo) Shape() string {
 	return "[" + strconv.FormatUint(uint64(s.NumRows), 10) + "x" + strconv.FormatUint(uint64(s.NumCols), 10) + "]"
 }
 
-// SignalError is a CONFIG record that breaks a rule of the protocol. Field
+// signalError is a CONFIG record that breaks a rule of the protocol. Field
 // names the rule's parameter as a datasource configuration spells it (Name,
 // Unit, Type, QuantizedType, RangeMin, RangeMax, NumberOfDimensions,
 // NumberOfElements, TimeMode, TimeSignal, SamplingRate), so a producer can
 // report it at its key. It wraps ErrConfig.
-type SignalError struct {
+type signalError struct {
 	Index int    // in CONFIG order
 	Name  string // the signal's name
 	Field string
 	Rule  string
 }
 
-func (e *SignalError) Error() string {
+func (e *signalError) Error() string {
 	return fmt.Sprintf("%v: signal %d (%q): %s: %s", ErrConfig, e.Index, e.Name, e.Field, e.Rule)
 }
 
 // Unwrap returns ErrConfig.
-func (e *SignalError) Unwrap() error { return ErrConfig }
+func (e *signalError) Unwrap() error { return ErrConfig }
 
-// ValidateSignals checks a signal set against the protocol's rules (see
+// validateSignals checks a signal set against the protocol's rules (see
 // SignalErrors) and returns the first broken one, or nil.
-func ValidateSignals(sigs []SignalInfo) error {
+func validateSignals(sigs []SignalInfo) error {
 	if len(sigs) == 0 {
 		return fmt.Errorf("%w: no signals", ErrConfig)
 	}
 	if uint64(len(sigs)) > math.MaxUint32 {
 		return fmt.Errorf("%w: too many signals", ErrConfig)
 	}
-	if errs := SignalErrors(sigs); len(errs) > 0 {
+	if errs := signalErrors(sigs); len(errs) > 0 {
 		return errs[0]
 	}
 	return nil
 }
 
-// SignalErrors returns every broken rule of the signals of a set, in CONFIG
+// SignalErrors returns every broken rule of the signals of a set, as
+// ConfigErrors a producer's Validate completes with its name: Index is
+// the signal's, Parameter the rule's parameter as a datasource
+// configuration spells it (Name, Unit, Type, QuantizedType, RangeMin,
+// RangeMax, NumberOfDimensions, NumberOfElements, TimeMode, TimeSignal,
+// SamplingRate). The rules: names and units fit their NUL-terminated
+// fields, names are non-empty and unique, codes are defined, dimensions
+// follow the scalar/vector/matrix rules, quantisation is on float signals
+// with a finite increasing range, time signals exist and have the right
+// element count, and the DATA payload fits in one update. It allocates
+// only for broken rules.
+func SignalErrors(sigs []SignalInfo) []*datasource.ConfigError {
+	var out []*datasource.ConfigError
+	for _, e := range signalErrors(sigs) {
+		out = append(out, &datasource.ConfigError{Signal: e.Name, Index: e.Index, Parameter: e.Field, Rule: e.Rule})
+	}
+	return out
+}
+
+// signalErrors returns every broken rule of the signals of a set, in CONFIG
 // order: names and units fit their NUL-terminated fields, names are
 // non-empty and unique, codes are defined, dimensions follow the
 // scalar/vector/matrix rules, quantisation is on float signals with a
 // finite increasing range, time signals exist and have the right element
 // count, and the DATA payload fits in one update. It allocates only for
 // broken rules.
-func SignalErrors(sigs []SignalInfo) []*SignalError {
+func signalErrors(sigs []SignalInfo) []*signalError {
 	c := checker{sigs: sigs}
 	total := uint64(DataTimestampSize)
 	for i := range sigs {
@@ -158,11 +194,11 @@ type checker struct {
 	sigs  []SignalInfo
 	i     int
 	names map[string]int
-	errs  []*SignalError
+	errs  []*signalError
 }
 
 func (c *checker) bad(field, format string, args ...any) {
-	c.errs = append(c.errs, &SignalError{Index: c.i, Name: c.sigs[c.i].Name, Field: field, Rule: fmt.Sprintf(format, args...)})
+	c.errs = append(c.errs, &signalError{Index: c.i, Name: c.sigs[c.i].Name, Field: field, Rule: fmt.Sprintf(format, args...)})
 }
 
 // strings checks the name and the unit: present, unique, and fitting their
@@ -172,8 +208,8 @@ func (c *checker) strings() {
 	switch j, dup := c.names[s.Name]; {
 	case s.Name == "":
 		c.bad("Name", "must not be empty")
-	case len(s.Name) > MaxNameLen:
-		c.bad("Name", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", MaxNameLen, len(s.Name))
+	case len(s.Name) > maxNameLen:
+		c.bad("Name", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", maxNameLen, len(s.Name))
 	case strings.IndexByte(s.Name, 0) >= 0:
 		c.bad("Name", "must not contain a NUL byte")
 	case dup:
@@ -185,8 +221,8 @@ func (c *checker) strings() {
 		c.names[s.Name] = c.i
 	}
 	switch {
-	case len(s.Unit) > MaxUnitLen:
-		c.bad("Unit", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", MaxUnitLen, len(s.Unit))
+	case len(s.Unit) > maxUnitLen:
+		c.bad("Unit", "at most %d bytes (the CONFIG field is NUL-terminated), got %d", maxUnitLen, len(s.Unit))
 	case strings.IndexByte(s.Unit, 0) >= 0:
 		c.bad("Unit", "must not contain a NUL byte")
 	}
@@ -283,12 +319,12 @@ func (c *checker) timing() {
 }
 
 // ConfigSize is the size in bytes of the CONFIG payload for n signals.
-func ConfigSize(n int) int { return ConfigCountSize + ConfigRecordSize*n }
+func ConfigSize(n int) int { return configCountSize + configRecordSize*n }
 
-// AppendConfig validates sigs with ValidateSignals and appends the CONFIG payload
+// AppendConfig checks sigs against the protocol's rules and appends the CONFIG payload
 // (4 + 136*len(sigs) bytes) to b. On error b is returned unchanged.
 func AppendConfig(b []byte, sigs []SignalInfo) ([]byte, error) {
-	if err := ValidateSignals(sigs); err != nil {
+	if err := validateSignals(sigs); err != nil {
 		return b, err
 	}
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(sigs)))
@@ -300,7 +336,7 @@ func AppendConfig(b []byte, sigs []SignalInfo) ([]byte, error) {
 
 func appendRecord(b []byte, s *SignalInfo) []byte {
 	start := len(b)
-	b = append(b, make([]byte, ConfigRecordSize)...)
+	b = append(b, make([]byte, configRecordSize)...)
 	r := b[start:]
 	copy(r[recName:recName+recNameSize], s.Name)
 	r[recType] = byte(s.Type)
@@ -319,22 +355,22 @@ func appendRecord(b []byte, s *SignalInfo) []byte {
 
 // ParseConfig decodes a reassembled CONFIG payload. The payload must be exactly
 // 4 + 136*numSignals bytes, every string NUL-terminated inside its field, and the
-// result must pass ValidateSignals; anything else is an error wrapping ErrConfig.
+// result must pass the same rules; anything else is an error wrapping ErrConfig.
 // Bytes after a string's NUL are ignored. It allocates the result.
 func ParseConfig(b []byte) ([]SignalInfo, error) {
-	if len(b) < ConfigCountSize {
+	if len(b) < configCountSize {
 		return nil, fmt.Errorf("%w: %d bytes, shorter than the signal count", ErrConfig, len(b))
 	}
 	n := uint64(binary.LittleEndian.Uint32(b))
 	if n == 0 {
 		return nil, fmt.Errorf("%w: no signals", ErrConfig)
 	}
-	if uint64(len(b)-ConfigCountSize) != n*ConfigRecordSize {
-		return nil, fmt.Errorf("%w: %d bytes for %d signals, want %d", ErrConfig, len(b), n, ConfigCountSize+n*ConfigRecordSize)
+	if uint64(len(b)-configCountSize) != n*configRecordSize {
+		return nil, fmt.Errorf("%w: %d bytes for %d signals, want %d", ErrConfig, len(b), n, configCountSize+n*configRecordSize)
 	}
 	sigs := make([]SignalInfo, n)
 	for i := range sigs {
-		r := b[ConfigCountSize+i*ConfigRecordSize:][:ConfigRecordSize]
+		r := b[configCountSize+i*configRecordSize:][:configRecordSize]
 		s := &sigs[i]
 		name, ok := cString(r[recName : recName+recNameSize])
 		if !ok {
@@ -359,7 +395,7 @@ func ParseConfig(b []byte) ([]SignalInfo, error) {
 			Unit:          unit,
 		}
 	}
-	if err := ValidateSignals(sigs); err != nil {
+	if err := validateSignals(sigs); err != nil {
 		return nil, err
 	}
 	return sigs, nil

@@ -65,7 +65,7 @@ func TestConfigGolden(t *testing.T) {
 		[]byte{0x00, 0x00, 0x00, 0x00},             // timeSignalIdx 0
 		[]byte{'V'}, zeros(31),
 	)
-	if len(want) != 4+2*ConfigRecordSize {
+	if len(want) != 4+2*configRecordSize {
 		t.Fatalf("golden is %d bytes", len(want))
 	}
 	got, err := AppendConfig([]byte{0xAA}, burstSignals())
@@ -89,7 +89,7 @@ func TestConfigQuantisedGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := b[4+ConfigRecordSize:]
+	r := b[4+configRecordSize:]
 	want := cat([]byte{0x08, 0x03, 0x00}, []byte{1, 0, 0, 0}, []byte{1, 0, 0, 0},
 		[]byte{0, 0, 0, 0, 0, 0, 0x24, 0xc0}, []byte{0, 0, 0, 0, 0, 0, 0x24, 0x40})
 	if !bytes.Equal(r[64:91], want) {
@@ -102,20 +102,20 @@ func TestConfigQuantisedGolden(t *testing.T) {
 }
 
 func TestNameAndUnitLimits(t *testing.T) {
-	long := string(bytes.Repeat([]byte{'n'}, MaxNameLen))
-	sigs := []SignalInfo{{Name: long, Type: datasource.Uint8, NumRows: 1, NumCols: 1, TimeSignalIdx: NoTimeSignal, Unit: long[:MaxUnitLen]}}
+	long := string(bytes.Repeat([]byte{'n'}, maxNameLen))
+	sigs := []SignalInfo{{Name: long, Type: datasource.Uint8, NumRows: 1, NumCols: 1, TimeSignalIdx: NoTimeSignal, Unit: long[:maxUnitLen]}}
 	b, err := AppendConfig(nil, sigs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back, err := ParseConfig(b); err != nil || back[0].Name != long || back[0].Unit != long[:MaxUnitLen] {
+	if back, err := ParseConfig(b); err != nil || back[0].Name != long || back[0].Unit != long[:maxUnitLen] {
 		t.Fatalf("%v", err)
 	}
 	sigs[0].Name = long + "x"
 	if _, err := AppendConfig(nil, sigs); !errors.Is(err, ErrConfig) {
 		t.Fatalf("64-byte name: %v", err)
 	}
-	sigs[0].Name, sigs[0].Unit = "a", long[:MaxUnitLen+1]
+	sigs[0].Name, sigs[0].Unit = "a", long[:maxUnitLen+1]
 	if _, err := AppendConfig(nil, sigs); !errors.Is(err, ErrConfig) {
 		t.Fatalf("32-byte unit: %v", err)
 	}
@@ -125,11 +125,11 @@ func TestNameAndUnitLimits(t *testing.T) {
 // back, each naming its signal and the parameter a configuration spells.
 func TestSignalErrorsNameTheirParameter(t *testing.T) {
 	sigs := burstSignals()
-	sigs[0].Unit = strings.Repeat("u", MaxUnitLen+1)
+	sigs[0].Unit = strings.Repeat("u", maxUnitLen+1)
 	sigs[1].Quant, sigs[1].RangeMin, sigs[1].RangeMax = quant.Int16, 1, 1
 	sigs[1].SamplingRate = 0
 	var got []string
-	for _, e := range SignalErrors(sigs) {
+	for _, e := range signalErrors(sigs) {
 		if !errors.Is(e, ErrConfig) || e.Name != sigs[e.Index].Name {
 			t.Errorf("%v: not an ErrConfig of its signal", e)
 		}
@@ -138,7 +138,7 @@ func TestSignalErrorsNameTheirParameter(t *testing.T) {
 	if want := []string{"0 Unit", "1 RangeMax", "1 SamplingRate"}; !slices.Equal(got, want) {
 		t.Errorf("errors at %v, want %v", got, want)
 	}
-	if err := ValidateSignals(sigs); err == nil || !strings.Contains(err.Error(), `signal 0 ("T0"): Unit: at most 31 bytes`) {
+	if err := validateSignals(sigs); err == nil || !strings.Contains(err.Error(), `signal 0 ("T0"): Unit: at most 31 bytes`) {
 		t.Errorf("ValidateSignals = %v, want the first of them", err)
 	}
 }
@@ -147,7 +147,7 @@ func TestSignalErrorsNameTheirParameter(t *testing.T) {
 func TestChar8Refused(t *testing.T) {
 	sigs := burstSignals()
 	sigs[1].Type = datasource.Char8
-	errs := SignalErrors(sigs)
+	errs := signalErrors(sigs)
 	if len(errs) != 1 || errs[0].Field != "Type" || !strings.Contains(errs[0].Error(), "char8 has no UDPStreamer type code") {
 		t.Errorf("SignalErrors = %v", errs)
 	}
@@ -193,7 +193,7 @@ func TestValidateSignalsErrors(t *testing.T) {
 	}
 	for name, m := range cases {
 		sigs := m(burstSignals())
-		if err := ValidateSignals(sigs); !errors.Is(err, ErrConfig) {
+		if err := validateSignals(sigs); !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: ValidateSignals = %v", name, err)
 		}
 		if b, err := AppendConfig([]byte{1}, sigs); err == nil || len(b) != 1 {
@@ -202,7 +202,7 @@ func TestValidateSignalsErrors(t *testing.T) {
 	}
 	ok := burstSignals()
 	ok[1].TimeMode, ok[0].NumDimensions, ok[0].NumCols = datasource.FullArray, 1, 1000
-	if err := ValidateSignals(ok); err != nil {
+	if err := validateSignals(ok); err != nil {
 		t.Errorf("FullArray with 1000-element time signal: %v", err)
 	}
 }
@@ -224,8 +224,8 @@ func TestParseConfigErrors(t *testing.T) {
 		"name no NUL":    mut(func(b []byte) []byte { copy(b[4:], bytes.Repeat([]byte{'x'}, 64)); return b }),
 		"unit no NUL":    mut(func(b []byte) []byte { copy(b[4+104:], bytes.Repeat([]byte{'x'}, 32)); return b }),
 		"type code 200":  mut(func(b []byte) []byte { b[4+64] = 200; return b }),
-		"rows*cols == 0": mut(func(b []byte) []byte { b[4+ConfigRecordSize+71] = 0; b[4+ConfigRecordSize+72] = 0; return b }),
-		"ts idx 2":       mut(func(b []byte) []byte { b[4+ConfigRecordSize+100] = 2; return b }),
+		"rows*cols == 0": mut(func(b []byte) []byte { b[4+configRecordSize+71] = 0; b[4+configRecordSize+72] = 0; return b }),
+		"ts idx 2":       mut(func(b []byte) []byte { b[4+configRecordSize+100] = 2; return b }),
 		"quant on int":   mut(func(b []byte) []byte { b[4+65] = 1; return b }),
 	}
 	for name, b := range cases {
@@ -257,7 +257,7 @@ func FuzzParseConfig(f *testing.F) {
 			}
 			return
 		}
-		if err := ValidateSignals(sigs); err != nil {
+		if err := validateSignals(sigs); err != nil {
 			t.Fatalf("parsed config fails validation: %v", err)
 		}
 		re, err := AppendConfig(nil, sigs)
@@ -273,8 +273,22 @@ func FuzzParseConfig(f *testing.F) {
 				t.Fatalf("round trip signal %d", i)
 			}
 		}
-		if n := DataPayloadSize(sigs); n < DataTimestampSize+len(sigs) || uint64(n) > maxUpdatePayload {
+		n := DataTimestampSize
+		for i := range sigs {
+			n += sigs[i].WireBytes()
+		}
+		if n < DataTimestampSize+len(sigs) || uint64(n) > maxUpdatePayload {
 			t.Fatalf("DataPayloadSize %d", n)
 		}
 	})
+}
+
+// TestQuantizedWireType: a quantised signal's elements travel as the
+// integer type its QuantizedType names; an unknown code leaves the type.
+func TestQuantizedWireType(t *testing.T) {
+	for q, want := range map[quant.WireType]datasource.Type{quant.None: datasource.Float64, quant.Uint8: datasource.Uint8, quant.Int8: datasource.Int8, quant.Uint16: datasource.Uint16, quant.Int16: datasource.Int16, 5: datasource.Float64} {
+		if got := quantized(datasource.Float64, q); got != want {
+			t.Errorf("quantized(float64, %v) = %v, want %v", q, got, want)
+		}
+	}
 }

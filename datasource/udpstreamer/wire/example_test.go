@@ -1,65 +1,43 @@
 package wire_test
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/quant"
 )
 
-// Example shows one DATA update of the burst configuration placed into a
-// preallocated wire buffer, then reassembled and decoded by a client.
+// Example encodes the CONFIG message of the burst configuration of
+// docs/udpstreamer.md, as a server sends it, and parses it back as a
+// client does; a record breaking the protocol's rules is refused.
 func Example() {
 	sigs := []wire.SignalInfo{
 		{Name: "T0", Type: datasource.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: wire.NoTimeSignal, Unit: "us"},
-		{Name: "Ch1", Type: datasource.Float32, NumDimensions: 1, NumRows: 1, NumCols: 1000,
+		{Name: "Ch1", Type: datasource.Float32, Quant: quant.Int16, RangeMin: -10, RangeMax: 10, NumDimensions: 1, NumRows: 1, NumCols: 1000,
 			TimeMode: datasource.FirstSample, SamplingRate: 1e6, TimeSignalIdx: 0, Unit: "V"},
 	}
-	if err := wire.ValidateSignals(sigs); err != nil {
-		panic(err)
-	}
-
-	// Server, at configuration time: plan the datagrams and allocate once.
-	layout, err := wire.NewLayout(wire.DataPayloadSize(sigs), 1400)
+	msg, err := wire.AppendConfig(nil, sigs)
 	if err != nil {
-		panic(err)
+		fmt.Println(err)
+		return
 	}
-	buf := make([]byte, layout.WireSize())
-
-	// The raw payload of one cycle: the hrtTimestamp, then T0 and Ch1's 1000
-	// float32 samples as they lie in signal memory.
-	payload := binary.LittleEndian.AppendUint64(nil, 123456789)
-	payload = binary.LittleEndian.AppendUint32(payload, 42)
-	for k := 0; k < 1000; k++ {
-		payload = binary.LittleEndian.AppendUint32(payload, math.Float32bits(float32(k)))
+	back, err := wire.ParseConfig(msg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("CONFIG: %d bytes (wire.ConfigSize(2) = %d)\n", len(msg), wire.ConfigSize(2))
+	for _, s := range back {
+		fmt.Printf("%s: %s %s on the wire as %s, %d bytes\n", s.Name, s.Type, s.Shape(), s.WireType(), s.WireBytes())
 	}
 
-	// Server, every update: the payload goes into its places around the
-	// header gaps (a serialiser that converts as it goes writes at
-	// layout.WireOffset instead), then the headers.
-	layout.PutPayload(buf, payload)
-	layout.PutHeaders(buf, wire.Data, 0)
-	// buf is now ready for one sendmsg with UDP_SEGMENT = layout.SegmentSize(),
-	// or for sendmmsg over layout.Datagram(buf, i) for every fragment i.
-
-	// Client: reassemble, order, decode.
-	r, _ := wire.NewReassembler(wire.ReassemblerConfig{Type: wire.Data, MaxPayload: 65536})
-	slots, size := wire.AppendSlots(nil, sigs)
-	r.SetExpectedPayload(size)
-	var gate wire.SequenceGate
-	for i := layout.Fragments - 1; i >= 0; i-- { // any order
-		payload, counter, err := r.AddDatagram(layout.Datagram(buf, i))
-		if err != nil || payload == nil {
-			continue
-		}
-		if _, ok := gate.Accept(counter); !ok {
-			continue
-		}
-		ts, _ := wire.ParseDataTimestamp(payload)
-		ch1, _ := slots[1].Bytes(payload)
-		fmt.Println(layout.Fragments, "datagrams,", len(payload), "bytes, hrt", ts, "Ch1 elements", len(ch1)/slots[1].ElemSize())
-	}
-	// Output: 3 datagrams, 4012 bytes, hrt 123456789 Ch1 elements 1000
+	sigs[1].TimeSignalIdx = 7
+	_, err = wire.AppendConfig(nil, sigs)
+	fmt.Println(err)
+	// Output:
+	// CONFIG: 276 bytes (wire.ConfigSize(2) = 276)
+	// T0: uint32 scalar on the wire as uint32, 4 bytes
+	// Ch1: float32 [1000] on the wire as int16, 2000 bytes
+	// udpstreamer/wire: invalid CONFIG: signal 1 ("Ch1"): TimeSignal: index 7 names no signal
 }

@@ -54,21 +54,21 @@ func Live(tb testing.TB) *udpstreamer.Streamer {
 	if err := s.PrepareNextState(); err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { s.Stop() })
+	tb.Cleanup(func() { s.Close() })
 	return s
 }
 
 // Cycle writes cycle i into s's memory and publishes it after gap lost
 // updates, about every millisecond.
 func Cycle(s *udpstreamer.Streamer, i int, gap uint32) {
-	binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(0), uint32(i*1000))
-	binary.LittleEndian.PutUint64(s.GetSignalMemoryBuffer(1), CounterOf(i))
-	binary.LittleEndian.PutUint32(s.GetSignalMemoryBuffer(2), math.Float32bits(float32(9.9*math.Sin(float64(i)/7))))
-	w := s.GetSignalMemoryBuffer(3)
+	binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(0)), uint32(i*1000))
+	binary.LittleEndian.PutUint64(testenv.Must(s.GetSignalMemoryBuffer(1)), CounterOf(i))
+	binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(2)), math.Float32bits(float32(9.9*math.Sin(float64(i)/7))))
+	w := testenv.Must(s.GetSignalMemoryBuffer(3))
 	for k := range 16 {
 		binary.LittleEndian.PutUint32(w[4*k:], math.Float32bits(float32(i)+float32(k)/16))
 	}
-	m := s.GetSignalMemoryBuffer(4)
+	m := testenv.Must(s.GetSignalMemoryBuffer(4))
 	for k := range 4 {
 		binary.LittleEndian.PutUint16(m[2*k:], uint16(int16(-i*4+k)))
 	}
@@ -117,7 +117,7 @@ func Record(tb testing.TB, path string, n int, gaps map[int]uint32) string {
 	tb.Helper()
 	s := Live(tb)
 	sess, stop := RecordFrom(tb, s.LocalAddr().String(), path)
-	testenv.Eventually(tb, "the recorder connects", 10*time.Second, func() bool { return s.Status().Connected })
+	testenv.Eventually(tb, "the recorder connects", 10*time.Second, func() bool { return s.Client().IsValid() })
 	for i := range n {
 		Cycle(s, i, gaps[i])
 	}
