@@ -57,7 +57,6 @@ type Sender struct {
 	conn    *net.UDPConn
 	out     *sendpath.Sender // sends to dst; sender thread only
 	watch   *sendpath.DestWatch
-	t0      time.Time // origin of the watch's clock
 	thread  *netthread.Thread
 	// sendBuffer is the socket's send buffer as the kernel granted it.
 	sendBuffer int
@@ -392,10 +391,9 @@ func (s *Sender) send(cycle []byte) {
 		b = s.sendBuf
 	}
 	s.m.sent.Inc()
-	if _, err := s.out.Send(b, len(b)); err != nil {
+	if err := s.sendWatched(b); err != nil {
 		s.m.errors.Inc()
 		s.warn.lastErr = err
-		s.sendFailed()
 		return
 	}
 	s.m.datagrams.Inc()

@@ -690,3 +690,58 @@ func TestNetworkWakeupsCounted(t *testing.T) {
 		t.Errorf("status: wakeups %d", st.NetworkWakeups)
 	}
 }
+
+// TestEveryDatagramGoesOutWithNoReceiver sends to a port nobody listens
+// on. Each datagram draws an ICMP port unreachable, which fails the next
+// send on the socket; the sender sends that datagram again, so every
+// cycle goes on the wire, as from MARTe2's UDPSender, and a receiver
+// that starts late (here a capture of the loopback traffic) gets every
+// cycle from its first. The ICMP errors are counted, not the sends.
+func TestEveryDatagramGoesOutWithNoReceiver(t *testing.T) {
+	probe := testenv.Loopback(t)
+	port := probe.LocalAddr().(*net.UDPAddr).Port
+	probe.Close() // nobody listens there now
+	s, err := New(Config{Name: "Flat", Address: "127.0.0.1", Port: port, ExecutionMode: RealTimeThread, Signals: testSignals()}, newSet(), discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dstest.Start(t, s)
+	c := uint32(0)
+	cycles := func(n int) {
+		for range n {
+			setCycle(s, c, false)
+			if err := s.Synchronise(); err != nil {
+				t.Fatal(err)
+			}
+			c++
+			time.Sleep(time.Millisecond)
+		}
+	}
+	cycles(100) // the ICMP errors come back from the first datagram on
+	capture := testenv.CaptureUDP(t, port)
+	cycles(300)
+	testenv.Eventually(t, "the sender thread sends every cycle", 10*time.Second, func() bool { return s.m.sent.Get() == uint64(c) })
+	got, err := capture.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 300 {
+		t.Fatalf("captured %d datagrams of the last 300 cycles", len(got))
+	}
+	first := binary.LittleEndian.Uint32(got[0][1:])
+	for i, b := range got {
+		if len(b) != s.layout.Size {
+			t.Fatalf("datagram %d: %d bytes", i, len(b))
+		}
+		if v := binary.LittleEndian.Uint32(b[1:]); v != first+uint32(i) {
+			t.Fatalf("datagram %d carries cycle %d, want %d: a cycle did not go out", i, v, first+uint32(i))
+		}
+	}
+	if last := first + uint32(len(got)) - 1; last != c-1 {
+		t.Errorf("last cycle captured %d, sent %d", last, c-1)
+	}
+	st := s.snapshot()
+	if st.SendErrors != 0 || st.DatagramsSent != uint64(c) || s.m.unreachables.Get() == 0 {
+		t.Errorf("send errors %d, datagrams sent %d of %d cycles, ICMP port unreachable %d", st.SendErrors, st.DatagramsSent, c, s.m.unreachables.Get())
+	}
+}

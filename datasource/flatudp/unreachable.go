@@ -2,9 +2,9 @@ package flatudp
 
 import (
 	"net"
-	"time"
 
 	"github.com/streamerd/streamerd/datasource/internal/sendpath"
+	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // unreachableHold is how long after the last ICMP port unreachable the
@@ -15,27 +15,30 @@ var unreachableHold = sendpath.UnreachableHold
 // port unreachable on conn.
 func (s *Sender) openWatch(conn *net.UDPConn) (err error) {
 	s.out, s.watch, err = sendpath.NewWatchedSender(conn, s.dst, unreachableHold)
-	s.t0 = time.Now()
 	return err
 }
 
-// sendFailed looks for ICMP port unreachable behind a failed send: the
-// destination has no receiver. The gauge says so and one line is logged
-// when it starts; sender thread only.
-func (s *Sender) sendFailed() {
+// sendWatched sends the datagram b, again once if an ICMP error queued
+// for an earlier one failed it (sendpath.DestWatch.Send), and counts the
+// port unreachables: the destination has no receiver. The gauge says so
+// and one line is logged when it starts; sender thread only.
+func (s *Sender) sendWatched(b []byte) error {
 	n0 := s.watch.PortUnreachables()
-	became := s.watch.SendFailed(int64(time.Since(s.t0)))
-	s.m.unreachables.Add(int(s.watch.PortUnreachables() - n0))
+	became, err := s.watch.Send(s.out, b)
+	if n := s.watch.PortUnreachables() - n0; n > 0 {
+		s.m.unreachables.Add(int(n))
+	}
 	if became {
 		s.m.unreachable.Set(1)
-		s.log.Warn("destination unreachable: no receiver listens there (ICMP port unreachable)", "destination", s.dst.String())
+		s.log.Warn("destination unreachable: no receiver listens there (ICMP port unreachable); sending on", "destination", s.dst.String())
 	}
+	return err
 }
 
 // watchTick ends an unreachable spell once no ICMP port unreachable came
 // for unreachableHold; sender thread only.
 func (s *Sender) watchTick() {
-	if s.watch.Tick(int64(time.Since(s.t0))) {
+	if s.watch.Tick(cpu.MonotonicNanos()) {
 		s.m.unreachable.Set(0)
 		s.log.Info("destination reachable again", "destination", s.dst.String(),
 			"port_unreachables_total", s.watch.PortUnreachables())

@@ -445,9 +445,8 @@ func (em *emitter) dropped() bool {
 // see as late arrivals.
 func (em *emitter) send(b []byte, seq uint32, dup bool) {
 	e := em.e
-	if _, err := e.out.Send(b, len(b)); err != nil {
+	if err := e.sendWatched(b); err != nil {
 		e.m.sendErrors.Inc()
-		e.sendFailed()
 		return
 	}
 	e.m.sent.Inc()
@@ -459,9 +458,8 @@ func (em *emitter) send(b []byte, seq uint32, dup bool) {
 	if !dup {
 		return
 	}
-	if _, err := e.out.Send(b, len(b)); err != nil {
+	if err := e.sendWatched(b); err != nil {
 		e.m.sendErrors.Inc()
-		e.sendFailed()
 		return
 	}
 	e.m.sent.Inc()

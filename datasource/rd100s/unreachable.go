@@ -18,17 +18,21 @@ func (e *Encoder) openWatch(conn *net.UDPConn) (err error) {
 	return err
 }
 
-// sendFailed looks for ICMP port unreachable behind a failed send: the
-// receiver is gone. Network thread only; the line is logged by the
-// logging goroutine.
-func (e *Encoder) sendFailed() {
+// sendWatched sends the packet b, again once if an ICMP error queued for
+// an earlier one failed it (sendpath.DestWatch.Send), and counts the port
+// unreachables: the receiver is gone. Network thread only; the line is
+// logged by the logging goroutine.
+func (e *Encoder) sendWatched(b []byte) error {
 	n0 := e.watch.PortUnreachables()
-	became := e.watch.SendFailed(monoNow())
-	e.m.unreachables.Add(int(e.watch.PortUnreachables() - n0))
+	became, err := e.watch.Send(e.out, b)
+	if n := e.watch.PortUnreachables() - n0; n > 0 {
+		e.m.unreachables.Add(int(n))
+	}
 	if became {
 		e.m.unreachable.Set(1)
 		e.note(true)
 	}
+	return err
 }
 
 // watchTick ends an unreachable spell once no ICMP port unreachable came

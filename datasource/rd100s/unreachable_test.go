@@ -9,6 +9,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"github.com/streamerd/streamerd/datasource/rd100s/wire"
 	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
@@ -54,5 +55,51 @@ func waitUntil(t *testing.T, d time.Duration, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("condition not met within %v", d)
 		}
+	}
+}
+
+// TestEveryPacketGoesOutWithNoReceiver emits to a port nobody listens on:
+// each packet draws an ICMP port unreachable, which fails the next send
+// on the socket, and the emitter sends that packet again, so a receiver
+// that starts late (here a capture of the loopback traffic) sees every
+// seq from its first. The ICMP errors are counted, not the sends.
+func TestEveryPacketGoesOutWithNoReceiver(t *testing.T) {
+	probe := testenv.Loopback(t)
+	port := probe.LocalAddr().(*net.UDPAddr).Port
+	probe.Close()
+	cfg := testConfig(1000)
+	cfg.DestPort = port
+	e, err := New(cfg, metrics.NewSet(), discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dstest.Start(t, e)
+	waitUntil(t, 5*time.Second, func() bool { return e.m.unreachables.Get() > 0 })
+	capture := testenv.CaptureUDP(t, port)
+	sent0 := e.m.sent.Get()
+	waitUntil(t, 10*time.Second, func() bool { return e.m.sent.Get() >= sent0+300 })
+	e.Close()
+	got, err := capture.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 300 {
+		t.Fatalf("captured %d packets of at least 300 sent", len(got))
+	}
+	var first uint32
+	for i, b := range got {
+		p, err := wire.ParsePacket(b)
+		if err != nil {
+			t.Fatalf("packet %d: %v", i, err)
+		}
+		if i == 0 {
+			first = p.Seq
+		}
+		if p.Seq != first+uint32(i) {
+			t.Fatalf("packet %d has seq %d, want %d: a packet did not go out", i, p.Seq, first+uint32(i))
+		}
+	}
+	if n := e.m.sendErrors.Get(); n != 0 {
+		t.Errorf("%d send errors", n)
 	}
 }

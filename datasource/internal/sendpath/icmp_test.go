@@ -89,3 +89,35 @@ func TestDestWatch(t *testing.T) {
 		t.Error("not back after hold")
 	}
 }
+
+// TestDestWatchSendRetries sends to a closed port through Send: each send
+// meets the ICMP error of the datagram before, reads it and goes out on
+// the second try, so no send fails, and none allocates.
+func TestDestWatchSendRetries(t *testing.T) {
+	conn, q := icmpQueued(t)
+	w := newDestWatch(q, time.Second)
+	s, err := NewSender(conn, MethodAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetDestination(closedPort(t).AddrPort())
+	b := []byte("x")
+	became := 0
+	for range 20 {
+		gone, err := w.Send(s, b)
+		if err != nil {
+			t.Fatalf("Send: %v", err)
+		}
+		if gone {
+			became++
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if became != 1 || w.PortUnreachables() == 0 {
+		t.Fatalf("became %d, port unreachables %d", became, w.PortUnreachables())
+	}
+	testenv.SkipIfRace(t)
+	if a := testing.AllocsPerRun(100, func() { _, _ = w.Send(s, b) }); a != 0 {
+		t.Errorf("Send: %v allocs", a)
+	}
+}
