@@ -26,6 +26,16 @@ import "errors"
 // also offers StatusReport() any (a JSON-friendly snapshot) and Describe()
 // string (a line on its datagrams), which a program listing producers of
 // every class finds by type assertion.
+//
+// Every producer of this module also opens its sockets in a step of its
+// own, Open() error: called once between AllocateMemory and
+// PrepareNextState from the same goroutine, it binds and configures every
+// socket and sends nothing; PrepareNextState then starts the network
+// thread (it opens the sockets itself when Open was not called). Close
+// closes what Open opened, whether or not PrepareNextState ran. An
+// application opens every datasource and its own listeners before it
+// prepares any, so a start that fails (a port already taken) has sent
+// nothing.
 type DataSource interface {
 	// Name returns the datasource name used in logs, metrics and errors.
 	Name() string
@@ -45,20 +55,6 @@ type DataSource interface {
 	// Close stops the network thread, closes the sockets and unregisters
 	// the metrics; later calls do nothing.
 	Close() error
-}
-
-// Opener is a DataSource that opens its sockets in a step of its own. Open,
-// called once between AllocateMemory and PrepareNextState from the same
-// goroutine, binds and configures every socket and sends nothing;
-// PrepareNextState then starts the network thread (it opens the sockets
-// itself when Open was not called). Close closes what Open opened, whether
-// or not PrepareNextState ran. An application opens every datasource and
-// its own listeners before it prepares any, so a start that fails (a port
-// already taken) has sent nothing. Every producer of this module is an
-// Opener.
-type Opener interface {
-	DataSource
-	Open() error
 }
 
 // The errors of the lifecycle and of access by name. A producer returns

@@ -11,6 +11,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/datasource/internal/handoff"
 	"github.com/streamerd/streamerd/datasource/internal/rules"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -21,8 +22,6 @@ const (
 	// DefaultPort is MARTe2 UDPSender's port, the destination port when
 	// Config.Port is 0 and the port receivers listen on by default.
 	DefaultPort = 44488
-	// DefaultStackSize is MARTe2's default thread stack size.
-	DefaultStackSize = 1 << 20
 )
 
 // Limits of the ring.
@@ -78,7 +77,7 @@ func parseExecutionMode(s string) (ExecutionMode, error) {
 }
 
 // Config is the configuration of a FlatUDP sender, with MARTe2 UDPSender's
-// parameter names. A zero Port, NumberOfBuffers or StackSize means its
+// parameter names. A zero Port or NumberOfBuffers means its
 // default; every other field is used as given (the config loader applies
 // TTL = 1 and Loopback = true for a multicast Address).
 type Config struct {
@@ -99,13 +98,12 @@ type Config struct {
 	// (more than NumberOfPreTriggers in IndependentThread mode). 0, the
 	// default, chooses it by time: NumberOfPreTriggers plus the cycles of
 	// HandOffTime at CyclePeriod, within HandOffBytes
-	// (datasource.AutoHandOff).
+	// (docs/config.md, NumberOfBuffers).
 	NumberOfBuffers int
 	// HandOffTime is the time of cycles an automatic ring queues for the
-	// sender thread (0..datasource.MaxHandOffTime;
-	// datasource.DefaultHandOffTime, 500 ms, when 0), and HandOffBytes the
+	// sender thread (0..1 min; 500 ms when 0), and HandOffBytes the
 	// memory the whole ring may take, pre-trigger history included
-	// (0..MaxRingBytes; datasource.DefaultHandOffBytes, 64 MiB, when 0).
+	// (0..MaxRingBytes; 64 MiB when 0).
 	// Both apply only when NumberOfBuffers is 0.
 	HandOffTime  time.Duration
 	HandOffBytes int
@@ -113,7 +111,7 @@ type Config struct {
 	// thread's period (streamerd sets it from the thread's Frequency). An
 	// automatic ring is sized for it and the paced wait expects a cycle
 	// every CyclePeriod; when 0, the ring is sized for
-	// datasource.DefaultCyclePeriod (1 ms) and the paced wait parks.
+	// 1 ms and the paced wait parks.
 	CyclePeriod time.Duration
 	// NetworkWait is how the sender thread waits for the next cycle, as
 	// for UDPStreamer (netthread.WaitMode; paced, the zero value, by
@@ -140,9 +138,6 @@ type Config struct {
 	// for up to NetworkSpin after every cycle; give the thread a CPU of its
 	// own (CPUMask).
 	NetworkSpin time.Duration
-	// StackSize is accepted for MARTe2 compatibility and has no effect:
-	// goroutine stacks start small and grow.
-	StackSize int
 	// Signals in declaration order; in IndependentThread mode the first is
 	// the scalar uint8 "Trigger", part of the payload.
 	Signals []datasource.Signal
@@ -158,9 +153,6 @@ func Validate(cfg *Config) error {
 	c.checkRing(e)
 	if c.ByteOrder != wire.Little && c.ByteOrder != wire.Big {
 		e.Param("ByteOrder", "must be little or big, got %v", c.ByteOrder)
-	}
-	if c.StackSize < 0 {
-		e.Param("StackSize", "must not be negative, got %d", c.StackSize)
 	}
 	e.Priority(c.Priority)
 	if key, err := netthread.CheckWait(c.NetworkWait, c.NetworkSpin); err != nil {
@@ -237,17 +229,9 @@ func (c *Config) checkRing(e *rules.ConfigErrors) {
 	case c.ExecutionMode == IndependentThread && c.NumberOfPreTriggers >= c.NumberOfBuffers:
 		e.Param("NumberOfPreTriggers", "must be less than NumberOfBuffers (%d), got %d: the ring keeps the pre-trigger cycles and needs one slot more", c.NumberOfBuffers, c.NumberOfPreTriggers)
 	}
-	if c.HandOffTime < 0 || c.HandOffTime > datasource.MaxHandOffTime {
-		e.Param("HandOffTime", "must be 0..%v, got %v", datasource.MaxHandOffTime, c.HandOffTime)
-	}
-	if c.HandOffBytes < 0 || c.HandOffBytes > MaxRingBytes {
-		e.Param("HandOffBytes", "must be 0..%d (%d MiB), got %d", MaxRingBytes, MaxRingBytes>>20, c.HandOffBytes)
-	}
+	handoff.Check(e, c.HandOffTime, c.HandOffBytes, MaxRingBytes, c.CyclePeriod)
 	if c.NumberOfBuffers != 0 && (c.HandOffTime != 0 || c.HandOffBytes != 0) {
 		e.Param("NumberOfBuffers", "is %d: HandOffTime and HandOffBytes size an automatic ring only (NumberOfBuffers left out)", c.NumberOfBuffers)
-	}
-	if c.CyclePeriod < 0 {
-		e.Param("CyclePeriod", "must not be negative, got %v", c.CyclePeriod)
 	}
 }
 
@@ -256,20 +240,20 @@ func (c *Config) checkRing(e *rules.ConfigErrors) {
 // given, else the pre-trigger history plus the cycles of HandOffTime at
 // CyclePeriod within HandOffBytes. Its Depth is the queue's, beyond the
 // pre-trigger cycles (in RealTimeThread mode the whole ring).
-func (c *Config) ringSize(size int) (buffers int, queue datasource.HandOffSize) {
+func (c *Config) ringSize(size int) (buffers int, queue handoff.Size) {
 	keep := 0
 	if c.ExecutionMode == IndependentThread {
 		keep = max(c.NumberOfPreTriggers, 0)
 	}
 	stride := slotStride(size)
 	if c.NumberOfBuffers > 0 {
-		return c.NumberOfBuffers, datasource.AutoHandOff(max(c.NumberOfBuffers-keep, 1), c.CyclePeriod, 0, stride, 0, MaxNumberOfBuffers)
+		return c.NumberOfBuffers, handoff.Auto(max(c.NumberOfBuffers-keep, 1), c.CyclePeriod, 0, stride, 0, MaxNumberOfBuffers)
 	}
 	budget := c.HandOffBytes
 	if budget == 0 {
-		budget = datasource.DefaultHandOffBytes
+		budget = handoff.DefaultBytes
 	}
-	queue = datasource.AutoHandOff(0, c.CyclePeriod, c.HandOffTime, stride, max(budget-keep*stride, stride), MaxNumberOfBuffers-keep)
+	queue = handoff.Auto(0, c.CyclePeriod, c.HandOffTime, stride, max(budget-keep*stride, stride), MaxNumberOfBuffers-keep)
 	return keep + queue.Depth, queue
 }
 
@@ -327,6 +311,5 @@ var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 // it.
 func (c Config) withDefaults() Config {
 	rules.SetDefault(&c.Port, DefaultPort)
-	rules.SetDefault(&c.StackSize, DefaultStackSize)
 	return c
 }

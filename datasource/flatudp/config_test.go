@@ -31,7 +31,7 @@ func TestValidateGood(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := c.withDefaults()
-	if d.Port != 44488 || d.NumberOfBuffers != 0 || d.StackSize != DefaultStackSize {
+	if d.Port != 44488 || d.NumberOfBuffers != 0 {
 		t.Errorf("defaults %+v", d)
 	}
 	c.ExecutionMode, c.NumberOfPreTriggers, c.NumberOfPostTriggers = RealTimeThread, 0, 0
@@ -125,7 +125,6 @@ func TestValidateRules(t *testing.T) {
 		{"ttl", func(c *Config) { c.TTL = 256 }, "", "TTL", "0..255"},
 		{"unicast interface", func(c *Config) { c.Interface = "lo" }, "", "Interface", "only to a multicast"},
 		{"bad interface", func(c *Config) { c.Address = "239.1.1.1"; c.Interface = "no-such-if0" }, "", "Interface", "no-such-if0"},
-		{"stack", func(c *Config) { c.StackSize = -1 }, "", "StackSize", "negative"},
 		{"no signals", func(c *Config) { c.Signals = nil }, "", "Signals", "at least one"},
 		{"empty name", func(c *Config) { c.Signals[1].Name = "" }, "", "Name", "must not be empty"},
 		{"duplicate", func(c *Config) { c.Signals[2].Name = "Ia" }, "Ia", "Name", "unique"},

@@ -14,7 +14,7 @@ import (
 func TestSkipStamps(t *testing.T) {
 	hd := newHolder()
 	h := start(t, Config{ExecutionMode: RealTimeThread, NumberOfBuffers: 4}, hd.hook)
-	if !testenv.Portable && h.s.NetworkThreadID() == 0 {
+	if !testenv.Portable && h.s.Internals().(*internals).NetworkThreadID() == 0 {
 		t.Error("no sender thread id")
 	}
 	hd.stall(h)
@@ -28,7 +28,7 @@ func TestSkipStamps(t *testing.T) {
 	after := cpu.Now()
 	close(hd.release)
 	dst := make([]int64, 16)
-	n, lost := h.s.DrainSkips(dst)
+	n, lost := h.s.Internals().(*internals).DrainSkips(dst)
 	if n != 6 || lost != 0 || uint64(n) != h.s.snapshot().Overflows {
 		t.Fatalf("%d stamps, %d lost, status %+v; want 6", n, lost, h.s.snapshot())
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/datasource/internal/handoff"
 	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
 	"github.com/streamerd/streamerd/datasource/internal/sendpath"
@@ -48,10 +49,10 @@ type Sender struct {
 	m       *senderMetrics
 	mem     *memory.Memory
 	ring    *ring
-	buffers int                    // the ring's length in cycles
-	queue   datasource.HandOffSize // the part of it that queues for the sender
-	wait    *netthread.Waiter      // the sender thread's wait for sem
-	keep    uint64                 // cycles kept unreleased behind next (pre-triggers)
+	buffers int               // the ring's length in cycles
+	queue   handoff.Size      // the part of it that queues for the sender
+	wait    *netthread.Waiter // the sender thread's wait for sem
+	keep    uint64            // cycles kept unreleased behind next (pre-triggers)
 	big     bool
 	sendBuf []byte // written by the sender thread only
 	conn    *net.UDPConn
@@ -82,10 +83,10 @@ type Sender struct {
 	started atomic.Bool
 	running atomic.Bool
 
-	skips rtsync.StampRing // when cycles were refused, cpu.Now ns (forensics.go)
+	skips rtsync.StampRing // when cycles were refused, cpu.Now ns (internals.go)
 }
 
-var _ datasource.Opener = (*Sender)(nil)
+var _ datasource.DataSource = (*Sender)(nil)
 
 // New validates cfg and returns a Sender. Its metrics are registered in
 // ms, named streamerd_flatudp_<metric>{datasource="<Name>"} (a nil ms: a
@@ -165,10 +166,6 @@ func (s *Sender) SignalsString() string { return s.sigStr }
 // DatagramSize returns the size of every datagram in bytes.
 func (s *Sender) datagramSize() int { return s.layout.Size }
 
-// HandOffSize returns the part of the ring that queues cycles for the
-// sender thread (beyond the pre-trigger history) and the time it covers.
-func (s *Sender) HandOffSize() datasource.HandOffSize { return s.queue }
-
 // Destination returns the address every datagram is sent to.
 func (s *Sender) destination() netip.AddrPort { return s.dst }
 
@@ -199,8 +196,8 @@ func (s *Sender) LocalAddr() netip.AddrPort {
 	return s.conn.LocalAddr().(*net.UDPAddr).AddrPort()
 }
 
-// Open opens the sending socket without sending anything
-// (datasource.Opener).
+// Open opens the sending socket without sending anything (the step
+// datasource.DataSource describes).
 func (s *Sender) Open() error { return s.life.Open(s.openConn) }
 
 func (s *Sender) openConn() error {

@@ -76,7 +76,7 @@ type Encoder struct {
 	local      netip.AddrPort // where conn is bound, once started
 }
 
-var _ datasource.Opener = (*Encoder)(nil)
+var _ datasource.DataSource = (*Encoder)(nil)
 
 // New validates cfg, resolves dest_host to an IPv4 address and returns an
 // Encoder. Its metrics are registered in ms, named
@@ -156,8 +156,8 @@ func (e *Encoder) LocalAddr() netip.AddrPort {
 }
 
 // Open binds the socket and builds the emitter with t_us = 0 now; nothing
-// is sent before PrepareNextState starts the network thread
-// (datasource.Opener).
+// is sent before PrepareNextState starts the network thread (the step
+// datasource.DataSource describes).
 func (e *Encoder) Open() error { return e.life.Open(e.open) }
 
 func (e *Encoder) open() error {

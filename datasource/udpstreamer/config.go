@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/handoff"
 	"github.com/streamerd/streamerd/datasource/internal/rules"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
@@ -19,16 +20,9 @@ import (
 const (
 	DefaultPort           = 44500
 	DefaultMaxPayloadSize = 1400
-	DefaultStackSize      = 1 << 20
-	// defaultLockTimeout bounds how long Synchronise waits for the FastLock.
+	// lockTimeout bounds how long Synchronise waits for the FastLock.
 	// The network thread holds it only to swap two buffer headers.
-	defaultLockTimeout = 100 * time.Microsecond
-	// DefaultHandOffDepth, 0, chooses the depth of the hand-off ring by
-	// time (datasource.AutoHandOff): HandOffTime of cycles at CyclePeriod,
-	// within HandOffBytes. A HandOffDepth of 1 is the protocol's
-	// latest-value-wins hand-off: one cycle waits for the network thread,
-	// a newer one replaces it.
-	DefaultHandOffDepth = 0
+	lockTimeout = 100 * time.Microsecond
 	// MaxHandOffDepth bounds HandOffDepth.
 	MaxHandOffDepth = 65536
 	// MaxHandOffBytes bounds the memory of the hand-off ring: HandOffDepth
@@ -52,10 +46,6 @@ type Config struct {
 	// (1..99; 0 leaves normal scheduling). A late wake-up of the network
 	// thread is what skips cycles at high rates (BENCHMARKS.md).
 	Priority int
-	// StackSize is accepted for MARTe2 compatibility and has no effect:
-	// goroutine stacks start small and grow, and the network thread runs no
-	// deep recursion.
-	StackSize int
 	// AllowedClients, when not empty, are the only source prefixes whose
 	// CONNECT is accepted. Without it anyone who can reach the port can
 	// point the stream at any address, including a spoofed victim.
@@ -66,13 +56,10 @@ type Config struct {
 	// send_method spell them "auto", "gso", "sendmmsg", "sendto". A value
 	// that is none of these is refused by Validate and New.
 	SendMethod netthread.SendMethod
-	// LockTimeout bounds Synchronise's wait for the FastLock
-	// (DefaultLockTimeout when 0).
-	LockTimeout time.Duration
 	// HandOffDepth is how many cycles may wait for the network thread
 	// (1..MaxHandOffDepth), or 0 (the default) to choose it by time: the
 	// cycles of HandOffTime at CyclePeriod, within HandOffBytes
-	// (datasource.AutoHandOff). With 1, a cycle the network thread has
+	// (docs/config.md, HandOffDepth). With 1, a cycle the network thread has
 	// not taken when the next Synchronise comes is replaced and counted as
 	// skipped. With N, cycles queue in a ring of N preallocated buffers and
 	// each is sent as its own DATA update, so a network thread that wakes
@@ -81,17 +68,16 @@ type Config struct {
 	// same at any depth; the ring costs N copies of signal memory.
 	HandOffDepth int
 	// HandOffTime is the time of cycles an automatic ring holds
-	// (0..datasource.MaxHandOffTime; datasource.DefaultHandOffTime, 500
-	// ms, when 0), and HandOffBytes the memory it may take
-	// (0..MaxHandOffBytes; datasource.DefaultHandOffBytes, 64 MiB, when
-	// 0). Both apply only when HandOffDepth is 0.
+	// (0..1 min; 500 ms when 0), and HandOffBytes the memory it may take
+	// (0..MaxHandOffBytes; 64 MiB when 0). Both apply only when
+	// HandOffDepth is 0.
 	HandOffTime  time.Duration
 	HandOffBytes int
 	// CyclePeriod is the interval between two Synchronise calls: the
 	// period of the RT thread that calls it (streamerd sets it from the
 	// thread's Frequency). An automatic ring is sized for it, and the
 	// paced wait expects a cycle every CyclePeriod. When 0, the ring is
-	// sized for datasource.DefaultCyclePeriod (1 ms) and the paced wait
+	// sized for 1 ms and the paced wait
 	// parks between cycles as NetworkWait park does.
 	CyclePeriod time.Duration
 	// NetworkWait is how the network thread waits for the next cycle
@@ -169,12 +155,6 @@ func Validate(cfg *Config) error {
 			wire.MinMaxPayloadSize, wire.MaxMaxPayloadSize, c.MaxPayloadSize)
 	}
 	e.Priority(c.Priority)
-	if c.StackSize < 0 {
-		e.Param("StackSize", "must not be negative, got %d", c.StackSize)
-	}
-	if c.LockTimeout < 0 {
-		e.Param("LockTimeout", "must not be negative, got %v", c.LockTimeout)
-	}
 	checkHandOff(e, &c)
 	if key, err := netthread.CheckWait(c.NetworkWait, c.NetworkSpin); err != nil {
 		e.Param(key, "%v", err)
@@ -221,17 +201,9 @@ func Validate(cfg *Config) error {
 // checkHandOff checks HandOffDepth, the sizing of an automatic ring and
 // the memory the ring takes.
 func checkHandOff(e *rules.ConfigErrors, c *Config) {
-	if c.HandOffTime < 0 || c.HandOffTime > datasource.MaxHandOffTime {
-		e.Param("HandOffTime", "must be 0..%v, got %v", datasource.MaxHandOffTime, c.HandOffTime)
-	}
-	if c.HandOffBytes < 0 || c.HandOffBytes > MaxHandOffBytes {
-		e.Param("HandOffBytes", "must be 0..%d (%d MiB), got %d", MaxHandOffBytes, MaxHandOffBytes>>20, c.HandOffBytes)
-	}
+	handoff.Check(e, c.HandOffTime, c.HandOffBytes, MaxHandOffBytes, c.CyclePeriod)
 	if c.HandOffDepth != 0 && (c.HandOffTime != 0 || c.HandOffBytes != 0) {
 		e.Param("HandOffDepth", "is %d: HandOffTime and HandOffBytes size an automatic ring only (HandOffDepth 0)", c.HandOffDepth)
-	}
-	if c.CyclePeriod < 0 {
-		e.Param("CyclePeriod", "must not be negative, got %v", c.CyclePeriod)
 	}
 	depth := c.HandOffDepth
 	switch {
@@ -263,8 +235,8 @@ func slotSize(sigs []datasource.Signal) int {
 }
 
 // handOff returns the size of the hand-off ring for slots of size bytes.
-func (c *Config) handOff(size int) datasource.HandOffSize {
-	return datasource.AutoHandOff(c.HandOffDepth, c.CyclePeriod, c.HandOffTime, size, c.HandOffBytes, MaxHandOffDepth)
+func (c *Config) handOff(size int) handoff.Size {
+	return handoff.Auto(c.HandOffDepth, c.CyclePeriod, c.HandOffTime, size, c.HandOffBytes, MaxHandOffDepth)
 }
 
 // checkFragments checks that the DATA payload and the CONFIG message each
@@ -350,8 +322,5 @@ var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 // it.
 func (c Config) withDefaults() Config {
 	rules.SetDefault(&c.MaxPayloadSize, DefaultMaxPayloadSize)
-	rules.SetDefault(&c.StackSize, DefaultStackSize)
-	rules.SetDefault(&c.LockTimeout, defaultLockTimeout)
-	rules.SetDefault(&c.HandOffDepth, DefaultHandOffDepth)
 	return c
 }

@@ -210,7 +210,7 @@ func runE2E(t *testing.T, sigs []datasource.Signal, maxPayload int, hz float64, 
 	if st.Lost != 0 || st.Stale != 0 {
 		t.Errorf("client stats: lost %d, stale %d", st.Lost, st.Stale)
 	}
-	t.Logf("%d updates, skipped cycles %d (latest value wins), %d fragments per update", updates, s.m.skipped.Get(), s.FragmentCount())
+	t.Logf("%d updates, skipped cycles %d (latest value wins), %d fragments per update", updates, s.m.skipped.Get(), s.dataLayout.Fragments)
 	return m1.Mallocs - m0.Mallocs
 }
 

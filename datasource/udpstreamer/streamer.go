@@ -16,6 +16,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/handoff"
 	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
 	"github.com/streamerd/streamerd/datasource/internal/sendpath"
@@ -32,7 +33,7 @@ import (
 // skipped.
 var ErrLockTimeout = errors.New("udpstreamer: FastLock timeout in Synchronise")
 
-var _ datasource.Opener = (*Streamer)(nil)
+var _ datasource.DataSource = (*Streamer)(nil)
 
 // Streamer is a UDPStreamer datasource. Its methods follow the
 // datasource.DataSource contract (docs/embedding.md): Synchronise from the
@@ -58,11 +59,12 @@ type Streamer struct {
 	// memory into a slot of the ring; the network thread swaps the oldest
 	// waiting slot for taken. Both hold the DATA payload before
 	// quantisation: room for the hrtTimestamp, then signal memory.
-	lock    rtsync.FastLock
-	sem     rtsync.EventSem
-	ring    handoff
-	handOff datasource.HandOffSize // the ring's depth and what it covers
-	wait    *netthread.Waiter      // the network thread's wait for sem
+	lock        rtsync.FastLock
+	lockTimeout time.Duration // Synchronise's wait for lock
+	sem         rtsync.EventSem
+	ring        cycleRing
+	handOff     handoff.Size      // the ring's depth and what it covers
+	wait        *netthread.Waiter // the network thread's wait for sem
 	// peak is the most cycles that have waited in the ring at once, for
 	// /status; peakRT is the RT thread's own copy, so it stores only when
 	// the ring gets deeper than ever.
@@ -96,7 +98,7 @@ type Streamer struct {
 	stopping    atomic.Bool
 	sendLat     *rtsync.SampleRing  // Synchronise to sent, ns, per update
 	skips       rtsync.StampRing    // when cycles were skipped, cpu.Now ns (forensics.go)
-	tap         atomic.Pointer[Tap] // the in-process reader, if open
+	tap         atomic.Pointer[tap] // the in-process reader, if open
 
 	conn     *net.UDPConn
 	local    netip.AddrPort     // where conn is bound; guarded by statusMu
@@ -175,6 +177,8 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 		m:       newStreamerMetrics(ms, c.Name),
 		control: make(chan controlEvent, controlQueue),
 		epoch:   time.Now(),
+
+		lockTimeout: lockTimeout,
 	}
 	s.handOff = c.handOff(slotSize(c.Signals))
 	s.wait = netthread.NewWaiter(c.NetworkWait, c.NetworkSpin, c.CyclePeriod)
@@ -229,7 +233,7 @@ func (s *Streamer) allocate(mem *memory.Memory) error {
 		return fmt.Errorf("datasource %q: CONFIG: %w", s.cfg.Name, err)
 	}
 	s.mem, s.pieces, s.dataLayout, s.cfgLayout = mem, pieces, dataLayout, cfgLayout
-	s.ring = newHandoff(s.handOff.Depth, stampSize+mem.Size())
+	s.ring = newCycleRing(s.handOff.Depth, stampSize+mem.Size())
 	s.taken = make([]byte, stampSize+mem.Size())
 	s.held = make([]byte, stampSize+mem.Size())
 	s.wire = make([]byte, dataLayout.WireSize())
@@ -242,11 +246,6 @@ func (s *Streamer) allocate(mem *memory.Memory) error {
 // (after AllocateMemory or Start, before Close).
 func (s *Streamer) GetSignalMemoryBuffer(i int) ([]byte, error) { return s.life.Buffer(i) }
 
-// PayloadSize returns the size of one DATA payload, and FragmentCount the
-// number of datagrams it takes.
-func (s *Streamer) PayloadSize() int   { return s.dataLayout.Payload }
-func (s *Streamer) FragmentCount() int { return s.dataLayout.Fragments }
-
 // LocalAddr returns the address the server socket is bound to: valid
 // after Open, PrepareNextState or Start (the zero AddrPort before).
 func (s *Streamer) LocalAddr() netip.AddrPort {
@@ -256,7 +255,7 @@ func (s *Streamer) LocalAddr() netip.AddrPort {
 }
 
 // Open binds the server socket without answering or sending anything
-// (datasource.Opener).
+// (the step datasource.DataSource describes).
 func (s *Streamer) Open() error { return s.life.Open(s.open) }
 
 func (s *Streamer) open() error {
@@ -356,22 +355,22 @@ func (s *Streamer) start() error {
 // updates_sent or send_errors{kind="data"}, except the cycles waiting in
 // the ring (at most its depth) or held: so synchronise_total = skipped +
 // without_client + updates_sent + data send errors + waiting.
-func (s *Streamer) Synchronise() error { return s.SynchroniseAfterGap(0) }
+func (s *Streamer) Synchronise() error { return s.synchroniseAfterGap(0) }
 
-// SynchroniseAfterGap is Synchronise for a cycle that follows lost updates:
+// synchroniseAfterGap is Synchronise for a cycle that follows lost updates:
 // the network thread advances the DATA counter by lost before it sends
 // this cycle, so a client counts lost updates missing there (Update.Lost)
 // and breaks its traces, as after a loss on the network. A replay uses it
 // to keep the gaps of a recording. The gap is kept when the cycle is
 // overwritten (it passes to the next cycle sent) and is not applied while
 // no client is connected. Same contract and cost as Synchronise.
-func (s *Streamer) SynchroniseAfterGap(lost uint32) error {
+func (s *Streamer) synchroniseAfterGap(lost uint32) error {
 	if err := s.life.Ready(); err != nil {
 		return err
 	}
 	s.m.synchronised.Inc()
 	stamp := int64(time.Since(s.epoch))
-	if s.lock.FastLock(s.cfg.LockTimeout, 0) != nil {
+	if s.lock.FastLock(s.lockTimeout, 0) != nil {
 		s.m.lockTimeouts.Inc()
 		var err error
 		if s.heldValid {
@@ -419,11 +418,11 @@ func (s *Streamer) publish(src []byte, stamp int64, gap uint32) int {
 	return 0
 }
 
-// Waiting returns the cycles published by Synchronise that the network
-// thread has not taken yet (at most HandOffSize().Depth): a caller that
+// waiting returns the cycles published by Synchronise that the network
+// thread has not taken yet (at most the ring's depth): a caller that
 // must not overwrite cycles (a replay sent as fast as it goes) publishes
 // only while it is below that depth. Any goroutine; it takes the FastLock.
-func (s *Streamer) Waiting() int {
+func (s *Streamer) waiting() int {
 	s.lock.FastLock(rtsync.Forever, 0)
 	n := s.ring.waiting()
 	s.lock.FastUnLock()
@@ -466,10 +465,6 @@ func (s *Streamer) snapshot() statusReport {
 	st.HandOffPeak = int(s.peak.Load())
 	return st
 }
-
-// HandOffSize returns the depth of the hand-off ring, whether it was
-// chosen by time, and the time it covers.
-func (s *Streamer) HandOffSize() datasource.HandOffSize { return s.handOff }
 
 // StatusReport returns a snapshot to encode as JSON, for a program that lists
 // producers of every class together (streamerd's /status).
@@ -566,21 +561,12 @@ func (s *Streamer) takeAndSend() bool {
 const sendLatencyRows = 1 << 15
 
 // recordSendLatency records the time from the Synchronise that published
-// an update to the return of its send, for DrainSendLatencies.
+// an update to the return of its send, for the daemon's timings
+// (Internals).
 func (s *Streamer) recordSendLatency(stamp int64) {
 	row := s.sendLat.Row()
 	row[0].Store(int64(time.Since(s.epoch)) - stamp)
 	s.sendLat.Publish()
-}
-
-// DrainSendLatencies copies into dst, oldest first, as many as fit of the
-// times from Synchronise to the return of the send of each update sent
-// since the last call, in nanoseconds, and returns how many it copied and
-// how many were lost because the caller came too late (the network thread
-// never waits for it). One goroutine at a time may call it; it never
-// allocates.
-func (s *Streamer) DrainSendLatencies(dst []int64) (n int, lost uint64) {
-	return s.sendLat.Drain(dst)
 }
 
 // rawOffset returns CLOCK_MONOTONIC_RAW minus the Streamer's

@@ -569,8 +569,8 @@ func TestSpecBurstLayout(t *testing.T) {
 	if err := s.AllocateMemory(); err != nil {
 		t.Fatal(err)
 	}
-	if s.PayloadSize() != 4012 || s.FragmentCount() != 3 {
-		t.Errorf("payload %d in %d fragments, want 4012 in 3", s.PayloadSize(), s.FragmentCount())
+	if hooks(s).PayloadSize() != 4012 || hooks(s).FragmentCount() != 3 {
+		t.Errorf("payload %d in %d fragments, want 4012 in 3", hooks(s).PayloadSize(), hooks(s).FragmentCount())
 	}
 }
 
@@ -728,4 +728,16 @@ func TestMisuseSendMethod(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+}
+
+// hooks returns what Internals gives the daemon.
+func hooks(s *Streamer) *internals { return s.Internals().(*internals) }
+
+// openTap opens s's tap through Internals, as the daemon does.
+func openTap(s *Streamer) (*tap, error) {
+	t, err := hooks(s).OpenTap()
+	if err != nil {
+		return nil, err
+	}
+	return t.(*tap), nil
 }

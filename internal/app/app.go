@@ -361,7 +361,7 @@ func (a *App) Start() error {
 		return fail(err)
 	}
 	for _, s := range a.sources {
-		if o, ok := s.ds.(datasource.Opener); ok {
+		if o, ok := s.ds.(interface{ Open() error }); ok {
 			if err := o.Open(); err != nil {
 				return fail(err)
 			}

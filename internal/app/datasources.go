@@ -22,11 +22,11 @@ import (
 func newDataSource(d *config.DataSource, period time.Duration, ms *metrics.Set, log *slog.Logger) (datasource.DataSource, error) {
 	switch {
 	case d.UDPStreamer != nil:
-		c := *d.UDPStreamer
+		c := d.UDPStreamer.Config
 		c.CyclePeriod = period
 		return udpstreamer.New(c, ms, log)
 	case d.FlatUDP != nil:
-		c := *d.FlatUDP
+		c := d.FlatUDP.Config
 		c.CyclePeriod = period
 		return flatudp.New(c, ms, log)
 	case d.RD100S != nil:

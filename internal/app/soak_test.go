@@ -177,9 +177,9 @@ func TestSoak(t *testing.T) {
 	stats := a.threads[0].rt.Stats()
 
 	skipped := v[`streamerd_udpstreamer_cycles_skipped_total{datasource="Streamer"}`]
-	hand := a.sources[0].ds.(*udpstreamer.Streamer).HandOffSize()
-	t.Logf("soak %v of %s at %v a cycle beside %d CPU-bound processes (load average %s): %d RT cycles (%d overruns, %d missed periods), %d updates received, skipped at the hand-off %v (%v of them lock timeouts; ring: %v, peak %d), network wakeups %v, lost %d, stale %d, mallocs %d, threads started %d, GC cycles %d, RSS %d → max %d KiB",
-		*soakDuration, name, a.threads[0].cfg.Period, *soakLoad, loadAverage(), stats.Cycles, stats.Overruns, stats.MissedPeriods, received.Load(), skipped, v[`streamerd_udpstreamer_lock_timeouts_total{datasource="Streamer"}`], hand, handOffPeak(t, a.sources[0].ds.(*udpstreamer.Streamer)),
+	hand := statusOfTest(t, a.sources[0].ds)
+	t.Logf("soak %v of %s at %v a cycle beside %d CPU-bound processes (load average %s): %d RT cycles (%d overruns, %d missed periods), %d updates received, skipped at the hand-off %v (%v of them lock timeouts; ring: %v cycles, peak %d), network wakeups %v, lost %d, stale %d, mallocs %d, threads started %d, GC cycles %d, RSS %d → max %d KiB",
+		*soakDuration, name, a.threads[0].cfg.Period, *soakLoad, loadAverage(), stats.Cycles, stats.Overruns, stats.MissedPeriods, received.Load(), skipped, v[`streamerd_udpstreamer_lock_timeouts_total{datasource="Streamer"}`], hand["hand_off_depth"], handOffPeak(t, a.sources[0].ds.(*udpstreamer.Streamer)),
 		v[`streamerd_udpstreamer_network_wakeups_total{datasource="Streamer"}`], st.Lost, st.Stale, mallocs, newThreads, gcs, rss0>>10, rssMax>>10)
 	if *soakConfig != "" && skipped != 0 {
 		t.Errorf("%v cycles dropped at the hand-off (budget: 0)", skipped)
@@ -214,9 +214,9 @@ func TestSoak(t *testing.T) {
 	}
 	// The cycles still waiting in the hand-off ring at the stop are in no
 	// counter: at most its depth.
-	depth := a.sources[0].ds.(*udpstreamer.Streamer).HandOffSize().Depth
-	if d := sync - accounted; d < 0 || d > float64(depth) {
-		t.Errorf("Synchronise calls %v != skipped + without client + sent + send errors %v (+ up to %d waiting)", sync, accounted, depth)
+	depth, _ := hand["hand_off_depth"].(float64)
+	if d := sync - accounted; d < 0 || d > depth {
+		t.Errorf("Synchronise calls %v != skipped + without client + sent + send errors %v (+ up to %v waiting)", sync, accounted, depth)
 	}
 	if received.Load() == 0 || float64(received.Load()) > v[`streamerd_udpstreamer_updates_sent_total{datasource="Streamer"}`] {
 		t.Errorf("received %d of %v sent", received.Load(), v[`streamerd_udpstreamer_updates_sent_total{datasource="Streamer"}`])

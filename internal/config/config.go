@@ -53,6 +53,7 @@
 package config
 
 import (
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -226,10 +227,54 @@ type DataSource struct {
 	Name        string
 	Class       string
 	Signals     []datasource.Signal
-	UDPStreamer *udpstreamer.Config
+	UDPStreamer *UDPStreamer
 	RD100S      *rd100s.Config
-	FlatUDP     *flatudp.Config
+	FlatUDP     *FlatUDP
 	Replay      *Replay
+}
+
+// UDPStreamer is a UDPStreamer datasource: the producer's Config, and the
+// StackSize the file may write for MARTe2 compatibility, which changes
+// nothing (goroutine stacks grow).
+type UDPStreamer struct {
+	udpstreamer.Config
+	StackSize int
+}
+
+// FlatUDP is a FlatUDP datasource: the producer's Config, and the
+// StackSize the file may write for MARTe2 compatibility, which changes
+// nothing.
+type FlatUDP struct {
+	flatudp.Config
+	StackSize int
+}
+
+// The producers' automatic hand-off ring (UDPStreamer's HandOffDepth,
+// FlatUDP's NumberOfBuffers, "auto"): the time of cycles it holds by
+// default and at most, and its memory by default. The producers apply
+// them; the docs show them.
+const (
+	handOffTime    = 500 * time.Millisecond
+	maxHandOffTime = time.Minute
+	handOffBytes   = 64 << 20
+)
+
+// marte2StackSize is MARTe2's default thread stack size, which a StackSize
+// left out stands for.
+const marte2StackSize = 1 << 20
+
+// stackSize declares the StackSize key: a size ≥ 0, read and shown,
+// accepted for MARTe2 compatibility.
+func stackSize[S any](ptr func(*S) *int, doc string) key[S] {
+	return field("StackSize", anyInt(), ptr).
+		Default(shown(marte2StackSize)).
+		Check(func(s *S) string {
+			if n := *ptr(s); n < 0 {
+				return fmt.Sprintf("must not be negative, got %d", n)
+			}
+			return ""
+		}).
+		Doc(doc)
 }
 
 // Replay is a Replay datasource: the recording it plays, and how, ready

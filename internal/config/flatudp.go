@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
 	"github.com/streamerd/streamerd/netthread"
@@ -16,13 +15,13 @@ import (
 // flatUDP decodes the keys of a FlatUDP datasource into its Config and
 // returns what flatudp.Validate reports.
 func flatUDP(t *tbl, ds *DataSource) error {
-	c := &flatudp.Config{Name: ds.Name, Signals: ds.Signals}
+	c := &FlatUDP{Config: flatudp.Config{Name: ds.Name, Signals: ds.Signals}}
 	flatUDPKeys.read(t, c)
 	ds.FlatUDP = c
-	return flatudp.Validate(c)
+	return flatudp.Validate(&c.Config)
 }
 
-type flatConfig = flatudp.Config
+type flatConfig = FlatUDP
 
 // multicast reports whether the Address of c is a multicast group: TTL and
 // Loopback change nothing for a unicast one (the producer ignores them;
@@ -55,10 +54,10 @@ var flatUDPKeys = table[flatConfig]{
 			Doc(fmt.Sprintf("`\"auto\"` or 1..%d, ring size in cycles: the pre-trigger history (IndependentThread) and the queue between the RT thread and the sender thread; at most %d MiB of ring (each slot the datagram size rounded up to 128 bytes). A number is exactly that length, MARTe2's meaning (the MARTe2 importer always writes one in IndependentThread mode). `\"auto\"` is `NumberOfPreTriggers` plus the cycles of `HandOffTime` (500 ms) at the period of the thread that synchronises the datasource, within `HandOffBytes` (64 MiB): MARTe2 sends RealTimeThread cycles from the RT thread itself and has no queue to keep the length of; `-describe`, `/status` and the start-up log say the length chosen and the time its queue covers",
 				flatudp.MaxNumberOfBuffers, flatudp.MaxRingBytes>>20)),
 		field("HandOffTime", duration("200ms", "1s"), func(c *flatConfig) *time.Duration { return &c.HandOffTime }).
-			Default(fmt.Sprintf("`%q`", datasource.DefaultHandOffTime.String())).
+			Default(fmt.Sprintf("`%q`", handOffTime.String())).
 			Doc("as for UDPStreamer, with `NumberOfBuffers = \"auto\"` only: the time of cycles the ring queues for the sender thread beyond the pre-trigger history"),
 		field("HandOffBytes", anyInt(), func(c *flatConfig) *int { return &c.HandOffBytes }).
-			NonZero().Unit("bytes").Default(shown(datasource.DefaultHandOffBytes)).
+			NonZero().Unit("bytes").Default(shown(handOffBytes)).
 			Doc(fmt.Sprintf("1..%d, with `NumberOfBuffers = \"auto\"` only: the memory the whole ring may take", flatudp.MaxRingBytes)),
 		field("ByteOrder", named(wire.Little, wire.Big), func(c *flatConfig) *wire.ByteOrder { return &c.ByteOrder }),
 		field("TTL", anyInt(), func(c *flatConfig) *int { return &c.TTL }).
@@ -77,9 +76,7 @@ var flatUDPKeys = table[flatConfig]{
 			Doc("as for UDPStreamer, for the sender thread (`streamerd_flatudp_network_wakeups_total`)"),
 		field("NetworkSpin", duration("50us", "1ms"), func(c *flatConfig) *time.Duration { return &c.NetworkSpin }).
 			Doc("as for UDPStreamer, for the sender thread"),
-		field("StackSize", anyInt(), func(c *flatConfig) *int { return &c.StackSize }).
-			Default(shown(flatudp.DefaultStackSize)).
-			Doc("informational, as for UDPStreamer"),
+		stackSize(func(c *flatConfig) *int { return &c.StackSize }, "informational, as for UDPStreamer"),
 	},
 	finish: func(t *tbl, c *flatConfig) {
 		// A misspelt mode is reported and becomes an invalid mode, so

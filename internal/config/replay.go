@@ -98,7 +98,7 @@ func speed() valueType[float64] {
 // the declaration of the UDPStreamer class, whose meaning it has, with doc
 // (the UDPStreamer's rules and reasons stay in its section).
 func serverKey(name, doc string) key[Replay] {
-	return via(udpStreamerKeys.find(name), func(c *Replay) *udpsConfig { return &c.Server }).Doc(doc)
+	return via(udpsConfigKeys.find(name), func(c *Replay) *udpsConfig { return &c.Server }).Doc(doc)
 }
 
 // replayKeys are the keys of a Replay datasource: the recording and its

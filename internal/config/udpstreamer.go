@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/netthread"
@@ -16,21 +15,31 @@ import (
 // udpStreamer decodes the keys of a UDPStreamer datasource into its Config
 // and returns what udpstreamer.Validate reports.
 func udpStreamer(t *tbl, ds *DataSource) error {
-	c := &udpstreamer.Config{Name: ds.Name, Signals: ds.Signals}
+	c := &UDPStreamer{Config: udpstreamer.Config{Name: ds.Name, Signals: ds.Signals}}
 	udpStreamerKeys.read(t, c)
 	ds.UDPStreamer = c
-	return udpstreamer.Validate(c)
+	return udpstreamer.Validate(&c.Config)
 }
 
 type udpsConfig = udpstreamer.Config
 
-// udpStreamerKeys are the keys of a UDPStreamer datasource. A key the file
-// leaves out keeps the Config's zero value, which udpstreamer.Validate
-// and New read as the default; their rules are the producer's.
-var udpStreamerKeys = table[udpsConfig]{
+// udpStreamerKeys are the keys of a UDPStreamer datasource: the
+// producer's (udpsConfigKeys) and StackSize.
+var udpStreamerKeys = table[UDPStreamer]{
 	name: ClassUDPStreamer,
 	// The producer's Port 0 asks the kernel for any port: a file names one.
-	defaults: func(c *udpsConfig) { c.Port = udpstreamer.DefaultPort },
+	defaults: func(c *UDPStreamer) { c.Port = udpstreamer.DefaultPort },
+	keys: insertBefore(viaEach(udpsConfigKeys.keys, func(c *UDPStreamer) *udpsConfig { return &c.Config }), "HandOffDepth",
+		stackSize(func(c *UDPStreamer) *int { return &c.StackSize },
+			"≥ 0 (0 is the default); accepted for MARTe2 compatibility, informational (goroutine stacks grow)")),
+}
+
+// udpsConfigKeys are the keys of the producer's Config, which a Replay's
+// server shares. A key the file leaves out keeps the Config's zero value,
+// which udpstreamer.Validate and New read as the default; their rules are
+// the producer's.
+var udpsConfigKeys = table[udpsConfig]{
+	name: ClassUDPStreamer,
 	keys: []key[udpsConfig]{
 		field("Port", port(), func(c *udpsConfig) *int { return &c.Port }).
 			Doc("UDP port listened on"),
@@ -47,17 +56,14 @@ var udpStreamerKeys = table[udpsConfig]{
 			Doc("network thread's CPU mask, as for threads"),
 		field("Priority", anyInt(), func(c *udpsConfig) *int { return &c.Priority }).
 			Doc("0 (normal scheduling) or 1.." + strconv.Itoa(cpu.MaxPriority) + ": the network thread's SCHED_FIFO priority (needs root or `CAP_SYS_NICE`). A late wake-up of the network thread is what skips cycles at high rates; whether SCHED_FIFO wakes it sooner depends on the machine: on the 2-CPU VM of BENCHMARKS.md it lowered the burst's loss at 2 kHz from 150 to 50 per million and raised the loss of the 64 KiB updates in the same run. Measure with `BenchmarkSustained`'s `fifo` variants; a deeper `HandOffDepth` is the surer cure. Pin it apart from the RT thread."),
-		field("StackSize", anyInt(), func(c *udpsConfig) *int { return &c.StackSize }).
-			Default(shown(udpstreamer.DefaultStackSize)).
-			Doc("≥ 0 (0 is the default); accepted for MARTe2 compatibility, informational (goroutine stacks grow)"),
 		field("HandOffDepth", countOrAuto(), func(c *udpsConfig) *int { return &c.HandOffDepth }).
 			Doc(fmt.Sprintf("`\"auto\"` or 1..%d, cycles that may wait for the network thread. `\"auto\"` chooses the depth by time: the cycles of `HandOffTime` (500 ms) at the period of the thread that synchronises the datasource, within `HandOffBytes` (64 MiB), at least 1; `-describe`, `/status` and the start-up log say the depth chosen and the time it covers. `1` is the protocol's latest-value-wins: a cycle not yet taken when the next one comes is replaced and counted in `cycles_skipped_total`. With N, the cycles queue in a ring of N preallocated buffers and each goes out as its own update, so a network thread that wakes up late catches up instead of skipping; only when N wait is the oldest overwritten (and counted). `Synchronise()` costs the same at any depth while the network thread keeps up, and never waits; with the ring full it writes buffers that have left the cache (1.4× at 64 KiB); the ring costs N copies of the signal memory (at most %d MiB). A network thread held off its CPU longer than the ring covers skips cycles (BENCHMARKS.md, *Sustained throughput*).",
 				udpstreamer.MaxHandOffDepth, udpstreamer.MaxHandOffBytes>>20)),
 		field("HandOffTime", duration("200ms", "1s"), func(c *udpsConfig) *time.Duration { return &c.HandOffTime }).
-			Default(fmt.Sprintf("`%q`", datasource.DefaultHandOffTime.String())).
-			Doc(fmt.Sprintf("duration, up to `%q`, with `HandOffDepth = \"auto\"` only: the time of cycles the ring holds, the longest stall of the network thread it rides out without skipping a cycle", datasource.MaxHandOffTime.String())),
+			Default(fmt.Sprintf("`%q`", handOffTime.String())).
+			Doc(fmt.Sprintf("duration, up to `%q`, with `HandOffDepth = \"auto\"` only: the time of cycles the ring holds, the longest stall of the network thread it rides out without skipping a cycle", maxHandOffTime.String())),
 		field("HandOffBytes", anyInt(), func(c *udpsConfig) *int { return &c.HandOffBytes }).
-			NonZero().Unit("bytes").Default(shown(datasource.DefaultHandOffBytes)).
+			NonZero().Unit("bytes").Default(shown(handOffBytes)).
 			Doc(fmt.Sprintf("1..%d, with `HandOffDepth = \"auto\"` only: the memory the ring may take (each cycle 8 bytes plus the signal memory); a ring it limits covers less than `HandOffTime`, and says so", udpstreamer.MaxHandOffBytes)),
 		field("NetworkWait", named(netthread.WaitPaced, netthread.WaitSpin, netthread.WaitPark), func(c *udpsConfig) *netthread.WaitMode { return &c.NetworkWait }).
 			Doc("how the network thread waits for the next cycle. `paced`: it sleeps until shortly before the next cycle is due (the thread's period), spins until the cycle comes, then parks; how early it wakes and how long it spins are learnt from the cycles it catches and misses, so `Synchronise()` finds it spinning and makes no system call, for a few percent of a CPU at 1 kHz (BENCHMARKS.md, *Waiting for the next cycle*). `spin`: it spins for `NetworkSpin` after every update, then parks. `park`: it parks at once, and every `Synchronise()` wakes it with a system call. `streamerd_udpstreamer_network_wakeups_total` counts the cycles that found it asleep."),

@@ -20,7 +20,8 @@ import (
 // Producer is what every producer of this module offers: the DataSource
 // contract, Open, the Go-shaped Start and the metrics set it registered in.
 type Producer interface {
-	datasource.Opener
+	datasource.DataSource
+	Open() error
 	Start(ctx context.Context) error
 	Metrics() *metrics.Set
 }
@@ -310,16 +311,19 @@ func heap() uint64 {
 }
 
 // Opener drives two datasources from newDS, each fresh from its New,
-// through the datasource.Opener steps: Open before AllocateMemory fails,
+// through the Open step (datasource.DataSource): Open before AllocateMemory fails,
 // Open twice fails, Close after Open alone returns (closing the sockets
 // without a network thread to stop), and PrepareNextState after Open
 // starts without opening again. It leaves both closed.
 func Opener(t testing.TB, newDS func() datasource.DataSource) {
 	t.Helper()
 	for _, prepare := range []bool{false, true} {
-		o, ok := newDS().(datasource.Opener)
+		o, ok := newDS().(interface {
+			datasource.DataSource
+			Open() error
+		})
 		if !ok {
-			t.Fatal("not a datasource.Opener")
+			t.Fatal("no Open")
 		}
 		if err := o.Open(); !errors.Is(err, datasource.ErrNotAllocated) {
 			t.Errorf("Open before AllocateMemory: %v, want %v", err, datasource.ErrNotAllocated)

@@ -231,7 +231,7 @@ func TestSkippedCyclePreempted(t *testing.T) {
 	hogs(t, c, 3)
 	const period = 200 * time.Microsecond
 	m := New(Config{Interval: 5 * time.Millisecond})
-	m.WatchProducer("S", s, period, cpu.Of(c), false)
+	m.WatchProducer("S", s.Internals().(Producer), period, cpu.Of(c), false)
 	m.Start()
 	defer m.Stop()
 	stop := make(chan struct{})

@@ -65,7 +65,7 @@ func publish(s *udpstreamer.Streamer, i int) {
 	for k := range m {
 		m[k] = byte(int8(i + k - 3))
 	}
-	for s.Waiting() > 200 {
+	for s.Internals().(interface{ Waiting() int }).Waiting() > 200 {
 		time.Sleep(100 * time.Microsecond)
 	}
 	s.Synchronise()

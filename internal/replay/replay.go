@@ -12,7 +12,7 @@
 //     (never with Loop) or reading it failed (r.Err says why); r.Close
 //     stops both threads.
 //
-// A Replay is a datasource.DataSource (an Opener) whose Synchronise does
+// A Replay is a datasource.DataSource (with Open) whose Synchronise does
 // nothing: its own pacing thread writes signal memory and synchronises, so
 // an application can list it beside its other producers.
 //
@@ -137,6 +137,7 @@ type Replay struct {
 	numRows int64
 	layout  *record.Layout
 	s       *udpstreamer.Streamer
+	p       pacer // s's Internals
 	log     *slog.Logger
 	sigs    []datasource.Signal
 	pace    paceColumns
@@ -158,7 +159,13 @@ type Replay struct {
 	posTime                 atomic.Int64  // ns of the recording into the current pass
 }
 
-var _ datasource.Opener = (*Replay)(nil)
+// pacer is what a Replay uses of its Streamer beyond the DataSource
+// contract, from udpstreamer's Internals: how many cycles wait for the
+// network thread, and the publication of a row after lost updates.
+type pacer interface {
+	Waiting() int
+	SynchroniseAfterGap(lost uint32) error
+}
 
 // New opens the recording at path, checks it and builds the Streamer that
 // serves it. A file that is not a recording, or is cut short or corrupt,
@@ -186,7 +193,12 @@ func New(path string, opts Options, ms *metrics.Set, log *slog.Logger) (*Replay,
 	if err != nil {
 		return nil, fmt.Errorf("replay: %s: its signal list cannot be served: %w", path, err)
 	}
-	return &Replay{opts: opts, path: path, numRows: f.NumRows, layout: l, s: s, log: log.With("replay", path), sigs: sigs,
+	p, ok := s.Internals().(pacer)
+	if !ok {
+		s.Close()
+		return nil, fmt.Errorf("replay: %s: the Streamer cannot be paced", path)
+	}
+	return &Replay{opts: opts, path: path, numRows: f.NumRows, layout: l, s: s, p: p, log: log.With("replay", path), sigs: sigs,
 		pace: paceColumnsOf(l), done: make(chan struct{})}, nil
 }
 
@@ -491,7 +503,7 @@ func (r *Replay) play(stop <-chan struct{}) {
 			}
 			// Never overwrite a cycle the network thread has not taken:
 			// a stalled network thread delays the rows, it skips none.
-			for r.s.Waiting() >= depth {
+			for r.p.Waiting() >= depth {
 				if !sleepFor(flatWait, stop) {
 					return
 				}
@@ -501,7 +513,7 @@ func (r *Replay) play(stop <-chan struct{}) {
 				copy(buf, row[r.feed.offsets[i]:])
 			}
 			gap := min(b.gap[j], maxGap)
-			r.s.SynchroniseAfterGap(gap)
+			r.p.SynchroniseAfterGap(gap)
 			r.rows.Add(1)
 			if gap != 0 {
 				r.lost.Add(uint64(gap))
@@ -548,7 +560,7 @@ func (r *Replay) waitClient(stop <-chan struct{}) bool {
 
 // drain waits until the network thread took every cycle published.
 func (r *Replay) drain(stop <-chan struct{}) {
-	for r.s.Waiting() > 0 {
+	for r.p.Waiting() > 0 {
 		if !sleepFor(time.Millisecond, stop) {
 			return
 		}

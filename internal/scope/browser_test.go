@@ -550,7 +550,7 @@ func browseManySignals(t *testing.T, browser context.Context) {
 	// The same stream through the datasource's tap, to a scope that lets a
 	// page plot 64 traces: "all" plots 64 and says why not more, and one
 	// more box is refused with the same words.
-	tap, err := a.DataSource("Streamer").(*udpstreamer.Streamer).OpenTap()
+	tap, err := scope.OpenTap(a.DataSource("Streamer").(*udpstreamer.Streamer))
 	if err != nil {
 		t.Fatal(err)
 	}

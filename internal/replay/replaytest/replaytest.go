@@ -72,10 +72,14 @@ func Cycle(s *udpstreamer.Streamer, i int, gap uint32) {
 	for k := range 4 {
 		binary.LittleEndian.PutUint16(m[2*k:], uint16(int16(-i*4+k)))
 	}
-	for s.Waiting() > 32 {
+	p := s.Internals().(interface {
+		Waiting() int
+		SynchroniseAfterGap(lost uint32) error
+	})
+	for p.Waiting() > 32 {
 		time.Sleep(100 * time.Microsecond)
 	}
-	s.SynchroniseAfterGap(gap)
+	p.SynchroniseAfterGap(gap)
 	time.Sleep(time.Millisecond)
 }
 

@@ -1,0 +1,38 @@
+package flatudp
+
+import "time"
+
+// Internals returns what streamerd's daemon uses of a Sender beyond the
+// DataSource contract: the instants of refused cycles and the sender
+// thread's id (forensics), the time the ring's queue covers. A program
+// finds each by asserting on the result the interface it needs; they
+// follow the daemon, not a compatibility promise, and an embedder has no
+// need of them.
+func (s *Sender) Internals() any { return (*internals)(s) }
+
+// internals is a Sender seen by the daemon (Internals).
+type internals Sender
+
+// DrainSkips copies into dst the instants (cpu.Now nanoseconds) of the
+// cycles refused since the last call because the ring was full (the sender
+// thread NumberOfBuffers cycles behind, overflows_total), oldest first, and
+// returns how many it copied and how many it lost (the Sender keeps the
+// last rtsync.StampRows). One goroutine at a time may call it; it never
+// allocates. A monitor explains them from how the kernel treated the
+// sender thread (NetworkThreadID).
+func (x *internals) DrainSkips(dst []int64) (n int, lost uint64) { return x.skips.Drain(dst) }
+
+// NetworkThreadID returns the OS thread id of the sender thread (see
+// netthread.Thread.ThreadID), 0 before PrepareNextState started it. Call
+// it from the goroutine that started the Sender, or after it.
+func (x *internals) NetworkThreadID() int {
+	if x.thread == nil {
+		return 0
+	}
+	return x.thread.ThreadID()
+}
+
+// HandOffCovers returns the time the part of the ring that queues cycles
+// for the sender thread (beyond the pre-trigger history) lasts at the
+// period it was sized for.
+func (x *internals) HandOffCovers() time.Duration { return x.queue.Covers }

@@ -1,0 +1,79 @@
+package udpstreamer
+
+import "time"
+
+// Internals returns what streamerd's daemon and tools use of a Streamer
+// beyond the DataSource contract: the instants of skipped cycles and the
+// network thread's id (forensics), the times from Synchronise to send
+// (timings), the in-process tap (the web scope), the ring's state (a
+// replay's pacing). A program finds each by asserting on the result the
+// interface it needs; they follow the daemon, not a compatibility
+// promise, and an embedder has no need of them.
+func (s *Streamer) Internals() any { return (*internals)(s) }
+
+// internals is a Streamer seen by the daemon (Internals).
+type internals Streamer
+
+// DrainSkips copies into dst the instants (cpu.Now nanoseconds) of the
+// cycles skipped since the last call (a lock timeout, or a cycle
+// overwritten because the network thread had not taken the ring's depth of
+// cycles), oldest first, and returns how many it copied and how many it
+// lost (the Streamer keeps the last rtsync.StampRows). One goroutine at a
+// time may call it; it never allocates. A monitor explains the skips from
+// how the kernel treated the network thread (NetworkThreadID).
+func (x *internals) DrainSkips(dst []int64) (n int, lost uint64) { return x.skips.Drain(dst) }
+
+// NetworkThreadID returns the OS thread id of the network thread (see
+// netthread.Thread.ThreadID), 0 before PrepareNextState started it.
+// Call it from the goroutine that started the Streamer, or after it.
+func (x *internals) NetworkThreadID() int {
+	if x.thread == nil {
+		return 0
+	}
+	return x.thread.ThreadID()
+}
+
+// HandOffCovers returns the time the cycles of the hand-off ring last at
+// the period it was sized for.
+func (x *internals) HandOffCovers() time.Duration { return x.handOff.Covers }
+
+// DrainSendLatencies copies into dst, oldest first, as many as fit of the
+// times from Synchronise to the return of the send of each update sent
+// since the last call, in nanoseconds, and returns how many it copied and
+// how many were lost because the caller came too late (the network thread
+// never waits for it). One goroutine at a time may call it; it never
+// allocates.
+func (x *internals) DrainSendLatencies(dst []int64) (n int, lost uint64) {
+	return x.sendLat.Drain(dst)
+}
+
+// Waiting returns the cycles published by Synchronise that the network
+// thread has not taken yet (at most the ring's depth): a caller that must
+// not overwrite cycles (a replay sent as fast as it goes) publishes only
+// while it is below that depth. Any goroutine; it takes the FastLock.
+func (x *internals) Waiting() int { return (*Streamer)(x).waiting() }
+
+// SynchroniseAfterGap is Synchronise for a cycle that follows lost updates:
+// the network thread advances the DATA counter by lost before it sends
+// this cycle, so a client counts lost updates missing there (Update.Lost)
+// and breaks its traces, as after a loss on the network. A replay uses it
+// to keep the gaps of a recording. Same contract and cost as Synchronise.
+func (x *internals) SynchroniseAfterGap(lost uint32) error {
+	return (*Streamer)(x).synchroniseAfterGap(lost)
+}
+
+// OpenTap opens the in-process tap (after AllocateMemory or Start), one at
+// a time: the result has ConfigPayload() []byte, Next(timeout
+// time.Duration) (payload []byte, missed uint64, err error) and Close().
+func (x *internals) OpenTap() (any, error) {
+	t, err := (*Streamer)(x).openTap()
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// PayloadSize returns the size of one DATA payload, and FragmentCount the
+// number of datagrams it takes (valid after AllocateMemory).
+func (x *internals) PayloadSize() int   { return x.dataLayout.Payload }
+func (x *internals) FragmentCount() int { return x.dataLayout.Fragments }
