@@ -343,13 +343,15 @@ func TestStatusFieldsDocumented(t *testing.T) {
 		reflect.TypeOf(forensics.EventStatus{}), reflect.TypeOf(forensics.EvidenceStatus{})} {
 		jsonFields(ty, fields)
 	}
-	// Degradations has its own JSON form.
-	var d map[string]any
-	b, _ := json.Marshal(rd100s.Degradations{})
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
+	// The degradations have their own JSON form.
+	var st struct {
+		Degradations map[string]any `json:"degradations"`
 	}
-	for k := range d {
+	b, _ := json.Marshal(rd.StatusReport())
+	if err := json.Unmarshal(b, &st); err != nil || len(st.Degradations) == 0 {
+		t.Fatalf("degradations of %s: %v", b, err)
+	}
+	for k := range st.Degradations {
 		fields[k] = true
 	}
 	if len(fields) < 50 {

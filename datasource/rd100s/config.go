@@ -8,6 +8,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/internal/rules"
+	"github.com/streamerd/streamerd/datasource/rd100s/wire"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -18,9 +19,9 @@ const (
 	// MaxRateHz bounds rate_hz; beyond it the sleep granularity of a
 	// normal thread dominates the period.
 	MaxRateHz = 10000.0
-	// DefaultLockTimeout bounds how long Synchronise waits for the
-	// FastLock. The network thread holds it only to copy signal memory.
-	defaultLockTimeout = 100 * time.Microsecond
+	// lockTimeout bounds how long Synchronise waits for the FastLock.
+	// The network thread holds it only to copy signal memory.
+	lockTimeout = 100 * time.Microsecond
 )
 
 // Unit is the unit of a mapped signal: Degrees (deg, or deg/s for a rate)
@@ -58,12 +59,11 @@ func parseUnit(s string) (Unit, error) {
 
 // Config is the configuration of an RD100S encoder emulator. Parameter
 // names in errors are the keys of section 8 of docs/rd100s.md (dest_host,
-// rate_hz, azimuth_signal, ...) and the degradation keys of Degradations.
+// rate_hz, azimuth_signal, ...) and the degradation keys (Set).
 //
-// A zero DestPort means 5100 and a zero RateHz means 100 Hz. The six status
-// constants are plain bools whose zero value is false (an invalid,
-// unreferenced encoder): start from DefaultConfig, which sets AZ_VALID,
-// EL_VALID, AZ_REF_OK and EL_REF_OK.
+// A zero DestPort means 5100 and a zero RateHz means 100 Hz. The zero
+// Status is an invalid, unreferenced encoder: start from DefaultConfig,
+// which sets AZ_VALID, EL_VALID, AZ_REF_OK and EL_REF_OK.
 type Config struct {
 	Name string
 	// DestHost (dest_host) is the receiver: an IPv4 address or a name,
@@ -95,11 +95,13 @@ type Config struct {
 	// StatusSignal (status_signal), when set, names an integer scalar
 	// signal whose bits 0..5 drive AZ_VALID, EL_VALID, AZ_REF_OK,
 	// EL_REF_OK, AZ_FAULT and EL_FAULT on every packet; its other bits are
-	// ignored. When empty the constants below are sent.
+	// ignored. When empty, Status is sent.
 	StatusSignal string
-	// Status constants (az_valid, el_valid, az_ref_ok, el_ref_ok,
-	// az_fault, el_fault), used when StatusSignal is empty.
-	AzValid, ElValid, AzRefOK, ElRefOK, AzFault, ElFault bool
+	// Status holds the status bits sent when StatusSignal is empty
+	// (az_valid, el_valid, az_ref_ok, el_ref_ok, az_fault, el_fault: bits
+	// 0..5 of wire.Status; the emitter sets SIM and DEGRADED itself and
+	// ignores them here).
+	Status wire.Status
 
 	// CPUMask pins the network thread; 0 leaves it unpinned.
 	CPUMask cpu.Mask
@@ -110,12 +112,10 @@ type Config struct {
 	// Seed (seed) seeds the random choices of the degradations. The same
 	// seed gives the same sequence of choices; 0 is a valid seed.
 	Seed uint64
-	// Degradations is the degradation state at start; each active one is
-	// recorded as an event with source "config".
-	Degradations Degradations
-	// LockTimeout bounds Synchronise's wait for the FastLock
-	// (DefaultLockTimeout when 0).
-	LockTimeout time.Duration
+	// Degradations is the degradation state at start: keys and values as
+	// Set takes them ({"loss_probability": "0.1", "jitter_ms": "2"}); each
+	// active one is recorded as an event with source "config".
+	Degradations map[string]string
 
 	// Signals are every signal of the datasource, in declaration order.
 	Signals []datasource.Signal
@@ -129,7 +129,7 @@ func DefaultConfig() Config {
 	return Config{
 		DestPort: DefaultDestPort,
 		RateHz:   defaultRateHz,
-		AzValid:  true, ElValid: true, AzRefOK: true, ElRefOK: true,
+		Status:   wire.AzValid | wire.ElValid | wire.AzRefOK | wire.ElRefOK,
 	}
 }
 
@@ -156,9 +156,6 @@ func Validate(cfg *Config) error {
 		e.Param("rate_hz", "must be > 0 and ≤ %v Hz, got %v", MaxRateHz, c.RateHz)
 		rateHz = MaxRateHz // the jitter bound of the fastest rate
 	}
-	if c.LockTimeout < 0 {
-		e.Param("LockTimeout", "must not be negative, got %v", c.LockTimeout)
-	}
 	e.Priority(c.Priority)
 	for _, u := range []struct {
 		key string
@@ -170,7 +167,8 @@ func Validate(cfg *Config) error {
 	}
 	e.Add(rules.ValidateSignals(c.Name, c.Signals))
 	c.checkMapping(e)
-	c.Degradations.check(e, rateHz)
+	d := parseDegradations(c.Degradations, e)
+	d.check(e, rateHz)
 	return e.Err()
 }
 
@@ -225,6 +223,5 @@ func periodNs(rateHz float64) float64 { return 1e9 / rateHz }
 func (c Config) withDefaults() Config {
 	rules.SetDefault(&c.DestPort, DefaultDestPort)
 	rules.SetDefault(&c.RateHz, defaultRateHz)
-	rules.SetDefault(&c.LockTimeout, defaultLockTimeout)
 	return c
 }

@@ -89,7 +89,7 @@
 //
 // # Operator control
 //
-// Set (one key) and SetDegradations (the whole state) may be called from any
+// Set (one key) and Degradation (reading one back) may be called from any
 // goroutine while the encoder runs. They validate, change the state under a
 // mutex the network thread only try-locks (it picks changes up at its next
 // tick and never waits), and record every activation, deactivation and

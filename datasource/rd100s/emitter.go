@@ -135,7 +135,7 @@ type emitter struct {
 
 	// Degradation state, copied from control when its gen moves.
 	gen          uint64
-	d            Degradations
+	d            degradations
 	degradedBase bool // a persistent degradation is on
 	burstActive  bool
 	burstSerial  uint64
@@ -177,15 +177,7 @@ func newEmitter(e *Encoder) *emitter {
 		rJitter:  newRng(c.Seed, kJitter),
 		heap:     make([]heldPkt, 0, reorderCapacity),
 	}
-	for _, b := range []struct {
-		on  bool
-		bit wire.Status
-	}{{c.AzValid, wire.AzValid}, {c.ElValid, wire.ElValid}, {c.AzRefOK, wire.AzRefOK},
-		{c.ElRefOK, wire.ElRefOK}, {c.AzFault, wire.AzFault}, {c.ElFault, wire.ElFault}} {
-		if b.on {
-			em.base |= b.bit
-		}
-	}
+	em.base = c.Status & (wire.AzValid | wire.ElValid | wire.AzRefOK | wire.ElRefOK | wire.AzFault | wire.ElFault)
 	return em
 }
 

@@ -51,7 +51,7 @@ func TestGridAndJitter(t *testing.T) {
 	r := newRx(t, client.MonitorConfig{NominalRate: 1000})
 	e, em := stepEncoder(t, testConfig(1000), r)
 	const J = 400 * time.Microsecond
-	if err := e.apply(Degradations{Jitter: J}, allKinds, "operator", e.origin); err != nil {
+	if err := e.apply(degradations{Jitter: J}, allKinds, "operator", e.origin); err != nil {
 		t.Fatal(err)
 	}
 	const n = 500
@@ -117,7 +117,7 @@ func TestReorderOverflow(t *testing.T) {
 	r := newRx(t, client.MonitorConfig{NominalRate: 10000})
 	cfg := testConfig(10000)
 	e, em := stepEncoder(t, cfg, r)
-	if err := e.apply(Degradations{ReorderWindow: 10 * time.Second}, allKinds, "operator", e.origin); err != nil {
+	if err := e.apply(degradations{ReorderWindow: 10 * time.Second}, allKinds, "operator", e.origin); err != nil {
 		t.Fatal(err)
 	}
 	for range reorderCapacity + 200 {
@@ -130,13 +130,24 @@ func TestReorderOverflow(t *testing.T) {
 	waitFor(t, "packets", func() bool { return uint64(r.count()) == sent })
 }
 
-func allOn(burstAndSilence bool) Degradations {
-	return Degradations{
+func allOn(burstAndSilence bool) degradations {
+	return degradations{
 		LossProbability: 0.1, LossEveryN: 7, DuplicateProbability: 0.2,
 		ReorderWindow: 5 * time.Millisecond, Jitter: 400 * time.Microsecond,
 		Freeze: true, InvalidAz: true, InvalidEl: true, SeqJump: 100,
 		BurstLoss: map[bool]time.Duration{true: time.Hour}[burstAndSilence], Silence: burstAndSilence,
 	}
+}
+
+// asConfig returns d as Config.Degradations writes it.
+func asConfig(d degradations) map[string]string {
+	m := map[string]string{}
+	for k, key := range keys {
+		if d.active(kind(k)) {
+			m[key], _ = d.get(key)
+		}
+	}
+	return m
 }
 
 var sinkSeq uint32
@@ -180,7 +191,7 @@ func TestSteadyStateNoAllocs(t *testing.T) {
 	sink := testenv.Loopback(t)
 	cfg := testConfig(1000)
 	cfg.DestPort = sink.LocalAddr().(*net.UDPAddr).Port
-	cfg.Degradations = allOn(false)
+	cfg.Degradations = asConfig(allOn(false))
 	e, err := New(cfg, metrics.NewSet(), discard())
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/VictoriaMetrics/metrics"
 
@@ -26,7 +27,7 @@ import (
 const spec = "RD100S-ENC-UDP v1"
 
 // ErrLockTimeout is returned by Synchronise when the FastLock could not be
-// taken within LockTimeout; the cycle is not published.
+// taken within 100 µs; the cycle is not published.
 var ErrLockTimeout = errors.New("rd100s: FastLock timeout in Synchronise")
 
 // ErrNotRunning is returned by the control methods before Open,
@@ -36,7 +37,7 @@ var ErrNotRunning = errors.New("rd100s: encoder is not running")
 // Encoder is an RD100S encoder emulator datasource. Its datasource methods
 // follow the datasource.DataSource contract (Synchronise from the RT thread
 // only; the rest from the goroutine that builds and stops the application).
-// The control methods (Set, SetDegradations, Degradations, StatusReport)
+// The control methods (Set, Degradation, StatusReport)
 // are safe from any goroutine.
 type Encoder struct {
 	life     lifecycle.Lifecycle
@@ -51,9 +52,10 @@ type Encoder struct {
 	mem *memory.Memory
 
 	// RT → network hand-off, guarded by lock.
-	lock     rtsync.FastLock
-	ready    []byte
-	haveData bool
+	lock        rtsync.FastLock
+	lockTimeout time.Duration // Synchronise's wait for lock
+	ready       []byte
+	haveData    bool
 
 	conn   *net.UDPConn
 	out    *sendpath.Sender    // sends to dst; network thread only
@@ -73,6 +75,7 @@ type Encoder struct {
 	logCh      chan event
 	logDone    chan struct{}
 	ctl        control
+	initial    degradations   // applied at Open, from Config.Degradations
 	local      netip.AddrPort // where conn is bound, once started
 }
 
@@ -109,6 +112,9 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Encoder, error) {
 		log:      log.With("datasource", c.Name),
 		m:        newEncoderMetrics(ms, c.Name),
 		periodNs: periodNs(c.RateHz),
+		initial:  parseDegradations(c.Degradations, &rules.ConfigErrors{}), // validated above
+
+		lockTimeout: lockTimeout,
 	}
 	e.refs = newSigRefs(&c)
 	e.nextSeq.Store(c.FirstSeq)
@@ -178,9 +184,9 @@ func (e *Encoder) open() error {
 	e.logDone = make(chan struct{})
 	go e.logEvents()
 	e.started.Store(true)
-	if e.cfg.Degradations != (Degradations{}) {
+	if e.initial != (degradations{}) {
 		// Validated by New: it cannot fail.
-		_ = e.apply(e.cfg.Degradations, allKinds, "config", e.origin)
+		_ = e.apply(e.initial, allKinds, "config", e.origin)
 	}
 	return nil
 }
@@ -233,7 +239,7 @@ func (e *Encoder) Synchronise() error {
 		return err
 	}
 	e.m.synchronised.Inc()
-	if e.lock.FastLock(e.cfg.LockTimeout, 0) != nil {
+	if e.lock.FastLock(e.lockTimeout, 0) != nil {
 		e.m.lockTimeouts.Inc()
 		return ErrLockTimeout
 	}
@@ -298,7 +304,7 @@ type statusReport struct {
 	TicksMissed  uint64       `json:"ticks_missed"`
 	Degraded     bool         `json:"degraded"`
 	Active       []string     `json:"active"`
-	Degradations Degradations `json:"degradations"`
+	Degradations degradations `json:"degradations"`
 	Events       []event      `json:"events"`
 	Synchronised uint64       `json:"synchronised"`
 	LockTimeouts uint64       `json:"lock_timeouts"`
@@ -320,7 +326,7 @@ func (e *Encoder) Describe() string {
 // snapshot returns a snapshot for /status.
 func (e *Encoder) snapshot() statusReport {
 	now := monoNow()
-	d := e.Degradations()
+	d := e.state()
 	s := statusReport{
 		Name:         e.cfg.Name,
 		Class:        "RD100S",

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -262,7 +263,7 @@ func TestLossEveryNExact(t *testing.T) {
 	r := newRx(t, client.MonitorConfig{NominalRate: 500})
 	cfg := testConfig(500)
 	cfg.FirstSeq = 1000
-	cfg.Degradations.LossEveryN = 5
+	cfg.Degradations = map[string]string{"loss_every_n": "5"}
 	e := startEnc(t, cfg, r)
 	e.Synchronise()
 	run(t, e)
@@ -305,8 +306,8 @@ func TestLossProbability(t *testing.T) {
 func TestBurstLoss(t *testing.T) {
 	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
 		mustSet(t, e, "burst_loss_ms", "40")
-		if d := e.Degradations(); d.BurstLoss <= 0 || d.BurstLoss > 40*time.Millisecond {
-			t.Errorf("burst left %v", d.BurstLoss)
+		if v, err := e.Degradation("burst_loss_ms"); err != nil || !(testenv.Must(strconv.ParseFloat(v, 64)) > 0 && testenv.Must(strconv.ParseFloat(v, 64)) <= 40) {
+			t.Errorf("burst left %q ms, %v", v, err)
 		}
 		waitFor(t, "burst end", func() bool { return len(eventsOf(e, "burst_loss")) == 2 })
 		waitTicks(t, e, 20)
@@ -322,8 +323,11 @@ func TestBurstLoss(t *testing.T) {
 	} else if dt := ev[1].TUs - ev[0].TUs; dt < 39000 || dt > 41000 {
 		t.Errorf("burst lasted %d µs of emitter time", dt)
 	}
-	if e.Degradations().BurstLoss != 0 {
-		t.Error("burst still reported")
+	if v, _ := e.Degradation("burst_loss_ms"); v != "0" {
+		t.Errorf("burst still reported: %q ms left", v)
+	}
+	if _, err := e.Degradation("bursty"); err == nil {
+		t.Error("an unknown degradation read back")
 	}
 	checkEvents(t, e, "burst_loss", 1, 1)
 }
@@ -513,9 +517,9 @@ func TestEventsAccounting(t *testing.T) {
 		t.Errorf("before start: %v", err)
 	}
 	run(t, e)
-	all := Degradations{LossProbability: 0.1, LossEveryN: 3, BurstLoss: time.Hour, DuplicateProbability: 0.1,
+	all := degradations{LossProbability: 0.1, LossEveryN: 3, BurstLoss: time.Hour, DuplicateProbability: 0.1,
 		ReorderWindow: time.Millisecond, Jitter: 100 * time.Microsecond, Freeze: true, InvalidAz: true, InvalidEl: true, SeqJump: 7, Silence: true}
-	if err := e.SetDegradations(all); err != nil {
+	if err := e.setDegradations(all); err != nil {
 		t.Fatal(err)
 	}
 	st := e.snapshot()
@@ -524,7 +528,7 @@ func TestEventsAccounting(t *testing.T) {
 	}
 	waitFor(t, "seq jump applied", func() bool { return len(eventsOf(e, "seq_jump")) == 2 })
 	mustSet(t, e, "loss_probability", "0.2")
-	if err := e.SetDegradations(Degradations{}); err != nil {
+	if err := e.setDegradations(degradations{}); err != nil {
 		t.Fatal(err)
 	}
 	for k := range numKinds {
@@ -591,12 +595,14 @@ func TestValidate(t *testing.T) {
 			c.StatusSignal = "Text"
 		}, `status_signal: signal "Text" is char8, text; the packet's fields are numbers`},
 		{"unit", func(c *Config) { c.RateUnit = 7 }, "rate_unit: must be deg or mdeg"},
-		{"loss p", func(c *Config) { c.Degradations.LossProbability = 2 }, "loss_probability: must be a probability in 0..1"},
-		{"dup p", func(c *Config) { c.Degradations.DuplicateProbability = -0.1 }, "duplicate_probability: must be a probability"},
-		{"every n", func(c *Config) { c.Degradations.LossEveryN = -1 }, "loss_every_n: must be 0 (off) or 1.."},
-		{"burst", func(c *Config) { c.Degradations.BurstLoss = -time.Millisecond }, "burst_loss_ms: must be 0..3600000 ms, got -1"},
-		{"reorder", func(c *Config) { c.Degradations.ReorderWindow = 11 * time.Second }, "reorder_window_ms: must be 0..10000 ms"},
-		{"jitter", func(c *Config) { c.Degradations.Jitter = 6 * time.Millisecond }, "jitter_ms: must be 0..5 ms (half the period at 100 Hz"},
+		{"loss p", func(c *Config) { c.Degradations = map[string]string{"loss_probability": "2"} }, "loss_probability: must be a probability in 0..1"},
+		{"dup p", func(c *Config) { c.Degradations = map[string]string{"duplicate_probability": "-0.1"} }, "duplicate_probability: must be a probability"},
+		{"every n", func(c *Config) { c.Degradations = map[string]string{"loss_every_n": "-1"} }, "loss_every_n: must be 0 (off) or 1.."},
+		{"burst", func(c *Config) { c.Degradations = map[string]string{"burst_loss_ms": "-1"} }, "burst_loss_ms: must be 0..3600000 ms, got -1"},
+		{"reorder", func(c *Config) { c.Degradations = map[string]string{"reorder_window_ms": "11000"} }, "reorder_window_ms: must be 0..10000 ms"},
+		{"jitter", func(c *Config) { c.Degradations = map[string]string{"jitter_ms": "6"} }, "jitter_ms: must be 0..5 ms (half the period at 100 Hz"},
+		{"unknown degradation", func(c *Config) { c.Degradations = map[string]string{"lossy": "1"} }, "lossy: unknown degradation (want one of loss_probability,"},
+		{"unparsed degradation", func(c *Config) { c.Degradations = map[string]string{"freeze": "maybe"} }, `freeze: cannot parse "maybe"`},
 	}
 	for _, tc := range cases {
 		c := testConfig(100)

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/internal/clip"
 )
 
@@ -111,7 +110,7 @@ func (a *App) Release(target string) error {
 }
 
 // Degrade sets an RD100S degradation parameter from its text (numbers in
-// base 10, see rd100s.Degradations.SetKey) and returns the value applied,
+// base 10, see rd100s.Encoder.Set) and returns the value applied,
 // as the datasource reads it back.
 func (a *App) Degrade(dsName, key, value string) (string, error) {
 	for _, s := range a.sources {
@@ -134,8 +133,7 @@ func (a *App) Degrade(dsName, key, value string) (string, error) {
 		if err := d.Set(key, value); err != nil {
 			return "", err
 		}
-		deg := d.Degradations()
-		if v, err := deg.Get(key); err == nil {
+		if v, err := d.Degradation(key); err == nil {
 			return v, nil
 		}
 		return "applied", nil // a one-shot action such as restart
@@ -164,5 +162,5 @@ func plainDecimal(s string) bool {
 // its own events.
 type degrader interface {
 	Set(key, value string) error
-	Degradations() rd100s.Degradations
+	Degradation(key string) (string, error)
 }

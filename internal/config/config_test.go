@@ -13,6 +13,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/flatudp"
 	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
 	"github.com/streamerd/streamerd/datasource/rd100s"
+	rdwire "github.com/streamerd/streamerd/datasource/rd100s/wire"
 	"github.com/streamerd/streamerd/quant"
 	"github.com/streamerd/streamerd/rt"
 )
@@ -256,7 +257,7 @@ elevation_signal = "El"
 	}
 	rd := *f.DataSources[2].RD100S
 	want := rd100s.Config{Name: "E", DestHost: "controller", DestPort: 5100, RateHz: 100, AzimuthSignal: "Az", ElevationSignal: "El",
-		AzValid: true, ElValid: true, AzRefOK: true, ElRefOK: true, Seed: 1, Signals: f.DataSources[2].Signals}
+		Status: rdwire.AzValid | rdwire.ElValid | rdwire.AzRefOK | rdwire.ElRefOK, Seed: 1, Signals: f.DataSources[2].Signals}
 	if !reflect.DeepEqual(rd, want) {
 		t.Errorf("RD100S\n%+v\nwant\n%+v", rd, want)
 	}
@@ -543,5 +544,31 @@ func TestSettings(t *testing.T) {
 	}
 	if f.Settings(1) != nil || f.Settings(-1) != nil {
 		t.Error("settings of a datasource that does not exist")
+	}
+}
+
+// TestDegradations: the [DataSources.degradations] table reaches the
+// producer as the texts its Set takes, each written key and no other, and
+// the status constants as the bits of Status.
+func TestDegradations(t *testing.T) {
+	src := edit(t, baseRD, `elevation_signal = "El"`, "elevation_signal = \"El\"\naz_fault = true\nel_valid = false") + `
+[DataSources.degradations]
+loss_probability = 0.25
+burst_loss_ms = 40
+jitter_ms = 0.5
+freeze = true
+seq_jump = -3
+`
+	f, err := Parse("d.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := f.DataSources[0].RD100S
+	want := map[string]string{"loss_probability": "0.25", "burst_loss_ms": "40", "jitter_ms": "0.5", "freeze": "true", "seq_jump": "-3"}
+	if !reflect.DeepEqual(rd.Degradations, want) {
+		t.Errorf("degradations %v, want %v", rd.Degradations, want)
+	}
+	if st := rd.Status; st != rdwire.AzValid|rdwire.AzRefOK|rdwire.ElRefOK|rdwire.AzFault {
+		t.Errorf("status %v", st)
 	}
 }
