@@ -25,8 +25,8 @@ const (
 )
 
 // Unit is the unit of a mapped signal: Degrees (deg, or deg/s for a rate)
-// or Millidegrees (mdeg, mdeg/s). Degrees are converted with
-// wire.DegreesToMdeg (round to nearest, halves away from zero).
+// or Millidegrees (mdeg, mdeg/s). Degrees are converted to millidegrees
+// rounding to nearest, halves away from zero.
 type Unit uint8
 
 // Units of a mapped signal. Degrees is the zero value.

@@ -69,7 +69,7 @@ func readFloat(b []byte, t datasource.Type) float64 {
 }
 
 // roundSat rounds to nearest, halves away from zero; NaN is 0 and values
-// beyond int64 saturate (as wire.DegreesToMdeg).
+// beyond int64 saturate.
 func roundSat(v float64) int64 {
 	v = math.Round(v)
 	switch {
@@ -83,6 +83,13 @@ func roundSat(v float64) int64 {
 	return int64(v)
 }
 
+// degreesToMdeg converts degrees to millidegrees, rounding to nearest with
+// halves away from zero. NaN converts to 0; values beyond the int64 range,
+// including ±Inf, saturate to math.MinInt64 and math.MaxInt64. Callers
+// narrow the result to int32 with wire.NormalizeAzimuthMdeg (azimuth) or
+// their own clamp (elevation, rates).
+func degreesToMdeg(deg float64) int64 { return roundSat(deg * 1000) }
+
 // mdeg reads the signal in millidegrees (or mdeg/s); 0 when unmapped.
 func (r *sigRef) mdeg(snap []byte) int64 {
 	if !r.ok {
@@ -95,7 +102,7 @@ func (r *sigRef) mdeg(snap []byte) int64 {
 		}
 		return readInt(b, r.typ)
 	}
-	return wire.DegreesToMdeg(readFloat(b, r.typ))
+	return degreesToMdeg(readFloat(b, r.typ))
 }
 
 // finite reports whether the signal holds a usable number: true when it is
