@@ -18,7 +18,6 @@ import (
 	"github.com/streamerd/streamerd/broker"
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/latency"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/netthread"
@@ -204,7 +203,7 @@ func newHarness(tb testing.TB, cfg udpstreamer.Config, fifo bool) *harness {
 		tb.Fatal(err)
 	}
 	h := &harness{tb: tb, pacer: pacer, s: s, counter: testenv.Must(s.GetSignalMemoryBuffer(0)),
-		wireBytes: sizes(s).PayloadSize() + sizes(s).FragmentCount()*wire.HeaderSize,
+		wireBytes: sizes(s).PayloadSize() + sizes(s).FragmentCount()*headerSize,
 		// The Streamer registered this counter; GetOrCreate returns it.
 		skipped: ms.GetOrCreateCounter(fmt.Sprintf(`streamerd_udpstreamer_cycles_skipped_total{datasource=%q}`, cfg.Name)),
 	}
@@ -513,3 +512,7 @@ func sizes(s *udpstreamer.Streamer) interface {
 		FragmentCount() int
 	})
 }
+
+// headerSize is the size of the header of every UDPStreamer datagram
+// (docs/udpstreamer.md).
+const headerSize = 17

@@ -13,7 +13,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/quant"
 )
@@ -40,16 +39,16 @@ func writeConfigTable(w io.Writer, server string, cfg *client.Config) error {
 	for i := range cfg.Signals {
 		s := &cfg.Signals[i]
 		rng := "-"
-		if s.Quant != quant.None {
+		if s.QuantizedType != quant.None {
 			rng = "[" + fmtFloat(s.RangeMin) + ", " + fmtFloat(s.RangeMax) + "]"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%v\t%v\t%s\t%s\t%s\t%s\n", i, cli.Escape(s.Name), s.Type, cfg.WireType(i), s.Shape(), unitOf(s), rng, timeDesc(cfg, s))
+		fmt.Fprintf(tw, "%d\t%s\t%v\t%v\t%s\t%s\t%s\t%s\n", i, cli.Escape(s.Name), s.Type, cfg.WireType(i), cli.Shape(s), unitOf(s), rng, timeDesc(s))
 	}
 	return tw.Flush()
 }
 
 // unitOf is a signal's unit for a terminal: escaped, "-" when empty.
-func unitOf(s *wire.SignalInfo) string {
+func unitOf(s *datasource.Signal) string {
 	if s.Unit == "" {
 		return "-"
 	}
@@ -58,11 +57,11 @@ func unitOf(s *wire.SignalInfo) string {
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-func timeDesc(cfg *client.Config, s *wire.SignalInfo) string {
+func timeDesc(s *datasource.Signal) string {
 	if !s.TimeMode.NeedsTimeSignal() {
 		return s.TimeMode.String()
 	}
-	d := s.TimeMode.String() + "(" + cli.Escape(cfg.Signals[s.TimeSignalIdx].Name)
+	d := s.TimeMode.String() + "(" + cli.Escape(s.TimeSignal)
 	if s.TimeMode.NeedsSamplingRate() {
 		d += ", " + fmtFloat(s.SamplingRate) + " Hz"
 	}
@@ -82,7 +81,7 @@ const (
 func kindOf(cfg *client.Config, i int) kind {
 	s := &cfg.Signals[i]
 	switch {
-	case s.Quant != quant.None || s.Type == datasource.Float64:
+	case s.QuantizedType != quant.None || s.Type == datasource.Float64:
 		return kindFloat
 	case s.Type == datasource.Float32:
 		return kindFloat32
@@ -145,7 +144,7 @@ func newPrinter(ctx context.Context, cfg *client.Config, o options, out *bufio.W
 func (p *printer) planSamples() {
 	type base struct {
 		mode datasource.TimeMode
-		idx  uint32
+		time string
 		rate float64
 	}
 	seen := map[base]bool{}
@@ -160,7 +159,7 @@ func (p *printer) planSamples() {
 		if el != p.n && p.n > 1 {
 			continue // a scalar, repeated on every row
 		}
-		b := base{s.TimeMode, s.TimeSignalIdx, s.SamplingRate}
+		b := base{s.TimeMode, s.TimeSignal, s.SamplingRate}
 		if !seen[b] {
 			seen[b] = true
 			p.groups = append(p.groups, i)
@@ -198,11 +197,11 @@ func (p *printer) writeHeader() error {
 		s := &p.cfg.Signals[i]
 		for k := range p.cfg.Signals[i].Elements() {
 			name := s.Name
-			switch s.NumDimensions {
+			switch s.NumberOfDimensions {
 			case 1:
 				name += "[" + strconv.Itoa(k) + "]"
 			case 2:
-				name += "[" + strconv.Itoa(k/int(s.NumCols)) + "][" + strconv.Itoa(k%int(s.NumCols)) + "]"
+				name += "[" + strconv.Itoa(k/s.Cols) + "][" + strconv.Itoa(k%s.Cols) + "]"
 			}
 			b = cli.AppendCSVField(append(b, ','), name)
 		}
@@ -318,11 +317,11 @@ func (p *printer) jsonRow(b []byte, u *client.Update) ([]byte, error) {
 // matrix as an array of rows.
 func (p *printer) appendJSONValue(b []byte, u *client.Update, i int) ([]byte, error) {
 	s := &p.cfg.Signals[i]
-	if s.NumDimensions == 0 {
+	if s.NumberOfDimensions == 0 {
 		return p.appendElem(b, u, i, 0, true), nil
 	}
-	rows, cols := int(s.NumRows), int(s.NumCols)
-	if s.NumDimensions == 2 {
+	rows, cols := cli.Dims(s)
+	if s.NumberOfDimensions == 2 {
 		b = append(b, '[')
 	}
 	var err error
@@ -341,7 +340,7 @@ func (p *printer) appendJSONValue(b []byte, u *client.Update, i int) ([]byte, er
 		}
 		b = append(b, ']')
 	}
-	if s.NumDimensions == 2 {
+	if s.NumberOfDimensions == 2 {
 		b = append(b, ']')
 	}
 	return b, nil
@@ -376,7 +375,7 @@ func (p *printer) tableRow(b []byte, u *client.Update) []byte {
 // appendShort appends the value of signal i, an array shortened to its
 // first four and last two elements and its length.
 func (p *printer) appendShort(b []byte, u *client.Update, i int) []byte {
-	if p.cfg.Signals[i].NumDimensions == 0 {
+	if p.cfg.Signals[i].NumberOfDimensions == 0 {
 		return p.appendElem(b, u, i, 0, false)
 	}
 	n := p.cfg.Signals[i].Elements()

@@ -11,7 +11,6 @@ import (
 	"github.com/streamerd/streamerd/datasource/internal/handoff"
 	"github.com/streamerd/streamerd/datasource/internal/rules"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -141,6 +140,26 @@ func parseSessionPolicy(s string) (SessionPolicy, error) {
 	return 0, fmt.Errorf("unknown SessionPolicy %q (want replace or first)", s)
 }
 
+// AppendConfig appends to b the CONFIG message a Streamer of sigs sends
+// (docs/udpstreamer.md, "CONFIG"): the signal count, then one 136-byte
+// record per signal. sigs must pass the protocol's rules (names and units
+// that fit their fields, numeric types, shapes, quantisation ranges, time
+// signals named among sigs); a broken one is an error and b is returned
+// unchanged. A program that serves or records a stream without a Streamer
+// (a test server, a recorder) writes the CONFIG with it; a client parses
+// it with client.ParseConfig.
+func AppendConfig(b []byte, sigs []datasource.Signal) ([]byte, error) {
+	names := rules.Names(sigs)
+	for i := range sigs {
+		if t := sigs[i].TimeSignal; t != "" {
+			if _, ok := names[t]; !ok {
+				return b, fmt.Errorf("%w: signal %d (%q): TimeSignal: names no signal: %q", frame.ErrConfig, i, sigs[i].Name, t)
+			}
+		}
+	}
+	return frame.AppendConfig(b, frame.Records(sigs))
+}
+
 // Validate checks every rule of the UDPStreamer datasource and returns all
 // broken rules joined (each a *datasource.ConfigError naming the datasource,
 // the signal, the parameter and the rule), or nil.
@@ -150,9 +169,9 @@ func Validate(cfg *Config) error {
 	if c.Port < 0 || c.Port > 65535 {
 		e.Param("Port", "must be 0..65535, got %d", c.Port)
 	}
-	if c.MaxPayloadSize < wire.MinMaxPayloadSize || c.MaxPayloadSize > wire.MaxMaxPayloadSize {
+	if c.MaxPayloadSize < frame.MinMaxPayloadSize || c.MaxPayloadSize > frame.MaxMaxPayloadSize {
 		e.Param("MaxPayloadSize", "must be %d..%d (the 17-byte header plus at least one byte, at most the IPv4 UDP payload limit), got %d",
-			wire.MinMaxPayloadSize, wire.MaxMaxPayloadSize, c.MaxPayloadSize)
+			frame.MinMaxPayloadSize, frame.MaxMaxPayloadSize, c.MaxPayloadSize)
 	}
 	e.Priority(c.Priority)
 	checkHandOff(e, &c)
@@ -187,7 +206,7 @@ func Validate(cfg *Config) error {
 	}
 	// The protocol's own rules, on the CONFIG records of the signals that
 	// passed the rules above.
-	for _, se := range wire.SignalErrors(signalInfos(c.Signals)) {
+	for _, se := range frame.SignalErrors(frame.Records(c.Signals)) {
 		if !e.Failed(se.Index) {
 			e.Signal(se.Index, se.Parameter, "%s", se.Rule)
 		}
@@ -242,12 +261,12 @@ func (c *Config) handOff(size int) handoff.Size {
 // checkFragments checks that the DATA payload and the CONFIG message each
 // fit in 65535 datagrams of maxPayloadSize bytes.
 func checkFragments(e *rules.ConfigErrors, maxPayloadSize int) {
-	chunk := maxPayloadSize - wire.HeaderSize
-	payload := frame.DataPayloadSize(signalInfos(e.Signals))
+	chunk := maxPayloadSize - frame.HeaderSize
+	payload := frame.DataPayloadSize(frame.Records(e.Signals))
 	if _, err := frame.NumFragments(payload, maxPayloadSize); err != nil {
 		e.Param("MaxPayloadSize", "the DATA payload of %d bytes needs more than 65535 fragments of %d bytes", payload, chunk)
 	}
-	cfgSize := wire.ConfigSize(len(e.Signals))
+	cfgSize := frame.ConfigSize(len(e.Signals))
 	if _, err := frame.NumFragments(cfgSize, maxPayloadSize); err != nil {
 		e.Param("MaxPayloadSize", "the CONFIG message of %d bytes (%d signals) needs more than 65535 fragments of %d bytes", cfgSize, len(e.Signals), chunk)
 	}
@@ -275,43 +294,6 @@ func checkTimeSignal(e *rules.ConfigErrors, i int) {
 }
 
 func found(_ int, ok bool) bool { return ok }
-
-// signalInfos converts validated signals to their CONFIG records. A
-// record's shape is 1×1 for a scalar, 1×N for a 1-D array, Rows×Cols for
-// a matrix.
-func signalInfos(sigs []datasource.Signal) []wire.SignalInfo {
-	infos := make([]wire.SignalInfo, len(sigs))
-	names := rules.Names(sigs)
-	for i := range sigs {
-		s := &sigs[i]
-		rows, cols := 1, s.Elements()
-		switch s.NumberOfDimensions {
-		case 0:
-			cols = 1
-		case 2:
-			rows, cols = s.Rows, s.Cols
-		}
-		info := wire.SignalInfo{
-			Name:          s.Name,
-			Type:          s.Type,
-			Quant:         s.QuantizedType,
-			NumDimensions: uint8(s.NumberOfDimensions),
-			NumRows:       uint32(rows),
-			NumCols:       uint32(cols),
-			TimeMode:      s.TimeMode,
-			SamplingRate:  s.SamplingRate,
-			RangeMin:      s.RangeMin,
-			RangeMax:      s.RangeMax,
-			TimeSignalIdx: wire.NoTimeSignal,
-			Unit:          s.Unit,
-		}
-		if s.TimeMode != datasource.PacketTime {
-			info.TimeSignalIdx = uint32(names[s.TimeSignal])
-		}
-		infos[i] = info
-	}
-	return infos
-}
 
 // nativeLittleEndian is checked in New: raw signals go to the wire as they
 // lie in signal memory, which is native order, and the protocol is

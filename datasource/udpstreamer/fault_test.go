@@ -13,7 +13,6 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 
@@ -70,7 +69,7 @@ func TestStalledNetworkThreadNeverTearsOrBlocks(t *testing.T) {
 		if err != nil {
 			break
 		}
-		words := p[wire.DataTimestampSize:]
+		words := p[frame.DataTimestampSize:]
 		first := binary.LittleEndian.Uint32(words)
 		for i := 4; i < len(words); i += 4 {
 			if w := binary.LittleEndian.Uint32(words[i:]); w != first {

@@ -21,7 +21,6 @@ import (
 	"github.com/streamerd/streamerd/datasource/internal/memory"
 	"github.com/streamerd/streamerd/datasource/internal/sendpath"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
 	"github.com/streamerd/streamerd/rt/rtsync"
@@ -44,7 +43,7 @@ type Streamer struct {
 	life  lifecycle.Lifecycle
 	cfg   Config
 	sigs  []datasource.Signal
-	infos []udpswire.SignalInfo
+	infos []frame.SignalInfo
 	log   *slog.Logger
 	m     *streamerMetrics
 
@@ -172,7 +171,7 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 		sendLat: rtsync.NewSampleRing(sendLatencyRows, 1),
 		cfg:     c,
 		sigs:    c.Signals,
-		infos:   signalInfos(c.Signals),
+		infos:   frame.Records(c.Signals),
 		log:     log.With("datasource", c.Name),
 		m:       newStreamerMetrics(ms, c.Name),
 		control: make(chan controlEvent, controlQueue),
@@ -202,7 +201,7 @@ func (s *Streamer) Name() string { return s.cfg.Name }
 func (s *Streamer) Signals() []datasource.Signal { return s.sigs }
 
 // SignalInfos returns the signals as the CONFIG message describes them.
-func (s *Streamer) configRecords() []udpswire.SignalInfo { return s.infos }
+func (s *Streamer) configRecords() []frame.SignalInfo { return s.infos }
 
 // Metrics returns the set the Streamer's metrics are registered in: the
 // one given to New, or its private set.
@@ -224,7 +223,7 @@ func (s *Streamer) allocate(mem *memory.Memory) error {
 	if err != nil {
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
 	}
-	configMsg, err := udpswire.AppendConfig(nil, s.infos)
+	configMsg, err := frame.AppendConfig(nil, s.infos)
 	if err != nil {
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/netthread"
@@ -57,7 +56,7 @@ type rawClient struct {
 	cfg   *frame.Reassembler
 	data  *frame.Reassembler
 	gate  frame.SequenceGate
-	infos []wire.SignalInfo
+	infos []frame.SignalInfo
 	buf   []byte
 }
 
@@ -91,7 +90,7 @@ func (c *rawClient) send(typ frame.PacketType) {
 
 // connect sends CONNECT until a whole CONFIG arrives, and prepares DATA
 // reassembly for it.
-func (c *rawClient) connect() []wire.SignalInfo {
+func (c *rawClient) connect() []frame.SignalInfo {
 	c.t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	c.cfg.Reset()
@@ -101,7 +100,7 @@ func (c *rawClient) connect() []wire.SignalInfo {
 		if err != nil {
 			continue
 		}
-		infos, err := wire.ParseConfig(p)
+		infos, err := frame.ParseConfig(p)
 		if err != nil {
 			c.t.Fatalf("CONFIG: %v", err)
 		}

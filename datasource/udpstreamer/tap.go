@@ -9,7 +9,6 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
@@ -70,7 +69,7 @@ func (s *Streamer) openTap() (*tap, error) {
 	case lifecycle.Closed:
 		return nil, fmt.Errorf("datasource %q: OpenTap: %w", s.cfg.Name, datasource.ErrClosed)
 	}
-	config, err := udpswire.AppendConfig(nil, s.infos)
+	config, err := frame.AppendConfig(nil, s.infos)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
@@ -30,7 +30,7 @@ func TestTapWithoutClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tap.Close()
-	infos, err := wire.ParseConfig(tap.ConfigPayload())
+	infos, err := frame.ParseConfig(tap.ConfigPayload())
 	if err != nil || len(infos) != 2 || infos[0].Name != "Counter" {
 		t.Fatalf("CONFIG: %v, %v", infos, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -45,8 +44,7 @@ var udpsConfigKeys = table[udpsConfig]{
 			Doc("UDP port listened on"),
 		field("MaxPayloadSize", anyInt(), func(c *udpsConfig) *int { return &c.MaxPayloadSize }).
 			NonZero().Unit("bytes").Default(shown(udpstreamer.DefaultMaxPayloadSize)).
-			Doc(fmt.Sprintf("%d..%d, bytes of a whole datagram, %d-byte header included. An update (8-byte timestamp + wire size of every signal) may need at most 65535 fragments, and so may the CONFIG message (4 + 136 bytes per signal).",
-				wire.MinMaxPayloadSize, wire.MaxMaxPayloadSize, wire.HeaderSize)),
+			Doc("18..65507, bytes of a whole datagram, 17-byte header included. An update (8-byte timestamp + wire size of every signal) may need at most 65535 fragments, and so may the CONFIG message (4 + 136 bytes per signal)."),
 		field("Address", str(), func(c *udpsConfig) *string { return &c.Address }).
 			Doc("IP address to bind; `\"\"` = all interfaces"),
 		field("AllowedClients", prefixes(), func(c *udpsConfig) *[]netip.Prefix { return &c.AllowedClients }).

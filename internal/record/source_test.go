@@ -103,7 +103,7 @@ func TestRecordUDPStreamerLive(t *testing.T) {
 	f, rows := readAll(t, path)
 	defer f.Close()
 	l := f.Layout
-	if l.Format != UDPStreamer || len(l.Signals) != 4 || l.Signals[1].Unit != "V" || l.Signals[1].Quant != quant.Int16 || l.Signals[3].NumRows != 2 {
+	if l.Format != UDPStreamer || len(l.Signals) != 4 || l.Signals[1].Unit != "V" || l.Signals[1].QuantizedType != quant.Int16 || l.Signals[3].Rows != 2 {
 		t.Fatalf("layout %+v", l.Signals)
 	}
 	for _, name := range []string{"Counter", "Voltage", "Wave[3]", "M[5]", "Voltage:code", ColHRT, ColLost} {

@@ -48,7 +48,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/record"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -186,7 +185,7 @@ func New(path string, opts Options, ms *metrics.Set, log *slog.Logger) (*Replay,
 	}
 	f.Close()
 	l := f.Layout
-	sigs := Signals(l.Signals)
+	sigs := slices.Clone(l.Signals)
 	cfg := opts.Server
 	cfg.Signals = sigs
 	s, err := udpstreamer.New(cfg, ms, log)
@@ -216,28 +215,7 @@ func Inspect(path string) ([]datasource.Signal, int64, error) {
 		return nil, 0, fmt.Errorf("replay: %w", err)
 	}
 	defer f.Close()
-	return Signals(f.Layout.Signals), f.NumRows, nil
-}
-
-// Signals returns the datasource signals of a CONFIG's signal list.
-func Signals(infos []wire.SignalInfo) []datasource.Signal {
-	sigs := make([]datasource.Signal, len(infos))
-	for i := range infos {
-		in := &infos[i]
-		s := datasource.Signal{Name: in.Name, Type: in.Type, NumberOfDimensions: int(in.NumDimensions), Unit: in.Unit,
-			RangeMin: in.RangeMin, RangeMax: in.RangeMax, QuantizedType: in.Quant, TimeMode: in.TimeMode, SamplingRate: in.SamplingRate}
-		switch in.NumDimensions {
-		case 1:
-			s.NumberOfElements = int(in.NumCols)
-		case 2:
-			s.Rows, s.Cols, s.NumberOfElements = int(in.NumRows), int(in.NumCols), in.Elements()
-		}
-		if in.TimeMode.NeedsTimeSignal() {
-			s.TimeSignal = infos[in.TimeSignalIdx].Name
-		}
-		sigs[i] = s
-	}
-	return sigs
+	return slices.Clone(f.Layout.Signals), f.NumRows, nil
 }
 
 // Streamer returns the Streamer that serves the recording.
@@ -468,9 +446,10 @@ const (
 	maxSleep = 50 * time.Millisecond // a sleep is cut to this, to see a stop
 	lateBy   = time.Second           // behind by more, the clock starts again
 	flatWait = 50 * time.Microsecond // flat out, the wait for a free slot
-	// maxGap bounds the lost updates of one row passed to the Streamer,
-	// below the client's implausible counter jump.
-	maxGap = wire.MaxCounterJump / 2
+	// maxGap bounds the lost updates of one row passed to the Streamer:
+	// half the counter jump a client takes for a restart of the sequence
+	// (2^20, docs/udpstreamer.md, "Sequence counters").
+	maxGap = 1 << 19
 )
 
 // play is the pacing thread.

@@ -18,7 +18,6 @@ import (
 	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
 	rdwire "github.com/streamerd/streamerd/datasource/rd100s/wire"
 	udpsclient "github.com/streamerd/streamerd/datasource/udpstreamer/client"
-	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/flattest"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/internal/udpstest"
@@ -70,13 +69,11 @@ func lastOf(h *Hub, i int) (float64, float64, bool) {
 	return h.state[i].trace.last()
 }
 
-var udpsSigs = []udpswire.SignalInfo{
-	{Name: "T0", Type: datasource.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: udpswire.NoTimeSignal, Unit: "us"},
-	{Name: "V", Type: datasource.Float32, Quant: quant.Uint16, NumRows: 1, NumCols: 1, RangeMin: -10, RangeMax: 10,
-		TimeSignalIdx: udpswire.NoTimeSignal, Unit: "V"},
-	{Name: "Ch", Type: datasource.Float32, NumDimensions: 1, NumRows: 1, NumCols: 10, TimeMode: datasource.FirstSample,
-		SamplingRate: 1e4, TimeSignalIdx: 0, Unit: "V"},
-	{Name: "G", Type: datasource.Int16, NumDimensions: 2, NumRows: 2, NumCols: 3, TimeSignalIdx: udpswire.NoTimeSignal},
+var udpsSigs = []datasource.Signal{
+	{Name: "T0", Type: datasource.Uint32, Unit: "us"},
+	{Name: "V", Type: datasource.Float32, QuantizedType: quant.Uint16, RangeMin: -10, RangeMax: 10, Unit: "V"},
+	{Name: "Ch", Type: datasource.Float32, NumberOfDimensions: 1, NumberOfElements: 10, TimeMode: datasource.FirstSample, SamplingRate: 1e4, TimeSignal: "T0", Unit: "V"},
+	{Name: "G", Type: datasource.Int16, NumberOfDimensions: 2, Rows: 2, Cols: 3},
 }
 
 // udpsPayload is update k of udpsSigs, the updates a millisecond apart.

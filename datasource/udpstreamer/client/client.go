@@ -57,7 +57,6 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/netthread"
 )
 
@@ -69,7 +68,7 @@ const (
 	defaultReadBuffer     = 8 << 20
 	defaultMaxInFlight    = 4
 	defaultMaxDataSize    = 16 << 20
-	defaultMaxConfigSize  = 4 + 4096*136 // 4096 signals (a test checks wire.ConfigSize(4096))
+	defaultMaxConfigSize  = 4 + 4096*136 // 4096 signals (a test checks frame.ConfigSize(4096))
 )
 
 // Options configures Dial. The zero value gives the defaults.
@@ -109,6 +108,11 @@ var (
 	// one fragment shows it, or Options.MaxDataSize); the error says by how
 	// much.
 	ErrUnsupportedConfig = errors.New("udpstreamer/client: CONFIG beyond the client's limits")
+	// ErrInvalidConfig is wrapped by the error of Connect, Next or
+	// ParseConfig when a CONFIG breaks a rule of the protocol
+	// (docs/udpstreamer.md, "CONFIG"): the server's signal list cannot be
+	// decoded.
+	ErrInvalidConfig = frame.ErrConfig
 )
 
 // recvBufSize holds the largest UDP payload.
@@ -157,7 +161,7 @@ func Dial(server string, opts Options) (*Client, error) {
 	opts.MaxInFlight = positive(opts.MaxInFlight, defaultMaxInFlight)
 	opts.MaxConfigSize = positive(opts.MaxConfigSize, defaultMaxConfigSize)
 	opts.MaxDataSize = positive(opts.MaxDataSize, defaultMaxDataSize)
-	if opts.MaxConfigSize < wire.ConfigSize(1) {
+	if opts.MaxConfigSize < frame.ConfigSize(1) {
 		return nil, fmt.Errorf("udpstreamer/client: MaxConfigSize %d is smaller than one signal's CONFIG", opts.MaxConfigSize)
 	}
 	sa, err := net.ResolveUDPAddr("udp", server)
@@ -229,7 +233,7 @@ func (c *Client) Close() error { return c.conn.Close() }
 func (c *Client) Disconnect() error { return c.send(frame.Disconnect) }
 
 func (c *Client) send(t frame.PacketType) error {
-	var b [wire.HeaderSize]byte
+	var b [frame.HeaderSize]byte
 	frame.PutHeader(b[:], frame.Header{Type: t, TotalFragments: 1})
 	_, err := c.conn.WriteToUDPAddrPort(b[:], c.server)
 	return err
@@ -240,7 +244,7 @@ func (c *Client) send(t frame.PacketType) error {
 // resets the sequence gate and the reassemblers (the server restarts its DATA
 // counter on every CONNECT) and returns the parsed Config. It gives up after
 // ConnectTimeout with an error wrapping ErrConnectTimeout, or when ctx ends.
-// A CONFIG that fails to parse (wrapping wire.ErrConfig) or exceeds
+// A CONFIG that fails to parse (ErrInvalidConfig) or exceeds
 // the limits (ErrUnsupportedConfig) ends Connect with that error.
 // DATA arriving before the CONFIG is ignored (Stats.Early). Connect may be
 // called again to reconnect; it clears any read deadline.
@@ -359,7 +363,7 @@ func (c *Client) addConfig(h frame.Header, frag []byte) ([]byte, error) {
 // lower bound of its size.
 func (c *Client) configTooLarge(h frame.Header, frag []byte) error {
 	// A CONFIG is a uint32 count, then one fixed-size record per signal.
-	count, record := wire.ConfigSize(0), wire.ConfigSize(1)-wire.ConfigSize(0)
+	count, record := frame.ConfigSize(0), frame.ConfigSize(1)-frame.ConfigSize(0)
 	limit := fmt.Sprintf("Options.MaxConfigSize is %d bytes (%d signals)",
 		c.opts.MaxConfigSize, (c.opts.MaxConfigSize-count)/record)
 	size := uint64(len(frag))

@@ -13,7 +13,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/internal/udpstest"
 )
@@ -91,8 +90,8 @@ func TestBurstShuffledFragments(t *testing.T) {
 // TestManyTinyFragments uses the smallest datagram: one payload byte each, so
 // the CONFIG is 276 fragments and every update 132, shuffled and interleaved.
 func TestManyTinyFragments(t *testing.T) {
-	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, ""), vector("B", datasource.Int32, 30)}
-	srv, c := session(t, sigs, wire.MinMaxPayloadSize)
+	sigs := []datasource.Signal{scalar("A", datasource.Uint32, ""), vector("B", datasource.Int32, 30)}
+	srv, c := session(t, sigs, frame.MinMaxPayloadSize)
 	r := rand.New(rand.NewPCG(3, 4))
 	vals := func(i int) [][]float64 {
 		b := make([]float64, 30)
@@ -284,7 +283,7 @@ func TestMidStreamConfig(t *testing.T) {
 	old := u.Config()
 
 	// A different CONFIG: reported once, then decoded with the new plan.
-	sigs2 := []wire.SignalInfo{scalar("A", datasource.Uint32, ""), vector("W", datasource.Int16, 3)}
+	sigs2 := []datasource.Signal{scalar("A", datasource.Uint32, ""), vector("W", datasource.Int16, 3)}
 	if err := srv.SetSignals(sigs2); err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +312,7 @@ func TestMidStreamConfig(t *testing.T) {
 // CONNECT; the same CONFIG mid-session ends Next.
 func TestConfigBeyondMaxConfigSize(t *testing.T) {
 	srv := udpstest.NewServer(t, manySigs(20), 1400)
-	c := dial(t, srv, Options{MaxConfigSize: wire.ConfigSize(10), ResendInterval: 20 * time.Millisecond})
+	c := dial(t, srv, Options{MaxConfigSize: frame.ConfigSize(10), ResendInterval: 20 * time.Millisecond})
 	_, err := c.Connect(context.Background())
 	if !errors.Is(err, ErrUnsupportedConfig) {
 		t.Fatalf("Connect: %v, want ErrUnsupportedConfig", err)
@@ -331,7 +330,7 @@ func TestConfigBeyondMaxConfigSize(t *testing.T) {
 	}
 
 	srv2 := udpstest.NewServer(t, manySigs(5), 1400)
-	c2 := dial(t, srv2, Options{MaxConfigSize: wire.ConfigSize(10)})
+	c2 := dial(t, srv2, Options{MaxConfigSize: frame.ConfigSize(10)})
 	connect(t, c2)
 	if err := srv2.SetSignals(manySigs(20)); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -14,15 +13,20 @@ import (
 // to decode DATA. It is read-only once Connect or Next has returned it, so it may
 // be shared by any number of goroutines and Updates.
 type Config struct {
-	Signals     []wire.SignalInfo // in CONFIG order; index i is signal i everywhere
-	slots       []frame.Slot      // where each signal lies in the DATA payload
-	PayloadSize int               // bytes of every DATA payload of the session
+	// Signals are the signals of the session in CONFIG order (index i is
+	// signal i everywhere), each as its producer declares it: a scalar
+	// has NumberOfDimensions 0, a vector NumberOfElements, a matrix Rows
+	// and Cols; TimeSignal names the time signal of an array.
+	Signals     []datasource.Signal
+	recs        []frame.SignalInfo // the CONFIG records
+	slots       []frame.Slot       // where each signal lies in the DATA payload
+	PayloadSize int                // bytes of every DATA payload of the session
 
 	raw   []byte // the CONFIG payload, to recognise a repeated CONFIG
 	plans []sigPlan
 }
 
-// sigPlan is what decoding one signal needs beyond its SignalInfo and Slot.
+// sigPlan is what decoding one signal needs beyond its record and Slot.
 type sigPlan struct {
 	quantised bool
 	q         quant.Quantizer
@@ -34,18 +38,18 @@ type sigPlan struct {
 // newConfig parses a reassembled CONFIG payload and plans its decoding. It
 // allocates; it runs once per session.
 func newConfig(payload []byte) (*Config, error) {
-	sigs, err := wire.ParseConfig(payload)
+	sigs, err := frame.ParseConfig(payload)
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{Signals: sigs, raw: append([]byte(nil), payload...), plans: make([]sigPlan, len(sigs))}
+	c := &Config{Signals: frame.Signals(sigs), recs: sigs, raw: append([]byte(nil), payload...), plans: make([]sigPlan, len(sigs))}
 	c.slots, c.PayloadSize = frame.AppendSlots(make([]frame.Slot, 0, len(sigs)), sigs)
 	for i := range sigs {
 		s, p := &sigs[i], &c.plans[i]
 		if s.Quant != quant.None {
 			q, err := quant.New(s.Quant, s.RangeMin, s.RangeMax)
 			if err != nil {
-				return nil, fmt.Errorf("%w: signal %d (%q): %v", wire.ErrConfig, i, s.Name, err)
+				return nil, fmt.Errorf("%w: signal %d (%q): %v", ErrInvalidConfig, i, s.Name, err)
 			}
 			p.q, p.quantised = q, true
 		}

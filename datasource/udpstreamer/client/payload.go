@@ -2,7 +2,7 @@ package client
 
 // ParseConfig parses a reassembled CONFIG payload into a Config, as
 // Connect does: for a program that gets the payloads some other way than
-// from a socket (udpstreamer.Tap, in the same process as the server). It
+// from a socket (the in-process tap of a UDPStreamer, a recording). It
 // allocates.
 func ParseConfig(payload []byte) (*Config, error) { return newConfig(payload) }
 

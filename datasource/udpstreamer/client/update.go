@@ -129,7 +129,7 @@ func (u *Update) Float64At(i, k int) float64 {
 // Times(i)[k] would, without computing the others. It panics if i or k is
 // out of range or before the first update.
 func (u *Update) TimeAt(i, k int) float64 {
-	s := &u.cfg.Signals[i]
+	s := &u.cfg.recs[i]
 	if k < 0 || k >= u.cfg.slots[i].Elements {
 		panic("udpstreamer/client: element index out of range")
 	}
@@ -233,7 +233,7 @@ func (u *Update) Times(i int) []float64 {
 	if u.tGen[i] == u.gen {
 		return dst
 	}
-	s := &u.cfg.Signals[i]
+	s := &u.cfg.recs[i]
 	if dst == nil {
 		dst = make([]float64, s.Elements())
 		u.times[i] = dst
