@@ -158,12 +158,11 @@ func receive(ctx context.Context, r *client.Receiver, o options, order wire.Byte
 			out.Flush()
 		}
 	}
-	var se *wire.SizeError
 	for got := uint64(0); o.n == 0 || got < o.n; {
 		b, from, err := r.Read()
 		if err != nil {
-			if errors.As(err, &se) {
-				fmt.Fprintf(stderr, "flatrecv: datagram of %d bytes from %v, expected %d, check the signal list\n", se.Got, from, se.Want)
+			if errors.Is(err, wire.ErrSize) {
+				fmt.Fprintf(stderr, "flatrecv: datagram of %d bytes from %v, expected %d, check the signal list\n", len(b), from, r.Layout().Size)
 				continue
 			}
 			if !errors.Is(err, net.ErrClosed) || ctx.Err() == nil {

@@ -280,7 +280,7 @@ func (c *Config) checkSignals(e *rules.ConfigErrors) {
 	}
 	// The signals string's own rules (names free of ",:[]", spaces at the
 	// ends and control characters), so SignalsString round-trips.
-	if err := wire.Validate(flatSignals(sigs)); err != nil {
+	if _, err := wire.NewLayout(flatSignals(sigs)); err != nil {
 		var se *wire.SignalError
 		if errors.As(err, &se) && se.Index >= 0 {
 			e.Signal(se.Index, "Name", "%s", se.Rule)

@@ -137,7 +137,7 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Sender, error) {
 		s.m.reg.Unregister()
 		return nil, fmt.Errorf("datasource %q: %w", c.Name, err)
 	}
-	if err := wire.ValidateReceiver(layout.Signals); err != nil {
+	if err := udpscopeRefusal(layout.Signals); err != nil {
 		s.log.Warn("udpscope will refuse this signal list", "signals", s.sigStr, "reason", err.Error())
 	}
 	s.life.Init(c.Name, c.Signals)

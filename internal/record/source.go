@@ -300,7 +300,6 @@ func (f *FlatUDPSource) run(ctx context.Context, s *Session) error {
 	if err != nil {
 		return err
 	}
-	var sizeErr *flatwire.SizeError
 	for {
 		conn.SetReadDeadline(time.Now().Add(tick))
 		b, from, err := rc.Read()
@@ -313,8 +312,8 @@ func (f *FlatUDPSource) run(ctx context.Context, s *Session) error {
 			if err := rec.Commit(); err != nil {
 				return err
 			}
-		case errors.As(err, &sizeErr):
-			s.log.Warn("FlatUDP datagrams of the wrong size: check -signals", "from", from, "bytes", sizeErr.Got, "want", sizeErr.Want)
+		case errors.Is(err, flatwire.ErrSize):
+			s.log.Warn("FlatUDP datagrams of the wrong size: check -signals", "from", from, "bytes", len(b), "want", l.flat.Size)
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			if err := rec.Tick(now); err != nil {
 				return err

@@ -61,7 +61,7 @@ func (f *FlatUDP) Counters() Counters {
 
 // open checks the source's settings and opens its receiver.
 func (f *FlatUDP) open() (*flatclient.Receiver, wire.ByteOrder, error) {
-	sigs, err := wire.ParseSignals(f.Signals)
+	l, err := wire.ParseLayout(f.Signals)
 	if err != nil {
 		return nil, 0, fmt.Errorf("signals: %w", err)
 	}
@@ -71,10 +71,6 @@ func (f *FlatUDP) open() (*flatclient.Receiver, wire.ByteOrder, error) {
 	}
 	if !(f.Rate > 0) || math.IsInf(f.Rate, 0) {
 		return nil, 0, fmt.Errorf("rate %v: want the sender's datagrams per second, a positive number", f.Rate)
-	}
-	l, err := wire.NewLayout(sigs)
-	if err != nil {
-		return nil, 0, err
 	}
 	conn, err := f.listen()
 	if err != nil {
@@ -117,7 +113,6 @@ func (f *FlatUDP) Run(ctx context.Context, h *Hub) error {
 	u := newFlatUpdate(l, f.Rate)
 	fs := flatState{start: time.Now()}
 	fs.clock.period = 1 / f.Rate
-	var sizeErr *wire.SizeError
 	for {
 		r.Conn().SetReadDeadline(time.Now().Add(statusEvery))
 		b, from, err := r.Read()
@@ -127,8 +122,8 @@ func (f *FlatUDP) Run(ctx context.Context, h *Hub) error {
 			if err := l.Decode(u.vals, b, order); err == nil {
 				h.push(u, fs.advance(u, now))
 			}
-		case errors.As(err, &sizeErr):
-			fs.wrongText = fmt.Sprintf("FlatUDP: datagrams of %d bytes from %v, expected %d for the signal list: check -signals", sizeErr.Got, from, sizeErr.Want)
+		case errors.Is(err, wire.ErrSize):
+			fs.wrongText = fmt.Sprintf("FlatUDP: datagrams of %d bytes from %v, expected %d for the signal list: check -signals", len(b), from, l.Size)
 		case errors.Is(err, os.ErrDeadlineExceeded):
 		default:
 			if ctx.Err() != nil {

@@ -230,8 +230,7 @@ func TestFlatUDPSource(t *testing.T) {
 	if len(sigs) != 4 || sigs[2].WaveX != "time" || !sigs[2].Trace || sigs[3].Trace || sigs[3].WaveX != "index" {
 		t.Fatalf("signals %+v", sigs)
 	}
-	sl, _ := flatwire.ParseSignals(src.Signals)
-	l, _ := flatwire.NewLayout(sl)
+	l, _ := flatwire.ParseLayout(src.Signals)
 	for k := range 50 {
 		b := l.AppendValues(nil, []float64{float64(k), 0.5, 1, 2, 3, float64(k), -1, 1}, flatwire.Big)
 		if _, err := c.Write(b); err != nil {

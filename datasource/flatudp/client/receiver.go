@@ -1,6 +1,7 @@
 package client
 
 import (
+	"fmt"
 	"math/bits"
 	"net"
 	"net/netip"
@@ -63,8 +64,8 @@ func (r *Receiver) Close() error { return r.conn.Close() }
 // Read blocks until a datagram of the layout's size arrives and returns it
 // with its sender. The bytes are the receiver's buffer, valid until the next
 // Read. A datagram of any other size is dropped and counted; the first of
-// each distinct size makes Read return a *SizeError (errors.Is ErrSize)
-// with the sender, and the caller may keep reading. Socket errors (a
+// each distinct size makes Read return it (for its size) with its sender
+// and an error matching wire.ErrSize, and the caller may keep reading. Socket errors (a
 // deadline, net.ErrClosed) are returned as they are.
 func (r *Receiver) Read() ([]byte, netip.AddrPort, error) {
 	for {
@@ -82,7 +83,7 @@ func (r *Receiver) Read() ([]byte, netip.AddrPort, error) {
 		w, bit := &r.seen[n/64], uint64(1)<<(n%64)
 		if w.Load()&bit == 0 {
 			w.Or(bit)
-			return nil, from, &wire.SizeError{Got: n, Want: r.layout.Size}
+			return r.buf[:n], from, fmt.Errorf("%w: %d bytes, expected %d", wire.ErrSize, n, r.layout.Size)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,11 +78,10 @@ func TestReceiverWrongSizes(t *testing.T) {
 			}
 			continue
 		}
-		var se *wire.SizeError
-		if !errors.As(err, &se) || !errors.Is(err, wire.ErrSize) || se.Got != w.size || se.Want != l.Size || b != nil {
-			t.Fatalf("event %d: Read = %v, %v; want a SizeError for %d bytes", i, b, err, w.size)
+		if !errors.Is(err, wire.ErrSize) || len(b) != w.size {
+			t.Fatalf("event %d: Read = %v, %v; want ErrSize for %d bytes", i, b, err, w.size)
 		}
-		if want := "datagram of " + strconv.Itoa(w.size) + " bytes, expected 69, check the signal list"; err.Error() != "flatudp/wire: "+want {
+		if want := ": " + strconv.Itoa(w.size) + " bytes, expected 69"; !strings.HasSuffix(err.Error(), want) {
 			t.Errorf("message %q", err)
 		}
 	}
@@ -98,8 +98,8 @@ func TestReceiverWrongSizes(t *testing.T) {
 	s.Write(make([]byte, wire.MaxDatagramSize))
 	s.Write(valid)
 	for _, size := range []int{0, wire.MaxDatagramSize} {
-		if _, _, err := r.Read(); !errors.Is(err, wire.ErrSize) || err.(*wire.SizeError).Got != size {
-			t.Fatalf("Read = %v, want a SizeError for %d bytes", err, size)
+		if b, _, err := r.Read(); !errors.Is(err, wire.ErrSize) || len(b) != size {
+			t.Fatalf("Read = %v, want ErrSize for %d bytes", err, size)
 		}
 	}
 	if _, _, err := r.Read(); err != nil {
