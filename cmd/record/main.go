@@ -93,7 +93,7 @@ func parseFlags(args []string, stderr io.Writer) (options, record.Options, error
 	fs.DurationVar(&o.rgEvery, "row-group-interval", record.DefaultRowGroupInterval, "write a row group when its first row is this old: at most what a kill loses")
 	fs.StringVar(&o.compression, "compression", record.DefaultCompression, "page compression: snappy, zstd or none")
 	fs.BoolVar(&o.codes, "codes", false, "-udps: also record each quantised signal's wire codes (columns Name:code)")
-	fs.DurationVar(&o.timeout, "timeout", udpsclient.DefaultConnectTimeout, "-udps: how long each CONNECT attempt waits for the CONFIG")
+	fs.DurationVar(&o.timeout, "timeout", 2*time.Second, "-udps: how long each CONNECT attempt waits for the CONFIG")
 	fs.DurationVar(&o.status, "status", 10*time.Second, "print rows, bytes and losses on stderr this often (0: only at the end)")
 	if err := cli.Parse(fs, args); err != nil {
 		return o, record.Options{}, err

@@ -99,7 +99,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.endian, "endian", "little", "-flat: byte order of the datagrams, little or big")
 	fs.StringVar(&o.group, "group", "", "-flat: IPv4 multicast `group` to join (then only the port of -flat counts)")
 	fs.StringVar(&o.iface, "iface", "", "-flat -group: local `address` or interface name to join on (empty: the kernel's choice)")
-	fs.DurationVar(&o.timeout, "timeout", udpsclient.DefaultConnectTimeout, "-udps: how long each CONNECT attempt waits for the CONFIG")
+	fs.DurationVar(&o.timeout, "timeout", 2*time.Second, "-udps: how long each CONNECT attempt waits for the CONFIG")
 	fs.BoolVar(&o.reconnect, "reconnect", true, "-udps: connect again after a silence (takes the session back if another client took it)")
 	fs.IntVar(&o.viewers, "viewers", scope.DefaultMaxViewers, "pages served at once")
 	fs.IntVar(&o.memoryMiB, "memory", scope.DefaultMaxHistoryBytes>>20, "MiB of history kept for the signals")

@@ -83,7 +83,6 @@ func (u *UDPStreamerTap) Run(ctx context.Context, h *Hub) error {
 	configureUDPS(h, u.Info(), cfg)
 	h.SetStatus(StateWaiting, "waiting for the first cycle of UDPStreamer "+u.Name)
 	var upd client.Update
-	var skips client.Skips
 	var clock silenceClock
 	var counter uint32
 	receiving, quiet, gap := false, false, true
@@ -111,7 +110,6 @@ func (u *UDPStreamerTap) Run(ctx context.Context, h *Hub) error {
 			h.SetStatus(StateError, fmt.Sprintf("UDPStreamer %s: %v", u.Name, err))
 			return err
 		}
-		skips.Step(&upd)
 		u.updates.Add(1)
 		u.bytes.Add(uint64(len(p)))
 		u.lost.Add(missed)

@@ -126,7 +126,7 @@ func (u *UDPStreamer) connectProblem(err error) string {
 	if errors.Is(err, client.ErrConnectTimeout) {
 		to := u.Client.ConnectTimeout
 		if to <= 0 {
-			to = client.DefaultConnectTimeout
+			to = 2 * time.Second // the client's default
 		}
 		return fmt.Sprintf("UDPStreamer %s does not answer: no CONFIG within %v", u.Server, to)
 	}

@@ -3,9 +3,9 @@
 // Usage:
 //
 //  1. Dial the server's address; it opens one UDP socket.
-//  2. Connect: it sends CONNECT (again every ResendInterval) until a complete
+//  2. Connect: it sends CONNECT (again every 250 ms) until a complete
 //     CONFIG arrives and returns the signal list. A CONFIG beyond the
-//     client's limits (MaxConfigSize, MaxDataSize) ends Connect at once with
+//     client's limits (4096 signals, MaxDataSize) ends Connect at once with
 //     an error saying by how much: the server would send the same again.
 //  3. Call Next in a loop with one reused Update; read signals with
 //     Update.Float64s (dequantised), Update.Raw (wire bytes, exact
@@ -62,8 +62,8 @@ import (
 
 // Defaults for Options' zero fields.
 const (
-	DefaultLocalAddr      = ":0"
-	DefaultConnectTimeout = 2 * time.Second
+	defaultLocalAddr      = ":0"
+	defaultConnectTimeout = 2 * time.Second
 	defaultResendInterval = 250 * time.Millisecond
 	defaultReadBuffer     = 8 << 20
 	defaultMaxInFlight    = 4
@@ -73,12 +73,10 @@ const (
 
 // Options configures Dial. The zero value gives the defaults.
 type Options struct {
-	LocalAddr      string        // local UDP address to bind; "" means DefaultLocalAddr (any address, ephemeral port)
-	ConnectTimeout time.Duration // how long Connect waits for CONFIG; 0 means DefaultConnectTimeout
-	ResendInterval time.Duration // Connect resends CONNECT this often; 0 means 250 ms
+	LocalAddr      string        // local UDP address to bind; "" means ":0" (any address, ephemeral port)
+	ConnectTimeout time.Duration // how long Connect waits for CONFIG; 0 means 2 s
 	ReadBuffer     int           // socket receive buffer, sized by netthread.SetBuffers (SO_RCVBUFFORCE when privileged, else SO_RCVBUF capped by net.core.rmem_max); 0 means 8 MiB, < 0 leaves the system's
 	MaxInFlight    int           // DATA updates reassembled at once; 0 means 4
-	MaxConfigSize  int           // largest CONFIG payload in bytes; 0 means 557060 (4096 signals)
 	MaxDataSize    int           // largest DATA payload a CONFIG may imply; 0 means 16 MiB (the reassembler allocates MaxInFlight of them)
 
 	// Silence is how long Next waits for an update before it reports a
@@ -91,6 +89,12 @@ type Options struct {
 	// update comes: the server restarted,
 	// or another client took the session.
 	Reconnect bool
+
+	// Bounds the tests move: Connect resends CONNECT every
+	// resendInterval (250 ms when 0); a CONFIG payload is at most
+	// maxConfigSize bytes (557060, 4096 signals, when 0).
+	resendInterval time.Duration
+	maxConfigSize  int
 }
 
 // Errors.
@@ -104,7 +108,7 @@ var (
 	// the next Next continues with it. Updates filled earlier keep their Config.
 	ErrConfigChanged = errors.New("udpstreamer/client: server sent a new CONFIG")
 	// ErrUnsupportedConfig is wrapped by the error of Connect or Next when a
-	// CONFIG exceeds the client's limits (Options.MaxConfigSize, as soon as
+	// CONFIG exceeds the client's limits (4096 signals, as soon as
 	// one fragment shows it, or Options.MaxDataSize); the error says by how
 	// much.
 	ErrUnsupportedConfig = errors.New("udpstreamer/client: CONFIG beyond the client's limits")
@@ -121,7 +125,7 @@ const recvBufSize = 1 << 16
 // Client is one UDP socket talking to one UDPStreamer server.
 //
 // Connect and Next (and the Updates they fill) belong to one goroutine.
-// Disconnect, Close, Stats, Config, SetReadDeadline, LocalAddr and Server may
+// Disconnect, Close, Stats, Config, SetReadDeadline and LocalAddr may
 // be called from any goroutine; Close unblocks a pending Next or Connect.
 type Client struct {
 	conn   *net.UDPConn
@@ -151,19 +155,16 @@ type Client struct {
 // call Connect.
 func Dial(server string, opts Options) (*Client, error) {
 	if opts.LocalAddr == "" {
-		opts.LocalAddr = DefaultLocalAddr
+		opts.LocalAddr = defaultLocalAddr
 	}
-	opts.ConnectTimeout = positive(opts.ConnectTimeout, DefaultConnectTimeout)
-	opts.ResendInterval = positive(opts.ResendInterval, defaultResendInterval)
+	opts.ConnectTimeout = positive(opts.ConnectTimeout, defaultConnectTimeout)
+	opts.resendInterval = positive(opts.resendInterval, defaultResendInterval)
 	if opts.ReadBuffer == 0 {
 		opts.ReadBuffer = defaultReadBuffer
 	}
 	opts.MaxInFlight = positive(opts.MaxInFlight, defaultMaxInFlight)
-	opts.MaxConfigSize = positive(opts.MaxConfigSize, defaultMaxConfigSize)
+	opts.maxConfigSize = positive(opts.maxConfigSize, defaultMaxConfigSize)
 	opts.MaxDataSize = positive(opts.MaxDataSize, defaultMaxDataSize)
-	if opts.MaxConfigSize < frame.ConfigSize(1) {
-		return nil, fmt.Errorf("udpstreamer/client: MaxConfigSize %d is smaller than one signal's CONFIG", opts.MaxConfigSize)
-	}
 	sa, err := net.ResolveUDPAddr("udp", server)
 	if err != nil {
 		return nil, fmt.Errorf("udpstreamer/client: server %q: %w", server, err)
@@ -182,7 +183,7 @@ func Dial(server string, opts Options) (*Client, error) {
 		return nil, fmt.Errorf("udpstreamer/client: local address %q: %w", opts.LocalAddr, err)
 	}
 	cfgR, err := frame.NewReassembler(frame.ReassemblerConfig{
-		Type: frame.Config, MaxPayload: opts.MaxConfigSize, InFlight: 2,
+		Type: frame.Config, MaxPayload: opts.maxConfigSize, InFlight: 2,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("udpstreamer/client: %w", err)
@@ -199,9 +200,6 @@ func Dial(server string, opts Options) (*Client, error) {
 	}
 	return &Client{conn: conn, server: srv, opts: opts, buf: make([]byte, recvBufSize), cfgR: cfgR, epoch: time.Now()}, nil
 }
-
-// Server returns the server's address.
-func (c *Client) Server() netip.AddrPort { return c.server }
 
 // LocalAddr returns the socket's bound address.
 func (c *Client) LocalAddr() netip.AddrPort {
@@ -240,13 +238,13 @@ func (c *Client) send(t frame.PacketType) error {
 }
 
 // Connect starts a session: it sends CONNECT, resending it every
-// ResendInterval, until a complete CONFIG arrives from the server, then
+// 250 ms, until a complete CONFIG arrives from the server, then
 // resets the sequence gate and the reassemblers (the server restarts its DATA
 // counter on every CONNECT) and returns the parsed Config. It gives up after
 // ConnectTimeout with an error wrapping ErrConnectTimeout, or when ctx ends.
 // A CONFIG that fails to parse (ErrInvalidConfig) or exceeds
 // the limits (ErrUnsupportedConfig) ends Connect with that error.
-// DATA arriving before the CONFIG is ignored (Stats.Early). Connect may be
+// DATA arriving before the CONFIG is ignored. Connect may be
 // called again to reconnect; it clears any read deadline.
 func (c *Client) Connect(ctx context.Context) (*Config, error) {
 	if ctx == nil {
@@ -278,7 +276,7 @@ func (c *Client) Connect(ctx context.Context) (*Config, error) {
 			return nil, fmt.Errorf("udpstreamer/client: CONNECT: %w", err)
 		}
 		sent++
-		wait := now.Add(c.opts.ResendInterval)
+		wait := now.Add(c.opts.resendInterval)
 		if wait.After(deadline) {
 			wait = deadline
 		}
@@ -340,7 +338,7 @@ func (c *Client) read() (frame.Header, []byte, error) {
 
 // addConfig passes a CONFIG fragment to its reassembler and returns the
 // CONFIG payload it completes, if any. A fragment that shows the CONFIG to
-// exceed MaxConfigSize refuses the CONFIG at once (ErrUnsupportedConfig):
+// exceed the client's limit refuses the CONFIG at once (ErrUnsupportedConfig):
 // the server would send the same one again at every CONNECT.
 func (c *Client) addConfig(h frame.Header, frag []byte) ([]byte, error) {
 	payload, _, err := c.cfgR.Add(h, frag)
@@ -359,13 +357,13 @@ func (c *Client) addConfig(h frame.Header, frag []byte) ([]byte, error) {
 }
 
 // configTooLarge says what a fragment tells of a CONFIG beyond
-// MaxConfigSize: its signal count when it is the first fragment, else a
+// the client's limit: its signal count when it is the first fragment, else a
 // lower bound of its size.
 func (c *Client) configTooLarge(h frame.Header, frag []byte) error {
 	// A CONFIG is a uint32 count, then one fixed-size record per signal.
 	count, record := frame.ConfigSize(0), frame.ConfigSize(1)-frame.ConfigSize(0)
-	limit := fmt.Sprintf("Options.MaxConfigSize is %d bytes (%d signals)",
-		c.opts.MaxConfigSize, (c.opts.MaxConfigSize-count)/record)
+	limit := fmt.Sprintf("the client takes at most %d bytes (%d signals)",
+		c.opts.maxConfigSize, (c.opts.maxConfigSize-count)/record)
 	size := uint64(len(frag))
 	if h.FragmentIdx+1 < h.TotalFragments {
 		size = uint64(h.TotalFragments-1)*uint64(len(frag)) + 1

@@ -21,7 +21,7 @@ func TestConnectResendsWhenConnectLost(t *testing.T) {
 	sigs := burstSigs()
 	srv := udpstest.NewServer(t, sigs, 1400)
 	srv.IgnoreConnects(1)
-	c := dial(t, srv, Options{ResendInterval: 50 * time.Millisecond})
+	c := dial(t, srv, Options{resendInterval: 50 * time.Millisecond})
 	cfg := connect(t, c)
 	if n := srv.Connects(); n < 2 {
 		t.Errorf("server saw %d CONNECTs, want at least 2 (the first is ignored)", n)
@@ -40,7 +40,7 @@ func TestConnectResendsWhenConnectLost(t *testing.T) {
 func TestConnectTimeoutAndCancel(t *testing.T) {
 	srv := udpstest.NewServer(t, burstSigs(), 1400)
 	srv.IgnoreConnects(1 << 30)
-	c := dial(t, srv, Options{ConnectTimeout: 300 * time.Millisecond, ResendInterval: 50 * time.Millisecond})
+	c := dial(t, srv, Options{ConnectTimeout: 300 * time.Millisecond, resendInterval: 50 * time.Millisecond})
 	_, err := c.Connect(context.Background())
 	if !errors.Is(err, ErrConnectTimeout) {
 		t.Fatalf("Connect: %v, want ErrConnectTimeout", err)
@@ -163,8 +163,8 @@ func TestOrderingLossDuplicatesAndWrap(t *testing.T) {
 	}
 	// The late 2 reached the gate; the final 0 of the first batch was still
 	// queued at the reconnect, which ignores DATA before the CONFIG.
-	if st.Stale != 1 || st.Early != 1 {
-		t.Errorf("Stale %d Early %d, want 1 and 1", st.Stale, st.Early)
+	if st.Stale != 1 || st.early != 1 {
+		t.Errorf("Stale %d Early %d, want 1 and 1", st.Stale, st.early)
 	}
 	if st.dropped[frame.DropDuplicate] != 1 {
 		t.Errorf("DropDuplicate %d, want 1", st.dropped[frame.DropDuplicate])
@@ -307,18 +307,18 @@ func TestMidStreamConfig(t *testing.T) {
 	}
 }
 
-// TestConfigBeyondMaxConfigSize: a CONFIG with more signals than the client
+// TestConfigBeyondmaxConfigSize: a CONFIG with more signals than the client
 // accepts ends Connect at its first fragment, with what was wrong, after one
 // CONNECT; the same CONFIG mid-session ends Next.
 func TestConfigBeyondMaxConfigSize(t *testing.T) {
 	srv := udpstest.NewServer(t, manySigs(20), 1400)
-	c := dial(t, srv, Options{MaxConfigSize: frame.ConfigSize(10), ResendInterval: 20 * time.Millisecond})
+	c := dial(t, srv, Options{maxConfigSize: frame.ConfigSize(10), resendInterval: 20 * time.Millisecond})
 	_, err := c.Connect(context.Background())
 	if !errors.Is(err, ErrUnsupportedConfig) {
 		t.Fatalf("Connect: %v, want ErrUnsupportedConfig", err)
 	}
 	msg := err.Error()
-	if !strings.Contains(msg, "MaxConfigSize is 1364 bytes (10 signals)") ||
+	if !strings.Contains(msg, "the client takes at most 1364 bytes (10 signals)") ||
 		!strings.Contains(msg, "20 signals, 2724 bytes") && !strings.Contains(msg, "in 2 fragments") {
 		t.Errorf("error %q does not say what was wrong", msg)
 	}
@@ -330,7 +330,7 @@ func TestConfigBeyondMaxConfigSize(t *testing.T) {
 	}
 
 	srv2 := udpstest.NewServer(t, manySigs(5), 1400)
-	c2 := dial(t, srv2, Options{MaxConfigSize: frame.ConfigSize(10)})
+	c2 := dial(t, srv2, Options{maxConfigSize: frame.ConfigSize(10)})
 	connect(t, c2)
 	if err := srv2.SetSignals(manySigs(20)); err != nil {
 		t.Fatal(err)
@@ -378,8 +378,8 @@ func TestDialErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if !c.LocalAddr().Addr().Is4() || c.Server().String() != "127.0.0.1:1" {
-		t.Errorf("LocalAddr %v Server %v", c.LocalAddr(), c.Server())
+	if !c.LocalAddr().Addr().Is4() || c.server.String() != "127.0.0.1:1" {
+		t.Errorf("LocalAddr %v server %v", c.LocalAddr(), c.server)
 	}
 }
 

@@ -187,8 +187,8 @@ func TestSilenceTimeout(t *testing.T) {
 	for _, c := range []struct{ period, want time.Duration }{
 		{0, minSilence}, {time.Millisecond, minSilence}, {time.Second, 5 * time.Second},
 	} {
-		if got := SilenceTimeout(c.period); got != c.want {
-			t.Errorf("SilenceTimeout(%v) = %v, want %v", c.period, got, c.want)
+		if got := silenceRule(c.period); got != c.want {
+			t.Errorf("silenceRule(%v) = %v, want %v", c.period, got, c.want)
 		}
 	}
 }

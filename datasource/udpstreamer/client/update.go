@@ -41,6 +41,7 @@ type Update struct {
 	Resync bool
 
 	cfg    *Config
+	skips  cycleClock  // Decode's: the server's period, for Skipped
 	gen    uint64      // incremented per fill; a buffer is current when its gen matches
 	vals   [][]float64 // per signal, Float64s
 	valGen []uint64
