@@ -26,11 +26,11 @@ const (
 
 // Limits of the ring.
 const (
-	// MaxNumberOfBuffers bounds NumberOfBuffers (the config loader's bound).
-	MaxNumberOfBuffers = 1 << 20
-	// MaxRingBytes bounds the ring memory, NumberOfBuffers slots of the
+	// maxNumberOfBuffers bounds NumberOfBuffers (the config loader's bound).
+	maxNumberOfBuffers = 1 << 20
+	// maxRingBytes bounds the ring memory, NumberOfBuffers slots of the
 	// datagram size rounded up to a cache line.
-	MaxRingBytes = 256 << 20
+	maxRingBytes = 256 << 20
 )
 
 // TriggerSignal is the name of the first signal in IndependentThread mode.
@@ -103,7 +103,7 @@ type Config struct {
 	// HandOffTime is the time of cycles an automatic ring queues for the
 	// sender thread (0..1 min; 500 ms when 0), and HandOffBytes the
 	// memory the whole ring may take, pre-trigger history included
-	// (0..MaxRingBytes; 64 MiB when 0).
+	// (0..256 MiB; 64 MiB when 0).
 	// Both apply only when NumberOfBuffers is 0.
 	HandOffTime  time.Duration
 	HandOffBytes int
@@ -219,17 +219,17 @@ func (c *Config) checkRing(e *rules.ConfigErrors) {
 	}
 	switch {
 	case c.NumberOfBuffers < 0:
-		e.Param("NumberOfBuffers", "must be 1..%d, or 0 for a length chosen by time, got %d", MaxNumberOfBuffers, c.NumberOfBuffers)
-	case c.NumberOfBuffers > MaxNumberOfBuffers:
-		e.Param("NumberOfBuffers", "must be 1..%d, got %d", MaxNumberOfBuffers, c.NumberOfBuffers)
+		e.Param("NumberOfBuffers", "must be 1..%d, or 0 for a length chosen by time, got %d", maxNumberOfBuffers, c.NumberOfBuffers)
+	case c.NumberOfBuffers > maxNumberOfBuffers:
+		e.Param("NumberOfBuffers", "must be 1..%d, got %d", maxNumberOfBuffers, c.NumberOfBuffers)
 	case c.NumberOfBuffers == 0:
-		if c.NumberOfPreTriggers >= MaxNumberOfBuffers {
-			e.Param("NumberOfPreTriggers", "must be less than %d, got %d", MaxNumberOfBuffers, c.NumberOfPreTriggers)
+		if c.NumberOfPreTriggers >= maxNumberOfBuffers {
+			e.Param("NumberOfPreTriggers", "must be less than %d, got %d", maxNumberOfBuffers, c.NumberOfPreTriggers)
 		}
 	case c.ExecutionMode == IndependentThread && c.NumberOfPreTriggers >= c.NumberOfBuffers:
 		e.Param("NumberOfPreTriggers", "must be less than NumberOfBuffers (%d), got %d: the ring keeps the pre-trigger cycles and needs one slot more", c.NumberOfBuffers, c.NumberOfPreTriggers)
 	}
-	handoff.Check(e, c.HandOffTime, c.HandOffBytes, MaxRingBytes, c.CyclePeriod)
+	handoff.Check(e, c.HandOffTime, c.HandOffBytes, maxRingBytes, c.CyclePeriod)
 	if c.NumberOfBuffers != 0 && (c.HandOffTime != 0 || c.HandOffBytes != 0) {
 		e.Param("NumberOfBuffers", "is %d: HandOffTime and HandOffBytes size an automatic ring only (NumberOfBuffers left out)", c.NumberOfBuffers)
 	}
@@ -247,13 +247,13 @@ func (c *Config) ringSize(size int) (buffers int, queue handoff.Size) {
 	}
 	stride := slotStride(size)
 	if c.NumberOfBuffers > 0 {
-		return c.NumberOfBuffers, handoff.Auto(max(c.NumberOfBuffers-keep, 1), c.CyclePeriod, 0, stride, 0, MaxNumberOfBuffers)
+		return c.NumberOfBuffers, handoff.Auto(max(c.NumberOfBuffers-keep, 1), c.CyclePeriod, 0, stride, 0, maxNumberOfBuffers)
 	}
 	budget := c.HandOffBytes
 	if budget == 0 {
 		budget = handoff.DefaultBytes
 	}
-	queue = handoff.Auto(0, c.CyclePeriod, c.HandOffTime, stride, max(budget-keep*stride, stride), MaxNumberOfBuffers-keep)
+	queue = handoff.Auto(0, c.CyclePeriod, c.HandOffTime, stride, max(budget-keep*stride, stride), maxNumberOfBuffers-keep)
 	return keep + queue.Depth, queue
 }
 
@@ -289,8 +289,8 @@ func (c *Config) checkSignals(e *rules.ConfigErrors) {
 		}
 		return
 	}
-	if n, _ := c.ringSize(total); n*slotStride(total) > MaxRingBytes {
-		e.Param("NumberOfBuffers", "%d buffers of %d bytes exceed the ring limit of %d MiB", n, slotStride(total), MaxRingBytes>>20)
+	if n, _ := c.ringSize(total); n*slotStride(total) > maxRingBytes {
+		e.Param("NumberOfBuffers", "%d buffers of %d bytes exceed the ring limit of %d MiB", n, slotStride(total), maxRingBytes>>20)
 	}
 }
 

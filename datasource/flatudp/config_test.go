@@ -108,15 +108,15 @@ func TestValidateRules(t *testing.T) {
 		{"negative post", func(c *Config) { c.NumberOfPostTriggers = -1 }, "", "NumberOfPostTriggers", "negative"},
 		{"pre ≥ buffers", func(c *Config) { c.NumberOfBuffers = 2 }, "", "NumberOfPreTriggers", "less than NumberOfBuffers (2)"},
 		{"buffers", func(c *Config) { c.NumberOfBuffers = -3 }, "", "NumberOfBuffers", "1..1048576, or 0 for a length chosen by time"},
-		{"auto pre", func(c *Config) { c.NumberOfPreTriggers = MaxNumberOfBuffers }, "", "NumberOfPreTriggers", "less than 1048576"},
+		{"auto pre", func(c *Config) { c.NumberOfPreTriggers = maxNumberOfBuffers }, "", "NumberOfPreTriggers", "less than 1048576"},
 		{"hand-off time", func(c *Config) { c.HandOffTime = -1 }, "", "HandOffTime", "0..1m0s"},
-		{"hand-off bytes", func(c *Config) { c.HandOffBytes = MaxRingBytes + 1 }, "", "HandOffBytes", "0..268435456"},
+		{"hand-off bytes", func(c *Config) { c.HandOffBytes = maxRingBytes + 1 }, "", "HandOffBytes", "0..268435456"},
 		{"auto keys with buffers", func(c *Config) { c.NumberOfBuffers, c.HandOffBytes = 8, 1<<20 }, "", "NumberOfBuffers", "size an automatic ring only"},
 		{"cycle period", func(c *Config) { c.CyclePeriod = -1 }, "", "CyclePeriod", "negative"},
 		{"wait", func(c *Config) { c.NetworkWait = 9 }, "", "NetworkWait", "paced, spin or park"},
 		{"park with a spin", func(c *Config) { c.NetworkWait, c.NetworkSpin = netthread.WaitPark, 1 }, "", "NetworkSpin", "not park"},
 		{"ring bytes", func(c *Config) {
-			c.NumberOfBuffers = MaxNumberOfBuffers
+			c.NumberOfBuffers = maxNumberOfBuffers
 			c.Signals[2].NumberOfElements = 4096
 		}, "", "NumberOfBuffers", "ring limit"},
 		{"pre in RT", func(c *Config) { c.ExecutionMode = RealTimeThread; c.NumberOfPostTriggers = 0 }, "", "NumberOfPreTriggers", "only to ExecutionMode IndependentThread"},

@@ -14,11 +14,11 @@ import (
 
 // Defaults of the parameters (docs/rd100s.md, sections 1 and 8).
 const (
-	DefaultDestPort = 5100
+	defaultDestPort = 5100
 	defaultRateHz   = 100.0
-	// MaxRateHz bounds rate_hz; beyond it the sleep granularity of a
+	// maxRateHz bounds rate_hz; beyond it the sleep granularity of a
 	// normal thread dominates the period.
-	MaxRateHz = 10000.0
+	maxRateHz = 10000.0
 	// lockTimeout bounds how long Synchronise waits for the FastLock.
 	// The network thread holds it only to copy signal memory.
 	lockTimeout = 100 * time.Microsecond
@@ -127,7 +127,7 @@ type Config struct {
 // Signals.
 func DefaultConfig() Config {
 	return Config{
-		DestPort: DefaultDestPort,
+		DestPort: defaultDestPort,
 		RateHz:   defaultRateHz,
 		Status:   wire.AzValid | wire.ElValid | wire.AzRefOK | wire.ElRefOK,
 	}
@@ -152,9 +152,9 @@ func Validate(cfg *Config) error {
 		e.Param("src_port", "must be 0..65535 (0: ephemeral), got %d", c.SrcPort)
 	}
 	rateHz := c.RateHz
-	if math.IsNaN(rateHz) || rateHz <= 0 || rateHz > MaxRateHz {
-		e.Param("rate_hz", "must be > 0 and ≤ %v Hz, got %v", MaxRateHz, c.RateHz)
-		rateHz = MaxRateHz // the jitter bound of the fastest rate
+	if math.IsNaN(rateHz) || rateHz <= 0 || rateHz > maxRateHz {
+		e.Param("rate_hz", "must be > 0 and ≤ %v Hz, got %v", maxRateHz, c.RateHz)
+		rateHz = maxRateHz // the jitter bound of the fastest rate
 	}
 	e.Priority(c.Priority)
 	for _, u := range []struct {
@@ -221,7 +221,7 @@ func periodNs(rateHz float64) float64 { return 1e9 / rateHz }
 // withDefaults returns c with every zero field that has a default set to
 // it.
 func (c Config) withDefaults() Config {
-	rules.SetDefault(&c.DestPort, DefaultDestPort)
+	rules.SetDefault(&c.DestPort, defaultDestPort)
 	rules.SetDefault(&c.RateHz, defaultRateHz)
 	return c
 }

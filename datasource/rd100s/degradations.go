@@ -54,8 +54,8 @@ type degradations struct {
 
 // Limits of the degradation parameters.
 const (
-	MaxBurstLoss     = time.Hour
-	MaxReorderWindow = 10 * time.Second
+	maxBurstLoss     = time.Hour
+	maxReorderWindow = 10 * time.Second
 	maxLossEveryN    = 1 << 30
 )
 
@@ -320,11 +320,11 @@ func (d *degradations) check(e *rules.ConfigErrors, rateHz float64) {
 	if d.LossEveryN < 0 || d.LossEveryN > maxLossEveryN {
 		bad(kLossEveryN, "must be 0 (off) or 1..%d (drop one packet in N), got %d", maxLossEveryN, d.LossEveryN)
 	}
-	if d.BurstLoss < 0 || d.BurstLoss > MaxBurstLoss {
-		bad(kBurstLoss, "must be 0..%v ms, got %v", MaxBurstLoss.Milliseconds(), ms(d.BurstLoss))
+	if d.BurstLoss < 0 || d.BurstLoss > maxBurstLoss {
+		bad(kBurstLoss, "must be 0..%v ms, got %v", maxBurstLoss.Milliseconds(), ms(d.BurstLoss))
 	}
-	if d.ReorderWindow < 0 || d.ReorderWindow > MaxReorderWindow {
-		bad(kReorder, "must be 0..%v ms, got %v", MaxReorderWindow.Milliseconds(), ms(d.ReorderWindow))
+	if d.ReorderWindow < 0 || d.ReorderWindow > maxReorderWindow {
+		bad(kReorder, "must be 0..%v ms, got %v", maxReorderWindow.Milliseconds(), ms(d.ReorderWindow))
 	}
 	half := time.Duration(periodNs(rateHz) / 2)
 	if d.Jitter < 0 || d.Jitter > half {

@@ -636,7 +636,7 @@ func TestValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.dst.Port() != DefaultDestPort || !e.dst.Addr().IsLoopback() {
+	if e.dst.Port() != defaultDestPort || !e.dst.Addr().IsLoopback() {
 		t.Errorf("localhost resolved to %v", e.dst)
 	}
 }

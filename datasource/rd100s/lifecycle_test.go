@@ -88,7 +88,7 @@ func TestSynchroniseCountsEveryCall(t *testing.T) {
 // the fastest rate (its network thread sees a stop within 100 µs) to a
 // loopback port nobody reads, ms as given (nil: its own), no logger.
 func newProducer(tb testing.TB, ms *metrics.Set) dstest.Producer {
-	cfg := testConfig(MaxRateHz)
+	cfg := testConfig(maxRateHz)
 	cfg.DestPort = 9 // discard
 	e, err := New(cfg, ms, nil)
 	if err != nil {

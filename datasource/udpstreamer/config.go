@@ -18,15 +18,15 @@ import (
 // Defaults of the datasource parameters (docs/config.md, Class UDPStreamer).
 const (
 	DefaultPort           = 44500
-	DefaultMaxPayloadSize = 1400
+	defaultMaxPayloadSize = 1400
 	// lockTimeout bounds how long Synchronise waits for the FastLock.
 	// The network thread holds it only to swap two buffer headers.
 	lockTimeout = 100 * time.Microsecond
-	// MaxHandOffDepth bounds HandOffDepth.
-	MaxHandOffDepth = 65536
-	// MaxHandOffBytes bounds the memory of the hand-off ring: HandOffDepth
+	// maxHandOffDepth bounds HandOffDepth.
+	maxHandOffDepth = 65536
+	// maxHandOffBytes bounds the memory of the hand-off ring: HandOffDepth
 	// cycles of signal memory plus the 8-byte timestamp each.
-	MaxHandOffBytes = 256 << 20
+	maxHandOffBytes = 256 << 20
 )
 
 // Config is the configuration of a UDPStreamer. The zero value of a field
@@ -56,7 +56,7 @@ type Config struct {
 	// that is none of these is refused by Validate and New.
 	SendMethod netthread.SendMethod
 	// HandOffDepth is how many cycles may wait for the network thread
-	// (1..MaxHandOffDepth), or 0 (the default) to choose it by time: the
+	// (1..65536), or 0 (the default) to choose it by time: the
 	// cycles of HandOffTime at CyclePeriod, within HandOffBytes
 	// (docs/config.md, HandOffDepth). With 1, a cycle the network thread has
 	// not taken when the next Synchronise comes is replaced and counted as
@@ -68,7 +68,7 @@ type Config struct {
 	HandOffDepth int
 	// HandOffTime is the time of cycles an automatic ring holds
 	// (0..1 min; 500 ms when 0), and HandOffBytes the memory it may take
-	// (0..MaxHandOffBytes; 64 MiB when 0). Both apply only when
+	// (0..256 MiB; 64 MiB when 0). Both apply only when
 	// HandOffDepth is 0.
 	HandOffTime  time.Duration
 	HandOffBytes int
@@ -220,25 +220,25 @@ func Validate(cfg *Config) error {
 // checkHandOff checks HandOffDepth, the sizing of an automatic ring and
 // the memory the ring takes.
 func checkHandOff(e *rules.ConfigErrors, c *Config) {
-	handoff.Check(e, c.HandOffTime, c.HandOffBytes, MaxHandOffBytes, c.CyclePeriod)
+	handoff.Check(e, c.HandOffTime, c.HandOffBytes, maxHandOffBytes, c.CyclePeriod)
 	if c.HandOffDepth != 0 && (c.HandOffTime != 0 || c.HandOffBytes != 0) {
 		e.Param("HandOffDepth", "is %d: HandOffTime and HandOffBytes size an automatic ring only (HandOffDepth 0)", c.HandOffDepth)
 	}
 	depth := c.HandOffDepth
 	switch {
 	case depth < 0:
-		e.Param("HandOffDepth", "must be 1..%d, or 0 for a depth chosen by time, got %d", MaxHandOffDepth, depth)
+		e.Param("HandOffDepth", "must be 1..%d, or 0 for a depth chosen by time, got %d", maxHandOffDepth, depth)
 		return
-	case depth > MaxHandOffDepth:
-		e.Param("HandOffDepth", "must be 1..%d, got %d", MaxHandOffDepth, depth)
+	case depth > maxHandOffDepth:
+		e.Param("HandOffDepth", "must be 1..%d, got %d", maxHandOffDepth, depth)
 		return
 	}
 	size := slotSize(e.Signals)
 	if depth == 0 {
 		depth = c.handOff(size).Depth
 	}
-	if size > MaxHandOffBytes/depth {
-		e.Param("HandOffDepth", "%d cycles of %d bytes exceed the hand-off limit of %d MiB", depth, size, MaxHandOffBytes>>20)
+	if size > maxHandOffBytes/depth {
+		e.Param("HandOffDepth", "%d cycles of %d bytes exceed the hand-off limit of %d MiB", depth, size, maxHandOffBytes>>20)
 	}
 }
 
@@ -248,14 +248,14 @@ func checkHandOff(e *rules.ConfigErrors, c *Config) {
 func slotSize(sigs []datasource.Signal) int {
 	size := stampSize
 	for i := range sigs {
-		size += min(max(sigs[i].ByteSize(), 0), MaxHandOffBytes)
+		size += min(max(sigs[i].ByteSize(), 0), maxHandOffBytes)
 	}
 	return size
 }
 
 // handOff returns the size of the hand-off ring for slots of size bytes.
 func (c *Config) handOff(size int) handoff.Size {
-	return handoff.Auto(c.HandOffDepth, c.CyclePeriod, c.HandOffTime, size, c.HandOffBytes, MaxHandOffDepth)
+	return handoff.Auto(c.HandOffDepth, c.CyclePeriod, c.HandOffTime, size, c.HandOffBytes, maxHandOffDepth)
 }
 
 // checkFragments checks that the DATA payload and the CONFIG message each
@@ -303,6 +303,6 @@ var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 // withDefaults returns c with every zero field that has a default set to
 // it.
 func (c Config) withDefaults() Config {
-	rules.SetDefault(&c.MaxPayloadSize, DefaultMaxPayloadSize)
+	rules.SetDefault(&c.MaxPayloadSize, defaultMaxPayloadSize)
 	return c
 }

@@ -249,14 +249,25 @@ type FlatUDP struct {
 	StackSize int
 }
 
-// The producers' automatic hand-off ring (UDPStreamer's HandOffDepth,
-// FlatUDP's NumberOfBuffers, "auto"): the time of cycles it holds by
-// default and at most, and its memory by default. The producers apply
-// them; the docs show them.
+// The producers' defaults and bounds the docs show. Each producer applies
+// its own (its Validate names the rule); TestDocumentedBounds checks that
+// these agree with them.
 const (
+	// The automatic hand-off ring (UDPStreamer's HandOffDepth, FlatUDP's
+	// NumberOfBuffers, "auto"): the time of cycles it holds by default
+	// and at most, and its memory by default.
 	handOffTime    = 500 * time.Millisecond
 	maxHandOffTime = time.Minute
 	handOffBytes   = 64 << 20
+
+	udpsMaxPayloadSize  = 1400 // UDPStreamer's default MaxPayloadSize
+	udpsMaxHandOffDepth = 65536
+	udpsMaxHandOffBytes = 256 << 20
+	flatMaxBuffers      = 1 << 20 // FlatUDP's NumberOfBuffers
+	flatMaxRingBytes    = 256 << 20
+	rdMaxRateHz         = 10000.0
+	rdMaxBurstLoss      = time.Hour
+	rdMaxReorderWindow  = 10 * time.Second
 )
 
 // marte2StackSize is MARTe2's default thread stack size, which a StackSize

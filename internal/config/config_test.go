@@ -1,9 +1,12 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +17,7 @@ import (
 	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
 	"github.com/streamerd/streamerd/datasource/rd100s"
 	rdwire "github.com/streamerd/streamerd/datasource/rd100s/wire"
+	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/quant"
 	"github.com/streamerd/streamerd/rt"
 )
@@ -570,5 +574,101 @@ seq_jump = -3
 	}
 	if st := rd.Status; st != rdwire.AzValid|rdwire.AzRefOK|rdwire.ElRefOK|rdwire.AzFault {
 		t.Errorf("status %v", st)
+	}
+}
+
+// TestDocumentedBounds: the defaults and bounds the docs show are the
+// producers' own: a value at a bound passes their Validate, one past it
+// fails at the key the docs name.
+func TestDocumentedBounds(t *testing.T) {
+	one := []datasource.Signal{{Name: "A", Type: datasource.Uint8}}
+	rejects := func(err error, key string) bool {
+		var ce *datasource.ConfigError
+		return errors.As(err, &ce) && ce.Parameter == key
+	}
+	udps := func(f func(c *udpstreamer.Config)) error {
+		c := udpstreamer.Config{Name: "U", Signals: one}
+		f(&c)
+		return udpstreamer.Validate(&c)
+	}
+	flat := func(f func(c *flatudp.Config)) error {
+		c := flatudp.Config{Name: "F", Address: "127.0.0.1", ExecutionMode: flatudp.RealTimeThread, Signals: one}
+		f(&c)
+		return flatudp.Validate(&c)
+	}
+	rd := func(f func(c *rd100s.Config)) error {
+		c := rd100s.DefaultConfig()
+		c.Name, c.DestHost, c.AzimuthSignal, c.ElevationSignal = "E", "127.0.0.1", "A", "A"
+		c.Signals = one
+		f(&c)
+		return rd100s.Validate(&c)
+	}
+	for _, b := range []struct {
+		name     string
+		at, past error
+		key      string
+	}{
+		{"HandOffDepth", udps(func(c *udpstreamer.Config) { c.HandOffDepth = udpsMaxHandOffDepth }),
+			udps(func(c *udpstreamer.Config) { c.HandOffDepth = udpsMaxHandOffDepth + 1 }), "HandOffDepth"},
+		{"UDPStreamer HandOffBytes", udps(func(c *udpstreamer.Config) { c.HandOffBytes = udpsMaxHandOffBytes }),
+			udps(func(c *udpstreamer.Config) { c.HandOffBytes = udpsMaxHandOffBytes + 1 }), "HandOffBytes"},
+		{"UDPStreamer HandOffTime", udps(func(c *udpstreamer.Config) { c.HandOffTime = maxHandOffTime }),
+			udps(func(c *udpstreamer.Config) { c.HandOffTime = maxHandOffTime + 1 }), "HandOffTime"},
+		{"NumberOfBuffers", flat(func(c *flatudp.Config) { c.NumberOfBuffers = flatMaxBuffers }),
+			flat(func(c *flatudp.Config) { c.NumberOfBuffers = flatMaxBuffers + 1 }), "NumberOfBuffers"},
+		{"FlatUDP HandOffBytes", flat(func(c *flatudp.Config) { c.HandOffBytes = flatMaxRingBytes }),
+			flat(func(c *flatudp.Config) { c.HandOffBytes = flatMaxRingBytes + 1 }), "HandOffBytes"},
+		{"rate_hz", rd(func(c *rd100s.Config) { c.RateHz = rdMaxRateHz }),
+			rd(func(c *rd100s.Config) { c.RateHz = rdMaxRateHz * 1.001 }), "rate_hz"},
+		{"burst_loss_ms", rd(func(c *rd100s.Config) {
+			c.Degradations = map[string]string{"burst_loss_ms": strconv.FormatInt(rdMaxBurstLoss.Milliseconds(), 10)}
+		}), rd(func(c *rd100s.Config) {
+			c.Degradations = map[string]string{"burst_loss_ms": strconv.FormatInt(rdMaxBurstLoss.Milliseconds()+1, 10)}
+		}), "burst_loss_ms"},
+		{"reorder_window_ms", rd(func(c *rd100s.Config) {
+			c.Degradations = map[string]string{"reorder_window_ms": strconv.FormatInt(rdMaxReorderWindow.Milliseconds(), 10)}
+		}), rd(func(c *rd100s.Config) {
+			c.Degradations = map[string]string{"reorder_window_ms": strconv.FormatInt(rdMaxReorderWindow.Milliseconds()+1, 10)}
+		}), "reorder_window_ms"},
+	} {
+		if b.at != nil || !rejects(b.past, b.key) {
+			t.Errorf("%s: at the documented bound %v, past it %v", b.name, b.at, b.past)
+		}
+	}
+	// The defaults: a UDPStreamer's datagrams and an automatic ring.
+	s, err := udpstreamer.New(udpstreamer.Config{Name: "U", Signals: one}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.AllocateMemory(); err != nil {
+		t.Fatal(err)
+	}
+	d := s.Describe()
+	if want := fmt.Sprintf("(MaxPayloadSize %d)", udpsMaxPayloadSize); !strings.Contains(d, want) || !strings.Contains(d, fmt.Sprintf("%d cycles (auto), %v", handOffTime/time.Millisecond, handOffTime)) {
+		t.Errorf("describe %q", d)
+	}
+	b, _ := json.Marshal(s.StatusReport())
+	var st struct {
+		Covers float64 `json:"hand_off_covers_ms"`
+	}
+	if json.Unmarshal(b, &st); st.Covers != float64(handOffTime/time.Millisecond) {
+		t.Errorf("the default ring covers %v ms", st.Covers)
+	}
+	auto := func(budget int) int {
+		s, err := udpstreamer.New(udpstreamer.Config{Name: "B", Signals: []datasource.Signal{{Name: "A", Type: datasource.Uint8, NumberOfDimensions: 1, NumberOfElements: 1 << 20}}, HandOffBytes: budget}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		b, _ := json.Marshal(s.StatusReport())
+		var st struct {
+			Depth int `json:"hand_off_depth"`
+		}
+		json.Unmarshal(b, &st)
+		return st.Depth
+	}
+	if a, b := auto(0), auto(handOffBytes); a != b || a == 0 {
+		t.Errorf("default hand-off budget: %d cycles, with HandOffBytes %d: %d", a, handOffBytes, b)
 	}
 }

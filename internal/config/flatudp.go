@@ -52,13 +52,13 @@ var flatUDPKeys = table[flatConfig]{
 		field("NumberOfBuffers", countOrAuto(), func(c *flatConfig) *int { return &c.NumberOfBuffers }).
 			Default("`\"auto\"`").
 			Doc(fmt.Sprintf("`\"auto\"` or 1..%d, ring size in cycles: the pre-trigger history (IndependentThread) and the queue between the RT thread and the sender thread; at most %d MiB of ring (each slot the datagram size rounded up to 128 bytes). A number is exactly that length, MARTe2's meaning (the MARTe2 importer always writes one in IndependentThread mode). `\"auto\"` is `NumberOfPreTriggers` plus the cycles of `HandOffTime` (500 ms) at the period of the thread that synchronises the datasource, within `HandOffBytes` (64 MiB): MARTe2 sends RealTimeThread cycles from the RT thread itself and has no queue to keep the length of; `-describe`, `/status` and the start-up log say the length chosen and the time its queue covers",
-				flatudp.MaxNumberOfBuffers, flatudp.MaxRingBytes>>20)),
+				flatMaxBuffers, flatMaxRingBytes>>20)),
 		field("HandOffTime", duration("200ms", "1s"), func(c *flatConfig) *time.Duration { return &c.HandOffTime }).
 			Default(fmt.Sprintf("`%q`", handOffTime.String())).
 			Doc("as for UDPStreamer, with `NumberOfBuffers = \"auto\"` only: the time of cycles the ring queues for the sender thread beyond the pre-trigger history"),
 		field("HandOffBytes", anyInt(), func(c *flatConfig) *int { return &c.HandOffBytes }).
 			NonZero().Unit("bytes").Default(shown(handOffBytes)).
-			Doc(fmt.Sprintf("1..%d, with `NumberOfBuffers = \"auto\"` only: the memory the whole ring may take", flatudp.MaxRingBytes)),
+			Doc(fmt.Sprintf("1..%d, with `NumberOfBuffers = \"auto\"` only: the memory the whole ring may take", flatMaxRingBytes)),
 		field("ByteOrder", named(wire.Little, wire.Big), func(c *flatConfig) *wire.ByteOrder { return &c.ByteOrder }),
 		field("TTL", anyInt(), func(c *flatConfig) *int { return &c.TTL }).
 			Only(multicast, "applies only to a multicast Address").

@@ -70,7 +70,7 @@ var rd100sKeys = table[rdConfig]{
 			Doc("0..65535; 0 = ephemeral"),
 		field("rate_hz", number(), func(c *rdConfig) *float64 { return &c.RateHz }).
 			Unit("Hz").NonZero().
-			Doc(fmt.Sprintf("> 0 and ≤ %g", rd100s.MaxRateHz)),
+			Doc(fmt.Sprintf("> 0 and ≤ %g", rdMaxRateHz)),
 		field("first_seq", integer[uint32](0, math.MaxUint32), func(c *rdConfig) *uint32 { return &c.FirstSeq }).
 			Doc("`seq` of the first packet"),
 		field("azimuth_signal", str(), func(c *rdConfig) *string { return &c.AzimuthSignal }).
@@ -151,12 +151,12 @@ var degradationKeys = table[degradations]{
 			Doc("≥ 0; drop one packet in N (0 = off)"),
 		degradation("burst_loss_ms", millis()).
 			Unit("ms").
-			Doc(fmt.Sprintf("0..%d; one outage of this length, starting when set; it ends by itself", rd100s.MaxBurstLoss.Milliseconds())),
+			Doc(fmt.Sprintf("0..%d; one outage of this length, starting when set; it ends by itself", rdMaxBurstLoss.Milliseconds())),
 		degradation("duplicate_probability", number()).
 			Doc("0..1"),
 		degradation("reorder_window_ms", millis()).
 			Unit("ms").
-			Doc(fmt.Sprintf("0..%d; each packet delayed by a random 0..window, so later ones overtake it", rd100s.MaxReorderWindow.Milliseconds())),
+			Doc(fmt.Sprintf("0..%d; each packet delayed by a random 0..window, so later ones overtake it", rdMaxReorderWindow.Milliseconds())),
 		degradation("jitter_ms", millisFloat()).
 			Unit("ms").
 			Doc("0 up to half the period (5 ms at 100 Hz, so packets never swap); maximum deviation of each send instant from the nominal grid"),

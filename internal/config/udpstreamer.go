@@ -43,7 +43,7 @@ var udpsConfigKeys = table[udpsConfig]{
 		field("Port", port(), func(c *udpsConfig) *int { return &c.Port }).
 			Doc("UDP port listened on"),
 		field("MaxPayloadSize", anyInt(), func(c *udpsConfig) *int { return &c.MaxPayloadSize }).
-			NonZero().Unit("bytes").Default(shown(udpstreamer.DefaultMaxPayloadSize)).
+			NonZero().Unit("bytes").Default(shown(udpsMaxPayloadSize)).
 			Doc("18..65507, bytes of a whole datagram, 17-byte header included. An update (8-byte timestamp + wire size of every signal) may need at most 65535 fragments, and so may the CONFIG message (4 + 136 bytes per signal)."),
 		field("Address", str(), func(c *udpsConfig) *string { return &c.Address }).
 			Doc("IP address to bind; `\"\"` = all interfaces"),
@@ -56,13 +56,13 @@ var udpsConfigKeys = table[udpsConfig]{
 			Doc("0 (normal scheduling) or 1.." + strconv.Itoa(cpu.MaxPriority) + ": the network thread's SCHED_FIFO priority (needs root or `CAP_SYS_NICE`). A late wake-up of the network thread is what skips cycles at high rates; whether SCHED_FIFO wakes it sooner depends on the machine: on the 2-CPU VM of BENCHMARKS.md it lowered the burst's loss at 2 kHz from 150 to 50 per million and raised the loss of the 64 KiB updates in the same run. Measure with `BenchmarkSustained`'s `fifo` variants; a deeper `HandOffDepth` is the surer cure. Pin it apart from the RT thread."),
 		field("HandOffDepth", countOrAuto(), func(c *udpsConfig) *int { return &c.HandOffDepth }).
 			Doc(fmt.Sprintf("`\"auto\"` or 1..%d, cycles that may wait for the network thread. `\"auto\"` chooses the depth by time: the cycles of `HandOffTime` (500 ms) at the period of the thread that synchronises the datasource, within `HandOffBytes` (64 MiB), at least 1; `-describe`, `/status` and the start-up log say the depth chosen and the time it covers. `1` is the protocol's latest-value-wins: a cycle not yet taken when the next one comes is replaced and counted in `cycles_skipped_total`. With N, the cycles queue in a ring of N preallocated buffers and each goes out as its own update, so a network thread that wakes up late catches up instead of skipping; only when N wait is the oldest overwritten (and counted). `Synchronise()` costs the same at any depth while the network thread keeps up, and never waits; with the ring full it writes buffers that have left the cache (1.4× at 64 KiB); the ring costs N copies of the signal memory (at most %d MiB). A network thread held off its CPU longer than the ring covers skips cycles (BENCHMARKS.md, *Sustained throughput*).",
-				udpstreamer.MaxHandOffDepth, udpstreamer.MaxHandOffBytes>>20)),
+				udpsMaxHandOffDepth, udpsMaxHandOffBytes>>20)),
 		field("HandOffTime", duration("200ms", "1s"), func(c *udpsConfig) *time.Duration { return &c.HandOffTime }).
 			Default(fmt.Sprintf("`%q`", handOffTime.String())).
 			Doc(fmt.Sprintf("duration, up to `%q`, with `HandOffDepth = \"auto\"` only: the time of cycles the ring holds, the longest stall of the network thread it rides out without skipping a cycle", maxHandOffTime.String())),
 		field("HandOffBytes", anyInt(), func(c *udpsConfig) *int { return &c.HandOffBytes }).
 			NonZero().Unit("bytes").Default(shown(handOffBytes)).
-			Doc(fmt.Sprintf("1..%d, with `HandOffDepth = \"auto\"` only: the memory the ring may take (each cycle 8 bytes plus the signal memory); a ring it limits covers less than `HandOffTime`, and says so", udpstreamer.MaxHandOffBytes)),
+			Doc(fmt.Sprintf("1..%d, with `HandOffDepth = \"auto\"` only: the memory the ring may take (each cycle 8 bytes plus the signal memory); a ring it limits covers less than `HandOffTime`, and says so", udpsMaxHandOffBytes)),
 		field("NetworkWait", named(netthread.WaitPaced, netthread.WaitSpin, netthread.WaitPark), func(c *udpsConfig) *netthread.WaitMode { return &c.NetworkWait }).
 			Doc("how the network thread waits for the next cycle. `paced`: it sleeps until shortly before the next cycle is due (the thread's period), spins until the cycle comes, then parks; how early it wakes and how long it spins are learnt from the cycles it catches and misses, so `Synchronise()` finds it spinning and makes no system call, for a few percent of a CPU at 1 kHz (BENCHMARKS.md, *Waiting for the next cycle*). `spin`: it spins for `NetworkSpin` after every update, then parks. `park`: it parks at once, and every `Synchronise()` wakes it with a system call. `streamerd_udpstreamer_network_wakeups_total` counts the cycles that found it asleep."),
 		field("NetworkSpin", duration("50us", "1ms"), func(c *udpsConfig) *time.Duration { return &c.NetworkSpin }).
