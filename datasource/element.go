@@ -3,7 +3,6 @@ package datasource
 import (
 	"encoding/binary"
 	"math"
-	"strconv"
 )
 
 // The raw bits of an element are the one form every reader of signal
@@ -96,19 +95,3 @@ func (t Type) FromFloat64(v float64) uint64 {
 }
 
 func clamp(v, lo, hi float64) float64 { return min(max(v, lo), hi) }
-
-// AppendRaw appends the text of raw bits of type t to b: integers (and a
-// char8 byte) exactly, floats in the shortest form that reads back to the
-// same value at their own precision (NaN, +Inf, -Inf as strconv writes
-// them). It allocates only to grow b.
-func (t Type) AppendRaw(b []byte, raw uint64) []byte {
-	switch t {
-	case Float32:
-		return strconv.AppendFloat(b, t.Float64(raw), 'g', -1, 32)
-	case Float64:
-		return strconv.AppendFloat(b, t.Float64(raw), 'g', -1, 64)
-	case Int8, Int16, Int32, Int64:
-		return strconv.AppendInt(b, int64(raw), 10)
-	}
-	return strconv.AppendUint(b, raw, 10)
-}

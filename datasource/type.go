@@ -103,14 +103,3 @@ func (m TimeMode) Valid() bool { return m < numTimeModes }
 
 // NeedsTimeSignal reports whether m takes its times from a time signal.
 func (m TimeMode) NeedsTimeSignal() bool { return m != PacketTime }
-
-// NeedsSamplingRate reports whether m derives times from SamplingRate.
-func (m TimeMode) NeedsSamplingRate() bool { return m == FirstSample || m == LastSample }
-
-// ParseTimeMode parses a MARTe2 time-mode name.
-func ParseTimeMode(s string) (TimeMode, error) {
-	if i := slices.Index(timeModeNames[:], s); i >= 0 {
-		return TimeMode(i), nil
-	}
-	return 0, fmt.Errorf("unknown time mode %q (want PacketTime, FullArray, FirstSample or LastSample)", s)
-}

@@ -348,5 +348,5 @@ func appendValue(b []byte, t datasource.Type, raw uint64, asJSON bool) []byte {
 	if f := t.Float64(raw); asJSON && t.IsFloat() && (math.IsNaN(f) || math.IsInf(f, 0)) {
 		return append(b, "null"...)
 	}
-	return t.AppendRaw(b, raw)
+	return cli.AppendRaw(b, t, raw)
 }

@@ -62,7 +62,7 @@ func timeDesc(s *datasource.Signal) string {
 		return s.TimeMode.String()
 	}
 	d := s.TimeMode.String() + "(" + cli.Escape(s.TimeSignal)
-	if s.TimeMode.NeedsSamplingRate() {
+	if s.TimeMode == datasource.FirstSample || s.TimeMode == datasource.LastSample {
 		d += ", " + fmtFloat(s.SamplingRate) + " Hz"
 	}
 	return d + ")"

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/internal/clip"
 	"github.com/streamerd/streamerd/quant"
 )
@@ -189,7 +190,7 @@ func putUint(b []byte, size int, v uint64) {
 
 // element returns element k of b (signal memory of type t) as text.
 func element(t datasource.Type, b []byte, k int) string {
-	return string(t.AppendRaw(nil, t.Raw(b[k*t.Size():], binary.NativeEndian)))
+	return string(cli.AppendRaw(nil, t, t.Raw(b[k*t.Size():], binary.NativeEndian)))
 }
 
 // formatValue is the inverse of parseValue, at most about max bytes: one

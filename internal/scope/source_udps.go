@@ -268,7 +268,7 @@ func udpsTimeDesc(s *datasource.Signal) string {
 		return s.TimeMode.String() + " (server clock)"
 	}
 	d := s.TimeMode.String() + "(" + s.TimeSignal
-	if s.TimeMode.NeedsSamplingRate() {
+	if s.TimeMode == datasource.FirstSample || s.TimeMode == datasource.LastSample {
 		d += ", " + strconv.FormatFloat(s.SamplingRate, 'g', -1, 64) + " Hz"
 	}
 	return d + ")"
