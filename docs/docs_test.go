@@ -335,10 +335,13 @@ func TestStatusFieldsDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rdStatus := reflect.TypeOf(rd.StatusReport())
+	status := func(ds interface{ Internals() any }) any {
+		return ds.Internals().(interface{ StatusReport() any }).StatusReport()
+	}
+	rdStatus := reflect.TypeOf(status(rd))
 	events, _ := rdStatus.FieldByName("Events")
 	for _, ty := range []reflect.Type{reflect.TypeOf(app.Status{}), reflect.TypeOf(app.ThreadStatus{}), reflect.TypeOf(app.ForceStatus{}),
-		reflect.TypeOf(app.Event{}), reflect.TypeOf(udps.StatusReport()), reflect.TypeOf(flat.StatusReport()), rdStatus, events.Type.Elem(),
+		reflect.TypeOf(app.Event{}), reflect.TypeOf(status(udps)), reflect.TypeOf(status(flat)), rdStatus, events.Type.Elem(),
 		reflect.TypeOf(replay.Status{}), reflect.TypeOf(forensics.Status{}), reflect.TypeOf(forensics.SourceStatus{}),
 		reflect.TypeOf(forensics.EventStatus{}), reflect.TypeOf(forensics.EvidenceStatus{})} {
 		jsonFields(ty, fields)
@@ -347,7 +350,7 @@ func TestStatusFieldsDocumented(t *testing.T) {
 	var st struct {
 		Degradations map[string]any `json:"degradations"`
 	}
-	b, _ := json.Marshal(rd.StatusReport())
+	b, _ := json.Marshal(status(rd))
 	if err := json.Unmarshal(b, &st); err != nil || len(st.Degradations) == 0 {
 		t.Fatalf("degradations of %s: %v", b, err)
 	}

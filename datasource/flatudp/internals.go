@@ -1,10 +1,14 @@
 package flatudp
 
-import "time"
+import (
+	"net/netip"
+	"time"
+)
 
 // Internals returns what streamerd's daemon uses of a Sender beyond the
-// DataSource contract: the instants of refused cycles and the sender
-// thread's id (forensics), the time the ring's queue covers. A program
+// DataSource contract: the snapshot of /status, the instants of refused
+// cycles and the sender thread's id (forensics), the time the ring's
+// queue covers, the socket's address. A program
 // finds each by asserting on the result the interface it needs; they
 // follow the daemon, not a compatibility promise, and an embedder has no
 // need of them.
@@ -12,6 +16,15 @@ func (s *Sender) Internals() any { return (*internals)(s) }
 
 // internals is a Sender seen by the daemon (Internals).
 type internals Sender
+
+// StatusReport returns a snapshot to encode as JSON (docs/status.md
+// names every field), for a program that lists producers of every class
+// together (streamerd's /status).
+func (x *internals) StatusReport() any { return (*Sender)(x).snapshot() }
+
+// LocalAddr returns the address the sending socket is bound to (valid
+// after Open or PrepareNextState).
+func (x *internals) LocalAddr() netip.AddrPort { return (*Sender)(x).localAddr() }
 
 // DrainSkips copies into dst the instants (cpu.Now nanoseconds) of the
 // cycles refused since the last call because the ring was full (the sender

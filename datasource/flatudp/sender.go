@@ -187,9 +187,9 @@ func (s *Sender) AllocateMemory() error {
 // (after AllocateMemory or Start, before Close).
 func (s *Sender) GetSignalMemoryBuffer(i int) ([]byte, error) { return s.life.Buffer(i) }
 
-// LocalAddr returns the address the sending socket is bound to (valid after
-// PrepareNextState).
-func (s *Sender) LocalAddr() netip.AddrPort {
+// localAddr returns the address the sending socket is bound to (valid after
+// Open or PrepareNextState).
+func (s *Sender) localAddr() netip.AddrPort {
 	if !s.started.Load() || s.conn == nil {
 		return netip.AddrPort{}
 	}
@@ -249,7 +249,7 @@ func (s *Sender) start() error {
 	s.thread = th
 	s.started.Store(true)
 	s.running.Store(true)
-	s.log.Info("FlatUDP sending", "destination", s.dst.String(), "local", s.LocalAddr().String(),
+	s.log.Info("FlatUDP sending", "destination", s.dst.String(), "local", s.localAddr().String(),
 		"execution_mode", s.cfg.ExecutionMode.String(), "byte_order", s.cfg.ByteOrder.String(),
 		"datagram_bytes", s.layout.Size, "buffers", s.buffers, "queue", s.queue.String(),
 		"pre_triggers", s.cfg.NumberOfPreTriggers, "post_triggers", s.cfg.NumberOfPostTriggers,
@@ -464,10 +464,6 @@ type statusReport struct {
 	DestinationUnreachable bool `json:"destination_unreachable"`
 }
 
-// StatusReport returns a snapshot to encode as JSON, for a program that lists
-// producers of every class together (streamerd's /status).
-func (s *Sender) StatusReport() any { return s.snapshot() }
-
 // Describe returns one line on the datagrams for a layout listing
 // (streamerd -describe).
 func (s *Sender) Describe() string {
@@ -513,7 +509,7 @@ func (s *Sender) snapshot() statusReport {
 
 		DestinationUnreachable: s.m.unreachable.Get() != 0,
 	}
-	if a := s.LocalAddr(); a.IsValid() {
+	if a := s.localAddr(); a.IsValid() {
 		st.Local = a.String()
 	}
 	return st

@@ -622,7 +622,7 @@ func TestIPv6Loopback(t *testing.T) {
 	if got := h.collect(1); !slices.Equal(got, []uint32{42}) {
 		t.Errorf("received %v", got)
 	}
-	if a := h.s.LocalAddr(); !a.Addr().Is6() {
+	if a := h.s.localAddr(); !a.Addr().Is6() {
 		t.Errorf("local address %v", a)
 	}
 }
@@ -636,7 +636,7 @@ func TestLifecycleErrors(t *testing.T) {
 	if err := s.Synchronise(); err == nil {
 		t.Error("Synchronise before AllocateMemory succeeded")
 	}
-	if a := s.LocalAddr(); a.IsValid() {
+	if a := s.localAddr(); a.IsValid() {
 		t.Errorf("LocalAddr before start: %v", a)
 	}
 	if err := s.AllocateMemory(); err != nil {

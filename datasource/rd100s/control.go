@@ -137,14 +137,6 @@ func (e *Encoder) restart(value string) error {
 	return nil
 }
 
-// Degradation returns the value of degradation key as Set takes it, as
-// the encoder applies it now: for burst_loss_ms the time left of a burst
-// in progress, for seq_jump a jump not applied yet. Any goroutine.
-func (e *Encoder) Degradation(key string) (string, error) {
-	d := e.state()
-	return d.get(key)
-}
-
 // state returns the current degradations; BurstLoss is the time left of
 // a burst in progress and SeqJump a jump not applied yet.
 func (e *Encoder) state() degradations {

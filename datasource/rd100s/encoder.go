@@ -37,7 +37,7 @@ var ErrNotRunning = errors.New("rd100s: encoder is not running")
 // Encoder is an RD100S encoder emulator datasource. Its datasource methods
 // follow the datasource.DataSource contract (Synchronise from the RT thread
 // only; the rest from the goroutine that builds and stops the application).
-// The control methods (Set, Degradation, StatusReport)
+// The control methods (Set, and those of Internals)
 // are safe from any goroutine.
 type Encoder struct {
 	life     lifecycle.Lifecycle
@@ -152,9 +152,9 @@ func (e *Encoder) AllocateMemory() error {
 // (after AllocateMemory or Start, before Close).
 func (e *Encoder) GetSignalMemoryBuffer(i int) ([]byte, error) { return e.life.Buffer(i) }
 
-// LocalAddr returns the address the socket is bound to: valid after Open,
+// localAddr returns the address the socket is bound to: valid after Open,
 // PrepareNextState or Start (the zero AddrPort before).
-func (e *Encoder) LocalAddr() netip.AddrPort {
+func (e *Encoder) localAddr() netip.AddrPort {
 	if !e.started.Load() {
 		return netip.AddrPort{}
 	}
@@ -226,7 +226,7 @@ func (e *Encoder) startThread() error {
 		return fmt.Errorf("datasource %q: network thread: %w", e.cfg.Name, err)
 	}
 	e.thread = th
-	e.log.Info("RD100S encoder emitting", "spec", spec, "dest", e.dst.String(), "source", e.LocalAddr().String(),
+	e.log.Info("RD100S encoder emitting", "spec", spec, "dest", e.dst.String(), "source", e.localAddr().String(),
 		"rate_hz", e.cfg.RateHz, "first_seq", e.cfg.FirstSeq, "cpu_mask", e.cfg.CPUMask.String(), "priority", e.cfg.Priority)
 	return nil
 }
@@ -313,10 +313,6 @@ type statusReport struct {
 	DestinationUnreachable bool `json:"destination_unreachable"`
 }
 
-// StatusReport returns a snapshot to encode as JSON, for a program that lists
-// producers of every class together (streamerd's /status).
-func (e *Encoder) StatusReport() any { return e.snapshot() }
-
 // Describe returns one line on the packets for a layout listing
 // (streamerd -describe).
 func (e *Encoder) Describe() string {
@@ -353,7 +349,7 @@ func (e *Encoder) snapshot() statusReport {
 		s.Active = []string{}
 	}
 	if e.started.Load() {
-		s.Source = e.LocalAddr().String()
+		s.Source = e.localAddr().String()
 		s.TUs = e.tUs(now)
 	}
 	return s

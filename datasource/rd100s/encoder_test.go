@@ -306,7 +306,7 @@ func TestLossProbability(t *testing.T) {
 func TestBurstLoss(t *testing.T) {
 	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
 		mustSet(t, e, "burst_loss_ms", "40")
-		if v, err := e.Degradation("burst_loss_ms"); err != nil || !(testenv.Must(strconv.ParseFloat(v, 64)) > 0 && testenv.Must(strconv.ParseFloat(v, 64)) <= 40) {
+		if v, err := e.Internals().(*internals).Degradation("burst_loss_ms"); err != nil || !(testenv.Must(strconv.ParseFloat(v, 64)) > 0 && testenv.Must(strconv.ParseFloat(v, 64)) <= 40) {
 			t.Errorf("burst left %q ms, %v", v, err)
 		}
 		waitFor(t, "burst end", func() bool { return len(eventsOf(e, "burst_loss")) == 2 })
@@ -323,10 +323,10 @@ func TestBurstLoss(t *testing.T) {
 	} else if dt := ev[1].TUs - ev[0].TUs; dt < 39000 || dt > 41000 {
 		t.Errorf("burst lasted %d µs of emitter time", dt)
 	}
-	if v, _ := e.Degradation("burst_loss_ms"); v != "0" {
+	if v, _ := e.Internals().(*internals).Degradation("burst_loss_ms"); v != "0" {
 		t.Errorf("burst still reported: %q ms left", v)
 	}
-	if _, err := e.Degradation("bursty"); err == nil {
+	if _, err := e.Internals().(*internals).Degradation("bursty"); err == nil {
 		t.Error("an unknown degradation read back")
 	}
 	checkEvents(t, e, "burst_loss", 1, 1)

@@ -49,7 +49,7 @@ func TestLifecycleErrors(t *testing.T) {
 	cfg.SrcPort = port
 	e := startEnc(t, cfg, r)
 	run(t, e)
-	if got := e.LocalAddr().Port(); got != uint16(port) {
+	if got := e.localAddr().Port(); got != uint16(port) {
 		t.Errorf("bound to port %d, want %d", got, port)
 	}
 	if err := e.PrepareNextState(); !errors.Is(err, datasource.ErrStarted) {

@@ -1,18 +1,31 @@
 package udpstreamer
 
-import "time"
+import (
+	"net/netip"
+	"time"
+)
 
 // Internals returns what streamerd's daemon and tools use of a Streamer
-// beyond the DataSource contract: the instants of skipped cycles and the
-// network thread's id (forensics), the times from Synchronise to send
-// (timings), the in-process tap (the web scope), the ring's state (a
-// replay's pacing). A program finds each by asserting on the result the
+// beyond the DataSource contract: the snapshot of /status, the instants of
+// skipped cycles and the network thread's id (forensics), the times from
+// Synchronise to send (timings), the in-process tap (the web scope), the
+// ring's state and the session's client (a replay's pacing). A program finds each by asserting on the result the
 // interface it needs; they follow the daemon, not a compatibility
 // promise, and an embedder has no need of them.
 func (s *Streamer) Internals() any { return (*internals)(s) }
 
 // internals is a Streamer seen by the daemon (Internals).
 type internals Streamer
+
+// StatusReport returns a snapshot to encode as JSON (docs/status.md
+// names every field), for a program that lists producers of every class
+// together (streamerd's /status).
+func (x *internals) StatusReport() any { return (*Streamer)(x).snapshot() }
+
+// Client returns the address of the client holding the session, the zero
+// AddrPort while none does: a program that streams only while someone
+// listens waits for it to be valid. Any goroutine.
+func (x *internals) Client() netip.AddrPort { return (*Streamer)(x).sessionClient() }
 
 // DrainSkips copies into dst the instants (cpu.Now nanoseconds) of the
 // cycles skipped since the last call (a lock timeout, or a cycle

@@ -465,10 +465,6 @@ func (s *Streamer) snapshot() statusReport {
 	return st
 }
 
-// StatusReport returns a snapshot to encode as JSON, for a program that lists
-// producers of every class together (streamerd's /status).
-func (s *Streamer) StatusReport() any { return s.snapshot() }
-
 // Describe returns one line on the DATA datagrams for a layout listing
 // (streamerd -describe); valid after AllocateMemory.
 func (s *Streamer) Describe() string {

@@ -54,7 +54,7 @@ func TestGarbageAtProducerPorts(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			a, _ := startFile(t, exampleFile(t, name))
 			ds := a.sources[0].ds
-			port := ds.(interface{ LocalAddr() netip.AddrPort }).LocalAddr().Port()
+			port := internalsOf(ds).(interface{ LocalAddr() netip.AddrPort }).LocalAddr().Port()
 			sent := func() uint64 {
 				b, err := json.Marshal(statusOf(ds))
 				if err != nil {
@@ -88,14 +88,15 @@ func TestGarbageAtProducerPorts(t *testing.T) {
 	}
 }
 
-// Every producer reports its status and sums up its datagrams.
+// Every producer reports its status (through its Internals) and sums up
+// its datagrams.
 var (
-	_ statusReporter = (*udpstreamer.Streamer)(nil)
-	_ statusReporter = (*flatudp.Sender)(nil)
-	_ statusReporter = (*rd100s.Encoder)(nil)
-	_ describer      = (*udpstreamer.Streamer)(nil)
-	_ describer      = (*flatudp.Sender)(nil)
-	_ describer      = (*rd100s.Encoder)(nil)
+	_ interface{ Internals() any } = (*udpstreamer.Streamer)(nil)
+	_ interface{ Internals() any } = (*flatudp.Sender)(nil)
+	_ interface{ Internals() any } = (*rd100s.Encoder)(nil)
+	_ describer                    = (*udpstreamer.Streamer)(nil)
+	_ describer                    = (*flatudp.Sender)(nil)
+	_ describer                    = (*rd100s.Encoder)(nil)
 )
 
 // checkLabelSets fails when a metric name is exported with two sets of

@@ -117,8 +117,11 @@ func (a *App) Degrade(dsName, key, value string) (string, error) {
 		if s.cfg.Name != dsName {
 			continue
 		}
-		d, ok := s.ds.(degrader)
-		if !ok {
+		d, ok := s.ds.(interface{ Set(key, value string) error })
+		r, readable := internalsOf(s.ds).(interface {
+			Degradation(key string) (string, error)
+		})
+		if !ok || !readable {
 			return "", fmt.Errorf("datasource %q (%s) has no degradations", dsName, s.cfg.Class)
 		}
 		if len(key) > maxDegradeValue {
@@ -133,7 +136,7 @@ func (a *App) Degrade(dsName, key, value string) (string, error) {
 		if err := d.Set(key, value); err != nil {
 			return "", err
 		}
-		if v, err := d.Degradation(key); err == nil {
+		if v, err := r.Degradation(key); err == nil {
 			return v, nil
 		}
 		return "applied", nil // a one-shot action such as restart
@@ -156,11 +159,4 @@ func plainDecimal(s string) bool {
 	}
 	t := strings.ToLower(strings.TrimLeft(strings.TrimSpace(s), "+-"))
 	return !(strings.HasPrefix(t, "0x") || strings.HasPrefix(t, "0b") || strings.HasPrefix(t, "0o"))
-}
-
-// degrader is what an RD100S datasource offers the operator; it records
-// its own events.
-type degrader interface {
-	Set(key, value string) error
-	Degradation(key string) (string, error)
 }

@@ -322,7 +322,7 @@ var soakProbeSignals = []datasource.Signal{{Name: "x", Type: datasource.Uint8}}
 // handOffPeak returns the most cycles st's hand-off ring has held, read
 // from its status report as /status reads it.
 func handOffPeak(t *testing.T, st *udpstreamer.Streamer) int {
-	b, err := json.Marshal(st.StatusReport())
+	b, err := json.Marshal(statusOf(st))
 	if err != nil {
 		t.Fatal(err)
 	}

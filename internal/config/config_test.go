@@ -648,7 +648,7 @@ func TestDocumentedBounds(t *testing.T) {
 	if want := fmt.Sprintf("(MaxPayloadSize %d)", udpsMaxPayloadSize); !strings.Contains(d, want) || !strings.Contains(d, fmt.Sprintf("%d cycles (auto), %v", handOffTime/time.Millisecond, handOffTime)) {
 		t.Errorf("describe %q", d)
 	}
-	b, _ := json.Marshal(s.StatusReport())
+	b, _ := json.Marshal(s.Internals().(interface{ StatusReport() any }).StatusReport())
 	var st struct {
 		Covers float64 `json:"hand_off_covers_ms"`
 	}
@@ -661,7 +661,7 @@ func TestDocumentedBounds(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		b, _ := json.Marshal(s.StatusReport())
+		b, _ := json.Marshal(s.Internals().(interface{ StatusReport() any }).StatusReport())
 		var st struct {
 			Depth int `json:"hand_off_depth"`
 		}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/netip"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -91,7 +92,7 @@ func TestRecordUDPStreamerLive(t *testing.T) {
 	s := startStreamer(t, liveSignals(), 256)
 	path := filepath.Join(t.TempDir(), "live.parquet")
 	sess, stop := runSession(t, &UDPStreamerSource{Server: s.LocalAddr().String(), Codes: true}, Options{Path: path, RowGroupBytes: 4 << 10})
-	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Client().IsValid() })
+	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return sessionClient(s).IsValid() })
 	const n = 500
 	for i := range n {
 		publish(s, i)
@@ -289,4 +290,9 @@ func (m *runtimeMemStats) read() {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	m.mallocs = ms.Mallocs
+}
+
+// sessionClient returns the client holding s's session (its Internals).
+func sessionClient(s *udpstreamer.Streamer) netip.AddrPort {
+	return s.Internals().(interface{ Client() netip.AddrPort }).Client()
 }

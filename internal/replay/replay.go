@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"slices"
 	"strconv"
 	"sync"
@@ -160,10 +161,13 @@ type Replay struct {
 
 // pacer is what a Replay uses of its Streamer beyond the DataSource
 // contract, from udpstreamer's Internals: how many cycles wait for the
-// network thread, and the publication of a row after lost updates.
+// network thread, the publication of a row after lost updates, the
+// session's client, the Streamer's /status.
 type pacer interface {
 	Waiting() int
 	SynchroniseAfterGap(lost uint32) error
+	Client() netip.AddrPort
+	StatusReport() any
 }
 
 // New opens the recording at path, checks it and builds the Streamer that
@@ -422,7 +426,7 @@ func (s Status) MarshalJSON() ([]byte, error) {
 
 // StatusReport returns Status as an any.
 func (r *Replay) StatusReport() any {
-	st := Status{Streamer: r.s.StatusReport(), Class: ClassReplay, File: r.path, FileRows: r.numRows, Speed: speedText(r.opts.Speed),
+	st := Status{Streamer: r.p.StatusReport(), Class: ClassReplay, File: r.path, FileRows: r.numRows, Speed: speedText(r.opts.Speed),
 		Loop: r.opts.Loop, Stats: r.Stats()}
 	st.PositionSeconds = st.PositionTime.Seconds()
 	select {
@@ -529,7 +533,7 @@ func (r *Replay) play(stop <-chan struct{}) {
 
 // waitClient waits until a client holds the session; false on stop.
 func (r *Replay) waitClient(stop <-chan struct{}) bool {
-	for !r.s.Client().IsValid() {
+	for !r.p.Client().IsValid() {
 		if !sleepFor(10*time.Millisecond, stop) {
 			return false
 		}

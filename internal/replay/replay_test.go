@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,7 +37,7 @@ func TestRoundTrip(t *testing.T) {
 
 	s := replaytest.Live(t)
 	sessA, stopA := replaytest.RecordFrom(t, s.LocalAddr().String(), a)
-	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Client().IsValid() })
+	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return sessionClient(s).IsValid() })
 	const n = 300
 	for i := range n {
 		replaytest.Cycle(s, i, gapAt[i])
@@ -106,7 +107,7 @@ func TestReplayLoopsAndStops(t *testing.T) {
 	a := filepath.Join(t.TempDir(), "a.parquet")
 	s := replaytest.Live(t)
 	sess, stop := replaytest.RecordFrom(t, s.LocalAddr().String(), a)
-	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Client().IsValid() })
+	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return sessionClient(s).IsValid() })
 	for i := range 20 {
 		replaytest.Cycle(s, i, 0)
 	}
@@ -149,7 +150,7 @@ func TestBadFilesNameTheFileAndTheProblem(t *testing.T) {
 	good := filepath.Join(dir, "good.parquet")
 	s := replaytest.Live(t)
 	sess, stop := replaytest.RecordFrom(t, s.LocalAddr().String(), good)
-	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Client().IsValid() })
+	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return sessionClient(s).IsValid() })
 	for i := range 50 {
 		replaytest.Cycle(s, i, 0)
 	}
@@ -260,4 +261,9 @@ func lifecycle(t *testing.T, ds datasource.DataSource) {
 	want("second PrepareNextState", ds.PrepareNextState(), datasource.ErrStarted)
 	want("Close", ds.Close(), nil)
 	want("second Close", ds.Close(), nil)
+}
+
+// sessionClient returns the client holding s's session (its Internals).
+func sessionClient(s *udpstreamer.Streamer) netip.AddrPort {
+	return s.Internals().(interface{ Client() netip.AddrPort }).Client()
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net/netip"
 	"sync"
 	"testing"
 	"time"
@@ -121,7 +122,7 @@ func Record(tb testing.TB, path string, n int, gaps map[int]uint32) string {
 	tb.Helper()
 	s := Live(tb)
 	sess, stop := RecordFrom(tb, s.LocalAddr().String(), path)
-	testenv.Eventually(tb, "the recorder connects", 10*time.Second, func() bool { return s.Client().IsValid() })
+	testenv.Eventually(tb, "the recorder connects", 10*time.Second, func() bool { return sessionClient(s).IsValid() })
 	for i := range n {
 		Cycle(s, i, gaps[i])
 	}
@@ -171,4 +172,9 @@ func Rows(tb testing.TB, path string) (*record.Layout, [][]uint64) {
 		}
 		out = append(out, raw)
 	}
+}
+
+// sessionClient returns the client holding s's session (its Internals).
+func sessionClient(s *udpstreamer.Streamer) netip.AddrPort {
+	return s.Internals().(interface{ Client() netip.AddrPort }).Client()
 }

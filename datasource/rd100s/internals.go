@@ -1,0 +1,30 @@
+package rd100s
+
+import "net/netip"
+
+// Internals returns what streamerd's daemon uses of an Encoder beyond the
+// DataSource contract: the snapshot of /status, the socket's address, a
+// degradation read back for the operator. A program finds each by
+// asserting on the result the interface it needs; they follow the daemon,
+// not a compatibility promise, and an embedder has no need of them.
+func (e *Encoder) Internals() any { return (*internals)(e) }
+
+// internals is an Encoder seen by the daemon (Internals).
+type internals Encoder
+
+// StatusReport returns a snapshot to encode as JSON (docs/status.md
+// names every field), for a program that lists producers of every class
+// together (streamerd's /status).
+func (x *internals) StatusReport() any { return (*Encoder)(x).snapshot() }
+
+// LocalAddr returns the address the socket is bound to: valid after Open,
+// PrepareNextState or Start (the zero AddrPort before).
+func (x *internals) LocalAddr() netip.AddrPort { return (*Encoder)(x).localAddr() }
+
+// Degradation returns the value of degradation key as Set takes it, as
+// the encoder applies it now: for burst_loss_ms the time left of a burst
+// in progress, for seq_jump a jump not applied yet. Any goroutine.
+func (x *internals) Degradation(key string) (string, error) {
+	d := (*Encoder)(x).state()
+	return d.get(key)
+}
