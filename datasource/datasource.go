@@ -23,10 +23,9 @@ import "errors"
 // docs/embedding.md gives the whole table, and the Go-shaped path every
 // producer of this module offers beside the contract: Start(ctx), which
 // allocates, opens and starts, and closes when ctx is done. Every producer
-// also offers Describe() string (a line on its datagrams), and
-// Internals() any, what streamerd's daemon uses beyond the contract (its
-// /status snapshot among them), which a program listing producers of
-// every class finds by type assertion.
+// also offers Internals() any, what streamerd's daemon uses beyond the
+// contract (its /status snapshot, its -describe line...), which a program
+// listing producers of every class finds by type assertion.
 //
 // Every producer of this module also opens its sockets in a step of its
 // own, Open() error: called once between AllocateMemory and

@@ -6,7 +6,7 @@ import (
 )
 
 // Internals returns what streamerd's daemon uses of a Sender beyond the
-// DataSource contract: the snapshot of /status, the instants of refused
+// DataSource contract: the snapshot of /status and the line of -describe, the instants of refused
 // cycles and the sender thread's id (forensics), the time the ring's
 // queue covers, the socket's address. A program
 // finds each by asserting on the result the interface it needs; they
@@ -16,6 +16,10 @@ func (s *Sender) Internals() any { return (*internals)(s) }
 
 // internals is a Sender seen by the daemon (Internals).
 type internals Sender
+
+// Describe returns one line on the datagrams for a layout listing
+// (streamerd -describe); valid after AllocateMemory.
+func (x *internals) Describe() string { return (*Sender)(x).describe() }
 
 // StatusReport returns a snapshot to encode as JSON (docs/status.md
 // names every field), for a program that lists producers of every class

@@ -464,9 +464,9 @@ type statusReport struct {
 	DestinationUnreachable bool `json:"destination_unreachable"`
 }
 
-// Describe returns one line on the datagrams for a layout listing
+// describe returns one line on the datagrams for a layout listing
 // (streamerd -describe).
-func (s *Sender) Describe() string {
+func (s *Sender) describe() string {
 	return fmt.Sprintf("datagram: %d bytes to %v, %s, byte order %s; ring: %d cycles, queue for the sender thread: %v; network wait: %v",
 		s.layout.Size, s.dst, s.cfg.ExecutionMode, s.cfg.ByteOrder, s.buffers, s.queue, s.wait.Mode())
 }

@@ -313,9 +313,9 @@ type statusReport struct {
 	DestinationUnreachable bool `json:"destination_unreachable"`
 }
 
-// Describe returns one line on the packets for a layout listing
+// describe returns one line on the packets for a layout listing
 // (streamerd -describe).
-func (e *Encoder) Describe() string {
+func (e *Encoder) describe() string {
 	return fmt.Sprintf("%d-byte %s packets to %v at %g Hz", wire.PacketSize, spec, e.dst, e.cfg.RateHz)
 }
 

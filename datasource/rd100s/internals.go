@@ -3,7 +3,7 @@ package rd100s
 import "net/netip"
 
 // Internals returns what streamerd's daemon uses of an Encoder beyond the
-// DataSource contract: the snapshot of /status, the socket's address, a
+// DataSource contract: the snapshot of /status and the line of -describe, the socket's address, a
 // degradation read back for the operator. A program finds each by
 // asserting on the result the interface it needs; they follow the daemon,
 // not a compatibility promise, and an embedder has no need of them.
@@ -11,6 +11,10 @@ func (e *Encoder) Internals() any { return (*internals)(e) }
 
 // internals is an Encoder seen by the daemon (Internals).
 type internals Encoder
+
+// Describe returns one line on the datagrams for a layout listing
+// (streamerd -describe); valid after AllocateMemory.
+func (x *internals) Describe() string { return (*Encoder)(x).describe() }
 
 // StatusReport returns a snapshot to encode as JSON (docs/status.md
 // names every field), for a program that lists producers of every class

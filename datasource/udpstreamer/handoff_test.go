@@ -226,7 +226,7 @@ func TestAutoHandOffKeepsAStall(t *testing.T) {
 	if st.HandOffDepth != 500 || !st.HandOffAuto || st.HandOffCoversMs != 500 || st.NetworkWait != "paced" {
 		t.Errorf("status %+v", st)
 	}
-	if d := s.Describe(); !strings.Contains(d, "hand-off ring: 500 cycles (auto), 500ms at 1ms a cycle") || !strings.Contains(d, "network wait: paced") {
+	if d := s.describe(); !strings.Contains(d, "hand-off ring: 500 cycles (auto), 500ms at 1ms a cycle") || !strings.Contains(d, "network wait: paced") {
 		t.Errorf("Describe: %q", d)
 	}
 	c := connected(t, s)

@@ -6,7 +6,7 @@ import (
 )
 
 // Internals returns what streamerd's daemon and tools use of a Streamer
-// beyond the DataSource contract: the snapshot of /status, the instants of
+// beyond the DataSource contract: the snapshot of /status and the line of -describe, the instants of
 // skipped cycles and the network thread's id (forensics), the times from
 // Synchronise to send (timings), the in-process tap (the web scope), the
 // ring's state and the session's client (a replay's pacing). A program finds each by asserting on the result the
@@ -16,6 +16,10 @@ func (s *Streamer) Internals() any { return (*internals)(s) }
 
 // internals is a Streamer seen by the daemon (Internals).
 type internals Streamer
+
+// Describe returns one line on the datagrams for a layout listing
+// (streamerd -describe); valid after AllocateMemory.
+func (x *internals) Describe() string { return (*Streamer)(x).describe() }
 
 // StatusReport returns a snapshot to encode as JSON (docs/status.md
 // names every field), for a program that lists producers of every class

@@ -465,9 +465,9 @@ func (s *Streamer) snapshot() statusReport {
 	return st
 }
 
-// Describe returns one line on the DATA datagrams for a layout listing
+// describe returns one line on the DATA datagrams for a layout listing
 // (streamerd -describe); valid after AllocateMemory.
-func (s *Streamer) Describe() string {
+func (s *Streamer) describe() string {
 	return fmt.Sprintf("DATA payload: %d bytes in %d fragment(s) of at most %d bytes (MaxPayloadSize %d), port %d; hand-off ring: %v; network wait: %v",
 		s.dataLayout.Payload, s.dataLayout.Fragments, s.dataLayout.Chunk, s.cfg.MaxPayloadSize, s.cfg.Port, s.handOff, s.wait.Mode())
 }

@@ -644,7 +644,7 @@ func TestDocumentedBounds(t *testing.T) {
 	if err := s.AllocateMemory(); err != nil {
 		t.Fatal(err)
 	}
-	d := s.Describe()
+	d := s.Internals().(interface{ Describe() string }).Describe()
 	if want := fmt.Sprintf("(MaxPayloadSize %d)", udpsMaxPayloadSize); !strings.Contains(d, want) || !strings.Contains(d, fmt.Sprintf("%d cycles (auto), %v", handOffTime/time.Millisecond, handOffTime)) {
 		t.Errorf("describe %q", d)
 	}

@@ -162,12 +162,13 @@ type Replay struct {
 // pacer is what a Replay uses of its Streamer beyond the DataSource
 // contract, from udpstreamer's Internals: how many cycles wait for the
 // network thread, the publication of a row after lost updates, the
-// session's client, the Streamer's /status.
+// session's client, the Streamer's /status and -describe line.
 type pacer interface {
 	Waiting() int
 	SynchroniseAfterGap(lost uint32) error
 	Client() netip.AddrPort
 	StatusReport() any
+	Describe() string
 }
 
 // New opens the recording at path, checks it and builds the Streamer that
@@ -442,7 +443,7 @@ func (r *Replay) StatusReport() any {
 
 // Describe returns one line on the datagrams.
 func (r *Replay) Describe() string {
-	return r.s.Describe() + fmt.Sprintf("; replaying %s (%d rows)", r.path, r.numRows)
+	return r.p.Describe() + fmt.Sprintf("; replaying %s (%d rows)", r.path, r.numRows)
 }
 
 // Bounds of the pacing.
