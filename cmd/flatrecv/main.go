@@ -125,7 +125,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if o.form == "stats" {
 		wg.Go(func() { printStats(ctx, r, o.interval, stdout) })
 	}
-	code := receive(ctx, r, o, order, stdout, stderr)
+	code := receive(ctx, r, l, o, order, stdout, stderr)
 	cancel()
 	wg.Wait()
 	st := r.Stats()
@@ -147,12 +147,12 @@ func layoutOf(o options) (*wire.Layout, wire.ByteOrder, error) {
 // receive reads datagrams until -n of them, the end of ctx or an error,
 // printing a row for each unless only stats are wanted, and returns the
 // exit code.
-func receive(ctx context.Context, r *client.Receiver, o options, order wire.ByteOrder, stdout, stderr io.Writer) int {
+func receive(ctx context.Context, r *client.Receiver, l *wire.Layout, o options, order wire.ByteOrder, stdout, stderr io.Writer) int {
 	out := bufio.NewWriterSize(stdout, 64<<10)
 	defer out.Flush()
 	var rw *rowWriter
 	if o.form != "stats" {
-		rw = newRowWriter(r.Layout(), o.form == "json")
+		rw = newRowWriter(l, o.form == "json")
 		if o.form == "csv" {
 			out.Write(rw.header())
 			out.Flush()
@@ -162,7 +162,7 @@ func receive(ctx context.Context, r *client.Receiver, o options, order wire.Byte
 		b, from, err := r.Read()
 		if err != nil {
 			if errors.Is(err, wire.ErrSize) {
-				fmt.Fprintf(stderr, "flatrecv: datagram of %d bytes from %v, expected %d, check the signal list\n", len(b), from, r.Layout().Size)
+				fmt.Fprintf(stderr, "flatrecv: datagram of %d bytes from %v, expected %d, check the signal list\n", len(b), from, l.Size)
 				continue
 			}
 			if !errors.Is(err, net.ErrClosed) || ctx.Err() == nil {
@@ -182,7 +182,7 @@ func receive(ctx context.Context, r *client.Receiver, o options, order wire.Byte
 
 func listen(o options) (*net.UDPConn, error) {
 	if o.group == "" {
-		return client.ListenUnicast(o.listen)
+		return cli.ListenUDP(o.listen)
 	}
 	_, p, err := net.SplitHostPort(o.listen)
 	if err != nil {

@@ -63,7 +63,7 @@ func TestEndToEndNoAllocs(t *testing.T) {
 				h := start(t, cfg, nil)
 				var received atomic.Uint64
 				done := make(chan struct{})
-				h.r.Conn().SetReadDeadline(time.Now().Add(120 * time.Second))
+				h.conn.SetReadDeadline(time.Now().Add(120 * time.Second))
 				go func() {
 					defer close(done)
 					for {

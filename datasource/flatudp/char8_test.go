@@ -33,7 +33,7 @@ func TestChar8BitExact(t *testing.T) {
 		if !slices.Equal(b, want) {
 			t.Errorf("%v: datagram\n% x\nwant\n% x", order, b, want)
 		}
-		if text := datasource.AppendText(nil, h.r.Layout().Field(b, 1)); string(text) != "shot 9" {
+		if text := datasource.AppendText(nil, h.l.Field(b, 1)); string(text) != "shot 9" {
 			t.Errorf("%v: text %q", order, text)
 		}
 	}

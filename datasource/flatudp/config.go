@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/datasource/flatudp/client"
+	"github.com/streamerd/streamerd/datasource/flatudp/internal/mcast"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
 	"github.com/streamerd/streamerd/datasource/internal/handoff"
 	"github.com/streamerd/streamerd/datasource/internal/rules"
@@ -194,7 +194,7 @@ func (c *Config) checkDestination(e *rules.ConfigErrors) {
 			e.Param("Interface", "applies only to a multicast Address; %s is unicast", dst)
 		}
 	case c.TTL >= 0 && c.TTL <= 255:
-		if _, err := client.MulticastSendControl(c.Interface, c.TTL, c.Loopback); err != nil {
+		if _, err := mcast.SendControl(c.Interface, c.TTL, c.Loopback); err != nil {
 			e.Param("Interface", "%v", err)
 		}
 	}

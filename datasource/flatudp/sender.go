@@ -13,7 +13,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/datasource/flatudp/client"
+	"github.com/streamerd/streamerd/datasource/flatudp/internal/mcast"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
 	"github.com/streamerd/streamerd/datasource/internal/handoff"
 	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
@@ -268,7 +268,7 @@ func (s *Sender) open() (*net.UDPConn, error) {
 	}
 	var lc net.ListenConfig
 	if s.dst.Addr().IsMulticast() {
-		ctl, err := client.MulticastSendControl(s.cfg.Interface, s.cfg.TTL, s.cfg.Loopback)
+		ctl, err := mcast.SendControl(s.cfg.Interface, s.cfg.TTL, s.cfg.Loopback)
 		if err != nil {
 			return nil, err
 		}

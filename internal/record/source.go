@@ -15,6 +15,7 @@ import (
 	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
 	rdwire "github.com/streamerd/streamerd/datasource/rd100s/wire"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
+	"github.com/streamerd/streamerd/internal/cli"
 	rdclient "github.com/streamerd/streamerd/internal/rd100slink"
 	"github.com/streamerd/streamerd/netthread"
 )
@@ -279,7 +280,7 @@ func (f *FlatUDPSource) run(ctx context.Context, s *Session) error {
 	}
 	var conn *net.UDPConn
 	if f.Group == "" {
-		conn, err = flatclient.ListenUnicast(f.Listen)
+		conn, err = cli.ListenUDP(f.Listen)
 	} else {
 		var port int
 		if _, p, serr := net.SplitHostPort(f.Listen); serr != nil {

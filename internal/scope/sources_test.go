@@ -211,7 +211,10 @@ func flatListen(t *testing.T, src *FlatUDP) (*Hub, *testenv.Buffer, *runResult, 
 		return h, logs, done, nil
 	}
 	eventually(t, "the receiver", func() bool { return src.r.Load() != nil })
-	to := src.r.Load().Conn().LocalAddr().(*net.UDPAddr)
+	to, err := net.ResolveUDPAddr("udp", src.addr) // set before r
+	if err != nil {
+		t.Fatal(err)
+	}
 	c, err := net.DialUDP("udp", nil, to)
 	if err != nil {
 		t.Fatal(err)
@@ -277,7 +280,7 @@ func TestFlatUDPBadSignals(t *testing.T) {
 		t.Fatalf("log:\n%s", logs)
 	}
 	for _, bad := range []*FlatUDP{{Listen: "127.0.0.1:0", Signals: "A:uint8", Rate: 0}, {Listen: "127.0.0.1:0", Signals: "A:uint8", Rate: 10, Order: "middle"}} {
-		if _, _, err := bad.open(); err == nil {
+		if _, err := bad.open(); err == nil {
 			t.Errorf("%+v opened", bad)
 		}
 	}

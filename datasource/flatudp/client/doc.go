@@ -2,7 +2,7 @@
 //
 // Usage:
 //  1. Lay out the signal list with the wire package (wire.ParseLayout).
-//  2. Open a socket with ListenUnicast or ListenMulticast and wrap it:
+//  2. Open a socket with net.ListenUDP or ListenMulticast and wrap it:
 //     r := NewReceiver(conn, layout).
 //  3. r.Read returns each datagram of the right size; decode it with the
 //     layout. Wrong sizes are counted, and reported once per size.

@@ -16,7 +16,7 @@ import (
 // Example receives the datagrams of a FlatUDP sender with the signals
 // string the sender prints, and decodes them.
 func Example() {
-	conn, err := client.ListenUnicast("127.0.0.1:0")
+	conn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -47,16 +47,11 @@ type Stats struct {
 }
 
 // NewReceiver returns a receiver of l's datagrams on conn. The receiver
-// takes over conn: Close closes it.
+// takes over conn: Close closes it; the caller may still set its read
+// deadline (a Read waiting then returns the error).
 func NewReceiver(conn *net.UDPConn, l *wire.Layout) *Receiver {
 	return &Receiver{conn: conn, layout: l, buf: make([]byte, maxDatagram)}
 }
-
-// Conn returns the socket, for deadlines and addresses.
-func (r *Receiver) Conn() *net.UDPConn { return r.conn }
-
-// Layout returns the layout the receiver expects.
-func (r *Receiver) Layout() *wire.Layout { return r.layout }
 
 // Close closes the socket; a blocked Read returns net.ErrClosed.
 func (r *Receiver) Close() error { return r.conn.Close() }
