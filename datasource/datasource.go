@@ -79,4 +79,11 @@ var (
 	// ErrSignalMismatch: a Go slice bound to a signal whose element type
 	// or element count differs from the signal's.
 	ErrSignalMismatch = errors.New("element type or count differs from the signal's")
+	// ErrCycleSkipped: Synchronise handed this cycle to no one, because
+	// the network thread is behind: it held the lock it shares with
+	// Synchronise too long (RD100S; a UDPStreamer twice in a row, keeping
+	// the first such cycle for the next), or the ring was full (FlatUDP in
+	// RealTimeThread mode). The cycle is counted in the producer's metrics
+	// and the loop may go on. Returned without allocating.
+	ErrCycleSkipped = errors.New("cycle skipped: the network thread is behind")
 )

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -21,7 +22,7 @@ func TestSkipStamps(t *testing.T) {
 	before := cpu.Now()
 	for c := uint32(1); c <= 10; c++ {
 		setCycle(h.s, c, false)
-		if err := h.s.Synchronise(); err != nil && !errors.Is(err, ErrOverflow) {
+		if err := h.s.Synchronise(); err != nil && !errors.Is(err, datasource.ErrCycleSkipped) {
 			t.Fatal(err)
 		}
 	}

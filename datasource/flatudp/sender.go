@@ -2,7 +2,6 @@ package flatudp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -24,13 +23,13 @@ import (
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
-// ErrOverflow is returned by Synchronise in RealTimeThread mode when the
+// errOverflow is returned by Synchronise in RealTimeThread mode when the
 // ring is full: the sender thread is behind by NumberOfBuffers cycles, the
 // newest cycle is refused and counted, and the RT thread carries on (MARTe2
 // fails the cycle too). In IndependentThread mode a refused cycle is
 // counted and Synchronise returns nil. It is a sentinel: returning it never
 // allocates.
-var ErrOverflow = errors.New("flatudp: ring full, cycle refused (sender thread behind)")
+var errOverflow = fmt.Errorf("flatudp: ring full, cycle refused (sender thread behind): %w", datasource.ErrCycleSkipped)
 
 // Sender is a FlatUDP datasource: MARTe2's UDPSender. Its methods follow
 // the datasource.DataSource contract: Synchronise from the RT thread only;
@@ -283,7 +282,7 @@ func (s *Sender) open() (*net.UDPConn, error) {
 
 // Synchronise queues a copy of signal memory for the sender thread and
 // wakes it. It never waits: when the ring is full the cycle is refused and
-// counted as an overflow (ErrOverflow in RealTimeThread mode, nil in
+// counted as an overflow (datasource.ErrCycleSkipped in RealTimeThread mode, nil in
 // IndependentThread mode). It does not allocate.
 func (s *Sender) Synchronise() error {
 	if err := s.life.Ready(); err != nil {
@@ -302,7 +301,7 @@ func (s *Sender) Synchronise() error {
 	s.m.overflows.Inc() // a cycle dropped at the hand-off
 	s.skips.Stamp(cpu.Now())
 	if s.cfg.ExecutionMode == RealTimeThread {
-		return ErrOverflow
+		return errOverflow
 	}
 	return nil
 }

@@ -398,8 +398,8 @@ func TestRealTimeThreadOverflow(t *testing.T) {
 		switch {
 		case c <= 4 && err != nil:
 			t.Fatalf("cycle %d: %v", c, err)
-		case c > 4 && !errors.Is(err, ErrOverflow):
-			t.Fatalf("cycle %d: %v, want ErrOverflow", c, err)
+		case c > 4 && !errors.Is(err, datasource.ErrCycleSkipped):
+			t.Fatalf("cycle %d: %v, want errOverflow", c, err)
 		case err != nil:
 			refused++
 		}

@@ -26,9 +26,9 @@ import (
 // Spec names the wire contract this datasource implements.
 const spec = "RD100S-ENC-UDP v1"
 
-// ErrLockTimeout is returned by Synchronise when the FastLock could not be
+// errLockTimeout is returned by Synchronise when the FastLock could not be
 // taken within 100 µs; the cycle is not published.
-var ErrLockTimeout = errors.New("rd100s: FastLock timeout in Synchronise")
+var errLockTimeout = fmt.Errorf("rd100s: FastLock timeout in Synchronise: %w", datasource.ErrCycleSkipped)
 
 // ErrNotRunning is returned by the control methods before Open,
 // PrepareNextState or Start, and after Close.
@@ -241,7 +241,7 @@ func (e *Encoder) Synchronise() error {
 	e.m.synchronised.Inc()
 	if e.lock.FastLock(e.lockTimeout, 0) != nil {
 		e.m.lockTimeouts.Inc()
-		return ErrLockTimeout
+		return errLockTimeout
 	}
 	copy(e.ready, e.mem.Block())
 	e.haveData = true

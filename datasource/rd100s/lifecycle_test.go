@@ -72,7 +72,7 @@ func TestSynchroniseCountsEveryCall(t *testing.T) {
 	if err := e.lock.FastLock(time.Second, 0); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Synchronise(); !errors.Is(err, ErrLockTimeout) {
+	if err := e.Synchronise(); !errors.Is(err, datasource.ErrCycleSkipped) {
 		t.Errorf("Synchronise with the lock held: %v", err)
 	}
 	e.lock.FastUnLock()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/rtsync"
@@ -276,7 +277,7 @@ func TestNetworkWakeupsCounted(t *testing.T) {
 // FastLock stays taken (a network thread preempted while it holds it): the
 // cycle is held on the RT side and published before the next one, so the
 // client receives both in order and nothing is skipped; only a second
-// timeout in a row drops the held cycle (ErrLockTimeout, counted).
+// timeout in a row drops the held cycle (errLockTimeout, counted).
 func TestLockTimeoutHoldsTheCycle(t *testing.T) {
 	s := start(t, scalarCfg())
 	s.lockTimeout = time.Microsecond
@@ -310,8 +311,8 @@ func TestLockTimeoutHoldsTheCycle(t *testing.T) {
 	if err := sync(3); err != nil {
 		t.Fatal(err)
 	}
-	if err := sync(4); !errors.Is(err, ErrLockTimeout) {
-		t.Fatalf("second timeout: %v, want ErrLockTimeout", err)
+	if err := sync(4); !errors.Is(err, datasource.ErrCycleSkipped) {
+		t.Fatalf("second timeout: %v, want errLockTimeout", err)
 	}
 	s.lock.FastUnLock()
 	if err := sync(5); err != nil {

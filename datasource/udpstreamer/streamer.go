@@ -3,7 +3,6 @@ package udpstreamer
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -26,11 +25,10 @@ import (
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
-// ErrLockTimeout is returned by Synchronise when the FastLock could not be
-// taken within the configured LockTimeout twice in a row: the cycle held
-// back from the first timeout is replaced by the newer one and counted as
-// skipped.
-var ErrLockTimeout = errors.New("udpstreamer: FastLock timeout in Synchronise")
+// errLockTimeout is returned by Synchronise when the FastLock could not be
+// taken within 100 µs twice in a row: the cycle held back from the first
+// timeout is replaced by the newer one and counted as skipped.
+var errLockTimeout = fmt.Errorf("udpstreamer: FastLock timeout in Synchronise: %w", datasource.ErrCycleSkipped)
 
 var _ datasource.DataSource = (*Streamer)(nil)
 
@@ -347,7 +345,7 @@ func (s *Streamer) start() error {
 // was preempted in the nanoseconds it holds it), the cycle is kept on the
 // RT side and published before the next one, and counted in
 // lock_timeouts_total; only a second timeout in a row drops it (replaced by
-// the newer cycle, counted as skipped, ErrLockTimeout).
+// the newer cycle, counted as skipped, datasource.ErrCycleSkipped).
 //
 // Every call ends in exactly one of the counters cycles_skipped
 // (overwritten, or replaced while held), cycles_without_client,
@@ -376,7 +374,7 @@ func (s *Streamer) synchroniseAfterGap(lost uint32) error {
 			s.m.skipped.Inc() // a cycle dropped at the hand-off: the held one, replaced
 			s.skips.Stamp(cpu.Now())
 			lost += s.heldGap
-			err = ErrLockTimeout
+			err = errLockTimeout
 		}
 		copy(s.held[stampSize:], s.mem.Block())
 		s.heldStamp, s.heldGap, s.heldValid = stamp, lost, true

@@ -107,7 +107,7 @@ func (u *UDPStreamer) Run(ctx context.Context, h *Hub) error {
 			if !u.Reconnect {
 				return u.waitSilent(ctx, c, h)
 			}
-		case errors.Is(err, client.ErrUnsupportedConfig), errors.Is(err, client.ErrInvalidConfig):
+		case errors.Is(err, client.ErrUnsupportedConfig):
 			h.SetStatus(StateError, err.Error())
 			if !sleep(ctx, backoff) {
 				return nil

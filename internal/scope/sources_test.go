@@ -180,11 +180,11 @@ func TestUDPStreamerConfigBeyondLimits(t *testing.T) {
 	src := &UDPStreamer{Server: srv.Addr().String(), Client: udpsclient.Options{MaxDataSize: 16}}
 	h, logs, _ := runSource(t, src)
 	st := waitState(t, h, StateError)
-	if !strings.Contains(st.Message, "beyond the client's limits") || !strings.Contains(st.Message, "MaxDataSize") {
+	if !strings.Contains(st.Message, "the client cannot take") || !strings.Contains(st.Message, "MaxDataSize") {
 		t.Fatalf("status %+v", st)
 	}
 	eventually(t, "another try", func() bool { return srv.Connects() >= 3 })
-	if n := strings.Count(logs.String(), "beyond"); n != 1 {
+	if n := strings.Count(logs.String(), "cannot take"); n != 1 {
 		t.Fatalf("%d log lines:\n%s", n, logs)
 	}
 }

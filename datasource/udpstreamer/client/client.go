@@ -107,16 +107,12 @@ var (
 	// sent a CONFIG different from the session's: Config returns the new one and
 	// the next Next continues with it. Updates filled earlier keep their Config.
 	ErrConfigChanged = errors.New("udpstreamer/client: server sent a new CONFIG")
-	// ErrUnsupportedConfig is wrapped by the error of Connect or Next when a
-	// CONFIG exceeds the client's limits (4096 signals, as soon as
-	// one fragment shows it, or Options.MaxDataSize); the error says by how
-	// much.
-	ErrUnsupportedConfig = errors.New("udpstreamer/client: CONFIG beyond the client's limits")
-	// ErrInvalidConfig is wrapped by the error of Connect, Next or
-	// ParseConfig when a CONFIG breaks a rule of the protocol
-	// (docs/udpstreamer.md, "CONFIG"): the server's signal list cannot be
-	// decoded.
-	ErrInvalidConfig = frame.ErrConfig
+	// ErrUnsupportedConfig is wrapped by the error of Connect, Next or
+	// ParseConfig when the client cannot take a CONFIG: it breaks a rule of
+	// the protocol (docs/udpstreamer.md, "CONFIG"), or it exceeds the
+	// client's limits (4096 signals, as soon as one fragment shows it, or
+	// Options.MaxDataSize), and the error says by how much.
+	ErrUnsupportedConfig = errors.New("udpstreamer/client: CONFIG the client cannot take")
 )
 
 // recvBufSize holds the largest UDP payload.
@@ -125,7 +121,7 @@ const recvBufSize = 1 << 16
 // Client is one UDP socket talking to one UDPStreamer server.
 //
 // Connect and Next (and the Updates they fill) belong to one goroutine.
-// Disconnect, Close, Stats, Config, SetReadDeadline and LocalAddr may
+// Disconnect, Close, Stats, Config and SetReadDeadline may
 // be called from any goroutine; Close unblocks a pending Next or Connect.
 type Client struct {
 	conn   *net.UDPConn
@@ -201,8 +197,8 @@ func Dial(server string, opts Options) (*Client, error) {
 	return &Client{conn: conn, server: srv, opts: opts, buf: make([]byte, recvBufSize), cfgR: cfgR, epoch: time.Now()}, nil
 }
 
-// LocalAddr returns the socket's bound address.
-func (c *Client) LocalAddr() netip.AddrPort {
+// localAddr returns the socket's bound address.
+func (c *Client) localAddr() netip.AddrPort {
 	return c.conn.LocalAddr().(*net.UDPAddr).AddrPort()
 }
 
@@ -242,8 +238,8 @@ func (c *Client) send(t frame.PacketType) error {
 // resets the sequence gate and the reassemblers (the server restarts its DATA
 // counter on every CONNECT) and returns the parsed Config. It gives up after
 // ConnectTimeout with an error wrapping ErrConnectTimeout, or when ctx ends.
-// A CONFIG that fails to parse (ErrInvalidConfig) or exceeds
-// the limits (ErrUnsupportedConfig) ends Connect with that error.
+// A CONFIG that breaks a rule of the protocol or exceeds the limits
+// (ErrUnsupportedConfig) ends Connect with that error.
 // DATA arriving before the CONFIG is ignored. Connect may be
 // called again to reconnect; it clears any read deadline.
 func (c *Client) Connect(ctx context.Context) (*Config, error) {

@@ -241,7 +241,7 @@ func TestStrangersAndBadDatagramsIgnored(t *testing.T) {
 
 	stranger := testenv.Loopback(t)
 	d := datagrams(t, srv, 50, payload(t, sigs, 50, [][]float64{{50}}))
-	if _, err := stranger.WriteToUDPAddrPort(d[0], c.LocalAddr()); err != nil {
+	if _, err := stranger.WriteToUDPAddrPort(d[0], c.localAddr()); err != nil {
 		t.Fatal(err)
 	}
 	bad := append([]byte(nil), d[0]...)
@@ -378,8 +378,8 @@ func TestDialErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if !c.LocalAddr().Addr().Is4() || c.server.String() != "127.0.0.1:1" {
-		t.Errorf("LocalAddr %v server %v", c.LocalAddr(), c.server)
+	if !c.localAddr().Addr().Is4() || c.server.String() != "127.0.0.1:1" {
+		t.Errorf("LocalAddr %v server %v", c.localAddr(), c.server)
 	}
 }
 

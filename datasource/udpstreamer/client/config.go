@@ -40,7 +40,7 @@ type sigPlan struct {
 func newConfig(payload []byte) (*Config, error) {
 	sigs, err := frame.ParseConfig(payload)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrUnsupportedConfig, err)
 	}
 	c := &Config{Signals: frame.Signals(sigs), recs: sigs, raw: append([]byte(nil), payload...), plans: make([]sigPlan, len(sigs))}
 	c.slots, c.PayloadSize = frame.AppendSlots(make([]frame.Slot, 0, len(sigs)), sigs)
@@ -49,7 +49,7 @@ func newConfig(payload []byte) (*Config, error) {
 		if s.Quant != quant.None {
 			q, err := quant.New(s.Quant, s.RangeMin, s.RangeMax)
 			if err != nil {
-				return nil, fmt.Errorf("%w: signal %d (%q): %v", ErrInvalidConfig, i, s.Name, err)
+				return nil, fmt.Errorf("%w: %w: signal %d (%q): %v", ErrUnsupportedConfig, frame.ErrConfig, i, s.Name, err)
 			}
 			p.q, p.quantised = q, true
 		}

@@ -104,8 +104,8 @@ func TestReconnectAfterTakeover(t *testing.T) {
 	case <-time.After(waitLong):
 		t.Fatal("no CONNECT after the silence")
 	}
-	if srv.Client() != c.LocalAddr() {
-		t.Fatalf("session is %v, want %v", srv.Client(), c.LocalAddr())
+	if srv.Client() != c.localAddr() {
+		t.Fatalf("session is %v, want %v", srv.Client(), c.localAddr())
 	}
 	send(t, srv, 0, p) // the server restarted its counter at the CONNECT
 	expect(t, c, &u, 0, 0)
