@@ -6,15 +6,12 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
-	"time"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/internal/mcast"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
 	"github.com/streamerd/streamerd/datasource/internal/handoff"
 	"github.com/streamerd/streamerd/datasource/internal/rules"
-	"github.com/streamerd/streamerd/netthread"
-	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // Defaults of the datasource parameters.
@@ -100,23 +97,12 @@ type Config struct {
 	// HandOffTime at CyclePeriod, within HandOffBytes
 	// (docs/config.md, NumberOfBuffers).
 	NumberOfBuffers int
-	// HandOffTime is the time of cycles an automatic ring queues for the
-	// sender thread (0..1 min; 500 ms when 0), and HandOffBytes the
-	// memory the whole ring may take, pre-trigger history included
-	// (0..256 MiB; 64 MiB when 0).
-	// Both apply only when NumberOfBuffers is 0.
-	HandOffTime  time.Duration
-	HandOffBytes int
-	// CyclePeriod is the interval between two Synchronise calls, the RT
-	// thread's period (streamerd sets it from the thread's Frequency). An
-	// automatic ring is sized for it and the paced wait expects a cycle
-	// every CyclePeriod; when 0, the ring is sized for
-	// 1 ms and the paced wait parks.
-	CyclePeriod time.Duration
-	// NetworkWait is how the sender thread waits for the next cycle, as
-	// for UDPStreamer (netthread.WaitMode; paced, the zero value, by
-	// default; a NetworkSpin above 0 with it selects the spin wait).
-	NetworkWait netthread.WaitMode
+	// NetworkThread places and paces the sender thread (CPUMask,
+	// Priority, NetworkWait...) and sizes an automatic ring: HandOffTime
+	// is the time of cycles it queues for the sender thread, HandOffBytes
+	// the memory the whole ring may take, pre-trigger history included.
+	// Its fields are promoted.
+	datasource.NetworkThread
 	// ByteOrder of every element on the wire; Little, the zero value, is
 	// what MARTe2 sends on x86.
 	ByteOrder wire.ByteOrder
@@ -127,17 +113,6 @@ type Config struct {
 	TTL       int
 	Interface string
 	Loopback  bool
-	// CPUMask pins the sender thread (both modes); 0 leaves it unpinned.
-	CPUMask cpu.Mask
-	// Priority runs the sender thread under SCHED_FIFO at this priority
-	// (1..99; 0 leaves normal scheduling).
-	Priority int
-	// NetworkSpin is how long the spin wait spins, looking for the next
-	// cycle, before it parks (0..netthread.MaxSpin): a cycle queued during
-	// the spin is sent without a wake-up. It keeps the thread's CPU busy
-	// for up to NetworkSpin after every cycle; give the thread a CPU of its
-	// own (CPUMask).
-	NetworkSpin time.Duration
 	// Signals in declaration order; in IndependentThread mode the first is
 	// the scalar uint8 "Trigger", part of the payload.
 	Signals []datasource.Signal
@@ -153,10 +128,6 @@ func Validate(cfg *Config) error {
 	c.checkRing(e)
 	if c.ByteOrder != wire.Little && c.ByteOrder != wire.Big {
 		e.Param("ByteOrder", "must be little or big, got %v", c.ByteOrder)
-	}
-	e.Priority(c.Priority)
-	if key, err := netthread.CheckWait(c.NetworkWait, c.NetworkSpin); err != nil {
-		e.Param(key, "%v", err)
 	}
 	if err := rules.ValidateSignals(c.Name, c.Signals); err != nil {
 		e.Add(err)
@@ -229,7 +200,7 @@ func (c *Config) checkRing(e *rules.ConfigErrors) {
 	case c.ExecutionMode == IndependentThread && c.NumberOfPreTriggers >= c.NumberOfBuffers:
 		e.Param("NumberOfPreTriggers", "must be less than NumberOfBuffers (%d), got %d: the ring keeps the pre-trigger cycles and needs one slot more", c.NumberOfBuffers, c.NumberOfPreTriggers)
 	}
-	handoff.Check(e, c.HandOffTime, c.HandOffBytes, maxRingBytes, c.CyclePeriod)
+	handoff.CheckThread(e, &c.NetworkThread, maxRingBytes)
 	if c.NumberOfBuffers != 0 && (c.HandOffTime != 0 || c.HandOffBytes != 0) {
 		e.Param("NumberOfBuffers", "is %d: HandOffTime and HandOffBytes size an automatic ring only (NumberOfBuffers left out)", c.NumberOfBuffers)
 	}

@@ -672,7 +672,7 @@ func TestRestartSameNameSameMetrics(t *testing.T) {
 // sender thread parked is counted in network_wakeups_total and /status,
 // and that /status says the ring's length and what its queue covers.
 func TestNetworkWakeupsCounted(t *testing.T) {
-	h := start(t, Config{ExecutionMode: RealTimeThread, NetworkWait: netthread.WaitPark, CyclePeriod: time.Millisecond}, nil)
+	h := start(t, Config{ExecutionMode: RealTimeThread, NetworkThread: datasource.NetworkThread{NetworkWait: netthread.WaitPark, CyclePeriod: time.Millisecond}}, nil)
 	if st := h.s.snapshot(); st.Buffers != 500 || !st.BuffersAuto || st.QueueCoversMs != 500 || st.NetworkWait != "park" {
 		t.Errorf("status %+v", st)
 	}

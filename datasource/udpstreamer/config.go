@@ -12,7 +12,6 @@ import (
 	"github.com/streamerd/streamerd/datasource/internal/rules"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/netthread"
-	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // Defaults of the datasource parameters (docs/config.md, Class UDPStreamer).
@@ -39,12 +38,6 @@ type Config struct {
 	Port    int
 	// MaxPayloadSize bounds every datagram, header included: 18..65507.
 	MaxPayloadSize int
-	// CPUMask pins the network thread; 0 leaves it unpinned.
-	CPUMask cpu.Mask
-	// Priority runs the network thread under SCHED_FIFO at this priority
-	// (1..99; 0 leaves normal scheduling). A late wake-up of the network
-	// thread is what skips cycles at high rates (BENCHMARKS.md).
-	Priority int
 	// AllowedClients, when not empty, are the only source prefixes whose
 	// CONNECT is accepted. Without it anyone who can reach the port can
 	// point the stream at any address, including a spoofed victim.
@@ -66,34 +59,10 @@ type Config struct {
 	// oldest overwritten (and counted as skipped). Synchronise costs the
 	// same at any depth; the ring costs N copies of signal memory.
 	HandOffDepth int
-	// HandOffTime is the time of cycles an automatic ring holds
-	// (0..1 min; 500 ms when 0), and HandOffBytes the memory it may take
-	// (0..256 MiB; 64 MiB when 0). Both apply only when
-	// HandOffDepth is 0.
-	HandOffTime  time.Duration
-	HandOffBytes int
-	// CyclePeriod is the interval between two Synchronise calls: the
-	// period of the RT thread that calls it (streamerd sets it from the
-	// thread's Frequency). An automatic ring is sized for it, and the
-	// paced wait expects a cycle every CyclePeriod. When 0, the ring is
-	// sized for 1 ms and the paced wait
-	// parks between cycles as NetworkWait park does.
-	CyclePeriod time.Duration
-	// NetworkWait is how the network thread waits for the next cycle
-	// (netthread.WaitMode). WaitPaced, the zero value, sleeps until
-	// shortly before the next cycle is due and spins until it comes, so
-	// Synchronise's post finds it spinning and makes no system call, for a
-	// few percent of a CPU at 1 kHz; it needs CyclePeriod. WaitSpin spins
-	// for NetworkSpin after every update, then parks. WaitPark parks at
-	// once: every Synchronise then wakes it (a FUTEX_WAKE system call). A
-	// NetworkSpin above 0 with the zero NetworkWait selects WaitSpin.
-	NetworkWait netthread.WaitMode
-	// NetworkSpin is how long the spin wait spins, looking for the next
-	// cycle, before it parks (0..netthread.MaxSpin). A cycle published
-	// during the spin is taken without a wake-up. The spin keeps the
-	// thread's CPU busy for up to NetworkSpin after every update, so give
-	// the thread a CPU of its own (CPUMask).
-	NetworkSpin time.Duration
+	// NetworkThread places and paces the network thread (CPUMask,
+	// Priority, NetworkWait...) and sizes an automatic hand-off ring
+	// (HandOffTime, HandOffBytes); its fields are promoted.
+	datasource.NetworkThread
 	// SessionPolicy says what a CONNECT from another address does while a
 	// client holds the session: Replace (the protocol's behaviour) gives it
 	// the session; First refuses it, and counts it, until the client
@@ -173,11 +142,7 @@ func Validate(cfg *Config) error {
 		e.Param("MaxPayloadSize", "must be %d..%d (the 17-byte header plus at least one byte, at most the IPv4 UDP payload limit), got %d",
 			frame.MinMaxPayloadSize, frame.MaxMaxPayloadSize, c.MaxPayloadSize)
 	}
-	e.Priority(c.Priority)
 	checkHandOff(e, &c)
-	if key, err := netthread.CheckWait(c.NetworkWait, c.NetworkSpin); err != nil {
-		e.Param(key, "%v", err)
-	}
 	if _, err := c.SendMethod.MarshalText(); err != nil {
 		e.Param("SendMethod", "must be %s, %s, %s or %s, got %v", netthread.MethodAuto, netthread.MethodGSO, netthread.MethodSendmmsg, netthread.MethodSendto, c.SendMethod)
 	}
@@ -220,7 +185,7 @@ func Validate(cfg *Config) error {
 // checkHandOff checks HandOffDepth, the sizing of an automatic ring and
 // the memory the ring takes.
 func checkHandOff(e *rules.ConfigErrors, c *Config) {
-	handoff.Check(e, c.HandOffTime, c.HandOffBytes, maxHandOffBytes, c.CyclePeriod)
+	handoff.CheckThread(e, &c.NetworkThread, maxHandOffBytes)
 	if c.HandOffDepth != 0 && (c.HandOffTime != 0 || c.HandOffBytes != 0) {
 		e.Param("HandOffDepth", "is %d: HandOffTime and HandOffBytes size an automatic ring only (HandOffDepth 0)", c.HandOffDepth)
 	}

@@ -130,7 +130,7 @@ func (w *writer) Execute() error {
 // the process allocations counted between warm-up and the end.
 func runE2E(t *testing.T, sigs []datasource.Signal, maxPayload int, hz float64, updates, warmup int) (mallocs uint64) {
 	t.Helper()
-	s := start(t, Config{MaxPayloadSize: maxPayload, Signals: sigs, CPUMask: pickCPU(0)})
+	s := start(t, Config{MaxPayloadSize: maxPayload, Signals: sigs, NetworkThread: datasource.NetworkThread{CPUMask: pickCPU(0)}})
 	// GAM memory: one aligned Go slice per signal.
 	w := &writer{sigs: sigs}
 	var outs []broker.Output

@@ -656,7 +656,7 @@ func TestDocumentedBounds(t *testing.T) {
 		t.Errorf("the default ring covers %v ms", st.Covers)
 	}
 	auto := func(budget int) int {
-		s, err := udpstreamer.New(udpstreamer.Config{Name: "B", Signals: []datasource.Signal{{Name: "A", Type: datasource.Uint8, NumberOfDimensions: 1, NumberOfElements: 1 << 20}}, HandOffBytes: budget}, nil, nil)
+		s, err := udpstreamer.New(udpstreamer.Config{Name: "B", Signals: []datasource.Signal{{Name: "A", Type: datasource.Uint8, NumberOfDimensions: 1, NumberOfElements: 1 << 20}}, NetworkThread: datasource.NetworkThread{HandOffBytes: budget}}, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -215,8 +215,9 @@ func TestPreemption(t *testing.T) {
 // at the hand-off are put down to the network thread's preemption.
 func TestSkippedCyclePreempted(t *testing.T) {
 	c := lastCPU()
-	cfg := udpstreamer.Config{Name: "S", Address: "127.0.0.1", HandOffDepth: 1, CPUMask: cpu.Of(c),
-		Signals: []datasource.Signal{{Name: "x", Type: datasource.Uint32}}}
+	cfg := udpstreamer.Config{Name: "S", Address: "127.0.0.1", HandOffDepth: 1,
+		Signals: []datasource.Signal{{Name: "x", Type: datasource.Uint32}}, NetworkThread: datasource.NetworkThread{CPUMask: cpu.Of(c)},
+	}
 	s, err := udpstreamer.New(cfg, metrics.NewSet(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/internal/rules"
+	"github.com/streamerd/streamerd/netthread"
 )
 
 // The automatic sizing's defaults and bounds (docs/config.md, HandOffTime
@@ -89,17 +91,22 @@ func (h Size) String() string {
 	return s
 }
 
-// Check records in e the broken rules of the parameters that size an
-// automatic ring: HandOffTime (0..MaxTime), HandOffBytes (0..maxBytes)
-// and CyclePeriod (not negative).
-func Check(e *rules.ConfigErrors, cover time.Duration, budget, maxBytes int, period time.Duration) {
-	if cover < 0 || cover > MaxTime {
-		e.Param("HandOffTime", "must be 0..%v, got %v", MaxTime, cover)
+// CheckThread records in e the broken rules of t: its priority, its wait,
+// and the parameters that size an automatic ring: HandOffTime
+// (0..MaxTime), HandOffBytes (0..maxBytes) and CyclePeriod (not
+// negative).
+func CheckThread(e *rules.ConfigErrors, t *datasource.NetworkThread, maxBytes int) {
+	e.Priority(t.Priority)
+	if key, err := netthread.CheckWait(t.NetworkWait, t.NetworkSpin); err != nil {
+		e.Param(key, "%v", err)
 	}
-	if budget < 0 || budget > maxBytes {
-		e.Param("HandOffBytes", "must be 0..%d (%d MiB), got %d", maxBytes, maxBytes>>20, budget)
+	if t.HandOffTime < 0 || t.HandOffTime > MaxTime {
+		e.Param("HandOffTime", "must be 0..%v, got %v", MaxTime, t.HandOffTime)
 	}
-	if period < 0 {
-		e.Param("CyclePeriod", "must not be negative, got %v", period)
+	if t.HandOffBytes < 0 || t.HandOffBytes > maxBytes {
+		e.Param("HandOffBytes", "must be 0..%d (%d MiB), got %d", maxBytes, maxBytes>>20, t.HandOffBytes)
+	}
+	if t.CyclePeriod < 0 {
+		e.Param("CyclePeriod", "must not be negative, got %v", t.CyclePeriod)
 	}
 }
