@@ -319,7 +319,7 @@ func TestStatusFieldsDocumented(t *testing.T) {
 	fields := map[string]bool{}
 	// The producers' snapshots are theirs: StatusReport of one made from
 	// a small configuration, started or not, has the same fields.
-	flat, err := flatudp.New(flatudp.Config{Name: "F", Address: "127.0.0.1", Port: 9, ExecutionMode: flatudp.RealTimeThread,
+	flat, err := flatudp.New(flatudp.Config{Name: "F", Address: "127.0.0.1", Port: 9, ExecutionMode: "RealTimeThread",
 		Signals: []datasource.Signal{{Name: "A", Type: datasource.Uint8}}}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -443,7 +443,7 @@ func TestEmbeddingNamesEveryMetric(t *testing.T) {
 	if _, err := udpstreamer.New(udpstreamer.Config{Name: "U", Signals: sig}, ms, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := flatudp.New(flatudp.Config{Name: "F", Address: "127.0.0.1", Port: 9, ExecutionMode: flatudp.RealTimeThread, Signals: sig}, ms, nil); err != nil {
+	if _, err := flatudp.New(flatudp.Config{Name: "F", Address: "127.0.0.1", Port: 9, ExecutionMode: "RealTimeThread", Signals: sig}, ms, nil); err != nil {
 		t.Fatal(err)
 	}
 	rc := rd100s.DefaultConfig()

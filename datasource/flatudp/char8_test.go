@@ -14,7 +14,7 @@ import (
 // string row reads Label:char8[8].
 func TestChar8BitExact(t *testing.T) {
 	for _, order := range []wire.ByteOrder{wire.Little, wire.Big} {
-		h := start(t, Config{ExecutionMode: RealTimeThread, ByteOrder: order, Signals: []datasource.Signal{
+		h := start(t, Config{ExecutionMode: realTimeThread, ByteOrder: order, Signals: []datasource.Signal{
 			{Name: "Counter", Type: datasource.Uint32},
 			{Name: "Label", Type: datasource.Char8, NumberOfDimensions: 1, NumberOfElements: 8},
 			{Name: "Code", Type: datasource.Uint16},

@@ -3,9 +3,7 @@ package flatudp
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"net/netip"
-	"slices"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/internal/mcast"
@@ -33,44 +31,29 @@ const (
 // TriggerSignal is the name of the first signal in IndependentThread mode.
 const triggerSignal = "Trigger"
 
-// ExecutionMode is MARTe2 UDPSender's ExecutionMode. The zero value is
-// IndependentThread, MARTe2's default.
-type ExecutionMode uint8
-
-// The two execution modes.
+// The two execution modes of MARTe2's UDPSender (Config.ExecutionMode).
 const (
-	// IndependentThread sends only the cycles around a non-zero Trigger
+	// independentThread sends only the cycles around a non-zero Trigger
 	// (the first signal): NumberOfPreTriggers before it, the trigger cycle
-	// and NumberOfPostTriggers after it.
-	IndependentThread ExecutionMode = iota
-	// RealTimeThread sends every cycle.
-	RealTimeThread
-	numModes
+	// and NumberOfPostTriggers after it. MARTe2's default.
+	independentThread = "IndependentThread"
+	// realTimeThread sends every cycle.
+	realTimeThread = "RealTimeThread"
 )
 
-var modeNames = [numModes]string{"IndependentThread", "RealTimeThread"}
-
-// String returns the MARTe2 name of the mode.
-func (m ExecutionMode) String() string {
-	if !m.valid() {
-		return fmt.Sprintf("ExecutionMode(%d)", uint8(m))
-	}
-	return modeNames[m]
+// independent reports whether c is in IndependentThread mode ("" too),
+// realTime whether in RealTimeThread mode: an invalid mode is in neither.
+func (c *Config) independent() bool {
+	return c.ExecutionMode == "" || c.ExecutionMode == independentThread
 }
+func (c *Config) realTime() bool { return c.ExecutionMode == realTimeThread }
 
-// Valid reports whether m is one of the two modes.
-func (m ExecutionMode) valid() bool { return m < numModes }
-
-// ParseExecutionMode parses a MARTe2 mode name ("IndependentThread" or
-// "RealTimeThread"); the empty string is IndependentThread, the default.
-func parseExecutionMode(s string) (ExecutionMode, error) {
-	if s == "" {
-		return IndependentThread, nil
+// mode returns the name of c's mode, IndependentThread for "".
+func (c *Config) mode() string {
+	if c.ExecutionMode == "" {
+		return independentThread
 	}
-	if i := slices.Index(modeNames[:], s); i >= 0 {
-		return ExecutionMode(i), nil
-	}
-	return 0, fmt.Errorf("unknown ExecutionMode %q (want IndependentThread or RealTimeThread)", s)
+	return c.ExecutionMode
 }
 
 // Config is the configuration of a FlatUDP sender, with MARTe2 UDPSender's
@@ -83,8 +66,13 @@ type Config struct {
 	// multicast group. Required.
 	Address string
 	// Port is the destination port, 1..65535 (DefaultPort when 0).
-	Port          int
-	ExecutionMode ExecutionMode
+	Port int
+	// ExecutionMode is MARTe2 UDPSender's: "IndependentThread" (or "",
+	// MARTe2's default) sends only the cycles around a non-zero Trigger
+	// (the first signal): NumberOfPreTriggers before it, the trigger
+	// cycle and NumberOfPostTriggers after it; "RealTimeThread" sends
+	// every cycle.
+	ExecutionMode string
 	// NumberOfPreTriggers and NumberOfPostTriggers are the cycles sent
 	// before and after a triggered cycle (IndependentThread only; 0 in
 	// RealTimeThread mode).
@@ -174,8 +162,8 @@ func (c *Config) checkDestination(e *rules.ConfigErrors) {
 // checkRing checks the execution mode, the trigger windows and the ring
 // length.
 func (c *Config) checkRing(e *rules.ConfigErrors) {
-	if !c.ExecutionMode.valid() {
-		e.Param("ExecutionMode", "invalid mode %d (want IndependentThread or RealTimeThread)", c.ExecutionMode)
+	if !c.independent() && !c.realTime() {
+		e.Param("ExecutionMode", "invalid mode %q (want IndependentThread or RealTimeThread)", c.ExecutionMode)
 	}
 	for _, w := range []struct {
 		key string
@@ -184,7 +172,7 @@ func (c *Config) checkRing(e *rules.ConfigErrors) {
 		switch {
 		case w.n < 0:
 			e.Param(w.key, "must not be negative, got %d", w.n)
-		case w.n != 0 && c.ExecutionMode == RealTimeThread:
+		case w.n != 0 && c.realTime():
 			e.Param(w.key, "applies only to ExecutionMode IndependentThread (RealTimeThread sends every cycle)")
 		}
 	}
@@ -197,7 +185,7 @@ func (c *Config) checkRing(e *rules.ConfigErrors) {
 		if c.NumberOfPreTriggers >= maxNumberOfBuffers {
 			e.Param("NumberOfPreTriggers", "must be less than %d, got %d", maxNumberOfBuffers, c.NumberOfPreTriggers)
 		}
-	case c.ExecutionMode == IndependentThread && c.NumberOfPreTriggers >= c.NumberOfBuffers:
+	case c.independent() && c.NumberOfPreTriggers >= c.NumberOfBuffers:
 		e.Param("NumberOfPreTriggers", "must be less than NumberOfBuffers (%d), got %d: the ring keeps the pre-trigger cycles and needs one slot more", c.NumberOfBuffers, c.NumberOfPreTriggers)
 	}
 	handoff.CheckThread(e, &c.NetworkThread, maxRingBytes)
@@ -213,7 +201,7 @@ func (c *Config) checkRing(e *rules.ConfigErrors) {
 // pre-trigger cycles (in RealTimeThread mode the whole ring).
 func (c *Config) ringSize(size int) (buffers int, queue handoff.Size) {
 	keep := 0
-	if c.ExecutionMode == IndependentThread {
+	if c.independent() {
 		keep = max(c.NumberOfPreTriggers, 0)
 	}
 	stride := slotStride(size)
@@ -243,7 +231,7 @@ func (c *Config) checkSignals(e *rules.ConfigErrors) {
 	if total > wire.MaxDatagramSize {
 		e.Param("Signals", "a datagram of %d bytes exceeds the UDP limit of %d bytes", total, wire.MaxDatagramSize)
 	}
-	if s := &sigs[0]; c.ExecutionMode == IndependentThread && (s.Name != triggerSignal || s.Type != datasource.Uint8 || s.Elements() != 1) {
+	if s := &sigs[0]; c.independent() && (s.Name != triggerSignal || s.Type != datasource.Uint8 || s.Elements() != 1) {
 		e.Signal(0, "Name", "in IndependentThread mode the first signal must be the scalar uint8 %q, got %q %v[%d]", triggerSignal, s.Name, s.Type, s.Elements())
 	}
 	if e.Len() > 0 {

@@ -14,7 +14,7 @@ import (
 // thread's id is known once it runs.
 func TestSkipStamps(t *testing.T) {
 	hd := newHolder()
-	h := start(t, Config{ExecutionMode: RealTimeThread, NumberOfBuffers: 4}, hd.hook)
+	h := start(t, Config{ExecutionMode: realTimeThread, NumberOfBuffers: 4}, hd.hook)
 	if !testenv.Portable && h.s.Internals().(*internals).NetworkThreadID() == 0 {
 		t.Error("no sender thread id")
 	}

@@ -120,7 +120,7 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Sender, error) {
 	}
 	s.buffers, s.queue = c.ringSize(layout.Size)
 	s.wait = netthread.NewWaiter(c.NetworkWait, c.NetworkSpin, c.CyclePeriod)
-	if c.ExecutionMode == IndependentThread {
+	if c.independent() {
 		s.keep = uint64(c.NumberOfPreTriggers)
 		s.sel = selector{pre: uint64(c.NumberOfPreTriggers), post: uint64(c.NumberOfPostTriggers)}
 	} else {
@@ -249,7 +249,7 @@ func (s *Sender) start() error {
 	s.started.Store(true)
 	s.running.Store(true)
 	s.log.Info("FlatUDP sending", "destination", s.dst.String(), "local", s.localAddr().String(),
-		"execution_mode", s.cfg.ExecutionMode.String(), "byte_order", s.cfg.ByteOrder.String(),
+		"execution_mode", s.cfg.mode(), "byte_order", s.cfg.ByteOrder.String(),
 		"datagram_bytes", s.layout.Size, "buffers", s.buffers, "queue", s.queue.String(),
 		"pre_triggers", s.cfg.NumberOfPreTriggers, "post_triggers", s.cfg.NumberOfPostTriggers,
 		"cpu_mask", s.cfg.CPUMask.String(), "priority", s.cfg.Priority, "network_wait", s.wait.Mode().String(),
@@ -300,7 +300,7 @@ func (s *Sender) Synchronise() error {
 	}
 	s.m.overflows.Inc() // a cycle dropped at the hand-off
 	s.skips.Stamp(cpu.Now())
-	if s.cfg.ExecutionMode == RealTimeThread {
+	if s.cfg.realTime() {
 		return errOverflow
 	}
 	return nil
@@ -412,7 +412,7 @@ func (w *warnLimiter) check(s *Sender) {
 	if o := s.m.overflows.Get(); o != w.overflows {
 		if now := time.Now(); now.Sub(w.lastOverflow) >= warnInterval {
 			s.log.Warn("ring full: cycles refused (sender thread behind)", "refused", o-w.overflows,
-				"total", o, "buffers", s.buffers, "execution_mode", s.cfg.ExecutionMode.String())
+				"total", o, "buffers", s.buffers, "execution_mode", s.cfg.mode())
 			w.overflows, w.lastOverflow = o, now
 		}
 	}
@@ -467,7 +467,7 @@ type statusReport struct {
 // (streamerd -describe).
 func (s *Sender) describe() string {
 	return fmt.Sprintf("datagram: %d bytes to %v, %s, byte order %s; ring: %d cycles, queue for the sender thread: %v; network wait: %v",
-		s.layout.Size, s.dst, s.cfg.ExecutionMode, s.cfg.ByteOrder, s.buffers, s.queue, s.wait.Mode())
+		s.layout.Size, s.dst, s.cfg.mode(), s.cfg.ByteOrder, s.buffers, s.queue, s.wait.Mode())
 }
 
 // sendBufferBytes returns the send buffer once PrepareNextState has set it.
@@ -486,7 +486,7 @@ func (s *Sender) snapshot() statusReport {
 		Class:          "FlatUDP",
 		Destination:    s.dst.String(),
 		Running:        s.running.Load(),
-		ExecutionMode:  s.cfg.ExecutionMode.String(),
+		ExecutionMode:  s.cfg.mode(),
 		ByteOrder:      s.cfg.ByteOrder.String(),
 		DatagramBytes:  s.layout.Size,
 		Buffers:        s.buffers,

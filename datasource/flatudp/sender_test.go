@@ -201,7 +201,7 @@ func TestRealTimeThreadEveryCycle(t *testing.T) {
 	for _, order := range []wire.ByteOrder{wire.Little, wire.Big} {
 		t.Run(order.String(), func(t *testing.T) {
 			const cycles = 2000
-			h := start(t, Config{ExecutionMode: RealTimeThread, NumberOfBuffers: 256, ByteOrder: order}, nil)
+			h := start(t, Config{ExecutionMode: realTimeThread, NumberOfBuffers: 256, ByteOrder: order}, nil)
 			var received atomic.Uint32
 			var got []uint32
 			var rerr error
@@ -262,7 +262,7 @@ func TestRealTimeThreadEveryCycle(t *testing.T) {
 // the datagram against a hand-built one.
 func TestBitExact(t *testing.T) {
 	for _, order := range []wire.ByteOrder{wire.Little, wire.Big} {
-		h := start(t, Config{ExecutionMode: RealTimeThread, ByteOrder: order}, nil)
+		h := start(t, Config{ExecutionMode: realTimeThread, ByteOrder: order}, nil)
 		setCycle(h.s, 77, true)
 		b := h.sendOne()
 		var e binary.AppendByteOrder = binary.LittleEndian
@@ -389,7 +389,7 @@ func (hd *holder) stall(h *harness) {
 // queued ones are sent, and that the sender recovers.
 func TestRealTimeThreadOverflow(t *testing.T) {
 	hd := newHolder()
-	h := start(t, Config{ExecutionMode: RealTimeThread, NumberOfBuffers: 4}, hd.hook)
+	h := start(t, Config{ExecutionMode: realTimeThread, NumberOfBuffers: 4}, hd.hook)
 	hd.stall(h)
 	var refused int
 	for c := uint32(1); c <= 10; c++ {
@@ -527,7 +527,7 @@ func TestMulticastLoopback(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg := Config{Name: "Flat", Address: group, Port: conn.LocalAddr().(*net.UDPAddr).Port,
-				ExecutionMode: RealTimeThread, Interface: iface, TTL: 1, Loopback: true,
+				ExecutionMode: realTimeThread, Interface: iface, TTL: 1, Loopback: true,
 				ByteOrder: wire.Big, Signals: testSignals()}
 			h := startTo(t, cfg, conn, nil)
 			h.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -564,7 +564,7 @@ func TestReceiverGoneAndBack(t *testing.T) {
 	port := conn.LocalAddr().(*net.UDPAddr).Port
 	conn.Close() // nobody listens there now
 	var log testenv.Buffer
-	s, err := New(Config{Name: "Flat", Address: "127.0.0.1", Port: port, ExecutionMode: RealTimeThread, Signals: testSignals()},
+	s, err := New(Config{Name: "Flat", Address: "127.0.0.1", Port: port, ExecutionMode: realTimeThread, Signals: testSignals()},
 		newSet(), slog.New(slog.NewTextHandler(&log, nil)))
 	if err != nil {
 		t.Fatal(err)
@@ -615,7 +615,7 @@ func TestIPv6Loopback(t *testing.T) {
 		t.Skipf("no IPv6 loopback: %v", err)
 	}
 	cfg := Config{Name: "Flat", Address: "::1", Port: conn.LocalAddr().(*net.UDPAddr).Port,
-		ExecutionMode: RealTimeThread, Signals: testSignals()}
+		ExecutionMode: realTimeThread, Signals: testSignals()}
 	h := startTo(t, cfg, conn, nil)
 	setCycle(h.s, 42, false)
 	if err := h.s.Synchronise(); err != nil {
@@ -672,7 +672,7 @@ func TestRestartSameNameSameMetrics(t *testing.T) {
 // sender thread parked is counted in network_wakeups_total and /status,
 // and that /status says the ring's length and what its queue covers.
 func TestNetworkWakeupsCounted(t *testing.T) {
-	h := start(t, Config{ExecutionMode: RealTimeThread, NetworkThread: datasource.NetworkThread{NetworkWait: netthread.WaitPark, CyclePeriod: time.Millisecond}}, nil)
+	h := start(t, Config{ExecutionMode: realTimeThread, NetworkThread: datasource.NetworkThread{NetworkWait: netthread.WaitPark, CyclePeriod: time.Millisecond}}, nil)
 	if st := h.s.snapshot(); st.Buffers != 500 || !st.BuffersAuto || st.QueueCoversMs != 500 || st.NetworkWait != "park" {
 		t.Errorf("status %+v", st)
 	}
@@ -703,7 +703,7 @@ func TestEveryDatagramGoesOutWithNoReceiver(t *testing.T) {
 	probe := testenv.Loopback(t)
 	port := probe.LocalAddr().(*net.UDPAddr).Port
 	probe.Close() // nobody listens there now
-	s, err := New(Config{Name: "Flat", Address: "127.0.0.1", Port: port, ExecutionMode: RealTimeThread, Signals: testSignals()}, newSet(), discard())
+	s, err := New(Config{Name: "Flat", Address: "127.0.0.1", Port: port, ExecutionMode: realTimeThread, Signals: testSignals()}, newSet(), discard())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,35 +24,25 @@ const (
 	lockTimeout = 100 * time.Microsecond
 )
 
-// Unit is the unit of a mapped signal: Degrees (deg, or deg/s for a rate)
-// or Millidegrees (mdeg, mdeg/s). Degrees are converted to millidegrees
+// unit is the unit of a mapped signal: degrees (deg, or deg/s for a rate)
+// or millidegrees (mdeg, mdeg/s). Degrees are converted to millidegrees
 // rounding to nearest, halves away from zero.
-type Unit uint8
+type unit uint8
 
-// Units of a mapped signal. Degrees is the zero value.
+// Units of a mapped signal.
 const (
-	Degrees Unit = iota
-	Millidegrees
+	degrees unit = iota
+	millidegrees
 )
 
-// String returns "deg" or "mdeg".
-func (u Unit) String() string {
-	if int(u) >= len(unitNames) {
-		return fmt.Sprintf("Unit(%d)", uint8(u))
-	}
-	return unitNames[u]
-}
-
-var unitNames = [...]string{Degrees: "deg", Millidegrees: "mdeg"}
-
-// ParseUnit parses a unit: deg, degree(s), deg/s for Degrees; mdeg,
-// millidegree(s), mdeg/s for Millidegrees.
-func parseUnit(s string) (Unit, error) {
+// parseUnit parses a unit: "" (the default), deg, degree(s), deg/s for
+// degrees; mdeg, millidegree(s), mdeg/s for millidegrees.
+func parseUnit(s string) (unit, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "deg", "degree", "degrees", "deg/s":
-		return Degrees, nil
+	case "", "deg", "degree", "degrees", "deg/s":
+		return degrees, nil
 	case "mdeg", "millidegree", "millidegrees", "mdeg/s":
-		return Millidegrees, nil
+		return millidegrees, nil
 	}
 	return 0, fmt.Errorf("unknown unit %q (want deg or mdeg)", s)
 }
@@ -88,9 +78,9 @@ type Config struct {
 	AzRateSignal    string // az_rate_signal
 	ElRateSignal    string // el_rate_signal
 	// Units of the mapped signals (azimuth_unit, elevation_unit,
-	// rate_unit): Degrees (the default) or Millidegrees; for the rates,
+	// rate_unit): "deg" (or "", the default) or "mdeg"; for the rates,
 	// per second.
-	AzimuthUnit, ElevationUnit, RateUnit Unit
+	AzimuthUnit, ElevationUnit, RateUnit string
 
 	// StatusSignal (status_signal), when set, names an integer scalar
 	// signal whose bits 0..5 drive AZ_VALID, EL_VALID, AZ_REF_OK,
@@ -157,12 +147,9 @@ func Validate(cfg *Config) error {
 		rateHz = maxRateHz // the jitter bound of the fastest rate
 	}
 	e.Priority(c.Priority)
-	for _, u := range []struct {
-		key string
-		u   Unit
-	}{{"azimuth_unit", c.AzimuthUnit}, {"elevation_unit", c.ElevationUnit}, {"rate_unit", c.RateUnit}} {
-		if u.u > Millidegrees {
-			e.Param(u.key, "must be deg or mdeg, got %v", u.u)
+	for _, u := range []struct{ key, u string }{{"azimuth_unit", c.AzimuthUnit}, {"elevation_unit", c.ElevationUnit}, {"rate_unit", c.RateUnit}} {
+		if _, err := parseUnit(u.u); err != nil {
+			e.Param(u.key, "must be deg or mdeg, got %q", u.u)
 		}
 	}
 	e.Add(rules.ValidateSignals(c.Name, c.Signals))

@@ -23,7 +23,7 @@ const maxSleep = 20 * time.Millisecond
 type sigRef struct {
 	off, end int
 	typ      datasource.Type
-	unit     Unit
+	unit     unit
 	ok       bool
 }
 
@@ -35,7 +35,8 @@ func newSigRefs(c *Config) sigRefs {
 		off[i+1] = off[i] + c.Signals[i].ByteSize()
 	}
 	names := rules.Names(c.Signals)
-	ref := func(name string, u Unit) sigRef {
+	ref := func(name, text string) sigRef {
+		u, _ := parseUnit(text) // validated by New
 		i, ok := names[name]
 		if name == "" || !ok {
 			return sigRef{}
@@ -47,7 +48,7 @@ func newSigRefs(c *Config) sigRefs {
 		el:     ref(c.ElevationSignal, c.ElevationUnit),
 		azRate: ref(c.AzRateSignal, c.RateUnit),
 		elRate: ref(c.ElRateSignal, c.RateUnit),
-		status: ref(c.StatusSignal, Millidegrees),
+		status: ref(c.StatusSignal, "mdeg"),
 	}
 }
 
@@ -96,7 +97,7 @@ func (r *sigRef) mdeg(snap []byte) int64 {
 		return 0
 	}
 	b := snap[r.off:r.end]
-	if r.unit == Millidegrees {
+	if r.unit == millidegrees {
 		if r.typ.IsFloat() {
 			return roundSat(readFloat(b, r.typ))
 		}

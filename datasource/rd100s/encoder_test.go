@@ -155,7 +155,7 @@ func TestNonFiniteReadingIsInvalid(t *testing.T) {
 func TestMdegSignalsAndStatusSignal(t *testing.T) {
 	r := newRx(t, client.MonitorConfig{NominalRate: 500})
 	cfg := testConfig(500)
-	cfg.AzimuthUnit, cfg.ElevationUnit, cfg.RateUnit = Millidegrees, Millidegrees, Millidegrees
+	cfg.AzimuthUnit, cfg.ElevationUnit, cfg.RateUnit = "mdeg", "mdeg", "mdeg/s"
 	cfg.StatusSignal = "St"
 	cfg.Signals = []datasource.Signal{
 		{Name: "Az", Type: datasource.Int32},
@@ -594,7 +594,7 @@ func TestValidate(t *testing.T) {
 			c.Signals = append(c.Signals, datasource.Signal{Name: "Text", Type: datasource.Char8, NumberOfDimensions: 1, NumberOfElements: 2})
 			c.StatusSignal = "Text"
 		}, `status_signal: signal "Text" is char8, text; the packet's fields are numbers`},
-		{"unit", func(c *Config) { c.RateUnit = 7 }, "rate_unit: must be deg or mdeg"},
+		{"unit", func(c *Config) { c.RateUnit = "rad/s" }, "rate_unit: must be deg or mdeg"},
 		{"loss p", func(c *Config) { c.Degradations = map[string]string{"loss_probability": "2"} }, "loss_probability: must be a probability in 0..1"},
 		{"dup p", func(c *Config) { c.Degradations = map[string]string{"duplicate_probability": "-0.1"} }, "duplicate_probability: must be a probability"},
 		{"every n", func(c *Config) { c.Degradations = map[string]string{"loss_every_n": "-1"} }, "loss_every_n: must be 0 (off) or 1.."},

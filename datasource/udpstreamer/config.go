@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
-	"slices"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
@@ -64,11 +63,12 @@ type Config struct {
 	// (HandOffTime, HandOffBytes); its fields are promoted.
 	datasource.NetworkThread
 	// SessionPolicy says what a CONNECT from another address does while a
-	// client holds the session: Replace (the protocol's behaviour) gives it
-	// the session; First refuses it, and counts it, until the client
-	// disconnects, its port becomes unreachable, or it goes silent.
-	SessionPolicy SessionPolicy
-	// SessionTimeout, under SessionPolicy First, is how long a client may
+	// client holds the session: "replace" (or "", the protocol's
+	// behaviour) gives it the session; "first" refuses it, and counts it,
+	// until the client disconnects, its port becomes unreachable, or it
+	// goes silent.
+	SessionPolicy string
+	// SessionTimeout, under SessionPolicy "first", is how long a client may
 	// send nothing (no CONNECT, ACK or DISCONNECT) before it counts as
 	// silent and another may take the session; 0 never. Clients send
 	// nothing after their CONNECT unless made to (an ACK now and then).
@@ -76,38 +76,11 @@ type Config struct {
 	Signals        []datasource.Signal
 }
 
-// SessionPolicy is what a CONNECT from another address does to a live
-// session.
-type SessionPolicy uint8
-
-// The session policies. Replace is the zero value and the protocol's
-// behaviour.
+// The session policies (Config.SessionPolicy).
 const (
-	Replace SessionPolicy = iota
-	First
-	numPolicies
+	policyReplace = "replace"
+	policyFirst   = "first"
 )
-
-var policyNames = [numPolicies]string{"replace", "first"}
-
-// String returns "replace" or "first".
-func (p SessionPolicy) String() string {
-	if p >= numPolicies {
-		return fmt.Sprintf("SessionPolicy(%d)", uint8(p))
-	}
-	return policyNames[p]
-}
-
-// ParseSessionPolicy parses "replace" or "first"; "" is Replace.
-func parseSessionPolicy(s string) (SessionPolicy, error) {
-	if s == "" {
-		return Replace, nil
-	}
-	if i := slices.Index(policyNames[:], s); i >= 0 {
-		return SessionPolicy(i), nil
-	}
-	return 0, fmt.Errorf("unknown SessionPolicy %q (want replace or first)", s)
-}
 
 // AppendConfig appends to b the CONFIG message a Streamer of sigs sends
 // (docs/udpstreamer.md, "CONFIG"): the signal count, then one 136-byte
@@ -146,13 +119,13 @@ func Validate(cfg *Config) error {
 	if _, err := c.SendMethod.MarshalText(); err != nil {
 		e.Param("SendMethod", "must be %s, %s, %s or %s, got %v", netthread.MethodAuto, netthread.MethodGSO, netthread.MethodSendmmsg, netthread.MethodSendto, c.SendMethod)
 	}
-	if c.SessionPolicy >= numPolicies {
-		e.Param("SessionPolicy", "must be replace or first, got %v", c.SessionPolicy)
+	if c.SessionPolicy != "" && c.SessionPolicy != policyReplace && c.SessionPolicy != policyFirst {
+		e.Param("SessionPolicy", "must be replace or first, got %q", c.SessionPolicy)
 	}
 	switch {
 	case c.SessionTimeout < 0:
 		e.Param("SessionTimeout", "must not be negative, got %v", c.SessionTimeout)
-	case c.SessionTimeout > 0 && c.SessionPolicy != First:
+	case c.SessionTimeout > 0 && c.SessionPolicy != policyFirst:
 		e.Param("SessionTimeout", "applies only to SessionPolicy first (with replace any CONNECT takes the session)")
 	}
 	if c.Address != "" {

@@ -107,7 +107,7 @@ func (s *Streamer) handleDatagram(b []byte, from netip.AddrPort) {
 // client holds it against a CONNECT from another address: it has not gone
 // silent (nothing from it for SessionTimeout, when set). Any goroutine.
 func (s *Streamer) sessionHeld() bool {
-	if s.cfg.SessionPolicy != First {
+	if s.cfg.SessionPolicy != policyFirst {
 		return false
 	}
 	if s.cfg.SessionTimeout <= 0 {

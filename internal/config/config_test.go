@@ -175,7 +175,7 @@ func TestExampleFlatUDP(t *testing.T) {
 	f := loadExample(t, "flatudp.toml")
 	ds := f.DataSources[0]
 	p := ds.FlatUDP
-	if p == nil || p.Address != "127.0.0.1" || p.Port != 44488 || p.ExecutionMode != flatudp.RealTimeThread {
+	if p == nil || p.Address != "127.0.0.1" || p.Port != 44488 || p.ExecutionMode != "RealTimeThread" {
 		t.Fatalf("FlatUDP %+v", p)
 	}
 	size, arrays := 0, 0
@@ -196,7 +196,7 @@ func TestExampleFlatUDP(t *testing.T) {
 
 	f = loadExample(t, "flatudp_trigger.toml")
 	ds = f.DataSources[0]
-	if ds.FlatUDP.ExecutionMode != flatudp.IndependentThread || ds.Signals[0].Name != "Trigger" || ds.Signals[0].Type != datasource.Uint8 {
+	if ds.FlatUDP.ExecutionMode != "IndependentThread" || ds.Signals[0].Name != "Trigger" || ds.Signals[0].Type != datasource.Uint8 {
 		t.Errorf("trigger example: %+v %+v", ds.FlatUDP, ds.Signals[0])
 	}
 	if ds.FlatUDP.CPUMask != 1 || ds.FlatUDP.NumberOfPreTriggers != 2 || ds.FlatUDP.NumberOfPostTriggers != 3 {
@@ -256,7 +256,7 @@ elevation_signal = "El"
 		t.Errorf("signal %+v", s)
 	}
 	fl := f.DataSources[1].FlatUDP
-	if fl.Port != 44488 || fl.ExecutionMode != flatudp.IndependentThread || fl.NumberOfBuffers != 0 || fl.ByteOrder != flatwire.Little || fl.TTL != 1 || !fl.Loopback || fl.StackSize != 0 {
+	if fl.Port != 44488 || fl.ExecutionMode != "" || fl.NumberOfBuffers != 0 || fl.ByteOrder != flatwire.Little || fl.TTL != 1 || !fl.Loopback || fl.StackSize != 0 {
 		t.Errorf("FlatUDP %+v", fl)
 	}
 	rd := *f.DataSources[2].RD100S
@@ -592,7 +592,7 @@ func TestDocumentedBounds(t *testing.T) {
 		return udpstreamer.Validate(&c)
 	}
 	flat := func(f func(c *flatudp.Config)) error {
-		c := flatudp.Config{Name: "F", Address: "127.0.0.1", ExecutionMode: flatudp.RealTimeThread, Signals: one}
+		c := flatudp.Config{Name: "F", Address: "127.0.0.1", ExecutionMode: "RealTimeThread", Signals: one}
 		f(&c)
 		return flatudp.Validate(&c)
 	}

@@ -43,7 +43,8 @@ var flatUDPKeys = table[flatConfig]{
 			Default("required").
 			Doc("destination IP address: unicast or a multicast group"),
 		field("Port", port(), func(c *flatConfig) *int { return &c.Port }),
-		field("ExecutionMode", named(flatudp.IndependentThread, flatudp.RealTimeThread), func(c *flatConfig) *flatudp.ExecutionMode { return &c.ExecutionMode }).
+		field("ExecutionMode", oneOf("IndependentThread", "RealTimeThread"), func(c *flatConfig) *string { return &c.ExecutionMode }).
+			Default("`\"IndependentThread\"`").
 			Doc("`RealTimeThread`: one datagram per cycle. `IndependentThread` (MARTe2's default): cycles go into a ring; every cycle whose `Trigger` is non-zero is sent with its pre- and post-trigger cycles. In both modes the send happens on a sender thread, never on the RT thread: the RT thread copies the cycle into a lock-free ring and wakes the sender. A full ring refuses the newest cycle and counts it (`streamerd_flatudp_overflows_total`); MARTe2 fails the cycle with \"Buffer overrun\" and can lock up, streamerd keeps sending."),
 		field("NumberOfPreTriggers", anyInt(), func(c *flatConfig) *int { return &c.NumberOfPreTriggers }).
 			Doc("≥ 0, less than `NumberOfBuffers`; IndependentThread only (non-zero in `RealTimeThread` mode is an error)"),
@@ -82,7 +83,7 @@ var flatUDPKeys = table[flatConfig]{
 		// A misspelt mode is reported and becomes an invalid mode, so
 		// neither mode's rules are checked against it.
 		if t.failed("ExecutionMode") {
-			c.ExecutionMode = flatudp.ExecutionMode(0xFF)
+			c.ExecutionMode = "invalid"
 		}
 	},
 }

@@ -46,9 +46,8 @@ func statusBit(name string, bit wire.Status, doc string) key[rdConfig] {
 
 // unit declares a unit key of a mapped signal: degrees or millidegrees,
 // per second for a rate (suffix "/s").
-func unit(name string, ptr func(*rdConfig) *rd100s.Unit, suffix string) key[rdConfig] {
-	return field(name, choice([]string{rd100s.Degrees.String() + suffix, rd100s.Millidegrees.String() + suffix},
-		[]rd100s.Unit{rd100s.Degrees, rd100s.Millidegrees}), ptr)
+func unit(name string, ptr func(*rdConfig) *string, suffix string) key[rdConfig] {
+	return field(name, oneOf("deg"+suffix, "mdeg"+suffix), ptr).Default("`\"deg" + suffix + "\"`")
 }
 
 // rd100sKeys are the keys of an RD100S datasource; their rules are the
@@ -76,16 +75,16 @@ var rd100sKeys = table[rdConfig]{
 		field("azimuth_signal", str(), func(c *rdConfig) *string { return &c.AzimuthSignal }).
 			Default("required").
 			Doc("scalar signal of this datasource giving azimuth; reduced to 0..359999 mdeg, so a sweep crosses the wrap"),
-		unit("azimuth_unit", func(c *rdConfig) *rd100s.Unit { return &c.AzimuthUnit }, ""),
+		unit("azimuth_unit", func(c *rdConfig) *string { return &c.AzimuthUnit }, ""),
 		field("elevation_signal", str(), func(c *rdConfig) *string { return &c.ElevationSignal }).
 			Default("required").
 			Doc("scalar signal giving elevation"),
-		unit("elevation_unit", func(c *rdConfig) *rd100s.Unit { return &c.ElevationUnit }, ""),
+		unit("elevation_unit", func(c *rdConfig) *string { return &c.ElevationUnit }, ""),
 		field("az_rate_signal", str(), func(c *rdConfig) *string { return &c.AzRateSignal }).
 			Doc("scalar signal giving the azimuth rate; `\"\"` sends 0"),
 		field("el_rate_signal", str(), func(c *rdConfig) *string { return &c.ElRateSignal }).
 			Doc("scalar signal giving the elevation rate; `\"\"` sends 0"),
-		unit("rate_unit", func(c *rdConfig) *rd100s.Unit { return &c.RateUnit }, "/s"),
+		unit("rate_unit", func(c *rdConfig) *string { return &c.RateUnit }, "/s"),
 		field("status_signal", str(), func(c *rdConfig) *string { return &c.StatusSignal }).
 			Doc("scalar **integer** signal (uint16 typically) whose bits 0-5 give AZ_VALID, EL_VALID, AZ_REF_OK, EL_REF_OK, AZ_FAULT, EL_FAULT; its other bits are ignored. When set, the six constants below are an error."),
 		statusBit("az_valid", wire.AzValid, "status bit 0 (AZ_VALID) when there is no `status_signal`"),

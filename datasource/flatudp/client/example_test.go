@@ -23,7 +23,7 @@ func Example() {
 	}
 	s, err := flatudp.New(flatudp.Config{
 		Name: "Flat", Address: "127.0.0.1", Port: conn.LocalAddr().(*net.UDPAddr).Port,
-		ExecutionMode: flatudp.RealTimeThread,
+		ExecutionMode: "RealTimeThread",
 		Signals: []datasource.Signal{
 			{Name: "Counter", Type: datasource.Uint32},
 			{Name: "Wave", Type: datasource.Int16, NumberOfDimensions: 1, NumberOfElements: 3},
