@@ -140,7 +140,7 @@ func layoutOf(o options) (*wire.Layout, wire.ByteOrder, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	order, err := wire.ParseByteOrder(o.endian)
+	order, err := cli.ParseByteOrder(o.endian)
 	return l, order, err
 }
 
@@ -220,10 +220,10 @@ type rowWriter struct {
 
 func newRowWriter(l *wire.Layout, asJSON bool) *rowWriter {
 	w := &rowWriter{l: l, json: asJSON, raw: make([]uint64, l.TotalElements())}
-	for k := range w.raw {
-		w.types = append(w.types, l.ElementType(k))
-	}
 	for _, s := range l.Signals {
+		for range s.Count {
+			w.types = append(w.types, s.Type)
+		}
 		w.keys = append(w.keys, jsonKey(s.Name))
 	}
 	return w

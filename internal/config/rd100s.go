@@ -38,8 +38,8 @@ func statusBit(name string, bit wire.Status, doc string) key[rdConfig] {
 			}
 		}
 	}
-	k.show = func(c *rdConfig) string { return typ.format(c.Status.Has(bit)) }
-	k.isSet = func(c *rdConfig) bool { return c.Status.Has(bit) }
+	k.show = func(c *rdConfig) string { return typ.format(c.Status&bit != 0) }
+	k.isSet = func(c *rdConfig) bool { return c.Status&bit != 0 }
 	return k.Doc(doc).
 		Only(func(c *rdConfig) bool { return c.StatusSignal == "" }, "conflicts with status_signal, which drives the status bits")
 }

@@ -304,7 +304,7 @@ func TestIndependentReaderReadsTheFileAsWritten(t *testing.T) {
 		}
 		want[0] = append(want[0], uint64(at.UnixNano()))
 		for k, v := range raw {
-			if fl.ElementType(k).Size() < 8 {
+			if record.ElementType(fl, k).Size() < 8 {
 				v &= math.MaxUint32 // INT32 and FLOAT pages hold 4 bytes
 			}
 			want[1+k] = append(want[1+k], v)

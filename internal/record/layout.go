@@ -168,7 +168,7 @@ func ForFlatUDP(source, signals, order string) (*Layout, error) {
 	if err != nil {
 		return nil, err
 	}
-	bo, err := flatwire.ParseByteOrder(order)
+	bo, err := cli.ParseByteOrder(order)
 	if err != nil {
 		return nil, err
 	}

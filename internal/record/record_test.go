@@ -22,7 +22,7 @@ const everyType = "A:uint8,B:int8,C:uint16,D:int16,E:uint32,F:int32,G:uint64,H:i
 func rawRow(l *flatwire.Layout, i int, rng *rand.Rand) []uint64 {
 	raw := make([]uint64, l.TotalElements())
 	for k := range raw {
-		t := l.ElementType(k)
+		t := elementType(l, k)
 		var v uint64
 		switch i {
 		case 0:

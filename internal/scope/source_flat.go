@@ -75,7 +75,7 @@ func (f *FlatUDP) open() (flatOpen, error) {
 	if err != nil {
 		return flatOpen{}, fmt.Errorf("signals: %w", err)
 	}
-	order, err := wire.ParseByteOrder(f.Order)
+	order, err := cli.ParseByteOrder(f.Order)
 	if err != nil {
 		return flatOpen{}, err
 	}

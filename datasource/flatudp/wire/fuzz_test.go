@@ -107,7 +107,7 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("AppendRaw(DecodeRaw(dg)) differs:\n% x\n% x", back, dg)
 		}
 		for k := range vals {
-			if got := l.ElementType(k).Float64(raw[k]); !sameFloat(got, vals[k]) {
+			if got := elementType(l, k).Float64(raw[k]); !sameFloat(got, vals[k]) {
 				t.Fatalf("element %d: Decode %v, Float64 of the raw bits %v", k, vals[k], got)
 			}
 		}

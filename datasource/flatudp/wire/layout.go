@@ -17,9 +17,6 @@ var ErrSize = errors.New("flatudp/wire: datagram size does not match the signal 
 // TotalElements. It is a static value so the check costs no allocation.
 var errShortDst = errors.New("flatudp/wire: destination shorter than Layout.TotalElements")
 
-// invalidType is a Type no signal has.
-const invalidType = datasource.Type(0xFF)
-
 // span is one signal's place in a datagram and in the decoded slice.
 type span struct {
 	typ  datasource.Type
@@ -87,18 +84,6 @@ func NewLayout(sigs []Signal) (*Layout, error) {
 // TotalElements returns the number of elements of a datagram, the length
 // of the slices Decode, DecodeRaw and AppendRaw use.
 func (l *Layout) TotalElements() int { return l.elems }
-
-// ElementType returns the type of element k of the decoded slice, for
-// formatting a row without walking the signals; an invalid Type when k is
-// out of range.
-func (l *Layout) ElementType(k int) datasource.Type {
-	for _, sp := range l.spans {
-		if k < sp.elem+sp.n {
-			return sp.typ
-		}
-	}
-	return invalidType
-}
 
 func (l *Layout) check(dst, datagram int) error {
 	if datagram != l.size {

@@ -83,7 +83,7 @@ func TestLayout(t *testing.T) {
 		t.Errorf("Size %d elements %d, want 77 and 19", l.Size, l.TotalElements())
 	}
 	for k, want := range map[int]datasource.Type{0: datasource.Uint8, 1: datasource.Float32, 2: datasource.Float32, 17: datasource.Float32, 18: datasource.Float64, 19: invalidType} {
-		if got := l.ElementType(k); got != want {
+		if got := elementType(l, k); got != want {
 			t.Errorf("ElementType(%d) = %v, want %v", k, got, want)
 		}
 	}
@@ -133,7 +133,7 @@ func TestDecodeHandBuilt(t *testing.T) {
 			if !sameFloat(vals[k], want) {
 				t.Errorf("%v: vals[%d] = %v, want %v", c.order, k, vals[k], want)
 			}
-			if got := l.ElementType(k).Float64(raw[k]); !sameFloat(got, vals[k]) {
+			if got := elementType(l, k).Float64(raw[k]); !sameFloat(got, vals[k]) {
 				t.Errorf("%v: Float64(raw[%d]) = %v, Decode %v", c.order, k, got, vals[k])
 			}
 		}
@@ -331,4 +331,17 @@ func TestChar8Layout(t *testing.T) {
 	if l.Field(dg[:5], 1) != nil || l.Field(dg, 4) != nil || l.Field(dg, -1) != nil {
 		t.Error("Field out of range")
 	}
+}
+
+// invalidType is a Type no signal has.
+const invalidType = datasource.Type(0xFF)
+
+// elementType returns the type of element k of l's decoded slice.
+func elementType(l *Layout, k int) datasource.Type {
+	for _, sp := range l.spans {
+		if k < sp.elem+sp.n {
+			return sp.typ
+		}
+	}
+	return invalidType
 }

@@ -32,14 +32,6 @@ func TestTypes(t *testing.T) {
 			t.Errorf("parseSignals(a:%s) succeeded", bad)
 		}
 	}
-	for s, want := range map[string]ByteOrder{"": Little, "little": Little, "LITTLE": Little, "big": Big, "Big": Big} {
-		if got, err := ParseByteOrder(s); err != nil || got != want {
-			t.Errorf("ParseByteOrder(%q) = %v, %v", s, got, err)
-		}
-	}
-	if _, err := ParseByteOrder("native"); err == nil {
-		t.Error("ParseByteOrder(native) succeeded")
-	}
 	if Little.String() != "little" || Big.String() != "big" {
 		t.Errorf("ByteOrder strings %q %q", Little, Big)
 	}
