@@ -240,9 +240,12 @@ func (c *Config) checkSignals(e *rules.ConfigErrors) {
 	// The signals string's own rules (names free of ",:[]", spaces at the
 	// ends and control characters), so SignalsString round-trips.
 	if _, err := wire.NewLayout(flatSignals(sigs)); err != nil {
-		var se *wire.SignalError
-		if errors.As(err, &se) && se.Index >= 0 {
-			e.Signal(se.Index, "Name", "%s", se.Rule)
+		var se interface {
+			Row() int
+			Rule() string
+		}
+		if errors.As(err, &se) && se.Row() >= 0 {
+			e.Signal(se.Row(), "Name", "%s", se.Rule())
 		} else {
 			e.Param("Signals", "%v", err)
 		}

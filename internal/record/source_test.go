@@ -278,8 +278,8 @@ func TestRecordFlatUDP(t *testing.T) {
 			t.Fatalf("row %d: %v", i, r)
 		}
 	}
-	var se *flatwire.SignalError
-	if _, err := ForFlatUDP("x", "A:bogus", "little"); !errors.As(err, &se) {
+	var se interface{ Row() int }
+	if _, err := ForFlatUDP("x", "A:bogus", "little"); !errors.As(err, &se) || se.Row() != 0 {
 		t.Errorf("a bad signals string: %v", err)
 	}
 }

@@ -31,9 +31,9 @@ func FuzzParseSignals(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		sigs, err := parseSignals(s)
 		if err != nil {
-			var se *SignalError
+			var se *signalError
 			if !errors.As(err, &se) {
-				t.Fatalf("parseSignals(%q) error %T %v is not a *SignalError", s, err, err)
+				t.Fatalf("parseSignals(%q) error %T %v is not a *signalError", s, err, err)
 			}
 			return
 		}

@@ -44,8 +44,8 @@ type Layout struct {
 
 // ParseLayout returns the layout of a signals string (rows name:type or
 // name:type[count], an optional trailing w, joined by commas; spaces
-// around names, types and rows are ignored). Errors are *SignalError,
-// naming the row and the rule.
+// around names, types and rows are ignored). Errors name the row and the
+// rule.
 func ParseLayout(s string) (*Layout, error) {
 	sigs, err := parseSignals(s)
 	if err != nil {
@@ -59,7 +59,7 @@ func ParseLayout(s string) (*Layout, error) {
 // string's separators (",:[]", leading or trailing spaces, control
 // characters); a valid type; count 1..MaxCount; total size at most
 // MaxDatagramSize bytes; and a waveform row has count > 1 (otherwise its
-// "w" cannot be written). Errors are *SignalError. The layout keeps its
+// "w" cannot be written). Errors name the row and the rule. The layout keeps its
 // own copy of sigs.
 func NewLayout(sigs []Signal) (*Layout, error) {
 	if err := validate(sigs); err != nil {

@@ -90,9 +90,9 @@ func TestLayout(t *testing.T) {
 	if _, err := NewLayout(nil); err == nil {
 		t.Error("NewLayout(nil) succeeded")
 	}
-	var se *SignalError
+	var se *signalError
 	if _, err := ParseLayout("a:uint8,a:uint8"); !errors.As(err, &se) {
-		t.Errorf("ParseLayout of a repeated name: %v, want a *SignalError", err)
+		t.Errorf("ParseLayout of a repeated name: %v, want a *signalError", err)
 	}
 	// The layout keeps its own copy of the signals.
 	sigs := []Signal{{"a", datasource.Uint16, 2, false}}

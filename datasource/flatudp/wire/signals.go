@@ -53,27 +53,35 @@ func (s Signal) appendText(b []byte) []byte {
 	return b
 }
 
-// SignalError is a signal list that breaks a rule. Index is the 0-based row
+// signalError is a signal list that breaks a rule: row is the 0-based row
 // (-1 for a rule about the whole list); the message shows it 1-based, as a
-// form's row number.
-type SignalError struct {
-	Index int
-	Name  string
-	Rule  string
+// form's row number. Row and Rule give a caller (the FlatUDP producer,
+// which reports it at its signal) the row and the rule.
+type signalError struct {
+	row  int
+	name string
+	rule string
 }
 
-func (e *SignalError) Error() string {
-	if e.Index < 0 {
-		return "flatudp/wire: signal list: " + e.Rule
+func (e *signalError) Error() string {
+	if e.row < 0 {
+		return "flatudp/wire: signal list: " + e.rule
 	}
 	s := "flatudp/wire: signal "
-	if e.Name != "" {
-		s += strconv.Quote(e.Name) + " "
+	if e.name != "" {
+		s += strconv.Quote(e.name) + " "
 	}
-	return s + "(row " + strconv.Itoa(e.Index+1) + "): " + e.Rule
+	return s + "(row " + strconv.Itoa(e.row+1) + "): " + e.rule
 }
 
-func rowError(i int, name, rule string) error { return &SignalError{Index: i, Name: name, Rule: rule} }
+// Row returns the 0-based row of the signal that breaks the rule, -1 for
+// a rule about the whole list.
+func (e *signalError) Row() int { return e.row }
+
+// Rule returns the rule broken, without the row.
+func (e *signalError) Rule() string { return e.rule }
+
+func rowError(i int, name, rule string) error { return &signalError{row: i, name: name, rule: rule} }
 
 // AppendSignals appends the signals string of sigs to b: the rows joined by
 // commas, without spaces.
@@ -93,11 +101,11 @@ func FormatSignals(sigs []Signal) string { return string(appendSignals(nil, sigs
 
 // parseSignals parses a signals string (rows name:type[count] with an
 // optional trailing w, joined by commas; spaces around names, types and rows
-// are ignored) and checks the result with validate. Errors are
-// *SignalError, naming the row and the rule.
+// are ignored) and checks the result with validate. Errors name
+// the row and the rule.
 func parseSignals(s string) ([]Signal, error) {
 	if strings.TrimSpace(s) == "" {
-		return nil, &SignalError{Index: -1, Rule: "at least one signal is required"}
+		return nil, &signalError{row: -1, rule: "at least one signal is required"}
 	}
 	sigs := make([]Signal, 0, strings.Count(s, ",")+1)
 	for i := 0; ; i++ {
@@ -188,10 +196,10 @@ func parseCount(s string) (int, bool) {
 // (",:[]", leading or trailing spaces, control characters); a valid type;
 // count 1..MaxCount; total size at most MaxDatagramSize bytes; and a
 // waveform row has count > 1 (otherwise its "w" cannot be written).
-// Errors are *SignalError.
+// Errors name the row and the rule.
 func validate(sigs []Signal) error {
 	if len(sigs) == 0 {
-		return &SignalError{Index: -1, Rule: "at least one signal is required"}
+		return &signalError{row: -1, rule: "at least one signal is required"}
 	}
 	total := 0
 	rows := make(map[string]int, len(sigs))

@@ -88,7 +88,7 @@ func TestParseFormatRoundTrip(t *testing.T) {
 	}
 }
 
-// TestRules checks every validity rule: the error is a *SignalError whose
+// TestRules checks every validity rule: the error is a *signalError whose
 // message names the signal (or row) and the rule.
 func TestRules(t *testing.T) {
 	cases := []struct {
@@ -125,14 +125,14 @@ func TestRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := parseSignals(c.in)
-		var se *SignalError
+		var se *signalError
 		if !errors.As(err, &se) {
-			t.Errorf("parseSignals(%q) = %v, want a *SignalError", c.in, err)
+			t.Errorf("parseSignals(%q) = %v, want a *signalError", c.in, err)
 			continue
 		}
-		if se.Index != c.row || se.Name != c.name || !strings.Contains(se.Rule, c.rule) {
+		if se.row != c.row || se.name != c.name || !strings.Contains(se.rule, c.rule) {
 			t.Errorf("parseSignals(%q): row %d name %q rule %q, want row %d name %q rule containing %q",
-				c.in, se.Index, se.Name, se.Rule, c.row, c.name, c.rule)
+				c.in, se.row, se.name, se.rule, c.row, c.name, c.rule)
 		}
 		msg := err.Error()
 		if !strings.Contains(msg, c.rule) || (c.name != "" && !strings.Contains(msg, `"`+c.name+`"`)) {
