@@ -24,18 +24,9 @@ import "errors"
 // producer of this module offers beside the contract: Start(ctx), which
 // allocates, opens and starts, and closes when ctx is done. Every producer
 // also offers Internals() any, what streamerd's daemon uses beyond the
-// contract (its /status snapshot, its -describe line...), which a program
-// listing producers of every class finds by type assertion.
-//
-// Every producer of this module also opens its sockets in a step of its
-// own, Open() error: called once between AllocateMemory and
-// PrepareNextState from the same goroutine, it binds and configures every
-// socket and sends nothing; PrepareNextState then starts the network
-// thread (it opens the sockets itself when Open was not called). Close
-// closes what Open opened, whether or not PrepareNextState ran. An
-// application opens every datasource and its own listeners before it
-// prepares any, so a start that fails (a port already taken) has sent
-// nothing.
+// contract (a step that binds the sockets before the start, its /status
+// snapshot, its -describe line...), which a program listing producers of
+// every class finds by type assertion.
 type DataSource interface {
 	// Name returns the datasource name used in logs, metrics and errors.
 	Name() string

@@ -130,7 +130,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	wg.Wait()
 	st := r.Stats()
 	fmt.Fprintf(stderr, "flatrecv: %d datagrams, %d bytes: %d of %d bytes, %d of a wrong size (%d distinct sizes)\n",
-		st.Datagrams, st.Bytes, st.Valid, l.Size, st.WrongSize, st.WrongSizes)
+		st.Datagrams, st.Bytes, st.Datagrams-st.WrongSize, l.Size, st.WrongSize, st.WrongSizes)
 	return code
 }
 

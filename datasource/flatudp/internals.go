@@ -6,7 +6,7 @@ import (
 )
 
 // Internals returns what streamerd's daemon uses of a Sender beyond the
-// DataSource contract: the snapshot of /status and the line of -describe, the instants of refused
+// DataSource contract: its Open step, the snapshot of /status and the line of -describe, the instants of refused
 // cycles and the sender thread's id (forensics), the time the ring's
 // queue covers, the socket's address. A program
 // finds each by asserting on the result the interface it needs; they
@@ -16,6 +16,16 @@ func (s *Sender) Internals() any { return (*internals)(s) }
 
 // internals is a Sender seen by the daemon (Internals).
 type internals Sender
+
+// Open is the daemon's step between AllocateMemory and PrepareNextState:
+// it binds and configures every socket and sends nothing, so an
+// application that opens every producer (and its own listeners) before it
+// starts any has sent nothing when a start fails (a port already taken).
+// PrepareNextState then starts the network thread; it opens the sockets
+// itself when Open was not called. Close closes what Open opened. Open
+// before AllocateMemory returns datasource.ErrNotAllocated, twice or after
+// the start datasource.ErrStarted.
+func (x *internals) Open() error { return (*Sender)(x).openStep() }
 
 // Describe returns one line on the datagrams for a layout listing
 // (streamerd -describe); valid after AllocateMemory.

@@ -195,9 +195,9 @@ func (s *Sender) localAddr() netip.AddrPort {
 	return s.conn.LocalAddr().(*net.UDPAddr).AddrPort()
 }
 
-// Open opens the sending socket without sending anything (the step
+// openStep opens the sending socket without sending anything (the step
 // datasource.DataSource describes).
-func (s *Sender) Open() error { return s.life.Open(s.openConn) }
+func (s *Sender) openStep() error { return s.life.Open(s.openConn) }
 
 func (s *Sender) openConn() error {
 	conn, err := s.open()

@@ -34,7 +34,7 @@ func stepEncoder(t testing.TB, cfg Config, r *rx) (*Encoder, *emitter) {
 	}
 	put(e, 12.5, 45, 1, 2)
 	e.Synchronise()
-	if err := e.Open(); err != nil {
+	if err := e.openStep(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
@@ -283,7 +283,7 @@ func BenchmarkCadence(b *testing.B) {
 			tus := make([]int64, 0, n)
 			seqs := make([]uint32, 0, n)
 			buf := make([]byte, 64)
-			if err := e.Open(); err != nil {
+			if err := e.openStep(); err != nil {
 				b.Fatal(err)
 			}
 			e.em.lateness = make([]int64, 0, n)

@@ -161,10 +161,10 @@ func (e *Encoder) localAddr() netip.AddrPort {
 	return e.local
 }
 
-// Open binds the socket and builds the emitter with t_us = 0 now; nothing
+// openStep binds the socket and builds the emitter with t_us = 0 now; nothing
 // is sent before PrepareNextState starts the network thread (the step
 // datasource.DataSource describes).
-func (e *Encoder) Open() error { return e.life.Open(e.open) }
+func (e *Encoder) openStep() error { return e.life.Open(e.open) }
 
 func (e *Encoder) open() error {
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{Port: e.cfg.SrcPort})

@@ -3,7 +3,7 @@ package rd100s
 import "net/netip"
 
 // Internals returns what streamerd's daemon uses of an Encoder beyond the
-// DataSource contract: the snapshot of /status and the line of -describe, the socket's address, a
+// DataSource contract: its Open step, the snapshot of /status and the line of -describe, the socket's address, a
 // degradation read back for the operator. A program finds each by
 // asserting on the result the interface it needs; they follow the daemon,
 // not a compatibility promise, and an embedder has no need of them.
@@ -11,6 +11,16 @@ func (e *Encoder) Internals() any { return (*internals)(e) }
 
 // internals is an Encoder seen by the daemon (Internals).
 type internals Encoder
+
+// Open is the daemon's step between AllocateMemory and PrepareNextState:
+// it binds and configures every socket and sends nothing, so an
+// application that opens every producer (and its own listeners) before it
+// starts any has sent nothing when a start fails (a port already taken).
+// PrepareNextState then starts the network thread; it opens the sockets
+// itself when Open was not called. Close closes what Open opened. Open
+// before AllocateMemory returns datasource.ErrNotAllocated, twice or after
+// the start datasource.ErrStarted.
+func (x *internals) Open() error { return (*Encoder)(x).openStep() }
 
 // Describe returns one line on the datagrams for a layout listing
 // (streamerd -describe); valid after AllocateMemory.

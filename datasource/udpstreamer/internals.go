@@ -6,7 +6,7 @@ import (
 )
 
 // Internals returns what streamerd's daemon and tools use of a Streamer
-// beyond the DataSource contract: the snapshot of /status and the line of -describe, the instants of
+// beyond the DataSource contract: its Open step, the snapshot of /status and the line of -describe, the instants of
 // skipped cycles and the network thread's id (forensics), the times from
 // Synchronise to send (timings), the in-process tap (the web scope), the
 // ring's state and the session's client (a replay's pacing). A program finds each by asserting on the result the
@@ -16,6 +16,16 @@ func (s *Streamer) Internals() any { return (*internals)(s) }
 
 // internals is a Streamer seen by the daemon (Internals).
 type internals Streamer
+
+// Open is the daemon's step between AllocateMemory and PrepareNextState:
+// it binds and configures every socket and sends nothing, so an
+// application that opens every producer (and its own listeners) before it
+// starts any has sent nothing when a start fails (a port already taken).
+// PrepareNextState then starts the network thread; it opens the sockets
+// itself when Open was not called. Close closes what Open opened. Open
+// before AllocateMemory returns datasource.ErrNotAllocated, twice or after
+// the start datasource.ErrStarted.
+func (x *internals) Open() error { return (*Streamer)(x).openStep() }
 
 // Describe returns one line on the datagrams for a layout listing
 // (streamerd -describe); valid after AllocateMemory.

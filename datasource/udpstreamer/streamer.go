@@ -251,9 +251,9 @@ func (s *Streamer) LocalAddr() netip.AddrPort {
 	return s.local
 }
 
-// Open binds the server socket without answering or sending anything
+// openStep binds the server socket without answering or sending anything
 // (the step datasource.DataSource describes).
-func (s *Streamer) Open() error { return s.life.Open(s.open) }
+func (s *Streamer) openStep() error { return s.life.Open(s.open) }
 
 func (s *Streamer) open() error {
 	network := "udp"

@@ -361,7 +361,7 @@ func (a *App) Start() error {
 		return fail(err)
 	}
 	for _, s := range a.sources {
-		if o, ok := s.ds.(interface{ Open() error }); ok {
+		if o, ok := openerOf(s.ds); ok {
 			if err := o.Open(); err != nil {
 				return fail(err)
 			}

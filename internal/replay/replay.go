@@ -162,13 +162,15 @@ type Replay struct {
 // pacer is what a Replay uses of its Streamer beyond the DataSource
 // contract, from udpstreamer's Internals: how many cycles wait for the
 // network thread, the publication of a row after lost updates, the
-// session's client, the Streamer's /status and -describe line.
+// session's client, the Streamer's /status and -describe line, its Open
+// step.
 type pacer interface {
 	Waiting() int
 	SynchroniseAfterGap(lost uint32) error
 	Client() netip.AddrPort
 	StatusReport() any
 	Describe() string
+	Open() error
 }
 
 // New opens the recording at path, checks it and builds the Streamer that
@@ -256,7 +258,7 @@ func (r *Replay) AllocateMemory() error {
 func (r *Replay) GetSignalMemoryBuffer(i int) ([]byte, error) { return r.s.GetSignalMemoryBuffer(i) }
 
 // Open binds the Streamer's socket.
-func (r *Replay) Open() error { return r.s.Open() }
+func (r *Replay) Open() error { return r.p.Open() }
 
 // PrepareNextState opens the recording again (refusing it if it changed
 // since New), starts the Streamer, the reader and the pacing thread.

@@ -54,7 +54,7 @@ func (f *FlatUDP) Counters() Counters {
 	c := Counters{Silences: f.silences.Load()}
 	if r := f.r.Load(); r != nil {
 		st := r.Stats()
-		c.Updates, c.Bytes, c.Bad = st.Valid, st.Bytes, st.WrongSize
+		c.Updates, c.Bytes, c.Bad = st.Datagrams-st.WrongSize, st.Bytes, st.WrongSize
 		c.Extra = []Count{{"datagrams", st.Datagrams}, {"wrong sizes seen", uint64(st.WrongSizes)}}
 	}
 	return c

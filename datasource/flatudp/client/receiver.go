@@ -33,15 +33,13 @@ type Receiver struct {
 
 	datagrams atomic.Uint64
 	bytes     atomic.Uint64
-	valid     atomic.Uint64
 	wrongSize atomic.Uint64
 }
 
 // Stats are a Receiver's counters since it was made.
 type Stats struct {
-	Datagrams  uint64 // datagrams received, any size
+	Datagrams  uint64 // datagrams received, any size: of the expected size, or WrongSize
 	Bytes      uint64 // payload bytes of those datagrams
-	Valid      uint64 // datagrams of the expected size
 	WrongSize  uint64 // datagrams dropped for their size
 	WrongSizes int    // distinct wrong sizes seen (each reported once)
 }
@@ -71,7 +69,6 @@ func (r *Receiver) Read() ([]byte, netip.AddrPort, error) {
 		r.datagrams.Add(1)
 		r.bytes.Add(uint64(n))
 		if n == r.layout.Size {
-			r.valid.Add(1)
 			return r.buf[:n], from, nil
 		}
 		r.wrongSize.Add(1)
@@ -89,7 +86,6 @@ func (r *Receiver) Stats() Stats {
 	return Stats{
 		Datagrams:  r.datagrams.Load(),
 		Bytes:      r.bytes.Load(),
-		Valid:      r.valid.Load(),
 		WrongSize:  r.wrongSize.Load(),
 		WrongSizes: r.distinctWrongSizes(),
 	}
