@@ -74,7 +74,8 @@ var allKinds = func() (s kindSet) {
 // length now (replacing one in progress) and 0 ends one; SeqJump != 0
 // schedules a jump at the next packet (replacing a pending one) and 0
 // cancels a pending one. It returns every broken range as a
-// *datasource.ConfigError, or ErrNotRunning.
+// *datasource.ConfigError, or an error when the encoder is not running
+// (datasource.ErrClosed after Close).
 func (e *Encoder) setDegradations(d degradations) error {
 	return e.apply(d, allKinds, "operator", monoNow())
 }
@@ -87,7 +88,8 @@ func (e *Encoder) setDegradations(d degradations) error {
 // true/false/on/off/1/0, seq_jump and loss_every_n integers. The others
 // are left as they are. The key "restart" with the value "true" simulates
 // a restart of the emitter at its next packet. It returns every broken
-// range as a *datasource.ConfigError, or ErrNotRunning. It is what the
+// range as a *datasource.ConfigError, or an error when the encoder is not
+// running (datasource.ErrClosed after Close). It is what the
 // daemon's HTTP endpoint calls.
 func (e *Encoder) Set(key, value string) error {
 	if key == restartKey {
@@ -125,7 +127,7 @@ func (e *Encoder) restart(value string) error {
 		return fmt.Errorf("rd100s: restart: want true, got %q", value)
 	}
 	if !e.running() {
-		return ErrNotRunning
+		return e.notRunning()
 	}
 	ev := event{Time: time.Now(), TUs: e.tUs(monoNow()), Degradation: restartKey, Action: applied, Source: "operator", Seq: e.cfg.FirstSeq}
 	e.ctl.mu.Lock()
@@ -167,7 +169,7 @@ func (e *Encoder) events() []event {
 // now, recording one event per change.
 func (e *Encoder) apply(next degradations, which kindSet, source string, now int64) error {
 	if !e.running() {
-		return ErrNotRunning
+		return e.notRunning()
 	}
 	ce := &rules.ConfigErrors{DataSource: e.cfg.Name}
 	if next.check(ce, e.cfg.RateHz); ce.Len() > 0 {

@@ -2,7 +2,6 @@ package rd100s
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -30,9 +29,14 @@ const spec = "RD100S-ENC-UDP v1"
 // taken within 100 µs; the cycle is not published.
 var errLockTimeout = fmt.Errorf("rd100s: FastLock timeout in Synchronise: %w", datasource.ErrCycleSkipped)
 
-// ErrNotRunning is returned by the control methods before Open,
-// PrepareNextState or Start, and after Close.
-var ErrNotRunning = errors.New("rd100s: encoder is not running")
+// notRunning is the error of Set when the encoder is not running: before
+// its start, or after Close (datasource.ErrClosed).
+func (e *Encoder) notRunning() error {
+	if e.stopped.Load() || e.life.State() == lifecycle.Closed {
+		return fmt.Errorf("datasource %q: Set: %w", e.cfg.Name, datasource.ErrClosed)
+	}
+	return fmt.Errorf("datasource %q: Set: the encoder is not running (start it first)", e.cfg.Name)
+}
 
 // Encoder is an RD100S encoder emulator datasource. Its datasource methods
 // follow the datasource.DataSource contract (Synchronise from the RT thread
@@ -253,8 +257,8 @@ func (e *Encoder) Synchronise() error {
 // metrics, so an Encoder of the same name can be made again with the same
 // metrics set. Packets held by the reorder window are dropped. It may be
 // called from any goroutine, in any state; a second Close does nothing and
-// returns nil. Every other call then returns datasource.ErrClosed (or
-// ErrNotRunning), Synchronise included.
+// returns nil. Every other call then returns datasource.ErrClosed,
+// Synchronise and Set included.
 func (e *Encoder) Close() error { return e.life.Close(e.close) }
 
 func (e *Encoder) close(lifecycle.State) error {
