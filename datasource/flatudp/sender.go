@@ -35,7 +35,7 @@ var errOverflow = fmt.Errorf("flatudp: ring full, cycle refused (sender thread b
 // the datasource.DataSource contract: Synchronise from the RT thread only;
 // AllocateMemory, GetSignalMemoryBuffer, PrepareNextState and Close from the
 // goroutine that builds and stops the application; Name, Signals,
-// SignalsString, LocalAddr and StatusReport from any goroutine.
+// SignalsString and Metrics from any goroutine.
 type Sender struct {
 	life lifecycle.Lifecycle
 	// Read-only once PrepareNextState has returned.
@@ -53,7 +53,8 @@ type Sender struct {
 	wait    *netthread.Waiter // the sender thread's wait for sem
 	keep    uint64            // cycles kept unreleased behind next (pre-triggers)
 	big     bool
-	sendBuf []byte // written by the sender thread only
+	runs    []elemRun // the layout's signals, for swapToBig
+	sendBuf []byte    // written by the sender thread only
 	conn    *net.UDPConn
 	out     *sendpath.Sender // sends to dst; sender thread only
 	watch   *sendpath.DestWatch
@@ -117,6 +118,7 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Sender, error) {
 		dst:    netip.AddrPortFrom(a.Unmap(), uint16(c.Port)),
 		log:    log.With("datasource", c.Name),
 		big:    c.ByteOrder == wire.Big,
+		runs:   elemRuns(layout.Signals),
 	}
 	s.buffers, s.queue = c.ringSize(layout.Size)
 	s.wait = netthread.NewWaiter(c.NetworkWait, c.NetworkSpin, c.CyclePeriod)
@@ -383,7 +385,7 @@ func (s *Sender) drain() {
 func (s *Sender) send(cycle []byte) {
 	b := cycle
 	if s.big {
-		s.layout.SwapToBig(s.sendBuf, cycle)
+		swapToBig(s.sendBuf, cycle, s.runs)
 		b = s.sendBuf
 	}
 	s.m.sent.Inc()

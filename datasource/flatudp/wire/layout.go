@@ -219,13 +219,15 @@ func (l *Layout) AppendRaw(b []byte, raw []uint64, order ByteOrder) []byte {
 }
 
 // AppendValues appends the datagram holding vals[:TotalElements], each
-// converted to its type by datasource.Type.FromFloat64, in order to b. It panics if vals is
-// shorter than TotalElements.
+// converted to its type (integers rounded to nearest, halves away from
+// zero, and saturated at the type's range, NaN as 0; float32 rounded to
+// nearest), in order to b. It panics if vals is shorter than
+// TotalElements.
 func (l *Layout) AppendValues(b []byte, vals []float64, order ByteOrder) []byte {
 	vals = vals[:l.elems]
 	for _, sp := range l.spans {
 		for _, v := range vals[sp.elem : sp.elem+sp.n] {
-			b = appendRaw(b, sp.typ.Size(), sp.typ.FromFloat64(v), order)
+			b = appendRaw(b, sp.typ.Size(), fromFloat64(sp.typ, v), order)
 		}
 	}
 	return b
@@ -247,42 +249,52 @@ func appendRaw(b []byte, size int, v uint64, order ByteOrder) []byte {
 	return e.AppendUint64(b, v)
 }
 
-// SwapToBig writes into dst[:Size] the datagram src[:Size] with the bytes of
-// every element reversed: a little-endian (x86 native) memory block becomes
-// the big-endian datagram, and the other way round. dst and src may be the
-// same slice (an in-place swap) but must not otherwise overlap. It panics
-// if either is shorter than Size; it never allocates.
-func (l *Layout) SwapToBig(dst, src []byte) {
-	dst, src = dst[:l.size], src[:l.size]
-	for _, sp := range l.spans {
-		n := sp.n * sp.typ.Size()
-		d, s := dst[sp.off:sp.off+n], src[sp.off:sp.off+n]
-		switch sp.typ.Size() {
-		case 1:
-			copy(d, s)
-		case 2:
-			for j := 0; j+2 <= len(s); j += 2 {
-				binary.BigEndian.PutUint16(d[j:], binary.LittleEndian.Uint16(s[j:]))
-			}
-		case 4:
-			for j := 0; j+4 <= len(s); j += 4 {
-				binary.BigEndian.PutUint32(d[j:], binary.LittleEndian.Uint32(s[j:]))
-			}
-		case 8:
-			for j := 0; j+8 <= len(s); j += 8 {
-				binary.BigEndian.PutUint64(d[j:], binary.LittleEndian.Uint64(s[j:]))
-			}
-		}
+// fromFloat64 converts v to raw bits of type t, datasource.Type.Float64's
+// inverse where v fits: integers round to nearest (halves away from zero) and saturate at
+// the type's range, NaN gives 0; floats keep their bits (float32 rounds to
+// nearest).
+func fromFloat64(t datasource.Type, v float64) uint64 {
+	switch t {
+	case datasource.Float32:
+		return uint64(math.Float32bits(float32(v)))
+	case datasource.Float64:
+		return math.Float64bits(v)
 	}
+	if v != v {
+		return 0
+	}
+	v = math.Round(v)
+	switch t {
+	case datasource.Uint8, datasource.Char8:
+		return uint64(clamp(v, 0, math.MaxUint8))
+	case datasource.Uint16:
+		return uint64(clamp(v, 0, math.MaxUint16))
+	case datasource.Uint32:
+		return uint64(clamp(v, 0, math.MaxUint32))
+	case datasource.Int8:
+		return uint64(int64(clamp(v, math.MinInt8, math.MaxInt8)))
+	case datasource.Int16:
+		return uint64(int64(clamp(v, math.MinInt16, math.MaxInt16)))
+	case datasource.Int32:
+		return uint64(int64(clamp(v, math.MinInt32, math.MaxInt32)))
+	case datasource.Uint64:
+		switch {
+		case v <= 0:
+			return 0
+		case v >= 1<<64:
+			return math.MaxUint64
+		}
+		return uint64(v)
+	case datasource.Int64:
+		switch {
+		case v <= math.MinInt64:
+			return 1 << 63
+		case v >= 1<<63:
+			return math.MaxInt64
+		}
+		return uint64(int64(v))
+	}
+	return 0
 }
 
-// ConvertOrder writes into dst[:Size] the datagram in order of the
-// little-endian memory block src[:Size]: a copy for Little, SwapToBig for
-// Big. Same aliasing and panics as SwapToBig; it never allocates.
-func (l *Layout) convertOrder(dst, src []byte, order ByteOrder) {
-	if order == Big {
-		l.SwapToBig(dst, src)
-		return
-	}
-	copy(dst[:l.size], src[:l.size])
-}
+func clamp(v, lo, hi float64) float64 { return min(max(v, lo), hi) }

@@ -155,38 +155,6 @@ func TestDecodeHandBuilt(t *testing.T) {
 	}
 }
 
-func TestSwapToBig(t *testing.T) {
-	l := mustLayout(t, handBuilt.signals)
-	le, be := handDatagram(Little), handDatagram(Big)
-	dst := make([]byte, l.Size)
-	l.SwapToBig(dst, le)
-	if !bytes.Equal(dst, be) {
-		t.Errorf("SwapToBig = % x\nwant        % x", dst, be)
-	}
-	inPlace := slices.Clone(le)
-	l.SwapToBig(inPlace, inPlace)
-	if !bytes.Equal(inPlace, be) {
-		t.Errorf("in-place SwapToBig = % x", inPlace)
-	}
-	l.SwapToBig(inPlace, inPlace)
-	if !bytes.Equal(inPlace, le) {
-		t.Error("SwapToBig twice is not the identity")
-	}
-	for _, order := range []ByteOrder{Little, Big} {
-		clear(dst)
-		l.convertOrder(dst, le, order)
-		if want := handDatagram(order); !bytes.Equal(dst, want) {
-			t.Errorf("ConvertOrder(%v) = % x", order, dst)
-		}
-	}
-	// Longer buffers are fine; only the first Size bytes are touched.
-	long := append(slices.Clone(le), 0xAA, 0xBB)
-	l.SwapToBig(long, long)
-	if !bytes.Equal(long[:l.Size], be) || long[l.Size] != 0xAA {
-		t.Error("SwapToBig on a longer buffer")
-	}
-}
-
 func TestDecodeErrors(t *testing.T) {
 	l := mustLayout(t, "Trigger:uint8,Ia:float32,Wave:float32[16]")
 	vals := make([]float64, l.TotalElements())
@@ -216,7 +184,7 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 func TestAppendValuesRounds(t *testing.T) {
-	// AppendValues encodes through Type.FromFloat64 and Decode reads the
+	// AppendValues encodes through fromFloat64 and Decode reads the
 	// values back.
 	l := mustLayout(t, "a:uint8,b:int16[2],c:float32,d:uint64")
 	dg := l.AppendValues(nil, []float64{7, -3, 1000, 0.25, 1 << 40}, Big)
@@ -241,16 +209,12 @@ func TestDecodeNoAllocs(t *testing.T) {
 		dg := l.AppendValues(nil, make([]float64, l.TotalElements()), Little)
 		vals := make([]float64, l.TotalElements())
 		raw := make([]uint64, l.TotalElements())
-		swapped := make([]byte, l.Size)
 		for _, order := range []ByteOrder{Little, Big} {
 			if n := testing.AllocsPerRun(1000, func() { sinkErr = l.Decode(vals, dg, order) }); n != 0 {
 				t.Errorf("Decode(%v) allocates %v times", order, n)
 			}
 			if n := testing.AllocsPerRun(1000, func() { sinkErr = l.DecodeRaw(raw, dg, order) }); n != 0 {
 				t.Errorf("DecodeRaw(%v) allocates %v times", order, n)
-			}
-			if n := testing.AllocsPerRun(1000, func() { l.convertOrder(swapped, dg, order) }); n != 0 {
-				t.Errorf("ConvertOrder(%v) allocates %v times", order, n)
 			}
 		}
 		if n := testing.AllocsPerRun(1000, func() { sinkErr = l.Decode(vals, dg[:1], Little) }); n > 1 {
@@ -281,14 +245,6 @@ func BenchmarkDecode(b *testing.B) {
 				}
 			})
 		}
-		b.Run(c.name+"/SwapToBig", func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(l.Size))
-			out := make([]byte, l.Size)
-			for b.Loop() {
-				l.SwapToBig(out, dg)
-			}
-		})
 	}
 }
 
@@ -316,17 +272,16 @@ func TestChar8Layout(t *testing.T) {
 	if vals[0] != 42 || vals[1] != 's' || vals[6] != '7' || vals[7] != 0 || vals[9] != 1.5 || vals[10] != 'A' {
 		t.Errorf("Decode = %v", vals)
 	}
-	big := make([]byte, l.Size)
-	l.SwapToBig(big, dg)
-	if !bytes.Equal(big[4:12], dg[4:12]) || big[16] != 'A' || !bytes.Equal(big[0:4], []byte{0, 0, 0, 0x2A}) {
-		t.Errorf("big-endian datagram % x", big)
-	}
 	raw := make([]uint64, l.TotalElements())
 	if err := l.DecodeRaw(raw, dg, Little); err != nil || !bytes.Equal(l.AppendRaw(nil, raw, Little), dg) {
 		t.Errorf("raw round trip: %v", err)
 	}
-	if datasource.Char8.FromFloat64(300) != 255 || datasource.Char8.FromFloat64('x') != 'x' {
-		t.Error("FromFloat64(char8)")
+	big := l.AppendRaw(nil, raw, Big)
+	if !bytes.Equal(big[4:12], dg[4:12]) || big[16] != 'A' || !bytes.Equal(big[0:4], []byte{0, 0, 0, 0x2A}) {
+		t.Errorf("big-endian datagram % x", big)
+	}
+	if fromFloat64(datasource.Char8, 300) != 255 || fromFloat64(datasource.Char8, 'x') != 'x' {
+		t.Error("fromFloat64(char8)")
 	}
 	if l.Field(dg[:5], 1) != nil || l.Field(dg, 4) != nil || l.Field(dg, -1) != nil {
 		t.Error("Field out of range")
@@ -344,4 +299,27 @@ func elementType(l *Layout, k int) datasource.Type {
 		}
 	}
 	return invalidType
+}
+
+// TestFromFloat64: AppendValues's conversion rounds and saturates integers
+// and keeps the bits of floats.
+func TestFromFloat64(t *testing.T) {
+	cases := []struct {
+		t    datasource.Type
+		v    float64
+		want uint64
+	}{
+		{datasource.Uint8, 300, 255}, {datasource.Uint8, -5, 0}, {datasource.Uint8, 2.5, 3}, {datasource.Uint8, 2.49, 2}, {datasource.Uint8, math.NaN(), 0},
+		{datasource.Int8, -300, 0xFFFFFFFFFFFFFF80}, {datasource.Int8, 200, 127}, {datasource.Int8, -2.5, 0xFFFFFFFFFFFFFFFD},
+		{datasource.Uint16, 1e9, 65535}, {datasource.Int16, -1e9, 0xFFFFFFFFFFFF8000},
+		{datasource.Uint32, math.Inf(1), math.MaxUint32}, {datasource.Int32, math.Inf(-1), 0xFFFFFFFF80000000},
+		{datasource.Uint64, 1e30, math.MaxUint64}, {datasource.Uint64, -1, 0}, {datasource.Uint64, 1 << 60, 1 << 60},
+		{datasource.Int64, 1e30, math.MaxInt64}, {datasource.Int64, -1e30, 1 << 63}, {datasource.Int64, -7, 0xFFFFFFFFFFFFFFF9},
+		{datasource.Float32, 1.5, 0x3FC00000}, {datasource.Float64, math.Pi, 0x400921FB54442D18},
+	}
+	for _, c := range cases {
+		if got := fromFloat64(c.t, c.v); got != c.want {
+			t.Errorf("fromFloat64(%v, %v) = %#x, want %#x", c.t, c.v, got, c.want)
+		}
+	}
 }
