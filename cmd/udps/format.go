@@ -33,7 +33,7 @@ const flushAt = 32 << 10
 // writeConfigTable prints cfg as an aligned table: index, name, type, wire
 // type, dimensions, unit, quantisation range and time mode.
 func writeConfigTable(w io.Writer, server string, cfg *client.Config) error {
-	fmt.Fprintf(w, "CONFIG from %s: %d signals, DATA payload %d bytes\n", server, len(cfg.Signals), cfg.PayloadSize)
+	fmt.Fprintf(w, "CONFIG from %s: %d signals, DATA payload %d bytes\n", server, len(cfg.Signals), payloadBytes(cfg))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tNAME\tTYPE\tWIRE\tDIMS\tUNIT\tRANGE\tTIME")
 	for i := range cfg.Signals {
@@ -45,6 +45,17 @@ func writeConfigTable(w io.Writer, server string, cfg *client.Config) error {
 		fmt.Fprintf(tw, "%d\t%s\t%v\t%v\t%s\t%s\t%s\t%s\n", i, cli.Escape(s.Name), s.Type, cfg.WireType(i), cli.Shape(s), unitOf(s), rng, timeDesc(s))
 	}
 	return tw.Flush()
+}
+
+// payloadBytes is the size of every DATA payload of cfg's session: the
+// 8-byte hrtTimestamp, then every signal's wire elements (docs/udpstreamer.md,
+// "DATA payload").
+func payloadBytes(cfg *client.Config) int {
+	n := 8
+	for i := range cfg.Signals {
+		n += cfg.Signals[i].Elements() * cfg.WireType(i).Size()
+	}
+	return n
 }
 
 // unitOf is a signal's unit for a terminal: escaped, "-" when empty.

@@ -299,7 +299,7 @@ func TestCSVQuotingAndJSONKeys(t *testing.T) {
 		{Name: "big", Type: datasource.Int64}}
 	srv := udpstest.NewServer(t, sigs, 1400)
 	c, cfg := connected(t, srv, client.Options{})
-	p := make([]byte, cfg.PayloadSize)
+	p := make([]byte, payloadBytes(cfg))
 	for k := 8; k < 16; k++ {
 		p[k] = 0xFF // uint64 max: must print exactly
 	}

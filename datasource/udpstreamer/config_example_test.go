@@ -30,7 +30,7 @@ func ExampleAppendConfig() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("CONFIG: %d bytes, DATA payload: %d bytes\n", len(msg), cfg.PayloadSize)
+	fmt.Printf("CONFIG: %d bytes\n", len(msg))
 	for i, s := range cfg.Signals {
 		fmt.Printf("%s: %s[%d] on the wire as %s\n", s.Name, s.Type, s.Elements(), cfg.WireType(i))
 	}
@@ -39,7 +39,7 @@ func ExampleAppendConfig() {
 	_, err = udpstreamer.AppendConfig(nil, sigs)
 	fmt.Println(err)
 	// Output:
-	// CONFIG: 276 bytes, DATA payload: 2012 bytes
+	// CONFIG: 276 bytes
 	// T0: uint32[1] on the wire as uint32
 	// Ch1: float32[1000] on the wire as int16
 	// udpstreamer: invalid CONFIG: signal 1 ("Ch1"): TimeSignal: names no signal: "T1"

@@ -101,8 +101,8 @@ type Options struct {
 var (
 	// ErrConnectTimeout is wrapped by Connect's error when no CONFIG came in time.
 	ErrConnectTimeout = errors.New("udpstreamer/client: no CONFIG from the server")
-	// ErrNotConnected is returned by Next before a successful Connect.
-	ErrNotConnected = errors.New("udpstreamer/client: not connected")
+	// errNotConnected is returned by Next before a successful Connect.
+	errNotConnected = errors.New("udpstreamer/client: not connected")
 	// ErrConfigChanged is returned by Next, without an update, when the server
 	// sent a CONFIG different from the session's: Config returns the new one and
 	// the next Next continues with it. Updates filled earlier keep their Config.
@@ -376,8 +376,8 @@ func (c *Client) configTooLarge(h frame.Header, frag []byte) error {
 // installs it.
 func (c *Client) adopt(payload []byte) (*Config, error) {
 	cfg, err := newConfig(payload)
-	if err == nil && cfg.PayloadSize > c.opts.MaxDataSize {
-		err = fmt.Errorf("%w: DATA payload of %d bytes exceeds MaxDataSize %d", ErrUnsupportedConfig, cfg.PayloadSize, c.opts.MaxDataSize)
+	if err == nil && cfg.payloadSize > c.opts.MaxDataSize {
+		err = fmt.Errorf("%w: DATA payload of %d bytes exceeds MaxDataSize %d", ErrUnsupportedConfig, cfg.payloadSize, c.opts.MaxDataSize)
 	}
 	if err != nil {
 		c.st.badConfigs.Add(1)
@@ -391,9 +391,9 @@ func (c *Client) adopt(payload []byte) (*Config, error) {
 
 // install makes cfg the session's Config and starts a new session.
 func (c *Client) install(cfg *Config) error {
-	if c.dataR == nil || c.dataMax < cfg.PayloadSize {
+	if c.dataR == nil || c.dataMax < cfg.payloadSize {
 		r, err := frame.NewReassembler(frame.ReassemblerConfig{
-			Type: frame.Data, MaxPayload: cfg.PayloadSize, InFlight: c.opts.MaxInFlight,
+			Type: frame.Data, MaxPayload: cfg.payloadSize, InFlight: c.opts.MaxInFlight,
 		})
 		if err != nil {
 			return fmt.Errorf("udpstreamer/client: %w", err)
@@ -401,9 +401,9 @@ func (c *Client) install(cfg *Config) error {
 		if c.dataR != nil {
 			c.evicted0 += c.dataR.Stats().Evicted
 		}
-		c.dataR, c.dataMax = r, cfg.PayloadSize
+		c.dataR, c.dataMax = r, cfg.payloadSize
 	}
-	if err := c.dataR.SetExpectedPayload(cfg.PayloadSize); err != nil {
+	if err := c.dataR.SetExpectedPayload(cfg.payloadSize); err != nil {
 		return fmt.Errorf("udpstreamer/client: %w", err)
 	}
 	c.cfg.Store(cfg)
@@ -437,14 +437,15 @@ func (c *Client) resetSession() {
 // sent CONNECT and keeps sending it, backing off, while later calls wait.
 // The first update after the silence carries its length in u.Silence.
 // Other errors come from the socket: a deadline set with SetReadDeadline
-// (os.ErrDeadlineExceeded) or Close (net.ErrClosed).
+// (os.ErrDeadlineExceeded) or Close (net.ErrClosed). Next before a
+// successful Connect is an error.
 func (c *Client) Next(u *Update) error {
 	if u == nil {
 		return errors.New("udpstreamer/client: Next: nil Update")
 	}
 	cfg := c.cfg.Load()
 	if cfg == nil || c.dataR == nil {
-		return ErrNotConnected
+		return errNotConnected
 	}
 	c.waiting(time.Now())
 	for {

@@ -29,8 +29,8 @@ func TestConnectResendsWhenConnectLost(t *testing.T) {
 	if !reflect.DeepEqual(cfg.Signals, sigs) {
 		t.Errorf("signals\n%+v\nwant\n%+v", cfg.Signals, sigs)
 	}
-	if cfg.PayloadSize != 4012 || c.Config() != cfg {
-		t.Errorf("PayloadSize %d, want 4012; Config() %p, want %p", cfg.PayloadSize, c.Config(), cfg)
+	if cfg.payloadSize != 4012 || c.Config() != cfg {
+		t.Errorf("payloadSize %d, want 4012; Config() %p, want %p", cfg.payloadSize, c.Config(), cfg)
 	}
 	if i := cfg.indexOf("Ch1"); i != 1 || cfg.indexOf("nope") != -1 {
 		t.Errorf("Index(Ch1) = %d", i)
@@ -49,7 +49,7 @@ func TestConnectTimeoutAndCancel(t *testing.T) {
 		t.Errorf("server saw %d CONNECTs, want resends", n)
 	}
 	var u Update
-	if err := c.Next(&u); !errors.Is(err, ErrNotConnected) {
+	if err := c.Next(&u); !errors.Is(err, errNotConnected) {
 		t.Errorf("Next before a session: %v", err)
 	}
 
@@ -422,7 +422,7 @@ func TestMisuseClient(t *testing.T) {
 			_, err := Dial(srv.Addr().String(), Options{LocalAddr: "127.0.0.1:99999"})
 			return err
 		}, errAny},
-		{"Next before Connect", func(t *testing.T) error { var u Update; return dial(t).Next(&u) }, ErrNotConnected},
+		{"Next before Connect", func(t *testing.T) error { var u Update; return dial(t).Next(&u) }, errNotConnected},
 		{"Next into a nil Update", func(t *testing.T) error {
 			c := dial(t)
 			if _, err := c.Connect(context.Background()); err != nil {

@@ -20,7 +20,7 @@ type Config struct {
 	Signals     []datasource.Signal
 	recs        []frame.SignalInfo // the CONFIG records
 	slots       []frame.Slot       // where each signal lies in the DATA payload
-	PayloadSize int                // bytes of every DATA payload of the session
+	payloadSize int                // bytes of every DATA payload of the session
 
 	raw   []byte // the CONFIG payload, to recognise a repeated CONFIG
 	plans []sigPlan
@@ -43,7 +43,7 @@ func newConfig(payload []byte) (*Config, error) {
 		return nil, fmt.Errorf("%w: %w", ErrUnsupportedConfig, err)
 	}
 	c := &Config{Signals: frame.Signals(sigs), recs: sigs, raw: append([]byte(nil), payload...), plans: make([]sigPlan, len(sigs))}
-	c.slots, c.PayloadSize = frame.AppendSlots(make([]frame.Slot, 0, len(sigs)), sigs)
+	c.slots, c.payloadSize = frame.AppendSlots(make([]frame.Slot, 0, len(sigs)), sigs)
 	for i := range sigs {
 		s, p := &sigs[i], &c.plans[i]
 		if s.Quant != quant.None {
@@ -71,7 +71,7 @@ func (c *Config) indexOf(name string) int {
 }
 
 // WireType is the element type of signal i on the wire: its quantised type if
-// quantised, its own type otherwise. AppendValues converts from this type.
+// quantised, its own type otherwise: the elements Update.Raw returns.
 func (c *Config) WireType(i int) datasource.Type { return c.slots[i].WireType }
 
 // UnitsPerSecond returns how many units of a time signal whose Unit is unit make

@@ -346,10 +346,10 @@ func FuzzDecode(f *testing.F) {
 		var u Update
 		if err := u.fill(cfg, 1, 0, data); err == nil {
 			decodeAll(&u)
-		} else if len(data) == cfg.PayloadSize {
+		} else if len(data) == cfg.payloadSize {
 			t.Fatalf("payload of the right size refused: %v", err)
 		}
-		p := make([]byte, cfg.PayloadSize)
+		p := make([]byte, cfg.payloadSize)
 		for k := range p {
 			if len(data) > 0 {
 				p[k] = data[k%len(data)]
@@ -371,11 +371,11 @@ func FuzzConfig(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		cfg, err := newConfig(b)
-		if err != nil || cfg.PayloadSize > 1<<20 {
+		if err != nil || cfg.payloadSize > 1<<20 {
 			return
 		}
 		var u Update
-		if err := u.fill(cfg, 0, 0, make([]byte, cfg.PayloadSize)); err != nil {
+		if err := u.fill(cfg, 0, 0, make([]byte, cfg.payloadSize)); err != nil {
 			t.Fatal(err)
 		}
 		decodeAll(&u)

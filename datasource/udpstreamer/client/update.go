@@ -56,7 +56,7 @@ func (u *Update) Config() *Config { return u.cfg }
 // fill takes a reassembled payload of cfg's session. It allocates only when the
 // Config differs from the previous fill's or the payload buffer is short.
 func (u *Update) fill(cfg *Config, counter, lost uint32, payload []byte) error {
-	if len(payload) != cfg.PayloadSize {
+	if len(payload) != cfg.payloadSize {
 		return frame.ErrDataLength
 	}
 	if u.cfg != cfg {
@@ -147,13 +147,13 @@ func (u *Update) TimeAt(i, k int) float64 {
 	return float64(u.HRT) / 1e9
 }
 
-// Number is the set of element types AppendValues converts to.
+// number is the set of element types appendValues converts to.
 type number interface {
 	~uint8 | ~int8 | ~uint16 | ~int16 | ~uint32 | ~int32 | ~uint64 | ~int64 |
 		~float32 | ~float64 | ~int | ~uint
 }
 
-// AppendValues appends the wire elements of signal i to dst, each converted to T
+// appendValues appends the wire elements of signal i to dst, each converted to T
 // as the Go conversion T(x) from its wire type (Config.WireType) would: exact
 // when T is the wire type, and the raw codes, not physical values, for a
 // quantised signal (use Float64s for those). It allocates only when dst lacks
