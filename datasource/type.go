@@ -55,10 +55,6 @@ func (t Type) String() string {
 // Valid reports whether t is one of the eleven types.
 func (t Type) Valid() bool { return t < numTypes }
 
-// Numeric reports whether t is one of the ten numeric types (every type
-// but Char8): the types a UDPStreamer CONFIG record can carry.
-func (t Type) Numeric() bool { return t < Char8 }
-
 // IsFloat reports whether t is float32 or float64, the only types that may
 // be quantised.
 func (t Type) IsFloat() bool { return t == Float32 || t == Float64 }
@@ -97,9 +93,3 @@ func (m TimeMode) String() string {
 	}
 	return timeModeNames[m]
 }
-
-// Valid reports whether m is one of the four time modes.
-func (m TimeMode) Valid() bool { return m < numTimeModes }
-
-// NeedsTimeSignal reports whether m takes its times from a time signal.
-func (m TimeMode) NeedsTimeSignal() bool { return m != PacketTime }

@@ -69,7 +69,7 @@ func unitOf(s *datasource.Signal) string {
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 func timeDesc(s *datasource.Signal) string {
-	if !s.TimeMode.NeedsTimeSignal() {
+	if s.TimeMode == datasource.PacketTime {
 		return s.TimeMode.String()
 	}
 	d := s.TimeMode.String() + "(" + cli.Escape(s.TimeSignal)

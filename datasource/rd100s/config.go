@@ -189,7 +189,7 @@ func (c *Config) checkMapping(e *rules.ConfigErrors) {
 		if !s.Type.Valid() {
 			continue // reported by ValidateSignals
 		}
-		if !s.Type.Numeric() {
+		if s.Type == datasource.Char8 {
 			e.Param(m.key, "signal %q is %v, text; the packet's fields are numbers", m.name, s.Type)
 			continue
 		}

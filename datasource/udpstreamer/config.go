@@ -216,8 +216,8 @@ func checkFragments(e *rules.ConfigErrors, maxPayloadSize int) {
 func checkTimeSignal(e *rules.ConfigErrors, i int) {
 	s := &e.Signals[i]
 	switch {
-	case !s.TimeMode.Valid():
-	case !s.TimeMode.NeedsTimeSignal():
+	case s.TimeMode > datasource.LastSample:
+	case s.TimeMode == datasource.PacketTime:
 		if s.TimeSignal != "" {
 			e.Signal(i, "TimeSignal", "is set but TimeMode is PacketTime; set TimeMode to FullArray, FirstSample or LastSample")
 		}
@@ -226,7 +226,7 @@ func checkTimeSignal(e *rules.ConfigErrors, i int) {
 	case !found(e.Lookup(s.TimeSignal)):
 		e.Signal(i, "TimeSignal", "names no signal of this datasource: %q", s.TimeSignal)
 	}
-	if s.TimeMode.Valid() && s.TimeMode.NeedsTimeSignal() && s.Elements() < 2 {
+	if s.TimeMode <= datasource.LastSample && s.TimeMode != datasource.PacketTime && s.Elements() < 2 {
 		e.Signal(i, "TimeMode", "%v applies to arrays (NumberOfElements > 1); a scalar uses PacketTime", s.TimeMode)
 	}
 }

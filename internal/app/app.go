@@ -265,7 +265,7 @@ func (a *App) newGAMInstance(g *config.GAM, oi int, sig *datasource.Signal, tc *
 		}
 		return t, t.Outputs()[idx], nil
 	case config.ClassWaveform:
-		if !sig.Type.Numeric() {
+		if sig.Type == datasource.Char8 {
 			return nil, gam.Output{}, fmt.Errorf("GAM %q: output %q feeds %s.%s, a %s[%d] (text); a Waveform writes numbers, a Text GAM writes text",
 				g.Name, o.Signal, o.DataSource, sig.Name, sig.Type, sig.Elements())
 		}

@@ -163,7 +163,7 @@ var udpsSignalKeys = table[datasource.Signal]{
 // parseTimeMode parses a MARTe2 time-mode name, as datasource.TimeMode
 // spells it.
 func parseTimeMode(s string) (datasource.TimeMode, error) {
-	for m := datasource.TimeMode(0); m.Valid(); m++ {
+	for m := datasource.PacketTime; m <= datasource.LastSample; m++ {
 		if m.String() == s {
 			return m, nil
 		}

@@ -251,7 +251,7 @@ func configureUDPS(h *Hub, info Info, cfg *client.Config) {
 		sigs[i] = sig
 	}
 	for i := range cfg.Signals {
-		if s := &cfg.Signals[i]; s.TimeMode.NeedsTimeSignal() {
+		if s := &cfg.Signals[i]; s.TimeMode != datasource.PacketTime {
 			if j, ok := index[s.TimeSignal]; ok {
 				sigs[j].timeOf = true
 			}
@@ -264,7 +264,7 @@ func configureUDPS(h *Hub, info Info, cfg *client.Config) {
 }
 
 func udpsTimeDesc(s *datasource.Signal) string {
-	if !s.TimeMode.NeedsTimeSignal() {
+	if s.TimeMode == datasource.PacketTime {
 		return s.TimeMode.String() + " (server clock)"
 	}
 	d := s.TimeMode.String() + "(" + s.TimeSignal

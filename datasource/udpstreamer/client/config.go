@@ -53,7 +53,7 @@ func newConfig(payload []byte) (*Config, error) {
 			}
 			p.q, p.quantised = q, true
 		}
-		if s.TimeMode.NeedsTimeSignal() {
+		if s.TimeMode != datasource.PacketTime {
 			p.timePerSecond, _ = unitsPerSecond(sigs[s.TimeSignalIdx].Unit)
 		}
 	}

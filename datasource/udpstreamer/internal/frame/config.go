@@ -213,7 +213,7 @@ func (c *checker) codes() bool {
 	case s.Type == datasource.Char8:
 		c.bad("Type", "char8 has no UDPStreamer type code (0..9 are uint8..float64); send text with FlatUDP, or its bytes as uint8")
 		return false
-	case !s.Type.Numeric():
+	case !s.Type.Valid():
 		c.bad("Type", "invalid type %d", s.Type)
 		return false
 	case !s.Quant.Valid():
@@ -263,10 +263,10 @@ func (c *checker) timing() {
 		c.bad("SamplingRate", "must be a finite number ≥ 0 Hz, got %v", s.SamplingRate)
 	}
 	switch {
-	case !s.TimeMode.Valid():
+	case s.TimeMode > datasource.LastSample:
 		c.bad("TimeMode", "invalid time mode %d", s.TimeMode)
 		return
-	case !s.TimeMode.NeedsTimeSignal():
+	case s.TimeMode == datasource.PacketTime:
 		if s.TimeSignalIdx != NoTimeSignal {
 			c.bad("TimeSignal", "is set (index %d) but TimeMode is PacketTime", s.TimeSignalIdx)
 		}
@@ -433,7 +433,7 @@ func Signals(infos []SignalInfo) []datasource.Signal {
 		case 2:
 			s.Rows, s.Cols, s.NumberOfElements = int(in.NumRows), int(in.NumCols), in.Elements()
 		}
-		if in.TimeMode.NeedsTimeSignal() && int(in.TimeSignalIdx) < len(infos) {
+		if in.TimeMode != datasource.PacketTime && int(in.TimeSignalIdx) < len(infos) {
 			s.TimeSignal = infos[in.TimeSignalIdx].Name
 		}
 		sigs[i] = s
