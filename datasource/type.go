@@ -25,7 +25,7 @@ const (
 	Float32
 	Float64
 	// Char8 is MARTe2's char8: one byte of text. A char8[N] signal holds
-	// a string of up to N bytes, NUL-padded (AppendText reads it). FlatUDP
+	// a string of up to N bytes, NUL-padded. FlatUDP
 	// sends its N bytes as they lie in memory, as MARTe2's UDPSender does;
 	// UDPStreamer (no type code for it) and RD100S (numeric fields)
 	// refuse it.

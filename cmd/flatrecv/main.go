@@ -318,9 +318,9 @@ func (w *rowWriter) row(dg []byte, order wire.ByteOrder) []byte {
 }
 
 // appendText appends char8 signal i of dg as one CSV field or JSON
-// string: its escaped text (datasource.AppendText), quoted.
+// string: its escaped text (cli.AppendText), quoted.
 func (w *rowWriter) appendText(b, dg []byte, i int) []byte {
-	w.text = datasource.AppendText(w.text[:0], w.l.Field(dg, i))
+	w.text = cli.AppendText(w.text[:0], w.l.Field(dg, i))
 	quote := w.json || bytes.ContainsAny(w.text, `",`)
 	if quote {
 		b = append(b, '"')

@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 
@@ -33,7 +34,7 @@ func TestChar8BitExact(t *testing.T) {
 		if !slices.Equal(b, want) {
 			t.Errorf("%v: datagram\n% x\nwant\n% x", order, b, want)
 		}
-		if text := datasource.AppendText(nil, h.l.Field(b, 1)); string(text) != "shot 9" {
+		if text := cli.AppendText(nil, h.l.Field(b, 1)); string(text) != "shot 9" {
 			t.Errorf("%v: text %q", order, text)
 		}
 	}

@@ -197,10 +197,10 @@ func element(t datasource.Type, b []byte, k int) string {
 // value when every element holds the same bytes ("2.5 (all 8 elements)"),
 // else the comma list, cut after the element that passes max and followed
 // by "…(N elements)". A char8 signal's text is escaped
-// (datasource.AppendText) and cut at max bytes.
+// (cli.AppendText) and cut at max bytes.
 func formatValue(sig *datasource.Signal, b []byte, max int) string {
 	if sig.Type == datasource.Char8 {
-		return clip.Prefix(string(datasource.AppendText(nil, b)), max)
+		return clip.Prefix(string(cli.AppendText(nil, b)), max)
 	}
 	size := sig.Type.Size()
 	n := len(b) / size

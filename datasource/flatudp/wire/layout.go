@@ -96,7 +96,7 @@ func (l *Layout) check(dst, datagram int) error {
 }
 
 // Field returns the bytes of signal i in datagram, a slice of it: for a
-// char8 signal, the text to read with datasource.AppendText. It returns
+// char8 signal, its text, NUL-padded. It returns
 // nil when datagram is not of the layout's size or i is out of range.
 func (l *Layout) Field(datagram []byte, i int) []byte {
 	if len(datagram) != l.size || i < 0 || i >= len(l.spans) {
