@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/flatenc"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 
@@ -27,7 +28,7 @@ func swapCase(tb testing.TB, sigs string) (l *wire.Layout, le, be []byte) {
 			k++
 		}
 	}
-	return l, l.AppendRaw(nil, raw, wire.Little), l.AppendRaw(nil, raw, wire.Big)
+	return l, flatenc.AppendRaw(nil, l, raw, wire.Little), flatenc.AppendRaw(nil, l, raw, wire.Big)
 }
 
 // TestSwapToBig: the sender's big-endian datagram is the little-endian

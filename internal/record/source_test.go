@@ -21,6 +21,7 @@ import (
 	rdwire "github.com/streamerd/streamerd/datasource/rd100s/wire"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
+	"github.com/streamerd/streamerd/internal/flatenc"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
 )
@@ -258,7 +259,7 @@ func TestRecordFlatUDP(t *testing.T) {
 	defer conn.Close()
 	fl, _ := flatwire.ParseLayout(signals)
 	for i := range 50 {
-		conn.Write(fl.AppendValues(nil, []float64{float64(i), float64(i) / 2, 'a', 'b', 'c', 0, -1, float64(-i), 3}, flatwire.Big))
+		conn.Write(flatenc.AppendValues(nil, fl, []float64{float64(i), float64(i) / 2, 'a', 'b', 'c', 0, -1, float64(-i), 3}, flatwire.Big))
 		time.Sleep(time.Millisecond)
 	}
 	conn.Write([]byte("wrong size"))

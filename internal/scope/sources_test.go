@@ -18,6 +18,7 @@ import (
 	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
 	rdwire "github.com/streamerd/streamerd/datasource/rd100s/wire"
 	udpsclient "github.com/streamerd/streamerd/datasource/udpstreamer/client"
+	"github.com/streamerd/streamerd/internal/flatenc"
 	"github.com/streamerd/streamerd/internal/flattest"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/internal/udpstest"
@@ -235,7 +236,7 @@ func TestFlatUDPSource(t *testing.T) {
 	}
 	l, _ := flatwire.ParseLayout(src.Signals)
 	for k := range 50 {
-		b := l.AppendValues(nil, []float64{float64(k), 0.5, 1, 2, 3, float64(k), -1, 1}, flatwire.Big)
+		b := flatenc.AppendValues(nil, l, []float64{float64(k), 0.5, 1, 2, 3, float64(k), -1, 1}, flatwire.Big)
 		if _, err := c.Write(b); err != nil {
 			t.Fatal(err)
 		}
@@ -408,7 +409,7 @@ func TestFlatUDPMulticast(t *testing.T) {
 	defer s.Close()
 	l, _ := flatwire.NewLayout([]flatwire.Signal{{Name: "A", Type: datasource.Float64, Count: 1}})
 	eventually(t, "a datagram through the group", func() bool {
-		s.Write(l.AppendValues(nil, []float64{7.5}, flatwire.Little))
+		s.Write(flatenc.AppendValues(nil, l, []float64{7.5}, flatwire.Little))
 		time.Sleep(time.Millisecond)
 		_, v, ok := lastOf(h, 0)
 		return ok && v == 7.5

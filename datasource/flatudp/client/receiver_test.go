@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/flatenc"
 	"github.com/streamerd/streamerd/internal/latency"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
@@ -36,7 +37,7 @@ func pair(tb testing.TB, sigs string) (*Receiver, *net.UDPConn) {
 func TestReceiverWrongSizes(t *testing.T) {
 	r, s := pair(t, "Trigger:uint8,Ia:float32,Wave:float32[16]")
 	l := r.layout
-	valid := l.AppendValues(nil, slices.Repeat([]float64{1}, l.TotalElements()), wire.Little)
+	valid := flatenc.AppendValues(nil, l, slices.Repeat([]float64{1}, l.TotalElements()), wire.Little)
 	// Sizes sent in order; 0 is valid. Each distinct wrong size must be
 	// reported by the first Read that meets it and never again.
 	sent := []int{0, 3, 3, 0, 70, 0, 3, 70, 0, 68, 0}
@@ -156,7 +157,7 @@ func TestReceiverLoopbackDecode(t *testing.T) {
 	for i := range cycles {
 		raw[0] = uint64(i % 256)
 		order := wire.ByteOrder(i % 2)
-		if _, err := s.Write(l.AppendRaw(nil, raw, order)); err != nil {
+		if _, err := s.Write(flatenc.AppendRaw(nil, l, raw, order)); err != nil {
 			t.Fatal(err)
 		}
 		b, _, err := r.Read()
@@ -294,7 +295,7 @@ var fixtureRaw = []uint64{
 }
 
 func fixtureDatagram(tb testing.TB) []byte {
-	return mustLayout(tb, fixtureSignals).AppendRaw(nil, fixtureRaw, wire.Little)
+	return flatenc.AppendRaw(nil, mustLayout(tb, fixtureSignals), fixtureRaw, wire.Little)
 }
 
 var sinkErr error

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bytes"
 	"errors"
 	"reflect"
 	"testing"
@@ -57,21 +56,21 @@ func FuzzParseSignals(f *testing.F) {
 	})
 }
 
-// FuzzDecode: Decode never panics; a datagram of the layout's size decodes,
-// re-encodes bit-exact, agrees with DecodeRaw, and swaps to the other
-// order consistently; any other size is ErrSize.
+// FuzzDecode: Decode never panics; a datagram of the layout's size decodes
+// and agrees with DecodeRaw, its fields of their signals' sizes; any other
+// size is ErrSize. (internal/flatenc's FuzzRoundTrip re-encodes the
+// elements in either order.)
 func FuzzDecode(f *testing.F) {
 	for _, sigs := range seedLists {
 		l, err := NewLayout(sigs)
 		if err != nil {
 			f.Fatal(err)
 		}
-		raw := make([]uint64, l.TotalElements())
-		for k := range raw {
-			raw[k] = 0x0123456789ABCDEF * uint64(k+1)
+		dg := make([]byte, l.Size)
+		for k := range dg {
+			dg[k] = byte(0x5B * (k + 1))
 		}
 		for _, order := range []ByteOrder{Little, Big} {
-			dg := l.AppendRaw(nil, raw, order)
 			f.Add(FormatSignals(sigs), dg, order == Big)
 			f.Add(FormatSignals(sigs), dg[:len(dg)-1], order == Big)
 		}
@@ -103,9 +102,6 @@ func FuzzDecode(f *testing.F) {
 		if err != nil || rerr != nil {
 			t.Fatalf("Decode: %v, %v", err, rerr)
 		}
-		if back := l.AppendRaw(nil, raw, order); !bytes.Equal(back, dg) {
-			t.Fatalf("AppendRaw(DecodeRaw(dg)) differs:\n% x\n% x", back, dg)
-		}
 		for k := range vals {
 			if got := elementType(l, k).Float64(raw[k]); !sameFloat(got, vals[k]) {
 				t.Fatalf("element %d: Decode %v, Float64 of the raw bits %v", k, vals[k], got)
@@ -114,21 +110,6 @@ func FuzzDecode(f *testing.F) {
 		for i, sig := range l.Signals {
 			if len(l.Field(dg, i)) != sig.size() {
 				t.Fatalf("signal %d: field of %d bytes, want %d", i, len(l.Field(dg, i)), sig.size())
-			}
-		}
-		// The same values, written in the other order and read back.
-		other := Big
-		if order == Big {
-			other = Little
-		}
-		swapped := l.AppendRaw(nil, raw, other)
-		raw2 := make([]uint64, l.TotalElements())
-		if err := l.DecodeRaw(raw2, swapped, other); err != nil || !reflect.DeepEqual(raw2, raw) {
-			t.Fatalf("swapped datagram decodes differently: %v", err)
-		}
-		for i, sig := range l.Signals {
-			if sig.Type == datasource.Char8 && !bytes.Equal(l.Field(swapped, i), l.Field(dg, i)) {
-				t.Fatalf("char8 signal %d swapped", i)
 			}
 		}
 	})

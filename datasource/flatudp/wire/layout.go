@@ -82,7 +82,7 @@ func NewLayout(sigs []Signal) (*Layout, error) {
 }
 
 // TotalElements returns the number of elements of a datagram, the length
-// of the slices Decode, DecodeRaw and AppendRaw use.
+// of the slices Decode and DecodeRaw fill.
 func (l *Layout) TotalElements() int { return l.elems }
 
 func (l *Layout) check(dst, datagram int) error {
@@ -203,98 +203,3 @@ func decodeRaw(dst []uint64, p []byte, t datasource.Type, big bool) {
 		}
 	}
 }
-
-// AppendRaw appends the datagram holding raw[:TotalElements] (raw values as
-// DecodeRaw gives them; each is truncated to its type's width) in order to
-// b, and returns the extended slice. It is DecodeRaw's inverse, bit-exact.
-// It panics if raw is shorter than TotalElements.
-func (l *Layout) AppendRaw(b []byte, raw []uint64, order ByteOrder) []byte {
-	raw = raw[:l.elems]
-	for _, sp := range l.spans {
-		for _, v := range raw[sp.elem : sp.elem+sp.n] {
-			b = appendRaw(b, sp.typ.Size(), v, order)
-		}
-	}
-	return b
-}
-
-// AppendValues appends the datagram holding vals[:TotalElements], each
-// converted to its type (integers rounded to nearest, halves away from
-// zero, and saturated at the type's range, NaN as 0; float32 rounded to
-// nearest), in order to b. It panics if vals is shorter than
-// TotalElements.
-func (l *Layout) AppendValues(b []byte, vals []float64, order ByteOrder) []byte {
-	vals = vals[:l.elems]
-	for _, sp := range l.spans {
-		for _, v := range vals[sp.elem : sp.elem+sp.n] {
-			b = appendRaw(b, sp.typ.Size(), fromFloat64(sp.typ, v), order)
-		}
-	}
-	return b
-}
-
-func appendRaw(b []byte, size int, v uint64, order ByteOrder) []byte {
-	var e binary.AppendByteOrder = binary.LittleEndian
-	if order == Big {
-		e = binary.BigEndian
-	}
-	switch size {
-	case 1:
-		return append(b, byte(v))
-	case 2:
-		return e.AppendUint16(b, uint16(v))
-	case 4:
-		return e.AppendUint32(b, uint32(v))
-	}
-	return e.AppendUint64(b, v)
-}
-
-// fromFloat64 converts v to raw bits of type t, datasource.Type.Float64's
-// inverse where v fits: integers round to nearest (halves away from zero) and saturate at
-// the type's range, NaN gives 0; floats keep their bits (float32 rounds to
-// nearest).
-func fromFloat64(t datasource.Type, v float64) uint64 {
-	switch t {
-	case datasource.Float32:
-		return uint64(math.Float32bits(float32(v)))
-	case datasource.Float64:
-		return math.Float64bits(v)
-	}
-	if v != v {
-		return 0
-	}
-	v = math.Round(v)
-	switch t {
-	case datasource.Uint8, datasource.Char8:
-		return uint64(clamp(v, 0, math.MaxUint8))
-	case datasource.Uint16:
-		return uint64(clamp(v, 0, math.MaxUint16))
-	case datasource.Uint32:
-		return uint64(clamp(v, 0, math.MaxUint32))
-	case datasource.Int8:
-		return uint64(int64(clamp(v, math.MinInt8, math.MaxInt8)))
-	case datasource.Int16:
-		return uint64(int64(clamp(v, math.MinInt16, math.MaxInt16)))
-	case datasource.Int32:
-		return uint64(int64(clamp(v, math.MinInt32, math.MaxInt32)))
-	case datasource.Uint64:
-		switch {
-		case v <= 0:
-			return 0
-		case v >= 1<<64:
-			return math.MaxUint64
-		}
-		return uint64(v)
-	case datasource.Int64:
-		switch {
-		case v <= math.MinInt64:
-			return 1 << 63
-		case v >= 1<<63:
-			return math.MaxInt64
-		}
-		return uint64(int64(v))
-	}
-	return 0
-}
-
-func clamp(v, lo, hi float64) float64 { return min(max(v, lo), hi) }
