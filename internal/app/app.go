@@ -357,6 +357,16 @@ func (a *App) Start() error {
 		a.restoreRuntime()
 		return err
 	}
+	// First, so the threads the producers and the HTTP server start are
+	// cloned at the runtime's priority.
+	if prio := a.file.App.RuntimePriority; prio > 0 {
+		tids, err := setRuntimePriority(prio)
+		a.rtp.runtimePrio = prio
+		if err != nil {
+			return fail(err)
+		}
+		a.log.Info("runtime threads at SCHED_FIFO", "priority", prio, "threads", len(tids))
+	}
 	if err := a.startHTTP(); err != nil {
 		return fail(err)
 	}

@@ -3,14 +3,17 @@ package app
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -159,7 +162,8 @@ func TestSoak(t *testing.T) {
 	}
 	var prom bytes.Buffer
 	ms.WritePrometheus(&prom)
-	newThreads := pprof.Lookup("threadcreate").Count() - threads0
+	// Threads that exit leave the profile: count only the net starts.
+	newThreads := max(pprof.Lookup("threadcreate").Count()-threads0, 0)
 	if err := a.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -181,6 +185,14 @@ func TestSoak(t *testing.T) {
 	t.Logf("soak %v of %s at %v a cycle beside %d CPU-bound processes (load average %s): %d RT cycles (%d overruns, %d missed periods), %d updates received, skipped at the hand-off %v (%v of them lock timeouts; ring: %v, peak %d), network wakeups %v, lost %d, stale %d, mallocs %d, threads started %d, GC cycles %d, RSS %d → max %d KiB",
 		*soakDuration, name, a.threads[0].cfg.Period, *soakLoad, loadAverage(), stats.Cycles, stats.Overruns, stats.MissedPeriods, received.Load(), skipped, v[`streamerd_udpstreamer_lock_timeouts_total{datasource="Streamer"}`], hand, handOffPeak(t, a.sources[0].ds.(*udpstreamer.Streamer)),
 		v[`streamerd_udpstreamer_network_wakeups_total{datasource="Streamer"}`], st.Lost, st.Stale, mallocs, newThreads, gcs, rss0>>10, rssMax>>10)
+	var late []string
+	for k, n := range v {
+		if c, ok := strings.CutPrefix(k, `streamerd_rt_late_cycles_total{thread="RT1",cause="`); ok && n > 0 {
+			late = append(late, fmt.Sprintf("%s %v", strings.TrimSuffix(c, `"}`), n))
+		}
+	}
+	slices.Sort(late)
+	t.Logf("late cycles of RT1 by cause: %s", cmp.Or(strings.Join(late, ", "), "none"))
 	if *soakConfig != "" && skipped != 0 {
 		t.Errorf("%v cycles dropped at the hand-off (budget: 0)", skipped)
 	}
