@@ -23,7 +23,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -64,9 +63,7 @@ type options struct {
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
-	fs := flag.NewFlagSet("flatrecv", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cli.SetUsage(fs, usage)
+	fs := cli.NewFlagSet("flatrecv", stderr, usage)
 	fs.StringVar(&o.listen, "listen", ":"+strconv.Itoa(flatudp.DefaultPort), "`host:port` to listen on; with -group only the port is used")
 	fs.StringVar(&o.group, "group", "", "IPv4 multicast `group` to join (empty: unicast)")
 	fs.StringVar(&o.iface, "iface", "", "local `address` or interface name for the multicast join (empty: the kernel's choice)")

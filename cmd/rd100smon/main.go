@@ -65,7 +65,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -89,6 +88,7 @@ var usage = cli.Usage{
 		"rd100smon -listen 127.0.0.1:5100              # one line a second",
 		"rd100smon -listen 127.0.0.1:5100 -json -n 500 # JSON lines, stop after 500 packets",
 	},
+	Notes: glossary,
 }
 
 type options struct {
@@ -108,8 +108,7 @@ func main() {
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
-	fs := flag.NewFlagSet("rd100smon", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.NewFlagSet("rd100smon", stderr, usage)
 	var o options
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:"+strconv.Itoa(rd100s.DefaultDestPort), "UDP `address` to listen on")
 	fs.DurationVar(&o.timeout, "timeout", client.DefaultStreamTimeout, "declare the stream lost after this silence (> 0)")
@@ -120,10 +119,6 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.json, "json", false, "print JSON lines")
 	fs.Uint64Var(&o.n, "n", 0, "stop after this many valid packets (0: no limit)")
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: no limit)")
-	fs.Usage = func() {
-		usage.Write(fs.Output(), fs)
-		fmt.Fprint(fs.Output(), glossary)
-	}
 	if err := cli.Parse(fs, args); err != nil {
 		return o, err
 	}

@@ -20,7 +20,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -74,9 +73,7 @@ type options struct {
 
 func parseFlags(args []string, stderr io.Writer) (options, record.Options, error) {
 	var o options
-	fs := flag.NewFlagSet("record", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cli.SetUsage(fs, usage)
+	fs := cli.NewFlagSet("record", stderr, usage)
 	fs.StringVar(&o.udps, "udps", "", "UDPStreamer server `host:port` to hold a session with")
 	fs.StringVar(&o.flat, "flat", "", "local `host:port` to receive FlatUDP datagrams on")
 	fs.StringVar(&o.rd100s, "rd100s", "", "local `host:port` to receive an RD100S-ENC-UDP stream on")

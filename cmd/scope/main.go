@@ -33,7 +33,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -85,9 +84,7 @@ type options struct {
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
-	fs := flag.NewFlagSet("scope", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cli.SetUsage(fs, usage)
+	fs := cli.NewFlagSet("scope", stderr, usage)
 	fs.StringVar(&o.udps, "udps", "", "UDPStreamer server `host:port` to hold a session with")
 	fs.StringVar(&o.flat, "flat", "", "local `host:port` to receive FlatUDP datagrams on")
 	fs.StringVar(&o.rd100s, "rd100s", "", "local `host:port` to receive an RD100S-ENC-UDP stream on")

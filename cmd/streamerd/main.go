@@ -98,9 +98,7 @@ type options struct {
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
-	fs := flag.NewFlagSet("streamerd", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cli.SetUsage(fs, usage)
+	fs := cli.NewFlagSet("streamerd", stderr, usage)
 	fs.StringVar(&o.path, "config", "", "application configuration (`file`, TOML); empty runs the embedded configs/app.toml")
 	fs.StringVar(&o.http, "http", "", "HTTP `host:port` for metrics, status and control, overriding App.HTTPAddress; \"\" turns HTTP off")
 	fs.BoolVar(&o.check, "check", false, "validate the configuration and exit 0 (valid) or 1")
