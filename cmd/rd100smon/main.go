@@ -104,7 +104,7 @@ type options struct {
 }
 
 func main() {
-	cli.Main("rd100smon", func(ctx context.Context) int { return run(ctx, os.Args[1:], os.Stdout, os.Stderr) })
+	cli.Main("rd100smon", cli.Grace, func(ctx context.Context) int { return run(ctx, os.Args[1:], os.Stdout, os.Stderr) })
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {

@@ -90,7 +90,7 @@ import (
 )
 
 func main() {
-	cli.Main("udps", func(ctx context.Context) int { return run(ctx, os.Args[1:], os.Stdout, os.Stderr) })
+	cli.Main("udps", cli.Grace, func(ctx context.Context) int { return run(ctx, os.Args[1:], os.Stdout, os.Stderr) })
 }
 
 // usage is what -h prints besides the flags.
