@@ -77,7 +77,6 @@ import (
 	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/internal/cli"
 	client "github.com/streamerd/streamerd/internal/rd100slink"
-	"github.com/streamerd/streamerd/netthread"
 )
 
 // usage is what -h prints besides the flags.
@@ -183,18 +182,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return cli.ParseError("rd100smon", stderr, err)
 	}
-	addr, err := net.ResolveUDPAddr("udp", o.listen)
-	if err != nil {
-		fmt.Fprintln(stderr, "rd100smon:", err)
-		return cli.ExitError
-	}
-	conn, err := net.ListenUDP("udp", addr)
+	conn, err := client.ListenUDP(o.listen)
 	if err != nil {
 		fmt.Fprintln(stderr, "rd100smon:", err)
 		return cli.ExitError
 	}
 	defer conn.Close()
-	_, _ = netthread.SetBuffers(conn, 0, 1<<20)
 	if err := monitor(ctx, conn, o, stdout); err != nil {
 		fmt.Fprintln(stderr, "rd100smon:", err)
 		return cli.ExitError

@@ -193,16 +193,11 @@ type RD100SSource struct {
 func (r *RD100SSource) Info() string { return "RD100S " + r.Listen }
 
 func (r *RD100SSource) run(ctx context.Context, s *Session) error {
-	addr, err := net.ResolveUDPAddr("udp", r.Listen)
+	conn, err := rdclient.ListenUDP(r.Listen)
 	if err != nil {
-		return fmt.Errorf("RD100S listen address %s: %w", r.Listen, err)
-	}
-	conn, err := net.ListenUDP("udp", addr)
-	if err != nil {
-		return fmt.Errorf("RD100S: %w", err)
+		return err
 	}
 	defer conn.Close()
-	_, _ = netthread.SetBuffers(conn, 0, 1<<20) // best effort: a smaller buffer only drops more under load
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	rec, err := s.layout(ForRD100S(conn.LocalAddr().String()), time.Now())
