@@ -31,6 +31,7 @@ import (
 
 	udpsclient "github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/internal/cli"
+	"github.com/streamerd/streamerd/internal/cputime"
 	"github.com/streamerd/streamerd/internal/record"
 )
 
@@ -196,7 +197,7 @@ func summary(s *record.Session) string {
 	}
 	line := fmt.Sprintf("%d rows (%d lost, %d skipped, %d stale, %d incomplete) in %d file(s), %.1f MB, %d row groups; writing %s",
 		st.Rows, st.Lost, st.Skipped, st.Stale, st.Incomplete, st.Files, float64(st.Bytes)/1e6, st.RowGroups, path)
-	if c := cpuTime(); c > 0 && st.Rows > 0 {
+	if c := cputime.Process(); c > 0 && st.Rows > 0 {
 		line += fmt.Sprintf("; CPU %.2f s, %.1f ms per 1000 rows", c.Seconds(), c.Seconds()*1e6/float64(st.Rows))
 	}
 	return line
