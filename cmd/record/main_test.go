@@ -23,6 +23,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/cli"
+	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/record"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
@@ -95,12 +96,7 @@ func producer(t *testing.T) *udpstreamer.Streamer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
+	dstest.Start(t, s)
 	var done atomic.Bool
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -113,7 +109,6 @@ func producer(t *testing.T) *udpstreamer.Streamer {
 	t.Cleanup(func() {
 		done.Store(true)
 		wg.Wait()
-		s.Close()
 	})
 	return s
 }

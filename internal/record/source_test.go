@@ -20,6 +20,7 @@ import (
 	rdwire "github.com/streamerd/streamerd/datasource/rd100s/wire"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
+	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
 )
@@ -42,13 +43,7 @@ func startStreamer(t testing.TB, sigs []datasource.Signal, depth int) *udpstream
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	dstest.Start(t, s)
 	return s
 }
 
