@@ -30,20 +30,7 @@ import (
 
 var bin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "record-test")
-	if err != nil {
-		panic(err)
-	}
-	bin = filepath.Join(dir, "record")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.MainWithCommand(m, "record", &bin) }
 
 func TestHelp(t *testing.T) {
 	testenv.Help(t, "record", func(args []string, stdout, stderr io.Writer) int {

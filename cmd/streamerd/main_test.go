@@ -28,21 +28,7 @@ import (
 
 var binary string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "streamerd-test")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "streamerd")
-	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.MainWithCommand(m, "streamerd", &binary) }
 
 func writeConfig(t *testing.T, text string) string {
 	return testenv.WriteFile(t, "app.toml", text, 0o644)
@@ -223,24 +209,13 @@ func startDaemon(t *testing.T, config string, args ...string) *daemon {
 
 func (d *daemon) get(t *testing.T, path string) string {
 	t.Helper()
-	resp, err := http.Get("http://" + d.http + path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return string(b)
+	_, b := testenv.HTTPGet(t, "http://"+d.http+path)
+	return b
 }
 
 func (d *daemon) post(t *testing.T, path string) (int, string) {
 	t.Helper()
-	resp, err := http.Post("http://"+d.http+path, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return testenv.HTTPDo(t, nil, http.MethodPost, "http://"+d.http+path, nil)
 }
 
 // stop sends SIGTERM and checks streamerd exits 0 promptly.
