@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -44,7 +43,7 @@ func TestBadFlags(t *testing.T) {
 // signals string is one line on stderr and the page's banner, and the
 // command ends on its context with exit 1 (the source could not run).
 func TestServesUntilInterrupted(t *testing.T) {
-	addr := freeUDP(t)
+	addr := testenv.FreeUDPAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr testenv.Buffer
 	urls := make(chan string, 1)
@@ -80,7 +79,7 @@ func TestServesUntilInterrupted(t *testing.T) {
 // give -listen) and returns its URL and stderr; it stops when t ends.
 func startScope(t *testing.T, args ...string) (string, *testenv.Buffer) {
 	t.Helper()
-	addr := freeUDP(t)
+	addr := testenv.FreeUDPAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var stderr testenv.Buffer
 	urls := make(chan string, 1)
@@ -146,15 +145,4 @@ func TestExposureWarning(t *testing.T) {
 	if !strings.Contains(stderr.String(), "warning: -listen is not a loopback address and there is no -token-file") {
 		t.Errorf("stderr %q", stderr.String())
 	}
-}
-
-// freeUDP returns a loopback address with a UDP port free a moment ago.
-func freeUDP(t *testing.T) string {
-	t.Helper()
-	free, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer free.Close()
-	return free.LocalAddr().String()
 }

@@ -31,7 +31,7 @@ func exampleFile(t *testing.T, name string, httpLine ...string) *config.File {
 		t.Fatal(err)
 	}
 	text := testenv.FreeHTTP(string(data), httpLine...)
-	text = strings.ReplaceAll(text, "Port = 44500", "Port = "+strconv.Itoa(freePort(t)))
+	text = strings.ReplaceAll(text, "Port = 44500", "Port = "+strconv.Itoa(testenv.FreeUDPPort(t)))
 	return parseConfig(t, name, text)
 }
 

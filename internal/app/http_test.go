@@ -42,7 +42,7 @@ func startHTTPApp(t *testing.T, addr, extra string) *httpApp {
 // appended to its [App] table.
 func httpConfig(t *testing.T, addr, extra string) *config.File {
 	t.Helper()
-	text := strings.NewReplacer("%ADDR%", addr, "%PORT%", strconv.Itoa(freePort(t)),
+	text := strings.NewReplacer("%ADDR%", addr, "%PORT%", strconv.Itoa(testenv.FreeUDPPort(t)),
 		"[App]\n", "[App]\n"+extra+"\n").Replace(readTestdata(t, "http.toml"))
 	return parseConfig(t, "http.toml", text)
 }
