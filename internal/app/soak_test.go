@@ -76,7 +76,7 @@ func TestSoak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("soak skipped in -short")
 	}
-	port := freePort(t)
+	port := testenv.FreeUDPPort(t)
 	name, text := "soak.toml", strings.NewReplacer("%PORT%", strconv.Itoa(port), "%CPU%", cpuOr(1), "%NETCPU%", cpuOr(0)).Replace(readTestdata(t, "soak.toml"))
 	if *soakConfig != "" {
 		data, err := configs.FS.ReadFile(*soakConfig)
@@ -256,21 +256,6 @@ func loadAverage() string {
 		return strings.Join(f[:3], " ")
 	}
 	return "?"
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	s, err := udpstreamer.New(udpstreamer.Config{Name: "probe", Address: "127.0.0.1", Signals: soakProbeSignals}, metrics.NewSet(), slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.AllocateMemory()
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	port := int(s.LocalAddr().Port())
-	s.Close()
-	return port
 }
 
 // cpuOr returns the TOML for pinning to CPU i when there are two CPUs, else 0.

@@ -5,7 +5,6 @@ package forensics
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"runtime"
 	"strings"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
+	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/rt"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -217,17 +217,11 @@ func TestSkippedCyclePreempted(t *testing.T) {
 	c := lastCPU()
 	cfg := udpstreamer.Config{Name: "S", Address: "127.0.0.1", HandOffDepth: 1, CPUMask: cpu.Of(c),
 		Signals: []datasource.Signal{{Name: "x", Type: datasource.Uint32}}}
-	s, err := udpstreamer.New(cfg, metrics.NewSet(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s, err := udpstreamer.New(cfg, metrics.NewSet(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	dstest.Start(t, s)
 	hogs(t, c, 3)
 	const period = 200 * time.Microsecond
 	m := New(Config{Interval: 5 * time.Millisecond})
