@@ -26,7 +26,7 @@ func TestStartPinsAndStops(t *testing.T) {
 	}
 	inside := make(chan cpu.Mask, 1)
 	th, err := Start(Config{Name: "svc", CPUMask: mask}, func(stop <-chan struct{}) {
-		m, _ := cpu.CurrentThreadAffinity()
+		m, _ := cpu.OnlineMask()
 		inside <- m
 		<-stop
 	})

@@ -41,7 +41,7 @@ type handOff struct {
 // cycles have been written.
 func (h *handOff) Execute() error {
 	if h.seq == 0 {
-		m, _ := cpu.CurrentThreadAffinity()
+		m, _ := cpu.OnlineMask()
 		h.rtInside.Store(uint64(m))
 	}
 	if h.seq == h.cycles {
@@ -62,7 +62,7 @@ func (h *handOff) Execute() error {
 
 // serve is the network thread's body: take the latest pair on every Post.
 func (h *handOff) serve(stop <-chan struct{}) {
-	m, _ := cpu.CurrentThreadAffinity()
+	m, _ := cpu.OnlineMask()
 	h.netInside.Store(uint64(m))
 	for {
 		select {

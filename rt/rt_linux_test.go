@@ -27,7 +27,7 @@ func TestAffinityAndPriority(t *testing.T) {
 	var cycles atomic.Uint64
 	probe := stepFunc(func() error {
 		if cycles.Add(1) == 1 {
-			m, _ := cpu.CurrentThreadAffinity()
+			m, _ := cpu.OnlineMask()
 			inside.Store(uint64(m))
 			if a, err := unix.SchedGetAttr(0, 0); err == nil {
 				policy.Store(a.Policy)

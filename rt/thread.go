@@ -175,7 +175,7 @@ func (t *Thread) Start(ctx context.Context) error {
 		return ErrRunning
 	}
 	if t.cfg.LockMemory {
-		if err := cpu.LockMemory(); err != nil {
+		if err := lockMemory(); err != nil {
 			return fmt.Errorf("rt: %s: %w", t.cfg.Name, err)
 		}
 	}

@@ -9,10 +9,10 @@ import (
 )
 
 var (
-	// ErrAffinityMismatch is returned (wrapped) by PinCurrentThread when the
+	// errAffinityMismatch is returned (wrapped) by PinCurrentThread when the
 	// affinity read back differs from the one requested (for example when a
 	// cgroup cpuset excludes some of the CPUs).
-	ErrAffinityMismatch = errors.New("cpu: affinity read back differs from the requested mask")
+	errAffinityMismatch = errors.New("cpu: affinity read back differs from the requested mask")
 
 	// ErrNotSupported is returned (wrapped) on systems other than Linux by
 	// the functions that need Linux: pinning to a non-zero Mask, reading
@@ -44,9 +44,11 @@ func checkFIFO(prio int) error {
 	return nil
 }
 
-// OnlineMask returns the CPUs the calling thread may run on now, which on an
-// unpinned thread is the set usable by the process.
-func OnlineMask() (Mask, error) { return CurrentThreadAffinity() }
+// OnlineMask returns the CPUs the calling thread may run on now
+// (sched_getaffinity), which on an unpinned thread is the set usable by the
+// process; on a thread PinCurrentThread pinned, its mask. It does not
+// allocate. Off Linux it returns ErrNotSupported.
+func OnlineMask() (Mask, error) { return currentThreadAffinity() }
 
 // StartThread runs body on a new goroutine locked to its own OS thread,
 // pinned to mask (0: not pinned) and, if priority is above 0, in SCHED_FIFO
@@ -125,7 +127,7 @@ func setUpThread(mask Mask, priority int, affinity *Mask) error {
 	if err := PinCurrentThread(mask); err != nil {
 		return err
 	}
-	*affinity, _ = CurrentThreadAffinity()
+	*affinity, _ = currentThreadAffinity()
 	if priority > 0 {
 		return setFIFOPriority(priority)
 	}

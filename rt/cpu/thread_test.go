@@ -40,7 +40,7 @@ func TestStartThread(t *testing.T) {
 	inside := make(chan Mask, 1)
 	release := make(chan struct{})
 	affinity, done, err := StartThread(mask, 0, func() {
-		m, _ := CurrentThreadAffinity()
+		m, _ := currentThreadAffinity()
 		inside <- m
 		<-release
 	})

@@ -10,17 +10,9 @@ import (
 	"os"
 )
 
-// HoldWakeLatency asks the kernel, through the PM QoS interface
-// /dev/cpu_dma_latency, to keep every CPU able to wake within us
-// microseconds, for as long as the returned Closer is open. On a VM whose
-// idle vCPUs halt, waking a parked thread otherwise costs several
-// microseconds more (BENCHMARKS.md); cyclictest holds 0 by default for the
-// same reason. It costs power: idle CPUs stay in shallow states. It needs
-// root (or write access to the device).
-func HoldWakeLatency(us int) (io.Closer, error) {
-	if us < 0 {
-		return nil, fmt.Errorf("cpu: wake latency %d µs: must be ≥ 0", us)
-	}
+// holdWakeLatency opens /dev/cpu_dma_latency and writes us to it (native
+// endian int32, capped), keeping the file open.
+func holdWakeLatency(us int) (io.Closer, error) {
 	f, err := os.OpenFile("/dev/cpu_dma_latency", os.O_WRONLY, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrPermission) {

@@ -7,11 +7,7 @@ import (
 	"io"
 )
 
-// HoldWakeLatency checks us, then returns ErrNotSupported: the PM QoS
-// device is Linux's.
-func HoldWakeLatency(us int) (io.Closer, error) {
-	if us < 0 {
-		return nil, fmt.Errorf("cpu: wake latency %d µs: must be ≥ 0", us)
-	}
+// holdWakeLatency returns ErrNotSupported: the PM QoS device is Linux's.
+func holdWakeLatency(int) (io.Closer, error) {
 	return nil, fmt.Errorf("cpu: CPUWakeLatency: %w", ErrNotSupported)
 }
