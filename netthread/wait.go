@@ -26,12 +26,15 @@ const spinChecks = 32
 // no wake-up from a halted CPU (microseconds each): worth it only on a
 // thread pinned to a CPU of its own, which the spin keeps busy for up to
 // spin after every wake-up. spin 0 parks at once.
+//
+// A look is sem.WaitReset(0): one atomic load while the event is not set,
+// and the reset once it is.
 func Wait(sem *rtsync.EventSem, spin, timeout time.Duration) error {
-	if spin > 0 && !sem.Posted() {
+	if spin > 0 {
 		for start := time.Now(); time.Since(start) < spin; {
 			for range spinChecks {
-				if sem.Posted() {
-					return sem.WaitReset(0)
+				if sem.WaitReset(0) == nil {
+					return nil
 				}
 			}
 		}
@@ -276,7 +279,7 @@ func (w *Waiter) paced(sem *rtsync.EventSem, timeout time.Duration) error {
 	t0 := w.now()
 	for end := min(spinTo, deadline); ; {
 		for range spinChecks {
-			if sem.Posted() {
+			if sem.WaitReset(0) == nil {
 				at := w.now()
 				w.spun.Add(uint64(at - t0))
 				w.caught.Add(1)
@@ -286,7 +289,7 @@ func (w *Waiter) paced(sem *rtsync.EventSem, timeout time.Duration) error {
 				w.leadNow.Store(w.lead)
 				w.lateNow.Store(w.late)
 				w.observe(at)
-				return sem.WaitReset(0)
+				return nil
 			}
 		}
 		if t := w.now(); t >= end {

@@ -195,7 +195,7 @@ type errSlot struct {
 // set records err unless a reader holds the slot, in which case this
 // failure is only counted (the next one will be recorded). It never waits.
 func (e *errSlot) set(err error) {
-	if e.lock.TryLock() {
+	if e.lock.FastLock(0, 0) == nil { // one attempt
 		e.err = err
 		e.lock.FastUnLock()
 	}
