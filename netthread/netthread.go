@@ -21,7 +21,6 @@
 package netthread
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -40,9 +39,6 @@ type Config struct {
 	Wake func()
 }
 
-// ErrStopped is returned by Stop on a thread already stopped.
-var ErrStopped = errors.New("netthread: already stopped")
-
 // Thread is a running service thread. Its methods are safe for concurrent
 // use.
 type Thread struct {
@@ -50,7 +46,7 @@ type Thread struct {
 	stop     chan struct{}
 	done     <-chan struct{}
 	once     sync.Once
-	affinity cpu.Mask
+	affinity cpu.Mask     // read back inside the thread at its start
 	tid      atomic.Int32 // OS thread id, recorded before body runs
 }
 
@@ -74,23 +70,19 @@ func Start(cfg Config, body func(stop <-chan struct{})) (*Thread, error) {
 	return t, nil
 }
 
-// Stop closes the stop channel, calls Config.Wake, and waits for the body to
-// return. Later calls return ErrStopped.
+// Stop closes the stop channel, calls Config.Wake, and waits for the body
+// to return. It returns nil; a later call only waits for the body, so a
+// second Stop is harmless.
 func (t *Thread) Stop() error {
-	err := ErrStopped
 	t.once.Do(func() {
-		err = nil
 		close(t.stop)
 		if t.cfg.Wake != nil {
 			t.cfg.Wake()
 		}
 	})
 	<-t.done
-	return err
+	return nil
 }
 
 // Name returns the configured name.
 func (t *Thread) name() string { return t.cfg.Name }
-
-// Affinity returns the CPU mask read back inside the thread at its start.
-func (t *Thread) Affinity() cpu.Mask { return t.affinity }
