@@ -18,6 +18,7 @@ import (
 	"github.com/streamerd/streamerd/broker"
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/force"
 	"github.com/streamerd/streamerd/internal/forensics"
 	"github.com/streamerd/streamerd/internal/gam"
 	"github.com/streamerd/streamerd/internal/httpguard"
@@ -63,7 +64,7 @@ type App struct {
 type source struct {
 	cfg    *config.DataSource
 	ds     datasource.DataSource
-	forces broker.Forces
+	forces force.Forces
 	thread int // index of the thread that synchronises it
 }
 
@@ -175,11 +176,12 @@ func (a *App) buildThread(ti int) (*thread, error) {
 				s.cfg.Name, a.file.Threads[s.thread].Name, tc.Name)
 		}
 		s.thread = ti
-		b, err := broker.NewMemoryMapSynchronisedOutputBroker(s.ds, outs)
+		// The operator's forced values are written over the outputs in
+		// Synchronise, after the broker's copies.
+		b, err := broker.NewMemoryMapSynchronisedOutputBroker(s.forces.Wrap(s.ds), outs)
 		if err != nil {
 			return nil, err
 		}
-		b.SetForces(&s.forces)
 		th.brokers = append(th.brokers, b)
 		brokers = append(brokers, rt.Step{Name: "Broker." + s.cfg.Name, Exec: b})
 	}
