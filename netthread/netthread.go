@@ -23,7 +23,6 @@ package netthread
 import (
 	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -42,12 +41,11 @@ type Config struct {
 // Thread is a running service thread. Its methods are safe for concurrent
 // use.
 type Thread struct {
-	cfg      Config
-	stop     chan struct{}
-	done     <-chan struct{}
-	once     sync.Once
-	affinity cpu.Mask     // read back inside the thread at its start
-	tid      atomic.Int32 // OS thread id, recorded before body runs
+	cfg  Config
+	stop chan struct{}
+	done <-chan struct{}
+	once sync.Once
+	tid  int // OS thread id (cpu.StartThread)
 }
 
 // Start runs body(stop) on a new OS thread pinned to cfg.CPUMask with
@@ -56,17 +54,16 @@ type Thread struct {
 // soon after stop is closed.
 func Start(cfg Config, body func(stop <-chan struct{})) (*Thread, error) {
 	t := &Thread{cfg: cfg, stop: make(chan struct{})}
-	affinity, done, err := cpu.StartThread(cfg.CPUMask, cfg.Priority, func() {
+	tid, done, err := cpu.StartThread(cfg.CPUMask, cfg.Priority, func() {
 		if cfg.Name != "" {
 			nameThread(cfg.Name)
 		}
-		t.tid.Store(int32(cpu.ThreadID()))
 		body(t.stop)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("netthread: %s: %w", cfg.Name, err)
 	}
-	t.affinity, t.done = affinity, done
+	t.tid, t.done = tid, done
 	return t, nil
 }
 

@@ -2,7 +2,6 @@ package cpu
 
 import (
 	"fmt"
-	"io"
 	"time"
 )
 
@@ -29,25 +28,4 @@ func SetTimerSlack(d time.Duration) error {
 		return fmt.Errorf("cpu: timer slack %v: must be at least 1 ns", d)
 	}
 	return setTimerSlack(d)
-}
-
-// ThreadID returns the calling OS thread's id (gettid), the TID that names
-// it under /proc/self/task. It is a system call: call it once, from a
-// thread locked with runtime.LockOSThread, before a loop. Off Linux it
-// returns 0.
-func ThreadID() int { return threadID() }
-
-// HoldWakeLatency asks the kernel, through the PM QoS interface
-// /dev/cpu_dma_latency, to keep every CPU able to wake within us
-// microseconds, for as long as the returned Closer is open. On a VM whose
-// idle vCPUs halt, waking a parked thread otherwise costs several
-// microseconds more (BENCHMARKS.md); cyclictest holds 0 by default for the
-// same reason. It costs power: idle CPUs stay in shallow states. It needs
-// root (or write access to the device); off Linux it returns
-// ErrNotSupported.
-func HoldWakeLatency(us int) (io.Closer, error) {
-	if us < 0 {
-		return nil, fmt.Errorf("cpu: wake latency %d µs: must be ≥ 0", us)
-	}
-	return holdWakeLatency(us)
 }

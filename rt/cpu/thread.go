@@ -53,9 +53,10 @@ func OnlineMask() (Mask, error) { return currentThreadAffinity() }
 // StartThread runs body on a new goroutine locked to its own OS thread,
 // pinned to mask (0: not pinned) and, if priority is above 0, in SCHED_FIFO
 // at that priority (1 to 99). It returns once the thread is set up, with
-// the affinity read back inside it (0 if it could not be read) and a
-// channel closed when body has returned. If pinning or the priority fails,
-// body never runs, the goroutine has ended by the time StartThread
+// its OS thread id (gettid: the TID that names it under /proc/self/task,
+// what a monitor needs to read how the kernel treats it; 0 off Linux) and
+// a channel closed when body has returned. If pinning or the priority
+// fails, body never runs, the goroutine has ended by the time StartThread
 // returns, and the error says why.
 //
 // The goroutine never calls runtime.UnlockOSThread: when body returns, the
@@ -64,7 +65,7 @@ func OnlineMask() (Mask, error) { return currentThreadAffinity() }
 //
 // While the thread runs, GOMAXPROCS is one more than it was (see
 // addProc): the thread has a P of its own.
-func StartThread(mask Mask, priority int, body func()) (affinity Mask, done <-chan struct{}, err error) {
+func StartThread(mask Mask, priority int, body func()) (tid int, done <-chan struct{}, err error) {
 	if err := ValidatePriority(priority); err != nil {
 		return 0, nil, fmt.Errorf("cpu: priority: %w", err)
 	}
@@ -75,10 +76,11 @@ func StartThread(mask Mask, priority int, body func()) (affinity Mask, done <-ch
 		defer close(finished)
 		defer addProc(-1)
 		runtime.LockOSThread()
-		if err := setUpThread(mask, priority, &affinity); err != nil {
+		if err := setUpThread(mask, priority); err != nil {
 			ready <- err
 			return
 		}
+		tid = threadID()
 		ready <- nil
 		body()
 	}()
@@ -86,7 +88,7 @@ func StartThread(mask Mask, priority int, body func()) (affinity Mask, done <-ch
 		<-finished
 		return 0, nil, err
 	}
-	return affinity, finished, nil
+	return tid, finished, nil
 }
 
 // procs counts the threads StartThread runs, and base is GOMAXPROCS
@@ -121,13 +123,11 @@ func addProc(d int) {
 	runtime.GOMAXPROCS(procs.base + procs.n)
 }
 
-// setUpThread pins the calling (locked) thread, reads its affinity back
-// into *affinity and sets its priority.
-func setUpThread(mask Mask, priority int, affinity *Mask) error {
+// setUpThread pins the calling (locked) thread and sets its priority.
+func setUpThread(mask Mask, priority int) error {
 	if err := PinCurrentThread(mask); err != nil {
 		return err
 	}
-	*affinity, _ = currentThreadAffinity()
 	if priority > 0 {
 		return setFIFOPriority(priority)
 	}
