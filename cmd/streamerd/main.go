@@ -149,7 +149,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 
 	var f *config.File
 	if o.path == "" {
-		f, err = config.Parse("configs/app.toml (embedded)", configs.Default)
+		data, _ := configs.FS.ReadFile("app.toml") // embedded: it always reads
+		f, err = config.Parse("configs/app.toml (embedded)", data)
 	} else {
 		f, err = config.Load(o.path)
 	}

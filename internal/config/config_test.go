@@ -50,8 +50,8 @@ func TestExamplesLoad(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Parse("app.toml", configs.Default); err != nil {
-		t.Fatalf("configs.Default:\n%v", err)
+	if _, err := Parse("app.toml", defaultConfig(t)); err != nil {
+		t.Fatalf("configs app.toml:\n%v", err)
 	}
 }
 
@@ -544,4 +544,14 @@ func TestSettings(t *testing.T) {
 	if f.Settings(1) != nil || f.Settings(-1) != nil {
 		t.Error("settings of a datasource that does not exist")
 	}
+}
+
+// defaultConfig returns the embedded configs/app.toml, the daemon's default.
+func defaultConfig(tb testing.TB) []byte {
+	tb.Helper()
+	data, err := configs.FS.ReadFile("app.toml")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
 }

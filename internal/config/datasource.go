@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/streamerd/streamerd/datasource"
@@ -148,7 +149,7 @@ var udpsSignalKeys = table[datasource.Signal]{
 			Doc("finite"),
 		field("RangeMax", number(), func(s *datasource.Signal) *float64 { return &s.RangeMax }).
 			Doc("finite; with a quantisation `RangeMin < RangeMax`"),
-		field("QuantizedType", parsed("none, uint8, int8, uint16, int16", quant.ParseWireType), func(s *datasource.Signal) *quant.WireType { return &s.QuantizedType }).
+		field("QuantizedType", parsed("none, uint8, int8, uint16, int16", parseWireType), func(s *datasource.Signal) *quant.WireType { return &s.QuantizedType }).
 			Doc("`none`, `uint8`, `int8`, `uint16`, `int16`; anything but `none` needs a float32 or float64 signal"),
 		field("TimeMode", parsed("PacketTime, FullArray, FirstSample, LastSample", datasource.ParseTimeMode), func(s *datasource.Signal) *datasource.TimeMode { return &s.TimeMode }).
 			Doc("`PacketTime`, `FullArray`, `FirstSample`, `LastSample`"),
@@ -157,4 +158,15 @@ var udpsSignalKeys = table[datasource.Signal]{
 		field("SamplingRate", number(), func(s *datasource.Signal) *float64 { return &s.SamplingRate }).
 			Unit("Hz").Doc("≥ 0; > 0 required with `FirstSample` and `LastSample`"),
 	},
+}
+
+// parseWireType reads a quantised type by the name quant.WireType's String
+// gives it.
+func parseWireType(s string) (quant.WireType, error) {
+	for w := quant.None; w.Valid(); w++ {
+		if w.String() == s {
+			return w, nil
+		}
+	}
+	return quant.None, fmt.Errorf("unknown quantised type %q", s)
 }
