@@ -15,6 +15,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/latency"
+	"github.com/streamerd/streamerd/internal/pmqos"
 	"github.com/streamerd/streamerd/rt"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -99,7 +100,7 @@ func BenchmarkEmbedExecute(b *testing.B) {
 // copy of the same slices (bare-p50/p99/max-ns); x-bare-p50 is their
 // ratio. Placements: "unpinned" (neither thread pinned); "apart" (the
 // loop on CPU 1, the network thread on CPU 0); "apart/pmqos0", the same
-// holding /dev/cpu_dma_latency at 0 (cpu.HoldWakeLatency), so an idle CPU
+// holding /dev/cpu_dma_latency at 0 (pmqos.HoldWakeLatency), so an idle CPU
 // is not halted and waking the network thread costs less. b.N is the
 // number of cycles (-benchtime 3000x: 3 s). The load average at the start
 // is logged with -v.
@@ -115,7 +116,7 @@ func BenchmarkEmbedLoop1kHz(b *testing.B) {
 				rtMask, netMask = cpu.Of(1), cpu.Of(0)
 			}
 			if place == "apart/pmqos0" {
-				hold, err := cpu.HoldWakeLatency(0)
+				hold, err := pmqos.HoldWakeLatency(0)
 				if err != nil {
 					b.Skip(err)
 				}

@@ -11,6 +11,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/latency"
+	"github.com/streamerd/streamerd/internal/pmqos"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -34,7 +35,7 @@ func BenchmarkSynchroniseParked(b *testing.B) {
 					b.Skip("needs CPUs 0 and 1")
 				}
 				if qos == "pmqos0" {
-					hold, err := cpu.HoldWakeLatency(0)
+					hold, err := pmqos.HoldWakeLatency(0)
 					if err != nil {
 						b.Skip(err)
 					}

@@ -68,7 +68,6 @@ type copyEntry struct {
 type MemoryMapSynchronisedOutputBroker struct {
 	name        string
 	copies      []copyEntry
-	forces      *Forces
 	synchronise func() error
 }
 
@@ -151,12 +150,8 @@ func known(sigs []datasource.Signal) string {
 	return " (its signals: " + strings.Join(names, ", ") + ")"
 }
 
-// SetForces makes the broker apply f after its copies on every Execute.
-// Call it before the RT thread starts.
-func (b *MemoryMapSynchronisedOutputBroker) SetForces(f *Forces) { b.forces = f }
-
-// Execute copies every output into datasource memory, writes the forced
-// values over them, and returns what Synchronise returns: after the
+// Execute copies every output into datasource memory and returns what
+// Synchronise returns: after the
 // datasource's Close, an error matching datasource.ErrClosed, which the
 // control loop sees. It does not allocate, not even for an error.
 func (b *MemoryMapSynchronisedOutputBroker) Execute() error {
@@ -166,9 +161,6 @@ func (b *MemoryMapSynchronisedOutputBroker) Execute() error {
 	for i := range b.copies {
 		c := &b.copies[i]
 		copy(c.dst, c.src)
-	}
-	if b.forces != nil {
-		b.forces.apply()
 	}
 	return b.synchronise()
 }

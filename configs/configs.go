@@ -3,24 +3,9 @@ package configs
 
 import "embed"
 
-// Default is app.toml, the configuration streamerd runs when started
-// without -config.
-//
-//go:embed app.toml
-var Default []byte
-
-// FS holds every example configuration (*.toml) of this directory.
+// FS holds every example configuration (*.toml) of this directory, at its
+// root: app.toml is the configuration streamerd runs when started without
+// -config. fs.Glob(FS, "*.toml") lists them in lexical order.
 //
 //go:embed *.toml
 var FS embed.FS
-
-// Names returns the file names of the example configurations in FS, in
-// lexical order.
-func Names() []string {
-	entries, _ := FS.ReadDir(".") // an embedded directory always reads
-	names := make([]string, len(entries))
-	for i, e := range entries {
-		names[i] = e.Name()
-	}
-	return names
-}

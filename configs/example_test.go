@@ -8,12 +8,13 @@ import (
 )
 
 // Example lists the example configurations streamerd embeds; the daemon
-// runs Default when no -config is given.
+// runs app.toml when no -config is given.
 func Example() {
-	fmt.Println(configs.Names())
+	names, err := fs.Glob(configs.FS, "*.toml")
+	fmt.Println(names, err)
 	b, err := fs.ReadFile(configs.FS, "app.toml")
-	fmt.Println(len(b) > 0, err, len(configs.Default) > 0)
+	fmt.Println(len(b) > 0, err)
 	// Output:
-	// [app.toml burst.toml flatudp.toml flatudp_text.toml flatudp_trigger.toml rd100s.toml]
-	// true <nil> true
+	// [app.toml burst.toml flatudp.toml flatudp_text.toml flatudp_trigger.toml rd100s.toml] <nil>
+	// true <nil>
 }

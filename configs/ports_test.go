@@ -2,6 +2,7 @@ package configs_test
 
 import (
 	"fmt"
+	"io/fs"
 	"strings"
 	"testing"
 
@@ -21,7 +22,8 @@ func TestPortsDistinct(t *testing.T) {
 		}
 		owner[addr] = file
 	}
-	for _, name := range configs.Names() {
+	names, _ := fs.Glob(configs.FS, "*.toml")
+	for _, name := range names {
 		data, _ := configs.FS.ReadFile(name)
 		f, err := config.Parse(name, data)
 		if err != nil {

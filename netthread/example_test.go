@@ -44,5 +44,5 @@ func ExampleStart() {
 	}
 	time.Sleep(20 * time.Millisecond)
 	fmt.Println(th.Stop(), <-ticks > 0, th.Stop())
-	// Output: <nil> true netthread: already stopped
+	// Output: <nil> true <nil>
 }

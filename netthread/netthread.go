@@ -21,10 +21,8 @@
 package netthread
 
 import (
-	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -40,18 +38,14 @@ type Config struct {
 	Wake func()
 }
 
-// ErrStopped is returned by Stop on a thread already stopped.
-var ErrStopped = errors.New("netthread: already stopped")
-
 // Thread is a running service thread. Its methods are safe for concurrent
 // use.
 type Thread struct {
-	cfg      Config
-	stop     chan struct{}
-	done     <-chan struct{}
-	once     sync.Once
-	affinity cpu.Mask
-	tid      atomic.Int32 // OS thread id, recorded before body runs
+	cfg  Config
+	stop chan struct{}
+	done <-chan struct{}
+	once sync.Once
+	tid  int // OS thread id (cpu.StartThread)
 }
 
 // Start runs body(stop) on a new OS thread pinned to cfg.CPUMask with
@@ -60,37 +54,32 @@ type Thread struct {
 // soon after stop is closed.
 func Start(cfg Config, body func(stop <-chan struct{})) (*Thread, error) {
 	t := &Thread{cfg: cfg, stop: make(chan struct{})}
-	affinity, done, err := cpu.StartThread(cfg.CPUMask, cfg.Priority, func() {
+	tid, done, err := cpu.StartThread(cfg.CPUMask, cfg.Priority, func() {
 		if cfg.Name != "" {
 			nameThread(cfg.Name)
 		}
-		t.tid.Store(int32(cpu.ThreadID()))
 		body(t.stop)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("netthread: %s: %w", cfg.Name, err)
 	}
-	t.affinity, t.done = affinity, done
+	t.tid, t.done = tid, done
 	return t, nil
 }
 
-// Stop closes the stop channel, calls Config.Wake, and waits for the body to
-// return. Later calls return ErrStopped.
+// Stop closes the stop channel, calls Config.Wake, and waits for the body
+// to return. It returns nil; a later call only waits for the body, so a
+// second Stop is harmless.
 func (t *Thread) Stop() error {
-	err := ErrStopped
 	t.once.Do(func() {
-		err = nil
 		close(t.stop)
 		if t.cfg.Wake != nil {
 			t.cfg.Wake()
 		}
 	})
 	<-t.done
-	return err
+	return nil
 }
 
 // Name returns the configured name.
 func (t *Thread) name() string { return t.cfg.Name }
-
-// Affinity returns the CPU mask read back inside the thread at its start.
-func (t *Thread) Affinity() cpu.Mask { return t.affinity }

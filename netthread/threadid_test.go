@@ -1,25 +1,31 @@
 package netthread
 
 import (
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/streamerd/streamerd/internal/testenv"
-	"github.com/streamerd/streamerd/rt/cpu"
 )
 
-// TestThreadID: ThreadID is the id the body's own thread reads.
+// TestThreadID: ThreadID names the body's own thread: under
+// /proc/self/task it carries the thread's name.
 func TestThreadID(t *testing.T) {
-	inside := make(chan int, 1)
-	th, err := Start(Config{Name: "svc"}, func(stop <-chan struct{}) {
-		inside <- cpu.ThreadID()
-		<-stop
-	})
+	th, err := Start(Config{Name: "svc-tid"}, func(stop <-chan struct{}) { <-stop })
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := <-inside
-	if got := th.ThreadID(); got != want || (!testenv.Portable && got == 0) {
-		t.Errorf("ThreadID %d, the body's thread is %d", got, want)
+	defer th.Stop()
+	tid := th.ThreadID()
+	if testenv.Portable {
+		if tid != 0 {
+			t.Errorf("ThreadID %d off Linux", tid)
+		}
+		return
 	}
-	th.Stop()
+	comm, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/comm")
+	if err != nil || strings.TrimSpace(string(comm)) != "svc-tid" {
+		t.Errorf("ThreadID %d: comm %q, %v", tid, comm, err)
+	}
 }

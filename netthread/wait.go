@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -12,7 +11,7 @@ import (
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
-// MaxSpin bounds the spin of Wait (and the NetworkSpin of the producers):
+// MaxSpin bounds the spin of WaitSpin (and the NetworkSpin of the producers):
 // beyond it a spinning thread costs a whole CPU for no gain over parking.
 const MaxSpin = 100 * time.Millisecond
 
@@ -20,18 +19,21 @@ const MaxSpin = 100 * time.Millisecond
 // the clock (a read costs about 25 ns, a look about 1 ns).
 const spinChecks = 32
 
-// Wait is sem.WaitReset(timeout) that first spins for up to spin, looking
+// spinWait is sem.WaitReset(timeout) that first spins for up to spin, looking
 // at the event without parking. A Post that lands during the spin then
 // costs the poster one compare-and-swap and no futex wake, and the waiter
 // no wake-up from a halted CPU (microseconds each): worth it only on a
 // thread pinned to a CPU of its own, which the spin keeps busy for up to
 // spin after every wake-up. spin 0 parks at once.
-func Wait(sem *rtsync.EventSem, spin, timeout time.Duration) error {
-	if spin > 0 && !sem.Posted() {
+//
+// A look is sem.WaitReset(0): one atomic load while the event is not set,
+// and the reset once it is.
+func spinWait(sem *rtsync.EventSem, spin, timeout time.Duration) error {
+	if spin > 0 {
 		for start := time.Now(); time.Since(start) < spin; {
 			for range spinChecks {
-				if sem.Posted() {
-					return sem.WaitReset(0)
+				if sem.WaitReset(0) == nil {
+					return nil
 				}
 			}
 		}
@@ -74,19 +76,8 @@ func (m WaitMode) String() string {
 	return waitModeNames[m]
 }
 
-// Valid reports whether m is one of the wait modes.
-func (m WaitMode) Valid() bool { return m < numWaitModes }
-
-// ParseWaitMode parses "paced", "spin" or "park"; "" is WaitPaced.
-func ParseWaitMode(s string) (WaitMode, error) {
-	if s == "" {
-		return WaitPaced, nil
-	}
-	if i := slices.Index(waitModeNames[:], s); i >= 0 {
-		return WaitMode(i), nil
-	}
-	return 0, fmt.Errorf("unknown wait %q (want paced, spin or park)", s)
-}
+// valid reports whether m is one of the wait modes.
+func (m WaitMode) valid() bool { return m < numWaitModes }
 
 // CheckWait checks a producer's wait, its NetworkWait mode and its
 // NetworkSpin: a known mode, a spin of 0..MaxSpin, and a spin only where
@@ -94,7 +85,7 @@ func ParseWaitMode(s string) (WaitMode, error) {
 // It returns the producer's parameter at fault and the rule broken.
 func CheckWait(mode WaitMode, spin time.Duration) (param string, err error) {
 	switch {
-	case !mode.Valid():
+	case !mode.valid():
 		return "NetworkWait", fmt.Errorf("must be paced, spin or park, got %v", mode)
 	case spin < 0 || spin > MaxSpin:
 		return "NetworkSpin", fmt.Errorf("must be 0..%v, got %v", MaxSpin, spin)
@@ -157,7 +148,10 @@ type Waiter struct {
 	hits     int   // of them caught spinning
 	rest     int64 // park until this instant: the spin did not pay
 
-	// Any goroutine.
+	// Any goroutine. caught counts the cycles the thread was spinning for
+	// when they came (their Post made no system call), woken those that
+	// woke it from a sleep or a park; rests the times the wait parked for
+	// pacedRest; spun is the time spent spinning, in all (ns).
 	caught, woken, spun, rests atomic.Uint64
 	leadNow, lateNow           atomic.Int64
 }
@@ -178,28 +172,18 @@ func NewWaiter(mode WaitMode, spin, period time.Duration) *Waiter {
 // Mode returns the wait mode.
 func (w *Waiter) Mode() WaitMode { return w.mode }
 
-// WaitStats is what a paced wait has done and learnt (zero for the other
-// modes).
+// WaitStats is what a paced wait has learnt (its starting values for the
+// other modes).
 type WaitStats struct {
-	// Caught counts the cycles the thread was spinning for when they came:
-	// their Post made no system call. Woken counts the cycles that woke
-	// it from a sleep or a park.
-	Caught, Woken uint64
-	// Rests counts the times the wait parked for a second because fewer
-	// than half the cycles of the last 256 were caught spinning.
-	Rests uint64
-	// Spun is the time spent spinning, in all.
-	Spun time.Duration
 	// Lead is how long before a cycle is due the thread asks to be woken,
 	// learnt from the wake-ups it gets and the cycles it misses; Late how
 	// long past that instant it spins before it parks.
 	Lead, Late time.Duration
 }
 
-// Stats returns a snapshot of the paced wait's counters; any goroutine.
+// Stats returns what the paced wait has learnt; any goroutine.
 func (w *Waiter) Stats() WaitStats {
-	return WaitStats{Caught: w.caught.Load(), Woken: w.woken.Load(), Rests: w.rests.Load(), Spun: time.Duration(w.spun.Load()),
-		Lead: time.Duration(w.leadNow.Load()), Late: time.Duration(w.lateNow.Load())}
+	return WaitStats{Lead: time.Duration(w.leadNow.Load()), Late: time.Duration(w.lateNow.Load())}
 }
 
 // Wait waits for the next Post on sem and resets it, as sem.WaitReset:
@@ -208,7 +192,7 @@ func (w *Waiter) Stats() WaitStats {
 func (w *Waiter) Wait(sem *rtsync.EventSem, timeout time.Duration) error {
 	switch w.mode {
 	case WaitSpin:
-		return Wait(sem, w.spin, timeout)
+		return spinWait(sem, w.spin, timeout)
 	case WaitPaced:
 		return w.paced(sem, timeout)
 	}
@@ -276,7 +260,7 @@ func (w *Waiter) paced(sem *rtsync.EventSem, timeout time.Duration) error {
 	t0 := w.now()
 	for end := min(spinTo, deadline); ; {
 		for range spinChecks {
-			if sem.Posted() {
+			if sem.WaitReset(0) == nil {
 				at := w.now()
 				w.spun.Add(uint64(at - t0))
 				w.caught.Add(1)
@@ -286,7 +270,7 @@ func (w *Waiter) paced(sem *rtsync.EventSem, timeout time.Duration) error {
 				w.leadNow.Store(w.lead)
 				w.lateNow.Store(w.late)
 				w.observe(at)
-				return sem.WaitReset(0)
+				return nil
 			}
 		}
 		if t := w.now(); t >= end {

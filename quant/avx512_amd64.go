@@ -5,6 +5,7 @@ package quant
 import (
 	"math/bits"
 	"simd/archsimd"
+	"unsafe"
 )
 
 // This file holds the AVX-512 kernels. The float64 encoders do exactly
@@ -248,27 +249,20 @@ func values(c archsimd.Int32x8, min, l, span archsimd.Float64x8) archsimd.Float6
 }
 
 func avx512DecodeFloat64(q *Quantizer, dst []float64, src []byte) bool {
-	size := q.w.Size()
-	if len(dst) < vlen || size == 0 {
-		return false
-	}
-	src = src[:len(dst)*size]
-	min := archsimd.BroadcastFloat64x8(q.min)
-	l := archsimd.BroadcastFloat64x8(q.levels)
-	span := archsimd.BroadcastFloat64x8(q.span)
-	for len(dst) >= vlen && len(src) >= vlen*size {
-		c := loadCodes(q.w, src)
-		d := (*[vlen]float64)(dst)
-		values(c.GetLo(), min, l, span).Store((*[8]float64)(d[:8]))
-		values(c.GetHi(), min, l, span).Store((*[8]float64)(d[8:]))
-		src, dst = src[vlen*size:], dst[vlen:]
-	}
-	archsimd.ClearAVXUpperBits()
-	decode(q, dst, src)
-	return true
+	return avx512Decode(q, dst, src)
 }
 
 func avx512DecodeFloat32(q *Quantizer, dst []float32, src []byte) bool {
+	return avx512Decode(q, dst, src)
+}
+
+// avx512Decode decodes 16 codes at a time, in float64 (values), and
+// stores them as they are into a float64 dst or rounded into a float32
+// one; the rest goes through the portable decode. It returns false when
+// the vector loop does not apply: fewer than vlen values, or a zero
+// Quantizer. The branch on the element size is a constant of each
+// instantiation, so each has one store and no test.
+func avx512Decode[F float](q *Quantizer, dst []F, src []byte) bool {
 	size := q.w.Size()
 	if len(dst) < vlen || size == 0 {
 		return false
@@ -279,10 +273,15 @@ func avx512DecodeFloat32(q *Quantizer, dst []float32, src []byte) bool {
 	span := archsimd.BroadcastFloat64x8(q.span)
 	for len(dst) >= vlen && len(src) >= vlen*size {
 		c := loadCodes(q.w, src)
-		var f archsimd.Float32x16
-		f = f.SetLo(values(c.GetLo(), min, l, span).ConvertToFloat32())
-		f = f.SetHi(values(c.GetHi(), min, l, span).ConvertToFloat32())
-		f.Store((*[vlen]float32)(dst))
+		lo, hi := values(c.GetLo(), min, l, span), values(c.GetHi(), min, l, span)
+		d := unsafe.Pointer((*[vlen]F)(dst))
+		if unsafe.Sizeof(dst[0]) == 8 {
+			lo.Store((*[8]float64)(d))
+			hi.Store((*[8]float64)(unsafe.Add(d, 8*8)))
+		} else {
+			var f archsimd.Float32x16
+			f.SetLo(lo.ConvertToFloat32()).SetHi(hi.ConvertToFloat32()).Store((*[vlen]float32)(d))
+		}
 		src, dst = src[vlen*size:], dst[vlen:]
 	}
 	archsimd.ClearAVXUpperBits()

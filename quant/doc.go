@@ -13,10 +13,10 @@
 //
 // # Kernels
 //
-// The slice kernels have three implementations ([Kernel]): portable Go,
+// The slice kernels have three implementations: portable Go,
 // AVX2 for x86-64-v3 CPUs (encoders only) and AVX-512. The vector ones are
 // built with GOEXPERIMENT=simd on amd64, and the best the CPU runs is
-// chosen at start-up ([SelectedKernel]). The tests run every kernel the
+// chosen at start-up. The tests run every kernel the
 // machine supports against the portable one, so a machine with AVX-512
 // checks the AVX2 kernel too.
 //
@@ -29,7 +29,7 @@
 // between two codes the exact t can lie closer to the tie than float32
 // resolves. For uint8 over [-1, 1] and v = -1e-10, float64 gives t =
 // 127.49999998 and code 127, float32 gives t32 = 127.5 and, ties to even,
-// code 128. (bench/cref's C kernel that clamps, scales and rounds in
+// code 128. (testdata/quant.c's C kernel that clamps, scales and rounds in
 // float32 gets one code in 1000 wrong on the benchmark input for uint16.)
 //
 // So each lane is checked. [New] bounds |t64 - t32| by a window w (the
@@ -64,7 +64,7 @@
 // (load average 4 to 5), Go 1.26, GCC 12. Go and C side by side, both the
 // median of the best of 15 batches of 2000 calls:
 //
-//	GOEXPERIMENT=simd go test -run '^$' -bench VsC -count 3 ./bench/cref
+//	GOEXPERIMENT=simd go test -run '^$' -bench VsC -count 3 ./quant
 //
 //	kernel   samples  Go         C float32 kernel          ratio      C exact kernel    ratio
 //	AVX-512  float32  0.18-0.23  0.19-0.23 (-march=native) 0.94-1.03  0.36-0.42         0.46-0.55

@@ -34,9 +34,9 @@ func TestFloat32AloneIsNotEnough(t *testing.T) {
 	for i := range src {
 		src[i] = v
 	}
-	for _, k := range append(kernels(), KernelPortable) {
+	for _, k := range append(kernels(), kernelPortable) {
 		dst := make([]byte, len(src))
-		q.EncodeFloat32With(k, dst, src)
+		q.encodeFloat32With(k, dst, src)
 		for i, c := range dst {
 			if c != 127 {
 				t.Fatalf("%v: code %d at %d, want 127", k, c, i)
@@ -97,7 +97,7 @@ func compareFloat32(t *testing.T, q *Quantizer, src []float32, want, got []byte)
 	want, got = want[:len(src)*size], got[:len(src)*size]
 	nw := encodePortable(q, want, src)
 	for _, k := range kernels() {
-		n := q.EncodeFloat32With(k, got, src)
+		n := q.encodeFloat32With(k, got, src)
 		if n == nw && bytes.Equal(got, want) {
 			continue
 		}
@@ -227,7 +227,7 @@ func exhaust(q *Quantizer) string {
 				}
 				nw := encodePortable(q, want, src)
 				for _, k := range kernels() {
-					if n := q.EncodeFloat32With(k, got, src); n != nw || !bytes.Equal(got, want) {
+					if n := q.encodeFloat32With(k, got, src); n != nw || !bytes.Equal(got, want) {
 						i := 0
 						for i < chunk-1 && bytes.Equal(got[i*size:(i+1)*size], want[i*size:(i+1)*size]) {
 							i++

@@ -76,7 +76,7 @@ func encodePortable[F float](q *Quantizer, dst []byte, src []F) int {
 // (encode8, encode16) took the kernels from 1.2-1.5x to 1.07-1.20x the C
 // reference compiled -O2 -fno-tree-vectorize (median of 4 runs of
 // GOEXPERIMENT=simd go test -run '^$' -bench 'VsC/O2-scalar/portable'
-// -benchtime 300ms -count 4 ./bench/cref).
+// -benchtime 300ms -count 4 ./quant).
 func index(v, min, scale, l, magic float64, lo, hi uint64, nans *int) uint64 {
 	t := float64((v - min) * scale) // the conversion forbids fusing into an FMA
 	r := math.Float64bits(t + magic)

@@ -52,29 +52,29 @@ func measure(b *testing.B, bytes int64, f func()) {
 // BenchmarkEncode measures the selected encode kernel (AVX-512 or AVX2 when
 // built with GOEXPERIMENT=simd on a capable CPU) for every source/wire pair;
 // SetBytes counts source bytes.
-func BenchmarkEncode(b *testing.B) { benchEncode(b, SelectedKernel()) }
+func BenchmarkEncode(b *testing.B) { benchEncode(b, selected) }
 
 // BenchmarkEncodeAVX2 measures the AVX2 kernel, whatever the CPU's best.
 func BenchmarkEncodeAVX2(b *testing.B) {
-	if !KernelAVX2.Supported() {
+	if !kernelAVX2.supported() {
 		b.Skip("skipped: no AVX2 kernel in this build or on this CPU")
 	}
-	benchEncode(b, KernelAVX2)
+	benchEncode(b, kernelAVX2)
 }
 
 // BenchmarkEncodePortable measures the plain Go kernels whatever the build.
-func BenchmarkEncodePortable(b *testing.B) { benchEncode(b, KernelPortable) }
+func BenchmarkEncodePortable(b *testing.B) { benchEncode(b, kernelPortable) }
 
-func benchEncode(b *testing.B, k Kernel) {
+func benchEncode(b *testing.B, k kernel) {
 	s64, s32 := benchInput()
 	for _, w := range wireTypes {
 		q := mustNew(b, w, -1, 1)
 		dst := make([]byte, benchN*w.Size())
 		b.Run("f32-"+w.String(), func(b *testing.B) {
-			measure(b, 4*benchN, func() { sinkNaNs += q.EncodeFloat32With(k, dst, s32) })
+			measure(b, 4*benchN, func() { sinkNaNs += q.encodeFloat32With(k, dst, s32) })
 		})
 		b.Run("f64-"+w.String(), func(b *testing.B) {
-			measure(b, 8*benchN, func() { sinkNaNs += q.EncodeFloat64With(k, dst, s64) })
+			measure(b, 8*benchN, func() { sinkNaNs += q.encodeFloat64With(k, dst, s64) })
 		})
 	}
 }
@@ -134,7 +134,7 @@ func BenchmarkDecode(b *testing.B) {
 // worst case.
 func BenchmarkEncodeTies(b *testing.B) {
 	rng := rand.New(rand.NewPCG(15, 16))
-	for _, k := range append([]Kernel{KernelPortable}, kernels()...) {
+	for _, k := range append([]kernel{kernelPortable}, kernels()...) {
 		for _, w := range wireTypes {
 			q := mustNew(b, w, -1, 1)
 			src := make([]float32, benchN)
@@ -144,7 +144,7 @@ func BenchmarkEncodeTies(b *testing.B) {
 			}
 			dst := make([]byte, benchN*w.Size())
 			b.Run(k.String()+"/f32-"+w.String(), func(b *testing.B) {
-				measure(b, 4*benchN, func() { sinkNaNs += q.EncodeFloat32With(k, dst, src) })
+				measure(b, 4*benchN, func() { sinkNaNs += q.encodeFloat32With(k, dst, src) })
 			})
 		}
 	}

@@ -44,17 +44,6 @@ func (w WireType) String() string {
 
 var wireTypeNames = [...]string{None: "none", Uint8: "uint8", Int8: "int8", Uint16: "uint16", Int16: "int16"}
 
-// ParseWireType parses the configuration spelling of a wire type, as
-// returned by [WireType.String].
-func ParseWireType(s string) (WireType, error) {
-	for w, name := range wireTypeNames {
-		if s == name {
-			return WireType(w), nil
-		}
-	}
-	return None, fmt.Errorf("quant: unknown quantised type %q (want none, uint8, int8, uint16 or int16)", s)
-}
-
 // levels returns L, the highest code minus the lowest, and the lowest code.
 func (w WireType) levels() (l float64, lowest int32) {
 	switch w {
@@ -74,8 +63,8 @@ func (w WireType) levels() (l float64, lowest int32) {
 // type over one range. The zero value is not usable; build one with [New],
 // once per signal. A Quantizer is read-only after New, so copies and
 // concurrent use from any number of goroutines are safe. Its slice kernels
-// ([Quantizer.EncodeFloat32], [Quantizer.EncodeFloat64],
-// [Quantizer.DecodeFloat32], [Quantizer.DecodeFloat64]) never allocate and
+// ([Quantizer.EncodeFloat32], [Quantizer.EncodeFloat64] and
+// [Quantizer.DecodeFloat64]) never allocate and
 // write into caller-owned buffers.
 //
 // Encoding (docs/udpstreamer.md, Quantisation): with L the number of steps
@@ -108,8 +97,8 @@ type Quantizer struct {
 
 // Errors returned by New, for errors.Is.
 var (
-	ErrWireType = errors.New("quant: wire type must be uint8, int8, uint16 or int16")
-	ErrRange    = errors.New("quant: invalid range")
+	errWireType = errors.New("quant: wire type must be uint8, int8, uint16 or int16")
+	errRange    = errors.New("quant: invalid range")
 )
 
 // New returns a Quantizer mapping [rangeMin, rangeMax] onto the codes of w.
@@ -118,21 +107,21 @@ var (
 func New(w WireType, rangeMin, rangeMax float64) (Quantizer, error) {
 	l, lowest := w.levels()
 	if l == 0 {
-		return Quantizer{}, fmt.Errorf("%w: got %v", ErrWireType, w)
+		return Quantizer{}, fmt.Errorf("%w: got %v", errWireType, w)
 	}
 	if math.IsNaN(rangeMin) || math.IsInf(rangeMin, 0) || math.IsNaN(rangeMax) || math.IsInf(rangeMax, 0) {
-		return Quantizer{}, fmt.Errorf("%w: RangeMin %v and RangeMax %v must be finite", ErrRange, rangeMin, rangeMax)
+		return Quantizer{}, fmt.Errorf("%w: RangeMin %v and RangeMax %v must be finite", errRange, rangeMin, rangeMax)
 	}
 	if !(rangeMin < rangeMax) {
-		return Quantizer{}, fmt.Errorf("%w: RangeMin %v must be less than RangeMax %v", ErrRange, rangeMin, rangeMax)
+		return Quantizer{}, fmt.Errorf("%w: RangeMin %v must be less than RangeMax %v", errRange, rangeMin, rangeMax)
 	}
 	span := rangeMax - rangeMin
 	if math.IsInf(span, 0) {
-		return Quantizer{}, fmt.Errorf("%w: RangeMax - RangeMin overflows float64 (RangeMin %v, RangeMax %v)", ErrRange, rangeMin, rangeMax)
+		return Quantizer{}, fmt.Errorf("%w: RangeMax - RangeMin overflows float64 (RangeMin %v, RangeMax %v)", errRange, rangeMin, rangeMax)
 	}
 	scale := l / span
 	if math.IsInf(scale, 0) {
-		return Quantizer{}, fmt.Errorf("%w: span %v too small for %v", ErrRange, span, w)
+		return Quantizer{}, fmt.Errorf("%w: span %v too small for %v", errRange, span, w)
 	}
 	q := Quantizer{
 		w: w, lowest: lowest, min: rangeMin, max: rangeMax, span: span, levels: l, scale: scale,

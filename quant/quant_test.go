@@ -33,19 +33,13 @@ func TestWireType(t *testing.T) {
 			t.Errorf("%v.Size() = %d, want %d", w, w.Size(), n)
 		}
 	}
-	for _, w := range append([]WireType{None}, wireTypes...) {
-		got, err := ParseWireType(w.String())
-		if err != nil || got != w {
-			t.Errorf("ParseWireType(%q) = %v, %v", w.String(), got, err)
+	for i, name := range []string{"none", "uint8", "int8", "uint16", "int16"} {
+		if w := WireType(i); w.String() != name || !w.Valid() {
+			t.Errorf("code %d: %q, valid %v; want %s", i, w, w.Valid(), name)
 		}
 	}
-	for i, s := range []string{"uint8", "int8", "uint16", "int16"} {
-		if w, _ := ParseWireType(s); w != WireType(i+1) {
-			t.Errorf("%s has code %d, want %d", s, w, i+1)
-		}
-	}
-	if _, err := ParseWireType("float32"); err == nil {
-		t.Error("ParseWireType(float32) succeeded")
+	if WireType(5).Valid() {
+		t.Error("code 5 valid")
 	}
 	if s := WireType(9).String(); s != "WireType(9)" {
 		t.Errorf("WireType(9).String() = %q", s)
@@ -59,18 +53,18 @@ func TestMisuseNew(t *testing.T) {
 		lo, hi float64
 		want   error
 	}{
-		{None, 0, 1, ErrWireType},
-		{WireType(7), 0, 1, ErrWireType},
-		{Uint8, 1, 0, ErrRange}, // reversed
-		{Uint8, 1, 1, ErrRange}, // equal
-		{Int16, 0, 0, ErrRange}, // equal zero
-		{Uint16, nan, 1, ErrRange},
-		{Uint16, 0, nan, ErrRange},
-		{Int8, -inf, 0, ErrRange},
-		{Int8, 0, inf, ErrRange},
-		{Int8, -inf, inf, ErrRange},
-		{Uint16, -math.MaxFloat64, math.MaxFloat64, ErrRange}, // span overflows
-		{Uint16, 0, 5e-324, ErrRange},                         // scale overflows
+		{None, 0, 1, errWireType},
+		{WireType(7), 0, 1, errWireType},
+		{Uint8, 1, 0, errRange}, // reversed
+		{Uint8, 1, 1, errRange}, // equal
+		{Int16, 0, 0, errRange}, // equal zero
+		{Uint16, nan, 1, errRange},
+		{Uint16, 0, nan, errRange},
+		{Int8, -inf, 0, errRange},
+		{Int8, 0, inf, errRange},
+		{Int8, -inf, inf, errRange},
+		{Uint16, -math.MaxFloat64, math.MaxFloat64, errRange}, // span overflows
+		{Uint16, 0, 5e-324, errRange},                         // scale overflows
 	}
 	for _, c := range bad {
 		if _, err := New(c.w, c.lo, c.hi); !errors.Is(err, c.want) {
@@ -315,8 +309,8 @@ func TestNeverMostNegative(t *testing.T) {
 }
 
 func TestKernelLengths(t *testing.T) {
-	for _, k := range []Kernel{KernelPortable, KernelAVX2, KernelAVX512} {
-		if !k.Supported() {
+	for _, k := range []kernel{kernelPortable, kernelAVX2, kernelAVX512} {
+		if !k.supported() {
 			continue
 		}
 		useKernel(t, k)
@@ -343,7 +337,7 @@ func TestKernelLengths(t *testing.T) {
 	}
 	mustPanic(t, "unsupported kernel", func() {
 		q := mustNew(t, Int16, -1, 1)
-		q.EncodeFloat32With(Kernel(9), make([]byte, 64), make([]float32, 32))
+		q.encodeFloat32With(kernel(9), make([]byte, 64), make([]float32, 32))
 	})
 }
 
@@ -366,8 +360,8 @@ func TestKernelsNoAllocs(t *testing.T) {
 	out64 := make([]float64, 1000)
 	out32 := make([]float32, 1000)
 	dst := make([]byte, 2000)
-	for _, k := range []Kernel{KernelPortable, KernelAVX2, KernelAVX512} {
-		if !k.Supported() {
+	for _, k := range []kernel{kernelPortable, kernelAVX2, kernelAVX512} {
+		if !k.supported() {
 			continue
 		}
 		useKernel(t, k)

@@ -20,26 +20,26 @@ var (
 	hasAVX2   = archsimd.X86.AVX2() && archsimd.X86.FMA()
 )
 
-func simdSupported(k Kernel) bool {
-	return k == KernelAVX512 && hasAVX512 || k == KernelAVX2 && hasAVX2
+func simdSupported(k kernel) bool {
+	return k == kernelAVX512 && hasAVX512 || k == kernelAVX2 && hasAVX2
 }
 
-func simdEncodeFloat32(k Kernel, q *Quantizer, dst []byte, src []float32, nans *int) bool {
-	return k == KernelAVX512 && avx512EncodeFloat32(q, dst, src, nans) ||
-		k == KernelAVX2 && avx2EncodeFloat32(q, dst, src, nans)
+func simdEncodeFloat32(k kernel, q *Quantizer, dst []byte, src []float32, nans *int) bool {
+	return k == kernelAVX512 && avx512EncodeFloat32(q, dst, src, nans) ||
+		k == kernelAVX2 && avx2EncodeFloat32(q, dst, src, nans)
 }
 
-func simdEncodeFloat64(k Kernel, q *Quantizer, dst []byte, src []float64, nans *int) bool {
-	return k == KernelAVX512 && avx512EncodeFloat64(q, dst, src, nans) ||
-		k == KernelAVX2 && avx2EncodeFloat64(q, dst, src, nans)
+func simdEncodeFloat64(k kernel, q *Quantizer, dst []byte, src []float64, nans *int) bool {
+	return k == kernelAVX512 && avx512EncodeFloat64(q, dst, src, nans) ||
+		k == kernelAVX2 && avx2EncodeFloat64(q, dst, src, nans)
 }
 
-func simdDecodeFloat64(k Kernel, q *Quantizer, dst []float64, src []byte) bool {
-	return k == KernelAVX512 && avx512DecodeFloat64(q, dst, src)
+func simdDecodeFloat64(k kernel, q *Quantizer, dst []float64, src []byte) bool {
+	return k == kernelAVX512 && avx512DecodeFloat64(q, dst, src)
 }
 
-func simdDecodeFloat32(k Kernel, q *Quantizer, dst []float32, src []byte) bool {
-	return k == KernelAVX512 && avx512DecodeFloat32(q, dst, src)
+func simdDecodeFloat32(k kernel, q *Quantizer, dst []float32, src []byte) bool {
+	return k == kernelAVX512 && avx512DecodeFloat32(q, dst, src)
 }
 
 // code is the type of one wire code. The vector loops are generic over it

@@ -6,9 +6,9 @@ package quant
 
 const simdBuild = false
 
-func simdSupported(Kernel) bool { return false }
+func simdSupported(kernel) bool { return false }
 
-func simdEncodeFloat32(Kernel, *Quantizer, []byte, []float32, *int) bool { return false }
-func simdEncodeFloat64(Kernel, *Quantizer, []byte, []float64, *int) bool { return false }
-func simdDecodeFloat64(Kernel, *Quantizer, []float64, []byte) bool       { return false }
-func simdDecodeFloat32(Kernel, *Quantizer, []float32, []byte) bool       { return false }
+func simdEncodeFloat32(kernel, *Quantizer, []byte, []float32, *int) bool { return false }
+func simdEncodeFloat64(kernel, *Quantizer, []byte, []float64, *int) bool { return false }
+func simdDecodeFloat64(kernel, *Quantizer, []float64, []byte) bool       { return false }
+func simdDecodeFloat32(kernel, *Quantizer, []float32, []byte) bool       { return false }

@@ -14,10 +14,10 @@ import (
 // tests pass trivially.
 
 // kernels returns the supported kernels other than the portable one.
-func kernels() []Kernel {
-	var ks []Kernel
-	for _, k := range []Kernel{KernelAVX2, KernelAVX512} {
-		if k.Supported() {
+func kernels() []kernel {
+	var ks []kernel
+	for _, k := range []kernel{kernelAVX2, kernelAVX512} {
+		if k.supported() {
 			ks = append(ks, k)
 		}
 	}
@@ -25,9 +25,9 @@ func kernels() []Kernel {
 }
 
 // useKernel makes k the selected kernel until the test ends.
-func useKernel(t testing.TB, k Kernel) {
+func useKernel(t testing.TB, k kernel) {
 	t.Helper()
-	if !k.Supported() {
+	if !k.supported() {
 		t.Skipf("skipped: kernel %v not supported here", k)
 	}
 	old := selected
@@ -42,11 +42,11 @@ func diffKernels(t *testing.T, q *Quantizer, s64 []float64, s32 []float32) {
 	n64, n32 := encodePortable(q, want64, s64), encodePortable(q, want32, s32)
 	got := make([]byte, max(len(want64), len(want32)))
 	for _, k := range kernels() {
-		if n := q.EncodeFloat64With(k, got, s64); n != n64 || !bytes.Equal(got[:len(want64)], want64) {
+		if n := q.encodeFloat64With(k, got, s64); n != n64 || !bytes.Equal(got[:len(want64)], want64) {
 			t.Fatalf("%v [%v,%v] EncodeFloat64 (%v) differs from portable: nans %d/%d\n in %v\ngot  %x\nwant %x",
 				q.w, q.min, q.max, k, n, n64, s64, got[:len(want64)], want64)
 		}
-		if n := q.EncodeFloat32With(k, got, s32); n != n32 || !bytes.Equal(got[:len(want32)], want32) {
+		if n := q.encodeFloat32With(k, got, s32); n != n32 || !bytes.Equal(got[:len(want32)], want32) {
 			t.Fatalf("%v [%v,%v] EncodeFloat32 (%v, f32 %v) differs from portable: nans %d/%d\n in %v\ngot  %x\nwant %x",
 				q.w, q.min, q.max, k, q.f32, n, n32, s32, got[:len(want32)], want32)
 		}
@@ -67,7 +67,7 @@ func diffDecode(t *testing.T, q *Quantizer, b []byte) {
 	for i := range n {
 		if math.Float64bits(got64[i]) != math.Float64bits(want64[i]) || math.Float32bits(got32[i]) != math.Float32bits(want32[i]) {
 			t.Fatalf("%v [%v,%v] decode (%v) of element %d: %v/%v, portable %v/%v",
-				q.w, q.min, q.max, SelectedKernel(), i, got64[i], got32[i], want64[i], want32[i])
+				q.w, q.min, q.max, selected, i, got64[i], got32[i], want64[i], want32[i])
 		}
 	}
 }
@@ -90,7 +90,7 @@ func TestSIMDDecodeMatchesPortable(t *testing.T) {
 }
 
 func TestSIMDMatchesPortable(t *testing.T) {
-	t.Logf("kernel selected: %v; compared: %v", SelectedKernel(), kernels())
+	t.Logf("kernel selected: %v; compared: %v", selected, kernels())
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, w := range wireTypes {
 		l, _ := w.levels()
@@ -191,8 +191,8 @@ func TestSelectedKernelHook(t *testing.T) {
 		for _, k := range kernels() {
 			t.Run(k.String()+"/"+w.String(), func(t *testing.T) {
 				useKernel(t, k)
-				if SelectedKernel() != k || selected == KernelPortable {
-					t.Fatalf("selected %v, want %v", SelectedKernel(), k)
+				if selected != k || selected == kernelPortable {
+					t.Fatalf("selected %v, want %v", selected, k)
 				}
 				got := make([]byte, len(want64))
 				q.EncodeFloat64(got, s64)

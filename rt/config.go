@@ -92,32 +92,16 @@ type Config struct {
 	GCOff       bool
 	MemoryLimit int64
 
-	// Trace, if not nil, receives per-cycle samples. Read it only after
-	// Stop has returned.
-	trace *traceRing
-
-	// RecordTimings keeps every cycle's wake-up lateness, cycle time and
-	// step times in a lock-free ring for a collector goroutine to drain
-	// while the thread runs (Thread.DrainTimings): the raw material of
-	// histograms and percentiles, which the RT thread never computes. The
-	// ring holds half a second of cycles (1024 to 32768); each cycle
-	// costs the RT thread one atomic store per column.
-	RecordTimings bool
-
-	// LateThreshold is how late a wake-up must be for the thread to stamp
-	// its cycle in the late-cycle ring (Thread.DrainLateCycles); 0 means
-	// half the period. Cycles that overrun are stamped whatever their
-	// lateness. Stamping costs the RT thread nothing in a cycle on time
-	// (one comparison) and a few atomic stores in a late one.
-	LateThreshold time.Duration
-}
-
-// Trace holds per-cycle samples written by the RT thread as rings: cycle n
-// (0-based) writes index n mod len. Either slice may be nil.
-type traceRing struct {
-	latency   []int64 // wake-up latency, ns (actual minus deadline)
-	cycleTime []int64 // start-to-start, ns (0 for the first cycle)
-	cycles    uint64  // cycles recorded
+	// Monitor, if not nil, is called on the RT thread after every cycle,
+	// with what the thread measured of it: the raw material of timing
+	// histograms, percentiles and late-cycle forensics, which the thread
+	// itself does not keep. It runs inside the cycle and delays the next
+	// deadline's wait by what it takes, so it must not block, allocate or
+	// make system calls: store the figures in preallocated memory (an
+	// rtsync.SampleRing, for example) for another goroutine to read. *c and
+	// c.Steps are the thread's, reused every cycle: copy what must outlive
+	// the call.
+	Monitor func(c *Cycle)
 }
 
 // maxPeriod bounds the period so that nanosecond arithmetic cannot overflow
@@ -194,9 +178,6 @@ func Validate(cfg Config) (warnings []string, err error) {
 	}
 	if cfg.SleepNature == Hybrid && (cfg.SleepPercentage < 0 || cfg.SleepPercentage > 100) {
 		return nil, fmt.Errorf("rt: SleepPercentage %d out of range 0..100", cfg.SleepPercentage)
-	}
-	if cfg.LateThreshold < 0 {
-		return nil, fmt.Errorf("rt: LateThreshold %v is negative", cfg.LateThreshold)
 	}
 	if cfg.GCOff && cfg.MemoryLimit <= 0 {
 		return nil, errors.New("rt: GCOff needs a positive MemoryLimit as a safety net")

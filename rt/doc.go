@@ -6,13 +6,14 @@
 // Usage:
 //
 //  1. Describe the thread in a Config (period, CPUMask, priority, sleep
-//     nature) and call New; print its Warnings.
+//     nature); print Validate's warnings, then call New.
 //  2. Build the steps: GAMs then brokers, each an Executable (anything
 //     with an Execute() error method). Steps that need the built-in
 //     signals keep the pointers from Counter and Time.
-//  3. Start(ctx): the thread runs until Stop or until ctx is done. Read timings from any goroutine with ReadStats into a Stats
-//     from NewStats (no allocation) and publish them to metrics there; the
-//     RT thread only fills preallocated memory.
+//  3. Start(ctx): the thread runs until Stop or until ctx is done. Read its
+//     counts from any goroutine with Stats, or ReadStats into a Stats
+//     filled before (no allocation). For timings, give Config a Monitor:
+//     the RT thread hands it every cycle's figures and keeps none.
 //  4. Stop. It returns within one period plus 50 ms unless a step blocks.
 //
 // # Pacing
@@ -23,8 +24,8 @@
 // thread (time.Sleep would park the goroutine and go through the Go timer
 // and scheduler), restarting on EINTR (the Go runtime's preemption signal)
 // and in chunks of at most 50 ms so Stop is seen. A sleep that fails
-// otherwise is counted (Stats.SleepFailures, LastSleepErr) and the thread
-// spins to that deadline instead. Busy spins on the vDSO
+// otherwise is counted (Stats.Err reports it) and the thread spins to that
+// deadline instead. Busy spins on the vDSO
 // clock. Hybrid sleeps SleepPercentage of the period, counted from the
 // previous deadline, and spins the rest. Clocks are read with time.Since
 // (CLOCK_MONOTONIC through the vDSO, 25 ns), never with a system call.
@@ -35,25 +36,26 @@
 // deadline the cycle woke for (1 for the first). Time is Counter × period
 // in µs.
 //
-// # Timings
+// # Counts and timings
 //
-// Per thread: cycles, overruns, missed periods, cycle time start-to-start
-// (MARTe2's CycleTime), wake-up latency (wake minus deadline) with a
-// histogram, busy time, failed sleeps. Per step: executions, failures, last/max/total
-// execution time (MARTe2's ExecTime; ReadTime and WriteTime are the
-// brokers' own steps here) and the last error. A failing step is counted
-// and the cycle goes on, as in MARTe2; Stats.Err summarises failures. The
-// RT thread publishes all of it once per cycle under a seqlock of atomic
-// words (76 ns for four steps, BenchmarkPublish); ReadStats retries while
-// a publish is in progress and never blocks the RT thread (43 ns).
+// Stats counts, per thread, cycles, overruns, missed periods and failed
+// step executions, and per step its failures and last error. A failing
+// step is counted and the cycle goes on, as in MARTe2; Stats.Err
+// summarises the failures and failed sleeps. The RT thread publishes the
+// counts once per cycle under a seqlock of atomic words (8 ns for four
+// steps, BenchmarkPublish); ReadStats retries while a publish is in
+// progress and never blocks the RT thread (33 ns, BenchmarkReadStats;
+// medians of go test -run '^$' -bench 'Publish|ReadStats' -count 5 ./rt/
+// on the 2-vCPU VM below, loaded).
 //
-// A cycle that wakes more than LateThreshold after its deadline (half the
-// period by default), or whose work overruns, is also stamped in a
-// preallocated ring (LateCycle: its deadline on cpu.Now's clock, lateness,
-// end, periods skipped, longest step) for a monitor to drain with
-// DrainLateCycles and explain from what the kernel and the Go runtime
-// count about the thread (ThreadID names it under /proc/self/task). The
-// RT thread only stamps: a cycle on time costs one comparison.
+// The timings are Config.Monitor's: after every cycle the RT thread calls
+// it with a Cycle, the deadline the cycle woke for on cpu.Now's clock, its
+// wake-up lateness, its cycle time start to start (MARTe2's CycleTime) and
+// each step's execution time (MARTe2's ExecTime; ReadTime and WriteTime
+// are the brokers' own steps here). Histograms, percentiles and late-cycle
+// forensics are built from them off the RT thread, by whoever the Monitor
+// hands them to (the daemon stores them in lock-free rings: docs/timings.md);
+// ThreadID names the thread under /proc/self/task for such a monitor.
 //
 // # Scheduling and the Go runtime
 //
@@ -80,9 +82,9 @@
 //
 // # Measurements
 //
-// BenchmarkWakeLatency, 2-vCPU AMD EPYC VM, thread pinned to CPU 1, an
-// empty cycle, 5000 cycles each, Hybrid with SleepPercentage 80, fifo =
-// SCHED_FIFO 80 (run as root). The machine was heavily loaded by other test
+// BenchmarkWakeLatency (the latencies collected by a Monitor), 2-vCPU AMD
+// EPYC VM, thread pinned to CPU 1, an empty cycle, 5000 cycles each,
+// Hybrid with SleepPercentage 80, fifo = SCHED_FIFO 80 (run as root). The machine was heavily loaded by other test
 // binaries (load average 12 to 16 on 2 CPUs), which is what the non-fifo
 // rows mostly show. Wake-up latency and |cycle time − period| in µs:
 //

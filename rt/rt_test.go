@@ -144,7 +144,7 @@ func TestRunOrderCounterAndFailures(t *testing.T) {
 	if err := th.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := th.Start(context.Background()); !errors.Is(err, ErrRunning) {
+	if err := th.Start(context.Background()); !errors.Is(err, errRunning) {
 		t.Fatalf("second Start = %v", err)
 	}
 	waitCycles(&cycles, 20)
@@ -160,11 +160,15 @@ func TestRunOrderCounterAndFailures(t *testing.T) {
 	}
 	checkFailures(t, &s, boom)
 	checkCounterAndTime(t, counts, times)
-	checkTimings(t, &s)
+	// The Counter signal numbers the deadlines (read after Stop).
+	counter := *th.Counter()
+	if uint64(counter) != s.Cycles+s.MissedPeriods {
+		t.Errorf("Counter %d != cycles %d + missed %d", counter, s.Cycles, s.MissedPeriods)
+	}
 	// Restart carries on counting.
 	runCycles(t, th, &cycles, 3)
-	if s2 := th.Stats(); s2.Cycles <= s.Cycles || s2.Counter <= s.Counter {
-		t.Errorf("after restart cycles %d counter %d", s2.Cycles, s2.Counter)
+	if s2 := th.Stats(); s2.Cycles <= s.Cycles || *th.Counter() <= counter {
+		t.Errorf("after restart cycles %d counter %d", s2.Cycles, *th.Counter())
 	}
 }
 
@@ -177,9 +181,6 @@ func checkFailures(t *testing.T, s *Stats, boom error) {
 	}
 	if !errors.Is(s.Steps[1].LastErr, boom) || !errors.Is(s.Err(), boom) || !strings.Contains(s.Err().Error(), `"b"`) {
 		t.Errorf("errors: %v / %v", s.Steps[1].LastErr, s.Err())
-	}
-	if s.Steps[2].Executions != s.Cycles {
-		t.Errorf("broker ran %d times in %d cycles", s.Steps[2].Executions, s.Cycles)
 	}
 }
 
@@ -199,24 +200,6 @@ func checkCounterAndTime(t *testing.T, counts, times []uint32) {
 	}
 }
 
-// checkTimings checks that the thread's timings are consistent.
-func checkTimings(t *testing.T, s *Stats) {
-	t.Helper()
-	if uint64(s.Counter) != s.Cycles+s.MissedPeriods {
-		t.Errorf("Counter %d != cycles %d + missed %d", s.Counter, s.Cycles, s.MissedPeriods)
-	}
-	if s.MinCycle <= 0 || s.MaxCycle < s.MinCycle || s.MaxLatency < s.MinLatency {
-		t.Errorf("timings %+v", s)
-	}
-	var hist uint64
-	for _, h := range s.LatencyHist {
-		hist += h
-	}
-	if hist != s.Cycles {
-		t.Errorf("histogram holds %d of %d cycles", hist, s.Cycles)
-	}
-}
-
 func TestOverrunSkipsPeriods(t *testing.T) {
 	var th *Thread
 	var cycles atomic.Uint64
@@ -231,7 +214,8 @@ func TestOverrunSkipsPeriods(t *testing.T) {
 		}
 		return nil
 	})
-	th, _ = New(Config{Period: 10 * time.Millisecond}, []Step{{"slow", slow}}, nil)
+	log := newCycleLog(1024, 1)
+	th, _ = New(Config{Period: 10 * time.Millisecond, Monitor: log.monitor}, []Step{{"slow", slow}}, nil)
 	if err := th.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -244,8 +228,8 @@ func TestOverrunSkipsPeriods(t *testing.T) {
 	if seen[0] != 1 || seen[1] != 2 || seen[2] < 2+1+3 {
 		t.Errorf("Counter sequence %v: want 1, 2, then a jump of at least 3 missed periods", seen)
 	}
-	if s.MaxBusy < 35*time.Millisecond || s.Steps[0].MaxExec < 35*time.Millisecond {
-		t.Errorf("busy %v exec %v", s.MaxBusy, s.Steps[0].MaxExec)
+	if c := log.cycles[1]; c.Steps[0] < 35*time.Millisecond || c.Wake+c.Steps[0] < 3*10*time.Millisecond {
+		t.Errorf("the slow cycle: %+v", c)
 	}
 }
 
@@ -255,21 +239,24 @@ func TestSleepFailureIsCounted(t *testing.T) {
 	errSleep := errors.New("sleep refused")
 	var cycles atomic.Uint64
 	count := stepFunc(func() error { cycles.Add(1); return nil })
-	th, err := New(Config{Name: "t", Period: 2 * time.Millisecond}, []Step{{"count", count}}, nil)
+	log := newCycleLog(1024, 1)
+	th, err := New(Config{Name: "t", Period: 2 * time.Millisecond, Monitor: log.monitor}, []Step{{"count", count}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	th.sleep = func(int64) error { return errSleep }
 	runCycles(t, th, &cycles, 5)
 	s := th.Stats()
-	if s.SleepFailures < 5 || !errors.Is(s.LastSleepErr, errSleep) {
-		t.Errorf("%d sleep failures, last %v", s.SleepFailures, s.LastSleepErr)
+	if s.sleepFailures < 5 || !errors.Is(s.sleepErr, errSleep) {
+		t.Errorf("%d sleep failures, last %v", s.sleepFailures, s.sleepErr)
 	}
 	if err := s.Err(); !errors.Is(err, errSleep) || !strings.Contains(err.Error(), "sleeps failed") {
 		t.Errorf("Err() = %v", err)
 	}
-	if s.MinLatency < 0 {
-		t.Errorf("a cycle started %v before its deadline", -s.MinLatency)
+	for _, c := range log.cycles {
+		if c.Wake < 0 {
+			t.Errorf("a cycle started %v before its deadline", -c.Wake)
+		}
 	}
 }
 
@@ -333,37 +320,35 @@ func TestGCOffRestored(t *testing.T) {
 var sinkStats *Stats
 
 // TestCycleNoAllocs counts every allocation in the process while the RT
-// thread runs full cycles (timing, three steps, stats publishing, trace,
-// late cycles stamped at a 1 ns threshold).
+// thread runs full cycles (timing, three steps, one failing, stats
+// publishing, a monitor) and another goroutine reads its Stats.
 func TestCycleNoAllocs(t *testing.T) {
 	testenv.SkipIfRace(t)
 	var cycles atomic.Uint64
 	var sum uint64
-	tr := &traceRing{latency: make([]int64, 64), cycleTime: make([]int64, 64)}
+	var seen atomic.Int64
+	monitor := func(c *Cycle) { seen.Add(int64(c.Wake + c.Steps[0])) }
 	var th *Thread
 	gam := stepFunc(func() error { sum += uint64(*th.Counter()); return nil })
 	fail := stepFunc(func() error { return errTest })
 	count := stepFunc(func() error { cycles.Add(1); return nil })
 	for _, n := range []SleepNature{Default, Busy, Hybrid} {
-		th, _ = New(Config{Frequency: 5000, SleepNature: n, SleepPercentage: 50, trace: tr, RecordTimings: true, LateThreshold: time.Nanosecond},
+		th, _ = New(Config{Frequency: 5000, SleepNature: n, SleepPercentage: 50, Monitor: monitor},
 			[]Step{{"gam", gam}, {"fail", fail}}, []Step{{"count", count}})
-		rows := make([]int64, 64*th.TimingWidth())
-		late := make([]LateCycle, 64)
 		if err := th.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		WarmThreadPool(8)
 		waitCycles(&cycles, 10) // warm up
-		st := th.NewStats()
+		st := &Stats{}
+		th.ReadStats(st)
 		allocs := testing.AllocsPerRun(20, func() {
 			waitCycles(&cycles, 5)
 			th.ReadStats(st)
-			th.DrainTimings(rows)
-			th.DrainLateCycles(late)
 		})
 		th.Stop()
 		if allocs != 0 {
-			t.Errorf("%v: %v allocations per 5 cycles + ReadStats + DrainTimings", n, allocs)
+			t.Errorf("%v: %v allocations per 5 cycles + ReadStats", n, allocs)
 		}
 		sinkStats = st
 	}
@@ -430,7 +415,7 @@ func TestMisuseThread(t *testing.T) {
 			}
 			defer th.Stop()
 			return th.Start(context.Background())
-		}, ErrRunning},
+		}, errRunning},
 		{"Stop before Start", func(t *testing.T) error { return newThread(t).Stop() }, ErrNotRunning},
 		{"Stop twice", func(t *testing.T) error {
 			th := newThread(t)

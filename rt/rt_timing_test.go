@@ -39,8 +39,12 @@ func BenchmarkWakeLatency(b *testing.B) {
 
 func benchWake(b *testing.B, cfg Config) {
 	n := b.N
-	tr := &traceRing{latency: make([]int64, n), cycleTime: make([]int64, n)}
-	cfg.trace = tr
+	lat, cyc := make([]int64, 0, n), make([]int64, 0, n) // wake-up latency, cycle time (ns)
+	cfg.Monitor = func(c *Cycle) {
+		if len(lat) < n {
+			lat, cyc = append(lat, int64(c.Wake)), append(cyc, int64(c.CycleTime))
+		}
+	}
 	var cycles atomic.Int64
 	done := make(chan struct{})
 	count := stepFunc(func() error {
@@ -63,13 +67,12 @@ func benchWake(b *testing.B, cfg Config) {
 	<-done
 	th.Stop()
 	s := th.Stats()
-	lat := tr.latency[:min(int(tr.cycles), n)]
 	for i := range lat {
 		lat[i] /= 1000
 	}
-	dev := tr.cycleTime[1:min(int(tr.cycles), n)]
+	dev := cyc[1:]
 	for i := range dev {
-		dev[i] = (dev[i] - int64(th.Period())) / 1000
+		dev[i] = (dev[i] - th.period) / 1000
 		if dev[i] < 0 {
 			dev[i] = -dev[i]
 		}
@@ -80,7 +83,7 @@ func benchWake(b *testing.B, cfg Config) {
 }
 
 // BenchmarkPublish is the per-cycle bookkeeping cost: publishing the
-// statistics of a thread with four steps under the seqlock.
+// counts of a thread with four steps under the seqlock.
 func BenchmarkPublish(b *testing.B) {
 	th, _ := New(Config{Frequency: 1000}, []Step{{"a", stepFunc(nop)}, {"b", stepFunc(nop)}, {"c", stepFunc(nop)}}, []Step{{"d", stepFunc(nop)}})
 	b.ReportAllocs()
@@ -93,7 +96,8 @@ func BenchmarkPublish(b *testing.B) {
 // BenchmarkReadStats is the cost of a snapshot for metrics publishing.
 func BenchmarkReadStats(b *testing.B) {
 	th, _ := New(Config{Frequency: 1000}, []Step{{"a", stepFunc(nop)}, {"b", stepFunc(nop)}, {"c", stepFunc(nop)}}, []Step{{"d", stepFunc(nop)}})
-	s := th.NewStats()
+	s := &Stats{}
+	th.ReadStats(s)
 	b.ReportAllocs()
 	for b.Loop() {
 		th.ReadStats(s)

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/rt/cpu"
-	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
 // maxSleepChunk bounds a single clock_nanosleep so that Stop is seen within
@@ -22,14 +21,16 @@ const maxSleepChunk = 50 * time.Millisecond
 // leave; only a step that blocks can make it expire.
 const stopGrace = 2 * time.Second
 
+// ErrNotRunning is returned by Stop on a thread that is not running: one
+// never started, stopped already, or stopped by the context of its Start.
+var ErrNotRunning = errors.New("rt: thread not running")
+
 var (
-	// ErrRunning is returned by Start on a running thread.
-	ErrRunning = errors.New("rt: thread already running")
-	// ErrNotRunning is returned by Stop on a thread that is not running.
-	ErrNotRunning = errors.New("rt: thread not running")
-	// ErrStopTimeout is returned by Stop when the thread did not leave in
+	// errRunning is returned by Start on a running thread.
+	errRunning = errors.New("rt: thread already running")
+	// errStopTimeout is returned by Stop when the thread did not leave in
 	// time, which means a step is blocked; the thread stops after it.
-	ErrStopTimeout = errors.New("rt: thread did not stop in time (a step is blocked)")
+	errStopTimeout = errors.New("rt: thread did not stop in time (a step is blocked)")
 )
 
 // Thread is an RT thread: one goroutine locked to its own OS thread,
@@ -37,28 +38,30 @@ var (
 // its GAMs then its brokers, in order, once per period.
 //
 // The cycle loop does not allocate, block or make system calls other than
-// clock_nanosleep; clocks are read through the vDSO (time.Since). Timings
-// go into preallocated memory; ReadStats copies them out for any goroutine.
+// clock_nanosleep; clocks are read through the vDSO (time.Since). Its
+// counts go into preallocated memory, which ReadStats copies out for any
+// goroutine; its timings go to Config.Monitor.
 //
 // All methods are safe for concurrent use; Start and Stop are serialised.
 // Steps must not call Start or Stop of their own thread.
 type Thread struct {
-	cfg      Config
-	period   int64 // ns
-	steps    []Step
-	nGAMs    int
-	warnings []string
+	cfg    Config
+	period int64 // ns
+	steps  []Step
+	nGAMs  int
 
 	// counter and timeUs are the built-in signals; written at the start of
 	// each cycle, read by the steps on the same thread.
 	counter uint32
 	timeUs  uint32
 
-	acc     acc
-	shared  shared
-	timings *rtsync.SampleRing // per-cycle rows, with Config.RecordTimings
-	late    lateLog            // late and overrun cycles, for forensics
-	tid     atomic.Int32       // OS thread id, recorded at start
+	acc    acc
+	shared shared
+	mon    Cycle        // what Config.Monitor is given; RT thread only
+	tid    atomic.Int32 // OS thread id, recorded at start
+	// clockOff converts the loop's clock to cpu.Now's; set by the RT
+	// thread before its first cycle, read only by it.
+	clockOff int64
 
 	// sleep is cpu.SleepUntil; tests replace it to make sleeps fail.
 	sleep func(abs int64) error
@@ -68,21 +71,19 @@ type Thread struct {
 	running   atomic.Bool
 	stop      atomic.Bool
 	done      <-chan struct{}
-	affinity  atomic.Uint64
 	prevGC    int
 	prevLimit int64
 }
 
 // New checks cfg and prepares a thread that will run gams then brokers each
-// cycle. The step slices are copied. Warnings from Validate are kept in
-// Warnings.
+// cycle. The step slices are copied. It refuses what Validate refuses;
+// Validate's warnings are for the caller to print.
 func New(cfg Config, gams, brokers []Step) (*Thread, error) {
-	w, err := Validate(cfg)
-	if err != nil {
+	if _, err := Validate(cfg); err != nil {
 		return nil, err
 	}
 	p, _ := cfg.period()
-	t := &Thread{cfg: cfg, period: int64(p), warnings: w, nGAMs: len(gams), sleep: cpu.SleepUntil}
+	t := &Thread{cfg: cfg, period: int64(p), nGAMs: len(gams), sleep: cpu.SleepUntil}
 	t.steps = make([]Step, 0, len(gams)+len(brokers))
 	t.steps = append(append(t.steps, gams...), brokers...)
 	for i, s := range t.steps {
@@ -91,23 +92,11 @@ func New(cfg Config, gams, brokers []Step) (*Thread, error) {
 		}
 	}
 	t.acc.init(len(t.steps))
-	t.late = newLateLog(p, cfg.LateThreshold)
-	if cfg.RecordTimings {
-		t.timings = newTimingRing(p, len(t.steps))
-	}
+	t.mon.Steps = make([]time.Duration, len(t.steps))
 	t.shared.steps = make([]sharedStep, len(t.steps))
 	t.shared.publish(&t.acc)
 	return t, nil
 }
-
-// Warnings returns Validate's warnings for the configuration.
-func (t *Thread) Warnings() []string { return t.warnings }
-
-// Name returns the configured name.
-func (t *Thread) Name() string { return t.cfg.Name }
-
-// Period returns the cycle period.
-func (t *Thread) Period() time.Duration { return time.Duration(t.period) }
 
 // Counter returns the address of the Counter signal, as LinuxTimer's: 1 in
 // the first cycle, then +1 per cycle, and +1+k after an overrun that skipped
@@ -120,22 +109,13 @@ func (t *Thread) Counter() *uint32 { return &t.counter }
 // Read it only from the steps.
 func (t *Thread) Time() *uint32 { return &t.timeUs }
 
-// Affinity returns the CPU mask read back from inside the thread when it
-// last started (0 before the first Start).
-func (t *Thread) Affinity() cpu.Mask { return cpu.Mask(t.affinity.Load()) }
-
-// Running reports whether the thread is running.
-func (t *Thread) isRunning() bool { return t.running.Load() }
-
-// NewStats returns a Stats sized for t, for use with ReadStats.
-func (t *Thread) NewStats() *Stats {
-	s := &Stats{Steps: make([]StepStats, len(t.steps))}
-	return s
-}
+// ThreadID returns the OS thread id of the RT thread (the TID of
+// /proc/self/task/TID), recorded when it last started; 0 before its first
+// start and on systems other than Linux.
+func (t *Thread) ThreadID() int { return int(t.tid.Load()) }
 
 // ReadStats copies a consistent snapshot into dst without blocking the RT
-// thread. It does not allocate when dst came from NewStats (or was filled
-// before).
+// thread. It does not allocate once dst has been filled before.
 func (t *Thread) ReadStats(dst *Stats) {
 	if len(dst.Steps) != len(t.steps) {
 		dst.Steps = make([]StepStats, len(t.steps))
@@ -143,8 +123,7 @@ func (t *Thread) ReadStats(dst *Stats) {
 	for i := range t.steps {
 		dst.Steps[i].Name = t.steps[i].Name
 	}
-	dst.Name, dst.Period = t.cfg.Name, time.Duration(t.period)
-	dst.Running, dst.Affinity = t.running.Load(), t.Affinity()
+	dst.name, dst.Running = t.cfg.Name, t.running.Load()
 	t.shared.read(dst)
 }
 
@@ -172,10 +151,10 @@ func (t *Thread) Start(ctx context.Context) error {
 		return fmt.Errorf("rt: %s: Start: %w", t.cfg.Name, err)
 	}
 	if t.running.Load() {
-		return ErrRunning
+		return errRunning
 	}
 	if t.cfg.LockMemory {
-		if err := cpu.LockMemory(); err != nil {
+		if err := lockMemory(); err != nil {
 			return fmt.Errorf("rt: %s: %w", t.cfg.Name, err)
 		}
 	}
@@ -185,12 +164,12 @@ func (t *Thread) Start(ctx context.Context) error {
 		t.prevLimit = debug.SetMemoryLimit(t.cfg.MemoryLimit)
 	}
 	t.stop.Store(false)
-	affinity, done, err := cpu.StartThread(t.cfg.CPUMask, t.cfg.Priority, t.loop)
+	tid, done, err := cpu.StartThread(t.cfg.CPUMask, t.cfg.Priority, t.loop)
 	if err != nil {
 		t.restoreGC()
 		return fmt.Errorf("rt: %s: %w", t.cfg.Name, err)
 	}
-	t.affinity.Store(uint64(affinity))
+	t.tid.Store(int32(tid))
 	t.done = done
 	t.running.Store(true)
 	if ctx.Done() != nil {
@@ -208,7 +187,7 @@ func (t *Thread) restoreGC() {
 
 // Stop asks the thread to leave and waits for it: it returns within one
 // period plus about 50 ms unless a step blocks, in which case it gives up
-// after a further grace and returns ErrStopTimeout (Stop may be called
+// after a further grace and returns an error saying so (Stop may be called
 // again). It restores the GC policy Start changed.
 func (t *Thread) Stop() error {
 	t.mu.Lock()
@@ -226,7 +205,7 @@ func (t *Thread) Stop() error {
 	select {
 	case <-t.done:
 	case <-timer.C:
-		return ErrStopTimeout
+		return errStopTimeout
 	}
 	t.running.Store(false)
 	t.restoreGC()
@@ -317,7 +296,8 @@ func (t *Thread) loop() {
 	// is not supported and the error says nothing worth reporting.
 	_ = cpu.SetTimerSlack(time.Nanosecond)
 	c := newClock()
-	t.startForensics(&c)
+	// How the loop's clock maps onto cpu.Now's, for Config.Monitor.
+	t.clockOff = cpu.Now() - c.now()
 	a := &t.acc
 	// Counter continues after a restart.
 	cy := cycle{idx: uint64(a.counter) + 1, deadline: c.now() + t.period, prevWake: -1}
@@ -327,13 +307,12 @@ func (t *Thread) loop() {
 		t.timeUs = uint32(cy.idx * uint64(t.period) / 1000)
 		cy.end, cy.failed = t.runSteps(&c, cy.wake)
 		cycleTime := a.record(&cy)
-		t.cfg.trace.record(cy.wake-cy.deadline, cycleTime)
-		t.recordTimings(cy.wake-cy.deadline, cycleTime)
-		dl := cy.deadline
+		if t.cfg.Monitor != nil {
+			t.monitor(cy.deadline, &cy, cycleTime)
+		}
 		if cy.advance(t.period) {
 			a.overruns++
 		}
-		t.stampLate(dl, &cy)
 		t.shared.publish(a)
 	}
 }
@@ -345,10 +324,10 @@ func (t *Thread) runSteps(c *clock, start int64) (end int64, failed uint64) {
 	for i := range t.steps {
 		err := t.steps[i].Exec.Execute()
 		now := c.now()
-		t.acc.steps[i].record(now - prev)
+		t.mon.Steps[i] = time.Duration(now - prev)
 		prev = now
 		if err != nil {
-			t.acc.steps[i].failures++
+			t.acc.stepFailures[i]++
 			failed++
 			t.shared.steps[i].err.set(err)
 		}

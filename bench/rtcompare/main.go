@@ -45,6 +45,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamerd/streamerd/internal/cycles"
 	"github.com/streamerd/streamerd/internal/forensics"
 	"github.com/streamerd/streamerd/rt"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -148,8 +149,8 @@ func run(out io.Writer, o options) error {
 	d = d.Round(time.Second)
 
 	// streamerd's thread, memory locked as cyclictest -m locks its own.
-	cfg := rt.Config{Name: "rt", Frequency: float64(hz), CPUMask: cpu.Of(cpuN), Priority: prio, RecordTimings: true, LockMemory: o.lock}
-	th, err := rt.New(cfg, []rt.Step{{Name: "nop", Exec: nop{}}}, nil)
+	cfg := rt.Config{Name: "rt", Frequency: float64(hz), CPUMask: cpu.Of(cpuN), Priority: prio, LockMemory: o.lock}
+	th, err := cycles.New(cfg, []rt.Step{{Name: "nop", Exec: nop{}}}, nil, 0)
 	if err != nil {
 		return err
 	}
@@ -163,7 +164,7 @@ func run(out io.Writer, o options) error {
 		}
 		// mlockall refused (RLIMIT_MEMLOCK): go on unlocked, and say so.
 		cfg.LockMemory = false
-		if th, err = rt.New(cfg, []rt.Step{{Name: "nop", Exec: nop{}}}, nil); err == nil {
+		if th, err = cycles.New(cfg, []rt.Step{{Name: "nop", Exec: nop{}}}, nil, 0); err == nil {
 			err = th.Start(context.Background())
 		}
 		if err != nil {
@@ -226,7 +227,7 @@ func (nop) Execute() error { return nil }
 
 // drainTimings moves the thread's wake-up lateness into h every 100 ms
 // until stop, then once more; cycle i is placed i periods into the run.
-func drainTimings(th *rt.Thread, period time.Duration, h *dist, stop <-chan struct{}, done chan<- struct{}) {
+func drainTimings(th *cycles.Thread, period time.Duration, h *dist, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	w := th.TimingWidth()
 	rows := make([]int64, 4096*w)
@@ -236,7 +237,7 @@ func drainTimings(th *rt.Thread, period time.Duration, h *dist, stop <-chan stru
 			n, lost := th.DrainTimings(rows)
 			cycle += int64(lost)
 			for i := range n {
-				h.add(rows[i*w+rt.TimingLateness]/1000, time.Duration(cycle)*period)
+				h.add(rows[i*w+cycles.TimingLateness]/1000, time.Duration(cycle)*period)
 				cycle++
 			}
 			if n < len(rows)/w {

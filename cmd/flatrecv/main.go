@@ -23,7 +23,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -41,7 +40,7 @@ import (
 )
 
 func main() {
-	cli.Main("flatrecv", func(ctx context.Context) int { return run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil) })
+	cli.Main("flatrecv", cli.Grace, func(ctx context.Context) int { return run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil) })
 }
 
 // usage is what -h prints besides the flags.
@@ -56,22 +55,17 @@ var usage = cli.Usage{
 }
 
 type options struct {
-	listen, group, iface  string
-	signals, endian, form string
-	n                     uint64
-	interval              time.Duration
+	cli.FlatFlags
+	listen, form string
+	n            uint64
+	interval     time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
-	fs := flag.NewFlagSet("flatrecv", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cli.SetUsage(fs, usage)
+	fs := cli.NewFlagSet("flatrecv", stderr, usage)
 	fs.StringVar(&o.listen, "listen", ":"+strconv.Itoa(flatudp.DefaultPort), "`host:port` to listen on; with -group only the port is used")
-	fs.StringVar(&o.group, "group", "", "IPv4 multicast `group` to join (empty: unicast)")
-	fs.StringVar(&o.iface, "iface", "", "local `address` or interface name for the multicast join (empty: the kernel's choice)")
-	fs.StringVar(&o.signals, "signals", "", "signal `list`: name:type[count],... as in 'Trigger:uint8,Ia:float32,Wave:float32[16]' (required)")
-	fs.StringVar(&o.endian, "endian", "little", "byte order of the datagrams: little or big")
+	o.FlatFlags.Register(fs, "-listen", "")
 	fs.StringVar(&o.form, "format", "csv", "output: csv, json (one object per line) or stats (once per -interval)")
 	fs.Uint64Var(&o.n, "n", 0, "stop after `N` datagrams of the expected size (0: run until SIGINT or SIGTERM)")
 	fs.DurationVar(&o.interval, "interval", time.Second, "stats period for -format stats")
@@ -81,16 +75,14 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	switch {
 	case fs.NArg() > 0:
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	case o.signals == "":
+	case o.Signals == "":
 		return o, errors.New("-signals is required, e.g. -signals 'Trigger:uint8,Ia:float32,Wave:float32[16]'")
 	case o.form != "csv" && o.form != "json" && o.form != "stats":
 		return o, fmt.Errorf("-format %q: want csv, json or stats", o.form)
-	case o.iface != "" && o.group == "":
-		return o, errors.New("-iface needs -group")
 	case o.interval <= 0:
 		return o, errors.New("-interval must be positive")
 	}
-	return o, nil
+	return o, o.FlatFlags.Check()
 }
 
 // run is flatrecv's main. ready, if not nil, is called with the bound
@@ -136,11 +128,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 
 // layoutOf returns the layout and byte order the flags describe.
 func layoutOf(o options) (*wire.Layout, wire.ByteOrder, error) {
-	l, err := wire.ParseLayout(o.signals)
+	l, err := wire.ParseLayout(o.Signals)
 	if err != nil {
 		return nil, 0, err
 	}
-	order, err := cli.ParseByteOrder(o.endian)
+	order, err := cli.ParseByteOrder(o.Endian)
 	return l, order, err
 }
 
@@ -181,7 +173,7 @@ func receive(ctx context.Context, r *client.Receiver, l *wire.Layout, o options,
 }
 
 func listen(o options) (*net.UDPConn, error) {
-	if o.group == "" {
+	if o.Group == "" {
 		return cli.ListenUDP(o.listen)
 	}
 	_, p, err := net.SplitHostPort(o.listen)
@@ -192,7 +184,7 @@ func listen(o options) (*net.UDPConn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-listen %q: bad port", o.listen)
 	}
-	return client.ListenMulticast(o.group, o.iface, int(port))
+	return client.ListenMulticast(o.Group, o.Iface, int(port))
 }
 
 // printStats prints the rates of each interval until ctx is done.

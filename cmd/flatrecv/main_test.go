@@ -203,7 +203,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"-signals", "a:uint8,a:int8"}, `signal "a" (row 2): duplicate name`},
 		{[]string{"-signals", "a:uint8", "-endian", "middle"}, "unknown byte order"},
 		{[]string{"-signals", "a:uint8", "-format", "xml"}, "want csv, json or stats"},
-		{[]string{"-signals", "a:uint8", "-iface", "lo"}, "-iface needs -group"},
+		{[]string{"-signals", "a:uint8", "-iface", "lo"}, "-iface goes with -group"},
 		{[]string{"-signals", "a:uint8", "extra"}, "unexpected argument"},
 		{[]string{"-signals", "a:uint8", "-bogus"}, "flag provided but not defined"},
 	}

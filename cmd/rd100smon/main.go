@@ -65,7 +65,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -78,7 +77,6 @@ import (
 	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/internal/cli"
 	client "github.com/streamerd/streamerd/internal/rd100slink"
-	"github.com/streamerd/streamerd/netthread"
 )
 
 // usage is what -h prints besides the flags.
@@ -89,6 +87,7 @@ var usage = cli.Usage{
 		"rd100smon -listen 127.0.0.1:5100              # one line a second",
 		"rd100smon -listen 127.0.0.1:5100 -json -n 500 # JSON lines, stop after 500 packets",
 	},
+	Notes: glossary,
 }
 
 type options struct {
@@ -104,12 +103,11 @@ type options struct {
 }
 
 func main() {
-	cli.Main("rd100smon", func(ctx context.Context) int { return run(ctx, os.Args[1:], os.Stdout, os.Stderr) })
+	cli.Main("rd100smon", cli.Grace, func(ctx context.Context) int { return run(ctx, os.Args[1:], os.Stdout, os.Stderr) })
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
-	fs := flag.NewFlagSet("rd100smon", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.NewFlagSet("rd100smon", stderr, usage)
 	var o options
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:"+strconv.Itoa(rd100s.DefaultConfig().DestPort), "UDP `address` to listen on")
 	fs.DurationVar(&o.timeout, "timeout", client.DefaultStreamTimeout, "declare the stream lost after this silence (> 0)")
@@ -120,10 +118,6 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.json, "json", false, "print JSON lines")
 	fs.Uint64Var(&o.n, "n", 0, "stop after this many valid packets (0: no limit)")
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: no limit)")
-	fs.Usage = func() {
-		usage.Write(fs.Output(), fs)
-		fmt.Fprint(fs.Output(), glossary)
-	}
 	if err := cli.Parse(fs, args); err != nil {
 		return o, err
 	}
@@ -188,18 +182,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return cli.ParseError("rd100smon", stderr, err)
 	}
-	addr, err := net.ResolveUDPAddr("udp", o.listen)
-	if err != nil {
-		fmt.Fprintln(stderr, "rd100smon:", err)
-		return cli.ExitError
-	}
-	conn, err := net.ListenUDP("udp", addr)
+	conn, err := client.ListenUDP(o.listen)
 	if err != nil {
 		fmt.Fprintln(stderr, "rd100smon:", err)
 		return cli.ExitError
 	}
 	defer conn.Close()
-	_, _ = netthread.SetBuffers(conn, 0, 1<<20)
 	if err := monitor(ctx, conn, o, stdout); err != nil {
 		fmt.Fprintln(stderr, "rd100smon:", err)
 		return cli.ExitError

@@ -20,7 +20,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -32,6 +31,7 @@ import (
 
 	udpsclient "github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/internal/cli"
+	"github.com/streamerd/streamerd/internal/cputime"
 	"github.com/streamerd/streamerd/internal/record"
 )
 
@@ -40,10 +40,7 @@ import (
 const grace = 30 * time.Second
 
 func main() {
-	ctx, stop := cli.NotifyContext("record", os.Stderr, grace)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	cli.Main("record", grace, func(ctx context.Context) int { return run(ctx, os.Args[1:], os.Stdout, os.Stderr) })
 }
 
 var usage = cli.Usage{
@@ -64,28 +61,20 @@ var usage = cli.Usage{
 }
 
 type options struct {
-	udps, flat, rd100s, out, repair string
-	signals, endian, group, iface   string
+	src                             cli.Source
+	out, repair                     string
 	compression, rotateSize, rgSize string
 	duration, rotateEvery, rgEvery  time.Duration
-	timeout, status                 time.Duration
+	status                          time.Duration
 	codes                           bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, record.Options, error) {
 	var o options
-	fs := flag.NewFlagSet("record", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cli.SetUsage(fs, usage)
-	fs.StringVar(&o.udps, "udps", "", "UDPStreamer server `host:port` to hold a session with")
-	fs.StringVar(&o.flat, "flat", "", "local `host:port` to receive FlatUDP datagrams on")
-	fs.StringVar(&o.rd100s, "rd100s", "", "local `host:port` to receive an RD100S-ENC-UDP stream on")
+	fs := cli.NewFlagSet("record", stderr, usage)
+	o.src.Register(fs)
 	fs.StringVar(&o.out, "o", "", "Parquet `file` to write (must not exist); with rotation the files are numbered: run-0001.parquet …")
 	fs.StringVar(&o.repair, "repair", "", "rebuild the footer of a `file` whose recorder was killed, from its .idx, and exit")
-	fs.StringVar(&o.signals, "signals", "", "-flat: the signal `list`, e.g. 'Counter:uint32,Sine:float32,Wave:uint16[4]' (as flatrecv and streamerd -describe)")
-	fs.StringVar(&o.endian, "endian", "little", "-flat: byte order of the datagrams, little or big")
-	fs.StringVar(&o.group, "group", "", "-flat: IPv4 multicast `group` to join (then only the port of -flat counts)")
-	fs.StringVar(&o.iface, "iface", "", "-flat -group: local `address` or interface name to join on")
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: at SIGINT or SIGTERM)")
 	fs.StringVar(&o.rotateSize, "rotate-size", "", "start a new file when this one reaches this `size` (bytes, or with KB, MB, GB, KiB, MiB, GiB)")
 	fs.DurationVar(&o.rotateEvery, "rotate-every", 0, "start a new file when this one is this old (0: never)")
@@ -93,37 +82,29 @@ func parseFlags(args []string, stderr io.Writer) (options, record.Options, error
 	fs.DurationVar(&o.rgEvery, "row-group-interval", record.DefaultRowGroupInterval, "write a row group when its first row is this old: at most what a kill loses")
 	fs.StringVar(&o.compression, "compression", record.DefaultCompression, "page compression: snappy, zstd or none")
 	fs.BoolVar(&o.codes, "codes", false, "-udps: also record each quantised signal's wire codes (columns Name:code)")
-	fs.DurationVar(&o.timeout, "timeout", 2*time.Second, "-udps: how long each CONNECT attempt waits for the CONFIG")
 	fs.DurationVar(&o.status, "status", 10*time.Second, "print rows, bytes and losses on stderr this often (0: only at the end)")
 	if err := cli.Parse(fs, args); err != nil {
 		return o, record.Options{}, err
-	}
-	n := 0
-	for _, s := range []string{o.udps, o.flat, o.rd100s} {
-		if s != "" {
-			n++
-		}
 	}
 	switch {
 	case fs.NArg() > 0:
 		return o, record.Options{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case o.repair != "":
-		if n > 0 || o.out != "" {
+		if o.src.Given() > 0 || o.out != "" {
 			return o, record.Options{}, errors.New("-repair goes alone")
 		}
 		return o, record.Options{}, nil
-	case n != 1:
-		return o, record.Options{}, errors.New("give one source: -udps HOST:PORT, -flat HOST:PORT or -rd100s HOST:PORT (or -repair FILE)")
+	}
+	if err := o.src.Check("-repair FILE"); err != nil {
+		return o, record.Options{}, err
+	}
+	switch {
 	case o.out == "":
 		return o, record.Options{}, errors.New("give the file to write: -o run.parquet")
-	case o.flat == "" && (o.signals != "" || o.group != ""):
-		return o, record.Options{}, errors.New("-signals and -group go with -flat")
-	case o.iface != "" && o.group == "":
-		return o, record.Options{}, errors.New("-iface goes with -group")
-	case o.codes && o.udps == "":
+	case o.codes && o.src.UDPS == "":
 		return o, record.Options{}, errors.New("-codes goes with -udps")
-	case o.duration < 0 || o.timeout <= 0 || o.status < 0:
-		return o, record.Options{}, errors.New("-duration and -status must not be negative, -timeout must be positive")
+	case o.duration < 0 || o.status < 0:
+		return o, record.Options{}, errors.New("-duration and -status must not be negative")
 	}
 	ro := record.Options{Path: o.out, RowGroupInterval: o.rgEvery, RotateEvery: o.rotateEvery, Compression: o.compression}
 	var err error
@@ -160,14 +141,15 @@ func parseSize(flagName, s string) (int64, error) {
 }
 
 func (o options) source() record.Source {
+	s := o.src
 	switch {
-	case o.udps != "":
-		return &record.UDPStreamerSource{Server: o.udps, Codes: o.codes,
-			Client: udpsclient.Options{ConnectTimeout: o.timeout, Reconnect: true}}
-	case o.flat != "":
-		return &record.FlatUDPSource{Listen: o.flat, Group: o.group, Iface: o.iface, Signals: o.signals, Order: o.endian}
+	case s.UDPS != "":
+		return &record.UDPStreamerSource{Server: s.UDPS, Codes: o.codes,
+			Client: udpsclient.Options{ConnectTimeout: s.Timeout, Reconnect: true}}
+	case s.Flat != "":
+		return &record.FlatUDPSource{Listen: s.Flat, Group: s.Group, Iface: s.Iface, Signals: s.Signals, Order: s.Endian}
 	}
-	return &record.RD100SSource{Listen: o.rd100s}
+	return &record.RD100SSource{Listen: s.RD100S}
 }
 
 // run is record's main.
@@ -215,7 +197,7 @@ func summary(s *record.Session) string {
 	}
 	line := fmt.Sprintf("%d rows (%d lost, %d skipped, %d stale, %d incomplete) in %d file(s), %.1f MB, %d row groups; writing %s",
 		st.Rows, st.Lost, st.Skipped, st.Stale, st.Incomplete, st.Files, float64(st.Bytes)/1e6, st.RowGroups, path)
-	if c := cpuTime(); c > 0 && st.Rows > 0 {
+	if c := cputime.Process(); c > 0 && st.Rows > 0 {
 		line += fmt.Sprintf("; CPU %.2f s, %.1f ms per 1000 rows", c.Seconds(), c.Seconds()*1e6/float64(st.Rows))
 	}
 	return line

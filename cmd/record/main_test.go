@@ -23,26 +23,14 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/cli"
+	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/record"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 
 var bin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "record-test")
-	if err != nil {
-		panic(err)
-	}
-	bin = filepath.Join(dir, "record")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.MainWithCommand(m, "record", &bin) }
 
 func TestHelp(t *testing.T) {
 	testenv.Help(t, "record", func(args []string, stdout, stderr io.Writer) int {
@@ -95,12 +83,7 @@ func producer(t *testing.T) *udpstreamer.Streamer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
+	dstest.Start(t, s)
 	var done atomic.Bool
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -113,7 +96,6 @@ func producer(t *testing.T) *udpstreamer.Streamer {
 	t.Cleanup(func() {
 		done.Store(true)
 		wg.Wait()
-		s.Close()
 	})
 	return s
 }

@@ -27,23 +27,20 @@
 // signals string, datagrams of the wrong size, a silence) is printed once
 // on stderr and shown in the page's banner; the scope keeps serving the page
 // until SIGINT or SIGTERM. It exits 0 then, 1 if the source could not run,
-// 2 on bad flags.
+// 2 on bad flags. A second signal, or a stop not done 2 s after the first,
+// ends it at once with status 130.
 package main
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
 
 	udpsclient "github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/internal/cli"
@@ -52,9 +49,7 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil))
+	cli.Main("scope", cli.Grace, func(ctx context.Context) int { return run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil) })
 }
 
 // usage is what -h prints besides the flags.
@@ -73,56 +68,39 @@ var usage = cli.Usage{
 }
 
 type options struct {
-	udps, flat, rd100s, listen string
-	signals, endian            string
-	tokenFile, allowedHosts    string
-	group, iface               string
-	rate                       float64
-	timeout                    time.Duration
-	reconnect                  bool
-	viewers, memoryMiB         int
+	src                     cli.Source
+	listen                  string
+	tokenFile, allowedHosts string
+	rate                    float64
+	reconnect               bool
+	viewers, memoryMiB      int
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
-	fs := flag.NewFlagSet("scope", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cli.SetUsage(fs, usage)
-	fs.StringVar(&o.udps, "udps", "", "UDPStreamer server `host:port` to hold a session with")
-	fs.StringVar(&o.flat, "flat", "", "local `host:port` to receive FlatUDP datagrams on")
-	fs.StringVar(&o.rd100s, "rd100s", "", "local `host:port` to receive an RD100S-ENC-UDP stream on")
+	fs := cli.NewFlagSet("scope", stderr, usage)
+	o.src.Register(fs)
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8090", "`host:port` of the page")
 	fs.StringVar(&o.tokenFile, "token-file", "", "`file` holding a token the page asks for (at least 16 printable ASCII characters), as streamerd's HTTPTokenFile")
 	fs.StringVar(&o.allowedHosts, "allowed-hosts", "", "comma-separated host `names` the page answers to besides localhost, IP addresses and -listen's host")
-	fs.StringVar(&o.signals, "signals", "", "-flat: the signal `list`, e.g. 'Counter:uint32,Sine:float32,Wave:uint16[4]' (as flatrecv and streamerd -describe)")
 	fs.Float64Var(&o.rate, "rate", 0, "-flat: datagrams per second the sender emits (the time base)")
-	fs.StringVar(&o.endian, "endian", "little", "-flat: byte order of the datagrams, little or big")
-	fs.StringVar(&o.group, "group", "", "-flat: IPv4 multicast `group` to join (then only the port of -flat counts)")
-	fs.StringVar(&o.iface, "iface", "", "-flat -group: local `address` or interface name to join on (empty: the kernel's choice)")
-	fs.DurationVar(&o.timeout, "timeout", 2*time.Second, "-udps: how long each CONNECT attempt waits for the CONFIG")
 	fs.BoolVar(&o.reconnect, "reconnect", true, "-udps: connect again after a silence (takes the session back if another client took it)")
 	fs.IntVar(&o.viewers, "viewers", scope.DefaultMaxViewers, "pages served at once")
 	fs.IntVar(&o.memoryMiB, "memory", scope.DefaultMaxHistoryBytes>>20, "MiB of history kept for the signals")
 	if err := cli.Parse(fs, args); err != nil {
 		return o, err
 	}
-	n := 0
-	for _, s := range []string{o.udps, o.flat, o.rd100s} {
-		if s != "" {
-			n++
-		}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err := o.src.Check(""); err != nil {
+		return o, err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	case n != 1:
-		return o, errors.New("give one source: -udps HOST:PORT, -flat HOST:PORT or -rd100s HOST:PORT")
-	case o.flat == "" && (o.signals != "" || o.rate != 0 || o.group != ""):
-		return o, errors.New("-signals, -rate and -group go with -flat")
-	case o.iface != "" && o.group == "":
-		return o, errors.New("-iface goes with -group")
-	case o.viewers < 1 || o.memoryMiB < 1 || o.timeout <= 0:
-		return o, errors.New("-viewers, -memory and -timeout must be positive")
+	case o.src.Flat == "" && o.rate != 0:
+		return o, errors.New("-rate goes with -flat")
+	case o.viewers < 1 || o.memoryMiB < 1:
+		return o, errors.New("-viewers and -memory must be positive")
 	}
 	for _, h := range o.hosts() {
 		if err := httpguard.CheckName(h); err != nil {
@@ -141,13 +119,14 @@ func (o options) hosts() []string {
 }
 
 func (o options) source() scope.Source {
+	s := o.src
 	switch {
-	case o.udps != "":
-		return &scope.UDPStreamer{Server: o.udps, Client: udpsclient.Options{ConnectTimeout: o.timeout}, Reconnect: o.reconnect}
-	case o.flat != "":
-		return &scope.FlatUDP{Listen: o.flat, Group: o.group, Iface: o.iface, Signals: o.signals, Rate: o.rate, Order: o.endian}
+	case s.UDPS != "":
+		return &scope.UDPStreamer{Server: s.UDPS, Client: udpsclient.Options{ConnectTimeout: s.Timeout}, Reconnect: o.reconnect}
+	case s.Flat != "":
+		return &scope.FlatUDP{Listen: s.Flat, Group: s.Group, Iface: s.Iface, Signals: s.Signals, Rate: o.rate, Order: s.Endian}
 	}
-	return &scope.RD100S{Listen: o.rd100s}
+	return &scope.RD100S{Listen: s.RD100S}
 }
 
 // run is scope's main; ready, if not nil, gets the page's URL.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -44,7 +43,7 @@ func TestBadFlags(t *testing.T) {
 // signals string is one line on stderr and the page's banner, and the
 // command ends on its context with exit 1 (the source could not run).
 func TestServesUntilInterrupted(t *testing.T) {
-	addr := freeUDP(t)
+	addr := testenv.FreeUDPAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr testenv.Buffer
 	urls := make(chan string, 1)
@@ -58,13 +57,8 @@ func TestServesUntilInterrupted(t *testing.T) {
 	}
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		resp, err := http.Get(url + "status.json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if strings.Contains(string(b), `"state":"error"`) && strings.Contains(string(b), "nope") {
+		_, b := testenv.HTTPGet(t, url+"status.json")
+		if strings.Contains(b, `"state":"error"`) && strings.Contains(b, "nope") {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -85,7 +79,7 @@ func TestServesUntilInterrupted(t *testing.T) {
 // give -listen) and returns its URL and stderr; it stops when t ends.
 func startScope(t *testing.T, args ...string) (string, *testenv.Buffer) {
 	t.Helper()
-	addr := freeUDP(t)
+	addr := testenv.FreeUDPAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var stderr testenv.Buffer
 	urls := make(chan string, 1)
@@ -105,36 +99,21 @@ func startScope(t *testing.T, args ...string) (string, *testenv.Buffer) {
 	return url, &stderr
 }
 
-func get(t *testing.T, url, auth string) (int, string) {
-	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
-}
-
 // With -token-file every request needs the token: the page is a form that
 // asks for it; a script sends it as a bearer header. A token file every
 // user can read is warned about.
 func TestTokenFile(t *testing.T) {
 	const tok = "s3cret-token-0123456789"
 	url, stderr := startScope(t, "-token-file", testenv.WriteFile(t, "token", tok+"\n", 0o644))
-	if code, body := get(t, url, ""); code != http.StatusUnauthorized || !strings.Contains(body, `<form method="post" action="login">`) {
+	if code, body := testenv.HTTPGet(t, url); code != http.StatusUnauthorized || !strings.Contains(body, `<form method="post" action="login">`) {
 		t.Errorf("page without the token: %d %.200s", code, body)
 	}
 	for _, p := range []string{"status.json", "static/scope.js", "ws"} {
-		if code, _ := get(t, url+p, ""); code != http.StatusUnauthorized {
+		if code, _ := testenv.HTTPGet(t, url+p); code != http.StatusUnauthorized {
 			t.Errorf("%s without the token: %d", p, code)
 		}
 	}
-	if code, body := get(t, url+"status.json", "Bearer "+tok); code != 200 || !strings.Contains(body, `"type":"stats"`) {
+	if code, body := testenv.HTTPDo(t, nil, "GET", url+"status.json", nil, "Authorization", "Bearer "+tok); code != 200 || !strings.Contains(body, `"type":"stats"`) {
 		t.Errorf("status.json with the token: %d %.200s", code, body)
 	}
 	if !strings.Contains(stderr.String(), "is readable by every user (mode 0644)") {
@@ -166,15 +145,4 @@ func TestExposureWarning(t *testing.T) {
 	if !strings.Contains(stderr.String(), "warning: -listen is not a loopback address and there is no -token-file") {
 		t.Errorf("stderr %q", stderr.String())
 	}
-}
-
-// freeUDP returns a loopback address with a UDP port free a moment ago.
-func freeUDP(t *testing.T) string {
-	t.Helper()
-	free, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer free.Close()
-	return free.LocalAddr().String()
 }

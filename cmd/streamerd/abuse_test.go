@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/internal/udpstest"
 )
 
@@ -179,7 +180,7 @@ func TestAbuseCostsTheRTLoopLittle(t *testing.T) {
 // abuseRun runs two daemons side by side for -abuse, one under the abuse
 // load, and returns what each measured and the load sent.
 func abuseRun(t *testing.T, rtKeys, netKeys string) (base, abused rtRun, counts *abuseCounts) {
-	basePort, abusedPort := freeUDPPort(t), freeUDPPort(t)
+	basePort, abusedPort := testenv.FreeUDPPort(t), testenv.FreeUDPPort(t)
 	baseD := startPiped(t, daemonBinary(), abuseConfig(basePort, rtKeys, netKeys))
 	abusedD := startPiped(t, daemonBinary(), abuseConfig(abusedPort, rtKeys, netKeys))
 	defer baseD.cmd.Process.Kill()

@@ -98,9 +98,7 @@ type options struct {
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
-	fs := flag.NewFlagSet("streamerd", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cli.SetUsage(fs, usage)
+	fs := cli.NewFlagSet("streamerd", stderr, usage)
 	fs.StringVar(&o.path, "config", "", "application configuration (`file`, TOML); empty runs the embedded configs/app.toml")
 	fs.StringVar(&o.http, "http", "", "HTTP `host:port` for metrics, status and control, overriding App.HTTPAddress; \"\" turns HTTP off")
 	fs.BoolVar(&o.check, "check", false, "validate the configuration and exit 0 (valid) or 1")
@@ -151,7 +149,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 
 	var f *config.File
 	if o.path == "" {
-		f, err = config.Parse("configs/app.toml (embedded)", configs.Default)
+		data, _ := configs.FS.ReadFile("app.toml") // embedded: it always reads
+		f, err = config.Parse("configs/app.toml (embedded)", data)
 	} else {
 		f, err = config.Load(o.path)
 	}
@@ -198,11 +197,9 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	}
 
 	if stop == nil {
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-		ch := make(chan struct{})
-		go func() { s := <-sig; log.Info("stopping", "signal", s.String()); close(ch) }()
-		stop = ch
+		var release func()
+		stop, release = stopOnSignal(log)
+		defer release()
 	}
 	if err := a.Start(); err != nil {
 		fmt.Fprintln(stderr, "streamerd: start:", err)
@@ -216,6 +213,24 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	}
 	log.Info("streamerd stopped")
 	return 0
+}
+
+// stopOnSignal returns a channel closed at the first SIGINT, SIGTERM or
+// SIGHUP, which log records; release stops taking the signals.
+func stopOnSignal(log *slog.Logger) (stop <-chan struct{}, release func()) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	ch := make(chan struct{})
+	go func() {
+		if s, ok := <-sig; ok {
+			log.Info("stopping", "signal", s.String())
+			close(ch)
+		}
+	}()
+	return ch, func() {
+		signal.Stop(sig)
+		close(sig)
+	}
 }
 
 func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {

@@ -28,31 +28,10 @@ import (
 
 var binary string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "streamerd-test")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "streamerd")
-	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.MainWithCommand(m, "streamerd", &binary) }
 
 func writeConfig(t *testing.T, text string) string {
 	return testenv.WriteFile(t, "app.toml", text, 0o644)
-}
-
-func freeUDPPort(t *testing.T) int {
-	t.Helper()
-	c := testenv.Loopback(t)
-	defer c.Close() // free again for the daemon
-	return c.LocalAddr().(*net.UDPAddr).Port
 }
 
 // testConfig returns testdata/name, a configuration with one %d for port.
@@ -223,24 +202,13 @@ func startDaemon(t *testing.T, config string, args ...string) *daemon {
 
 func (d *daemon) get(t *testing.T, path string) string {
 	t.Helper()
-	resp, err := http.Get("http://" + d.http + path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return string(b)
+	_, b := testenv.HTTPGet(t, "http://"+d.http+path)
+	return b
 }
 
 func (d *daemon) post(t *testing.T, path string) (int, string) {
 	t.Helper()
-	resp, err := http.Post("http://"+d.http+path, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return testenv.HTTPDo(t, nil, http.MethodPost, "http://"+d.http+path, nil)
 }
 
 // stop sends SIGTERM and checks streamerd exits 0 promptly.
@@ -306,7 +274,7 @@ func (c *client) next(t *testing.T) []byte {
 }
 
 func TestDaemonStreamsServesHTTPAndStops(t *testing.T) {
-	port := freeUDPPort(t)
+	port := testenv.FreeUDPPort(t)
 	d := startDaemon(t, appConfig(port))
 	c := dial(t, port)
 	infos := c.connect(t)
@@ -479,7 +447,7 @@ func TestSIGTERMUnderFullLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := freeUDPPort(t)
+	port := testenv.FreeUDPPort(t)
 	text := strings.NewReplacer("Port = 44500", fmt.Sprintf("Port = %d", port), "Frequency = 1000.0", "Frequency = 10000.0").Replace(testenv.FreeHTTP(string(data)))
 	d := startDaemon(t, text)
 	c := dial(t, port)
@@ -542,7 +510,7 @@ func TestHTTPFlagOverridesConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer taken.Close()
-	port := freeUDPPort(t)
+	port := testenv.FreeUDPPort(t)
 	text := strings.Replace(appConfig(port), `"127.0.0.1:0"`, `"`+taken.Addr().String()+`"`, 1)
 	d := startDaemon(t, text, "-http", "127.0.0.1:0")
 	if d.http == taken.Addr().String() {
@@ -708,7 +676,7 @@ func (p *piped) waitExit(t *testing.T) error {
 // The reader of stderr goes away (a closed terminal, `streamerd | head`):
 // the next log lines fail with EPIPE, and the daemon carries on.
 func TestClosedStderrDoesNotStopTheDaemon(t *testing.T) {
-	p := startPiped(t, daemonBinary(), appConfig(freeUDPPort(t)))
+	p := startPiped(t, daemonBinary(), appConfig(testenv.FreeUDPPort(t)))
 	p.stderr.Close()
 	for i := range 20 {
 		if code, err := p.force(fmt.Sprint(i)); err != nil || code != 200 {
@@ -729,7 +697,7 @@ func TestClosedStderrDoesNotStopTheDaemon(t *testing.T) {
 // Nobody reads stderr and its pipe fills: log lines are dropped and
 // counted, and nothing waits for them.
 func TestFullStderrDoesNotBlockTheDaemon(t *testing.T) {
-	p := startPiped(t, daemonBinary(), appConfig(freeUDPPort(t)))
+	p := startPiped(t, daemonBinary(), appConfig(testenv.FreeUDPPort(t)))
 	for i := range 10000 { // about 1 MB of log lines into a 64 KB pipe
 		if code, err := p.force(fmt.Sprint(i)); err != nil || code != 200 {
 			t.Fatalf("force %d with stderr full: %d %v", i, code, err)
@@ -753,7 +721,7 @@ func TestFullStderrDoesNotBlockTheDaemon(t *testing.T) {
 
 // SIGHUP (the terminal closed) stops the daemon in order, like SIGTERM.
 func TestSIGHUPStopsInOrder(t *testing.T) {
-	p := startPiped(t, daemonBinary(), appConfig(freeUDPPort(t)))
+	p := startPiped(t, daemonBinary(), appConfig(testenv.FreeUDPPort(t)))
 	rest := make(chan string, 1)
 	go func() { b, _ := io.ReadAll(p.lines); rest <- string(b) }()
 	p.cmd.Process.Signal(syscall.SIGHUP)

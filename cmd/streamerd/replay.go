@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 
 	"github.com/VictoriaMetrics/metrics"
 
@@ -109,12 +106,9 @@ func runReplay(o options, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 1
 	}
 	if stop == nil {
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-		defer signal.Stop(sig)
-		ch := make(chan struct{})
-		go func() { s := <-sig; log.Info("stopping", "signal", s.String()); close(ch) }()
-		stop = ch
+		var release func()
+		stop, release = stopOnSignal(log)
+		defer release()
 	}
 	if o.replay.wait {
 		log.Info("waiting for a client", "address", r.Streamer().LocalAddr().String())

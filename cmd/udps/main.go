@@ -75,7 +75,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -92,7 +91,7 @@ import (
 )
 
 func main() {
-	cli.Main("udps", func(ctx context.Context) int { return run(ctx, os.Args[1:], os.Stdout, os.Stderr) })
+	cli.Main("udps", cli.Grace, func(ctx context.Context) int { return run(ctx, os.Args[1:], os.Stdout, os.Stderr) })
 }
 
 // usage is what -h prints besides the flags.
@@ -123,9 +122,7 @@ const (
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	o := options{refresh: viewRefresh}
-	fs := flag.NewFlagSet("udps", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cli.SetUsage(fs, usage)
+	fs := cli.NewFlagSet("udps", stderr, usage)
 	fs.StringVar(&o.server, "server", "127.0.0.1:"+strconv.Itoa(udpstreamer.DefaultPort), "UDPStreamer server `host:port`")
 	fs.StringVar(&o.local, "local", ":0", "local `host:port` to bind (port 0: any free port)")
 	fs.StringVar(&o.format, "format", "", "output: view (the default on a terminal), table (the default otherwise), csv, json (one object per line) or stats (once per -interval)")

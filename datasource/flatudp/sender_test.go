@@ -722,7 +722,12 @@ func TestEveryDatagramGoesOutWithNoReceiver(t *testing.T) {
 	cycles(100) // the ICMP errors come back from the first datagram on
 	capture := testenv.CaptureUDP(t, port)
 	cycles(300)
-	testenv.Eventually(t, "the sender thread sends every cycle", 10*time.Second, func() bool { return s.m.sent.Get() == uint64(c) })
+	// The last 300 cycles went out after the capture began; wait until
+	// the capture has read them all, the last one included.
+	testenv.Eventually(t, "the capture of the last 300 cycles", 20*time.Second, func() bool {
+		got := capture.Captured()
+		return len(got) >= 300 && binary.LittleEndian.Uint32(got[len(got)-1][1:]) == c-1
+	})
 	got, err := capture.Stop()
 	if err != nil {
 		t.Fatal(err)

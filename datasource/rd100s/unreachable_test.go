@@ -79,6 +79,13 @@ func TestEveryPacketGoesOutWithNoReceiver(t *testing.T) {
 	sent0 := e.m.sent.Get()
 	waitUntil(t, 10*time.Second, func() bool { return e.m.sent.Get() >= sent0+300 })
 	e.Close()
+	// Wait until the capture holds them all: the emitter is closed, so
+	// the count stops growing.
+	testenv.Eventually(t, "the capture to settle", 20*time.Second, func() bool {
+		n := len(capture.Captured())
+		time.Sleep(100 * time.Millisecond)
+		return n >= 300 && len(capture.Captured()) == n
+	})
 	got, err := capture.Stop()
 	if err != nil {
 		t.Fatal(err)

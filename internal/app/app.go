@@ -18,11 +18,13 @@ import (
 	"github.com/streamerd/streamerd/broker"
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/cycles"
+	"github.com/streamerd/streamerd/internal/force"
 	"github.com/streamerd/streamerd/internal/forensics"
 	"github.com/streamerd/streamerd/internal/gam"
 	"github.com/streamerd/streamerd/internal/httpguard"
+	"github.com/streamerd/streamerd/internal/pmqos"
 	"github.com/streamerd/streamerd/rt"
-	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // App is a built application. Build wires everything and allocates all
@@ -63,19 +65,20 @@ type App struct {
 type source struct {
 	cfg    *config.DataSource
 	ds     datasource.DataSource
-	forces broker.Forces
+	forces force.Forces
 	thread int // index of the thread that synchronises it
 }
 
 // thread is one RT thread with its GAMs and brokers.
 type thread struct {
 	cfg      *config.Thread
-	rt       *rt.Thread
+	rt       *cycles.Thread
 	gams     []gam.GAM // per output instances, in execution order
 	brokers  []*broker.MemoryMapSynchronisedOutputBroker
 	timers   []*gam.Timer    // bound to the rt.Thread once it exists
 	timed    []*gam.Waveform // TimeInput waveforms, bound to its Time likewise
-	stats    rt.Stats        // publisher's buffer
+	stats    rt.Stats        // publisher's buffers
+	sum      cycles.Summary
 	pub      threadMetrics
 	failures stepFailures // what the publisher has logged of failing steps
 }
@@ -175,15 +178,16 @@ func (a *App) buildThread(ti int) (*thread, error) {
 				s.cfg.Name, a.file.Threads[s.thread].Name, tc.Name)
 		}
 		s.thread = ti
-		b, err := broker.NewMemoryMapSynchronisedOutputBroker(s.ds, outs)
+		// The operator's forced values are written over the outputs in
+		// Synchronise, after the broker's copies.
+		b, err := broker.NewMemoryMapSynchronisedOutputBroker(s.forces.Wrap(s.ds), outs)
 		if err != nil {
 			return nil, err
 		}
-		b.SetForces(&s.forces)
 		th.brokers = append(th.brokers, b)
 		brokers = append(brokers, rt.Step{Name: "Broker." + s.cfg.Name, Exec: b})
 	}
-	r, err := rt.New(rt.Config{
+	r, err := cycles.New(rt.Config{
 		Name:            tc.Name,
 		Period:          tc.Period,
 		CPUMask:         tc.CPUMask,
@@ -193,9 +197,7 @@ func (a *App) buildThread(ti int) (*thread, error) {
 		LockMemory:      a.file.App.LockMemory && ti == 0,
 		GCOff:           a.file.App.GCPolicy == "off" && ti == 0,
 		MemoryLimit:     a.file.App.MemoryLimit,
-		RecordTimings:   true,
-		LateThreshold:   tc.LateThreshold,
-	}, steps, brokers)
+	}, steps, brokers, tc.LateThreshold)
 	if err != nil {
 		return nil, fmt.Errorf("thread %q: %w", tc.Name, err)
 	}
@@ -357,6 +359,16 @@ func (a *App) Start() error {
 		a.restoreRuntime()
 		return err
 	}
+	// First, so the threads the producers and the HTTP server start are
+	// cloned at the runtime's priority.
+	if prio := a.file.App.RuntimePriority; prio > 0 {
+		tids, err := setRuntimePriority(prio)
+		a.rtp.runtimePrio = prio
+		if err != nil {
+			return fail(err)
+		}
+		a.log.Info("runtime threads at SCHED_FIFO", "priority", prio, "threads", len(tids))
+	}
 	if err := a.startHTTP(); err != nil {
 		return fail(err)
 	}
@@ -382,7 +394,7 @@ func (a *App) Start() error {
 		}
 	}
 	if us := a.file.App.CPUWakeLatency; us >= 0 {
-		h, err := cpu.HoldWakeLatency(us)
+		h, err := pmqos.HoldWakeLatency(us)
 		if err != nil {
 			return fail(err)
 		}
@@ -480,13 +492,11 @@ func (a *App) publish() {
 	defer close(a.publishDone)
 	tick := time.NewTicker(publishInterval)
 	defer tick.Stop()
-	for _, th := range a.threads {
-		th.stats = *th.rt.NewStats()
-	}
 	for {
-		for _, th := range a.threads {
+		for i, th := range a.threads {
 			th.rt.ReadStats(&th.stats)
-			th.pub.update(&th.stats)
+			a.timings.readSummary(i, &th.sum)
+			th.pub.update(&th.stats, &th.sum)
 			a.logStepFailures(th, time.Now())
 		}
 		select {

@@ -13,6 +13,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/cycles"
 	"github.com/streamerd/streamerd/internal/forensics"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/rt"
@@ -82,9 +83,9 @@ func grepLines(s, any string) string {
 // then at most once per stepFailureLogEvery, each line counting the
 // failures since the last.
 func TestStepFailureLogged(t *testing.T) {
-	var cycles atomic.Uint64
-	fail := stepFunc(func() error { cycles.Add(1); return errors.New("no room") })
-	r, err := rt.New(rt.Config{Name: "RT1", Frequency: 1000}, []rt.Step{{Name: "Gate", Exec: fail}}, nil)
+	var ran atomic.Uint64
+	fail := stepFunc(func() error { ran.Add(1); return errors.New("no room") })
+	r, err := cycles.New(rt.Config{Name: "RT1", Frequency: 1000}, []rt.Step{{Name: "Gate", Exec: fail}}, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +95,8 @@ func TestStepFailureLogged(t *testing.T) {
 	defer r.Stop()
 	var logs testenv.Buffer
 	a := &App{log: slog.New(slog.NewTextHandler(&logs, nil))}
-	th := &thread{cfg: &config.Thread{Name: "RT1"}, rt: r, stats: *r.NewStats()}
-	for cycles.Load() < 5 {
+	th := &thread{cfg: &config.Thread{Name: "RT1"}, rt: r}
+	for ran.Load() < 5 {
 		time.Sleep(time.Millisecond)
 	}
 	now := time.Now()
@@ -105,7 +106,7 @@ func TestStepFailureLogged(t *testing.T) {
 	if !strings.Contains(first, `msg="GAM step failing" thread=RT1 step=Gate`) || !strings.Contains(first, `last_error="no room"`) {
 		t.Fatalf("log: %s", first)
 	}
-	for cycles.Load() < 10 {
+	for ran.Load() < 10 {
 		time.Sleep(time.Millisecond)
 	}
 	r.ReadStats(&th.stats)

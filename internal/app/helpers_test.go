@@ -31,7 +31,7 @@ func exampleFile(t *testing.T, name string, httpLine ...string) *config.File {
 		t.Fatal(err)
 	}
 	text := testenv.FreeHTTP(string(data), httpLine...)
-	text = strings.ReplaceAll(text, "Port = 44500", "Port = "+strconv.Itoa(freePort(t)))
+	text = strings.ReplaceAll(text, "Port = 44500", "Port = "+strconv.Itoa(testenv.FreeUDPPort(t)))
 	return parseConfig(t, name, text)
 }
 
@@ -49,8 +49,14 @@ func parseConfig(t *testing.T, name, text string) *config.File {
 // a new set and its log discarded; it is stopped when t ends.
 func startFile(t *testing.T, f *config.File) (*App, *metrics.Set) {
 	t.Helper()
+	return startFileLog(t, f, slog.New(slog.DiscardHandler))
+}
+
+// startFileLog is startFile with the application's log going to log.
+func startFileLog(t *testing.T, f *config.File, log *slog.Logger) (*App, *metrics.Set) {
+	t.Helper()
 	ms := metrics.NewSet()
-	a, err := Build(f, ms, slog.New(slog.DiscardHandler))
+	a, err := Build(f, ms, log)
 	if err != nil {
 		t.Fatal(err)
 	}

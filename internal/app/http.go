@@ -15,6 +15,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/config"
+	"github.com/streamerd/streamerd/internal/cycles"
 	"github.com/streamerd/streamerd/internal/forensics"
 	"github.com/streamerd/streamerd/internal/httpguard"
 )
@@ -166,12 +167,14 @@ func forceStatus(ds string, sig *datasource.Signal, b []byte) ForceStatus {
 // nil, so the JSON has [] rather than null (docs/status.md).
 func (a *App) Status() Status {
 	st := Status{Threads: []ThreadStatus{}, DataSources: []any{}, Forces: []ForceStatus{}}
-	for _, th := range a.threads {
+	for i, th := range a.threads {
 		s := th.rt.Stats()
+		var sum cycles.Summary
+		a.timings.readSummary(i, &sum)
 		ts := ThreadStatus{
-			Name: s.Name, Running: s.Running, CPUMask: s.Affinity.String(), PeriodUs: us(s.Period),
+			Name: th.rt.Name(), Running: s.Running, CPUMask: th.rt.Affinity().String(), PeriodUs: us(th.rt.Period()),
 			Cycles: s.Cycles, Overruns: s.Overruns, MissedPeriods: s.MissedPeriods, Failures: s.Failures,
-			LastCycleUs: us(s.LastCycle), MaxLatencyUs: us(s.MaxLatency),
+			LastCycleUs: us(sum.LastCycle), MaxLatencyUs: us(sum.MaxLatency),
 		}
 		if err := s.Err(); err != nil {
 			ts.LastError = err.Error()

@@ -35,9 +35,16 @@ type httpApp struct {
 // lines appended to its [App] table.
 func startHTTPApp(t *testing.T, addr, extra string) *httpApp {
 	t.Helper()
-	text := strings.NewReplacer("%ADDR%", addr, "%PORT%", strconv.Itoa(freePort(t)),
+	return startHTTP(t, httpConfig(t, addr, extra))
+}
+
+// httpConfig is testdata/http.toml with HTTP on addr and the extra lines
+// appended to its [App] table.
+func httpConfig(t *testing.T, addr, extra string) *config.File {
+	t.Helper()
+	text := strings.NewReplacer("%ADDR%", addr, "%PORT%", strconv.Itoa(testenv.FreeUDPPort(t)),
 		"[App]\n", "[App]\n"+extra+"\n").Replace(readTestdata(t, "http.toml"))
-	return startHTTP(t, parseConfig(t, "http.toml", text))
+	return parseConfig(t, "http.toml", text)
 }
 
 // startHTTP builds and starts the application of f, stopped when t ends.
@@ -59,23 +66,14 @@ func setBounds(t *testing.T, change func(b *httpLimits)) {
 // and body.
 func (h *httpApp) do(t *testing.T, method, path, token string, body io.Reader) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, h.base+path, body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var header []string
 	if token != "" {
-		req.Header.Set("Authorization", token)
+		header = append(header, "Authorization", token)
 	}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		header = append(header, "Content-Type", "application/x-www-form-urlencoded")
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	return resp.StatusCode, string(b)
+	return testenv.HTTPDo(t, nil, method, h.base+path, body, header...)
 }
 
 // reply is a request's query and the status it must get, with a body
@@ -211,19 +209,23 @@ func TestHTTPConnectionCap(t *testing.T) {
 	setBounds(t, func(b *httpLimits) {
 		b.maxConns, b.maxPerClient, b.readHeader, b.evictAfter = 3, 3, time.Minute, time.Hour
 	})
-	h := startHTTPApp(t, "127.0.0.1:0", "")
-	lim := h.httpLn.(*httpguard.Listener)
-	addr := strings.TrimPrefix(h.base, "http://")
-	var held []net.Conn
-	for range 3 {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
+	// hold3 starts an app and opens three connections to it, which it serves.
+	hold3 := func() (*httpApp, *httpguard.Listener, []net.Conn) {
+		h := startHTTPApp(t, "127.0.0.1:0", "")
+		lim := h.httpLn.(*httpguard.Listener)
+		var held []net.Conn
+		for range 3 {
+			c, err := net.Dial("tcp", strings.TrimPrefix(h.base, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close() })
+			held = append(held, c)
 		}
-		defer c.Close()
-		held = append(held, c)
+		testenv.Eventually(t, "three connections served", time.Minute, func() bool { return lim.Stats().Open == 3 })
+		return h, lim, held
 	}
-	testenv.Eventually(t, "three connections served", time.Minute, func() bool { return lim.Stats().Open == 3 })
+	h, lim, held := hold3()
 	probe := make(chan error, 1)
 	go func() { probe <- testenv.Probe(testenv.ProbeClient("127.0.0.1"), h.base+"/status") }()
 	testenv.Eventually(t, "the fourth queued", time.Minute, func() bool { return lim.Stats().Queued == 1 })
@@ -234,19 +236,7 @@ func TestHTTPConnectionCap(t *testing.T) {
 
 	// With EvictAfter, the connection that waited longest makes room.
 	setBounds(t, func(b *httpLimits) { b.evictAfter = 50 * time.Millisecond })
-	h = startHTTPApp(t, "127.0.0.1:0", "")
-	lim = h.httpLn.(*httpguard.Listener)
-	addr = strings.TrimPrefix(h.base, "http://")
-	held = held[:0]
-	for range 3 {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		held = append(held, c)
-	}
-	testenv.Eventually(t, "three connections served", time.Minute, func() bool { return lim.Stats().Open == 3 })
+	h, _, held = hold3()
 	if err := testenv.Probe(testenv.ProbeClient("127.0.0.1"), h.base+"/status"); err != nil {
 		t.Fatal(err)
 	}

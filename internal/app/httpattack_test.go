@@ -4,13 +4,10 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	vmetrics "github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/internal/testenv"
 )
@@ -19,18 +16,8 @@ import (
 // returned buffer.
 func startHTTPAppLog(t *testing.T, addr, extra string) (*httpApp, *testenv.Buffer) {
 	t.Helper()
-	text := strings.NewReplacer("%ADDR%", addr, "%PORT%", strconv.Itoa(freePort(t)),
-		"[App]\n", "[App]\n"+extra+"\n").Replace(readTestdata(t, "http.toml"))
 	var logs testenv.Buffer
-	ms := vmetrics.NewSet()
-	a, err := Build(parseConfig(t, "http.toml", text), ms, slog.New(slog.NewTextHandler(&logs, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Stop() })
+	a, ms := startFileLog(t, httpConfig(t, addr, extra), slog.New(slog.NewTextHandler(&logs, nil)))
 	return &httpApp{App: a, base: "http://" + a.HTTPAddr(), ms: ms}, &logs
 }
 
@@ -93,25 +80,13 @@ func (h *httpApp) send(t *testing.T, r request) {
 	if r.body != "" {
 		body = strings.NewReader(r.body)
 	}
-	req, err := http.NewRequest(r.method, h.base+r.path, body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var header []string
 	for k, v := range r.header {
-		if k == "Host" {
-			req.Host = v
-			continue
-		}
-		req.Header.Set(k, v)
+		header = append(header, k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != r.code || !strings.Contains(string(b), r.want) {
-		t.Errorf("%s: %s %s: %d %q, want %d %q", r.name, r.method, r.path, resp.StatusCode, b, r.code, r.want)
+	code, b := testenv.HTTPDo(t, nil, r.method, h.base+r.path, body, header...)
+	if code != r.code || !strings.Contains(b, r.want) {
+		t.Errorf("%s: %s %s: %d %q, want %d %q", r.name, r.method, r.path, code, b, r.code, r.want)
 	}
 }
 

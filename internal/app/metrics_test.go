@@ -22,7 +22,7 @@ func TestMetricsHaveHelpAndFollowTheNamingRules(t *testing.T) {
 	vmetrics.ExposeMetadata(true)
 	t.Cleanup(func() { vmetrics.ExposeMetadata(false) })
 	port := func(c *net.UDPConn) string { return strconv.Itoa(c.LocalAddr().(*net.UDPAddr).Port) }
-	text := strings.NewReplacer("%ADDR%", "127.0.0.1:0", "%SCOPE%", "127.0.0.1:0", "%PORT%", strconv.Itoa(freePort(t)),
+	text := strings.NewReplacer("%ADDR%", "127.0.0.1:0", "%SCOPE%", "127.0.0.1:0", "%PORT%", strconv.Itoa(testenv.FreeUDPPort(t)),
 		"%RDPORT%", port(testenv.Loopback(t)), "%FLATPORT%", port(testenv.Loopback(t))).Replace(readTestdata(t, "metrics.toml"))
 	h := startHTTP(t, parseConfig(t, "metrics.toml", text))
 	if h.ScopeAddr() == "" {

@@ -76,7 +76,7 @@ func TestReplayDataSourceEndToEnd(t *testing.T) {
 	}
 
 	example, describe := recordingDoc(t)
-	port := freePort(t)
+	port := testenv.FreeUDPPort(t)
 	text := replace(t, example, `HTTPAddress = "127.0.0.1:9106"`, `HTTPAddress = "127.0.0.1:0"`,
 		`ScopeAddress = "127.0.0.1:8090"`, `ScopeAddress = "127.0.0.1:0"`,
 		"Port = 44600", "Port = "+strconv.Itoa(port), "Loop = true", "Loop = false")
@@ -191,7 +191,7 @@ func TestReplayBesideLiveDataSources(t *testing.T) {
 	dir := t.TempDir()
 	replaytest.Record(t, filepath.Join(dir, "r.parquet"), 20, nil)
 	text := readTestdata(t, "replay_beside.toml")
-	text = replace(t, text, "Port = 44700", "Port = "+strconv.Itoa(freePort(t)), "Port = 44701", "Port = "+strconv.Itoa(freePort(t)))
+	text = replace(t, text, "Port = 44700", "Port = "+strconv.Itoa(testenv.FreeUDPPort(t)), "Port = 44701", "Port = "+strconv.Itoa(testenv.FreeUDPPort(t)))
 	a, _ := startFile(t, loadAt(t, filepath.Join(dir, "beside.toml"), text))
 	for _, th := range a.threads {
 		if len(th.brokers) != 1 {

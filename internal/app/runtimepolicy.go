@@ -33,6 +33,7 @@ const (
 type runtimePolicy struct {
 	prevLimit, prevPercent int
 	limitSet, percentSet   bool
+	runtimePrio            int // App.RuntimePriority applied, 0 if none
 }
 
 // setMemoryPolicy applies App.MemoryLimit and the GC percentage for the
@@ -67,8 +68,11 @@ func (a *App) setMemoryPolicy() (limit int64, source string) {
 	return limit, source
 }
 
-// restoreRuntime undoes setMemoryPolicy.
+// restoreRuntime undoes setMemoryPolicy and setRuntimePriority.
 func (a *App) restoreRuntime() {
+	if a.rtp.runtimePrio > 0 {
+		restoreRuntimePriority(a.rtp.runtimePrio)
+	}
 	if a.rtp.limitSet {
 		debug.SetMemoryLimit(int64(a.rtp.prevLimit))
 	}

@@ -29,7 +29,7 @@ func (a *App) logStepFailures(th *thread, now time.Time) {
 			continue
 		}
 		a.log.Warn("GAM step failing", "thread", th.cfg.Name, "step", st.Name,
-			"failures", st.Failures-f.logged[i], "total_failures", st.Failures, "executions", st.Executions, "last_error", st.LastErr)
+			"failures", st.Failures-f.logged[i], "total_failures", st.Failures, "executions", th.stats.Cycles, "last_error", st.LastErr)
 		f.logged[i], f.at[i] = st.Failures, now
 	}
 }

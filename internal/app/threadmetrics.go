@@ -5,11 +5,13 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"github.com/streamerd/streamerd/internal/cycles"
 	"github.com/streamerd/streamerd/rt"
 )
 
 // threadMetrics are the metrics of one RT thread, written by the publisher
-// goroutine from rt.Stats snapshots; the RT thread never touches them.
+// goroutine from rt.Stats snapshots and the timing collector's
+// cycles.Summary; the RT thread never touches them.
 type threadMetrics struct {
 	cycles, overruns, missed, failures               *metrics.Counter
 	cycleLast, cycleMin, cycleMax                    *metrics.Gauge
@@ -67,21 +69,21 @@ func newThreadMetrics(ms *metrics.Set, name string) threadMetrics {
 	}
 }
 
-// update publishes s. It runs on the publisher goroutine.
-func (m *threadMetrics) update(s *rt.Stats) {
+// update publishes s and sum. It runs on the publisher goroutine.
+func (m *threadMetrics) update(s *rt.Stats, sum *cycles.Summary) {
 	m.cycles.Set(s.Cycles)
 	m.overruns.Set(s.Overruns)
 	m.missed.Set(s.MissedPeriods)
 	m.failures.Set(s.Failures)
-	m.cycleLast.Set(s.LastCycle.Seconds())
-	m.cycleMin.Set(s.MinCycle.Seconds())
-	m.cycleMax.Set(s.MaxCycle.Seconds())
-	m.latLast.Set(s.LastLatency.Seconds())
-	m.latMin.Set(s.MinLatency.Seconds())
-	m.latMax.Set(s.MaxLatency.Seconds())
-	m.latP50.Set(latencyQuantile(s, 0.50))
-	m.latP99.Set(latencyQuantile(s, 0.99))
-	m.busyMax.Set(s.MaxBusy.Seconds())
+	m.cycleLast.Set(sum.LastCycle.Seconds())
+	m.cycleMin.Set(sum.MinCycle.Seconds())
+	m.cycleMax.Set(sum.MaxCycle.Seconds())
+	m.latLast.Set(sum.LastLatency.Seconds())
+	m.latMin.Set(sum.MinLatency.Seconds())
+	m.latMax.Set(sum.MaxLatency.Seconds())
+	m.latP50.Set(sum.LatencyQuantile(0.50).Seconds())
+	m.latP99.Set(sum.LatencyQuantile(0.99).Seconds())
+	m.busyMax.Set(sum.MaxBusy.Seconds())
 	if m.steps == nil && len(s.Steps) > 0 {
 		m.steps = make([]stepMetrics, len(s.Steps))
 		for i := range s.Steps {
@@ -96,38 +98,16 @@ func (m *threadMetrics) update(s *rt.Stats) {
 		}
 	}
 	for i := range m.steps {
-		st := &s.Steps[i]
 		sm := &m.steps[i]
-		sm.executions.Set(st.Executions)
-		sm.failures.Set(st.Failures)
-		sm.last.Set(st.LastExec.Seconds())
-		sm.max.Set(st.MaxExec.Seconds())
-		if st.Executions > 0 {
-			sm.mean.Set(st.TotalExec.Seconds() / float64(st.Executions))
-		}
-	}
-}
-
-// latencyQuantile estimates a wake-up latency quantile from the histogram:
-// the upper bound of the bucket that holds it (the maximum for the last).
-func latencyQuantile(s *rt.Stats, q float64) float64 {
-	var total uint64
-	for _, n := range s.LatencyHist {
-		total += n
-	}
-	if total == 0 {
-		return 0
-	}
-	rank := uint64(q*float64(total-1)) + 1
-	var seen uint64
-	for i, n := range s.LatencyHist {
-		seen += n
-		if seen >= rank {
-			if i < len(rt.LatencyBuckets) {
-				return rt.LatencyBuckets[i].Seconds()
+		sm.executions.Set(s.Cycles) // every step runs once per cycle
+		sm.failures.Set(s.Steps[i].Failures)
+		if i < len(sum.Steps) {
+			st := &sum.Steps[i]
+			sm.last.Set(st.Last.Seconds())
+			sm.max.Set(st.Max.Seconds())
+			if sum.Cycles > 0 {
+				sm.mean.Set(st.Total.Seconds() / float64(sum.Cycles))
 			}
-			return s.MaxLatency.Seconds()
 		}
 	}
-	return s.MaxLatency.Seconds()
 }

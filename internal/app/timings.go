@@ -7,13 +7,12 @@ import (
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
-
-	"github.com/streamerd/streamerd/rt"
+	"github.com/streamerd/streamerd/internal/cycles"
 )
 
 // Cycle timings, MARTe2's TimingDataSource made readable: the RT threads
 // and the UDPStreamer network threads record every cycle's timings in
-// lock-free rings (rt.Thread.DrainTimings, DrainSendLatencies); a
+// lock-free rings (cycles.Thread.DrainTimings, DrainSendLatencies); a
 // collector goroutine drains them every timingsDrain into Prometheus
 // histograms and, per timingsInterval, into the p50, p99 and maximum shown
 // in /status. Nothing here runs on an RT thread.
@@ -131,12 +130,13 @@ func (r *reservoir) roll() Percentiles {
 // threadTimings are the series of one RT thread.
 type threadTimings struct {
 	name            string
-	th              *rt.Thread
+	th              *cycles.Thread
 	rows            []int64
 	cycle, lateness series
 	stepNames       []string
 	steps           []series
 	lost            *metrics.Counter
+	sum             cycles.Summary // since the start; collector's mu
 }
 
 // sourceTimings is the series of one UDPStreamer.
@@ -188,7 +188,7 @@ func newTimingCollector(a *App) *timingCollector {
 	return c
 }
 
-func newThreadTimings(ms *metrics.Set, th *rt.Thread) *threadTimings {
+func newThreadTimings(ms *metrics.Set, th *cycles.Thread) *threadTimings {
 	l := fmt.Sprintf(`thread=%q`, th.Name())
 	t := &threadTimings{
 		name:     th.Name(),
@@ -197,6 +197,7 @@ func newThreadTimings(ms *metrics.Set, th *rt.Thread) *threadTimings {
 		cycle:    newSeries(ms, "streamerd_rt_cycle_seconds{"+l+"}", cycleBounds(th.Period())),
 		lateness: newSeries(ms, "streamerd_rt_wakeup_lateness_seconds{"+l+"}", latenessBounds),
 		lost:     ms.NewCounter("streamerd_rt_timing_samples_lost_total{" + l + "}"),
+		sum:      cycles.NewSummary(th.TimingWidth() - cycles.TimingSteps),
 	}
 	for _, st := range th.Stats().Steps {
 		t.stepNames = append(t.stepNames, st.Name)
@@ -248,14 +249,19 @@ func (c *timingCollector) drain() {
 		for {
 			n, lost := t.th.DrainTimings(t.rows)
 			t.lost.Add(int(lost))
+			c.mu.Lock()
+			for i := range n {
+				t.sum.Add(t.rows[i*w : (i+1)*w])
+			}
+			c.mu.Unlock()
 			for i := range n {
 				row := t.rows[i*w : (i+1)*w]
-				t.lateness.add(row[rt.TimingLateness])
-				if row[rt.TimingCycle] > 0 {
-					t.cycle.add(row[rt.TimingCycle])
+				t.lateness.add(row[cycles.TimingLateness])
+				if row[cycles.TimingCycle] > 0 {
+					t.cycle.add(row[cycles.TimingCycle])
 				}
 				for k := range t.steps {
-					t.steps[k].add(row[rt.TimingSteps+k])
+					t.steps[k].add(row[cycles.TimingSteps+k])
 				}
 			}
 			if n < len(t.rows)/w {
@@ -291,6 +297,18 @@ func (c *timingCollector) roll() {
 	for _, s := range c.sources {
 		s.sent.last = s.sent.res.roll()
 	}
+}
+
+// readSummary copies the summary since the start of thread i (in the
+// order of the App's threads) into dst; it does not allocate once dst has
+// been filled before.
+func (c *timingCollector) readSummary(i int, dst *cycles.Summary) {
+	if c == nil || i >= len(c.threads) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.threads[i].sum.CopyTo(dst)
 }
 
 // status returns the last completed interval of every series.

@@ -58,10 +58,11 @@ func notifyContext(name string, stderr io.Writer, grace time.Duration, exit func
 	}
 }
 
-// Main runs a command's body under NotifyContext's guarantee, with Grace,
-// and exits with the code it returns.
-func Main(name string, body func(ctx context.Context) int) {
-	ctx, stop := NotifyContext(name, os.Stderr, Grace)
+// Main runs a command's body under NotifyContext's guarantee, with grace
+// (Grace unless the command needs longer to stop in order), and exits with
+// the code it returns.
+func Main(name string, grace time.Duration, body func(ctx context.Context) int) {
+	ctx, stop := NotifyContext(name, os.Stderr, grace)
 	code := body(ctx)
 	stop()
 	os.Exit(code)

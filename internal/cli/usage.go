@@ -14,18 +14,23 @@ import (
 )
 
 // Usage is what a command's -h prints: its synopsis lines, a paragraph
-// on what it does, every flag with its default, and examples.
+// on what it does, every flag with its default, examples and notes.
 type Usage struct {
 	Synopsis []string // command lines without the program name's "usage: " prefix
 	Summary  string   // one paragraph
 	Examples []string // command lines, each optionally followed by "  # what it does"
+	Notes    string   // printed last as it is (a glossary of the output), or ""
 }
 
-// SetUsage makes fs print u, with fs's flags, to fs.Output() when -h or
-// -help is given or a flag is wrong. A command returns ExitOK when its
+// NewFlagSet returns the flag set of the command name: errors are
+// returned (flag.ContinueOnError) and printed on stderr, and -h, -help or
+// a wrong flag prints u with the flags. A command returns ExitOK when its
 // Parse returns flag.ErrHelp.
-func SetUsage(fs *flag.FlagSet, u Usage) {
+func NewFlagSet(name string, stderr io.Writer, u Usage) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	fs.Usage = func() { u.Write(fs.Output(), fs) }
+	return fs
 }
 
 // Parse parses args with fs as fs.Parse does, and names, in the error of a
@@ -109,6 +114,7 @@ func (u Usage) Write(w io.Writer, fs *flag.FlagSet) {
 			fmt.Fprintf(w, "  %s\n", e)
 		}
 	}
+	io.WriteString(w, u.Notes)
 }
 
 // Version returns "name version (revision, time[, modified]) goversion

@@ -11,15 +11,13 @@ import (
 
 func TestUsageListsEveryFlagAndExamples(t *testing.T) {
 	var out bytes.Buffer
-	fs := flag.NewFlagSet("tool", flag.ContinueOnError)
-	fs.SetOutput(&out)
-	SetUsage(fs, Usage{Synopsis: []string{"-a A", "-b"}, Summary: "Does things.", Examples: []string{"tool -a 1  # one"}})
+	fs := NewFlagSet("tool", &out, Usage{Synopsis: []string{"-a A", "-b"}, Summary: "Does things.", Examples: []string{"tool -a 1  # one"}, Notes: "\nNotes.\n"})
 	fs.String("a", "x", "the `A`")
 	fs.Bool("b", false, "a switch")
 	if err := fs.Parse([]string{"-h"}); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("-h: %v", err)
 	}
-	for _, w := range []string{"usage: tool -a A\n       tool -b\n", "\nDoes things.\n", "\nflags:\n", "  -a A\n", "  -b\t", "\nexamples:\n  tool -a 1  # one\n"} {
+	for _, w := range []string{"usage: tool -a A\n       tool -b\n", "\nDoes things.\n", "\nflags:\n", "  -a A\n", "  -b\t", "\nexamples:\n  tool -a 1  # one\n\nNotes.\n"} {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("usage lacks %q:\n%s", w, out.String())
 		}
@@ -51,9 +49,7 @@ func TestParseError(t *testing.T) {
 // a flag far from every defined one gets no suggestion.
 func TestParseSuggestsTheClosestFlag(t *testing.T) {
 	newFS := func(out *bytes.Buffer) *flag.FlagSet {
-		fs := flag.NewFlagSet("tool", flag.ContinueOnError)
-		fs.SetOutput(out)
-		SetUsage(fs, Usage{Synopsis: []string{"-config file"}})
+		fs := NewFlagSet("tool", out, Usage{Synopsis: []string{"-config file"}})
 		fs.String("config", "", "the `file`")
 		fs.Bool("check", false, "check only")
 		fs.String("log-level", "", "level")

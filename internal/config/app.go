@@ -1,6 +1,11 @@
 package config
 
-import "math"
+import (
+	"math"
+	"strconv"
+
+	"github.com/streamerd/streamerd/rt/cpu"
+)
 
 // defaultGCLimit is App.MemoryLimit when GCPolicy is "off" and the file
 // sets no limit.
@@ -49,6 +54,8 @@ var appKeys = table[App]{
 		field("CPUWakeLatency", integer[int](-1, 2_000_000_000), func(a *App) *int { return &a.CPUWakeLatency }).
 			Unit("µs").
 			Doc("−1 (off) or ≥ 0: while streamerd runs, hold the kernel's PM QoS CPU wake-up latency (`/dev/cpu_dma_latency`) at this value, as cyclictest does. On a VM whose idle vCPUs halt (a `haltpoll` cpuidle driver), waking the parked network thread pinned to another CPU then cost about 1.6 µs instead of 7, and the RT thread's SCHED_FIFO wake-up p50 dropped from 31 to 17 µs; on one without a cpuidle driver it changed nothing (BENCHMARKS.md, *Wake-up latency on a VM*). Costs power; needs root."),
+		field("RuntimePriority", integer[int](0, cpu.MaxPriority), func(a *App) *int { return &a.RuntimePriority }).
+			Doc("0 (normal scheduling) or 1.." + strconv.Itoa(cpu.MaxPriority) + ": run the Go runtime's own threads (scheduler, garbage collector, timers, the HTTP server), and every other thread of the process left under normal scheduling, at SCHED_FIFO at this priority while streamerd runs; threads with a `Priority` of their own keep it. An RT thread waits for the runtime at every garbage collection and whenever it comes back from a system call; beside CPU-bound processes, runtime threads under normal scheduling get the CPU late and held a SCHED_FIFO RT thread up to seconds (the cause `go_scheduler` of [timings.md](timings.md#late-cycles)); with this key they get the CPU before normal work, as under `chrt --fifo 1`. Set it below every `Priority` of the threads and datasources, e.g. 1. Needs root or `CAP_SYS_NICE`; a busy goroutine then also runs ahead of every process under normal scheduling."),
 	},
 	finish: func(_ *tbl, a *App) {
 		if a.GCPolicy == "off" && a.MemoryLimit <= 0 {

@@ -97,6 +97,10 @@ type App struct {
 	// this many µs while the application runs (/dev/cpu_dma_latency); -1
 	// leaves the system's setting.
 	CPUWakeLatency int
+	// RuntimePriority, when > 0, runs every thread of the process under
+	// normal scheduling (the Go runtime's, the HTTP server's) at SCHED_FIFO
+	// at this priority during the run.
+	RuntimePriority int
 
 	// HTTPTokenFile names a file holding the bearer token every HTTP
 	// request must carry (Authorization: Bearer <token>); "" for none.

@@ -55,8 +55,8 @@ func TestExamplesLoad(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Parse("app.toml", configs.Default); err != nil {
-		t.Fatalf("configs.Default:\n%v", err)
+	if _, err := Parse("app.toml", defaultConfig(t)); err != nil {
+		t.Fatalf("configs app.toml:\n%v", err)
 	}
 }
 
@@ -671,4 +671,14 @@ func TestDocumentedBounds(t *testing.T) {
 	if a, b := auto(0), auto(handOffBytes); a != b || a == 0 {
 		t.Errorf("default hand-off budget: %d cycles, with HandOffBytes %d: %d", a, handOffBytes, b)
 	}
+}
+
+// defaultConfig returns the embedded configs/app.toml, the daemon's default.
+func defaultConfig(tb testing.TB) []byte {
+	tb.Helper()
+	data, err := configs.FS.ReadFile("app.toml")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
 }

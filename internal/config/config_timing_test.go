@@ -2,17 +2,16 @@ package config
 
 import (
 	"testing"
-
-	"github.com/streamerd/streamerd/configs"
 )
 
 // BenchmarkParseApp measures loading the default configuration (start-up
 // cost only; nothing here runs on the RT path).
 func BenchmarkParseApp(b *testing.B) {
 	b.ReportAllocs()
-	b.SetBytes(int64(len(configs.Default)))
+	data := defaultConfig(b)
+	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := Parse("app.toml", configs.Default); err != nil {
+		if _, err := Parse("app.toml", data); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -149,7 +149,7 @@ var udpsSignalKeys = table[datasource.Signal]{
 			Doc("finite"),
 		field("RangeMax", number(), func(s *datasource.Signal) *float64 { return &s.RangeMax }).
 			Doc("finite; with a quantisation `RangeMin < RangeMax`"),
-		field("QuantizedType", parsed("none, uint8, int8, uint16, int16", quant.ParseWireType), func(s *datasource.Signal) *quant.WireType { return &s.QuantizedType }).
+		field("QuantizedType", parsed("none, uint8, int8, uint16, int16", parseWireType), func(s *datasource.Signal) *quant.WireType { return &s.QuantizedType }).
 			Doc("`none`, `uint8`, `int8`, `uint16`, `int16`; anything but `none` needs a float32 or float64 signal"),
 		field("TimeMode", parsed("PacketTime, FullArray, FirstSample, LastSample", parseTimeMode), func(s *datasource.Signal) *datasource.TimeMode { return &s.TimeMode }).
 			Doc("`PacketTime`, `FullArray`, `FirstSample`, `LastSample`"),
@@ -169,4 +169,15 @@ func parseTimeMode(s string) (datasource.TimeMode, error) {
 		}
 	}
 	return 0, fmt.Errorf("unknown time mode %q", s)
+}
+
+// parseWireType reads a quantised type by the name quant.WireType's String
+// gives it.
+func parseWireType(s string) (quant.WireType, error) {
+	for w := quant.None; w.Valid(); w++ {
+		if w.String() == s {
+			return w, nil
+		}
+	}
+	return quant.None, fmt.Errorf("unknown quantised type %q", s)
 }

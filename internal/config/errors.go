@@ -1,9 +1,10 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -74,20 +75,8 @@ func (es Errors) Unwrap() []error {
 // sortErrors orders errors by line and column, keeping discovery order for
 // ties, and drops exact duplicates.
 func sortErrors(es []*Error) Errors {
-	sort.SliceStable(es, func(i, j int) bool {
-		if es[i].Line != es[j].Line {
-			return es[i].Line < es[j].Line
-		}
-		return es[i].Col < es[j].Col
-	})
-	out := es[:0]
-	for i, e := range es {
-		if i > 0 && *e == *es[i-1] {
-			continue
-		}
-		out = append(out, e)
-	}
-	return Errors(out)
+	slices.SortStableFunc(es, func(a, b *Error) int { return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col)) })
+	return slices.CompactFunc(es, func(a, b *Error) bool { return *a == *b })
 }
 
 // Position returns the line and column of the key at path, for example

@@ -34,15 +34,7 @@ func TestHTTPExposureWarnings(t *testing.T) {
 		{`HTTPAddress = ":9100"` + "\nHTTPInsecureControl = true", `anyone who can reach it can force signals`},
 		{`HTTPAddress = ":9100"` + "\nHTTPTokenFile = \"/run/streamerd/token\"", ""},
 	} {
-		f, err := Parse("u.toml", []byte(edit(t, baseUDPS, `HTTPAddress = "127.0.0.1:0"`, tc.app)))
-		if err != nil {
-			t.Errorf("%s: %v", tc.app, err)
-			continue
-		}
-		got := appWarnings(f)
-		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
-			t.Errorf("%s: warnings %q, want %q", tc.app, got, tc.want)
-		}
+		checkAppWarning(t, tc.app, tc.want)
 	}
 }
 
@@ -73,19 +65,26 @@ func TestScopeAndTokenWarnings(t *testing.T) {
 		{`HTTPAddress = "127.0.0.1:0"` + "\nScopeAddress = \":8090\"\nHTTPTokenFile = " + strconv.Quote(closed), ""},
 		{`HTTPAddress = "127.0.0.1:0"` + "\nHTTPTokenFile = " + strconv.Quote(open), `App: HTTPTokenFile: ` + open + ` is readable by every user (mode 0644)`},
 	} {
-		f, err := Parse("u.toml", []byte(edit(t, baseUDPS, `HTTPAddress = "127.0.0.1:0"`, tc.app)))
-		if err != nil {
-			t.Errorf("%s: %v", tc.app, err)
-			continue
-		}
-		got := appWarnings(f)
-		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
-			t.Errorf("%s: warnings %q, want %q", tc.app, got, tc.want)
-		}
+		checkAppWarning(t, tc.app, tc.want)
 	}
 	_, err := Parse("u.toml", []byte(edit(t, baseUDPS, `HTTPAddress = "127.0.0.1:0"`, `HTTPAddress = "127.0.0.1:0"`+"\nHTTPAllowedHosts = [\"ok.example\", \"bad.example:80\"]")))
 	if err == nil || !strings.Contains(err.Error(), `u.toml:3:35: App HTTPAllowedHosts[1]: "bad.example:80": give the name without a port`) {
 		t.Errorf("HTTPAllowedHosts with a port: %v", err)
+	}
+}
+
+// checkAppWarning parses baseUDPS with app in place of its HTTPAddress
+// line and checks that the warnings about [App] hold want ("": none).
+func checkAppWarning(t *testing.T, app, want string) {
+	t.Helper()
+	f, err := Parse("u.toml", []byte(edit(t, baseUDPS, `HTTPAddress = "127.0.0.1:0"`, app)))
+	if err != nil {
+		t.Errorf("%s: %v", app, err)
+		return
+	}
+	got := appWarnings(f)
+	if (want == "") != (got == "") || !strings.Contains(got, want) {
+		t.Errorf("%s: warnings %q, want %q", app, got, want)
 	}
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"net"
 	"net/netip"
 	"strconv"
@@ -34,6 +35,13 @@ func (d *decoder) warn() {
 			o := &f.Threads[tj]
 			if spins(o) && (th.CPUMask == 0 || o.CPUMask == 0 || th.CPUMask&o.CPUMask != 0) {
 				w(p+".CPUMask", "this thread and thread "+quote(o.Name)+" both spin under SCHED_FIFO and may share a CPU: they can starve each other; pin them to disjoint CPUs")
+			}
+		}
+	}
+	if rp := f.App.RuntimePriority; rp > 0 {
+		for ti := range f.Threads {
+			if p := f.Threads[ti].Priority; p > 0 && p <= rp {
+				w("Threads["+strconv.Itoa(ti)+"].Priority", fmt.Sprintf("%d is not above App.RuntimePriority %d: the runtime's threads compete with this RT thread as equals; give the RT thread the higher priority", p, rp))
 			}
 		}
 	}

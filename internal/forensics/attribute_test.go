@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamerd/streamerd/internal/cycles"
 	"github.com/streamerd/streamerd/rt"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -72,7 +73,7 @@ func TestAttribute(t *testing.T) {
 // the thread's own counts in threads (nil: unreadable).
 func recordedMonitor(t *testing.T, at []int64, stats []string, threads []*threadSample) (*Monitor, *watch) {
 	t.Helper()
-	th, err := rt.New(rt.Config{Name: "RT1", Frequency: 1000, CPUMask: cpu.Of(1)}, nil, nil)
+	th, err := cycles.New(rt.Config{Name: "RT1", Frequency: 1000, CPUMask: cpu.Of(1)}, nil, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func recordedMonitor(t *testing.T, at []int64, stats []string, threads []*thread
 func TestStealFromRecordedProc(t *testing.T) {
 	th := &threadSample{ok: true, tid: 7, cpu: 1}
 	m, w := recordedMonitor(t, []int64{0, 20 * ms1}, []string{"stat-before.txt", "stat-after.txt"}, []*threadSample{th, th})
-	lc := rt.LateCycle{Counter: 42, Deadline: 5 * ms1, Wake: 9 * time.Millisecond, End: 9*time.Millisecond + 3000, Step: -1}
+	lc := cycles.LateCycle{Counter: 42, Deadline: 5 * ms1, Wake: 9 * time.Millisecond, End: 9*time.Millisecond + 3000, Step: -1}
 	p := w.lateEvent(&lc)
 	m.attribute(0, w, &p)
 	evs := m.Events("RT1")
@@ -143,7 +144,7 @@ func TestStealFromRecordedProc(t *testing.T) {
 // same /proc/stat, with the thread's counts unreadable, has no cause.
 func TestNoStealNoCause(t *testing.T) {
 	m, w := recordedMonitor(t, []int64{0, 20 * ms1}, []string{"stat-before.txt", "stat-before.txt"}, []*threadSample{nil, nil})
-	lc := rt.LateCycle{Deadline: 5 * ms1, Wake: 9 * time.Millisecond, End: 9 * time.Millisecond, Step: -1}
+	lc := cycles.LateCycle{Deadline: 5 * ms1, Wake: 9 * time.Millisecond, End: 9 * time.Millisecond, Step: -1}
 	p := w.lateEvent(&lc)
 	m.attribute(0, w, &p)
 	ev := m.Events("RT1")[0]

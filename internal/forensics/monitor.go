@@ -16,6 +16,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"github.com/streamerd/streamerd/internal/cycles"
 	"github.com/streamerd/streamerd/rt"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -48,14 +49,14 @@ const (
 	logEvery      = time.Second
 )
 
-// Thread is what the monitor needs of an RT thread; *rt.Thread has it.
+// Thread is what the monitor needs of an RT thread; *cycles.Thread has it.
 type Thread interface {
 	Name() string
 	Period() time.Duration
 	LateThreshold() time.Duration
 	ThreadID() int
 	Affinity() cpu.Mask
-	DrainLateCycles(dst []rt.LateCycle) (n int, lost uint64)
+	DrainLateCycles(dst []cycles.LateCycle) (n int, lost uint64)
 	ReadStats(dst *rt.Stats)
 }
 
@@ -131,7 +132,7 @@ type watch struct {
 	tid   int
 	files [3]procFile // stat, schedstat, status
 
-	late    []rt.LateCycle
+	late    []cycles.LateCycle
 	stats   *rt.Stats // ReadStats's buffer
 	stamps  []int64
 	pending []pendingEvent
@@ -179,7 +180,7 @@ func New(cfg Config) *Monitor {
 func (m *Monitor) WatchThread(th Thread, steps []string, fifo bool) {
 	w := m.newWatch(th.Name(), false, fifo)
 	w.th, w.steps, w.threshold = th, steps, th.LateThreshold()
-	w.late = make([]rt.LateCycle, drainBatch)
+	w.late = make([]cycles.LateCycle, drainBatch)
 	w.stats = &rt.Stats{}
 	th.ReadStats(w.stats) // sized once
 	for c := range NumCauses {
@@ -389,7 +390,7 @@ func (m *Monitor) collect(w *watch) {
 // lateEvent turns an RT thread's stamp into a pending event: a late
 // wake-up asks to explain deadline..wake, an overrun wake..end, both
 // deadline..end.
-func (w *watch) lateEvent(lc *rt.LateCycle) pendingEvent {
+func (w *watch) lateEvent(lc *cycles.LateCycle) pendingEvent {
 	late := lc.Wake > w.threshold
 	over := lc.Missed > 0
 	sp := span{from: lc.Deadline, to: lc.Deadline + int64(lc.Wake), asleep: late, overran: over}

@@ -5,7 +5,6 @@ package forensics
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"runtime"
 	"strings"
@@ -20,6 +19,8 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
+	"github.com/streamerd/streamerd/internal/cycles"
+	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/rt"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -36,7 +37,7 @@ type stepFunc func() error
 func (f stepFunc) Execute() error { return f() }
 
 // watched starts th and a monitor watching it with the given step names.
-func watched(t *testing.T, th *rt.Thread, steps []string) *Monitor {
+func watched(t *testing.T, th *cycles.Thread, steps []string) *Monitor {
 	t.Helper()
 	m := New(Config{Interval: 5 * time.Millisecond, Metrics: metrics.NewSet()})
 	m.WatchThread(th, steps, false)
@@ -91,7 +92,7 @@ func TestPageFaultStorm(t *testing.T) {
 		}
 		return unix.Munmap(b)
 	})
-	th, err := rt.New(rt.Config{Name: "RT1", Frequency: 1000}, []rt.Step{{Name: "touch", Exec: touch}}, nil)
+	th, err := cycles.New(rt.Config{Name: "RT1", Frequency: 1000}, []rt.Step{{Name: "touch", Exec: touch}}, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func hold(d time.Duration) {
 // 20 ms; an RT thread that wakes meanwhile waits for it, and its late
 // cycle is put down to a Go pause.
 func TestGCStopTheWorld(t *testing.T) {
-	th, err := rt.New(rt.Config{Name: "RT1", Frequency: 1000}, []rt.Step{{Name: "nop", Exec: stepFunc(func() error { return nil })}}, nil)
+	th, err := cycles.New(rt.Config{Name: "RT1", Frequency: 1000}, []rt.Step{{Name: "nop", Exec: stepFunc(func() error { return nil })}}, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func lastCPU() int {
 // its late cycles are put down to preemption.
 func TestPreemption(t *testing.T) {
 	c := lastCPU()
-	th, err := rt.New(rt.Config{Name: "RT1", Frequency: 1000, CPUMask: cpu.Of(c)}, []rt.Step{{Name: "nop", Exec: stepFunc(func() error { return nil })}}, nil)
+	th, err := cycles.New(rt.Config{Name: "RT1", Frequency: 1000, CPUMask: cpu.Of(c)}, []rt.Step{{Name: "nop", Exec: stepFunc(func() error { return nil })}}, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,17 +219,11 @@ func TestSkippedCyclePreempted(t *testing.T) {
 	cfg := udpstreamer.Config{Name: "S", Address: "127.0.0.1", HandOffDepth: 1,
 		Signals: []datasource.Signal{{Name: "x", Type: datasource.Uint32}}, NetworkThread: datasource.NetworkThread{CPUMask: cpu.Of(c)},
 	}
-	s, err := udpstreamer.New(cfg, metrics.NewSet(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s, err := udpstreamer.New(cfg, metrics.NewSet(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	dstest.Start(t, s)
 	hogs(t, c, 3)
 	const period = 200 * time.Microsecond
 	m := New(Config{Interval: 5 * time.Millisecond})
@@ -261,7 +256,7 @@ func TestSkippedCyclePreempted(t *testing.T) {
 // sample and its explanation allocate nothing.
 func TestSampleNoAllocs(t *testing.T) {
 	testenv.SkipIfRace(t)
-	th, err := rt.New(rt.Config{Name: "RT1", Frequency: 100}, nil, nil)
+	th, err := cycles.New(rt.Config{Name: "RT1", Frequency: 100}, nil, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +280,7 @@ func TestSampleNoAllocs(t *testing.T) {
 // log off, stamping, sampling and explaining allocate nothing.
 func TestExplainNoAllocs(t *testing.T) {
 	testenv.SkipIfRace(t)
-	th, err := rt.New(rt.Config{Name: "RT1", Frequency: 2000, LateThreshold: time.Nanosecond}, []rt.Step{{Name: "nop", Exec: stepFunc(func() error { return nil })}}, nil)
+	th, err := cycles.New(rt.Config{Name: "RT1", Frequency: 2000}, []rt.Step{{Name: "nop", Exec: stepFunc(func() error { return nil })}}, nil, time.Nanosecond)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,10 @@
 package marte2
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/streamerd/streamerd/internal/regfile"
@@ -142,18 +143,8 @@ func (im *importer) checkpoint() {
 // sortErrors sorts errors by position, keeping their order for the same
 // position, and drops repeats (the same message at the same position).
 func sortErrors(es []*Error) Errors {
-	sort.SliceStable(es, func(i, j int) bool {
-		a, b := es[i].Pos, es[j].Pos
-		return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col)
-	})
-	out := es[:0]
-	for i, e := range es {
-		if i > 0 && *e == *es[i-1] {
-			continue
-		}
-		out = append(out, e)
-	}
-	return Errors(out)
+	slices.SortStableFunc(es, func(a, b *Error) int { return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col)) })
+	return slices.CompactFunc(es, func(a, b *Error) bool { return *a == *b })
 }
 
 // run imports the first RealTimeApplication of the tree: the

@@ -52,15 +52,7 @@ func BenchmarkCommitBurst(b *testing.B) {
 	for _, comp := range []string{"snappy", "zstd", "none"} {
 		b.Run(comp, func(b *testing.B) {
 			s := startStreamer(b, burstSignals(), 1)
-			c, err := client.Dial(s.LocalAddr().String(), client.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer c.Close()
-			cfg, err := c.Connect(context.Background())
-			if err != nil {
-				b.Fatal(err)
-			}
+			c, cfg := connect(b, s)
 			s.Synchronise()
 			var u client.Update
 			c.SetReadDeadline(time.Now().Add(5 * time.Second))

@@ -28,30 +28,19 @@ func (l *Layout) Schema() *parquet.Schema {
 	return parquet.NewSchema(schemaName, g)
 }
 
-// leafOf returns the leaf node that stores elements of t: integers with
-// their width and signedness, floats as FLOAT and DOUBLE.
+// leafOf returns the leaf node that stores elements of t: integers (and
+// char8, as uint8) with their width and signedness, floats as FLOAT and
+// DOUBLE.
 func leafOf(t datasource.Type) parquet.Node {
-	switch t {
-	case datasource.Uint8, datasource.Char8:
-		return parquet.Uint(8)
-	case datasource.Int8:
-		return parquet.Int(8)
-	case datasource.Uint16:
-		return parquet.Uint(16)
-	case datasource.Int16:
-		return parquet.Int(16)
-	case datasource.Uint32:
-		return parquet.Uint(32)
-	case datasource.Int32:
-		return parquet.Int(32)
-	case datasource.Uint64:
-		return parquet.Uint(64)
-	case datasource.Int64:
-		return parquet.Int(64)
-	case datasource.Float32:
+	switch {
+	case t == datasource.Float32:
 		return parquet.Leaf(parquet.FloatType)
+	case t == datasource.Float64 || !t.Valid():
+		return parquet.Leaf(parquet.DoubleType)
+	case t.Signed():
+		return parquet.Int(8 * t.Size())
 	}
-	return parquet.Leaf(parquet.DoubleType)
+	return parquet.Uint(8 * t.Size())
 }
 
 // orderedGroup is a group node whose fields keep the order they were given

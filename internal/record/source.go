@@ -139,6 +139,8 @@ func (u *UDPStreamerSource) run(ctx context.Context, s *Session) error {
 	var armed time.Time
 	var stale0, incomplete0 uint64
 	for {
+		// A deadline tick ahead, moved on at most every half tick: a
+		// deadline that passed re-arms at once.
 		now := time.Now()
 		if now.After(armed) {
 			armed = now.Add(tick / 2)
@@ -160,17 +162,29 @@ func (u *UDPStreamerSource) run(ctx context.Context, s *Session) error {
 			}
 		case errors.Is(err, client.ErrSilence):
 			s.log.Warn("the stream is silent", "server", u.Server, "error", err)
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			armed = time.Time{}
-			if err := rec.Tick(now); err != nil {
+		default:
+			if end, err := readFailed(ctx, rec, err, now); end {
 				return err
 			}
-		case ctx.Err() != nil:
-			return nil
-		default:
-			return err
 		}
 	}
+}
+
+// readFailed is what a receive loop does when its read returns err, not
+// one of the source's own: a read deadline ticks rec (which ends a row
+// group RowGroupInterval old) and the loop goes on; the end of ctx ends
+// the recording with no error; any other error ends it with err.
+func readFailed(ctx context.Context, rec *Recorder, err error, now time.Time) (end bool, _ error) {
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		if err := rec.Tick(now); err != nil {
+			return true, err
+		}
+		return false, nil
+	case ctx.Err() != nil:
+		return true, nil
+	}
+	return true, err
 }
 
 // relayout gives the session the layout of cfg.
@@ -194,16 +208,11 @@ type RD100SSource struct {
 func (r *RD100SSource) Info() string { return "RD100S " + r.Listen }
 
 func (r *RD100SSource) run(ctx context.Context, s *Session) error {
-	addr, err := net.ResolveUDPAddr("udp", r.Listen)
+	conn, err := rdclient.ListenUDP(r.Listen)
 	if err != nil {
-		return fmt.Errorf("RD100S listen address %s: %w", r.Listen, err)
-	}
-	conn, err := net.ListenUDP("udp", addr)
-	if err != nil {
-		return fmt.Errorf("RD100S: %w", err)
+		return err
 	}
 	defer conn.Close()
-	_, _ = netthread.SetBuffers(conn, 0, 1<<20) // best effort: a smaller buffer only drops more under load
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	rec, err := s.layout(ForRD100S(conn.LocalAddr().String()), time.Now())
@@ -218,18 +227,14 @@ func (r *RD100SSource) run(ctx context.Context, s *Session) error {
 		conn.SetReadDeadline(time.Now().Add(tick))
 		n, _, err := conn.ReadFromUDPAddrPort(buf[:])
 		now := time.Now()
-		switch {
-		case err == nil:
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			m.Tick(now)
-			if err := rec.Tick(now); err != nil {
+		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				m.Tick(now)
+			}
+			if end, err := readFailed(ctx, rec, err, now); end {
 				return err
 			}
 			continue
-		case ctx.Err() != nil:
-			return nil
-		default:
-			return err
 		}
 		class := m.Observe(buf[:n], now)
 		switch class {
@@ -315,14 +320,10 @@ func (f *FlatUDPSource) run(ctx context.Context, s *Session) error {
 			}
 		case errors.Is(err, flatwire.ErrSize):
 			s.log.Warn("FlatUDP datagrams of the wrong size: check -signals", "from", from, "bytes", len(b), "want", l.flat.Size)
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			if err := rec.Tick(now); err != nil {
+		default:
+			if end, err := readFailed(ctx, rec, err, now); end {
 				return err
 			}
-		case ctx.Err() != nil:
-			return nil
-		default:
-			return err
 		}
 	}
 }

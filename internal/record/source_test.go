@@ -22,6 +22,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/internal/flatenc"
+	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
 )
@@ -44,14 +45,24 @@ func startStreamer(t testing.TB, sigs []datasource.Signal, depth int) *udpstream
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AllocateMemory(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	dstest.Start(t, s)
 	return s
+}
+
+// connect holds a session with s as its client, closed when tb ends, and
+// returns it with the CONFIG.
+func connect(tb testing.TB, s *udpstreamer.Streamer) (*client.Client, *client.Config) {
+	tb.Helper()
+	c, err := client.Dial(s.LocalAddr().String(), client.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	cfg, err := c.Connect(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c, cfg
 }
 
 // publish writes cycle i into the streamer's memory and publishes it,
@@ -145,15 +156,7 @@ func TestRecordUDPStreamerLive(t *testing.T) {
 func TestRecordHotPathNoAllocs(t *testing.T) {
 	testenv.SkipIfRace(t)
 	s := startStreamer(t, liveSignals(), 256)
-	c, err := client.Dial(s.LocalAddr().String(), client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	cfg, err := c.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, cfg := connect(t, s)
 	publish(s, 7)
 	var u client.Update
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
@@ -199,12 +202,7 @@ func TestRecordHotPathNoAllocs(t *testing.T) {
 
 func TestRecordRD100S(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "rd.parquet")
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := pc.LocalAddr().String()
-	pc.Close()
+	addr := testenv.FreeUDPAddr(t)
 	sess, stop := runSession(t, &RD100SSource{Listen: addr}, Options{Path: path})
 	testenv.Eventually(t, "the recorder listens", 5*time.Second, func() bool { return sess.Recorder() != nil })
 	conn, err := net.Dial("udp", addr)
@@ -244,12 +242,7 @@ func TestRecordRD100S(t *testing.T) {
 func TestRecordFlatUDP(t *testing.T) {
 	const signals = "Counter:uint32,Sine:float32,Label:char8[4],Wave:int16[3]w"
 	path := filepath.Join(t.TempDir(), "flat.parquet")
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := pc.LocalAddr().String()
-	pc.Close()
+	addr := testenv.FreeUDPAddr(t)
 	sess, stop := runSession(t, &FlatUDPSource{Listen: addr, Signals: signals, Order: "big"}, Options{Path: path})
 	testenv.Eventually(t, "the recorder listens", 5*time.Second, func() bool { return sess.Recorder() != nil })
 	conn, err := net.Dial("udp", addr)

@@ -35,15 +35,8 @@ func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.parquet"), filepath.Join(dir, "b.parquet")
 
-	s := replaytest.Live(t)
-	sessA, stopA := replaytest.RecordFrom(t, s.LocalAddr().String(), a)
-	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return sessionClient(s).IsValid() })
 	const n = 300
-	for i := range n {
-		replaytest.Cycle(s, i, gapAt[i])
-	}
-	replaytest.WaitRows(t, sessA, n, "the live stream is recorded")
-	stopA()
+	replaytest.Record(t, a, n, gapAt)
 
 	r, err := New(a, Options{Server: udpstreamer.Config{Address: "127.0.0.1"}, Speed: 2, WaitClient: true}, metrics.NewSet(), discard())
 	if err != nil {
@@ -104,15 +97,7 @@ func TestRoundTrip(t *testing.T) {
 // TestReplayLoopsAndStops: with Loop the recording plays again; Stop ends
 // it; Speed out of range is refused.
 func TestReplayLoopsAndStops(t *testing.T) {
-	a := filepath.Join(t.TempDir(), "a.parquet")
-	s := replaytest.Live(t)
-	sess, stop := replaytest.RecordFrom(t, s.LocalAddr().String(), a)
-	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return sessionClient(s).IsValid() })
-	for i := range 20 {
-		replaytest.Cycle(s, i, 0)
-	}
-	replaytest.WaitRows(t, sess, 20, "recorded")
-	stop()
+	a := replaytest.Record(t, filepath.Join(t.TempDir(), "a.parquet"), 20, nil)
 	for _, o := range []Options{{Speed: 20}, {PacingPriority: 100}, {Server: udpstreamer.Config{Signals: replaytest.Signals()}}} {
 		if _, err := New(a, o, metrics.NewSet(), discard()); err == nil {
 			t.Errorf("%+v taken", o)
@@ -147,15 +132,7 @@ func TestReplayLoopsAndStops(t *testing.T) {
 // file gets an error naming it, never a panic.
 func TestBadFilesNameTheFileAndTheProblem(t *testing.T) {
 	dir := t.TempDir()
-	good := filepath.Join(dir, "good.parquet")
-	s := replaytest.Live(t)
-	sess, stop := replaytest.RecordFrom(t, s.LocalAddr().String(), good)
-	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return sessionClient(s).IsValid() })
-	for i := range 50 {
-		replaytest.Cycle(s, i, 0)
-	}
-	replaytest.WaitRows(t, sess, 50, "recorded")
-	stop()
+	good := replaytest.Record(t, filepath.Join(dir, "good.parquet"), 50, nil)
 	data, err := os.ReadFile(good)
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 	"github.com/streamerd/streamerd/internal/app"
 	"github.com/streamerd/streamerd/internal/httpguard"
 	"github.com/streamerd/streamerd/internal/scope"
+	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/internal/udpstest"
 )
 
@@ -320,7 +321,7 @@ const screenshotFile = "../../docs/scope.png"
 // counter, no time signal. With -screenshot it writes the README's
 // picture of that screen once the window is full.
 func browseFirstScreen(t *testing.T, browser context.Context) {
-	a := startApp(t, "app.toml", "Port = 44500", udpsPort(freePort(t)))
+	a := startApp(t, "app.toml", "Port = 44500", udpsPort(testenv.FreeUDPPort(t)))
 	_, pageURL := startScope(t, &scope.UDPStreamer{Server: streamerAddr(a)}, scope.Options{})
 	p := openPage(t, browser, pageURL)
 	got := p.firstView()
@@ -376,7 +377,7 @@ func browseFirstScreen(t *testing.T, browser context.Context) {
 }
 
 func browseUDPStreamer(t *testing.T, browser context.Context) {
-	a := startApp(t, "app.toml", "Port = 44500", udpsPort(freePort(t)))
+	a := startApp(t, "app.toml", "Port = 44500", udpsPort(testenv.FreeUDPPort(t)))
 	proxy := newLossyProxy(t, streamerAddr(a))
 	_, pageURL := startScope(t, &scope.UDPStreamer{Server: proxy.addr()}, scope.Options{})
 	p := openPage(t, browser, pageURL)
@@ -524,7 +525,7 @@ func browseManySignals(t *testing.T, browser context.Context) {
 			t.Fatalf("STREAMERD_SCOPE_SIGNALS=%q: want 64 to %d", s, scope.MaxTraces)
 		}
 	}
-	a := startAppText(t, "many.toml", manySignals(n, freePort(t)))
+	a := startAppText(t, "many.toml", manySignals(n, testenv.FreeUDPPort(t)))
 	srv, pageURL := startScope(t, &scope.UDPStreamer{Server: streamerAddr(a)}, scope.Options{})
 	p := openPage(t, browser, pageURL)
 	p.signalNames(n)
@@ -631,7 +632,7 @@ func browseSkipped(t *testing.T, browser context.Context) {
 // page on a scope that reads it at rate datagrams per second. It returns
 // the application, Flat's signals string and the page.
 func openFlatUDP(t *testing.T, browser context.Context, name, examplePort string, rate float64) (*app.App, string, *page) {
-	port := strconv.Itoa(freePort(t))
+	port := strconv.Itoa(testenv.FreeUDPPort(t))
 	a := startApp(t, name, "Port = "+examplePort, "Port = "+port)
 	signals := a.DataSource("Flat").(interface{ SignalsString() string }).SignalsString()
 	_, pageURL := startScope(t, &scope.FlatUDP{Listen: "127.0.0.1:" + port, Signals: signals, Rate: rate}, scope.Options{})
@@ -671,7 +672,7 @@ func browseFlatUDPText(t *testing.T, browser context.Context) {
 }
 
 func browseRD100S(t *testing.T, browser context.Context) {
-	port := freePort(t)
+	port := testenv.FreeUDPPort(t)
 	a := startApp(t, "rd100s.toml", "dest_port = 5100", "dest_port = "+strconv.Itoa(port))
 	_, pageURL := startScope(t, &scope.RD100S{Listen: "127.0.0.1:" + strconv.Itoa(port)}, scope.Options{})
 	p := openPage(t, browser, pageURL)
@@ -702,7 +703,7 @@ func browseToken(t *testing.T, browser context.Context) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := startApp(t, "app.toml", "Port = 44500", udpsPort(freePort(t)))
+	a := startApp(t, "app.toml", "Port = 44500", udpsPort(testenv.FreeUDPPort(t)))
 	_, pageURL := startScopeHTTP(t, &scope.UDPStreamer{Server: streamerAddr(a)}, scope.Options{}, scope.HTTPOptions{Token: tok, Log: quiet()})
 	p := openPage(t, browser, pageURL)
 	enter := func(token string) {
@@ -739,7 +740,7 @@ func browseBanners(t *testing.T, browser context.Context) {
 	second := openPage(t, browser, pageURL)
 	poll[bool](second, "the viewer cap banner", `[...document.querySelectorAll(".banner.error")].some((b) => b.textContent.includes("too many viewers"))`)
 
-	mute := freePort(t)
+	mute := testenv.FreeUDPPort(t)
 	_, pageURL = startScope(t, &scope.UDPStreamer{Server: "127.0.0.1:" + strconv.Itoa(mute)}, scope.Options{})
 	p2 := openPage(t, browser, pageURL)
 	poll[bool](p2, "the silent server banner", `[...document.querySelectorAll(".banner.error")].some((b) => b.textContent.includes("does not answer"))`)

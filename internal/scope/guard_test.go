@@ -2,7 +2,6 @@ package scope
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
@@ -30,21 +29,7 @@ func mustToken(t *testing.T) *httpguard.Token {
 // fetch GETs url with client c and returns the status and body.
 func fetch(t *testing.T, c *http.Client, url string, header ...string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
-	for i := 0; i+1 < len(header); i += 2 {
-		if header[i] == "Host" {
-			req.Host = header[i+1]
-			continue
-		}
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return testenv.HTTPDo(t, c, http.MethodGet, url, nil, header...)
 }
 
 // With a token, the page, its files, /status.json and the WebSocket need

@@ -28,17 +28,6 @@ import (
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// freePort returns a UDP port that was free a moment ago.
-func freePort(tb testing.TB) int {
-	tb.Helper()
-	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer c.Close()
-	return c.LocalAddr().(*net.UDPAddr).Port
-}
-
 // startApp runs the example configuration name with its HTTP endpoint on a
 // free loopback port and the replacements made, until the test ends.
 func startApp(tb testing.TB, name string, replace ...string) *app.App {

@@ -144,7 +144,7 @@ func TestBenchChild(t *testing.T) {
 	role, arg, _ := strings.Cut(os.Getenv(childEnv), " ")
 	switch role {
 	case "producer":
-		a := startApp(t, "burst.toml", "Port = 44500", udpsPort(freePort(t)))
+		a := startApp(t, "burst.toml", "Port = 44500", udpsPort(testenv.FreeUDPPort(t)))
 		_, port, _ := strings.Cut(streamerAddr(a), ":")
 		fmt.Println("port", port)
 	case "viewers":

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource/rd100s/wire"
 	rdclient "github.com/streamerd/streamerd/internal/rd100slink"
-	"github.com/streamerd/streamerd/netthread"
 )
 
 // RD100S is a source that listens for an RD100S-ENC-UDP v1 position stream
@@ -74,19 +72,13 @@ func (s *RD100S) Counters() Counters {
 
 // Run listens until ctx ends.
 func (s *RD100S) Run(ctx context.Context, h *Hub) error {
-	addr, err := net.ResolveUDPAddr("udp", s.Listen)
+	conn, err := rdclient.ListenUDP(s.Listen)
 	if err != nil {
-		h.SetStatus(StateError, "RD100S listen address "+s.Listen+": "+err.Error())
-		return err
-	}
-	conn, err := net.ListenUDP("udp", addr)
-	if err != nil {
-		h.SetStatus(StateError, "RD100S: "+err.Error())
+		h.SetStatus(StateError, err.Error())
 		return err
 	}
 	defer conn.Close()
 	s.addr = conn.LocalAddr().String()
-	_, _ = netthread.SetBuffers(conn, 0, 1<<20) // best effort: a smaller buffer only drops more under load
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	m := rdclient.NewMonitor(s.Monitor)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"sync"
 	"testing"
-	"time"
 )
 
 // UDPCapture keeps copies of the UDP datagrams sent on loopback to one
@@ -66,14 +65,20 @@ func (c *UDPCapture) run() {
 	}
 }
 
-// Stop ends the capture, after the datagrams already delivered to the
-// raw socket have been read, and returns their payloads in the order
-// they came, or the socket's error. Later calls return the same.
+// Captured returns the payloads captured so far, in the order they came.
+func (c *UDPCapture) Captured() [][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.got[:len(c.got):len(c.got)]
+}
+
+// Stop ends the capture and returns the payloads captured, in the order
+// they came, or the socket's error. Datagrams still queued on the socket
+// may be left out: wait for Captured to hold what was sent first. Later
+// calls return the same.
 func (c *UDPCapture) Stop() ([][]byte, error) {
-	// A short wait for datagrams in the socket's queue, then close.
-	_ = c.conn.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
-	c.wg.Wait()
 	c.conn.Close()
+	c.wg.Wait()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.got, c.fail

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -71,4 +72,22 @@ func CheckHelp(tb testing.TB, name string, code int, out string, flags ...string
 			tb.Errorf("%s -h does not list -%s:\n%s", name, f, out)
 		}
 	}
+}
+
+// FreeUDPPort returns a UDP port of 127.0.0.1 that was free a moment ago,
+// for a configuration or a process that binds it itself.
+func FreeUDPPort(tb testing.TB) int {
+	tb.Helper()
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.UDPAddr).Port
+}
+
+// FreeUDPAddr is FreeUDPPort as an address, "127.0.0.1:port".
+func FreeUDPAddr(tb testing.TB) string {
+	tb.Helper()
+	return "127.0.0.1:" + strconv.Itoa(FreeUDPPort(tb))
 }

@@ -40,8 +40,8 @@ func TestClockNoAllocs(t *testing.T) {
 		t.Fatalf("clocks allocate %v times", n)
 	}
 	var m Mask
-	if n := testing.AllocsPerRun(100, func() { m, _ = CurrentThreadAffinity() }); n != 0 {
-		t.Fatalf("CurrentThreadAffinity allocates %v times", n)
+	if n := testing.AllocsPerRun(100, func() { m, _ = currentThreadAffinity() }); n != 0 {
+		t.Fatalf("currentThreadAffinity allocates %v times", n)
 	}
 	if n := testing.AllocsPerRun(100, func() { _ = SleepUntil(MonotonicNanos() + 1000) }); n != 0 {
 		t.Fatalf("SleepUntil allocates %v times", n)

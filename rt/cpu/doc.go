@@ -5,9 +5,9 @@
 //     thread, pinned to a Mask (the affinity is read back and must equal
 //     the Mask) and optionally SCHED_FIFO. When the function returns the Go
 //     runtime destroys the thread, so its affinity and priority never leak
-//     to other goroutines. PinCurrentThread and SetFIFOPriority do the same
-//     steps by hand on a thread locked with runtime.LockOSThread.
-//  2. Once per process, optionally, LockMemory and HoldWakeLatency.
+//     to other goroutines. PinCurrentThread pins a thread locked by hand
+//     with runtime.LockOSThread.
+//  2. Once per process, optionally, HoldWakeLatency.
 //  3. Pace a loop with MonotonicNanos and SleepUntil (absolute deadlines;
 //     under normal scheduling, SetTimerSlack(1) first); stamp with
 //     MonotonicRawNanos.

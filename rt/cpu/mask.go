@@ -12,8 +12,8 @@ import (
 // CPUs above 63 cannot be named.
 type Mask uint64
 
-// ErrBadMask is returned (wrapped) by ParseMask for malformed input.
-var ErrBadMask = errors.New("cpu: bad CPU mask")
+// errBadMask is returned (wrapped) by ParseMask for malformed input.
+var errBadMask = errors.New("cpu: bad CPU mask")
 
 // ParseMask parses a CPU mask written as MARTe2 writes CPUMask: hexadecimal
 // with a 0x prefix ("0x2"), binary with 0b ("0b10"), or decimal ("2").
@@ -33,7 +33,7 @@ func ParseMask(s string) (Mask, error) {
 	}
 	v, err := strconv.ParseUint(t, base, 64)
 	if err != nil {
-		return 0, errors.Join(ErrBadMask, err)
+		return 0, errors.Join(errBadMask, err)
 	}
 	return Mask(v), nil
 }

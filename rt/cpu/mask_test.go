@@ -19,8 +19,8 @@ func TestParseMask(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"x", "0x", "0b2", "-1", "0x1g", "0x10000000000000000"} {
-		if _, err := ParseMask(in); !errors.Is(err, ErrBadMask) {
-			t.Errorf("ParseMask(%q) error = %v, want ErrBadMask", in, err)
+		if _, err := ParseMask(in); !errors.Is(err, errBadMask) {
+			t.Errorf("ParseMask(%q) error = %v, want errBadMask", in, err)
 		}
 	}
 }

@@ -30,7 +30,7 @@ func TestPinCurrentThread(t *testing.T) {
 			t.Error(err)
 			return
 		}
-		got, err := CurrentThreadAffinity()
+		got, err := currentThreadAffinity()
 		if err != nil || got != last {
 			t.Errorf("affinity = %v, %v; want %v", got, err, last)
 		}
@@ -38,18 +38,18 @@ func TestPinCurrentThread(t *testing.T) {
 	// The test goroutine's own thread was never touched.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if got, _ := CurrentThreadAffinity(); got != all {
+	if got, _ := currentThreadAffinity(); got != all {
 		t.Errorf("main thread affinity %v, want %v", got, all)
 	}
 }
 
 func TestPinZeroIsNoop(t *testing.T) {
 	onNewThread(func() {
-		before, _ := CurrentThreadAffinity()
+		before, _ := currentThreadAffinity()
 		if err := PinCurrentThread(0); err != nil {
 			t.Error(err)
 		}
-		if after, _ := CurrentThreadAffinity(); after != before {
+		if after, _ := currentThreadAffinity(); after != before {
 			t.Errorf("zero mask changed affinity %v -> %v", before, after)
 		}
 	})

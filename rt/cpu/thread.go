@@ -9,10 +9,10 @@ import (
 )
 
 var (
-	// ErrAffinityMismatch is returned (wrapped) by PinCurrentThread when the
+	// errAffinityMismatch is returned (wrapped) by PinCurrentThread when the
 	// affinity read back differs from the one requested (for example when a
 	// cgroup cpuset excludes some of the CPUs).
-	ErrAffinityMismatch = errors.New("cpu: affinity read back differs from the requested mask")
+	errAffinityMismatch = errors.New("cpu: affinity read back differs from the requested mask")
 
 	// ErrNotSupported is returned (wrapped) on systems other than Linux by
 	// the functions that need Linux: pinning to a non-zero Mask, reading
@@ -44,16 +44,19 @@ func checkFIFO(prio int) error {
 	return nil
 }
 
-// OnlineMask returns the CPUs the calling thread may run on now, which on an
-// unpinned thread is the set usable by the process.
-func OnlineMask() (Mask, error) { return CurrentThreadAffinity() }
+// OnlineMask returns the CPUs the calling thread may run on now
+// (sched_getaffinity), which on an unpinned thread is the set usable by the
+// process; on a thread PinCurrentThread pinned, its mask. It does not
+// allocate. Off Linux it returns ErrNotSupported.
+func OnlineMask() (Mask, error) { return currentThreadAffinity() }
 
 // StartThread runs body on a new goroutine locked to its own OS thread,
 // pinned to mask (0: not pinned) and, if priority is above 0, in SCHED_FIFO
 // at that priority (1 to 99). It returns once the thread is set up, with
-// the affinity read back inside it (0 if it could not be read) and a
-// channel closed when body has returned. If pinning or the priority fails,
-// body never runs, the goroutine has ended by the time StartThread
+// its OS thread id (gettid: the TID that names it under /proc/self/task,
+// what a monitor needs to read how the kernel treats it; 0 off Linux) and
+// a channel closed when body has returned. If pinning or the priority
+// fails, body never runs, the goroutine has ended by the time StartThread
 // returns, and the error says why.
 //
 // The goroutine never calls runtime.UnlockOSThread: when body returns, the
@@ -62,7 +65,7 @@ func OnlineMask() (Mask, error) { return CurrentThreadAffinity() }
 //
 // While the thread runs, GOMAXPROCS is one more than it was (see
 // addProc): the thread has a P of its own.
-func StartThread(mask Mask, priority int, body func()) (affinity Mask, done <-chan struct{}, err error) {
+func StartThread(mask Mask, priority int, body func()) (tid int, done <-chan struct{}, err error) {
 	if err := ValidatePriority(priority); err != nil {
 		return 0, nil, fmt.Errorf("cpu: priority: %w", err)
 	}
@@ -73,10 +76,11 @@ func StartThread(mask Mask, priority int, body func()) (affinity Mask, done <-ch
 		defer close(finished)
 		defer addProc(-1)
 		runtime.LockOSThread()
-		if err := setUpThread(mask, priority, &affinity); err != nil {
+		if err := setUpThread(mask, priority); err != nil {
 			ready <- err
 			return
 		}
+		tid = threadID()
 		ready <- nil
 		body()
 	}()
@@ -84,7 +88,7 @@ func StartThread(mask Mask, priority int, body func()) (affinity Mask, done <-ch
 		<-finished
 		return 0, nil, err
 	}
-	return affinity, finished, nil
+	return tid, finished, nil
 }
 
 // procs counts the threads StartThread runs, and base is GOMAXPROCS
@@ -119,13 +123,11 @@ func addProc(d int) {
 	runtime.GOMAXPROCS(procs.base + procs.n)
 }
 
-// setUpThread pins the calling (locked) thread, reads its affinity back
-// into *affinity and sets its priority.
-func setUpThread(mask Mask, priority int, affinity *Mask) error {
+// setUpThread pins the calling (locked) thread and sets its priority.
+func setUpThread(mask Mask, priority int) error {
 	if err := PinCurrentThread(mask); err != nil {
 		return err
 	}
-	*affinity, _ = CurrentThreadAffinity()
 	if priority > 0 {
 		return setFIFOPriority(priority)
 	}

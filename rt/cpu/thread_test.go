@@ -39,16 +39,21 @@ func TestStartThread(t *testing.T) {
 	}
 	inside := make(chan Mask, 1)
 	release := make(chan struct{})
-	affinity, done, err := StartThread(mask, 0, func() {
-		m, _ := CurrentThreadAffinity()
+	tidInside := make(chan int, 1)
+	tid, done, err := StartThread(mask, 0, func() {
+		m, _ := currentThreadAffinity()
 		inside <- m
+		tidInside <- threadID()
 		<-release
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := <-inside; mask != 0 && (got != mask || affinity != mask) {
-		t.Errorf("affinity inside %v, returned %v, want %v", got, affinity, mask)
+	if got := <-inside; mask != 0 && got != mask {
+		t.Errorf("affinity inside %v, want %v", got, mask)
+	}
+	if got := <-tidInside; got != tid {
+		t.Errorf("thread id inside %d, returned %d", got, tid)
 	}
 	select {
 	case <-done:

@@ -12,16 +12,16 @@ import (
 // StartThread runs, names a task under /proc/self/task.
 func TestThreadIDNamesATask(t *testing.T) {
 	var tid int
-	_, done, err := StartThread(0, 0, func() { tid = ThreadID() })
+	_, done, err := StartThread(0, 0, func() { tid = threadID() })
 	if err != nil {
 		t.Fatal(err)
 	}
 	<-done
 	if tid <= 0 {
-		t.Fatalf("ThreadID %d", tid)
+		t.Fatalf("threadID %d", tid)
 	}
-	self := ThreadID()
+	self := threadID()
 	if _, err := os.Stat("/proc/self/task/" + strconv.Itoa(self)); err != nil {
-		t.Fatalf("ThreadID %d: %v", self, err)
+		t.Fatalf("threadID %d: %v", self, err)
 	}
 }

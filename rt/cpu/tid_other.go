@@ -2,5 +2,5 @@
 
 package cpu
 
-// ThreadID returns 0: thread ids that /proc names are Linux's.
-func ThreadID() int { return 0 }
+// threadID returns 0: thread ids that /proc names are Linux's.
+func threadID() int { return 0 }

@@ -3,8 +3,8 @@
 // FastLock is MARTe2's FastPollingMutexSem: a test-and-set spin-lock with a
 // bounded spin between timeout checks, an optional sleep between polls and
 // a timeout. EventSem is MARTe2's EventSem: a manual-reset event with Post,
-// Wait (with timeout) and Reset, plus WaitReset for the
-// latest-value-wins hand-off:
+// and WaitReset (a wait with a timeout that resets the event it returns
+// on) for the latest-value-wins hand-off:
 //
 //  1. The RT thread writes its data under a FastLock, unlocks, and calls
 //     Post. Post never blocks and never allocates.

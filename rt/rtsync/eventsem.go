@@ -67,8 +67,8 @@ func (e *EventSem) reset() {
 	}
 }
 
-// Posted reports whether the event is set, without waiting.
-func (e *EventSem) Posted() bool { return e.state.Load()&semPosted != 0 }
+// posted reports whether the event is set, without waiting.
+func (e *EventSem) posted() bool { return e.state.Load()&semPosted != 0 }
 
 // waitSet blocks until the event is set or timeout expires (Forever: no
 // limit; 0: just test). It returns nil if the event is set, ErrTimeout

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// ErrTimeout is returned by FastLock and EventSem.Wait when the timeout
+// ErrTimeout is returned by FastLock and EventSem.WaitReset when the timeout
 // expires first. It is a sentinel: returning it never allocates.
 var ErrTimeout = errors.New("rtsync: timeout")
 
@@ -37,8 +37,8 @@ type noCopy struct{}
 func (*noCopy) Lock()   {}
 func (*noCopy) Unlock() {}
 
-// TryLock takes the lock if it is free and reports whether it did.
-func (l *FastLock) TryLock() bool {
+// tryLock takes the lock if it is free and reports whether it did.
+func (l *FastLock) tryLock() bool {
 	return l.v.Load() == 0 && l.v.CompareAndSwap(0, 1)
 }
 
@@ -46,9 +46,10 @@ func (l *FastLock) TryLock() bool {
 // spinsPerCheck failed attempts it checks the timeout and, if sleep > 0,
 // sleeps that long with nanosleep (the thread keeps its P, as MARTe2's
 // polling sleep does). timeout Forever waits without limit; timeout 0 is a
-// single attempt. It returns ErrTimeout if the lock stayed taken.
+// single attempt (a try-lock). It returns ErrTimeout if the lock stayed
+// taken.
 func (l *FastLock) FastLock(timeout, sleep time.Duration) error {
-	if l.TryLock() {
+	if l.tryLock() {
 		return nil
 	}
 	if timeout == 0 {
@@ -60,7 +61,7 @@ func (l *FastLock) FastLock(timeout, sleep time.Duration) error {
 	}
 	for {
 		for range spinsPerCheck {
-			if l.TryLock() {
+			if l.tryLock() {
 				return nil
 			}
 		}

@@ -13,8 +13,8 @@ import (
 
 func TestFastLockBasics(t *testing.T) {
 	var l FastLock
-	if !l.TryLock() || l.TryLock() {
-		t.Fatal("TryLock on zero value misbehaves")
+	if !l.tryLock() || l.tryLock() {
+		t.Fatal("tryLock on zero value misbehaves")
 	}
 	if err := l.FastLock(0, 0); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("FastLock(0) on held lock = %v", err)
@@ -73,7 +73,7 @@ func TestFastLockMutualExclusion(t *testing.T) {
 
 func TestEventSemBasics(t *testing.T) {
 	var e EventSem
-	if e.Posted() {
+	if e.posted() {
 		t.Fatal("zero value posted")
 	}
 	if err := e.waitSet(0); !errors.Is(err, ErrTimeout) {
@@ -96,12 +96,12 @@ func TestEventSemBasics(t *testing.T) {
 		}
 	}
 	e.reset()
-	if e.Posted() || e.waitSet(0) == nil {
+	if e.posted() || e.waitSet(0) == nil {
 		t.Fatal("Reset did not clear")
 	}
 	e.Post()
-	if err := e.WaitReset(0); err != nil || e.Posted() {
-		t.Fatalf("WaitReset = %v, posted after = %v", err, e.Posted())
+	if err := e.WaitReset(0); err != nil || e.posted() {
+		t.Fatalf("WaitReset = %v, posted after = %v", err, e.posted())
 	}
 }
 
@@ -174,7 +174,7 @@ func TestEventSemLatestValueWins(t *testing.T) {
 		defer close(fin)
 		for {
 			if err := e.WaitReset(20 * time.Millisecond); err != nil {
-				if done.Load() && !e.Posted() {
+				if done.Load() && !e.posted() {
 					return
 				}
 				continue
@@ -217,7 +217,7 @@ func TestNoAllocs(t *testing.T) {
 	var e EventSem
 	for name, f := range map[string]func(){
 		"FastLock":        func() { sinkErr = l.FastLock(Forever, 0); l.FastUnLock() },
-		"FastLockTimeout": func() { l.TryLock(); sinkErr = l.FastLock(time.Microsecond, 0); l.FastUnLock() },
+		"FastLockTimeout": func() { l.tryLock(); sinkErr = l.FastLock(time.Microsecond, 0); l.FastUnLock() },
 		"Post":            func() { e.Post() },
 		"PostReset":       func() { e.Post(); e.reset() },
 		"WaitReset":       func() { e.Post(); sinkErr = e.WaitReset(0) },

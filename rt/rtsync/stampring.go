@@ -23,9 +23,9 @@ func (r *StampRing) Stamp(v int64) {
 	r.head.Store(h + 1)
 }
 
-// Stamped returns how many stamps were recorded so far, from any
+// stamped returns how many stamps were recorded so far, from any
 // goroutine.
-func (r *StampRing) Stamped() uint64 { return r.head.Load() }
+func (r *StampRing) stamped() uint64 { return r.head.Load() }
 
 // Drain copies the oldest stamps not drained yet into dst, as many as fit,
 // and returns how many it copied and how many were lost since the last

@@ -32,8 +32,8 @@ func TestStampRingDrain(t *testing.T) {
 	if n != StampRows-1 || lost != 21 || big[0] != 27 || big[n-1] != 5+StampRows+20 {
 		t.Fatalf("overrun: %d, %d lost, first %d last %d", n, lost, big[0], big[n-1])
 	}
-	if r.Stamped() != 5+StampRows+20 {
-		t.Fatalf("Stamped %d", r.Stamped())
+	if r.stamped() != 5+StampRows+20 {
+		t.Fatalf("stamped %d", r.stamped())
 	}
 }
 

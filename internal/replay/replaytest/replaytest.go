@@ -18,6 +18,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
+	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/record"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
@@ -37,33 +38,27 @@ func Signals() []datasource.Signal {
 	}
 }
 
-// CounterOf is the value of signal Counter in cycle i.
-func CounterOf(i int) uint64 { return uint64(i)<<40 | uint64(i) }
+// counterOf is the value of signal Counter in cycle i.
+func counterOf(i int) uint64 { return uint64(i)<<40 | uint64(i) }
 
-// Live starts a UDPStreamer producer of Signals on a free loopback port;
+// live starts a UDPStreamer producer of Signals on a free loopback port;
 // it is stopped when tb ends.
-func Live(tb testing.TB) *udpstreamer.Streamer {
+func live(tb testing.TB) *udpstreamer.Streamer {
 	tb.Helper()
 	s, err := udpstreamer.New(udpstreamer.Config{Name: "Live", Address: "127.0.0.1", HandOffDepth: 64, Signals: Signals()},
 		metrics.NewSet(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := s.AllocateMemory(); err != nil {
-		tb.Fatal(err)
-	}
-	if err := s.PrepareNextState(); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
+	dstest.Start(tb, s)
 	return s
 }
 
-// Cycle writes cycle i into s's memory and publishes it after gap lost
+// cycle writes cycle i into s's memory and publishes it after gap lost
 // updates, about every millisecond.
-func Cycle(s *udpstreamer.Streamer, i int, gap uint32) {
+func cycle(s *udpstreamer.Streamer, i int, gap uint32) {
 	binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(0)), uint32(i*1000))
-	binary.LittleEndian.PutUint64(testenv.Must(s.GetSignalMemoryBuffer(1)), CounterOf(i))
+	binary.LittleEndian.PutUint64(testenv.Must(s.GetSignalMemoryBuffer(1)), counterOf(i))
 	binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(2)), math.Float32bits(float32(9.9*math.Sin(float64(i)/7))))
 	w := testenv.Must(s.GetSignalMemoryBuffer(3))
 	for k := range 16 {
@@ -120,11 +115,11 @@ func WaitRows(tb testing.TB, sess *record.Session, n uint64, what string) {
 // gaps[i] lost updates, and returns path.
 func Record(tb testing.TB, path string, n int, gaps map[int]uint32) string {
 	tb.Helper()
-	s := Live(tb)
+	s := live(tb)
 	sess, stop := RecordFrom(tb, s.LocalAddr().String(), path)
 	testenv.Eventually(tb, "the recorder connects", 10*time.Second, func() bool { return sessionClient(s).IsValid() })
 	for i := range n {
-		Cycle(s, i, gaps[i])
+		cycle(s, i, gaps[i])
 	}
 	WaitRows(tb, sess, uint64(n), "the live stream is recorded")
 	stop()

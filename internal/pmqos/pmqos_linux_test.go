@@ -1,6 +1,6 @@
 //go:build !portable
 
-package cpu
+package pmqos
 
 import (
 	"encoding/binary"
@@ -25,8 +25,5 @@ func TestHoldWakeLatency(t *testing.T) {
 	}
 	if err := c.Close(); err != nil {
 		t.Error(err)
-	}
-	if _, err := HoldWakeLatency(-1); err == nil {
-		t.Error("negative latency accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package cref
+package quant
 
 import (
 	"bufio"
@@ -11,26 +11,47 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/streamerd/streamerd/quant"
 )
 
-const n = 1000
+// The C reference of the quantisation kernels, which the Go kernels are
+// benchmarked and checked against.
+//
+// testdata/quant.c (in testdata so the go tool, without cgo, ignores it)
+// holds two C kernels. The exact one does quant's float64 arithmetic, so
+// its output must equal every Go kernel's (TestMatchesC). The float32 one
+// is what a C programmer writes for float32 samples: clamp to the range
+// (NaN to RangeMin), scale and round to nearest, all in float32. It is
+// faster and not exact: near a tie between two codes float32 may pick the
+// other code (one code in 1000 for uint16 on the benchmark input), which
+// TestMatchesC reports.
+//
+// The tests compile quant.c with the system C compiler (cc) three times,
+// each beside one Go kernel: "-O3 -march=native" (auto-vectorised, the best
+// a compiler does here) beside the selected kernel, "-O3 -march=x86-64-v3"
+// (AVX2 and FMA) beside the AVX2 kernel, "-O2 -fno-tree-vectorize" (scalar)
+// beside the portable kernel; all with -ffp-contract=off so the exact
+// kernel's arithmetic is Go's. The program times itself (best of 15 batches
+// of 2000 calls on 1000 samples) and runs three times; BenchmarkVsC times the
+// Go kernel the same way and reports the medians side by side. Without cc
+// the tests skip and say so.
 
-type flavor struct {
+// crefN is the samples per call, as in testdata/quant.c.
+const crefN = 1000
+
+type crefFlavor struct {
 	name, flags string
-	kernel      quant.Kernel // the Go kernel timed beside it
-	selected    bool         // kernel is the selected one (named without it)
+	kernel      kernel // the Go kernel timed beside it
+	selected    bool   // kernel is the selected one (named without it)
 }
 
-// flavors pairs each C build with the Go kernel it measures: the selected
-// kernel (AVX-512 on a capable CPU) with the best the compiler does for
-// this machine, the AVX2 kernel with the same C for x86-64-v3 (AVX2 and
+// crefFlavors pairs each C build with the Go kernel it measures: the
+// selected kernel (AVX-512 on a capable CPU) with the best the compiler
+// does for this machine, the AVX2 kernel with the same C for x86-64-v3 (AVX2 and
 // FMA), the portable kernel with scalar C.
-var flavors = []flavor{
-	{"O3-native", "-O3 -march=native", quant.SelectedKernel(), true},
-	{"O3-x86-64-v3", "-O3 -march=x86-64-v3", quant.KernelAVX2, false},
-	{"O2-scalar", "-O2 -fno-tree-vectorize", quant.KernelPortable, false},
+var crefFlavors = []crefFlavor{
+	{"O3-native", "-O3 -march=native", selected, true},
+	{"O3-x86-64-v3", "-O3 -march=x86-64-v3", kernelAVX2, false},
+	{"O2-scalar", "-O2 -fno-tree-vectorize", kernelPortable, false},
 }
 
 // cResult is one line of the C program.
@@ -50,7 +71,7 @@ const cRuns = 3
 // results by kernel and pair ("f64/f32-uint8", "f32/f32-uint8" ...), with
 // the median time. It skips tb when there is no C compiler or it does not
 // know the flavor's flags.
-func runC(tb testing.TB, fl flavor, runs int) map[string]cResult {
+func runC(tb testing.TB, fl crefFlavor, runs int) map[string]cResult {
 	tb.Helper()
 	cc, err := exec.LookPath("cc")
 	if err != nil {
@@ -70,7 +91,7 @@ func runC(tb testing.TB, fl flavor, runs int) map[string]cResult {
 		}
 		sc := bufio.NewScanner(bytes.NewReader(out))
 		for sc.Scan() {
-			key, r := parseLine(tb, sc.Text())
+			key, r := parseCLine(tb, sc.Text())
 			if old, ok := res[key]; ok && (old.sum != r.sum || old.diffs != r.diffs) {
 				tb.Fatalf("%s: output changed between runs", key)
 			}
@@ -90,8 +111,8 @@ func runC(tb testing.TB, fl flavor, runs int) map[string]cResult {
 	return res
 }
 
-// parseLine parses "<kernel> <pair> <ns> <sum> <diffs>".
-func parseLine(tb testing.TB, line string) (string, cResult) {
+// parseCLine parses "<kernel> <pair> <ns> <sum> <diffs>".
+func parseCLine(tb testing.TB, line string) (string, cResult) {
 	f := strings.Fields(line)
 	if len(f) != 5 {
 		tb.Fatalf("bad line %q", line)
@@ -105,11 +126,11 @@ func parseLine(tb testing.TB, line string) (string, cResult) {
 	return f[0] + "/" + f[1], cResult{ns, sum, diffs}
 }
 
-// input is quant.c's input, computed the same way.
-func input() ([]float64, []float32) {
-	s64, s32 := make([]float64, n), make([]float32, n)
+// crefInput is quant.c's input, computed the same way.
+func crefInput() ([]float64, []float32) {
+	s64, s32 := make([]float64, crefN), make([]float32, crefN)
 	for i := range s64 {
-		s64[i] = -1.1 + 2.2*float64((i*7919)%n)/n
+		s64[i] = -1.1 + 2.2*float64((i*7919)%crefN)/crefN
 		s32[i] = float32(s64[i])
 	}
 	return s64, s32
@@ -124,85 +145,85 @@ func fnv(b []byte) uint64 {
 	return h
 }
 
-type pair struct {
+type crefPair struct {
 	name string
-	w    quant.WireType
+	w    WireType
 	f32  bool
 }
 
-func pairs() []pair {
-	var ps []pair
+func crefPairs() []crefPair {
+	var ps []crefPair
 	for _, f32 := range []bool{true, false} {
-		for _, w := range []quant.WireType{quant.Uint8, quant.Int8, quant.Uint16, quant.Int16} {
+		for _, w := range []WireType{Uint8, Int8, Uint16, Int16} {
 			src := "f64"
 			if f32 {
 				src = "f32"
 			}
-			ps = append(ps, pair{src + "-" + w.String(), w, f32})
+			ps = append(ps, crefPair{src + "-" + w.String(), w, f32})
 		}
 	}
 	return ps
 }
 
-// encode runs Go kernel k on p's input.
-func encode(k quant.Kernel, q *quant.Quantizer, p pair, dst []byte, s64 []float64, s32 []float32) int {
+// crefEncode runs Go kernel k on p's input.
+func crefEncode(k kernel, q *Quantizer, p crefPair, dst []byte, s64 []float64, s32 []float32) int {
 	if p.f32 {
-		return q.EncodeFloat32With(k, dst, s32)
+		return q.encodeFloat32With(k, dst, s32)
 	}
-	return q.EncodeFloat64With(k, dst, s64)
+	return q.encodeFloat64With(k, dst, s64)
 }
 
 // TestMatchesC requires every Go kernel to produce the bytes of the C
 // reference's float64 kernels, and reports how many codes C's float32
 // kernels get wrong on the same input.
 func TestMatchesC(t *testing.T) {
-	res := runC(t, flavors[2], 1)
-	s64, s32 := input()
-	for _, k := range []quant.Kernel{quant.KernelPortable, quant.KernelAVX2, quant.KernelAVX512} {
-		if !k.Supported() {
+	res := runC(t, crefFlavors[2], 1)
+	s64, s32 := crefInput()
+	for _, k := range []kernel{kernelPortable, kernelAVX2, kernelAVX512} {
+		if !k.supported() {
 			continue
 		}
-		for _, p := range pairs() {
-			q, err := quant.New(p.w, -1, 1)
+		for _, p := range crefPairs() {
+			q, err := New(p.w, -1, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			dst := make([]byte, n*p.w.Size())
-			encode(k, &q, p, dst, s64, s32)
+			dst := make([]byte, crefN*p.w.Size())
+			crefEncode(k, &q, p, dst, s64, s32)
 			if got, want := fnv(dst), res["f64/"+p.name].sum; got != want {
 				t.Errorf("%v %s: Go output checksum %016x, C %016x", k, p.name, got, want)
 			}
 		}
 	}
-	for _, p := range pairs()[:4] {
-		t.Logf("C float32 arithmetic, %s: %d of %d codes differ from the float64 ones", p.name, res["f32/"+p.name].diffs, n)
+	for _, p := range crefPairs()[:4] {
+		t.Logf("C float32 arithmetic, %s: %d of %d codes differ from the float64 ones", p.name, res["f32/"+p.name].diffs, crefN)
 	}
 }
 
-var sink int
+var crefSink int
 
 // Go timings are taken as C's are: the best of 15 batches of 2000 calls.
 // One benchmark iteration is one such measurement; the reported go-ns/elem
 // is the median over the iterations.
 const (
-	batches = 15
-	calls   = 2000
+	crefBatches = 15
+	crefCalls   = 2000
 )
 
 // BenchmarkVsC times a Go kernel beside the C reference of each flavor
-// (see flavors): go-ns/elem, c-ns/elem (the C float64 kernel, exact) and
+// (see crefFlavors): go-ns/elem, c-ns/elem (the C float64 kernel, exact) and
 // go/c; for float32 samples also c32-ns/elem (the C float32 kernel, not
 // exact) and go/c32. The selected kernel is VsC/<flavor>/<pair>, another
 // kernel VsC/<flavor>/<kernel>/<pair>.
 func BenchmarkVsC(b *testing.B) {
-	s64, s32 := input()
-	for _, fl := range flavors {
-		if !fl.kernel.Supported() {
+	s64, s32 := crefInput()
+	for _, fl := range crefFlavors {
+		if !fl.kernel.supported() {
 			b.Run(fl.name, func(b *testing.B) { b.Skipf("skipped: Go kernel %v not supported here", fl.kernel) })
 			continue
 		}
 		res := runC(b, fl, cRuns)
-		for _, p := range pairs() {
+		for _, p := range crefPairs() {
 			name := fmt.Sprintf("%s/%s/%s", fl.name, fl.kernel, p.name)
 			if fl.selected {
 				name = fmt.Sprintf("%s/%s", fl.name, p.name)
@@ -212,30 +233,30 @@ func BenchmarkVsC(b *testing.B) {
 	}
 }
 
-func benchVsC(b *testing.B, k quant.Kernel, p pair, res map[string]cResult, s64 []float64, s32 []float32) {
-	q, err := quant.New(p.w, -1, 1)
+func benchVsC(b *testing.B, k kernel, p crefPair, res map[string]cResult, s64 []float64, s32 []float32) {
+	q, err := New(p.w, -1, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
-	dst := make([]byte, n*p.w.Size())
+	dst := make([]byte, crefN*p.w.Size())
 	b.ReportAllocs()
 	if p.f32 {
-		b.SetBytes(4 * n * batches * calls)
+		b.SetBytes(4 * crefN * crefBatches * crefCalls)
 	} else {
-		b.SetBytes(8 * n * batches * calls)
+		b.SetBytes(8 * crefN * crefBatches * crefCalls)
 	}
 	bests := make([]float64, 0, 1<<12)
 	for b.Loop() {
 		best := time.Duration(1 << 62)
-		for range batches {
+		for range crefBatches {
 			start := time.Now()
-			for range calls {
-				sink += encode(k, &q, p, dst, s64, s32)
+			for range crefCalls {
+				crefSink += crefEncode(k, &q, p, dst, s64, s32)
 			}
 			best = min(best, time.Since(start))
 		}
 		if len(bests) < cap(bests) {
-			bests = append(bests, float64(best.Nanoseconds())/(calls*n))
+			bests = append(bests, float64(best.Nanoseconds())/(crefCalls*crefN))
 		}
 	}
 	if fnv(dst) != res["f64/"+p.name].sum {

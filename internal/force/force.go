@@ -1,18 +1,22 @@
-package broker
+// Package force holds the values an operator forced on signals of a datasource, which win over the GAMs' outputs until released.
+package force
 
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/streamerd/streamerd/datasource"
 )
 
 // Forces holds the values an operator forced on signals of one datasource.
-// A forced value wins over the GAM's output until it is released: the broker
-// writes it over signal memory after its copies and before Synchronise.
+// A forced value wins over the GAM's output until it is released: the
+// datasource Wrap returns writes it over signal memory at the start of its
+// Synchronise, after the broker's copies.
 //
 // Force and Release may be called from any goroutine (they allocate a new
-// immutable table and publish it with one atomic store); Apply runs on the RT
-// thread and only loads that pointer, so the RT thread never waits for the
-// operator.
+// immutable table and publish it with one atomic store); Synchronise runs
+// on the RT thread and only loads that pointer, so the RT thread never
+// waits for the operator.
 type Forces struct {
 	mu    sync.Mutex // serialises writers
 	table atomic.Pointer[forceTable]
@@ -92,4 +96,22 @@ func (f *Forces) apply() {
 		e := &t.entries[i]
 		copy(e.dst, e.value)
 	}
+}
+
+// Wrap returns ds with a Synchronise that writes the forced values over
+// signal memory, then calls ds's: the datasource a broker is built on, so
+// that its copies come first. It does not allocate.
+func (f *Forces) Wrap(ds datasource.DataSource) datasource.DataSource {
+	return forced{DataSource: ds, f: f}
+}
+
+// forced is a DataSource whose Synchronise applies its Forces first.
+type forced struct {
+	datasource.DataSource
+	f *Forces
+}
+
+func (d forced) Synchronise() error {
+	d.f.apply()
+	return d.DataSource.Synchronise()
 }
