@@ -21,8 +21,8 @@ import (
 	rdwire "github.com/streamerd/streamerd/datasource/rd100s/wire"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
-	"github.com/streamerd/streamerd/internal/flatenc"
 	"github.com/streamerd/streamerd/internal/dstest"
+	"github.com/streamerd/streamerd/internal/flatenc"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
 )
