@@ -36,7 +36,7 @@ func newEmbedded(tb testing.TB, n int, mask cpu.Mask) *embedded {
 	for i := range sigs {
 		sigs[i] = datasource.Signal{Name: "S" + strconv.Itoa(i), Type: datasource.Float32}
 	}
-	s, err := udpstreamer.New(udpstreamer.Config{Name: "Embed", Address: "127.0.0.1", CPUMask: mask, Signals: sigs}, nil, nil)
+	s, err := udpstreamer.New(udpstreamer.Config{Name: "Embed", Address: "127.0.0.1", Signals: sigs, NetworkThread: datasource.NetworkThread{CPUMask: mask}}, nil, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/streamerd/streamerd/broker"
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/latency"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/netthread"
@@ -141,7 +140,7 @@ func benchSustained(b *testing.B, sc sustainCase, fifo bool, short, full time.Du
 	rate /= float64(iters)
 	b.ReportMetric(rate, "updates/s")
 	b.ReportMetric(rate*float64(h.wireBytes)/1e6, "wire-MB/s")
-	b.ReportMetric(rate*float64(h.s.FragmentCount()), "datagrams/s")
+	b.ReportMetric(rate*float64(sizes(h.s).FragmentCount()), "datagrams/s")
 	b.ReportMetric(float64(burst), "burst-max")
 	b.ReportMetric(float64(e2e[0])/1e3, "e2e-p50-µs")
 	b.ReportMetric(float64(e2e[1])/1e3, "e2e-p99-µs")
@@ -204,7 +203,7 @@ func newHarness(tb testing.TB, cfg udpstreamer.Config, fifo bool) *harness {
 		tb.Fatal(err)
 	}
 	h := &harness{tb: tb, pacer: pacer, s: s, counter: testenv.Must(s.GetSignalMemoryBuffer(0)),
-		wireBytes: s.PayloadSize() + s.FragmentCount()*wire.HeaderSize,
+		wireBytes: sizes(s).PayloadSize() + sizes(s).FragmentCount()*headerSize,
 		// The Streamer registered this counter; GetOrCreate returns it.
 		skipped: ms.GetOrCreateCounter(fmt.Sprintf(`streamerd_udpstreamer_cycles_skipped_total{datasource=%q}`, cfg.Name)),
 	}
@@ -501,3 +500,19 @@ func BenchmarkLoopback(b *testing.B) {
 		})
 	}
 }
+
+// sizes returns the DATA payload's size and fragment count of s (its
+// Internals).
+func sizes(s *udpstreamer.Streamer) interface {
+	PayloadSize() int
+	FragmentCount() int
+} {
+	return s.Internals().(interface {
+		PayloadSize() int
+		FragmentCount() int
+	})
+}
+
+// headerSize is the size of the header of every UDPStreamer datagram
+// (docs/udpstreamer.md).
+const headerSize = 17

@@ -23,8 +23,9 @@ import "errors"
 // docs/embedding.md gives the whole table, and the Go-shaped path every
 // producer of this module offers beside the contract: Start(ctx), which
 // allocates, opens and starts, and closes when ctx is done. Every producer
-// also offers StatusReport() any (a JSON-friendly snapshot) and Describe()
-// string (a line on its datagrams), which a program listing producers of
+// also offers Internals() any, what streamerd's daemon uses beyond the
+// contract (a step that binds the sockets before the start, its /status
+// snapshot, its -describe line...), which a program listing producers of
 // every class finds by type assertion.
 type DataSource interface {
 	// Name returns the datasource name used in logs, metrics and errors.
@@ -45,20 +46,6 @@ type DataSource interface {
 	// Close stops the network thread, closes the sockets and unregisters
 	// the metrics; later calls do nothing.
 	Close() error
-}
-
-// Opener is a DataSource that opens its sockets in a step of its own. Open,
-// called once between AllocateMemory and PrepareNextState from the same
-// goroutine, binds and configures every socket and sends nothing;
-// PrepareNextState then starts the network thread (it opens the sockets
-// itself when Open was not called). Close closes what Open opened, whether
-// or not PrepareNextState ran. An application opens every datasource and
-// its own listeners before it prepares any, so a start that fails (a port
-// already taken) has sent nothing. Every producer of this module is an
-// Opener.
-type Opener interface {
-	DataSource
-	Open() error
 }
 
 // The errors of the lifecycle and of access by name. A producer returns
@@ -83,4 +70,11 @@ var (
 	// ErrSignalMismatch: a Go slice bound to a signal whose element type
 	// or element count differs from the signal's.
 	ErrSignalMismatch = errors.New("element type or count differs from the signal's")
+	// ErrCycleSkipped: Synchronise handed this cycle to no one, because
+	// the network thread is behind: it held the lock it shares with
+	// Synchronise too long (RD100S; a UDPStreamer twice in a row, keeping
+	// the first such cycle for the next), or the ring was full (FlatUDP in
+	// RealTimeThread mode). The cycle is counted in the producer's metrics
+	// and the loop may go on. Returned without allocating.
+	ErrCycleSkipped = errors.New("cycle skipped: the network thread is behind")
 )

@@ -3,7 +3,6 @@ package datasource
 import (
 	"encoding/binary"
 	"math"
-	"strconv"
 )
 
 // The raw bits of an element are the one form every reader of signal
@@ -45,70 +44,4 @@ func (t Type) Float64(raw uint64) float64 {
 		return math.Float64frombits(raw)
 	}
 	return float64(raw)
-}
-
-// FromFloat64 converts v to raw bits of type t, Float64's inverse where v
-// fits: integers round to nearest (halves away from zero) and saturate at
-// the type's range, NaN gives 0; floats keep their bits (float32 rounds to
-// nearest).
-func (t Type) FromFloat64(v float64) uint64 {
-	switch t {
-	case Float32:
-		return uint64(math.Float32bits(float32(v)))
-	case Float64:
-		return math.Float64bits(v)
-	}
-	if v != v {
-		return 0
-	}
-	v = math.Round(v)
-	switch t {
-	case Uint8, Char8:
-		return uint64(clamp(v, 0, math.MaxUint8))
-	case Uint16:
-		return uint64(clamp(v, 0, math.MaxUint16))
-	case Uint32:
-		return uint64(clamp(v, 0, math.MaxUint32))
-	case Int8:
-		return uint64(int64(clamp(v, math.MinInt8, math.MaxInt8)))
-	case Int16:
-		return uint64(int64(clamp(v, math.MinInt16, math.MaxInt16)))
-	case Int32:
-		return uint64(int64(clamp(v, math.MinInt32, math.MaxInt32)))
-	case Uint64:
-		switch {
-		case v <= 0:
-			return 0
-		case v >= 1<<64:
-			return math.MaxUint64
-		}
-		return uint64(v)
-	case Int64:
-		switch {
-		case v <= math.MinInt64:
-			return 1 << 63
-		case v >= 1<<63:
-			return math.MaxInt64
-		}
-		return uint64(int64(v))
-	}
-	return 0
-}
-
-func clamp(v, lo, hi float64) float64 { return min(max(v, lo), hi) }
-
-// AppendRaw appends the text of raw bits of type t to b: integers (and a
-// char8 byte) exactly, floats in the shortest form that reads back to the
-// same value at their own precision (NaN, +Inf, -Inf as strconv writes
-// them). It allocates only to grow b.
-func (t Type) AppendRaw(b []byte, raw uint64) []byte {
-	switch t {
-	case Float32:
-		return strconv.AppendFloat(b, t.Float64(raw), 'g', -1, 32)
-	case Float64:
-		return strconv.AppendFloat(b, t.Float64(raw), 'g', -1, 64)
-	case Int8, Int16, Int32, Int64:
-		return strconv.AppendInt(b, int64(raw), 10)
-	}
-	return strconv.AppendUint(b, raw, 10)
 }

@@ -8,27 +8,6 @@ import (
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 
-func TestFromFloat64(t *testing.T) {
-	cases := []struct {
-		t    Type
-		v    float64
-		want uint64
-	}{
-		{Uint8, 300, 255}, {Uint8, -5, 0}, {Uint8, 2.5, 3}, {Uint8, 2.49, 2}, {Uint8, math.NaN(), 0},
-		{Int8, -300, 0xFFFFFFFFFFFFFF80}, {Int8, 200, 127}, {Int8, -2.5, 0xFFFFFFFFFFFFFFFD},
-		{Uint16, 1e9, 65535}, {Int16, -1e9, 0xFFFFFFFFFFFF8000},
-		{Uint32, math.Inf(1), math.MaxUint32}, {Int32, math.Inf(-1), 0xFFFFFFFF80000000},
-		{Uint64, 1e30, math.MaxUint64}, {Uint64, -1, 0}, {Uint64, 1 << 60, 1 << 60},
-		{Int64, 1e30, math.MaxInt64}, {Int64, -1e30, 1 << 63}, {Int64, -7, 0xFFFFFFFFFFFFFFF9},
-		{Float32, 1.5, 0x3FC00000}, {Float64, math.Pi, 0x400921FB54442D18},
-	}
-	for _, c := range cases {
-		if got := c.t.FromFloat64(c.v); got != c.want {
-			t.Errorf("%v.FromFloat64(%v) = %#x, want %#x", c.t, c.v, got, c.want)
-		}
-	}
-}
-
 // TestRawAndText reads one element of every type from memory in both byte
 // orders, converts it and prints it.
 func TestRawAndText(t *testing.T) {
@@ -61,14 +40,8 @@ func TestRawAndText(t *testing.T) {
 				t.Errorf("%v %v: Raw %#x, want %#x", c.t, o, got, c.raw)
 			}
 		}
-		if got := c.t.FromFloat64(c.v); got != c.raw {
-			t.Errorf("%v: FromFloat64(%v) %#x, want %#x", c.t, c.v, got, c.raw)
-		}
 		if got := c.t.Float64(c.raw); got != float64(float32(c.v)) && got != c.v {
 			t.Errorf("%v: Float64(%#x) %v, want %v", c.t, c.raw, got, c.v)
-		}
-		if got := string(c.t.AppendRaw(nil, c.raw)); got != c.text {
-			t.Errorf("%v: AppendRaw %q, want %q", c.t, got, c.text)
 		}
 	}
 }

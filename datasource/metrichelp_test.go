@@ -33,7 +33,7 @@ func producersSet(t *testing.T) *metrics.Set {
 	if _, err := rd100s.New(rc, ms, log); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := flatudp.New(flatudp.Config{Name: "F", Address: "127.0.0.1", ExecutionMode: flatudp.RealTimeThread, Signals: counter}, ms, log); err != nil {
+	if _, err := flatudp.New(flatudp.Config{Name: "F", Address: "127.0.0.1", ExecutionMode: "RealTimeThread", Signals: counter}, ms, log); err != nil {
 		t.Fatal(err)
 	}
 	return ms

@@ -25,7 +25,7 @@ const (
 	Float32
 	Float64
 	// Char8 is MARTe2's char8: one byte of text. A char8[N] signal holds
-	// a string of up to N bytes, NUL-padded (AppendText reads it). FlatUDP
+	// a string of up to N bytes, NUL-padded. FlatUDP
 	// sends its N bytes as they lie in memory, as MARTe2's UDPSender does;
 	// UDPStreamer (no type code for it) and RD100S (numeric fields)
 	// refuse it.
@@ -54,10 +54,6 @@ func (t Type) String() string {
 
 // Valid reports whether t is one of the eleven types.
 func (t Type) Valid() bool { return t < numTypes }
-
-// Numeric reports whether t is one of the ten numeric types (every type
-// but Char8): the types a UDPStreamer CONFIG record can carry.
-func (t Type) Numeric() bool { return t < Char8 }
 
 // IsFloat reports whether t is float32 or float64, the only types that may
 // be quantised.
@@ -96,21 +92,4 @@ func (m TimeMode) String() string {
 		return fmt.Sprintf("TimeMode(%d)", uint8(m))
 	}
 	return timeModeNames[m]
-}
-
-// Valid reports whether m is one of the four time modes.
-func (m TimeMode) Valid() bool { return m < numTimeModes }
-
-// NeedsTimeSignal reports whether m takes its times from a time signal.
-func (m TimeMode) NeedsTimeSignal() bool { return m != PacketTime }
-
-// NeedsSamplingRate reports whether m derives times from SamplingRate.
-func (m TimeMode) NeedsSamplingRate() bool { return m == FirstSample || m == LastSample }
-
-// ParseTimeMode parses a MARTe2 time-mode name.
-func ParseTimeMode(s string) (TimeMode, error) {
-	if i := slices.Index(timeModeNames[:], s); i >= 0 {
-		return TimeMode(i), nil
-	}
-	return 0, fmt.Errorf("unknown time mode %q (want PacketTime, FullArray, FirstSample or LastSample)", s)
 }

@@ -319,7 +319,7 @@ func TestStatusFieldsDocumented(t *testing.T) {
 	fields := map[string]bool{}
 	// The producers' snapshots are theirs: StatusReport of one made from
 	// a small configuration, started or not, has the same fields.
-	flat, err := flatudp.New(flatudp.Config{Name: "F", Address: "127.0.0.1", Port: 9, ExecutionMode: flatudp.RealTimeThread,
+	flat, err := flatudp.New(flatudp.Config{Name: "F", Address: "127.0.0.1", Port: 9, ExecutionMode: "RealTimeThread",
 		Signals: []datasource.Signal{{Name: "A", Type: datasource.Uint8}}}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -335,21 +335,26 @@ func TestStatusFieldsDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rdStatus := reflect.TypeOf(rd.StatusReport())
+	status := func(ds interface{ Internals() any }) any {
+		return ds.Internals().(interface{ StatusReport() any }).StatusReport()
+	}
+	rdStatus := reflect.TypeOf(status(rd))
 	events, _ := rdStatus.FieldByName("Events")
 	for _, ty := range []reflect.Type{reflect.TypeOf(app.Status{}), reflect.TypeOf(app.ThreadStatus{}), reflect.TypeOf(app.ForceStatus{}),
-		reflect.TypeOf(app.Event{}), reflect.TypeOf(udps.StatusReport()), reflect.TypeOf(flat.StatusReport()), rdStatus, events.Type.Elem(),
+		reflect.TypeOf(app.Event{}), reflect.TypeOf(status(udps)), reflect.TypeOf(status(flat)), rdStatus, events.Type.Elem(),
 		reflect.TypeOf(replay.Status{}), reflect.TypeOf(forensics.Status{}), reflect.TypeOf(forensics.SourceStatus{}),
 		reflect.TypeOf(forensics.EventStatus{}), reflect.TypeOf(forensics.EvidenceStatus{})} {
 		jsonFields(ty, fields)
 	}
-	// Degradations has its own JSON form.
-	var d map[string]any
-	b, _ := json.Marshal(rd100s.Degradations{})
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
+	// The degradations have their own JSON form.
+	var st struct {
+		Degradations map[string]any `json:"degradations"`
 	}
-	for k := range d {
+	b, _ := json.Marshal(status(rd))
+	if err := json.Unmarshal(b, &st); err != nil || len(st.Degradations) == 0 {
+		t.Fatalf("degradations of %s: %v", b, err)
+	}
+	for k := range st.Degradations {
 		fields[k] = true
 	}
 	if len(fields) < 50 {
@@ -438,7 +443,7 @@ func TestEmbeddingNamesEveryMetric(t *testing.T) {
 	if _, err := udpstreamer.New(udpstreamer.Config{Name: "U", Signals: sig}, ms, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := flatudp.New(flatudp.Config{Name: "F", Address: "127.0.0.1", Port: 9, ExecutionMode: flatudp.RealTimeThread, Signals: sig}, ms, nil); err != nil {
+	if _, err := flatudp.New(flatudp.Config{Name: "F", Address: "127.0.0.1", Port: 9, ExecutionMode: "RealTimeThread", Signals: sig}, ms, nil); err != nil {
 		t.Fatal(err)
 	}
 	rc := rd100s.DefaultConfig()

@@ -117,12 +117,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if o.form == "stats" {
 		wg.Go(func() { printStats(ctx, r, o.interval, stdout) })
 	}
-	code := receive(ctx, r, o, order, stdout, stderr)
+	code := receive(ctx, r, l, o, order, stdout, stderr)
 	cancel()
 	wg.Wait()
 	st := r.Stats()
 	fmt.Fprintf(stderr, "flatrecv: %d datagrams, %d bytes: %d of %d bytes, %d of a wrong size (%d distinct sizes)\n",
-		st.Datagrams, st.Bytes, st.Valid, l.Size, st.WrongSize, st.WrongSizes)
+		st.Datagrams, st.Bytes, st.Datagrams-st.WrongSize, l.Size, st.WrongSize, st.WrongSizes)
 	return code
 }
 
@@ -132,30 +132,29 @@ func layoutOf(o options) (*wire.Layout, wire.ByteOrder, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	order, err := wire.ParseByteOrder(o.Endian)
+	order, err := cli.ParseByteOrder(o.Endian)
 	return l, order, err
 }
 
 // receive reads datagrams until -n of them, the end of ctx or an error,
 // printing a row for each unless only stats are wanted, and returns the
 // exit code.
-func receive(ctx context.Context, r *client.Receiver, o options, order wire.ByteOrder, stdout, stderr io.Writer) int {
+func receive(ctx context.Context, r *client.Receiver, l *wire.Layout, o options, order wire.ByteOrder, stdout, stderr io.Writer) int {
 	out := bufio.NewWriterSize(stdout, 64<<10)
 	defer out.Flush()
 	var rw *rowWriter
 	if o.form != "stats" {
-		rw = newRowWriter(r.Layout(), o.form == "json")
+		rw = newRowWriter(l, o.form == "json")
 		if o.form == "csv" {
 			out.Write(rw.header())
 			out.Flush()
 		}
 	}
-	var se *wire.SizeError
 	for got := uint64(0); o.n == 0 || got < o.n; {
 		b, from, err := r.Read()
 		if err != nil {
-			if errors.As(err, &se) {
-				fmt.Fprintf(stderr, "flatrecv: datagram of %d bytes from %v, expected %d, check the signal list\n", se.Got, from, se.Want)
+			if errors.Is(err, wire.ErrSize) {
+				fmt.Fprintf(stderr, "flatrecv: datagram of %d bytes from %v, expected %d, check the signal list\n", len(b), from, l.Size)
 				continue
 			}
 			if !errors.Is(err, net.ErrClosed) || ctx.Err() == nil {
@@ -175,7 +174,7 @@ func receive(ctx context.Context, r *client.Receiver, o options, order wire.Byte
 
 func listen(o options) (*net.UDPConn, error) {
 	if o.Group == "" {
-		return client.ListenUnicast(o.listen)
+		return cli.ListenUDP(o.listen)
 	}
 	_, p, err := net.SplitHostPort(o.listen)
 	if err != nil {
@@ -213,10 +212,10 @@ type rowWriter struct {
 
 func newRowWriter(l *wire.Layout, asJSON bool) *rowWriter {
 	w := &rowWriter{l: l, json: asJSON, raw: make([]uint64, l.TotalElements())}
-	for k := range w.raw {
-		w.types = append(w.types, l.ElementType(k))
-	}
 	for _, s := range l.Signals {
+		for range s.Count {
+			w.types = append(w.types, s.Type)
+		}
 		w.keys = append(w.keys, jsonKey(s.Name))
 	}
 	return w
@@ -311,9 +310,9 @@ func (w *rowWriter) row(dg []byte, order wire.ByteOrder) []byte {
 }
 
 // appendText appends char8 signal i of dg as one CSV field or JSON
-// string: its escaped text (datasource.AppendText), quoted.
+// string: its escaped text (cli.AppendText), quoted.
 func (w *rowWriter) appendText(b, dg []byte, i int) []byte {
-	w.text = datasource.AppendText(w.text[:0], w.l.Field(dg, i))
+	w.text = cli.AppendText(w.text[:0], w.l.Field(dg, i))
 	quote := w.json || bytes.ContainsAny(w.text, `",`)
 	if quote {
 		b = append(b, '"')
@@ -341,5 +340,5 @@ func appendValue(b []byte, t datasource.Type, raw uint64, asJSON bool) []byte {
 	if f := t.Float64(raw); asJSON && t.IsFloat() && (math.IsNaN(f) || math.IsInf(f, 0)) {
 		return append(b, "null"...)
 	}
-	return t.AppendRaw(b, raw)
+	return cli.AppendRaw(b, t, raw)
 }

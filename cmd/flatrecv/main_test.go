@@ -13,6 +13,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
 	"github.com/streamerd/streamerd/internal/cli"
+	"github.com/streamerd/streamerd/internal/flatenc"
 	"github.com/streamerd/streamerd/internal/flattest"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
@@ -85,7 +86,7 @@ func TestCSV(t *testing.T) {
 	s := start(t, "-signals", sigs, "-n", "3")
 	l := layout(t, sigs)
 	raw := []uint64{1, uint64(math.Float32bits(0.1)), uint64(0xFFFFFFFFFFFFFFFF), 0, 300, 0xFEDCBA9876543210}
-	dg := l.AppendRaw(nil, raw, wire.Little)
+	dg := flatenc.AppendRaw(nil, l, raw, wire.Little)
 	for _, b := range [][]byte{dg, dg[:5], dg, dg[:5], {1, 2}, dg, dg} {
 		s.sender.Write(b)
 	}
@@ -114,7 +115,7 @@ func TestJSONBigEndian(t *testing.T) {
 	s := start(t, "-signals", sigs, "-endian", "big", "-format", "json", "-n", "2")
 	l := layout(t, sigs)
 	vals := []float64{7, math.Pi, math.NaN(), -1.5, math.Inf(1), -(1 << 62)}
-	dg := l.AppendValues(nil, vals, wire.Big)
+	dg := flatenc.AppendValues(nil, l, vals, wire.Big)
 	s.sender.Write(dg)
 	s.sender.Write(dg)
 	if code := s.wait(t); code != 0 {

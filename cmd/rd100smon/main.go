@@ -109,7 +109,7 @@ func main() {
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := cli.NewFlagSet("rd100smon", stderr, usage)
 	var o options
-	fs.StringVar(&o.listen, "listen", "127.0.0.1:"+strconv.Itoa(rd100s.DefaultDestPort), "UDP `address` to listen on")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:"+strconv.Itoa(rd100s.DefaultConfig().DestPort), "UDP `address` to listen on")
 	fs.DurationVar(&o.timeout, "timeout", client.DefaultStreamTimeout, "declare the stream lost after this silence (> 0)")
 	fs.Float64Var(&o.rate, "rate", client.DefaultNominalRate, "nominal emission rate in `Hz` (> 0)")
 	fs.DurationVar(&o.tolerance, "tolerance", client.DefaultPeriodTolerance, "admissible distance of a period from 1/-rate (> 0); beyond it counts in oot")

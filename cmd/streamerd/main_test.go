@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource"
 	udpsclient "github.com/streamerd/streamerd/datasource/udpstreamer/client"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	rdclient "github.com/streamerd/streamerd/internal/rd100slink"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
@@ -249,7 +249,7 @@ func dial(t *testing.T, port int) *client {
 	return &client{t: t, cl: cl}
 }
 
-func (c *client) connect(t *testing.T) []wire.SignalInfo {
+func (c *client) connect(t *testing.T) []datasource.Signal {
 	t.Helper()
 	cfg, err := c.cl.Connect(context.Background())
 	if err != nil {
@@ -278,7 +278,7 @@ func TestDaemonStreamsServesHTTPAndStops(t *testing.T) {
 	d := startDaemon(t, appConfig(port))
 	c := dial(t, port)
 	infos := c.connect(t)
-	if len(infos) != 3 || infos[0].Name != "Counter" || infos[1].Quant != quant.Int16 || infos[2].Name != "Setpoint" {
+	if len(infos) != 3 || infos[0].Name != "Counter" || infos[1].QuantizedType != quant.Int16 || infos[2].Name != "Setpoint" {
 		t.Fatalf("CONFIG %+v", infos)
 	}
 	// payload: 8 timestamp + 4 Counter + 2 V (int16) + 8 Setpoint

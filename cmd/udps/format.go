@@ -13,7 +13,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/quant"
 )
@@ -34,22 +33,33 @@ const flushAt = 32 << 10
 // writeConfigTable prints cfg as an aligned table: index, name, type, wire
 // type, dimensions, unit, quantisation range and time mode.
 func writeConfigTable(w io.Writer, server string, cfg *client.Config) error {
-	fmt.Fprintf(w, "CONFIG from %s: %d signals, DATA payload %d bytes\n", server, len(cfg.Signals), cfg.PayloadSize)
+	fmt.Fprintf(w, "CONFIG from %s: %d signals, DATA payload %d bytes\n", server, len(cfg.Signals), payloadBytes(cfg))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tNAME\tTYPE\tWIRE\tDIMS\tUNIT\tRANGE\tTIME")
 	for i := range cfg.Signals {
 		s := &cfg.Signals[i]
 		rng := "-"
-		if s.Quant != quant.None {
+		if s.QuantizedType != quant.None {
 			rng = "[" + fmtFloat(s.RangeMin) + ", " + fmtFloat(s.RangeMax) + "]"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%v\t%v\t%s\t%s\t%s\t%s\n", i, cli.Escape(s.Name), s.Type, cfg.WireType(i), s.Shape(), unitOf(s), rng, timeDesc(cfg, s))
+		fmt.Fprintf(tw, "%d\t%s\t%v\t%v\t%s\t%s\t%s\t%s\n", i, cli.Escape(s.Name), s.Type, cfg.WireType(i), cli.Shape(s), unitOf(s), rng, timeDesc(s))
 	}
 	return tw.Flush()
 }
 
+// payloadBytes is the size of every DATA payload of cfg's session: the
+// 8-byte hrtTimestamp, then every signal's wire elements (docs/udpstreamer.md,
+// "DATA payload").
+func payloadBytes(cfg *client.Config) int {
+	n := 8
+	for i := range cfg.Signals {
+		n += cfg.Signals[i].Elements() * cfg.WireType(i).Size()
+	}
+	return n
+}
+
 // unitOf is a signal's unit for a terminal: escaped, "-" when empty.
-func unitOf(s *wire.SignalInfo) string {
+func unitOf(s *datasource.Signal) string {
 	if s.Unit == "" {
 		return "-"
 	}
@@ -58,12 +68,12 @@ func unitOf(s *wire.SignalInfo) string {
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-func timeDesc(cfg *client.Config, s *wire.SignalInfo) string {
-	if !s.TimeMode.NeedsTimeSignal() {
+func timeDesc(s *datasource.Signal) string {
+	if s.TimeMode == datasource.PacketTime {
 		return s.TimeMode.String()
 	}
-	d := s.TimeMode.String() + "(" + cli.Escape(cfg.Signals[s.TimeSignalIdx].Name)
-	if s.TimeMode.NeedsSamplingRate() {
+	d := s.TimeMode.String() + "(" + cli.Escape(s.TimeSignal)
+	if s.TimeMode == datasource.FirstSample || s.TimeMode == datasource.LastSample {
 		d += ", " + fmtFloat(s.SamplingRate) + " Hz"
 	}
 	return d + ")"
@@ -82,7 +92,7 @@ const (
 func kindOf(cfg *client.Config, i int) kind {
 	s := &cfg.Signals[i]
 	switch {
-	case s.Quant != quant.None || s.Type == datasource.Float64:
+	case s.QuantizedType != quant.None || s.Type == datasource.Float64:
 		return kindFloat
 	case s.Type == datasource.Float32:
 		return kindFloat32
@@ -145,7 +155,7 @@ func newPrinter(ctx context.Context, cfg *client.Config, o options, out *bufio.W
 func (p *printer) planSamples() {
 	type base struct {
 		mode datasource.TimeMode
-		idx  uint32
+		time string
 		rate float64
 	}
 	seen := map[base]bool{}
@@ -160,7 +170,7 @@ func (p *printer) planSamples() {
 		if el != p.n && p.n > 1 {
 			continue // a scalar, repeated on every row
 		}
-		b := base{s.TimeMode, s.TimeSignalIdx, s.SamplingRate}
+		b := base{s.TimeMode, s.TimeSignal, s.SamplingRate}
 		if !seen[b] {
 			seen[b] = true
 			p.groups = append(p.groups, i)
@@ -198,11 +208,11 @@ func (p *printer) writeHeader() error {
 		s := &p.cfg.Signals[i]
 		for k := range p.cfg.Signals[i].Elements() {
 			name := s.Name
-			switch s.NumDimensions {
+			switch s.NumberOfDimensions {
 			case 1:
 				name += "[" + strconv.Itoa(k) + "]"
 			case 2:
-				name += "[" + strconv.Itoa(k/int(s.NumCols)) + "][" + strconv.Itoa(k%int(s.NumCols)) + "]"
+				name += "[" + strconv.Itoa(k/s.Cols) + "][" + strconv.Itoa(k%s.Cols) + "]"
 			}
 			b = cli.AppendCSVField(append(b, ','), name)
 		}
@@ -318,11 +328,11 @@ func (p *printer) jsonRow(b []byte, u *client.Update) ([]byte, error) {
 // matrix as an array of rows.
 func (p *printer) appendJSONValue(b []byte, u *client.Update, i int) ([]byte, error) {
 	s := &p.cfg.Signals[i]
-	if s.NumDimensions == 0 {
+	if s.NumberOfDimensions == 0 {
 		return p.appendElem(b, u, i, 0, true), nil
 	}
-	rows, cols := int(s.NumRows), int(s.NumCols)
-	if s.NumDimensions == 2 {
+	rows, cols := cli.Dims(s)
+	if s.NumberOfDimensions == 2 {
 		b = append(b, '[')
 	}
 	var err error
@@ -341,7 +351,7 @@ func (p *printer) appendJSONValue(b []byte, u *client.Update, i int) ([]byte, er
 		}
 		b = append(b, ']')
 	}
-	if s.NumDimensions == 2 {
+	if s.NumberOfDimensions == 2 {
 		b = append(b, ']')
 	}
 	return b, nil
@@ -376,7 +386,7 @@ func (p *printer) tableRow(b []byte, u *client.Update) []byte {
 // appendShort appends the value of signal i, an array shortened to its
 // first four and last two elements and its length.
 func (p *printer) appendShort(b []byte, u *client.Update, i int) []byte {
-	if p.cfg.Signals[i].NumDimensions == 0 {
+	if p.cfg.Signals[i].NumberOfDimensions == 0 {
 		return p.appendElem(b, u, i, 0, false)
 	}
 	n := p.cfg.Signals[i].Elements()

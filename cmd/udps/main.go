@@ -78,6 +78,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -123,11 +124,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	o := options{refresh: viewRefresh}
 	fs := cli.NewFlagSet("udps", stderr, usage)
 	fs.StringVar(&o.server, "server", "127.0.0.1:"+strconv.Itoa(udpstreamer.DefaultPort), "UDPStreamer server `host:port`")
-	fs.StringVar(&o.local, "local", client.DefaultLocalAddr, "local `host:port` to bind (port 0: any free port)")
+	fs.StringVar(&o.local, "local", ":0", "local `host:port` to bind (port 0: any free port)")
 	fs.StringVar(&o.format, "format", "", "output: view (the default on a terminal), table (the default otherwise), csv, json (one object per line) or stats (once per -interval)")
 	fs.BoolVar(&o.perSample, "per-sample", false, "csv/json: one row per sample index, with per-sample times in seconds")
 	fs.Uint64Var(&o.n, "n", 0, "stop after `N` updates (0: run until SIGINT or SIGTERM)")
-	fs.DurationVar(&o.timeout, "timeout", client.DefaultConnectTimeout, "how long to wait for the CONFIG")
+	fs.DurationVar(&o.timeout, "timeout", 2*time.Second, "how long to wait for the CONFIG")
 	fs.DurationVar(&o.interval, "interval", time.Second, "statistics period for -format stats")
 	fs.DurationVar(&o.silence, "silence", 0, "report a silence after this long without an update (0: 5 server periods, at least 1s; negative: never)")
 	fs.BoolVar(&o.reconnect, "reconnect", false, "while silent, send CONNECT again, backing off from the silence timeout to 30s")
@@ -179,7 +180,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	stopWatch := context.AfterFunc(ctx, shutdown)
 	defer stopWatch()
 
-	s := &session{o: o, c: c, ctx: ctx, out: bufio.NewWriterSize(stdout, 64<<10), stdout: stdout, stderr: stderr, cfgOut: stdout}
+	s := &session{o: o, c: c, server: serverName(o.server), ctx: ctx, out: bufio.NewWriterSize(stdout, 64<<10), stdout: stdout, stderr: stderr, cfgOut: stdout}
 	if o.format == formatCSV || o.format == formatJSON {
 		s.cfgOut = stderr
 	}
@@ -199,10 +200,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// serverName is the address server resolves to, as the client dials it:
+// an IPv4 address unmapped.
+func serverName(server string) string {
+	a, err := net.ResolveUDPAddr("udp", server)
+	if err != nil {
+		return server
+	}
+	ap := a.AddrPort()
+	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()).String()
+}
+
 // session is one run's output state.
 type session struct {
 	o              options
 	c              *client.Client
+	server         string // the server's address, as the client resolved it
 	ctx            context.Context
 	out            *bufio.Writer
 	stdout, stderr io.Writer
@@ -224,7 +237,7 @@ func (s *session) receive(cfg *client.Config) int {
 	case formatStats:
 		wg.Go(func() { printStats(bg, s.c, s.o.interval, s.stdout) })
 	case formatView:
-		s.v = newView(s.stdout, func() (int, int) { return termSize(s.stdout) }, s.c.Server().String(), s.c, s.o.reconnect)
+		s.v = newView(s.stdout, func() (int, int) { return termSize(s.stdout) }, s.server, s.c, s.o.reconnect)
 		s.eventsToStderr = !isTerminal(s.stderr)
 		wg.Go(func() { s.v.run(bg, s.o.refresh) })
 	}
@@ -304,10 +317,10 @@ func (s *session) start(cfg *client.Config) error {
 		s.v.configure(s.ctx, cfg)
 		return nil
 	case formatStats:
-		writeConfigTable(s.out, s.c.Server().String(), cfg)
+		writeConfigTable(s.out, s.server, cfg)
 		return s.out.Flush()
 	}
-	writeConfigTable(s.cfgOut, s.c.Server().String(), cfg)
+	writeConfigTable(s.cfgOut, s.server, cfg)
 	p, err := newPrinter(s.ctx, cfg, s.o, s.out)
 	if err != nil {
 		s.out.Flush()

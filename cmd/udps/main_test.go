@@ -15,7 +15,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/internal/udpstest"
@@ -24,19 +23,15 @@ import (
 
 const wait = 10 * time.Second // generous: the CI box is a loaded 2-core VM
 
-const none = wire.NoTimeSignal
-
 // testSigs: a µs time base, a quantised scalar, a 4-sample FirstSample
 // vector, a signed int vector and a 2x2 matrix.
-func testSigs() []wire.SignalInfo {
-	return []wire.SignalInfo{
-		{Name: "T0", Type: datasource.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: none, Unit: "us"},
-		{Name: "P", Type: datasource.Float32, NumRows: 1, NumCols: 1, TimeSignalIdx: none, Unit: "Pa",
-			Quant: quant.Uint8, RangeMin: 0, RangeMax: 255},
-		{Name: "Ch1", Type: datasource.Float32, NumDimensions: 1, NumRows: 1, NumCols: 4, Unit: "V",
-			TimeMode: datasource.FirstSample, TimeSignalIdx: 0, SamplingRate: 1000},
-		{Name: "I", Type: datasource.Int16, NumDimensions: 1, NumRows: 1, NumCols: 4, TimeSignalIdx: none},
-		{Name: "M", Type: datasource.Float64, NumDimensions: 2, NumRows: 2, NumCols: 2, TimeSignalIdx: none},
+func testSigs() []datasource.Signal {
+	return []datasource.Signal{
+		{Name: "T0", Type: datasource.Uint32, Unit: "us"},
+		{Name: "P", Type: datasource.Float32, Unit: "Pa", QuantizedType: quant.Uint8, RangeMin: 0, RangeMax: 255},
+		{Name: "Ch1", Type: datasource.Float32, NumberOfDimensions: 1, NumberOfElements: 4, Unit: "V", TimeMode: datasource.FirstSample, TimeSignal: "T0", SamplingRate: 1000},
+		{Name: "I", Type: datasource.Int16, NumberOfDimensions: 1, NumberOfElements: 4},
+		{Name: "M", Type: datasource.Float64, NumberOfDimensions: 2, Rows: 2, Cols: 2},
 	}
 }
 
@@ -256,7 +251,7 @@ func TestMidStreamConfig(t *testing.T) {
 	done := startAgainst(t, ctx, srv, &stdout, &stderr, "-format", "csv", "-n", "2")
 	p, _ := udpstest.Payload(testSigs(), 1, nil)
 	srv.SendUpdate(0, p)
-	sigs2 := []wire.SignalInfo{{Name: "X", Type: datasource.Int8, NumRows: 1, NumCols: 1, TimeSignalIdx: none}}
+	sigs2 := []datasource.Signal{{Name: "X", Type: datasource.Int8}}
 	if err := srv.SetSignals(sigs2); err != nil {
 		t.Fatal(err)
 	}
@@ -300,11 +295,11 @@ func TestUsage(t *testing.T) {
 }
 
 func TestCSVQuotingAndJSONKeys(t *testing.T) {
-	sigs := []wire.SignalInfo{{Name: `a,"b"`, Type: datasource.Uint64, NumRows: 1, NumCols: 1, TimeSignalIdx: none},
-		{Name: "big", Type: datasource.Int64, NumRows: 1, NumCols: 1, TimeSignalIdx: none}}
+	sigs := []datasource.Signal{{Name: `a,"b"`, Type: datasource.Uint64},
+		{Name: "big", Type: datasource.Int64}}
 	srv := udpstest.NewServer(t, sigs, 1400)
 	c, cfg := connected(t, srv, client.Options{})
-	p := make([]byte, cfg.PayloadSize)
+	p := make([]byte, payloadBytes(cfg))
 	for k := 8; k < 16; k++ {
 		p[k] = 0xFF // uint64 max: must print exactly
 	}
@@ -363,10 +358,10 @@ func connected(t *testing.T, srv *udpstest.Server, opts client.Options) (*client
 	return c, cfg
 }
 
-func bigVector(n uint32) []wire.SignalInfo {
-	return []wire.SignalInfo{
-		{Name: "T", Type: datasource.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: none, Unit: "us"},
-		{Name: "Big", Type: datasource.Uint8, NumDimensions: 1, NumRows: 1, NumCols: n, TimeSignalIdx: 0, TimeMode: datasource.FirstSample, SamplingRate: 1e6},
+func bigVector(n uint32) []datasource.Signal {
+	return []datasource.Signal{
+		{Name: "T", Type: datasource.Uint32, Unit: "us"},
+		{Name: "Big", Type: datasource.Uint8, NumberOfDimensions: 1, NumberOfElements: int(n), TimeSignal: "T", TimeMode: datasource.FirstSample, SamplingRate: 1e6},
 	}
 }
 
@@ -488,9 +483,9 @@ func TestInterruptStopsALongUpdate(t *testing.T) {
 // newline and a C1 control reach the output escaped in every format; JSON
 // keys stay exact.
 func TestNamesEscaped(t *testing.T) {
-	sigs := []wire.SignalInfo{
-		{Name: "a\x1b]0;pwned\x07", Type: datasource.Uint8, NumRows: 1, NumCols: 1, TimeSignalIdx: none, Unit: "V\n"},
-		{Name: "b\u009b2J\x1b[H", Type: datasource.Int8, NumDimensions: 1, NumRows: 1, NumCols: 2, TimeSignalIdx: none},
+	sigs := []datasource.Signal{
+		{Name: "a\x1b]0;pwned\x07", Type: datasource.Uint8, Unit: "V\n"},
+		{Name: "b\u009b2J\x1b[H", Type: datasource.Int8, NumberOfDimensions: 1, NumberOfElements: 2},
 	}
 	for _, format := range []string{"table", "csv", "json", "view"} {
 		srv := udpstest.NewServer(t, sigs, 1400)

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/internal/udpstest"
@@ -111,9 +110,9 @@ func runWith(t *testing.T, srv *udpstest.Server, send func(), args ...string) re
 // TestRefusedConfigSaysWhy: a CONFIG beyond the client's limits ends udps
 // after one CONNECT with what was wrong.
 func TestRefusedConfigSaysWhy(t *testing.T) {
-	sigs := make([]wire.SignalInfo, 5000)
+	sigs := make([]datasource.Signal, 5000)
 	for i := range sigs {
-		sigs[i] = wire.SignalInfo{Name: "S" + strconv.Itoa(i), Type: datasource.Uint8, NumRows: 1, NumCols: 1, TimeSignalIdx: none}
+		sigs[i] = datasource.Signal{Name: "S" + strconv.Itoa(i), Type: datasource.Uint8}
 	}
 	srv := udpstest.NewServer(t, sigs, 1400)
 	var stdout, stderr testenv.Buffer

@@ -12,7 +12,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/udpstest"
 )
 
@@ -44,9 +43,9 @@ func TestViewFormat(t *testing.T) {
 // signals beyond its height counted), says how long the stream has been
 // silent, and shows the events.
 func TestViewSilentAndCut(t *testing.T) {
-	sigs := make([]wire.SignalInfo, 50)
+	sigs := make([]datasource.Signal, 50)
 	for i := range sigs {
-		sigs[i] = wire.SignalInfo{Name: fmt.Sprintf("Signal%02d", i), Type: datasource.Float64, NumDimensions: 1, NumRows: 1, NumCols: 100, TimeSignalIdx: none}
+		sigs[i] = datasource.Signal{Name: fmt.Sprintf("Signal%02d", i), Type: datasource.Float64, NumberOfDimensions: 1, NumberOfElements: 100}
 	}
 	srv := udpstest.NewServer(t, sigs, 1400)
 	c, cfg := connected(t, srv, client.Options{Silence: 50 * time.Millisecond, Reconnect: true})

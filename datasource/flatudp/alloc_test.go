@@ -16,9 +16,9 @@ var sinkErr error
 // modes, whether the cycle is queued or refused.
 func TestSynchroniseNoAllocs(t *testing.T) {
 	testenv.SkipIfRace(t)
-	for _, mode := range []ExecutionMode{RealTimeThread, IndependentThread} {
+	for _, mode := range []string{realTimeThread, independentThread} {
 		cfg := Config{ExecutionMode: mode, NumberOfBuffers: 4096}
-		if mode == IndependentThread {
+		if mode == independentThread {
 			cfg.NumberOfPreTriggers, cfg.NumberOfPostTriggers = 3, 3
 		}
 		h := start(t, cfg, nil)
@@ -53,17 +53,17 @@ func TestSynchroniseNoAllocs(t *testing.T) {
 func TestEndToEndNoAllocs(t *testing.T) {
 	testenv.SkipIfRace(t)
 	const cycles = 5000
-	for _, mode := range []ExecutionMode{RealTimeThread, IndependentThread} {
+	for _, mode := range []string{realTimeThread, independentThread} {
 		for _, order := range []wire.ByteOrder{wire.Little, wire.Big} {
-			t.Run(mode.String()+"/"+order.String(), func(t *testing.T) {
+			t.Run(mode+"/"+order.String(), func(t *testing.T) {
 				cfg := Config{ExecutionMode: mode, NumberOfBuffers: 1024, ByteOrder: order}
-				if mode == IndependentThread {
+				if mode == independentThread {
 					cfg.NumberOfPreTriggers, cfg.NumberOfPostTriggers = 2, 2
 				}
 				h := start(t, cfg, nil)
 				var received atomic.Uint64
 				done := make(chan struct{})
-				h.r.Conn().SetReadDeadline(time.Now().Add(120 * time.Second))
+				h.conn.SetReadDeadline(time.Now().Add(120 * time.Second))
 				go func() {
 					defer close(done)
 					for {
@@ -77,7 +77,7 @@ func TestEndToEndNoAllocs(t *testing.T) {
 				run := func(n int) {
 					for range n {
 						c++
-						setCycle(h.s, c, c%5 == 0) // IndependentThread sends every cycle
+						setCycle(h.s, c, c%5 == 0) // independentThread sends every cycle
 						if err := h.s.Synchronise(); err != nil {
 							t.Fatal(err)
 						}

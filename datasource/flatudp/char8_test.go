@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 
@@ -14,7 +15,7 @@ import (
 // string row reads Label:char8[8].
 func TestChar8BitExact(t *testing.T) {
 	for _, order := range []wire.ByteOrder{wire.Little, wire.Big} {
-		h := start(t, Config{ExecutionMode: RealTimeThread, ByteOrder: order, Signals: []datasource.Signal{
+		h := start(t, Config{ExecutionMode: realTimeThread, ByteOrder: order, Signals: []datasource.Signal{
 			{Name: "Counter", Type: datasource.Uint32},
 			{Name: "Label", Type: datasource.Char8, NumberOfDimensions: 1, NumberOfElements: 8},
 			{Name: "Code", Type: datasource.Uint16},
@@ -33,7 +34,7 @@ func TestChar8BitExact(t *testing.T) {
 		if !slices.Equal(b, want) {
 			t.Errorf("%v: datagram\n% x\nwant\n% x", order, b, want)
 		}
-		if text := datasource.AppendText(nil, h.r.Layout().Field(b, 1)); string(text) != "shot 9" {
+		if text := cli.AppendText(nil, h.l.Field(b, 1)); string(text) != "shot 9" {
 			t.Errorf("%v: text %q", order, text)
 		}
 	}

@@ -3,17 +3,13 @@ package flatudp
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"net/netip"
-	"slices"
-	"time"
 
 	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/datasource/flatudp/client"
+	"github.com/streamerd/streamerd/datasource/flatudp/internal/mcast"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/datasource/internal/handoff"
 	"github.com/streamerd/streamerd/datasource/internal/rules"
-	"github.com/streamerd/streamerd/netthread"
-	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // Defaults of the datasource parameters.
@@ -21,64 +17,47 @@ const (
 	// DefaultPort is MARTe2 UDPSender's port, the destination port when
 	// Config.Port is 0 and the port receivers listen on by default.
 	DefaultPort = 44488
-	// DefaultStackSize is MARTe2's default thread stack size.
-	DefaultStackSize = 1 << 20
 )
 
 // Limits of the ring.
 const (
-	// MaxNumberOfBuffers bounds NumberOfBuffers (the config loader's bound).
-	MaxNumberOfBuffers = 1 << 20
-	// MaxRingBytes bounds the ring memory, NumberOfBuffers slots of the
+	// maxNumberOfBuffers bounds NumberOfBuffers (the config loader's bound).
+	maxNumberOfBuffers = 1 << 20
+	// maxRingBytes bounds the ring memory, NumberOfBuffers slots of the
 	// datagram size rounded up to a cache line.
-	MaxRingBytes = 256 << 20
+	maxRingBytes = 256 << 20
 )
 
 // TriggerSignal is the name of the first signal in IndependentThread mode.
 const triggerSignal = "Trigger"
 
-// ExecutionMode is MARTe2 UDPSender's ExecutionMode. The zero value is
-// IndependentThread, MARTe2's default.
-type ExecutionMode uint8
-
-// The two execution modes.
+// The two execution modes of MARTe2's UDPSender (Config.ExecutionMode).
 const (
-	// IndependentThread sends only the cycles around a non-zero Trigger
+	// independentThread sends only the cycles around a non-zero Trigger
 	// (the first signal): NumberOfPreTriggers before it, the trigger cycle
-	// and NumberOfPostTriggers after it.
-	IndependentThread ExecutionMode = iota
-	// RealTimeThread sends every cycle.
-	RealTimeThread
-	numModes
+	// and NumberOfPostTriggers after it. MARTe2's default.
+	independentThread = "IndependentThread"
+	// realTimeThread sends every cycle.
+	realTimeThread = "RealTimeThread"
 )
 
-var modeNames = [numModes]string{"IndependentThread", "RealTimeThread"}
-
-// String returns the MARTe2 name of the mode.
-func (m ExecutionMode) String() string {
-	if !m.valid() {
-		return fmt.Sprintf("ExecutionMode(%d)", uint8(m))
-	}
-	return modeNames[m]
+// independent reports whether c is in IndependentThread mode ("" too),
+// realTime whether in RealTimeThread mode: an invalid mode is in neither.
+func (c *Config) independent() bool {
+	return c.ExecutionMode == "" || c.ExecutionMode == independentThread
 }
+func (c *Config) realTime() bool { return c.ExecutionMode == realTimeThread }
 
-// Valid reports whether m is one of the two modes.
-func (m ExecutionMode) valid() bool { return m < numModes }
-
-// ParseExecutionMode parses a MARTe2 mode name ("IndependentThread" or
-// "RealTimeThread"); the empty string is IndependentThread, the default.
-func parseExecutionMode(s string) (ExecutionMode, error) {
-	if s == "" {
-		return IndependentThread, nil
+// mode returns the name of c's mode, IndependentThread for "".
+func (c *Config) mode() string {
+	if c.ExecutionMode == "" {
+		return independentThread
 	}
-	if i := slices.Index(modeNames[:], s); i >= 0 {
-		return ExecutionMode(i), nil
-	}
-	return 0, fmt.Errorf("unknown ExecutionMode %q (want IndependentThread or RealTimeThread)", s)
+	return c.ExecutionMode
 }
 
 // Config is the configuration of a FlatUDP sender, with MARTe2 UDPSender's
-// parameter names. A zero Port, NumberOfBuffers or StackSize means its
+// parameter names. A zero Port or NumberOfBuffers means its
 // default; every other field is used as given (the config loader applies
 // TTL = 1 and Loopback = true for a multicast Address).
 type Config struct {
@@ -87,8 +66,13 @@ type Config struct {
 	// multicast group. Required.
 	Address string
 	// Port is the destination port, 1..65535 (DefaultPort when 0).
-	Port          int
-	ExecutionMode ExecutionMode
+	Port int
+	// ExecutionMode is MARTe2 UDPSender's: "IndependentThread" (or "",
+	// MARTe2's default) sends only the cycles around a non-zero Trigger
+	// (the first signal): NumberOfPreTriggers before it, the trigger
+	// cycle and NumberOfPostTriggers after it; "RealTimeThread" sends
+	// every cycle.
+	ExecutionMode string
 	// NumberOfPreTriggers and NumberOfPostTriggers are the cycles sent
 	// before and after a triggered cycle (IndependentThread only; 0 in
 	// RealTimeThread mode).
@@ -99,26 +83,14 @@ type Config struct {
 	// (more than NumberOfPreTriggers in IndependentThread mode). 0, the
 	// default, chooses it by time: NumberOfPreTriggers plus the cycles of
 	// HandOffTime at CyclePeriod, within HandOffBytes
-	// (datasource.AutoHandOff).
+	// (docs/config.md, NumberOfBuffers).
 	NumberOfBuffers int
-	// HandOffTime is the time of cycles an automatic ring queues for the
-	// sender thread (0..datasource.MaxHandOffTime;
-	// datasource.DefaultHandOffTime, 500 ms, when 0), and HandOffBytes the
-	// memory the whole ring may take, pre-trigger history included
-	// (0..MaxRingBytes; datasource.DefaultHandOffBytes, 64 MiB, when 0).
-	// Both apply only when NumberOfBuffers is 0.
-	HandOffTime  time.Duration
-	HandOffBytes int
-	// CyclePeriod is the interval between two Synchronise calls, the RT
-	// thread's period (streamerd sets it from the thread's Frequency). An
-	// automatic ring is sized for it and the paced wait expects a cycle
-	// every CyclePeriod; when 0, the ring is sized for
-	// datasource.DefaultCyclePeriod (1 ms) and the paced wait parks.
-	CyclePeriod time.Duration
-	// NetworkWait is how the sender thread waits for the next cycle, as
-	// for UDPStreamer (netthread.WaitMode; paced, the zero value, by
-	// default; a NetworkSpin above 0 with it selects the spin wait).
-	NetworkWait netthread.WaitMode
+	// NetworkThread places and paces the sender thread (CPUMask,
+	// Priority, NetworkWait...) and sizes an automatic ring: HandOffTime
+	// is the time of cycles it queues for the sender thread, HandOffBytes
+	// the memory the whole ring may take, pre-trigger history included.
+	// Its fields are promoted.
+	datasource.NetworkThread
 	// ByteOrder of every element on the wire; Little, the zero value, is
 	// what MARTe2 sends on x86.
 	ByteOrder wire.ByteOrder
@@ -129,20 +101,6 @@ type Config struct {
 	TTL       int
 	Interface string
 	Loopback  bool
-	// CPUMask pins the sender thread (both modes); 0 leaves it unpinned.
-	CPUMask cpu.Mask
-	// Priority runs the sender thread under SCHED_FIFO at this priority
-	// (1..99; 0 leaves normal scheduling).
-	Priority int
-	// NetworkSpin is how long the spin wait spins, looking for the next
-	// cycle, before it parks (0..netthread.MaxSpin): a cycle queued during
-	// the spin is sent without a wake-up. It keeps the thread's CPU busy
-	// for up to NetworkSpin after every cycle; give the thread a CPU of its
-	// own (CPUMask).
-	NetworkSpin time.Duration
-	// StackSize is accepted for MARTe2 compatibility and has no effect:
-	// goroutine stacks start small and grow.
-	StackSize int
 	// Signals in declaration order; in IndependentThread mode the first is
 	// the scalar uint8 "Trigger", part of the payload.
 	Signals []datasource.Signal
@@ -158,13 +116,6 @@ func Validate(cfg *Config) error {
 	c.checkRing(e)
 	if c.ByteOrder != wire.Little && c.ByteOrder != wire.Big {
 		e.Param("ByteOrder", "must be little or big, got %v", c.ByteOrder)
-	}
-	if c.StackSize < 0 {
-		e.Param("StackSize", "must not be negative, got %d", c.StackSize)
-	}
-	e.Priority(c.Priority)
-	if key, err := netthread.CheckWait(c.NetworkWait, c.NetworkSpin); err != nil {
-		e.Param(key, "%v", err)
 	}
 	if err := rules.ValidateSignals(c.Name, c.Signals); err != nil {
 		e.Add(err)
@@ -202,7 +153,7 @@ func (c *Config) checkDestination(e *rules.ConfigErrors) {
 			e.Param("Interface", "applies only to a multicast Address; %s is unicast", dst)
 		}
 	case c.TTL >= 0 && c.TTL <= 255:
-		if _, err := client.MulticastSendControl(c.Interface, c.TTL, c.Loopback); err != nil {
+		if _, err := mcast.SendControl(c.Interface, c.TTL, c.Loopback); err != nil {
 			e.Param("Interface", "%v", err)
 		}
 	}
@@ -211,8 +162,8 @@ func (c *Config) checkDestination(e *rules.ConfigErrors) {
 // checkRing checks the execution mode, the trigger windows and the ring
 // length.
 func (c *Config) checkRing(e *rules.ConfigErrors) {
-	if !c.ExecutionMode.valid() {
-		e.Param("ExecutionMode", "invalid mode %d (want IndependentThread or RealTimeThread)", c.ExecutionMode)
+	if !c.independent() && !c.realTime() {
+		e.Param("ExecutionMode", "invalid mode %q (want IndependentThread or RealTimeThread)", c.ExecutionMode)
 	}
 	for _, w := range []struct {
 		key string
@@ -221,33 +172,25 @@ func (c *Config) checkRing(e *rules.ConfigErrors) {
 		switch {
 		case w.n < 0:
 			e.Param(w.key, "must not be negative, got %d", w.n)
-		case w.n != 0 && c.ExecutionMode == RealTimeThread:
+		case w.n != 0 && c.realTime():
 			e.Param(w.key, "applies only to ExecutionMode IndependentThread (RealTimeThread sends every cycle)")
 		}
 	}
 	switch {
 	case c.NumberOfBuffers < 0:
-		e.Param("NumberOfBuffers", "must be 1..%d, or 0 for a length chosen by time, got %d", MaxNumberOfBuffers, c.NumberOfBuffers)
-	case c.NumberOfBuffers > MaxNumberOfBuffers:
-		e.Param("NumberOfBuffers", "must be 1..%d, got %d", MaxNumberOfBuffers, c.NumberOfBuffers)
+		e.Param("NumberOfBuffers", "must be 1..%d, or 0 for a length chosen by time, got %d", maxNumberOfBuffers, c.NumberOfBuffers)
+	case c.NumberOfBuffers > maxNumberOfBuffers:
+		e.Param("NumberOfBuffers", "must be 1..%d, got %d", maxNumberOfBuffers, c.NumberOfBuffers)
 	case c.NumberOfBuffers == 0:
-		if c.NumberOfPreTriggers >= MaxNumberOfBuffers {
-			e.Param("NumberOfPreTriggers", "must be less than %d, got %d", MaxNumberOfBuffers, c.NumberOfPreTriggers)
+		if c.NumberOfPreTriggers >= maxNumberOfBuffers {
+			e.Param("NumberOfPreTriggers", "must be less than %d, got %d", maxNumberOfBuffers, c.NumberOfPreTriggers)
 		}
-	case c.ExecutionMode == IndependentThread && c.NumberOfPreTriggers >= c.NumberOfBuffers:
+	case c.independent() && c.NumberOfPreTriggers >= c.NumberOfBuffers:
 		e.Param("NumberOfPreTriggers", "must be less than NumberOfBuffers (%d), got %d: the ring keeps the pre-trigger cycles and needs one slot more", c.NumberOfBuffers, c.NumberOfPreTriggers)
 	}
-	if c.HandOffTime < 0 || c.HandOffTime > datasource.MaxHandOffTime {
-		e.Param("HandOffTime", "must be 0..%v, got %v", datasource.MaxHandOffTime, c.HandOffTime)
-	}
-	if c.HandOffBytes < 0 || c.HandOffBytes > MaxRingBytes {
-		e.Param("HandOffBytes", "must be 0..%d (%d MiB), got %d", MaxRingBytes, MaxRingBytes>>20, c.HandOffBytes)
-	}
+	handoff.CheckThread(e, &c.NetworkThread, maxRingBytes)
 	if c.NumberOfBuffers != 0 && (c.HandOffTime != 0 || c.HandOffBytes != 0) {
 		e.Param("NumberOfBuffers", "is %d: HandOffTime and HandOffBytes size an automatic ring only (NumberOfBuffers left out)", c.NumberOfBuffers)
-	}
-	if c.CyclePeriod < 0 {
-		e.Param("CyclePeriod", "must not be negative, got %v", c.CyclePeriod)
 	}
 }
 
@@ -256,20 +199,20 @@ func (c *Config) checkRing(e *rules.ConfigErrors) {
 // given, else the pre-trigger history plus the cycles of HandOffTime at
 // CyclePeriod within HandOffBytes. Its Depth is the queue's, beyond the
 // pre-trigger cycles (in RealTimeThread mode the whole ring).
-func (c *Config) ringSize(size int) (buffers int, queue datasource.HandOffSize) {
+func (c *Config) ringSize(size int) (buffers int, queue handoff.Size) {
 	keep := 0
-	if c.ExecutionMode == IndependentThread {
+	if c.independent() {
 		keep = max(c.NumberOfPreTriggers, 0)
 	}
 	stride := slotStride(size)
 	if c.NumberOfBuffers > 0 {
-		return c.NumberOfBuffers, datasource.AutoHandOff(max(c.NumberOfBuffers-keep, 1), c.CyclePeriod, 0, stride, 0, MaxNumberOfBuffers)
+		return c.NumberOfBuffers, handoff.Auto(max(c.NumberOfBuffers-keep, 1), c.CyclePeriod, 0, stride, 0, maxNumberOfBuffers)
 	}
 	budget := c.HandOffBytes
 	if budget == 0 {
-		budget = datasource.DefaultHandOffBytes
+		budget = handoff.DefaultBytes
 	}
-	queue = datasource.AutoHandOff(0, c.CyclePeriod, c.HandOffTime, stride, max(budget-keep*stride, stride), MaxNumberOfBuffers-keep)
+	queue = handoff.Auto(0, c.CyclePeriod, c.HandOffTime, stride, max(budget-keep*stride, stride), maxNumberOfBuffers-keep)
 	return keep + queue.Depth, queue
 }
 
@@ -288,7 +231,7 @@ func (c *Config) checkSignals(e *rules.ConfigErrors) {
 	if total > wire.MaxDatagramSize {
 		e.Param("Signals", "a datagram of %d bytes exceeds the UDP limit of %d bytes", total, wire.MaxDatagramSize)
 	}
-	if s := &sigs[0]; c.ExecutionMode == IndependentThread && (s.Name != triggerSignal || s.Type != datasource.Uint8 || s.Elements() != 1) {
+	if s := &sigs[0]; c.independent() && (s.Name != triggerSignal || s.Type != datasource.Uint8 || s.Elements() != 1) {
 		e.Signal(0, "Name", "in IndependentThread mode the first signal must be the scalar uint8 %q, got %q %v[%d]", triggerSignal, s.Name, s.Type, s.Elements())
 	}
 	if e.Len() > 0 {
@@ -296,17 +239,20 @@ func (c *Config) checkSignals(e *rules.ConfigErrors) {
 	}
 	// The signals string's own rules (names free of ",:[]", spaces at the
 	// ends and control characters), so SignalsString round-trips.
-	if err := wire.Validate(flatSignals(sigs)); err != nil {
-		var se *wire.SignalError
-		if errors.As(err, &se) && se.Index >= 0 {
-			e.Signal(se.Index, "Name", "%s", se.Rule)
+	if _, err := wire.NewLayout(flatSignals(sigs)); err != nil {
+		var se interface {
+			Row() int
+			Rule() string
+		}
+		if errors.As(err, &se) && se.Row() >= 0 {
+			e.Signal(se.Row(), "Name", "%s", se.Rule())
 		} else {
 			e.Param("Signals", "%v", err)
 		}
 		return
 	}
-	if n, _ := c.ringSize(total); n*slotStride(total) > MaxRingBytes {
-		e.Param("NumberOfBuffers", "%d buffers of %d bytes exceed the ring limit of %d MiB", n, slotStride(total), MaxRingBytes>>20)
+	if n, _ := c.ringSize(total); n*slotStride(total) > maxRingBytes {
+		e.Param("NumberOfBuffers", "%d buffers of %d bytes exceed the ring limit of %d MiB", n, slotStride(total), maxRingBytes>>20)
 	}
 }
 
@@ -327,6 +273,5 @@ var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 // it.
 func (c Config) withDefaults() Config {
 	rules.SetDefault(&c.Port, DefaultPort)
-	rules.SetDefault(&c.StackSize, DefaultStackSize)
 	return c
 }

@@ -31,10 +31,10 @@ func TestValidateGood(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := c.withDefaults()
-	if d.Port != 44488 || d.NumberOfBuffers != 0 || d.StackSize != DefaultStackSize {
+	if d.Port != 44488 || d.NumberOfBuffers != 0 {
 		t.Errorf("defaults %+v", d)
 	}
-	c.ExecutionMode, c.NumberOfPreTriggers, c.NumberOfPostTriggers = RealTimeThread, 0, 0
+	c.ExecutionMode, c.NumberOfPreTriggers, c.NumberOfPostTriggers = realTimeThread, 0, 0
 	c.Signals[0].Name = "Counter" // no Trigger needed
 	if err := Validate(&c); err != nil {
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func TestRingSize(t *testing.T) {
 		covers  time.Duration
 	}{
 		{"trigger, auto", func(c *Config) {}, 502, 500, true, 500 * ms},
-		{"real time, auto", func(c *Config) { c.ExecutionMode, c.NumberOfPreTriggers, c.NumberOfPostTriggers = RealTimeThread, 0, 0 }, 500, 500, true, 500 * ms},
+		{"real time, auto", func(c *Config) { c.ExecutionMode, c.NumberOfPreTriggers, c.NumberOfPostTriggers = realTimeThread, 0, 0 }, 500, 500, true, 500 * ms},
 		{"10 kHz, 50 ms", func(c *Config) { c.CyclePeriod, c.HandOffTime = 100*time.Microsecond, 50*ms }, 502, 500, true, 50 * ms},
 		{"budget", func(c *Config) { c.HandOffBytes = 4 * 128 }, 4, 2, true, 2 * ms},
 		{"no period", func(c *Config) { c.CyclePeriod = 0 }, 502, 500, true, 500 * ms},
@@ -103,29 +103,28 @@ func TestValidateRules(t *testing.T) {
 		{"unspecified", func(c *Config) { c.Address = "0.0.0.0" }, "", "Address", "unspecified"},
 		{"v6 group", func(c *Config) { c.Address = "ff02::1" }, "", "Address", "IPv4"},
 		{"port", func(c *Config) { c.Port = 70000 }, "", "Port", "1..65535"},
-		{"mode", func(c *Config) { c.ExecutionMode = 7 }, "", "ExecutionMode", "invalid"},
+		{"mode", func(c *Config) { c.ExecutionMode = "Independent" }, "", "ExecutionMode", "invalid"},
 		{"negative pre", func(c *Config) { c.NumberOfPreTriggers = -1 }, "", "NumberOfPreTriggers", "negative"},
 		{"negative post", func(c *Config) { c.NumberOfPostTriggers = -1 }, "", "NumberOfPostTriggers", "negative"},
 		{"pre ≥ buffers", func(c *Config) { c.NumberOfBuffers = 2 }, "", "NumberOfPreTriggers", "less than NumberOfBuffers (2)"},
 		{"buffers", func(c *Config) { c.NumberOfBuffers = -3 }, "", "NumberOfBuffers", "1..1048576, or 0 for a length chosen by time"},
-		{"auto pre", func(c *Config) { c.NumberOfPreTriggers = MaxNumberOfBuffers }, "", "NumberOfPreTriggers", "less than 1048576"},
+		{"auto pre", func(c *Config) { c.NumberOfPreTriggers = maxNumberOfBuffers }, "", "NumberOfPreTriggers", "less than 1048576"},
 		{"hand-off time", func(c *Config) { c.HandOffTime = -1 }, "", "HandOffTime", "0..1m0s"},
-		{"hand-off bytes", func(c *Config) { c.HandOffBytes = MaxRingBytes + 1 }, "", "HandOffBytes", "0..268435456"},
+		{"hand-off bytes", func(c *Config) { c.HandOffBytes = maxRingBytes + 1 }, "", "HandOffBytes", "0..268435456"},
 		{"auto keys with buffers", func(c *Config) { c.NumberOfBuffers, c.HandOffBytes = 8, 1<<20 }, "", "NumberOfBuffers", "size an automatic ring only"},
 		{"cycle period", func(c *Config) { c.CyclePeriod = -1 }, "", "CyclePeriod", "negative"},
 		{"wait", func(c *Config) { c.NetworkWait = 9 }, "", "NetworkWait", "paced, spin or park"},
 		{"park with a spin", func(c *Config) { c.NetworkWait, c.NetworkSpin = netthread.WaitPark, 1 }, "", "NetworkSpin", "not park"},
 		{"ring bytes", func(c *Config) {
-			c.NumberOfBuffers = MaxNumberOfBuffers
+			c.NumberOfBuffers = maxNumberOfBuffers
 			c.Signals[2].NumberOfElements = 4096
 		}, "", "NumberOfBuffers", "ring limit"},
-		{"pre in RT", func(c *Config) { c.ExecutionMode = RealTimeThread; c.NumberOfPostTriggers = 0 }, "", "NumberOfPreTriggers", "only to ExecutionMode IndependentThread"},
-		{"post in RT", func(c *Config) { c.ExecutionMode = RealTimeThread; c.NumberOfPreTriggers = 0 }, "", "NumberOfPostTriggers", "only to ExecutionMode IndependentThread"},
+		{"pre in RT", func(c *Config) { c.ExecutionMode = realTimeThread; c.NumberOfPostTriggers = 0 }, "", "NumberOfPreTriggers", "only to ExecutionMode IndependentThread"},
+		{"post in RT", func(c *Config) { c.ExecutionMode = realTimeThread; c.NumberOfPreTriggers = 0 }, "", "NumberOfPostTriggers", "only to ExecutionMode IndependentThread"},
 		{"byte order", func(c *Config) { c.ByteOrder = 2 }, "", "ByteOrder", "little or big"},
 		{"ttl", func(c *Config) { c.TTL = 256 }, "", "TTL", "0..255"},
 		{"unicast interface", func(c *Config) { c.Interface = "lo" }, "", "Interface", "only to a multicast"},
 		{"bad interface", func(c *Config) { c.Address = "239.1.1.1"; c.Interface = "no-such-if0" }, "", "Interface", "no-such-if0"},
-		{"stack", func(c *Config) { c.StackSize = -1 }, "", "StackSize", "negative"},
 		{"no signals", func(c *Config) { c.Signals = nil }, "", "Signals", "at least one"},
 		{"empty name", func(c *Config) { c.Signals[1].Name = "" }, "", "Name", "must not be empty"},
 		{"duplicate", func(c *Config) { c.Signals[2].Name = "Ia" }, "Ia", "Name", "unique"},
@@ -185,19 +184,18 @@ func flatten(err error) []error {
 }
 
 func TestExecutionModeNames(t *testing.T) {
-	for _, m := range []ExecutionMode{IndependentThread, RealTimeThread} {
-		if got, err := parseExecutionMode(m.String()); err != nil || got != m {
-			t.Errorf("%v: round trip %v, %v", m, got, err)
+	for _, c := range []struct {
+		mode              string
+		independent, real bool
+		name              string
+	}{
+		{"", true, false, independentThread}, {independentThread, true, false, independentThread},
+		{realTimeThread, false, true, realTimeThread}, {"Independent", false, false, "Independent"},
+	} {
+		cfg := Config{ExecutionMode: c.mode}
+		if cfg.independent() != c.independent || cfg.realTime() != c.real || cfg.mode() != c.name {
+			t.Errorf("%q: independent %v, real time %v, name %q", c.mode, cfg.independent(), cfg.realTime(), cfg.mode())
 		}
-	}
-	if m, err := parseExecutionMode(""); err != nil || m != IndependentThread {
-		t.Errorf("default mode %v, %v", m, err)
-	}
-	if _, err := parseExecutionMode("Independent"); err == nil {
-		t.Error("accepted a bad mode")
-	}
-	if s := ExecutionMode(9).String(); s != "ExecutionMode(9)" {
-		t.Error(s)
 	}
 }
 
@@ -212,9 +210,8 @@ func TestSignalsString(t *testing.T) {
 	if got := s.SignalsString(); got != want {
 		t.Errorf("SignalsString = %q, want %q", got, want)
 	}
-	sigs, err := wire.ParseSignals(s.SignalsString())
-	l, lerr := wire.NewLayout(sigs)
-	if err != nil || lerr != nil || l.Size != 1+4+64+12 || s.datagramSize() != 81 {
-		t.Errorf("round trip %v, %v, size %d", sigs, err, s.datagramSize())
+	l, err := wire.ParseLayout(s.SignalsString())
+	if err != nil || l.Size != 1+4+64+12 || s.datagramSize() != 81 {
+		t.Errorf("round trip %v, size %d", err, s.datagramSize())
 	}
 }

@@ -52,7 +52,8 @@
 // cycles already queued are sent as usual. Refusing the newest keeps the ring
 // race-free without a lock (the sender may be reading the oldest slot) and
 // keeps every queued cycle intact. In RealTimeThread mode Synchronise then
-// returns ErrOverflow, failing the cycle as MARTe2 does; in
+// returns an error matching datasource.ErrCycleSkipped, failing the cycle
+// as MARTe2 does; in
 // IndependentThread mode, where MARTe2 fails the cycle with "Buffer
 // overrun", it counts and returns nil, and the sender goes on. Pre- and
 // post-trigger windows count queued cycles, so a window that spans refused

@@ -28,7 +28,6 @@ func ExampleSender_SignalsString() {
 		panic(err)
 	}
 	fmt.Println(s.SignalsString())
-	fmt.Println(s.Describe())
 
 	_, err = flatudp.New(flatudp.Config{
 		Name:    "Flat",
@@ -38,6 +37,5 @@ func ExampleSender_SignalsString() {
 	fmt.Println(err)
 	// Output:
 	// Trigger:uint8,Ia:float32,Wave:float32[16]
-	// datagram: 69 bytes to 127.0.0.1:44488, IndependentThread, byte order little; ring: 502 cycles, queue for the sender thread: 500 cycles (auto), 500ms at 1ms a cycle, 0.1 MiB; network wait: paced
 	// datasource "Flat": signal "Ia": Name: in IndependentThread mode the first signal must be the scalar uint8 "Trigger", got "Ia" float32[1]
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -13,22 +14,22 @@ import (
 // thread's id is known once it runs.
 func TestSkipStamps(t *testing.T) {
 	hd := newHolder()
-	h := start(t, Config{ExecutionMode: RealTimeThread, NumberOfBuffers: 4}, hd.hook)
-	if !testenv.Portable && h.s.NetworkThreadID() == 0 {
+	h := start(t, Config{ExecutionMode: realTimeThread, NumberOfBuffers: 4}, hd.hook)
+	if !testenv.Portable && h.s.Internals().(*internals).NetworkThreadID() == 0 {
 		t.Error("no sender thread id")
 	}
 	hd.stall(h)
 	before := cpu.Now()
 	for c := uint32(1); c <= 10; c++ {
 		setCycle(h.s, c, false)
-		if err := h.s.Synchronise(); err != nil && !errors.Is(err, ErrOverflow) {
+		if err := h.s.Synchronise(); err != nil && !errors.Is(err, datasource.ErrCycleSkipped) {
 			t.Fatal(err)
 		}
 	}
 	after := cpu.Now()
 	close(hd.release)
 	dst := make([]int64, 16)
-	n, lost := h.s.DrainSkips(dst)
+	n, lost := h.s.Internals().(*internals).DrainSkips(dst)
 	if n != 6 || lost != 0 || uint64(n) != h.s.snapshot().Overflows {
 		t.Fatalf("%d stamps, %d lost, status %+v; want 6", n, lost, h.s.snapshot())
 	}

@@ -2,7 +2,6 @@ package flatudp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -13,8 +12,9 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/datasource/flatudp/client"
+	"github.com/streamerd/streamerd/datasource/flatudp/internal/mcast"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/datasource/internal/handoff"
 	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
 	"github.com/streamerd/streamerd/datasource/internal/sendpath"
@@ -23,19 +23,19 @@ import (
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
-// ErrOverflow is returned by Synchronise in RealTimeThread mode when the
+// errOverflow is returned by Synchronise in RealTimeThread mode when the
 // ring is full: the sender thread is behind by NumberOfBuffers cycles, the
 // newest cycle is refused and counted, and the RT thread carries on (MARTe2
 // fails the cycle too). In IndependentThread mode a refused cycle is
 // counted and Synchronise returns nil. It is a sentinel: returning it never
 // allocates.
-var ErrOverflow = errors.New("flatudp: ring full, cycle refused (sender thread behind)")
+var errOverflow = fmt.Errorf("flatudp: ring full, cycle refused (sender thread behind): %w", datasource.ErrCycleSkipped)
 
 // Sender is a FlatUDP datasource: MARTe2's UDPSender. Its methods follow
 // the datasource.DataSource contract: Synchronise from the RT thread only;
 // AllocateMemory, GetSignalMemoryBuffer, PrepareNextState and Close from the
 // goroutine that builds and stops the application; Name, Signals,
-// SignalsString, LocalAddr and StatusReport from any goroutine.
+// SignalsString and Metrics from any goroutine.
 type Sender struct {
 	life lifecycle.Lifecycle
 	// Read-only once PrepareNextState has returned.
@@ -48,12 +48,13 @@ type Sender struct {
 	m       *senderMetrics
 	mem     *memory.Memory
 	ring    *ring
-	buffers int                    // the ring's length in cycles
-	queue   datasource.HandOffSize // the part of it that queues for the sender
-	wait    *netthread.Waiter      // the sender thread's wait for sem
-	keep    uint64                 // cycles kept unreleased behind next (pre-triggers)
+	buffers int               // the ring's length in cycles
+	queue   handoff.Size      // the part of it that queues for the sender
+	wait    *netthread.Waiter // the sender thread's wait for sem
+	keep    uint64            // cycles kept unreleased behind next (pre-triggers)
 	big     bool
-	sendBuf []byte // written by the sender thread only
+	runs    []elemRun // the layout's signals, for swapToBig
+	sendBuf []byte    // written by the sender thread only
 	conn    *net.UDPConn
 	out     *sendpath.Sender // sends to dst; sender thread only
 	watch   *sendpath.DestWatch
@@ -82,10 +83,10 @@ type Sender struct {
 	started atomic.Bool
 	running atomic.Bool
 
-	skips rtsync.StampRing // when cycles were refused, cpu.Now ns (forensics.go)
+	skips rtsync.StampRing // when cycles were refused, cpu.Now ns (internals.go)
 }
 
-var _ datasource.Opener = (*Sender)(nil)
+var _ datasource.DataSource = (*Sender)(nil)
 
 // New validates cfg and returns a Sender. Its metrics are registered in
 // ms, named streamerd_flatudp_<metric>{datasource="<Name>"} (a nil ms: a
@@ -117,10 +118,11 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Sender, error) {
 		dst:    netip.AddrPortFrom(a.Unmap(), uint16(c.Port)),
 		log:    log.With("datasource", c.Name),
 		big:    c.ByteOrder == wire.Big,
+		runs:   elemRuns(layout.Signals),
 	}
 	s.buffers, s.queue = c.ringSize(layout.Size)
 	s.wait = netthread.NewWaiter(c.NetworkWait, c.NetworkSpin, c.CyclePeriod)
-	if c.ExecutionMode == IndependentThread {
+	if c.independent() {
 		s.keep = uint64(c.NumberOfPreTriggers)
 		s.sel = selector{pre: uint64(c.NumberOfPreTriggers), post: uint64(c.NumberOfPostTriggers)}
 	} else {
@@ -136,7 +138,7 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Sender, error) {
 		s.m.reg.Unregister()
 		return nil, fmt.Errorf("datasource %q: %w", c.Name, err)
 	}
-	if err := wire.ValidateReceiver(layout.Signals); err != nil {
+	if err := udpscopeRefusal(layout.Signals); err != nil {
 		s.log.Warn("udpscope will refuse this signal list", "signals", s.sigStr, "reason", err.Error())
 	}
 	s.life.Init(c.Name, c.Signals)
@@ -165,10 +167,6 @@ func (s *Sender) SignalsString() string { return s.sigStr }
 // DatagramSize returns the size of every datagram in bytes.
 func (s *Sender) datagramSize() int { return s.layout.Size }
 
-// HandOffSize returns the part of the ring that queues cycles for the
-// sender thread (beyond the pre-trigger history) and the time it covers.
-func (s *Sender) HandOffSize() datasource.HandOffSize { return s.queue }
-
 // Destination returns the address every datagram is sent to.
 func (s *Sender) destination() netip.AddrPort { return s.dst }
 
@@ -190,18 +188,18 @@ func (s *Sender) AllocateMemory() error {
 // (after AllocateMemory or Start, before Close).
 func (s *Sender) GetSignalMemoryBuffer(i int) ([]byte, error) { return s.life.Buffer(i) }
 
-// LocalAddr returns the address the sending socket is bound to (valid after
-// PrepareNextState).
-func (s *Sender) LocalAddr() netip.AddrPort {
+// localAddr returns the address the sending socket is bound to (valid after
+// Open or PrepareNextState).
+func (s *Sender) localAddr() netip.AddrPort {
 	if !s.started.Load() || s.conn == nil {
 		return netip.AddrPort{}
 	}
 	return s.conn.LocalAddr().(*net.UDPAddr).AddrPort()
 }
 
-// Open opens the sending socket without sending anything
-// (datasource.Opener).
-func (s *Sender) Open() error { return s.life.Open(s.openConn) }
+// openStep opens the sending socket without sending anything (the step
+// datasource.DataSource describes).
+func (s *Sender) openStep() error { return s.life.Open(s.openConn) }
 
 func (s *Sender) openConn() error {
 	conn, err := s.open()
@@ -252,8 +250,8 @@ func (s *Sender) start() error {
 	s.thread = th
 	s.started.Store(true)
 	s.running.Store(true)
-	s.log.Info("FlatUDP sending", "destination", s.dst.String(), "local", s.LocalAddr().String(),
-		"execution_mode", s.cfg.ExecutionMode.String(), "byte_order", s.cfg.ByteOrder.String(),
+	s.log.Info("FlatUDP sending", "destination", s.dst.String(), "local", s.localAddr().String(),
+		"execution_mode", s.cfg.mode(), "byte_order", s.cfg.ByteOrder.String(),
 		"datagram_bytes", s.layout.Size, "buffers", s.buffers, "queue", s.queue.String(),
 		"pre_triggers", s.cfg.NumberOfPreTriggers, "post_triggers", s.cfg.NumberOfPostTriggers,
 		"cpu_mask", s.cfg.CPUMask.String(), "priority", s.cfg.Priority, "network_wait", s.wait.Mode().String(),
@@ -271,7 +269,7 @@ func (s *Sender) open() (*net.UDPConn, error) {
 	}
 	var lc net.ListenConfig
 	if s.dst.Addr().IsMulticast() {
-		ctl, err := client.MulticastSendControl(s.cfg.Interface, s.cfg.TTL, s.cfg.Loopback)
+		ctl, err := mcast.SendControl(s.cfg.Interface, s.cfg.TTL, s.cfg.Loopback)
 		if err != nil {
 			return nil, err
 		}
@@ -286,7 +284,7 @@ func (s *Sender) open() (*net.UDPConn, error) {
 
 // Synchronise queues a copy of signal memory for the sender thread and
 // wakes it. It never waits: when the ring is full the cycle is refused and
-// counted as an overflow (ErrOverflow in RealTimeThread mode, nil in
+// counted as an overflow (datasource.ErrCycleSkipped in RealTimeThread mode, nil in
 // IndependentThread mode). It does not allocate.
 func (s *Sender) Synchronise() error {
 	if err := s.life.Ready(); err != nil {
@@ -304,8 +302,8 @@ func (s *Sender) Synchronise() error {
 	}
 	s.m.overflows.Inc() // a cycle dropped at the hand-off
 	s.skips.Stamp(cpu.Now())
-	if s.cfg.ExecutionMode == RealTimeThread {
-		return ErrOverflow
+	if s.cfg.realTime() {
+		return errOverflow
 	}
 	return nil
 }
@@ -387,7 +385,7 @@ func (s *Sender) drain() {
 func (s *Sender) send(cycle []byte) {
 	b := cycle
 	if s.big {
-		s.layout.SwapToBig(s.sendBuf, cycle)
+		swapToBig(s.sendBuf, cycle, s.runs)
 		b = s.sendBuf
 	}
 	s.m.sent.Inc()
@@ -416,7 +414,7 @@ func (w *warnLimiter) check(s *Sender) {
 	if o := s.m.overflows.Get(); o != w.overflows {
 		if now := time.Now(); now.Sub(w.lastOverflow) >= warnInterval {
 			s.log.Warn("ring full: cycles refused (sender thread behind)", "refused", o-w.overflows,
-				"total", o, "buffers", s.buffers, "execution_mode", s.cfg.ExecutionMode.String())
+				"total", o, "buffers", s.buffers, "execution_mode", s.cfg.mode())
 			w.overflows, w.lastOverflow = o, now
 		}
 	}
@@ -467,15 +465,11 @@ type statusReport struct {
 	DestinationUnreachable bool `json:"destination_unreachable"`
 }
 
-// StatusReport returns a snapshot to encode as JSON, for a program that lists
-// producers of every class together (streamerd's /status).
-func (s *Sender) StatusReport() any { return s.snapshot() }
-
-// Describe returns one line on the datagrams for a layout listing
+// describe returns one line on the datagrams for a layout listing
 // (streamerd -describe).
-func (s *Sender) Describe() string {
+func (s *Sender) describe() string {
 	return fmt.Sprintf("datagram: %d bytes to %v, %s, byte order %s; ring: %d cycles, queue for the sender thread: %v; network wait: %v",
-		s.layout.Size, s.dst, s.cfg.ExecutionMode, s.cfg.ByteOrder, s.buffers, s.queue, s.wait.Mode())
+		s.layout.Size, s.dst, s.cfg.mode(), s.cfg.ByteOrder, s.buffers, s.queue, s.wait.Mode())
 }
 
 // sendBufferBytes returns the send buffer once PrepareNextState has set it.
@@ -494,7 +488,7 @@ func (s *Sender) snapshot() statusReport {
 		Class:          "FlatUDP",
 		Destination:    s.dst.String(),
 		Running:        s.running.Load(),
-		ExecutionMode:  s.cfg.ExecutionMode.String(),
+		ExecutionMode:  s.cfg.mode(),
 		ByteOrder:      s.cfg.ByteOrder.String(),
 		DatagramBytes:  s.layout.Size,
 		Buffers:        s.buffers,
@@ -516,7 +510,7 @@ func (s *Sender) snapshot() statusReport {
 
 		DestinationUnreachable: s.m.unreachable.Get() != 0,
 	}
-	if a := s.LocalAddr(); a.IsValid() {
+	if a := s.localAddr(); a.IsValid() {
 		st.Local = a.String()
 	}
 	return st

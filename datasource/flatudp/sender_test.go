@@ -85,6 +85,8 @@ type harness struct {
 	t     testing.TB
 	s     *Sender
 	r     *client.Receiver
+	conn  *net.UDPConn // r's socket
+	l     *wire.Layout // r's layout
 	order wire.ByteOrder
 	raw   []uint64
 }
@@ -93,7 +95,7 @@ type harness struct {
 // and windows, and starts it. hook, if set, runs before every drain.
 func start(t testing.TB, cfg Config, hook func()) *harness {
 	t.Helper()
-	conn, err := client.ListenUnicast("127.0.0.1:0")
+	conn, err := listenUDP("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +129,7 @@ func startTo(t testing.TB, cfg Config, conn *net.UDPConn, hook func()) *harness 
 	r := client.NewReceiver(conn, l)
 	t.Cleanup(func() { r.Close() })
 	dstest.Start(t, s)
-	return &harness{t: t, s: s, r: r, order: cfg.ByteOrder, raw: make([]uint64, l.TotalElements())}
+	return &harness{t: t, s: s, r: r, conn: conn, l: l, order: cfg.ByteOrder, raw: make([]uint64, l.TotalElements())}
 }
 
 // collect reads want datagrams (waiting up to 10 s), then any extra ones
@@ -140,7 +142,7 @@ func (h *harness) collect(want int) []uint32 {
 		if len(got) >= want {
 			wait = 30 * time.Millisecond
 		}
-		h.r.Conn().SetReadDeadline(time.Now().Add(wait))
+		h.conn.SetReadDeadline(time.Now().Add(wait))
 		b, _, err := h.r.Read()
 		if err != nil {
 			var ne net.Error
@@ -149,7 +151,7 @@ func (h *harness) collect(want int) []uint32 {
 			}
 			h.t.Fatal(err)
 		}
-		got = append(got, checkCycle(h.t, h.r.Layout(), b, h.order, h.raw))
+		got = append(got, checkCycle(h.t, h.l, b, h.order, h.raw))
 	}
 }
 
@@ -159,7 +161,7 @@ func (h *harness) sendOne() []byte {
 	if err := h.s.Synchronise(); err != nil {
 		h.t.Fatal(err)
 	}
-	h.r.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
+	h.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	b, _, err := h.r.Read()
 	if err != nil {
 		h.t.Fatal(err)
@@ -199,28 +201,28 @@ func TestRealTimeThreadEveryCycle(t *testing.T) {
 	for _, order := range []wire.ByteOrder{wire.Little, wire.Big} {
 		t.Run(order.String(), func(t *testing.T) {
 			const cycles = 2000
-			h := start(t, Config{ExecutionMode: RealTimeThread, NumberOfBuffers: 256, ByteOrder: order}, nil)
+			h := start(t, Config{ExecutionMode: realTimeThread, NumberOfBuffers: 256, ByteOrder: order}, nil)
 			var received atomic.Uint32
 			var got []uint32
 			var rerr error
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				raw := make([]uint64, h.r.Layout().TotalElements())
-				h.r.Conn().SetReadDeadline(time.Now().Add(60 * time.Second))
+				raw := make([]uint64, h.l.TotalElements())
+				h.conn.SetReadDeadline(time.Now().Add(60 * time.Second))
 				for len(got) < cycles {
 					b, _, err := h.r.Read()
 					if err != nil {
 						rerr = err
 						return
 					}
-					if err := h.r.Layout().DecodeRaw(raw, b, order); err != nil {
+					if err := h.l.DecodeRaw(raw, b, order); err != nil {
 						rerr = err
 						return
 					}
 					got = append(got, uint32(raw[1]))
 					if uint32(raw[1]) == 17 { // one full bit-exact check per order
-						checkCycle(t, h.r.Layout(), b, order, raw)
+						checkCycle(t, h.l, b, order, raw)
 					}
 					received.Add(1)
 				}
@@ -260,7 +262,7 @@ func TestRealTimeThreadEveryCycle(t *testing.T) {
 // the datagram against a hand-built one.
 func TestBitExact(t *testing.T) {
 	for _, order := range []wire.ByteOrder{wire.Little, wire.Big} {
-		h := start(t, Config{ExecutionMode: RealTimeThread, ByteOrder: order}, nil)
+		h := start(t, Config{ExecutionMode: realTimeThread, ByteOrder: order}, nil)
 		setCycle(h.s, 77, true)
 		b := h.sendOne()
 		var e binary.AppendByteOrder = binary.LittleEndian
@@ -387,7 +389,7 @@ func (hd *holder) stall(h *harness) {
 // queued ones are sent, and that the sender recovers.
 func TestRealTimeThreadOverflow(t *testing.T) {
 	hd := newHolder()
-	h := start(t, Config{ExecutionMode: RealTimeThread, NumberOfBuffers: 4}, hd.hook)
+	h := start(t, Config{ExecutionMode: realTimeThread, NumberOfBuffers: 4}, hd.hook)
 	hd.stall(h)
 	var refused int
 	for c := uint32(1); c <= 10; c++ {
@@ -396,8 +398,8 @@ func TestRealTimeThreadOverflow(t *testing.T) {
 		switch {
 		case c <= 4 && err != nil:
 			t.Fatalf("cycle %d: %v", c, err)
-		case c > 4 && !errors.Is(err, ErrOverflow):
-			t.Fatalf("cycle %d: %v, want ErrOverflow", c, err)
+		case c > 4 && !errors.Is(err, datasource.ErrCycleSkipped):
+			t.Fatalf("cycle %d: %v, want errOverflow", c, err)
 		case err != nil:
 			refused++
 		}
@@ -481,14 +483,14 @@ func TestRepeatedOverruns(t *testing.T) {
 		}
 	})
 	var storm []uint32
-	h.r.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
+	h.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	for {
 		b, _, err := h.r.Read()
 		if err != nil {
 			break
 		}
-		h.r.Conn().SetReadDeadline(time.Now().Add(200 * time.Millisecond))
-		storm = append(storm, checkCycle(t, h.r.Layout(), b, h.order, h.raw))
+		h.conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+		storm = append(storm, checkCycle(t, h.l, b, h.order, h.raw))
 	}
 	wg.Wait()
 	h.waitDrained()
@@ -525,10 +527,10 @@ func TestMulticastLoopback(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg := Config{Name: "Flat", Address: group, Port: conn.LocalAddr().(*net.UDPAddr).Port,
-				ExecutionMode: RealTimeThread, Interface: iface, TTL: 1, Loopback: true,
+				ExecutionMode: realTimeThread, Interface: iface, TTL: 1, Loopback: true,
 				ByteOrder: wire.Big, Signals: testSignals()}
 			h := startTo(t, cfg, conn, nil)
-			h.r.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
+			h.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 			setCycle(h.s, 5, false)
 			if err := h.s.Synchronise(); err != nil {
 				t.Fatal(err)
@@ -538,7 +540,7 @@ func TestMulticastLoopback(t *testing.T) {
 				t.Fatalf("no multicast datagram arrived on %s via %s (sent %d, send errors %d): %v",
 					group, iface, h.s.m.datagrams.Get(), h.s.m.errors.Get(), err)
 			}
-			if v := checkCycle(t, h.r.Layout(), b, wire.Big, h.raw); v != 5 {
+			if v := checkCycle(t, h.l, b, wire.Big, h.raw); v != 5 {
 				t.Errorf("cycle %d", v)
 			}
 			if a := h.s.destination(); a.Addr().String() != group {
@@ -555,14 +557,14 @@ func TestMulticastLoopback(t *testing.T) {
 func TestReceiverGoneAndBack(t *testing.T) {
 	defer func(h time.Duration) { unreachableHold = h }(unreachableHold)
 	unreachableHold = 200 * time.Millisecond
-	conn, err := client.ListenUnicast("127.0.0.1:0")
+	conn, err := listenUDP("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := conn.LocalAddr().(*net.UDPAddr).Port
 	conn.Close() // nobody listens there now
 	var log testenv.Buffer
-	s, err := New(Config{Name: "Flat", Address: "127.0.0.1", Port: port, ExecutionMode: RealTimeThread, Signals: testSignals()},
+	s, err := New(Config{Name: "Flat", Address: "127.0.0.1", Port: port, ExecutionMode: realTimeThread, Signals: testSignals()},
 		newSet(), slog.New(slog.NewTextHandler(&log, nil)))
 	if err != nil {
 		t.Fatal(err)
@@ -582,7 +584,7 @@ func TestReceiverGoneAndBack(t *testing.T) {
 			t.Fatal("no ICMP port unreachable seen")
 		}
 	}
-	back, err := client.ListenUnicast(net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	back, err := listenUDP(net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
 		t.Skipf("port %d taken meanwhile: %v", port, err)
 	}
@@ -608,12 +610,12 @@ func TestReceiverGoneAndBack(t *testing.T) {
 
 // TestIPv6Loopback sends to ::1 (skipped where the sandbox has no IPv6).
 func TestIPv6Loopback(t *testing.T) {
-	conn, err := client.ListenUnicast("[::1]:0")
+	conn, err := listenUDP("[::1]:0")
 	if err != nil {
 		t.Skipf("no IPv6 loopback: %v", err)
 	}
 	cfg := Config{Name: "Flat", Address: "::1", Port: conn.LocalAddr().(*net.UDPAddr).Port,
-		ExecutionMode: RealTimeThread, Signals: testSignals()}
+		ExecutionMode: realTimeThread, Signals: testSignals()}
 	h := startTo(t, cfg, conn, nil)
 	setCycle(h.s, 42, false)
 	if err := h.s.Synchronise(); err != nil {
@@ -622,7 +624,7 @@ func TestIPv6Loopback(t *testing.T) {
 	if got := h.collect(1); !slices.Equal(got, []uint32{42}) {
 		t.Errorf("received %v", got)
 	}
-	if a := h.s.LocalAddr(); !a.Addr().Is6() {
+	if a := h.s.localAddr(); !a.Addr().Is6() {
 		t.Errorf("local address %v", a)
 	}
 }
@@ -636,7 +638,7 @@ func TestLifecycleErrors(t *testing.T) {
 	if err := s.Synchronise(); err == nil {
 		t.Error("Synchronise before AllocateMemory succeeded")
 	}
-	if a := s.LocalAddr(); a.IsValid() {
+	if a := s.localAddr(); a.IsValid() {
 		t.Errorf("LocalAddr before start: %v", a)
 	}
 	if err := s.AllocateMemory(); err != nil {
@@ -670,7 +672,7 @@ func TestRestartSameNameSameMetrics(t *testing.T) {
 // sender thread parked is counted in network_wakeups_total and /status,
 // and that /status says the ring's length and what its queue covers.
 func TestNetworkWakeupsCounted(t *testing.T) {
-	h := start(t, Config{ExecutionMode: RealTimeThread, NetworkWait: netthread.WaitPark, CyclePeriod: time.Millisecond}, nil)
+	h := start(t, Config{ExecutionMode: realTimeThread, NetworkThread: datasource.NetworkThread{NetworkWait: netthread.WaitPark, CyclePeriod: time.Millisecond}}, nil)
 	if st := h.s.snapshot(); st.Buffers != 500 || !st.BuffersAuto || st.QueueCoversMs != 500 || st.NetworkWait != "park" {
 		t.Errorf("status %+v", st)
 	}
@@ -701,7 +703,7 @@ func TestEveryDatagramGoesOutWithNoReceiver(t *testing.T) {
 	probe := testenv.Loopback(t)
 	port := probe.LocalAddr().(*net.UDPAddr).Port
 	probe.Close() // nobody listens there now
-	s, err := New(Config{Name: "Flat", Address: "127.0.0.1", Port: port, ExecutionMode: RealTimeThread, Signals: testSignals()}, newSet(), discard())
+	s, err := New(Config{Name: "Flat", Address: "127.0.0.1", Port: port, ExecutionMode: realTimeThread, Signals: testSignals()}, newSet(), discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -749,4 +751,13 @@ func TestEveryDatagramGoesOutWithNoReceiver(t *testing.T) {
 	if st.SendErrors != 0 || st.DatagramsSent != uint64(c) || s.m.unreachables.Get() == 0 {
 		t.Errorf("send errors %d, datagrams sent %d of %d cycles, ICMP port unreachable %d", st.SendErrors, st.DatagramsSent, c, s.m.unreachables.Get())
 	}
+}
+
+// listenUDP opens a UDP socket bound to addr.
+func listenUDP(addr string) (*net.UDPConn, error) {
+	a, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return net.ListenUDP("udp", a)
 }

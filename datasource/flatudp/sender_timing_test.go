@@ -35,7 +35,7 @@ func BenchmarkSynchronise(b *testing.B) {
 	})
 	b.Run("refused", func(b *testing.B) {
 		hd := newHolder()
-		h := start(b, Config{ExecutionMode: RealTimeThread, NumberOfBuffers: 1}, hd.hook)
+		h := start(b, Config{ExecutionMode: realTimeThread, NumberOfBuffers: 1}, hd.hook)
 		defer close(hd.release)
 		hd.stall(h)
 		b.ReportAllocs()
@@ -53,7 +53,7 @@ func BenchmarkSynchronise(b *testing.B) {
 func BenchmarkCycle(b *testing.B) {
 	for _, order := range []wire.ByteOrder{wire.Little, wire.Big} {
 		b.Run(order.String(), func(b *testing.B) {
-			h := start(b, Config{ExecutionMode: RealTimeThread, ByteOrder: order}, nil)
+			h := start(b, Config{ExecutionMode: realTimeThread, ByteOrder: order}, nil)
 			lat := make([]time.Duration, 0, min(b.N, 1<<20))
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -80,7 +80,7 @@ func BenchmarkCycle(b *testing.B) {
 // ring full (retrying refused cycles after the ring half drains) and ns/op
 // is the time per datagram.
 func BenchmarkSend(b *testing.B) {
-	h := start(b, Config{ExecutionMode: RealTimeThread, NumberOfBuffers: 256}, nil)
+	h := start(b, Config{ExecutionMode: realTimeThread, NumberOfBuffers: 256}, nil)
 	setCycle(h.s, 1, false)
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -8,62 +8,52 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/internal/rules"
+	"github.com/streamerd/streamerd/datasource/rd100s/wire"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // Defaults of the parameters (docs/rd100s.md, sections 1 and 8).
 const (
-	DefaultDestPort = 5100
+	defaultDestPort = 5100
 	defaultRateHz   = 100.0
-	// MaxRateHz bounds rate_hz; beyond it the sleep granularity of a
+	// maxRateHz bounds rate_hz; beyond it the sleep granularity of a
 	// normal thread dominates the period.
-	MaxRateHz = 10000.0
-	// DefaultLockTimeout bounds how long Synchronise waits for the
-	// FastLock. The network thread holds it only to copy signal memory.
-	defaultLockTimeout = 100 * time.Microsecond
+	maxRateHz = 10000.0
+	// lockTimeout bounds how long Synchronise waits for the FastLock.
+	// The network thread holds it only to copy signal memory.
+	lockTimeout = 100 * time.Microsecond
 )
 
-// Unit is the unit of a mapped signal: Degrees (deg, or deg/s for a rate)
-// or Millidegrees (mdeg, mdeg/s). Degrees are converted with
-// wire.DegreesToMdeg (round to nearest, halves away from zero).
-type Unit uint8
+// unit is the unit of a mapped signal: degrees (deg, or deg/s for a rate)
+// or millidegrees (mdeg, mdeg/s). Degrees are converted to millidegrees
+// rounding to nearest, halves away from zero.
+type unit uint8
 
-// Units of a mapped signal. Degrees is the zero value.
+// Units of a mapped signal.
 const (
-	Degrees Unit = iota
-	Millidegrees
+	degrees unit = iota
+	millidegrees
 )
 
-// String returns "deg" or "mdeg".
-func (u Unit) String() string {
-	if int(u) >= len(unitNames) {
-		return fmt.Sprintf("Unit(%d)", uint8(u))
-	}
-	return unitNames[u]
-}
-
-var unitNames = [...]string{Degrees: "deg", Millidegrees: "mdeg"}
-
-// ParseUnit parses a unit: deg, degree(s), deg/s for Degrees; mdeg,
-// millidegree(s), mdeg/s for Millidegrees.
-func parseUnit(s string) (Unit, error) {
+// parseUnit parses a unit: "" (the default), deg, degree(s), deg/s for
+// degrees; mdeg, millidegree(s), mdeg/s for millidegrees.
+func parseUnit(s string) (unit, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "deg", "degree", "degrees", "deg/s":
-		return Degrees, nil
+	case "", "deg", "degree", "degrees", "deg/s":
+		return degrees, nil
 	case "mdeg", "millidegree", "millidegrees", "mdeg/s":
-		return Millidegrees, nil
+		return millidegrees, nil
 	}
 	return 0, fmt.Errorf("unknown unit %q (want deg or mdeg)", s)
 }
 
 // Config is the configuration of an RD100S encoder emulator. Parameter
 // names in errors are the keys of section 8 of docs/rd100s.md (dest_host,
-// rate_hz, azimuth_signal, ...) and the degradation keys of Degradations.
+// rate_hz, azimuth_signal, ...) and the degradation keys (Set).
 //
-// A zero DestPort means 5100 and a zero RateHz means 100 Hz. The six status
-// constants are plain bools whose zero value is false (an invalid,
-// unreferenced encoder): start from DefaultConfig, which sets AZ_VALID,
-// EL_VALID, AZ_REF_OK and EL_REF_OK.
+// A zero DestPort means 5100 and a zero RateHz means 100 Hz. The zero
+// Status is an invalid, unreferenced encoder: start from DefaultConfig,
+// which sets AZ_VALID, EL_VALID, AZ_REF_OK and EL_REF_OK.
 type Config struct {
 	Name string
 	// DestHost (dest_host) is the receiver: an IPv4 address or a name,
@@ -88,18 +78,20 @@ type Config struct {
 	AzRateSignal    string // az_rate_signal
 	ElRateSignal    string // el_rate_signal
 	// Units of the mapped signals (azimuth_unit, elevation_unit,
-	// rate_unit): Degrees (the default) or Millidegrees; for the rates,
+	// rate_unit): "deg" (or "", the default) or "mdeg"; for the rates,
 	// per second.
-	AzimuthUnit, ElevationUnit, RateUnit Unit
+	AzimuthUnit, ElevationUnit, RateUnit string
 
 	// StatusSignal (status_signal), when set, names an integer scalar
 	// signal whose bits 0..5 drive AZ_VALID, EL_VALID, AZ_REF_OK,
 	// EL_REF_OK, AZ_FAULT and EL_FAULT on every packet; its other bits are
-	// ignored. When empty the constants below are sent.
+	// ignored. When empty, Status is sent.
 	StatusSignal string
-	// Status constants (az_valid, el_valid, az_ref_ok, el_ref_ok,
-	// az_fault, el_fault), used when StatusSignal is empty.
-	AzValid, ElValid, AzRefOK, ElRefOK, AzFault, ElFault bool
+	// Status holds the status bits sent when StatusSignal is empty
+	// (az_valid, el_valid, az_ref_ok, el_ref_ok, az_fault, el_fault: bits
+	// 0..5 of wire.Status; the emitter sets SIM and DEGRADED itself and
+	// ignores them here).
+	Status wire.Status
 
 	// CPUMask pins the network thread; 0 leaves it unpinned.
 	CPUMask cpu.Mask
@@ -110,12 +102,10 @@ type Config struct {
 	// Seed (seed) seeds the random choices of the degradations. The same
 	// seed gives the same sequence of choices; 0 is a valid seed.
 	Seed uint64
-	// Degradations is the degradation state at start; each active one is
-	// recorded as an event with source "config".
-	Degradations Degradations
-	// LockTimeout bounds Synchronise's wait for the FastLock
-	// (DefaultLockTimeout when 0).
-	LockTimeout time.Duration
+	// Degradations is the degradation state at start: keys and values as
+	// Set takes them ({"loss_probability": "0.1", "jitter_ms": "2"}); each
+	// active one is recorded as an event with source "config".
+	Degradations map[string]string
 
 	// Signals are every signal of the datasource, in declaration order.
 	Signals []datasource.Signal
@@ -127,9 +117,9 @@ type Config struct {
 // Signals.
 func DefaultConfig() Config {
 	return Config{
-		DestPort: DefaultDestPort,
+		DestPort: defaultDestPort,
 		RateHz:   defaultRateHz,
-		AzValid:  true, ElValid: true, AzRefOK: true, ElRefOK: true,
+		Status:   wire.AzValid | wire.ElValid | wire.AzRefOK | wire.ElRefOK,
 	}
 }
 
@@ -152,25 +142,20 @@ func Validate(cfg *Config) error {
 		e.Param("src_port", "must be 0..65535 (0: ephemeral), got %d", c.SrcPort)
 	}
 	rateHz := c.RateHz
-	if math.IsNaN(rateHz) || rateHz <= 0 || rateHz > MaxRateHz {
-		e.Param("rate_hz", "must be > 0 and ≤ %v Hz, got %v", MaxRateHz, c.RateHz)
-		rateHz = MaxRateHz // the jitter bound of the fastest rate
-	}
-	if c.LockTimeout < 0 {
-		e.Param("LockTimeout", "must not be negative, got %v", c.LockTimeout)
+	if math.IsNaN(rateHz) || rateHz <= 0 || rateHz > maxRateHz {
+		e.Param("rate_hz", "must be > 0 and ≤ %v Hz, got %v", maxRateHz, c.RateHz)
+		rateHz = maxRateHz // the jitter bound of the fastest rate
 	}
 	e.Priority(c.Priority)
-	for _, u := range []struct {
-		key string
-		u   Unit
-	}{{"azimuth_unit", c.AzimuthUnit}, {"elevation_unit", c.ElevationUnit}, {"rate_unit", c.RateUnit}} {
-		if u.u > Millidegrees {
-			e.Param(u.key, "must be deg or mdeg, got %v", u.u)
+	for _, u := range []struct{ key, u string }{{"azimuth_unit", c.AzimuthUnit}, {"elevation_unit", c.ElevationUnit}, {"rate_unit", c.RateUnit}} {
+		if _, err := parseUnit(u.u); err != nil {
+			e.Param(u.key, "must be deg or mdeg, got %q", u.u)
 		}
 	}
 	e.Add(rules.ValidateSignals(c.Name, c.Signals))
 	c.checkMapping(e)
-	c.Degradations.check(e, rateHz)
+	d := parseDegradations(c.Degradations, e)
+	d.check(e, rateHz)
 	return e.Err()
 }
 
@@ -204,7 +189,7 @@ func (c *Config) checkMapping(e *rules.ConfigErrors) {
 		if !s.Type.Valid() {
 			continue // reported by ValidateSignals
 		}
-		if !s.Type.Numeric() {
+		if s.Type == datasource.Char8 {
 			e.Param(m.key, "signal %q is %v, text; the packet's fields are numbers", m.name, s.Type)
 			continue
 		}
@@ -223,8 +208,7 @@ func periodNs(rateHz float64) float64 { return 1e9 / rateHz }
 // withDefaults returns c with every zero field that has a default set to
 // it.
 func (c Config) withDefaults() Config {
-	rules.SetDefault(&c.DestPort, DefaultDestPort)
+	rules.SetDefault(&c.DestPort, defaultDestPort)
 	rules.SetDefault(&c.RateHz, defaultRateHz)
-	rules.SetDefault(&c.LockTimeout, defaultLockTimeout)
 	return c
 }

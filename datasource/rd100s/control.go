@@ -31,7 +31,7 @@ type event struct {
 	Degradation string    `json:"degradation"`
 	Action      string    `json:"action"`          // Activated, Deactivated or Changed
 	Value       string    `json:"value,omitempty"` // the parameter as its key takes it
-	// Source is "config", "operator" (Set, SetDegradations) or "emitter"
+	// Source is "config", "operator" (Set) or "emitter"
 	// (a burst that elapsed, a seq jump applied).
 	Source string `json:"source"`
 	// Reason qualifies a deactivation: "elapsed", "applied", "replaced"
@@ -50,7 +50,7 @@ type control struct {
 
 	// d is the operator's state. d.BurstLoss is the length of the burst in
 	// progress (0: none) and d.SeqJump the jump not yet applied.
-	d           Degradations
+	d           degradations
 	burstActive bool
 	burstSerial uint64
 	burstUntil  int64 // CLOCK_MONOTONIC ns
@@ -69,22 +69,28 @@ var allKinds = func() (s kindSet) {
 	return s
 }()
 
-// SetDegradations replaces the whole degradation state: every field of d is
+// setDegradations replaces the whole degradation state: every field of d is
 // applied as Set would apply its key. BurstLoss > 0 starts a burst of that
 // length now (replacing one in progress) and 0 ends one; SeqJump != 0
 // schedules a jump at the next packet (replacing a pending one) and 0
-// cancels a pending one. Use Set to change one degradation without
-// touching the others. It returns every broken range as a
-// *datasource.ConfigError, or ErrNotRunning.
-func (e *Encoder) SetDegradations(d Degradations) error {
+// cancels a pending one. It returns every broken range as a
+// *datasource.ConfigError, or an error when the encoder is not running
+// (datasource.ErrClosed after Close).
+func (e *Encoder) setDegradations(d degradations) error {
 	return e.apply(d, allKinds, "operator", monoNow())
 }
 
-// Set sets one degradation from its key and text value (see
-// Degradations.SetKey for the syntax): loss_probability, loss_every_n,
-// burst_loss_ms, duplicate_probability, reorder_window_ms, jitter_ms,
-// freeze, invalid_az, invalid_el, seq_jump, silence. The others are left
-// as they are. It is what the daemon's HTTP endpoint calls.
+// Set sets one degradation from its key and text value: loss_probability,
+// loss_every_n, burst_loss_ms, duplicate_probability, reorder_window_ms,
+// jitter_ms, freeze, invalid_az, invalid_el, seq_jump, silence
+// (docs/rd100s.md, section 6). Probabilities are numbers 0..1, durations
+// milliseconds ("50", "0.5") or Go durations ("50ms"), bools
+// true/false/on/off/1/0, seq_jump and loss_every_n integers. The others
+// are left as they are. The key "restart" with the value "true" simulates
+// a restart of the emitter at its next packet. It returns every broken
+// range as a *datasource.ConfigError, or an error when the encoder is not
+// running (datasource.ErrClosed after Close). It is what the
+// daemon's HTTP endpoint calls.
 func (e *Encoder) Set(key, value string) error {
 	if key == restartKey {
 		return e.restart(value)
@@ -93,8 +99,8 @@ func (e *Encoder) Set(key, value string) error {
 	if !ok {
 		return unknownKey(key)
 	}
-	var next Degradations
-	if err := next.SetKey(key, value); err != nil {
+	var next degradations
+	if err := next.setKey(key, value); err != nil {
 		return err
 	}
 	var which kindSet
@@ -121,7 +127,7 @@ func (e *Encoder) restart(value string) error {
 		return fmt.Errorf("rd100s: restart: want true, got %q", value)
 	}
 	if !e.running() {
-		return ErrNotRunning
+		return e.notRunning()
 	}
 	ev := event{Time: time.Now(), TUs: e.tUs(monoNow()), Degradation: restartKey, Action: applied, Source: "operator", Seq: e.cfg.FirstSeq}
 	e.ctl.mu.Lock()
@@ -133,9 +139,9 @@ func (e *Encoder) restart(value string) error {
 	return nil
 }
 
-// Degradations returns the current state; BurstLoss is the time left of
+// state returns the current degradations; BurstLoss is the time left of
 // a burst in progress and SeqJump a jump not applied yet.
-func (e *Encoder) Degradations() Degradations {
+func (e *Encoder) state() degradations {
 	now := monoNow()
 	e.ctl.mu.Lock()
 	defer e.ctl.mu.Unlock()
@@ -161,9 +167,9 @@ func (e *Encoder) events() []event {
 
 // apply validates next and applies the kinds in which at monotonic time
 // now, recording one event per change.
-func (e *Encoder) apply(next Degradations, which kindSet, source string, now int64) error {
+func (e *Encoder) apply(next degradations, which kindSet, source string, now int64) error {
 	if !e.running() {
-		return ErrNotRunning
+		return e.notRunning()
 	}
 	ce := &rules.ConfigErrors{DataSource: e.cfg.Name}
 	if next.check(ce, e.cfg.RateHz); ce.Len() > 0 {

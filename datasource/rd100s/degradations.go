@@ -3,7 +3,9 @@ package rd100s
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,10 +13,10 @@ import (
 	"github.com/streamerd/streamerd/datasource/internal/rules"
 )
 
-// Degradations is the state of the injected faults of section 6. The zero
+// degradations is the state of the injected faults of section 6. The zero
 // value is a nominal stream. Each field is named in errors, events and
 // metrics by its key (in parentheses); doc.go gives the exact semantics.
-type Degradations struct {
+type degradations struct {
 	// LossProbability (loss_probability): each packet is dropped with this
 	// probability, 0..1. A lost packet consumes its seq.
 	LossProbability float64
@@ -23,7 +25,7 @@ type Degradations struct {
 	LossEveryN int
 	// BurstLoss (burst_loss_ms): drop every packet for this long starting
 	// now, then deactivate on its own. Setting it again restarts the burst;
-	// 0 ends a burst in progress. Degradations() reports the time left.
+	// 0 ends a burst in progress. Degradation reports the time left.
 	BurstLoss time.Duration
 	// DuplicateProbability (duplicate_probability): each packet sent is
 	// sent twice back to back (same bytes) with this probability, 0..1.
@@ -42,7 +44,7 @@ type Degradations struct {
 	// EL_VALID; the position keeps following its signal.
 	InvalidAz, InvalidEl bool
 	// SeqJump (seq_jump) adds this delta to seq once, at the next packet,
-	// then deactivates on its own. Degradations() reports a jump still
+	// then deactivates on its own. Degradation reports a jump still
 	// pending.
 	SeqJump int32
 	// Silence (silence): nothing is sent, not even a packet held by the
@@ -52,8 +54,8 @@ type Degradations struct {
 
 // Limits of the degradation parameters.
 const (
-	MaxBurstLoss     = time.Hour
-	MaxReorderWindow = 10 * time.Second
+	maxBurstLoss     = time.Hour
+	maxReorderWindow = 10 * time.Second
 	maxLossEveryN    = 1 << 30
 )
 
@@ -82,7 +84,7 @@ var kindNames = [numKinds]string{
 }
 
 // Keys are the parameter keys of the degradations, in the order of
-// Degradations' fields, as Set and SetKey accept them.
+// degradations' fields, as Set and setKey accept them.
 var keys = [numKinds]string{
 	"loss_probability", "loss_every_n", "burst_loss_ms", "duplicate_probability", "reorder_window_ms",
 	"jitter_ms", "freeze", "invalid_az", "invalid_el", "seq_jump", "silence",
@@ -99,7 +101,7 @@ func kindOfKey(key string) (kind, bool) {
 
 // field returns a pointer to the field of degradation k in d: a
 // *float64, *int, *time.Duration, *bool or *int32.
-func (d *Degradations) field(k kind) any {
+func (d *degradations) field(k kind) any {
 	switch k {
 	case kLossProbability:
 		return &d.LossProbability
@@ -128,7 +130,7 @@ func (d *Degradations) field(k kind) any {
 }
 
 // active reports whether degradation k is on in d: a non-zero field.
-func (d *Degradations) active(k kind) bool {
+func (d *degradations) active(k kind) bool {
 	switch p := d.field(k).(type) {
 	case *float64:
 		return *p > 0
@@ -145,7 +147,7 @@ func (d *Degradations) active(k kind) bool {
 }
 
 // copyKind copies the field of degradation k from src to dst.
-func copyKind(dst, src *Degradations, k kind) {
+func copyKind(dst, src *degradations, k kind) {
 	switch p := dst.field(k).(type) {
 	case *float64:
 		*p = *src.field(k).(*float64)
@@ -161,7 +163,7 @@ func copyKind(dst, src *Degradations, k kind) {
 }
 
 // Any reports whether any degradation is active.
-func (d *Degradations) anyActive() bool {
+func (d *degradations) anyActive() bool {
 	for k := range numKinds {
 		if d.active(k) {
 			return true
@@ -171,7 +173,7 @@ func (d *Degradations) anyActive() bool {
 }
 
 // Active returns the names of the active degradations.
-func (d *Degradations) activeKeys() []string {
+func (d *degradations) activeKeys() []string {
 	var a []string
 	for k := range numKinds {
 		if d.active(k) {
@@ -182,7 +184,7 @@ func (d *Degradations) activeKeys() []string {
 }
 
 // value formats the parameter of degradation k as its key takes it.
-func (d *Degradations) value(k kind) string {
+func (d *degradations) value(k kind) string {
 	switch p := d.field(k).(type) {
 	case *float64:
 		return strconv.FormatFloat(*p, 'g', -1, 64)
@@ -202,8 +204,8 @@ func ms(d time.Duration) string {
 	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'g', -1, 64)
 }
 
-// Get returns the value of the degradation key as SetKey would accept it.
-func (d *Degradations) Get(key string) (string, error) {
+// get returns the value of the degradation key as setKey would accept it.
+func (d *degradations) get(key string) (string, error) {
 	k, ok := kindOfKey(key)
 	if !ok {
 		return "", unknownKey(key)
@@ -215,12 +217,20 @@ func unknownKey(key string) error {
 	return fmt.Errorf("unknown degradation %q (want one of %s)", key, strings.Join(keys[:], ", "))
 }
 
-// SetKey sets the degradation named by key from its text value, as an
+// setKey sets the degradation named by key from its text value, as an
 // operator or a config file writes it: probabilities as numbers 0..1,
 // durations as milliseconds ("50", "0.5") or Go durations ("50ms"), bools
 // as true/false/on/off/1/0, seq_jump and loss_every_n as integers. Ranges
 // are checked by Validate and by the Encoder's setters, not here.
-func (d *Degradations) SetKey(key, value string) error {
+func (d *degradations) setKey(key, value string) error {
+	if err := d.parse(key, value); err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	return nil
+}
+
+// parse is setKey with an error that does not repeat the key.
+func (d *degradations) parse(key, value string) error {
 	k, ok := kindOfKey(key)
 	if !ok {
 		return unknownKey(key)
@@ -242,9 +252,26 @@ func (d *Degradations) SetKey(key, value string) error {
 		*p = int32(n)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: cannot parse %q: %w", key, value, unwrapNum(err))
+		return fmt.Errorf("cannot parse %q: %w", value, unwrapNum(err))
 	}
 	return nil
+}
+
+// parseDegradations parses the degradations of a Config (keys and values
+// as Set takes them), recording in e every unknown key and every value
+// that does not parse, each at its key.
+func parseDegradations(m map[string]string, e *rules.ConfigErrors) degradations {
+	var d degradations
+	for _, key := range slices.Sorted(maps.Keys(m)) {
+		if _, ok := kindOfKey(key); !ok {
+			e.Param(key, "unknown degradation (want one of %s)", strings.Join(keys[:], ", "))
+			continue
+		}
+		if err := d.parse(key, m[key]); err != nil {
+			e.Param(key, "%v", err)
+		}
+	}
+	return d
 }
 
 func unwrapNum(err error) error {
@@ -281,7 +308,7 @@ func parseBool(v string) (bool, error) {
 
 // check records the broken ranges in e; rateHz bounds the jitter to half a
 // period so ticks never swap.
-func (d *Degradations) check(e *rules.ConfigErrors, rateHz float64) {
+func (d *degradations) check(e *rules.ConfigErrors, rateHz float64) {
 	bad := func(k kind, format string, args ...any) { e.Param(keys[k], format, args...) }
 	prob := func(k kind, p float64) {
 		if !(p >= 0 && p <= 1) {
@@ -293,11 +320,11 @@ func (d *Degradations) check(e *rules.ConfigErrors, rateHz float64) {
 	if d.LossEveryN < 0 || d.LossEveryN > maxLossEveryN {
 		bad(kLossEveryN, "must be 0 (off) or 1..%d (drop one packet in N), got %d", maxLossEveryN, d.LossEveryN)
 	}
-	if d.BurstLoss < 0 || d.BurstLoss > MaxBurstLoss {
-		bad(kBurstLoss, "must be 0..%v ms, got %v", MaxBurstLoss.Milliseconds(), ms(d.BurstLoss))
+	if d.BurstLoss < 0 || d.BurstLoss > maxBurstLoss {
+		bad(kBurstLoss, "must be 0..%v ms, got %v", maxBurstLoss.Milliseconds(), ms(d.BurstLoss))
 	}
-	if d.ReorderWindow < 0 || d.ReorderWindow > MaxReorderWindow {
-		bad(kReorder, "must be 0..%v ms, got %v", MaxReorderWindow.Milliseconds(), ms(d.ReorderWindow))
+	if d.ReorderWindow < 0 || d.ReorderWindow > maxReorderWindow {
+		bad(kReorder, "must be 0..%v ms, got %v", maxReorderWindow.Milliseconds(), ms(d.ReorderWindow))
 	}
 	half := time.Duration(periodNs(rateHz) / 2)
 	if d.Jitter < 0 || d.Jitter > half {
@@ -307,7 +334,7 @@ func (d *Degradations) check(e *rules.ConfigErrors, rateHz float64) {
 
 // MarshalJSON writes the degradations under their keys, durations in
 // milliseconds.
-func (d Degradations) MarshalJSON() ([]byte, error) {
+func (d degradations) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		LossProbability      float64 `json:"loss_probability"`
 		LossEveryN           int     `json:"loss_every_n"`

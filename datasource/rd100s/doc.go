@@ -89,12 +89,12 @@
 //
 // # Operator control
 //
-// Set (one key) and SetDegradations (the whole state) may be called from any
-// goroutine while the encoder runs. They validate, change the state under a
-// mutex the network thread only try-locks (it picks changes up at its next
-// tick and never waits), and record every activation, deactivation and
+// Set (one key) may be called from any goroutine while the encoder runs.
+// It validates, changes the state under a mutex the network thread only
+// try-locks (it picks changes up at its next tick and never waits), and
+// records every activation, deactivation and
 // change of value as an Event: logged, kept in a ring of the last
-// EventRing events (StatusReport) and counted per degradation in
+// 128 events (streamerd's /status) and counted per degradation in
 // degradation_activations_total / degradation_deactivations_total. The
 // initial state comes from Config.Degradations (events with source
 // "config").

@@ -23,7 +23,7 @@ const maxSleep = 20 * time.Millisecond
 type sigRef struct {
 	off, end int
 	typ      datasource.Type
-	unit     Unit
+	unit     unit
 	ok       bool
 }
 
@@ -35,7 +35,8 @@ func newSigRefs(c *Config) sigRefs {
 		off[i+1] = off[i] + c.Signals[i].ByteSize()
 	}
 	names := rules.Names(c.Signals)
-	ref := func(name string, u Unit) sigRef {
+	ref := func(name, text string) sigRef {
+		u, _ := parseUnit(text) // validated by New
 		i, ok := names[name]
 		if name == "" || !ok {
 			return sigRef{}
@@ -47,7 +48,7 @@ func newSigRefs(c *Config) sigRefs {
 		el:     ref(c.ElevationSignal, c.ElevationUnit),
 		azRate: ref(c.AzRateSignal, c.RateUnit),
 		elRate: ref(c.ElRateSignal, c.RateUnit),
-		status: ref(c.StatusSignal, Millidegrees),
+		status: ref(c.StatusSignal, "mdeg"),
 	}
 }
 
@@ -69,7 +70,7 @@ func readFloat(b []byte, t datasource.Type) float64 {
 }
 
 // roundSat rounds to nearest, halves away from zero; NaN is 0 and values
-// beyond int64 saturate (as wire.DegreesToMdeg).
+// beyond int64 saturate.
 func roundSat(v float64) int64 {
 	v = math.Round(v)
 	switch {
@@ -83,19 +84,26 @@ func roundSat(v float64) int64 {
 	return int64(v)
 }
 
+// degreesToMdeg converts degrees to millidegrees, rounding to nearest with
+// halves away from zero. NaN converts to 0; values beyond the int64 range,
+// including ±Inf, saturate to math.MinInt64 and math.MaxInt64. Callers
+// narrow the result to int32 with wire.NormalizeAzimuthMdeg (azimuth) or
+// their own clamp (elevation, rates).
+func degreesToMdeg(deg float64) int64 { return roundSat(deg * 1000) }
+
 // mdeg reads the signal in millidegrees (or mdeg/s); 0 when unmapped.
 func (r *sigRef) mdeg(snap []byte) int64 {
 	if !r.ok {
 		return 0
 	}
 	b := snap[r.off:r.end]
-	if r.unit == Millidegrees {
+	if r.unit == millidegrees {
 		if r.typ.IsFloat() {
 			return roundSat(readFloat(b, r.typ))
 		}
 		return readInt(b, r.typ)
 	}
-	return wire.DegreesToMdeg(readFloat(b, r.typ))
+	return degreesToMdeg(readFloat(b, r.typ))
 }
 
 // finite reports whether the signal holds a usable number: true when it is
@@ -135,7 +143,7 @@ type emitter struct {
 
 	// Degradation state, copied from control when its gen moves.
 	gen          uint64
-	d            Degradations
+	d            degradations
 	degradedBase bool // a persistent degradation is on
 	burstActive  bool
 	burstSerial  uint64
@@ -177,15 +185,7 @@ func newEmitter(e *Encoder) *emitter {
 		rJitter:  newRng(c.Seed, kJitter),
 		heap:     make([]heldPkt, 0, reorderCapacity),
 	}
-	for _, b := range []struct {
-		on  bool
-		bit wire.Status
-	}{{c.AzValid, wire.AzValid}, {c.ElValid, wire.ElValid}, {c.AzRefOK, wire.AzRefOK},
-		{c.ElRefOK, wire.ElRefOK}, {c.AzFault, wire.AzFault}, {c.ElFault, wire.ElFault}} {
-		if b.on {
-			em.base |= b.bit
-		}
-	}
+	em.base = c.Status & (wire.AzValid | wire.ElValid | wire.AzRefOK | wire.ElRefOK | wire.AzFault | wire.ElFault)
 	return em
 }
 

@@ -34,7 +34,7 @@ func stepEncoder(t testing.TB, cfg Config, r *rx) (*Encoder, *emitter) {
 	}
 	put(e, 12.5, 45, 1, 2)
 	e.Synchronise()
-	if err := e.Open(); err != nil {
+	if err := e.openStep(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
@@ -51,7 +51,7 @@ func TestGridAndJitter(t *testing.T) {
 	r := newRx(t, client.MonitorConfig{NominalRate: 1000})
 	e, em := stepEncoder(t, testConfig(1000), r)
 	const J = 400 * time.Microsecond
-	if err := e.apply(Degradations{Jitter: J}, allKinds, "operator", e.origin); err != nil {
+	if err := e.apply(degradations{Jitter: J}, allKinds, "operator", e.origin); err != nil {
 		t.Fatal(err)
 	}
 	const n = 500
@@ -117,7 +117,7 @@ func TestReorderOverflow(t *testing.T) {
 	r := newRx(t, client.MonitorConfig{NominalRate: 10000})
 	cfg := testConfig(10000)
 	e, em := stepEncoder(t, cfg, r)
-	if err := e.apply(Degradations{ReorderWindow: 10 * time.Second}, allKinds, "operator", e.origin); err != nil {
+	if err := e.apply(degradations{ReorderWindow: 10 * time.Second}, allKinds, "operator", e.origin); err != nil {
 		t.Fatal(err)
 	}
 	for range reorderCapacity + 200 {
@@ -130,13 +130,24 @@ func TestReorderOverflow(t *testing.T) {
 	waitFor(t, "packets", func() bool { return uint64(r.count()) == sent })
 }
 
-func allOn(burstAndSilence bool) Degradations {
-	return Degradations{
+func allOn(burstAndSilence bool) degradations {
+	return degradations{
 		LossProbability: 0.1, LossEveryN: 7, DuplicateProbability: 0.2,
 		ReorderWindow: 5 * time.Millisecond, Jitter: 400 * time.Microsecond,
 		Freeze: true, InvalidAz: true, InvalidEl: true, SeqJump: 100,
 		BurstLoss: map[bool]time.Duration{true: time.Hour}[burstAndSilence], Silence: burstAndSilence,
 	}
+}
+
+// asConfig returns d as Config.Degradations writes it.
+func asConfig(d degradations) map[string]string {
+	m := map[string]string{}
+	for k, key := range keys {
+		if d.active(kind(k)) {
+			m[key], _ = d.get(key)
+		}
+	}
+	return m
 }
 
 var sinkSeq uint32
@@ -180,7 +191,7 @@ func TestSteadyStateNoAllocs(t *testing.T) {
 	sink := testenv.Loopback(t)
 	cfg := testConfig(1000)
 	cfg.DestPort = sink.LocalAddr().(*net.UDPAddr).Port
-	cfg.Degradations = allOn(false)
+	cfg.Degradations = asConfig(allOn(false))
 	e, err := New(cfg, metrics.NewSet(), discard())
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +283,7 @@ func BenchmarkCadence(b *testing.B) {
 			tus := make([]int64, 0, n)
 			seqs := make([]uint32, 0, n)
 			buf := make([]byte, 64)
-			if err := e.Open(); err != nil {
+			if err := e.openStep(); err != nil {
 				b.Fatal(err)
 			}
 			e.em.lateness = make([]int64, 0, n)
@@ -336,4 +347,25 @@ func quantiles(v []float64) [3]float64 {
 	}
 	q := func(f float64) float64 { return s[min(len(s)-1, int(math.Ceil(f*float64(len(s))))-1)] }
 	return [3]float64{q(0.5), q(0.99), s[len(s)-1]}
+}
+
+func TestDegreesToMdeg(t *testing.T) {
+	cases := []struct {
+		in   float64
+		want int64
+	}{
+		{0, 0}, {1, 1000}, {-1, -1000}, {0.0004, 0}, {0.0006, 1}, {-0.0006, -1},
+		{0.0005, 1}, {-0.0005, -1}, // halves away from zero
+		{359.9994, 359999}, {359.9996, 360000}, {-90, -90000}, {12.3456, 12346},
+		{math.NaN(), 0}, {math.Inf(1), math.MaxInt64}, {math.Inf(-1), math.MinInt64},
+		{1e300, math.MaxInt64}, {-1e300, math.MinInt64},
+	}
+	for _, c := range cases {
+		if got := degreesToMdeg(c.in); got != c.want {
+			t.Errorf("degreesToMdeg(%v) = %d, want %d", c.in, got, c.want)
+		}
+	}
+	if wire.NormalizeAzimuthMdeg(degreesToMdeg(-0.001)) != 359999 {
+		t.Error("-0.001 deg does not wrap to 359999")
+	}
 }

@@ -2,13 +2,13 @@ package rd100s
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/netip"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/VictoriaMetrics/metrics"
 
@@ -25,18 +25,23 @@ import (
 // Spec names the wire contract this datasource implements.
 const spec = "RD100S-ENC-UDP v1"
 
-// ErrLockTimeout is returned by Synchronise when the FastLock could not be
-// taken within LockTimeout; the cycle is not published.
-var ErrLockTimeout = errors.New("rd100s: FastLock timeout in Synchronise")
+// errLockTimeout is returned by Synchronise when the FastLock could not be
+// taken within 100 µs; the cycle is not published.
+var errLockTimeout = fmt.Errorf("rd100s: FastLock timeout in Synchronise: %w", datasource.ErrCycleSkipped)
 
-// ErrNotRunning is returned by the control methods before Open,
-// PrepareNextState or Start, and after Close.
-var ErrNotRunning = errors.New("rd100s: encoder is not running")
+// notRunning is the error of Set when the encoder is not running: before
+// its start, or after Close (datasource.ErrClosed).
+func (e *Encoder) notRunning() error {
+	if e.stopped.Load() || e.life.State() == lifecycle.Closed {
+		return fmt.Errorf("datasource %q: Set: %w", e.cfg.Name, datasource.ErrClosed)
+	}
+	return fmt.Errorf("datasource %q: Set: the encoder is not running (start it first)", e.cfg.Name)
+}
 
 // Encoder is an RD100S encoder emulator datasource. Its datasource methods
 // follow the datasource.DataSource contract (Synchronise from the RT thread
 // only; the rest from the goroutine that builds and stops the application).
-// The control methods (Set, SetDegradations, Degradations, StatusReport)
+// The control methods (Set, and those of Internals)
 // are safe from any goroutine.
 type Encoder struct {
 	life     lifecycle.Lifecycle
@@ -51,9 +56,10 @@ type Encoder struct {
 	mem *memory.Memory
 
 	// RT → network hand-off, guarded by lock.
-	lock     rtsync.FastLock
-	ready    []byte
-	haveData bool
+	lock        rtsync.FastLock
+	lockTimeout time.Duration // Synchronise's wait for lock
+	ready       []byte
+	haveData    bool
 
 	conn   *net.UDPConn
 	out    *sendpath.Sender    // sends to dst; network thread only
@@ -73,10 +79,11 @@ type Encoder struct {
 	logCh      chan event
 	logDone    chan struct{}
 	ctl        control
+	initial    degradations   // applied at Open, from Config.Degradations
 	local      netip.AddrPort // where conn is bound, once started
 }
 
-var _ datasource.Opener = (*Encoder)(nil)
+var _ datasource.DataSource = (*Encoder)(nil)
 
 // New validates cfg, resolves dest_host to an IPv4 address and returns an
 // Encoder. Its metrics are registered in ms, named
@@ -109,6 +116,9 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Encoder, error) {
 		log:      log.With("datasource", c.Name),
 		m:        newEncoderMetrics(ms, c.Name),
 		periodNs: periodNs(c.RateHz),
+		initial:  parseDegradations(c.Degradations, &rules.ConfigErrors{}), // validated above
+
+		lockTimeout: lockTimeout,
 	}
 	e.refs = newSigRefs(&c)
 	e.nextSeq.Store(c.FirstSeq)
@@ -146,19 +156,19 @@ func (e *Encoder) AllocateMemory() error {
 // (after AllocateMemory or Start, before Close).
 func (e *Encoder) GetSignalMemoryBuffer(i int) ([]byte, error) { return e.life.Buffer(i) }
 
-// LocalAddr returns the address the socket is bound to: valid after Open,
+// localAddr returns the address the socket is bound to: valid after Open,
 // PrepareNextState or Start (the zero AddrPort before).
-func (e *Encoder) LocalAddr() netip.AddrPort {
+func (e *Encoder) localAddr() netip.AddrPort {
 	if !e.started.Load() {
 		return netip.AddrPort{}
 	}
 	return e.local
 }
 
-// Open binds the socket and builds the emitter with t_us = 0 now; nothing
-// is sent before PrepareNextState starts the network thread
-// (datasource.Opener).
-func (e *Encoder) Open() error { return e.life.Open(e.open) }
+// openStep binds the socket and builds the emitter with t_us = 0 now; nothing
+// is sent before PrepareNextState starts the network thread (the step
+// datasource.DataSource describes).
+func (e *Encoder) openStep() error { return e.life.Open(e.open) }
 
 func (e *Encoder) open() error {
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{Port: e.cfg.SrcPort})
@@ -178,9 +188,9 @@ func (e *Encoder) open() error {
 	e.logDone = make(chan struct{})
 	go e.logEvents()
 	e.started.Store(true)
-	if e.cfg.Degradations != (Degradations{}) {
+	if e.initial != (degradations{}) {
 		// Validated by New: it cannot fail.
-		_ = e.apply(e.cfg.Degradations, allKinds, "config", e.origin)
+		_ = e.apply(e.initial, allKinds, "config", e.origin)
 	}
 	return nil
 }
@@ -220,7 +230,7 @@ func (e *Encoder) startThread() error {
 		return fmt.Errorf("datasource %q: network thread: %w", e.cfg.Name, err)
 	}
 	e.thread = th
-	e.log.Info("RD100S encoder emitting", "spec", spec, "dest", e.dst.String(), "source", e.LocalAddr().String(),
+	e.log.Info("RD100S encoder emitting", "spec", spec, "dest", e.dst.String(), "source", e.localAddr().String(),
 		"rate_hz", e.cfg.RateHz, "first_seq", e.cfg.FirstSeq, "cpu_mask", e.cfg.CPUMask.String(), "priority", e.cfg.Priority)
 	return nil
 }
@@ -233,9 +243,9 @@ func (e *Encoder) Synchronise() error {
 		return err
 	}
 	e.m.synchronised.Inc()
-	if e.lock.FastLock(e.cfg.LockTimeout, 0) != nil {
+	if e.lock.FastLock(e.lockTimeout, 0) != nil {
 		e.m.lockTimeouts.Inc()
-		return ErrLockTimeout
+		return errLockTimeout
 	}
 	copy(e.ready, e.mem.Block())
 	e.haveData = true
@@ -247,8 +257,8 @@ func (e *Encoder) Synchronise() error {
 // metrics, so an Encoder of the same name can be made again with the same
 // metrics set. Packets held by the reorder window are dropped. It may be
 // called from any goroutine, in any state; a second Close does nothing and
-// returns nil. Every other call then returns datasource.ErrClosed (or
-// ErrNotRunning), Synchronise included.
+// returns nil. Every other call then returns datasource.ErrClosed,
+// Synchronise and Set included.
 func (e *Encoder) Close() error { return e.life.Close(e.close) }
 
 func (e *Encoder) close(lifecycle.State) error {
@@ -298,7 +308,7 @@ type statusReport struct {
 	TicksMissed  uint64       `json:"ticks_missed"`
 	Degraded     bool         `json:"degraded"`
 	Active       []string     `json:"active"`
-	Degradations Degradations `json:"degradations"`
+	Degradations degradations `json:"degradations"`
 	Events       []event      `json:"events"`
 	Synchronised uint64       `json:"synchronised"`
 	LockTimeouts uint64       `json:"lock_timeouts"`
@@ -307,20 +317,16 @@ type statusReport struct {
 	DestinationUnreachable bool `json:"destination_unreachable"`
 }
 
-// StatusReport returns a snapshot to encode as JSON, for a program that lists
-// producers of every class together (streamerd's /status).
-func (e *Encoder) StatusReport() any { return e.snapshot() }
-
-// Describe returns one line on the packets for a layout listing
+// describe returns one line on the packets for a layout listing
 // (streamerd -describe).
-func (e *Encoder) Describe() string {
+func (e *Encoder) describe() string {
 	return fmt.Sprintf("%d-byte %s packets to %v at %g Hz", wire.PacketSize, spec, e.dst, e.cfg.RateHz)
 }
 
 // snapshot returns a snapshot for /status.
 func (e *Encoder) snapshot() statusReport {
 	now := monoNow()
-	d := e.Degradations()
+	d := e.state()
 	s := statusReport{
 		Name:         e.cfg.Name,
 		Class:        "RD100S",
@@ -347,7 +353,7 @@ func (e *Encoder) snapshot() statusReport {
 		s.Active = []string{}
 	}
 	if e.started.Load() {
-		s.Source = e.LocalAddr().String()
+		s.Source = e.localAddr().String()
 		s.TUs = e.tUs(now)
 	}
 	return s

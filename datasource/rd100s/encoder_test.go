@@ -8,6 +8,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -111,13 +112,13 @@ func TestNoReadingBeforeSynchronise(t *testing.T) {
 	run(t, e)
 	waitFor(t, "packets", func() bool { return r.count() >= 5 })
 	p, _ := r.last()
-	if p.Status.Has(wire.AzValid) || p.Status.Has(wire.ElValid) || !p.Status.Has(wire.AzRefOK|wire.Sim) {
+	if (p.Status&wire.AzValid != 0) || (p.Status&wire.ElValid != 0) || !(p.Status&(wire.AzRefOK|wire.Sim) == wire.AzRefOK|wire.Sim) {
 		t.Errorf("before Synchronise: status %v", p.Status)
 	}
 	put(e, 1, 2, 0, 0)
 	e.Synchronise()
 	p = r.waitLast(func(p wire.Packet) bool { return p.AzMdeg == 1000 })
-	if !p.Status.Has(wire.AzValid|wire.ElValid) || p.AzMdeg != 1000 || p.ElMdeg != 2000 {
+	if !(p.Status&(wire.AzValid|wire.ElValid) == wire.AzValid|wire.ElValid) || p.AzMdeg != 1000 || p.ElMdeg != 2000 {
 		t.Errorf("after Synchronise: %+v", p)
 	}
 }
@@ -135,13 +136,13 @@ func TestNonFiniteReadingIsInvalid(t *testing.T) {
 	put(e, math.Inf(1), 30, 1, 2)
 	e.Synchronise()
 	p := r.waitLast(func(p wire.Packet) bool { return p.ElMdeg == 30000 })
-	if p.AzMdeg != 10000 || p.Status.Has(wire.AzValid) || !p.Status.Has(wire.ElValid) {
+	if p.AzMdeg != 10000 || (p.Status&wire.AzValid != 0) || !(p.Status&wire.ElValid != 0) {
 		t.Errorf("az = +Inf: %+v (%v)", p, p.Status)
 	}
 	put(e, 40, math.NaN(), 1, 2)
 	e.Synchronise()
 	p = r.waitLast(func(p wire.Packet) bool { return p.AzMdeg == 40000 })
-	if p.ElMdeg != 30000 || p.Status.Has(wire.ElValid) || !p.Status.Has(wire.AzValid) {
+	if p.ElMdeg != 30000 || (p.Status&wire.ElValid != 0) || !(p.Status&wire.AzValid != 0) {
 		t.Errorf("el = NaN: %+v (%v)", p, p.Status)
 	}
 	if e.m.nonFinite.Get() == 0 {
@@ -154,7 +155,7 @@ func TestNonFiniteReadingIsInvalid(t *testing.T) {
 func TestMdegSignalsAndStatusSignal(t *testing.T) {
 	r := newRx(t, client.MonitorConfig{NominalRate: 500})
 	cfg := testConfig(500)
-	cfg.AzimuthUnit, cfg.ElevationUnit, cfg.RateUnit = Millidegrees, Millidegrees, Millidegrees
+	cfg.AzimuthUnit, cfg.ElevationUnit, cfg.RateUnit = "mdeg", "mdeg", "mdeg/s"
 	cfg.StatusSignal = "St"
 	cfg.Signals = []datasource.Signal{
 		{Name: "Az", Type: datasource.Int32},
@@ -262,7 +263,7 @@ func TestLossEveryNExact(t *testing.T) {
 	r := newRx(t, client.MonitorConfig{NominalRate: 500})
 	cfg := testConfig(500)
 	cfg.FirstSeq = 1000
-	cfg.Degradations.LossEveryN = 5
+	cfg.Degradations = map[string]string{"loss_every_n": "5"}
 	e := startEnc(t, cfg, r)
 	e.Synchronise()
 	run(t, e)
@@ -305,8 +306,8 @@ func TestLossProbability(t *testing.T) {
 func TestBurstLoss(t *testing.T) {
 	e, r := phase(t, client.MonitorConfig{}, nil, func(e *Encoder) {
 		mustSet(t, e, "burst_loss_ms", "40")
-		if d := e.Degradations(); d.BurstLoss <= 0 || d.BurstLoss > 40*time.Millisecond {
-			t.Errorf("burst left %v", d.BurstLoss)
+		if v, err := e.Internals().(*internals).Degradation("burst_loss_ms"); err != nil || !(testenv.Must(strconv.ParseFloat(v, 64)) > 0 && testenv.Must(strconv.ParseFloat(v, 64)) <= 40) {
+			t.Errorf("burst left %q ms, %v", v, err)
 		}
 		waitFor(t, "burst end", func() bool { return len(eventsOf(e, "burst_loss")) == 2 })
 		waitTicks(t, e, 20)
@@ -322,8 +323,11 @@ func TestBurstLoss(t *testing.T) {
 	} else if dt := ev[1].TUs - ev[0].TUs; dt < 39000 || dt > 41000 {
 		t.Errorf("burst lasted %d µs of emitter time", dt)
 	}
-	if e.Degradations().BurstLoss != 0 {
-		t.Error("burst still reported")
+	if v, _ := e.Internals().(*internals).Degradation("burst_loss_ms"); v != "0" {
+		t.Errorf("burst still reported: %q ms left", v)
+	}
+	if _, err := e.Internals().(*internals).Degradation("bursty"); err == nil {
+		t.Error("an unknown degradation read back")
 	}
 	checkEvents(t, e, "burst_loss", 1, 1)
 }
@@ -395,7 +399,7 @@ func TestFreeze(t *testing.T) {
 	frozen := 0
 	for i := range r.pkts {
 		p := &r.pkts[i]
-		if !p.Status.Has(wire.Degraded) {
+		if !(p.Status&wire.Degraded != 0) {
 			continue
 		}
 		frozen++
@@ -425,11 +429,11 @@ func TestInvalidEncoder(t *testing.T) {
 	})
 	var az, el, deg int
 	for _, p := range r.pkts {
-		a, l := !p.Status.Has(wire.AzValid), !p.Status.Has(wire.ElValid)
+		a, l := !(p.Status&wire.AzValid != 0), !(p.Status&wire.ElValid != 0)
 		if a && l {
 			t.Fatalf("both invalid: %+v", p)
 		}
-		if (a || l) != p.Status.Has(wire.Degraded) {
+		if (a || l) != (p.Status&wire.Degraded != 0) {
 			t.Fatalf("invalid without DEGRADED or the reverse: %+v", p)
 		}
 		if a {
@@ -438,7 +442,7 @@ func TestInvalidEncoder(t *testing.T) {
 		if l {
 			el++
 		}
-		if p.Status.Has(wire.Degraded) {
+		if p.Status&wire.Degraded != 0 {
 			deg++
 		}
 	}
@@ -461,7 +465,7 @@ func TestSeqJump(t *testing.T) {
 	}
 	var degraded []uint32
 	for _, p := range r.pkts {
-		if p.Status.Has(wire.Degraded) {
+		if p.Status&wire.Degraded != 0 {
 			degraded = append(degraded, p.Seq)
 		}
 	}
@@ -509,13 +513,13 @@ func TestSilence(t *testing.T) {
 func TestEventsAccounting(t *testing.T) {
 	r := newRx(t, client.MonitorConfig{NominalRate: 500})
 	e := startEnc(t, testConfig(500), r)
-	if err := e.Set("freeze", "true"); !errors.Is(err, ErrNotRunning) {
+	if err := e.Set("freeze", "true"); err == nil || !strings.Contains(err.Error(), "not running") {
 		t.Errorf("before start: %v", err)
 	}
 	run(t, e)
-	all := Degradations{LossProbability: 0.1, LossEveryN: 3, BurstLoss: time.Hour, DuplicateProbability: 0.1,
+	all := degradations{LossProbability: 0.1, LossEveryN: 3, BurstLoss: time.Hour, DuplicateProbability: 0.1,
 		ReorderWindow: time.Millisecond, Jitter: 100 * time.Microsecond, Freeze: true, InvalidAz: true, InvalidEl: true, SeqJump: 7, Silence: true}
-	if err := e.SetDegradations(all); err != nil {
+	if err := e.setDegradations(all); err != nil {
 		t.Fatal(err)
 	}
 	st := e.snapshot()
@@ -524,7 +528,7 @@ func TestEventsAccounting(t *testing.T) {
 	}
 	waitFor(t, "seq jump applied", func() bool { return len(eventsOf(e, "seq_jump")) == 2 })
 	mustSet(t, e, "loss_probability", "0.2")
-	if err := e.SetDegradations(Degradations{}); err != nil {
+	if err := e.setDegradations(degradations{}); err != nil {
 		t.Fatal(err)
 	}
 	for k := range numKinds {
@@ -563,7 +567,7 @@ func TestEventsAccounting(t *testing.T) {
 		t.Errorf("bad bool: %v", err)
 	}
 	e.Close()
-	if err := e.Set("freeze", "true"); !errors.Is(err, ErrNotRunning) {
+	if err := e.Set("freeze", "true"); !errors.Is(err, datasource.ErrClosed) {
 		t.Errorf("after stop: %v", err)
 	}
 }
@@ -590,13 +594,15 @@ func TestValidate(t *testing.T) {
 			c.Signals = append(c.Signals, datasource.Signal{Name: "Text", Type: datasource.Char8, NumberOfDimensions: 1, NumberOfElements: 2})
 			c.StatusSignal = "Text"
 		}, `status_signal: signal "Text" is char8, text; the packet's fields are numbers`},
-		{"unit", func(c *Config) { c.RateUnit = 7 }, "rate_unit: must be deg or mdeg"},
-		{"loss p", func(c *Config) { c.Degradations.LossProbability = 2 }, "loss_probability: must be a probability in 0..1"},
-		{"dup p", func(c *Config) { c.Degradations.DuplicateProbability = -0.1 }, "duplicate_probability: must be a probability"},
-		{"every n", func(c *Config) { c.Degradations.LossEveryN = -1 }, "loss_every_n: must be 0 (off) or 1.."},
-		{"burst", func(c *Config) { c.Degradations.BurstLoss = -time.Millisecond }, "burst_loss_ms: must be 0..3600000 ms, got -1"},
-		{"reorder", func(c *Config) { c.Degradations.ReorderWindow = 11 * time.Second }, "reorder_window_ms: must be 0..10000 ms"},
-		{"jitter", func(c *Config) { c.Degradations.Jitter = 6 * time.Millisecond }, "jitter_ms: must be 0..5 ms (half the period at 100 Hz"},
+		{"unit", func(c *Config) { c.RateUnit = "rad/s" }, "rate_unit: must be deg or mdeg"},
+		{"loss p", func(c *Config) { c.Degradations = map[string]string{"loss_probability": "2"} }, "loss_probability: must be a probability in 0..1"},
+		{"dup p", func(c *Config) { c.Degradations = map[string]string{"duplicate_probability": "-0.1"} }, "duplicate_probability: must be a probability"},
+		{"every n", func(c *Config) { c.Degradations = map[string]string{"loss_every_n": "-1"} }, "loss_every_n: must be 0 (off) or 1.."},
+		{"burst", func(c *Config) { c.Degradations = map[string]string{"burst_loss_ms": "-1"} }, "burst_loss_ms: must be 0..3600000 ms, got -1"},
+		{"reorder", func(c *Config) { c.Degradations = map[string]string{"reorder_window_ms": "11000"} }, "reorder_window_ms: must be 0..10000 ms"},
+		{"jitter", func(c *Config) { c.Degradations = map[string]string{"jitter_ms": "6"} }, "jitter_ms: must be 0..5 ms (half the period at 100 Hz"},
+		{"unknown degradation", func(c *Config) { c.Degradations = map[string]string{"lossy": "1"} }, "lossy: unknown degradation (want one of loss_probability,"},
+		{"unparsed degradation", func(c *Config) { c.Degradations = map[string]string{"freeze": "maybe"} }, `freeze: cannot parse "maybe"`},
 	}
 	for _, tc := range cases {
 		c := testConfig(100)
@@ -630,7 +636,7 @@ func TestValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.dst.Port() != DefaultDestPort || !e.dst.Addr().IsLoopback() {
+	if e.dst.Port() != defaultDestPort || !e.dst.Addr().IsLoopback() {
 		t.Errorf("localhost resolved to %v", e.dst)
 	}
 }
@@ -879,7 +885,7 @@ func seqSpan(pkts []wire.Packet) (first, last uint32, got map[uint32]int) {
 	first, last = math.MaxUint32, 0
 	for i, p := range pkts {
 		got[p.Seq]++
-		if p.Status.Has(wire.Degraded) {
+		if p.Status&wire.Degraded != 0 {
 			first = min(first, p.Seq)
 			last = max(last, p.Seq)
 		}

@@ -49,7 +49,7 @@ func TestLifecycleErrors(t *testing.T) {
 	cfg.SrcPort = port
 	e := startEnc(t, cfg, r)
 	run(t, e)
-	if got := e.LocalAddr().Port(); got != uint16(port) {
+	if got := e.localAddr().Port(); got != uint16(port) {
 		t.Errorf("bound to port %d, want %d", got, port)
 	}
 	if err := e.PrepareNextState(); !errors.Is(err, datasource.ErrStarted) {
@@ -72,7 +72,7 @@ func TestSynchroniseCountsEveryCall(t *testing.T) {
 	if err := e.lock.FastLock(time.Second, 0); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Synchronise(); !errors.Is(err, ErrLockTimeout) {
+	if err := e.Synchronise(); !errors.Is(err, datasource.ErrCycleSkipped) {
 		t.Errorf("Synchronise with the lock held: %v", err)
 	}
 	e.lock.FastUnLock()
@@ -88,7 +88,7 @@ func TestSynchroniseCountsEveryCall(t *testing.T) {
 // the fastest rate (its network thread sees a stop within 100 µs) to a
 // loopback port nobody reads, ms as given (nil: its own), no logger.
 func newProducer(tb testing.TB, ms *metrics.Set) dstest.Producer {
-	cfg := testConfig(MaxRateHz)
+	cfg := testConfig(maxRateHz)
 	cfg.DestPort = 9 // discard
 	e, err := New(cfg, ms, nil)
 	if err != nil {

@@ -4,36 +4,27 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
-	"slices"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/handoff"
 	"github.com/streamerd/streamerd/datasource/internal/rules"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/netthread"
-	"github.com/streamerd/streamerd/rt/cpu"
 )
 
 // Defaults of the datasource parameters (docs/config.md, Class UDPStreamer).
 const (
 	DefaultPort           = 44500
-	DefaultMaxPayloadSize = 1400
-	DefaultStackSize      = 1 << 20
-	// defaultLockTimeout bounds how long Synchronise waits for the FastLock.
+	defaultMaxPayloadSize = 1400
+	// lockTimeout bounds how long Synchronise waits for the FastLock.
 	// The network thread holds it only to swap two buffer headers.
-	defaultLockTimeout = 100 * time.Microsecond
-	// DefaultHandOffDepth, 0, chooses the depth of the hand-off ring by
-	// time (datasource.AutoHandOff): HandOffTime of cycles at CyclePeriod,
-	// within HandOffBytes. A HandOffDepth of 1 is the protocol's
-	// latest-value-wins hand-off: one cycle waits for the network thread,
-	// a newer one replaces it.
-	DefaultHandOffDepth = 0
-	// MaxHandOffDepth bounds HandOffDepth.
-	MaxHandOffDepth = 65536
-	// MaxHandOffBytes bounds the memory of the hand-off ring: HandOffDepth
+	lockTimeout = 100 * time.Microsecond
+	// maxHandOffDepth bounds HandOffDepth.
+	maxHandOffDepth = 65536
+	// maxHandOffBytes bounds the memory of the hand-off ring: HandOffDepth
 	// cycles of signal memory plus the 8-byte timestamp each.
-	MaxHandOffBytes = 256 << 20
+	maxHandOffBytes = 256 << 20
 )
 
 // Config is the configuration of a UDPStreamer. The zero value of a field
@@ -46,16 +37,6 @@ type Config struct {
 	Port    int
 	// MaxPayloadSize bounds every datagram, header included: 18..65507.
 	MaxPayloadSize int
-	// CPUMask pins the network thread; 0 leaves it unpinned.
-	CPUMask cpu.Mask
-	// Priority runs the network thread under SCHED_FIFO at this priority
-	// (1..99; 0 leaves normal scheduling). A late wake-up of the network
-	// thread is what skips cycles at high rates (BENCHMARKS.md).
-	Priority int
-	// StackSize is accepted for MARTe2 compatibility and has no effect:
-	// goroutine stacks start small and grow, and the network thread runs no
-	// deep recursion.
-	StackSize int
 	// AllowedClients, when not empty, are the only source prefixes whose
 	// CONNECT is accepted. Without it anyone who can reach the port can
 	// point the stream at any address, including a spoofed victim.
@@ -66,13 +47,10 @@ type Config struct {
 	// send_method spell them "auto", "gso", "sendmmsg", "sendto". A value
 	// that is none of these is refused by Validate and New.
 	SendMethod netthread.SendMethod
-	// LockTimeout bounds Synchronise's wait for the FastLock
-	// (DefaultLockTimeout when 0).
-	LockTimeout time.Duration
 	// HandOffDepth is how many cycles may wait for the network thread
-	// (1..MaxHandOffDepth), or 0 (the default) to choose it by time: the
+	// (1..65536), or 0 (the default) to choose it by time: the
 	// cycles of HandOffTime at CyclePeriod, within HandOffBytes
-	// (datasource.AutoHandOff). With 1, a cycle the network thread has
+	// (docs/config.md, HandOffDepth). With 1, a cycle the network thread has
 	// not taken when the next Synchronise comes is replaced and counted as
 	// skipped. With N, cycles queue in a ring of N preallocated buffers and
 	// each is sent as its own DATA update, so a network thread that wakes
@@ -80,41 +58,17 @@ type Config struct {
 	// oldest overwritten (and counted as skipped). Synchronise costs the
 	// same at any depth; the ring costs N copies of signal memory.
 	HandOffDepth int
-	// HandOffTime is the time of cycles an automatic ring holds
-	// (0..datasource.MaxHandOffTime; datasource.DefaultHandOffTime, 500
-	// ms, when 0), and HandOffBytes the memory it may take
-	// (0..MaxHandOffBytes; datasource.DefaultHandOffBytes, 64 MiB, when
-	// 0). Both apply only when HandOffDepth is 0.
-	HandOffTime  time.Duration
-	HandOffBytes int
-	// CyclePeriod is the interval between two Synchronise calls: the
-	// period of the RT thread that calls it (streamerd sets it from the
-	// thread's Frequency). An automatic ring is sized for it, and the
-	// paced wait expects a cycle every CyclePeriod. When 0, the ring is
-	// sized for datasource.DefaultCyclePeriod (1 ms) and the paced wait
-	// parks between cycles as NetworkWait park does.
-	CyclePeriod time.Duration
-	// NetworkWait is how the network thread waits for the next cycle
-	// (netthread.WaitMode). WaitPaced, the zero value, sleeps until
-	// shortly before the next cycle is due and spins until it comes, so
-	// Synchronise's post finds it spinning and makes no system call, for a
-	// few percent of a CPU at 1 kHz; it needs CyclePeriod. WaitSpin spins
-	// for NetworkSpin after every update, then parks. WaitPark parks at
-	// once: every Synchronise then wakes it (a FUTEX_WAKE system call). A
-	// NetworkSpin above 0 with the zero NetworkWait selects WaitSpin.
-	NetworkWait netthread.WaitMode
-	// NetworkSpin is how long the spin wait spins, looking for the next
-	// cycle, before it parks (0..netthread.MaxSpin). A cycle published
-	// during the spin is taken without a wake-up. The spin keeps the
-	// thread's CPU busy for up to NetworkSpin after every update, so give
-	// the thread a CPU of its own (CPUMask).
-	NetworkSpin time.Duration
+	// NetworkThread places and paces the network thread (CPUMask,
+	// Priority, NetworkWait...) and sizes an automatic hand-off ring
+	// (HandOffTime, HandOffBytes); its fields are promoted.
+	datasource.NetworkThread
 	// SessionPolicy says what a CONNECT from another address does while a
-	// client holds the session: Replace (the protocol's behaviour) gives it
-	// the session; First refuses it, and counts it, until the client
-	// disconnects, its port becomes unreachable, or it goes silent.
-	SessionPolicy SessionPolicy
-	// SessionTimeout, under SessionPolicy First, is how long a client may
+	// client holds the session: "replace" (or "", the protocol's
+	// behaviour) gives it the session; "first" refuses it, and counts it,
+	// until the client disconnects, its port becomes unreachable, or it
+	// goes silent.
+	SessionPolicy string
+	// SessionTimeout, under SessionPolicy "first", is how long a client may
 	// send nothing (no CONNECT, ACK or DISCONNECT) before it counts as
 	// silent and another may take the session; 0 never. Clients send
 	// nothing after their CONNECT unless made to (an ACK now and then).
@@ -122,37 +76,30 @@ type Config struct {
 	Signals        []datasource.Signal
 }
 
-// SessionPolicy is what a CONNECT from another address does to a live
-// session.
-type SessionPolicy uint8
-
-// The session policies. Replace is the zero value and the protocol's
-// behaviour.
+// The session policies (Config.SessionPolicy).
 const (
-	Replace SessionPolicy = iota
-	First
-	numPolicies
+	policyReplace = "replace"
+	policyFirst   = "first"
 )
 
-var policyNames = [numPolicies]string{"replace", "first"}
-
-// String returns "replace" or "first".
-func (p SessionPolicy) String() string {
-	if p >= numPolicies {
-		return fmt.Sprintf("SessionPolicy(%d)", uint8(p))
+// AppendConfig appends to b the CONFIG message a Streamer of sigs sends
+// (docs/udpstreamer.md, "CONFIG"): the signal count, then one 136-byte
+// record per signal. sigs must pass the protocol's rules (names and units
+// that fit their fields, numeric types, shapes, quantisation ranges, time
+// signals named among sigs); a broken one is an error and b is returned
+// unchanged. A program that serves or records a stream without a Streamer
+// (a test server, a recorder) writes the CONFIG with it; a client parses
+// it with client.ParseConfig.
+func AppendConfig(b []byte, sigs []datasource.Signal) ([]byte, error) {
+	names := rules.Names(sigs)
+	for i := range sigs {
+		if t := sigs[i].TimeSignal; t != "" {
+			if _, ok := names[t]; !ok {
+				return b, fmt.Errorf("%w: signal %d (%q): TimeSignal: names no signal: %q", frame.ErrConfig, i, sigs[i].Name, t)
+			}
+		}
 	}
-	return policyNames[p]
-}
-
-// ParseSessionPolicy parses "replace" or "first"; "" is Replace.
-func parseSessionPolicy(s string) (SessionPolicy, error) {
-	if s == "" {
-		return Replace, nil
-	}
-	if i := slices.Index(policyNames[:], s); i >= 0 {
-		return SessionPolicy(i), nil
-	}
-	return 0, fmt.Errorf("unknown SessionPolicy %q (want replace or first)", s)
+	return frame.AppendConfig(b, frame.Records(sigs))
 }
 
 // Validate checks every rule of the UDPStreamer datasource and returns all
@@ -164,31 +111,21 @@ func Validate(cfg *Config) error {
 	if c.Port < 0 || c.Port > 65535 {
 		e.Param("Port", "must be 0..65535, got %d", c.Port)
 	}
-	if c.MaxPayloadSize < wire.MinMaxPayloadSize || c.MaxPayloadSize > wire.MaxMaxPayloadSize {
+	if c.MaxPayloadSize < frame.MinMaxPayloadSize || c.MaxPayloadSize > frame.MaxMaxPayloadSize {
 		e.Param("MaxPayloadSize", "must be %d..%d (the 17-byte header plus at least one byte, at most the IPv4 UDP payload limit), got %d",
-			wire.MinMaxPayloadSize, wire.MaxMaxPayloadSize, c.MaxPayloadSize)
-	}
-	e.Priority(c.Priority)
-	if c.StackSize < 0 {
-		e.Param("StackSize", "must not be negative, got %d", c.StackSize)
-	}
-	if c.LockTimeout < 0 {
-		e.Param("LockTimeout", "must not be negative, got %v", c.LockTimeout)
+			frame.MinMaxPayloadSize, frame.MaxMaxPayloadSize, c.MaxPayloadSize)
 	}
 	checkHandOff(e, &c)
-	if key, err := netthread.CheckWait(c.NetworkWait, c.NetworkSpin); err != nil {
-		e.Param(key, "%v", err)
-	}
 	if _, err := c.SendMethod.MarshalText(); err != nil {
 		e.Param("SendMethod", "must be %s, %s, %s or %s, got %v", netthread.MethodAuto, netthread.MethodGSO, netthread.MethodSendmmsg, netthread.MethodSendto, c.SendMethod)
 	}
-	if c.SessionPolicy >= numPolicies {
-		e.Param("SessionPolicy", "must be replace or first, got %v", c.SessionPolicy)
+	if c.SessionPolicy != "" && c.SessionPolicy != policyReplace && c.SessionPolicy != policyFirst {
+		e.Param("SessionPolicy", "must be replace or first, got %q", c.SessionPolicy)
 	}
 	switch {
 	case c.SessionTimeout < 0:
 		e.Param("SessionTimeout", "must not be negative, got %v", c.SessionTimeout)
-	case c.SessionTimeout > 0 && c.SessionPolicy != First:
+	case c.SessionTimeout > 0 && c.SessionPolicy != policyFirst:
 		e.Param("SessionTimeout", "applies only to SessionPolicy first (with replace any CONNECT takes the session)")
 	}
 	if c.Address != "" {
@@ -207,7 +144,7 @@ func Validate(cfg *Config) error {
 	}
 	// The protocol's own rules, on the CONFIG records of the signals that
 	// passed the rules above.
-	for _, se := range wire.SignalErrors(signalInfos(c.Signals)) {
+	for _, se := range frame.SignalErrors(frame.Records(c.Signals)) {
 		if !e.Failed(se.Index) {
 			e.Signal(se.Index, se.Parameter, "%s", se.Rule)
 		}
@@ -221,33 +158,25 @@ func Validate(cfg *Config) error {
 // checkHandOff checks HandOffDepth, the sizing of an automatic ring and
 // the memory the ring takes.
 func checkHandOff(e *rules.ConfigErrors, c *Config) {
-	if c.HandOffTime < 0 || c.HandOffTime > datasource.MaxHandOffTime {
-		e.Param("HandOffTime", "must be 0..%v, got %v", datasource.MaxHandOffTime, c.HandOffTime)
-	}
-	if c.HandOffBytes < 0 || c.HandOffBytes > MaxHandOffBytes {
-		e.Param("HandOffBytes", "must be 0..%d (%d MiB), got %d", MaxHandOffBytes, MaxHandOffBytes>>20, c.HandOffBytes)
-	}
+	handoff.CheckThread(e, &c.NetworkThread, maxHandOffBytes)
 	if c.HandOffDepth != 0 && (c.HandOffTime != 0 || c.HandOffBytes != 0) {
 		e.Param("HandOffDepth", "is %d: HandOffTime and HandOffBytes size an automatic ring only (HandOffDepth 0)", c.HandOffDepth)
-	}
-	if c.CyclePeriod < 0 {
-		e.Param("CyclePeriod", "must not be negative, got %v", c.CyclePeriod)
 	}
 	depth := c.HandOffDepth
 	switch {
 	case depth < 0:
-		e.Param("HandOffDepth", "must be 1..%d, or 0 for a depth chosen by time, got %d", MaxHandOffDepth, depth)
+		e.Param("HandOffDepth", "must be 1..%d, or 0 for a depth chosen by time, got %d", maxHandOffDepth, depth)
 		return
-	case depth > MaxHandOffDepth:
-		e.Param("HandOffDepth", "must be 1..%d, got %d", MaxHandOffDepth, depth)
+	case depth > maxHandOffDepth:
+		e.Param("HandOffDepth", "must be 1..%d, got %d", maxHandOffDepth, depth)
 		return
 	}
 	size := slotSize(e.Signals)
 	if depth == 0 {
 		depth = c.handOff(size).Depth
 	}
-	if size > MaxHandOffBytes/depth {
-		e.Param("HandOffDepth", "%d cycles of %d bytes exceed the hand-off limit of %d MiB", depth, size, MaxHandOffBytes>>20)
+	if size > maxHandOffBytes/depth {
+		e.Param("HandOffDepth", "%d cycles of %d bytes exceed the hand-off limit of %d MiB", depth, size, maxHandOffBytes>>20)
 	}
 }
 
@@ -257,25 +186,25 @@ func checkHandOff(e *rules.ConfigErrors, c *Config) {
 func slotSize(sigs []datasource.Signal) int {
 	size := stampSize
 	for i := range sigs {
-		size += min(max(sigs[i].ByteSize(), 0), MaxHandOffBytes)
+		size += min(max(sigs[i].ByteSize(), 0), maxHandOffBytes)
 	}
 	return size
 }
 
 // handOff returns the size of the hand-off ring for slots of size bytes.
-func (c *Config) handOff(size int) datasource.HandOffSize {
-	return datasource.AutoHandOff(c.HandOffDepth, c.CyclePeriod, c.HandOffTime, size, c.HandOffBytes, MaxHandOffDepth)
+func (c *Config) handOff(size int) handoff.Size {
+	return handoff.Auto(c.HandOffDepth, c.CyclePeriod, c.HandOffTime, size, c.HandOffBytes, maxHandOffDepth)
 }
 
 // checkFragments checks that the DATA payload and the CONFIG message each
 // fit in 65535 datagrams of maxPayloadSize bytes.
 func checkFragments(e *rules.ConfigErrors, maxPayloadSize int) {
-	chunk := maxPayloadSize - wire.HeaderSize
-	payload := frame.DataPayloadSize(signalInfos(e.Signals))
+	chunk := maxPayloadSize - frame.HeaderSize
+	payload := frame.DataPayloadSize(frame.Records(e.Signals))
 	if _, err := frame.NumFragments(payload, maxPayloadSize); err != nil {
 		e.Param("MaxPayloadSize", "the DATA payload of %d bytes needs more than 65535 fragments of %d bytes", payload, chunk)
 	}
-	cfgSize := wire.ConfigSize(len(e.Signals))
+	cfgSize := frame.ConfigSize(len(e.Signals))
 	if _, err := frame.NumFragments(cfgSize, maxPayloadSize); err != nil {
 		e.Param("MaxPayloadSize", "the CONFIG message of %d bytes (%d signals) needs more than 65535 fragments of %d bytes", cfgSize, len(e.Signals), chunk)
 	}
@@ -287,8 +216,8 @@ func checkFragments(e *rules.ConfigErrors, maxPayloadSize int) {
 func checkTimeSignal(e *rules.ConfigErrors, i int) {
 	s := &e.Signals[i]
 	switch {
-	case !s.TimeMode.Valid():
-	case !s.TimeMode.NeedsTimeSignal():
+	case s.TimeMode > datasource.LastSample:
+	case s.TimeMode == datasource.PacketTime:
 		if s.TimeSignal != "" {
 			e.Signal(i, "TimeSignal", "is set but TimeMode is PacketTime; set TimeMode to FullArray, FirstSample or LastSample")
 		}
@@ -297,49 +226,12 @@ func checkTimeSignal(e *rules.ConfigErrors, i int) {
 	case !found(e.Lookup(s.TimeSignal)):
 		e.Signal(i, "TimeSignal", "names no signal of this datasource: %q", s.TimeSignal)
 	}
-	if s.TimeMode.Valid() && s.TimeMode.NeedsTimeSignal() && s.Elements() < 2 {
+	if s.TimeMode <= datasource.LastSample && s.TimeMode != datasource.PacketTime && s.Elements() < 2 {
 		e.Signal(i, "TimeMode", "%v applies to arrays (NumberOfElements > 1); a scalar uses PacketTime", s.TimeMode)
 	}
 }
 
 func found(_ int, ok bool) bool { return ok }
-
-// signalInfos converts validated signals to their CONFIG records. A
-// record's shape is 1×1 for a scalar, 1×N for a 1-D array, Rows×Cols for
-// a matrix.
-func signalInfos(sigs []datasource.Signal) []wire.SignalInfo {
-	infos := make([]wire.SignalInfo, len(sigs))
-	names := rules.Names(sigs)
-	for i := range sigs {
-		s := &sigs[i]
-		rows, cols := 1, s.Elements()
-		switch s.NumberOfDimensions {
-		case 0:
-			cols = 1
-		case 2:
-			rows, cols = s.Rows, s.Cols
-		}
-		info := wire.SignalInfo{
-			Name:          s.Name,
-			Type:          s.Type,
-			Quant:         s.QuantizedType,
-			NumDimensions: uint8(s.NumberOfDimensions),
-			NumRows:       uint32(rows),
-			NumCols:       uint32(cols),
-			TimeMode:      s.TimeMode,
-			SamplingRate:  s.SamplingRate,
-			RangeMin:      s.RangeMin,
-			RangeMax:      s.RangeMax,
-			TimeSignalIdx: wire.NoTimeSignal,
-			Unit:          s.Unit,
-		}
-		if s.TimeMode != datasource.PacketTime {
-			info.TimeSignalIdx = uint32(names[s.TimeSignal])
-		}
-		infos[i] = info
-	}
-	return infos
-}
 
 // nativeLittleEndian is checked in New: raw signals go to the wire as they
 // lie in signal memory, which is native order, and the protocol is
@@ -349,9 +241,6 @@ var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 // withDefaults returns c with every zero field that has a default set to
 // it.
 func (c Config) withDefaults() Config {
-	rules.SetDefault(&c.MaxPayloadSize, DefaultMaxPayloadSize)
-	rules.SetDefault(&c.StackSize, DefaultStackSize)
-	rules.SetDefault(&c.LockTimeout, defaultLockTimeout)
-	rules.SetDefault(&c.HandOffDepth, DefaultHandOffDepth)
+	rules.SetDefault(&c.MaxPayloadSize, defaultMaxPayloadSize)
 	return c
 }

@@ -36,7 +36,7 @@
 // queues session changes for the network thread, so the data path never
 // waits for the network. Sessions follow docs/udpstreamer.md: a CONNECT
 // from any allowed address replaces the session (unless SessionPolicy is
-// First and a live client holds it) and is answered with CONFIG;
+// "first" and a live client holds it) and is answered with CONFIG;
 // DISCONNECT counts only from the client's own address and port; an ICMP
 // port unreachable from the client ends the session; ACK is counted and
 // ignored; anything else is dropped and counted by reason. Send errors are

@@ -130,7 +130,7 @@ func (w *writer) Execute() error {
 // the process allocations counted between warm-up and the end.
 func runE2E(t *testing.T, sigs []datasource.Signal, maxPayload int, hz float64, updates, warmup int) (mallocs uint64) {
 	t.Helper()
-	s := start(t, Config{MaxPayloadSize: maxPayload, Signals: sigs, CPUMask: pickCPU(0)})
+	s := start(t, Config{MaxPayloadSize: maxPayload, Signals: sigs, NetworkThread: datasource.NetworkThread{CPUMask: pickCPU(0)}})
 	// GAM memory: one aligned Go slice per signal.
 	w := &writer{sigs: sigs}
 	var outs []broker.Output
@@ -210,7 +210,7 @@ func runE2E(t *testing.T, sigs []datasource.Signal, maxPayload int, hz float64, 
 	if st.Lost != 0 || st.Stale != 0 {
 		t.Errorf("client stats: lost %d, stale %d", st.Lost, st.Stale)
 	}
-	t.Logf("%d updates, skipped cycles %d (latest value wins), %d fragments per update", updates, s.m.skipped.Get(), s.FragmentCount())
+	t.Logf("%d updates, skipped cycles %d (latest value wins), %d fragments per update", updates, s.m.skipped.Get(), s.dataLayout.Fragments)
 	return m1.Mallocs - m0.Mallocs
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 
@@ -58,7 +57,7 @@ func TestStalledNetworkThreadNeverTearsOrBlocks(t *testing.T) {
 		defer wg.Done()
 		for n := uint32(1); !stop.Load(); n++ {
 			fill(s, n)
-			if s.Synchronise() == ErrLockTimeout {
+			if s.Synchronise() == errLockTimeout {
 				timeouts.Add(1)
 			}
 			spin(100 * time.Microsecond)
@@ -70,7 +69,7 @@ func TestStalledNetworkThreadNeverTearsOrBlocks(t *testing.T) {
 		if err != nil {
 			break
 		}
-		words := p[wire.DataTimestampSize:]
+		words := p[frame.DataTimestampSize:]
 		first := binary.LittleEndian.Uint32(words)
 		for i := 4; i < len(words); i += 4 {
 			if w := binary.LittleEndian.Uint32(words[i:]); w != first {
@@ -85,9 +84,9 @@ func TestStalledNetworkThreadNeverTearsOrBlocks(t *testing.T) {
 		t.Fatalf("only %d updates", got)
 	}
 	// Every timeout is counted; a held cycle dropped by the next timeout
-	// is returned as ErrLockTimeout and counted as skipped.
+	// is returned as errLockTimeout and counted as skipped.
 	if n := s.m.lockTimeouts.Get(); n == 0 || timeouts.Load() > n || timeouts.Load() > s.m.skipped.Get() {
-		t.Errorf("lock timeouts: %d counted, %d dropped (ErrLockTimeout), %d skipped", n, timeouts.Load(), s.m.skipped.Get())
+		t.Errorf("lock timeouts: %d counted, %d dropped (errLockTimeout), %d skipped", n, timeouts.Load(), s.m.skipped.Get())
 	}
 	t.Logf("%d whole updates, %d Synchronise calls timed out on the FastLock (counted), %d held cycles dropped", got, s.m.lockTimeouts.Get(), timeouts.Load())
 }

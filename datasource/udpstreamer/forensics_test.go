@@ -15,7 +15,7 @@ func TestSkipStamps(t *testing.T) {
 	cfg := scalarCfg()
 	cfg.HandOffDepth = depth
 	s, stall := stalledStreamer(t, cfg)
-	if !testenv.Portable && s.NetworkThreadID() == 0 {
+	if !testenv.Portable && hooks(s).NetworkThreadID() == 0 {
 		t.Error("no network thread id")
 	}
 	before := cpu.Now()
@@ -23,7 +23,7 @@ func TestSkipStamps(t *testing.T) {
 	after := cpu.Now()
 	stall.Store(false)
 	dst := make([]int64, 64)
-	got, lost := s.DrainSkips(dst)
+	got, lost := hooks(s).DrainSkips(dst)
 	if uint64(got) != s.m.skipped.Get() || got != n-depth || lost != 0 {
 		t.Fatalf("%d stamps, %d lost, %d skipped; want %d", got, lost, s.m.skipped.Get(), n-depth)
 	}
@@ -32,7 +32,7 @@ func TestSkipStamps(t *testing.T) {
 			t.Errorf("stamp %d: %d, not within [%d, %d] after %d", i, v, before, after, dst[max(i-1, 0)])
 		}
 	}
-	if got, _ := s.DrainSkips(dst); got != 0 {
+	if got, _ := hooks(s).DrainSkips(dst); got != 0 {
 		t.Errorf("%d stamps drained twice", got)
 	}
 }

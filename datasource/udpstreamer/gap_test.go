@@ -18,11 +18,11 @@ func TestSynchroniseAfterGapIsLossForTheClient(t *testing.T) {
 	counter := testenv.Must(s.GetSignalMemoryBuffer(0))
 	gaps := []uint32{0, 0, 3, 0, 7, 1, 0}
 	for i, g := range gaps {
-		for s.Waiting() >= cfg.HandOffDepth {
+		for hooks(s).Waiting() >= cfg.HandOffDepth {
 			time.Sleep(time.Millisecond)
 		}
 		binary.LittleEndian.PutUint32(counter, uint32(i+1))
-		if err := s.SynchroniseAfterGap(g); err != nil {
+		if err := hooks(s).SynchroniseAfterGap(g); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -35,14 +35,14 @@ func TestSynchroniseAfterGapIsLossForTheClient(t *testing.T) {
 			t.Fatalf("update %d: value %d lost %d, want %d and %d", i, v, lost, i+1, g)
 		}
 	}
-	waitFor(t, func() bool { return s.Waiting() == 0 })
+	waitFor(t, func() bool { return hooks(s).Waiting() == 0 })
 }
 
 // TestHandoffCarriesTheGapOfAnOverwrittenCycle: a gap is never dropped
 // with the cycle that carried it.
 func TestHandoffCarriesTheGapOfAnOverwrittenCycle(t *testing.T) {
 	for _, depth := range []int{1, 3} {
-		h := newHandoff(depth, 8)
+		h := newCycleRing(depth, 8)
 		var total uint32
 		for v := uint32(1); v <= 10; v++ {
 			i, _, carry := h.put()

@@ -1,6 +1,6 @@
 package udpstreamer
 
-// handoff is the ring of cycles waiting between Synchronise and the network
+// cycleRing is the ring of cycles waiting between Synchronise and the network
 // thread: HandOffDepth ready buffers, each holding one cycle (room for the
 // hrtTimestamp, then signal memory) and the instant it was published. It
 // has no lock of its own: the Streamer's FastLock guards every call.
@@ -16,7 +16,7 @@ package udpstreamer
 // skips before it sends that cycle (SynchroniseAfterGap), so a client counts
 // them lost. A gap is never dropped with its cycle: an overwritten cycle
 // hands its gap on to the next cycle sent.
-type handoff struct {
+type cycleRing struct {
 	slots  [][]byte
 	stamps []int64  // CLOCK_MONOTONIC ns since the Streamer's epoch
 	gaps   []uint32 // counter values to skip before the slot's cycle
@@ -24,9 +24,9 @@ type handoff struct {
 	n      int      // cycles waiting
 }
 
-// newHandoff allocates depth slots of size bytes.
-func newHandoff(depth, size int) handoff {
-	h := handoff{slots: make([][]byte, depth), stamps: make([]int64, depth), gaps: make([]uint32, depth)}
+// newCycleRing allocates depth slots of size bytes.
+func newCycleRing(depth, size int) cycleRing {
+	h := cycleRing{slots: make([][]byte, depth), stamps: make([]int64, depth), gaps: make([]uint32, depth)}
 	for i := range h.slots {
 		h.slots[i] = make([]byte, size)
 	}
@@ -37,7 +37,7 @@ func newHandoff(depth, size int) handoff {
 // waiting one. The caller fills slots[i] and stamps[i], and sets gaps[i]
 // to its own gap plus carry: the gap of an overwritten cycle that no
 // waiting cycle took over.
-func (h *handoff) put() (i int, overwrote bool, carry uint32) {
+func (h *cycleRing) put() (i int, overwrote bool, carry uint32) {
 	depth := len(h.slots)
 	if h.n == 0 {
 		// Nothing waits: start again at slot 0, so while the network
@@ -66,7 +66,7 @@ func (h *handoff) put() (i int, overwrote bool, carry uint32) {
 
 // next returns the slot after i, round the ring: a compare, not a
 // division, on the RT thread's path.
-func (h *handoff) next(i int) int {
+func (h *cycleRing) next(i int) int {
 	if i++; i == len(h.slots) {
 		return 0
 	}
@@ -75,13 +75,13 @@ func (h *handoff) next(i int) int {
 
 // take swaps spare for the oldest waiting cycle and returns it with its
 // stamp; ok is false, and spare is returned unchanged, when none waits.
-func (h *handoff) take(spare []byte) (cycle []byte, stamp int64, ok bool) {
+func (h *cycleRing) take(spare []byte) (cycle []byte, stamp int64, ok bool) {
 	cycle, stamp, _, ok = h.takeGap(spare)
 	return cycle, stamp, ok
 }
 
 // takeGap is take that also returns the cycle's gap.
-func (h *handoff) takeGap(spare []byte) (cycle []byte, stamp int64, gap uint32, ok bool) {
+func (h *cycleRing) takeGap(spare []byte) (cycle []byte, stamp int64, gap uint32, ok bool) {
 	if h.n == 0 {
 		return spare, 0, 0, false
 	}
@@ -94,4 +94,4 @@ func (h *handoff) takeGap(spare []byte) (cycle []byte, stamp int64, gap uint32, 
 }
 
 // waiting returns the cycles waiting.
-func (h *handoff) waiting() int { return h.n }
+func (h *cycleRing) waiting() int { return h.n }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/rtsync"
@@ -17,7 +18,7 @@ import (
 
 // putCycle publishes cycle v into h as Synchronise does, and reports
 // whether it overwrote a waiting cycle.
-func putCycle(h *handoff, v uint64) bool {
+func putCycle(h *cycleRing, v uint64) bool {
 	i, over, carry := h.put()
 	binary.LittleEndian.PutUint64(h.slots[i], v)
 	h.stamps[i] = int64(v)
@@ -26,7 +27,7 @@ func putCycle(h *handoff, v uint64) bool {
 }
 
 func TestHandoffOrderAndOverwrite(t *testing.T) {
-	h := newHandoff(4, 8)
+	h := newCycleRing(4, 8)
 	spare := make([]byte, 8)
 	if _, _, ok := h.take(spare); ok {
 		t.Fatal("take from an empty ring")
@@ -70,7 +71,7 @@ func TestHandoffOrderAndOverwrite(t *testing.T) {
 // buffer to both sides: the slots and the network thread's buffer stay
 // depth+1 distinct arrays through any sequence of puts and takes.
 func TestHandoffSwapKeepsBuffersDistinct(t *testing.T) {
-	h := newHandoff(3, 8)
+	h := newCycleRing(3, 8)
 	spare := make([]byte, 8)
 	for i := range 100 {
 		if i%3 != 2 {
@@ -219,14 +220,14 @@ func TestAutoHandOffKeepsAStall(t *testing.T) {
 	cfg := scalarCfg()
 	cfg.CyclePeriod = time.Millisecond
 	s, stall := stalledStreamer(t, cfg)
-	if h := s.HandOffSize(); h.Depth != 500 || !h.Auto || h.Covers != 500*time.Millisecond {
+	if h := s.handOff; h.Depth != 500 || !h.Auto || h.Covers != 500*time.Millisecond || hooks(s).HandOffCovers() != h.Covers {
 		t.Fatalf("hand-off %+v, want 500 cycles chosen by time, covering 500 ms", h)
 	}
 	st := s.snapshot()
 	if st.HandOffDepth != 500 || !st.HandOffAuto || st.HandOffCoversMs != 500 || st.NetworkWait != "paced" {
 		t.Errorf("status %+v", st)
 	}
-	if d := s.Describe(); !strings.Contains(d, "hand-off ring: 500 cycles (auto), 500ms at 1ms a cycle") || !strings.Contains(d, "network wait: paced") {
+	if d := s.describe(); !strings.Contains(d, "hand-off ring: 500 cycles (auto), 500ms at 1ms a cycle") || !strings.Contains(d, "network wait: paced") {
 		t.Errorf("Describe: %q", d)
 	}
 	c := connected(t, s)
@@ -276,11 +277,10 @@ func TestNetworkWakeupsCounted(t *testing.T) {
 // FastLock stays taken (a network thread preempted while it holds it): the
 // cycle is held on the RT side and published before the next one, so the
 // client receives both in order and nothing is skipped; only a second
-// timeout in a row drops the held cycle (ErrLockTimeout, counted).
+// timeout in a row drops the held cycle (errLockTimeout, counted).
 func TestLockTimeoutHoldsTheCycle(t *testing.T) {
-	cfg := scalarCfg()
-	cfg.LockTimeout = time.Microsecond
-	s := start(t, cfg)
+	s := start(t, scalarCfg())
+	s.lockTimeout = time.Microsecond
 	c := connected(t, s)
 	sync := func(v uint32) error {
 		binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(0)), v)
@@ -311,8 +311,8 @@ func TestLockTimeoutHoldsTheCycle(t *testing.T) {
 	if err := sync(3); err != nil {
 		t.Fatal(err)
 	}
-	if err := sync(4); !errors.Is(err, ErrLockTimeout) {
-		t.Fatalf("second timeout: %v, want ErrLockTimeout", err)
+	if err := sync(4); !errors.Is(err, datasource.ErrCycleSkipped) {
+		t.Fatalf("second timeout: %v, want errLockTimeout", err)
 	}
 	s.lock.FastUnLock()
 	if err := sync(5); err != nil {

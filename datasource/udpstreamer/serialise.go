@@ -7,13 +7,12 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/quant"
 )
 
 // stampSize is the room for the hrtTimestamp before signal memory in the
 // ready and taken buffers, where the DATA payload has it.
-const stampSize = udpswire.DataTimestampSize
+const stampSize = frame.DataTimestampSize
 
 // piece is a run of the DATA payload that no header gap cuts, and how it is
 // made from the taken buffer: a raw copy (the stamp and the raw signals

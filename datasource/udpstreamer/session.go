@@ -59,7 +59,7 @@ func (s *Streamer) onICMP(e sendpath.ICMPError) {
 		return
 	}
 	s.m.icmpUnreachable.Inc()
-	if e.Dst == s.Client() {
+	if e.Dst == s.sessionClient() {
 		s.queue(controlEvent{kind: unreachable, from: e.Dst})
 	}
 }
@@ -71,7 +71,7 @@ func (s *Streamer) handleDatagram(b []byte, from netip.AddrPort) {
 		s.m.badDatagram(err).Inc()
 		return
 	}
-	client := s.Client()
+	client := s.sessionClient()
 	if from == client {
 		s.heard.Store(int64(time.Since(s.epoch)))
 	}
@@ -107,7 +107,7 @@ func (s *Streamer) handleDatagram(b []byte, from netip.AddrPort) {
 // client holds it against a CONNECT from another address: it has not gone
 // silent (nothing from it for SessionTimeout, when set). Any goroutine.
 func (s *Streamer) sessionHeld() bool {
-	if s.cfg.SessionPolicy != First {
+	if s.cfg.SessionPolicy != policyFirst {
 		return false
 	}
 	if s.cfg.SessionTimeout <= 0 {
@@ -125,10 +125,9 @@ func (s *Streamer) queue(ev controlEvent) {
 	}
 }
 
-// Client returns the address of the client holding the session, the zero
-// AddrPort while none does: a program that streams only while someone
-// listens waits for it to be valid. Any goroutine.
-func (s *Streamer) Client() netip.AddrPort {
+// sessionClient returns the address of the client holding the session,
+// the zero AddrPort while none does. Any goroutine.
+func (s *Streamer) sessionClient() netip.AddrPort {
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
 	return s.clientCopy

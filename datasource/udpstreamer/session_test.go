@@ -13,7 +13,7 @@ import (
 // client lives, and accepted once it has disconnected.
 func TestSessionPolicyFirst(t *testing.T) {
 	cfg := scalarCfg()
-	cfg.SessionPolicy = First
+	cfg.SessionPolicy = "first"
 	s := start(t, cfg)
 	drive(t, s, time.Millisecond)
 	a := connected(t, s)
@@ -42,7 +42,7 @@ func TestSessionPolicyFirst(t *testing.T) {
 // another CONNECT takes the session; one that sends ACKs keeps it.
 func TestSessionTimeoutLetsAnotherIn(t *testing.T) {
 	cfg := scalarCfg()
-	cfg.SessionPolicy, cfg.SessionTimeout = First, time.Second
+	cfg.SessionPolicy, cfg.SessionTimeout = "first", time.Second
 	s := start(t, cfg)
 	drive(t, s, time.Millisecond)
 	a := connected(t, s)

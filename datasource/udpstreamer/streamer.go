@@ -3,7 +3,6 @@ package udpstreamer
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -16,23 +15,22 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/handoff"
 	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
 	"github.com/streamerd/streamerd/datasource/internal/sendpath"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
-// ErrLockTimeout is returned by Synchronise when the FastLock could not be
-// taken within the configured LockTimeout twice in a row: the cycle held
-// back from the first timeout is replaced by the newer one and counted as
-// skipped.
-var ErrLockTimeout = errors.New("udpstreamer: FastLock timeout in Synchronise")
+// errLockTimeout is returned by Synchronise when the FastLock could not be
+// taken within 100 µs twice in a row: the cycle held back from the first
+// timeout is replaced by the newer one and counted as skipped.
+var errLockTimeout = fmt.Errorf("udpstreamer: FastLock timeout in Synchronise: %w", datasource.ErrCycleSkipped)
 
-var _ datasource.Opener = (*Streamer)(nil)
+var _ datasource.DataSource = (*Streamer)(nil)
 
 // Streamer is a UDPStreamer datasource. Its methods follow the
 // datasource.DataSource contract (docs/embedding.md): Synchronise from the
@@ -43,7 +41,7 @@ type Streamer struct {
 	life  lifecycle.Lifecycle
 	cfg   Config
 	sigs  []datasource.Signal
-	infos []udpswire.SignalInfo
+	infos []frame.SignalInfo
 	log   *slog.Logger
 	m     *streamerMetrics
 
@@ -58,11 +56,12 @@ type Streamer struct {
 	// memory into a slot of the ring; the network thread swaps the oldest
 	// waiting slot for taken. Both hold the DATA payload before
 	// quantisation: room for the hrtTimestamp, then signal memory.
-	lock    rtsync.FastLock
-	sem     rtsync.EventSem
-	ring    handoff
-	handOff datasource.HandOffSize // the ring's depth and what it covers
-	wait    *netthread.Waiter      // the network thread's wait for sem
+	lock        rtsync.FastLock
+	lockTimeout time.Duration // Synchronise's wait for lock
+	sem         rtsync.EventSem
+	ring        cycleRing
+	handOff     handoff.Size      // the ring's depth and what it covers
+	wait        *netthread.Waiter // the network thread's wait for sem
 	// peak is the most cycles that have waited in the ring at once, for
 	// /status; peakRT is the RT thread's own copy, so it stores only when
 	// the ring gets deeper than ever.
@@ -96,7 +95,7 @@ type Streamer struct {
 	stopping    atomic.Bool
 	sendLat     *rtsync.SampleRing  // Synchronise to sent, ns, per update
 	skips       rtsync.StampRing    // when cycles were skipped, cpu.Now ns (forensics.go)
-	tap         atomic.Pointer[Tap] // the in-process reader, if open
+	tap         atomic.Pointer[tap] // the in-process reader, if open
 
 	conn     *net.UDPConn
 	local    netip.AddrPort     // where conn is bound; guarded by statusMu
@@ -170,11 +169,13 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 		sendLat: rtsync.NewSampleRing(sendLatencyRows, 1),
 		cfg:     c,
 		sigs:    c.Signals,
-		infos:   signalInfos(c.Signals),
+		infos:   frame.Records(c.Signals),
 		log:     log.With("datasource", c.Name),
 		m:       newStreamerMetrics(ms, c.Name),
 		control: make(chan controlEvent, controlQueue),
 		epoch:   time.Now(),
+
+		lockTimeout: lockTimeout,
 	}
 	s.handOff = c.handOff(slotSize(c.Signals))
 	s.wait = netthread.NewWaiter(c.NetworkWait, c.NetworkSpin, c.CyclePeriod)
@@ -198,7 +199,7 @@ func (s *Streamer) Name() string { return s.cfg.Name }
 func (s *Streamer) Signals() []datasource.Signal { return s.sigs }
 
 // SignalInfos returns the signals as the CONFIG message describes them.
-func (s *Streamer) configRecords() []udpswire.SignalInfo { return s.infos }
+func (s *Streamer) configRecords() []frame.SignalInfo { return s.infos }
 
 // Metrics returns the set the Streamer's metrics are registered in: the
 // one given to New, or its private set.
@@ -220,7 +221,7 @@ func (s *Streamer) allocate(mem *memory.Memory) error {
 	if err != nil {
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
 	}
-	configMsg, err := udpswire.AppendConfig(nil, s.infos)
+	configMsg, err := frame.AppendConfig(nil, s.infos)
 	if err != nil {
 		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
 	}
@@ -229,7 +230,7 @@ func (s *Streamer) allocate(mem *memory.Memory) error {
 		return fmt.Errorf("datasource %q: CONFIG: %w", s.cfg.Name, err)
 	}
 	s.mem, s.pieces, s.dataLayout, s.cfgLayout = mem, pieces, dataLayout, cfgLayout
-	s.ring = newHandoff(s.handOff.Depth, stampSize+mem.Size())
+	s.ring = newCycleRing(s.handOff.Depth, stampSize+mem.Size())
 	s.taken = make([]byte, stampSize+mem.Size())
 	s.held = make([]byte, stampSize+mem.Size())
 	s.wire = make([]byte, dataLayout.WireSize())
@@ -242,11 +243,6 @@ func (s *Streamer) allocate(mem *memory.Memory) error {
 // (after AllocateMemory or Start, before Close).
 func (s *Streamer) GetSignalMemoryBuffer(i int) ([]byte, error) { return s.life.Buffer(i) }
 
-// PayloadSize returns the size of one DATA payload, and FragmentCount the
-// number of datagrams it takes.
-func (s *Streamer) PayloadSize() int   { return s.dataLayout.Payload }
-func (s *Streamer) FragmentCount() int { return s.dataLayout.Fragments }
-
 // LocalAddr returns the address the server socket is bound to: valid
 // after Open, PrepareNextState or Start (the zero AddrPort before).
 func (s *Streamer) LocalAddr() netip.AddrPort {
@@ -255,9 +251,9 @@ func (s *Streamer) LocalAddr() netip.AddrPort {
 	return s.local
 }
 
-// Open binds the server socket without answering or sending anything
-// (datasource.Opener).
-func (s *Streamer) Open() error { return s.life.Open(s.open) }
+// openStep binds the server socket without answering or sending anything
+// (the step datasource.DataSource describes).
+func (s *Streamer) openStep() error { return s.life.Open(s.open) }
 
 func (s *Streamer) open() error {
 	network := "udp"
@@ -349,36 +345,36 @@ func (s *Streamer) start() error {
 // was preempted in the nanoseconds it holds it), the cycle is kept on the
 // RT side and published before the next one, and counted in
 // lock_timeouts_total; only a second timeout in a row drops it (replaced by
-// the newer cycle, counted as skipped, ErrLockTimeout).
+// the newer cycle, counted as skipped, datasource.ErrCycleSkipped).
 //
 // Every call ends in exactly one of the counters cycles_skipped
 // (overwritten, or replaced while held), cycles_without_client,
 // updates_sent or send_errors{kind="data"}, except the cycles waiting in
 // the ring (at most its depth) or held: so synchronise_total = skipped +
 // without_client + updates_sent + data send errors + waiting.
-func (s *Streamer) Synchronise() error { return s.SynchroniseAfterGap(0) }
+func (s *Streamer) Synchronise() error { return s.synchroniseAfterGap(0) }
 
-// SynchroniseAfterGap is Synchronise for a cycle that follows lost updates:
+// synchroniseAfterGap is Synchronise for a cycle that follows lost updates:
 // the network thread advances the DATA counter by lost before it sends
 // this cycle, so a client counts lost updates missing there (Update.Lost)
 // and breaks its traces, as after a loss on the network. A replay uses it
 // to keep the gaps of a recording. The gap is kept when the cycle is
 // overwritten (it passes to the next cycle sent) and is not applied while
 // no client is connected. Same contract and cost as Synchronise.
-func (s *Streamer) SynchroniseAfterGap(lost uint32) error {
+func (s *Streamer) synchroniseAfterGap(lost uint32) error {
 	if err := s.life.Ready(); err != nil {
 		return err
 	}
 	s.m.synchronised.Inc()
 	stamp := int64(time.Since(s.epoch))
-	if s.lock.FastLock(s.cfg.LockTimeout, 0) != nil {
+	if s.lock.FastLock(s.lockTimeout, 0) != nil {
 		s.m.lockTimeouts.Inc()
 		var err error
 		if s.heldValid {
 			s.m.skipped.Inc() // a cycle dropped at the hand-off: the held one, replaced
 			s.skips.Stamp(cpu.Now())
 			lost += s.heldGap
-			err = ErrLockTimeout
+			err = errLockTimeout
 		}
 		copy(s.held[stampSize:], s.mem.Block())
 		s.heldStamp, s.heldGap, s.heldValid = stamp, lost, true
@@ -419,11 +415,11 @@ func (s *Streamer) publish(src []byte, stamp int64, gap uint32) int {
 	return 0
 }
 
-// Waiting returns the cycles published by Synchronise that the network
-// thread has not taken yet (at most HandOffSize().Depth): a caller that
+// waiting returns the cycles published by Synchronise that the network
+// thread has not taken yet (at most the ring's depth): a caller that
 // must not overwrite cycles (a replay sent as fast as it goes) publishes
 // only while it is below that depth. Any goroutine; it takes the FastLock.
-func (s *Streamer) Waiting() int {
+func (s *Streamer) waiting() int {
 	s.lock.FastLock(rtsync.Forever, 0)
 	n := s.ring.waiting()
 	s.lock.FastUnLock()
@@ -467,17 +463,9 @@ func (s *Streamer) snapshot() statusReport {
 	return st
 }
 
-// HandOffSize returns the depth of the hand-off ring, whether it was
-// chosen by time, and the time it covers.
-func (s *Streamer) HandOffSize() datasource.HandOffSize { return s.handOff }
-
-// StatusReport returns a snapshot to encode as JSON, for a program that lists
-// producers of every class together (streamerd's /status).
-func (s *Streamer) StatusReport() any { return s.snapshot() }
-
-// Describe returns one line on the DATA datagrams for a layout listing
+// describe returns one line on the DATA datagrams for a layout listing
 // (streamerd -describe); valid after AllocateMemory.
-func (s *Streamer) Describe() string {
+func (s *Streamer) describe() string {
 	return fmt.Sprintf("DATA payload: %d bytes in %d fragment(s) of at most %d bytes (MaxPayloadSize %d), port %d; hand-off ring: %v; network wait: %v",
 		s.dataLayout.Payload, s.dataLayout.Fragments, s.dataLayout.Chunk, s.cfg.MaxPayloadSize, s.cfg.Port, s.handOff, s.wait.Mode())
 }
@@ -566,21 +554,12 @@ func (s *Streamer) takeAndSend() bool {
 const sendLatencyRows = 1 << 15
 
 // recordSendLatency records the time from the Synchronise that published
-// an update to the return of its send, for DrainSendLatencies.
+// an update to the return of its send, for the daemon's timings
+// (Internals).
 func (s *Streamer) recordSendLatency(stamp int64) {
 	row := s.sendLat.Row()
 	row[0].Store(int64(time.Since(s.epoch)) - stamp)
 	s.sendLat.Publish()
-}
-
-// DrainSendLatencies copies into dst, oldest first, as many as fit of the
-// times from Synchronise to the return of the send of each update sent
-// since the last call, in nanoseconds, and returns how many it copied and
-// how many were lost because the caller came too late (the network thread
-// never waits for it). One goroutine at a time may call it; it never
-// allocates.
-func (s *Streamer) DrainSendLatencies(dst []int64) (n int, lost uint64) {
-	return s.sendLat.Drain(dst)
 }
 
 // rawOffset returns CLOCK_MONOTONIC_RAW minus the Streamer's

@@ -21,7 +21,6 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/internal/memory"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/netthread"
@@ -57,7 +56,7 @@ type rawClient struct {
 	cfg   *frame.Reassembler
 	data  *frame.Reassembler
 	gate  frame.SequenceGate
-	infos []wire.SignalInfo
+	infos []frame.SignalInfo
 	buf   []byte
 }
 
@@ -91,7 +90,7 @@ func (c *rawClient) send(typ frame.PacketType) {
 
 // connect sends CONNECT until a whole CONFIG arrives, and prepares DATA
 // reassembly for it.
-func (c *rawClient) connect() []wire.SignalInfo {
+func (c *rawClient) connect() []frame.SignalInfo {
 	c.t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	c.cfg.Reset()
@@ -101,7 +100,7 @@ func (c *rawClient) connect() []wire.SignalInfo {
 		if err != nil {
 			continue
 		}
-		infos, err := wire.ParseConfig(p)
+		infos, err := frame.ParseConfig(p)
 		if err != nil {
 			c.t.Fatalf("CONFIG: %v", err)
 		}
@@ -514,10 +513,10 @@ func TestValidateNamesEveryRule(t *testing.T) {
 		}, `TimeSignal: is set but TimeMode is PacketTime`},
 		{"negative rate", func(c *Config) { a := arr("A", 2); a.SamplingRate = -1; c.Signals = []datasource.Signal{a} }, `SamplingRate: must be a finite number ≥ 0`},
 		{"depth", func(c *Config) { c.HandOffDepth = -1 }, `HandOffDepth: must be 1..65536, or 0 for a depth chosen by time, got -1`},
-		{"depth big", func(c *Config) { c.HandOffDepth = MaxHandOffDepth + 1 }, `HandOffDepth: must be 1..65536`},
+		{"depth big", func(c *Config) { c.HandOffDepth = maxHandOffDepth + 1 }, `HandOffDepth: must be 1..65536`},
 		{"hand-off time", func(c *Config) { c.HandOffTime = -time.Millisecond }, `HandOffTime: must be 0..1m0s, got -1ms`},
 		{"hand-off time long", func(c *Config) { c.HandOffTime = 2 * time.Minute }, `HandOffTime: must be 0..1m0s`},
-		{"hand-off bytes", func(c *Config) { c.HandOffBytes = MaxHandOffBytes + 1 }, `HandOffBytes: must be 0..268435456 (256 MiB)`},
+		{"hand-off bytes", func(c *Config) { c.HandOffBytes = maxHandOffBytes + 1 }, `HandOffBytes: must be 0..268435456 (256 MiB)`},
 		{"auto keys with a depth", func(c *Config) { c.HandOffDepth, c.HandOffTime = 4, time.Second }, `HandOffDepth: is 4: HandOffTime and HandOffBytes size an automatic ring only`},
 		{"cycle period", func(c *Config) { c.CyclePeriod = -1 }, `CyclePeriod: must not be negative`},
 		{"wait", func(c *Config) { c.NetworkWait = 7 }, `NetworkWait: must be paced, spin or park, got WaitMode(7)`},
@@ -569,8 +568,8 @@ func TestSpecBurstLayout(t *testing.T) {
 	if err := s.AllocateMemory(); err != nil {
 		t.Fatal(err)
 	}
-	if s.PayloadSize() != 4012 || s.FragmentCount() != 3 {
-		t.Errorf("payload %d in %d fragments, want 4012 in 3", s.PayloadSize(), s.FragmentCount())
+	if hooks(s).PayloadSize() != 4012 || hooks(s).FragmentCount() != 3 {
+		t.Errorf("payload %d in %d fragments, want 4012 in 3", hooks(s).PayloadSize(), hooks(s).FragmentCount())
 	}
 }
 
@@ -728,4 +727,16 @@ func TestMisuseSendMethod(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+}
+
+// hooks returns what Internals gives the daemon.
+func hooks(s *Streamer) *internals { return s.Internals().(*internals) }
+
+// openTap opens s's tap through Internals, as the daemon does.
+func openTap(s *Streamer) (*tap, error) {
+	t, err := hooks(s).OpenTap()
+	if err != nil {
+		return nil, err
+	}
+	return t.(*tap), nil
 }

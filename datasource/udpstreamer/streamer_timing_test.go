@@ -12,7 +12,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/latency"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/netthread"
@@ -252,7 +251,7 @@ func bareDatagram(b *testing.B, cfg Config) {
 	l := allocated(b, cfg).dataLayout
 	msgs := make([][]byte, l.Fragments)
 	for i := range msgs {
-		msgs[i] = make([]byte, udpswire.HeaderSize+min(l.Chunk, l.Payload-i*l.Chunk))
+		msgs[i] = make([]byte, frame.HeaderSize+min(l.Chunk, l.Payload-i*l.Chunk))
 	}
 	buf := make([]byte, 65536)
 	dst := rx.LocalAddr().(*net.UDPAddr).AddrPort()

@@ -9,19 +9,18 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
 
 // Errors of the tap.
 var (
-	// ErrTapBusy is returned by OpenTap while another tap is open.
-	ErrTapBusy = errors.New("udpstreamer: a tap is already open")
-	// ErrTapClosed is returned by Tap.Next after Close.
-	ErrTapClosed = errors.New("udpstreamer: tap closed")
+	// errTapBusy is returned by openTap while another tap is open.
+	errTapBusy = errors.New("udpstreamer: a tap is already open")
+	// errTapClosed is returned by tap.Next after Close.
+	errTapClosed = errors.New("udpstreamer: tap closed")
 )
 
-// Tap is a read-only view of a Streamer's DATA updates for a consumer in
+// tap is a read-only view of a Streamer's DATA updates for a consumer in
 // the same process (the daemon's web scope): every update the network
 // thread serialises is offered to it, whether a client is connected or
 // not. It is not a network client: it never takes the session, and the
@@ -39,7 +38,7 @@ var (
 //
 // Next and Close may be called from any goroutine, Next from one at a
 // time.
-type Tap struct {
+type tap struct {
 	s      *Streamer
 	config []byte // the CONFIG payload
 
@@ -61,26 +60,26 @@ type Tap struct {
 // not taken.
 const tapFresh = 4
 
-// OpenTap opens the tap of s (after AllocateMemory or Start): one at a
+// openTap opens the tap of s (after AllocateMemory or Start): one at a
 // time.
-func (s *Streamer) OpenTap() (*Tap, error) {
+func (s *Streamer) openTap() (*tap, error) {
 	switch s.life.State() {
 	case lifecycle.Configured:
 		return nil, fmt.Errorf("datasource %q: OpenTap: %w", s.cfg.Name, datasource.ErrNotAllocated)
 	case lifecycle.Closed:
 		return nil, fmt.Errorf("datasource %q: OpenTap: %w", s.cfg.Name, datasource.ErrClosed)
 	}
-	config, err := udpswire.AppendConfig(nil, s.infos)
+	config, err := frame.AppendConfig(nil, s.infos)
 	if err != nil {
 		return nil, err
 	}
-	t := &Tap{s: s, config: config, back: 0, front: 2}
+	t := &tap{s: s, config: config, back: 0, front: 2}
 	t.mid.Store(1)
 	for i := range t.bufs {
 		t.bufs[i] = make([]byte, s.dataLayout.Payload)
 	}
 	if !s.tap.CompareAndSwap(nil, t) {
-		return nil, ErrTapBusy
+		return nil, errTapBusy
 	}
 	return t, nil
 }
@@ -88,18 +87,18 @@ func (s *Streamer) OpenTap() (*Tap, error) {
 // ConfigPayload returns the CONFIG message a client would reassemble: the
 // signal list every payload of Next follows. The caller must not modify
 // it.
-func (t *Tap) ConfigPayload() []byte { return t.config }
+func (t *tap) ConfigPayload() []byte { return t.config }
 
 // Next waits up to timeout for an update newer than the last one it
 // returned and returns its DATA payload (the hrtTimestamp, then every
 // signal as a client receives it) and how many updates were offered in
 // between that it missed. The payload belongs to the tap until the next
-// call. It returns rtsync.ErrTimeout when no update came, ErrTapClosed
+// call. It returns rtsync.ErrTimeout when no update came, errTapClosed
 // after Close.
-func (t *Tap) Next(timeout time.Duration) (payload []byte, missed uint64, err error) {
+func (t *tap) Next(timeout time.Duration) (payload []byte, missed uint64, err error) {
 	for {
 		if t.closed.Load() {
-			return nil, 0, ErrTapClosed
+			return nil, 0, errTapClosed
 		}
 		if t.mid.Load()&tapFresh != 0 {
 			t.front = t.mid.Swap(t.front) &^ tapFresh
@@ -114,8 +113,8 @@ func (t *Tap) Next(timeout time.Duration) (payload []byte, missed uint64, err er
 }
 
 // Close detaches the tap: the network thread stops offering updates and
-// a Next waiting returns ErrTapClosed. Later calls do nothing.
-func (t *Tap) Close() {
+// a Next waiting returns errTapClosed. Later calls do nothing.
+func (t *tap) Close() {
 	t.s.tap.CompareAndSwap(t, nil)
 	t.closed.Store(true)
 	t.sem.Post()
@@ -123,7 +122,7 @@ func (t *Tap) Close() {
 
 // offer hands the serialised update in wire to the tap; network thread
 // only. It never waits.
-func (t *Tap) offer(wire []byte, l frame.Layout) {
+func (t *tap) offer(wire []byte, l frame.Layout) {
 	t.offered++
 	l.CopyPayload(t.bufs[t.back], wire)
 	t.seqs[t.back] = t.offered

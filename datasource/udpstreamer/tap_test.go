@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/rt/rtsync"
 )
@@ -25,16 +25,16 @@ func syncCycle(s *Streamer, n uint32) {
 // client.
 func TestTapWithoutClient(t *testing.T) {
 	s := start(t, scalarCfg())
-	tap, err := s.OpenTap()
+	tap, err := openTap(s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tap.Close()
-	infos, err := wire.ParseConfig(tap.ConfigPayload())
+	infos, err := frame.ParseConfig(tap.ConfigPayload())
 	if err != nil || len(infos) != 2 || infos[0].Name != "Counter" {
 		t.Fatalf("CONFIG: %v, %v", infos, err)
 	}
-	if _, err := s.OpenTap(); !errors.Is(err, ErrTapBusy) {
+	if _, err := openTap(s); !errors.Is(err, errTapBusy) {
 		t.Errorf("second OpenTap: %v", err)
 	}
 	var prevHRT uint64
@@ -44,7 +44,7 @@ func TestTapWithoutClient(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(p) != s.PayloadSize() || binary.LittleEndian.Uint32(p[8:]) != n || missed != 0 {
+		if len(p) != s.dataLayout.Payload || binary.LittleEndian.Uint32(p[8:]) != n || missed != 0 {
 			t.Fatalf("cycle %d: payload of %d bytes carries %d, missed %d", n, len(p), binary.LittleEndian.Uint32(p[8:]), missed)
 		}
 		if hrt := binary.LittleEndian.Uint64(p); hrt <= prevHRT {
@@ -68,7 +68,7 @@ func TestTapWithoutClient(t *testing.T) {
 func TestTapBesideClient(t *testing.T) {
 	s := start(t, scalarCfg())
 	c := connected(t, s)
-	tap, err := s.OpenTap()
+	tap, err := openTap(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,12 +98,12 @@ func TestTapBesideClient(t *testing.T) {
 	}
 	tap.Close()
 	tap.Close()
-	if _, _, err := tap.Next(time.Second); !errors.Is(err, ErrTapClosed) {
+	if _, _, err := tap.Next(time.Second); !errors.Is(err, errTapClosed) {
 		t.Errorf("Next after Close: %v", err)
 	}
 	syncCycle(s, 51) // the stream goes on without the tap
 	c.expect(1)
-	if _, err := s.OpenTap(); err != nil {
+	if _, err := openTap(s); err != nil {
 		t.Errorf("reopen: %v", err)
 	}
 }
@@ -111,7 +111,7 @@ func TestTapBesideClient(t *testing.T) {
 // TestTapCloseWakesNext checks Close ends a Next that waits.
 func TestTapCloseWakesNext(t *testing.T) {
 	s := start(t, scalarCfg())
-	tap, err := s.OpenTap()
+	tap, err := openTap(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestTapCloseWakesNext(t *testing.T) {
 	}()
 	time.Sleep(10 * time.Millisecond)
 	tap.Close()
-	if err := <-done; !errors.Is(err, ErrTapClosed) {
+	if err := <-done; !errors.Is(err, errTapClosed) {
 		t.Fatalf("Next: %v", err)
 	}
 }
@@ -141,7 +141,7 @@ func TestTapSteadyStateNoAllocs(t *testing.T) {
 			}
 		}
 	}()
-	tap, err := s.OpenTap()
+	tap, err := openTap(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestTapSteadyStateNoAllocs(t *testing.T) {
 	go func() {
 		defer close(done)
 		for {
-			if _, _, err := tap.Next(time.Second); errors.Is(err, ErrTapClosed) {
+			if _, _, err := tap.Next(time.Second); errors.Is(err, errTapClosed) {
 				return
 			}
 			got.Add(1)

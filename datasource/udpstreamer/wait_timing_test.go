@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
-	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/internal/latency"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/netthread"
@@ -213,7 +213,7 @@ type bareStep struct {
 
 func (x *bareStep) Execute() error {
 	x.ctr++
-	binary.LittleEndian.PutUint32(x.msg[udpswire.HeaderSize+8:], x.ctr)
+	binary.LittleEndian.PutUint32(x.msg[frame.HeaderSize+8:], x.ctr)
 	x.sent.mark(x.ctr)
 	_, err := x.conn.WriteToUDPAddrPort(x.msg, x.dst)
 	return err
@@ -230,7 +230,7 @@ func waitBare(b *testing.B, cfg Config, rtPrio int, d time.Duration) {
 		b.Skip(fmt.Sprintf("%d fragments", l.Fragments))
 	}
 	sent := &sentTimes{base: time.Now()}
-	step := &bareStep{conn: tx, dst: rx.LocalAddr().(*net.UDPAddr).AddrPort(), msg: make([]byte, udpswire.HeaderSize+l.Payload), sent: sent}
+	step := &bareStep{conn: tx, dst: rx.LocalAddr().(*net.UDPAddr).AddrPort(), msg: make([]byte, frame.HeaderSize+l.Payload), sent: sent}
 	var on atomic.Bool
 	e2e := latency.New(int(float64(d+time.Second)*waitRate/float64(time.Second)) * (b.N + 1))
 	var wg sync.WaitGroup
@@ -241,8 +241,8 @@ func waitBare(b *testing.B, cfg Config, rtPrio int, d time.Duration) {
 			if err != nil {
 				return
 			}
-			if on.Load() && n >= udpswire.HeaderSize+12 {
-				e2e.AddNanos(sent.since(binary.LittleEndian.Uint32(buf[udpswire.HeaderSize+8:])))
+			if on.Load() && n >= frame.HeaderSize+12 {
+				e2e.AddNanos(sent.since(binary.LittleEndian.Uint32(buf[frame.HeaderSize+8:])))
 			}
 		}
 	})

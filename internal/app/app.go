@@ -267,7 +267,7 @@ func (a *App) newGAMInstance(g *config.GAM, oi int, sig *datasource.Signal, tc *
 		}
 		return t, t.Outputs()[idx], nil
 	case config.ClassWaveform:
-		if !sig.Type.Numeric() {
+		if sig.Type == datasource.Char8 {
 			return nil, gam.Output{}, fmt.Errorf("GAM %q: output %q feeds %s.%s, a %s[%d] (text); a Waveform writes numbers, a Text GAM writes text",
 				g.Name, o.Signal, o.DataSource, sig.Name, sig.Type, sig.Elements())
 		}
@@ -373,7 +373,7 @@ func (a *App) Start() error {
 		return fail(err)
 	}
 	for _, s := range a.sources {
-		if o, ok := s.ds.(datasource.Opener); ok {
+		if o, ok := openerOf(s.ds); ok {
 			if err := o.Open(); err != nil {
 				return fail(err)
 			}

@@ -12,9 +12,6 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/configs"
-	"github.com/streamerd/streamerd/datasource/flatudp"
-	"github.com/streamerd/streamerd/datasource/rd100s"
-	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 
@@ -56,7 +53,7 @@ func TestGarbageAtProducerPorts(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			a, _ := startFile(t, exampleFile(t, name))
 			ds := a.sources[0].ds
-			port := ds.(interface{ LocalAddr() netip.AddrPort }).LocalAddr().Port()
+			port := internalsOf(ds).(interface{ LocalAddr() netip.AddrPort }).LocalAddr().Port()
 			sent := func() uint64 {
 				b, err := json.Marshal(statusOf(ds))
 				if err != nil {
@@ -90,15 +87,21 @@ func TestGarbageAtProducerPorts(t *testing.T) {
 	}
 }
 
-// Every producer reports its status and sums up its datagrams.
-var (
-	_ statusReporter = (*udpstreamer.Streamer)(nil)
-	_ statusReporter = (*flatudp.Sender)(nil)
-	_ statusReporter = (*rd100s.Encoder)(nil)
-	_ describer      = (*udpstreamer.Streamer)(nil)
-	_ describer      = (*flatudp.Sender)(nil)
-	_ describer      = (*rd100s.Encoder)(nil)
-)
+// TestProducersReportAndDescribe: every producer reports its status and
+// sums up its datagrams, through its Internals.
+func TestProducersReportAndDescribe(t *testing.T) {
+	for _, name := range []string{"app.toml", "rd100s.toml", "flatudp.toml"} {
+		a, _ := startFile(t, exampleFile(t, name))
+		for _, s := range a.sources {
+			if _, ok := internalsOf(s.ds).(statusReporter); !ok {
+				t.Errorf("%s: %s has no status", name, s.cfg.Name)
+			}
+			if d, ok := describerOf(s.ds); !ok || d.Describe() == "" {
+				t.Errorf("%s: %s has no description", name, s.cfg.Name)
+			}
+		}
+	}
+}
 
 // checkLabelSets fails when a metric name is exported with two sets of
 // label names: a sum over the name would count the same events twice.

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource/rd100s"
 	"github.com/streamerd/streamerd/internal/clip"
 )
 
@@ -111,15 +110,18 @@ func (a *App) Release(target string) error {
 }
 
 // Degrade sets an RD100S degradation parameter from its text (numbers in
-// base 10, see rd100s.Degradations.SetKey) and returns the value applied,
+// base 10, see rd100s.Encoder.Set) and returns the value applied,
 // as the datasource reads it back.
 func (a *App) Degrade(dsName, key, value string) (string, error) {
 	for _, s := range a.sources {
 		if s.cfg.Name != dsName {
 			continue
 		}
-		d, ok := s.ds.(degrader)
-		if !ok {
+		d, ok := s.ds.(interface{ Set(key, value string) error })
+		r, readable := internalsOf(s.ds).(interface {
+			Degradation(key string) (string, error)
+		})
+		if !ok || !readable {
 			return "", fmt.Errorf("datasource %q (%s) has no degradations", dsName, s.cfg.Class)
 		}
 		if len(key) > maxDegradeValue {
@@ -134,8 +136,7 @@ func (a *App) Degrade(dsName, key, value string) (string, error) {
 		if err := d.Set(key, value); err != nil {
 			return "", err
 		}
-		deg := d.Degradations()
-		if v, err := deg.Get(key); err == nil {
+		if v, err := r.Degradation(key); err == nil {
 			return v, nil
 		}
 		return "applied", nil // a one-shot action such as restart
@@ -158,11 +159,4 @@ func plainDecimal(s string) bool {
 	}
 	t := strings.ToLower(strings.TrimLeft(strings.TrimSpace(s), "+-"))
 	return !(strings.HasPrefix(t, "0x") || strings.HasPrefix(t, "0b") || strings.HasPrefix(t, "0o"))
-}
-
-// degrader is what an RD100S datasource offers the operator; it records
-// its own events.
-type degrader interface {
-	Set(key, value string) error
-	Degradations() rd100s.Degradations
 }

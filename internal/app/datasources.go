@@ -22,11 +22,11 @@ import (
 func newDataSource(d *config.DataSource, period time.Duration, ms *metrics.Set, log *slog.Logger) (datasource.DataSource, error) {
 	switch {
 	case d.UDPStreamer != nil:
-		c := *d.UDPStreamer
+		c := d.UDPStreamer.Config
 		c.CyclePeriod = period
 		return udpstreamer.New(c, ms, log)
 	case d.FlatUDP != nil:
-		c := *d.FlatUDP
+		c := d.FlatUDP.Config
 		c.CyclePeriod = period
 		return flatudp.New(c, ms, log)
 	case d.RD100S != nil:
@@ -40,9 +40,13 @@ func newDataSource(d *config.DataSource, period time.Duration, ms *metrics.Set, 
 // statusReporter is a datasource with a JSON-friendly snapshot for /status.
 type statusReporter interface{ StatusReport() any }
 
-// statusOf returns the JSON-friendly status of a datasource.
+// statusOf returns the JSON-friendly status of a datasource: its own
+// (a Replay's) or its Internals' (a producer's).
 func statusOf(ds datasource.DataSource) any {
 	if r, ok := ds.(statusReporter); ok {
+		return r.StatusReport()
+	}
+	if r, ok := internalsOf(ds).(statusReporter); ok {
 		return r.StatusReport()
 	}
 	return map[string]string{"name": ds.Name()}

@@ -30,7 +30,7 @@ func (a *App) Describe(w io.Writer) {
 		fmt.Fprintf(w, "\ndatasource %s (%s)\n", s.cfg.Name, s.cfg.Class)
 		size := describeSignals(w, s.ds.Signals(), streamerOf(s.ds) != nil)
 		fmt.Fprintf(w, "  signal memory: %d bytes\n", size)
-		if d, ok := s.ds.(describer); ok {
+		if d, ok := describerOf(s.ds); ok {
 			fmt.Fprintf(w, "  %s\n", d.Describe())
 		}
 		if d, ok := s.ds.(interface{ SignalsString() string }); ok {
@@ -62,6 +62,16 @@ func describeSettings(w io.Writer, settings []config.Setting) {
 
 // describer is a datasource that sums up its datagrams in one line.
 type describer interface{ Describe() string }
+
+// describerOf returns what sums up ds's datagrams: ds itself (a Replay) or
+// its Internals (a producer).
+func describerOf(ds any) (describer, bool) {
+	if d, ok := ds.(describer); ok {
+		return d, true
+	}
+	d, ok := internalsOf(ds).(describer)
+	return d, ok
+}
 
 // count returns "1 GAM", "2 GAMs".
 func count(n int, noun string) string {

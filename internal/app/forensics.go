@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource/flatudp"
-	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/forensics"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -25,7 +23,7 @@ func (a *App) newMonitor() *forensics.Monitor {
 		m.WatchThread(th.rt, steps, th.cfg.Priority > 0)
 	}
 	for _, s := range a.sources {
-		p, ok := s.ds.(forensics.Producer)
+		p, ok := internalsOf(s.ds).(forensics.Producer)
 		if !ok || s.thread < 0 {
 			continue
 		}
@@ -38,16 +36,13 @@ func (a *App) newMonitor() *forensics.Monitor {
 // producerQueue returns the time of cycles the producer's ring holds
 // before it skips one, and its network thread's CPUMask and priority.
 func producerQueue(s *source, period time.Duration) (covers time.Duration, mask cpu.Mask, prio int) {
+	if h, ok := internalsOf(s.ds).(handOffCovers); ok {
+		covers = h.HandOffCovers()
+	}
 	switch d := s.cfg; {
 	case d.UDPStreamer != nil:
-		if st, ok := s.ds.(*udpstreamer.Streamer); ok {
-			covers = st.HandOffSize().Covers
-		}
 		return cmp.Or(covers, period), d.UDPStreamer.CPUMask, d.UDPStreamer.Priority
 	case d.FlatUDP != nil:
-		if fs, ok := s.ds.(*flatudp.Sender); ok {
-			covers = fs.HandOffSize().Covers
-		}
 		return cmp.Or(covers, period), d.FlatUDP.CPUMask, d.FlatUDP.Priority
 	}
 	return period, 0, 0

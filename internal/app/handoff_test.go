@@ -1,14 +1,13 @@
 package app
 
 import (
+	"encoding/json"
 	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
-
-	"github.com/streamerd/streamerd/datasource/flatudp"
-	"github.com/streamerd/streamerd/datasource/udpstreamer"
+	"github.com/streamerd/streamerd/datasource"
 )
 
 // twoRates has a UDPStreamer fed by a 1 kHz thread and a FlatUDP fed by
@@ -60,6 +59,20 @@ ExecutionMode = "RealTimeThread"
   Type = "uint32"
 `
 
+// statusOfTest returns the /status object of ds, decoded.
+func statusOfTest(t *testing.T, ds datasource.DataSource) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(statusOf(ds))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // TestHandOffSizedByTheFeedingThread checks that each producer's
 // automatic ring is sized for the period of the thread that synchronises
 // it: 500 ms is 500 cycles at 1 kHz and 125 at 250 Hz.
@@ -69,11 +82,15 @@ func TestHandOffSizedByTheFeedingThread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := a.sources[0].ds.(*udpstreamer.Streamer)
-	if h := s.HandOffSize(); h.Depth != 500 || !h.Auto || h.Period != time.Millisecond {
+	if h := statusOfTest(t, a.sources[0].ds); h["hand_off_depth"] != 500.0 || h["hand_off_auto"] != true || h["hand_off_covers_ms"] != 500.0 {
 		t.Errorf("UDPStreamer fed at 1 kHz: %v", h)
 	}
-	if h := a.sources[1].ds.(*flatudp.Sender).HandOffSize(); h.Depth != 125 || !h.Auto || h.Covers != 500*time.Millisecond {
+	if h := statusOfTest(t, a.sources[1].ds); h["buffers"] != 125.0 || h["buffers_auto"] != true || h["queue_covers_ms"] != 500.0 {
 		t.Errorf("FlatUDP fed at 250 Hz: %v", h)
+	}
+	for i, want := range []time.Duration{500 * time.Millisecond, 500 * time.Millisecond} {
+		if h, ok := internalsOf(a.sources[i].ds).(handOffCovers); !ok || h.HandOffCovers() != want {
+			t.Errorf("%s: ring covers %v, want %v", a.sources[i].cfg.Name, h, want)
+		}
 	}
 }

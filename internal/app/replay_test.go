@@ -136,8 +136,8 @@ func TestReplayDataSourceEndToEnd(t *testing.T) {
 		for s := range layout.Signals {
 			sig := &layout.Signals[s]
 			col, size := layout.FirstColumn(s), sig.Type.Size()
-			if sig.Quant != quant.None {
-				col, size = layout.CodeColumn(s), sig.Quant.Size()
+			if sig.QuantizedType != quant.None {
+				col, size = layout.CodeColumn(s), sig.QuantizedType.Size()
 			}
 			wire := u.Raw(s)
 			for k := range sig.Elements() {

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"sync"
 
-	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/config"
 	"github.com/streamerd/streamerd/internal/httpguard"
 	"github.com/streamerd/streamerd/internal/scope"
@@ -20,7 +19,7 @@ type appScope struct {
 	ln     net.Listener
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	taps   []*udpstreamer.Tap
+	taps   []scope.Tap
 }
 
 // startScope serves the web scope on App.ScopeAddress (nothing when it is
@@ -36,7 +35,7 @@ func (a *App) startScope() error {
 	mux := http.NewServeMux()
 	var servers []*scope.Server
 	var names []string
-	var taps []*udpstreamer.Tap
+	var taps []scope.Tap
 	closeTaps := func() {
 		for _, t := range taps {
 			t.Close()
@@ -47,7 +46,7 @@ func (a *App) startScope() error {
 		if us == nil {
 			continue
 		}
-		tap, err := us.OpenTap()
+		tap, err := scope.OpenTap(us)
 		if err != nil {
 			closeTaps()
 			return fmt.Errorf("scope of datasource %q: %w", s.cfg.Name, err)

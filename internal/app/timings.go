@@ -176,7 +176,7 @@ func newTimingCollector(a *App) *timingCollector {
 		c.threads = append(c.threads, newThreadTimings(a.ms, th.rt))
 	}
 	for _, s := range a.sources {
-		if src, ok := s.ds.(sendLatencies); ok {
+		if src, ok := internalsOf(s.ds).(sendLatencies); ok {
 			l := fmt.Sprintf(`datasource=%q`, s.cfg.Name)
 			c.sources = append(c.sources, &sourceTimings{
 				name: s.cfg.Name, src: src, buf: make([]int64, 4096),

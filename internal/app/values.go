@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/internal/clip"
 	"github.com/streamerd/streamerd/quant"
 )
@@ -189,17 +190,17 @@ func putUint(b []byte, size int, v uint64) {
 
 // element returns element k of b (signal memory of type t) as text.
 func element(t datasource.Type, b []byte, k int) string {
-	return string(t.AppendRaw(nil, t.Raw(b[k*t.Size():], binary.NativeEndian)))
+	return string(cli.AppendRaw(nil, t, t.Raw(b[k*t.Size():], binary.NativeEndian)))
 }
 
 // formatValue is the inverse of parseValue, at most about max bytes: one
 // value when every element holds the same bytes ("2.5 (all 8 elements)"),
 // else the comma list, cut after the element that passes max and followed
 // by "…(N elements)". A char8 signal's text is escaped
-// (datasource.AppendText) and cut at max bytes.
+// (cli.AppendText) and cut at max bytes.
 func formatValue(sig *datasource.Signal, b []byte, max int) string {
 	if sig.Type == datasource.Char8 {
-		return clip.Prefix(string(datasource.AppendText(nil, b)), max)
+		return clip.Prefix(string(cli.AppendText(nil, b)), max)
 	}
 	size := sig.Type.Size()
 	n := len(b) / size

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"flag"
 	"time"
-
-	udpsclient "github.com/streamerd/streamerd/datasource/udpstreamer/client"
 )
 
 // FlatFlags are the flags that describe a FlatUDP stream a command
@@ -52,7 +50,7 @@ func (s *Source) Register(fs *flag.FlagSet) {
 	fs.StringVar(&s.Flat, "flat", "", "local `host:port` to receive FlatUDP datagrams on")
 	fs.StringVar(&s.RD100S, "rd100s", "", "local `host:port` to receive an RD100S-ENC-UDP stream on")
 	s.FlatFlags.Register(fs, "-flat", "-flat")
-	fs.DurationVar(&s.Timeout, "timeout", udpsclient.DefaultConnectTimeout, "-udps: how long each CONNECT attempt waits for the CONFIG")
+	fs.DurationVar(&s.Timeout, "timeout", 2*time.Second, "-udps: how long each CONNECT attempt waits for the CONFIG")
 }
 
 // Given returns how many of -udps, -flat and -rd100s are given.

@@ -53,6 +53,7 @@
 package config
 
 import (
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -230,10 +231,65 @@ type DataSource struct {
 	Name        string
 	Class       string
 	Signals     []datasource.Signal
-	UDPStreamer *udpstreamer.Config
+	UDPStreamer *UDPStreamer
 	RD100S      *rd100s.Config
-	FlatUDP     *flatudp.Config
+	FlatUDP     *FlatUDP
 	Replay      *Replay
+}
+
+// UDPStreamer is a UDPStreamer datasource: the producer's Config, and the
+// StackSize the file may write for MARTe2 compatibility, which changes
+// nothing (goroutine stacks grow).
+type UDPStreamer struct {
+	udpstreamer.Config
+	StackSize int
+}
+
+// FlatUDP is a FlatUDP datasource: the producer's Config, and the
+// StackSize the file may write for MARTe2 compatibility, which changes
+// nothing.
+type FlatUDP struct {
+	flatudp.Config
+	StackSize int
+}
+
+// The producers' defaults and bounds the docs show. Each producer applies
+// its own (its Validate names the rule); TestDocumentedBounds checks that
+// these agree with them.
+const (
+	// The automatic hand-off ring (UDPStreamer's HandOffDepth, FlatUDP's
+	// NumberOfBuffers, "auto"): the time of cycles it holds by default
+	// and at most, and its memory by default.
+	handOffTime    = 500 * time.Millisecond
+	maxHandOffTime = time.Minute
+	handOffBytes   = 64 << 20
+
+	udpsMaxPayloadSize  = 1400 // UDPStreamer's default MaxPayloadSize
+	udpsMaxHandOffDepth = 65536
+	udpsMaxHandOffBytes = 256 << 20
+	flatMaxBuffers      = 1 << 20 // FlatUDP's NumberOfBuffers
+	flatMaxRingBytes    = 256 << 20
+	rdMaxRateHz         = 10000.0
+	rdMaxBurstLoss      = time.Hour
+	rdMaxReorderWindow  = 10 * time.Second
+)
+
+// marte2StackSize is MARTe2's default thread stack size, which a StackSize
+// left out stands for.
+const marte2StackSize = 1 << 20
+
+// stackSize declares the StackSize key: a size ≥ 0, read and shown,
+// accepted for MARTe2 compatibility.
+func stackSize[S any](ptr func(*S) *int, doc string) key[S] {
+	return field("StackSize", anyInt(), ptr).
+		Default(shown(marte2StackSize)).
+		Check(func(s *S) string {
+			if n := *ptr(s); n < 0 {
+				return fmt.Sprintf("must not be negative, got %d", n)
+			}
+			return ""
+		}).
+		Doc(doc)
 }
 
 // Replay is a Replay datasource: the recording it plays, and how, ready

@@ -1,9 +1,12 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +16,8 @@ import (
 	"github.com/streamerd/streamerd/datasource/flatudp"
 	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
 	"github.com/streamerd/streamerd/datasource/rd100s"
+	rdwire "github.com/streamerd/streamerd/datasource/rd100s/wire"
+	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/quant"
 	"github.com/streamerd/streamerd/rt"
 )
@@ -170,7 +175,7 @@ func TestExampleFlatUDP(t *testing.T) {
 	f := loadExample(t, "flatudp.toml")
 	ds := f.DataSources[0]
 	p := ds.FlatUDP
-	if p == nil || p.Address != "127.0.0.1" || p.Port != 44488 || p.ExecutionMode != flatudp.RealTimeThread {
+	if p == nil || p.Address != "127.0.0.1" || p.Port != 44488 || p.ExecutionMode != "RealTimeThread" {
 		t.Fatalf("FlatUDP %+v", p)
 	}
 	size, arrays := 0, 0
@@ -191,7 +196,7 @@ func TestExampleFlatUDP(t *testing.T) {
 
 	f = loadExample(t, "flatudp_trigger.toml")
 	ds = f.DataSources[0]
-	if ds.FlatUDP.ExecutionMode != flatudp.IndependentThread || ds.Signals[0].Name != "Trigger" || ds.Signals[0].Type != datasource.Uint8 {
+	if ds.FlatUDP.ExecutionMode != "IndependentThread" || ds.Signals[0].Name != "Trigger" || ds.Signals[0].Type != datasource.Uint8 {
 		t.Errorf("trigger example: %+v %+v", ds.FlatUDP, ds.Signals[0])
 	}
 	if ds.FlatUDP.CPUMask != 1 || ds.FlatUDP.NumberOfPreTriggers != 2 || ds.FlatUDP.NumberOfPostTriggers != 3 {
@@ -251,12 +256,12 @@ elevation_signal = "El"
 		t.Errorf("signal %+v", s)
 	}
 	fl := f.DataSources[1].FlatUDP
-	if fl.Port != 44488 || fl.ExecutionMode != flatudp.IndependentThread || fl.NumberOfBuffers != 0 || fl.ByteOrder != flatwire.Little || fl.TTL != 1 || !fl.Loopback || fl.StackSize != 0 {
+	if fl.Port != 44488 || fl.ExecutionMode != "" || fl.NumberOfBuffers != 0 || fl.ByteOrder != flatwire.Little || fl.TTL != 1 || !fl.Loopback || fl.StackSize != 0 {
 		t.Errorf("FlatUDP %+v", fl)
 	}
 	rd := *f.DataSources[2].RD100S
 	want := rd100s.Config{Name: "E", DestHost: "controller", DestPort: 5100, RateHz: 100, AzimuthSignal: "Az", ElevationSignal: "El",
-		AzValid: true, ElValid: true, AzRefOK: true, ElRefOK: true, Seed: 1, Signals: f.DataSources[2].Signals}
+		Status: rdwire.AzValid | rdwire.ElValid | rdwire.AzRefOK | rdwire.ElRefOK, Seed: 1, Signals: f.DataSources[2].Signals}
 	if !reflect.DeepEqual(rd, want) {
 		t.Errorf("RD100S\n%+v\nwant\n%+v", rd, want)
 	}
@@ -543,6 +548,128 @@ func TestSettings(t *testing.T) {
 	}
 	if f.Settings(1) != nil || f.Settings(-1) != nil {
 		t.Error("settings of a datasource that does not exist")
+	}
+}
+
+// TestDegradations: the [DataSources.degradations] table reaches the
+// producer as the texts its Set takes, each written key and no other, and
+// the status constants as the bits of Status.
+func TestDegradations(t *testing.T) {
+	src := edit(t, baseRD, `elevation_signal = "El"`, "elevation_signal = \"El\"\naz_fault = true\nel_valid = false") + `
+[DataSources.degradations]
+loss_probability = 0.25
+burst_loss_ms = 40
+jitter_ms = 0.5
+freeze = true
+seq_jump = -3
+`
+	f, err := Parse("d.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := f.DataSources[0].RD100S
+	want := map[string]string{"loss_probability": "0.25", "burst_loss_ms": "40", "jitter_ms": "0.5", "freeze": "true", "seq_jump": "-3"}
+	if !reflect.DeepEqual(rd.Degradations, want) {
+		t.Errorf("degradations %v, want %v", rd.Degradations, want)
+	}
+	if st := rd.Status; st != rdwire.AzValid|rdwire.AzRefOK|rdwire.ElRefOK|rdwire.AzFault {
+		t.Errorf("status %v", st)
+	}
+}
+
+// TestDocumentedBounds: the defaults and bounds the docs show are the
+// producers' own: a value at a bound passes their Validate, one past it
+// fails at the key the docs name.
+func TestDocumentedBounds(t *testing.T) {
+	one := []datasource.Signal{{Name: "A", Type: datasource.Uint8}}
+	rejects := func(err error, key string) bool {
+		var ce *datasource.ConfigError
+		return errors.As(err, &ce) && ce.Parameter == key
+	}
+	udps := func(f func(c *udpstreamer.Config)) error {
+		c := udpstreamer.Config{Name: "U", Signals: one}
+		f(&c)
+		return udpstreamer.Validate(&c)
+	}
+	flat := func(f func(c *flatudp.Config)) error {
+		c := flatudp.Config{Name: "F", Address: "127.0.0.1", ExecutionMode: "RealTimeThread", Signals: one}
+		f(&c)
+		return flatudp.Validate(&c)
+	}
+	rd := func(f func(c *rd100s.Config)) error {
+		c := rd100s.DefaultConfig()
+		c.Name, c.DestHost, c.AzimuthSignal, c.ElevationSignal = "E", "127.0.0.1", "A", "A"
+		c.Signals = one
+		f(&c)
+		return rd100s.Validate(&c)
+	}
+	for _, b := range []struct {
+		name     string
+		at, past error
+		key      string
+	}{
+		{"HandOffDepth", udps(func(c *udpstreamer.Config) { c.HandOffDepth = udpsMaxHandOffDepth }),
+			udps(func(c *udpstreamer.Config) { c.HandOffDepth = udpsMaxHandOffDepth + 1 }), "HandOffDepth"},
+		{"UDPStreamer HandOffBytes", udps(func(c *udpstreamer.Config) { c.HandOffBytes = udpsMaxHandOffBytes }),
+			udps(func(c *udpstreamer.Config) { c.HandOffBytes = udpsMaxHandOffBytes + 1 }), "HandOffBytes"},
+		{"UDPStreamer HandOffTime", udps(func(c *udpstreamer.Config) { c.HandOffTime = maxHandOffTime }),
+			udps(func(c *udpstreamer.Config) { c.HandOffTime = maxHandOffTime + 1 }), "HandOffTime"},
+		{"NumberOfBuffers", flat(func(c *flatudp.Config) { c.NumberOfBuffers = flatMaxBuffers }),
+			flat(func(c *flatudp.Config) { c.NumberOfBuffers = flatMaxBuffers + 1 }), "NumberOfBuffers"},
+		{"FlatUDP HandOffBytes", flat(func(c *flatudp.Config) { c.HandOffBytes = flatMaxRingBytes }),
+			flat(func(c *flatudp.Config) { c.HandOffBytes = flatMaxRingBytes + 1 }), "HandOffBytes"},
+		{"rate_hz", rd(func(c *rd100s.Config) { c.RateHz = rdMaxRateHz }),
+			rd(func(c *rd100s.Config) { c.RateHz = rdMaxRateHz * 1.001 }), "rate_hz"},
+		{"burst_loss_ms", rd(func(c *rd100s.Config) {
+			c.Degradations = map[string]string{"burst_loss_ms": strconv.FormatInt(rdMaxBurstLoss.Milliseconds(), 10)}
+		}), rd(func(c *rd100s.Config) {
+			c.Degradations = map[string]string{"burst_loss_ms": strconv.FormatInt(rdMaxBurstLoss.Milliseconds()+1, 10)}
+		}), "burst_loss_ms"},
+		{"reorder_window_ms", rd(func(c *rd100s.Config) {
+			c.Degradations = map[string]string{"reorder_window_ms": strconv.FormatInt(rdMaxReorderWindow.Milliseconds(), 10)}
+		}), rd(func(c *rd100s.Config) {
+			c.Degradations = map[string]string{"reorder_window_ms": strconv.FormatInt(rdMaxReorderWindow.Milliseconds()+1, 10)}
+		}), "reorder_window_ms"},
+	} {
+		if b.at != nil || !rejects(b.past, b.key) {
+			t.Errorf("%s: at the documented bound %v, past it %v", b.name, b.at, b.past)
+		}
+	}
+	// The defaults: a UDPStreamer's datagrams and an automatic ring.
+	s, err := udpstreamer.New(udpstreamer.Config{Name: "U", Signals: one}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.AllocateMemory(); err != nil {
+		t.Fatal(err)
+	}
+	d := s.Internals().(interface{ Describe() string }).Describe()
+	if want := fmt.Sprintf("(MaxPayloadSize %d)", udpsMaxPayloadSize); !strings.Contains(d, want) || !strings.Contains(d, fmt.Sprintf("%d cycles (auto), %v", handOffTime/time.Millisecond, handOffTime)) {
+		t.Errorf("describe %q", d)
+	}
+	b, _ := json.Marshal(s.Internals().(interface{ StatusReport() any }).StatusReport())
+	var st struct {
+		Covers float64 `json:"hand_off_covers_ms"`
+	}
+	if json.Unmarshal(b, &st); st.Covers != float64(handOffTime/time.Millisecond) {
+		t.Errorf("the default ring covers %v ms", st.Covers)
+	}
+	auto := func(budget int) int {
+		s, err := udpstreamer.New(udpstreamer.Config{Name: "B", Signals: []datasource.Signal{{Name: "A", Type: datasource.Uint8, NumberOfDimensions: 1, NumberOfElements: 1 << 20}}, NetworkThread: datasource.NetworkThread{HandOffBytes: budget}}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		b, _ := json.Marshal(s.Internals().(interface{ StatusReport() any }).StatusReport())
+		var st struct {
+			Depth int `json:"hand_off_depth"`
+		}
+		json.Unmarshal(b, &st)
+		return st.Depth
+	}
+	if a, b := auto(0), auto(handOffBytes); a != b || a == 0 {
+		t.Errorf("default hand-off budget: %d cycles, with HandOffBytes %d: %d", a, handOffBytes, b)
 	}
 }
 

@@ -151,13 +151,24 @@ var udpsSignalKeys = table[datasource.Signal]{
 			Doc("finite; with a quantisation `RangeMin < RangeMax`"),
 		field("QuantizedType", parsed("none, uint8, int8, uint16, int16", parseWireType), func(s *datasource.Signal) *quant.WireType { return &s.QuantizedType }).
 			Doc("`none`, `uint8`, `int8`, `uint16`, `int16`; anything but `none` needs a float32 or float64 signal"),
-		field("TimeMode", parsed("PacketTime, FullArray, FirstSample, LastSample", datasource.ParseTimeMode), func(s *datasource.Signal) *datasource.TimeMode { return &s.TimeMode }).
+		field("TimeMode", parsed("PacketTime, FullArray, FirstSample, LastSample", parseTimeMode), func(s *datasource.Signal) *datasource.TimeMode { return &s.TimeMode }).
 			Doc("`PacketTime`, `FullArray`, `FirstSample`, `LastSample`"),
 		field("TimeSignal", str(), func(s *datasource.Signal) *string { return &s.TimeSignal }).
 			Doc("required unless `PacketTime` (and an error with it): another signal of the datasource. `FullArray`: same element count. `FirstSample`/`LastSample`: a scalar."),
 		field("SamplingRate", number(), func(s *datasource.Signal) *float64 { return &s.SamplingRate }).
 			Unit("Hz").Doc("≥ 0; > 0 required with `FirstSample` and `LastSample`"),
 	},
+}
+
+// parseTimeMode parses a MARTe2 time-mode name, as datasource.TimeMode
+// spells it.
+func parseTimeMode(s string) (datasource.TimeMode, error) {
+	for m := datasource.PacketTime; m <= datasource.LastSample; m++ {
+		if m.String() == s {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown time mode %q", s)
 }
 
 // parseWireType reads a quantised type by the name quant.WireType's String

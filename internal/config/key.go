@@ -1,6 +1,9 @@
 package config
 
-import "reflect"
+import (
+	"reflect"
+	"slices"
+)
 
 // key declares one key of a table whose decoded form is an S, once: its
 // name, its TOML type with the range or values it allows, its default, its
@@ -73,6 +76,25 @@ func via[S, T any](k key[T], part func(*S) *T) key[S] {
 		out.checks = append(out.checks, func(s *S) string { return rule(part(s)) })
 	}
 	return out
+}
+
+// viaEach is via for every key of keys.
+func viaEach[S, T any](keys []key[T], part func(*S) *T) []key[S] {
+	out := make([]key[S], len(keys))
+	for i, k := range keys {
+		out[i] = via(k, part)
+	}
+	return out
+}
+
+// insertBefore returns keys with k inserted before the key called name
+// (at the end when there is none).
+func insertBefore[S any](keys []key[S], name string, k key[S]) []key[S] {
+	i := 0
+	for i < len(keys) && keys[i].name != name {
+		i++
+	}
+	return slices.Insert(keys, i, k)
 }
 
 // find returns the declaration of key name in tb; a name tb does not

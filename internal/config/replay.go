@@ -98,7 +98,7 @@ func speed() valueType[float64] {
 // the declaration of the UDPStreamer class, whose meaning it has, with doc
 // (the UDPStreamer's rules and reasons stay in its section).
 func serverKey(name, doc string) key[Replay] {
-	return via(udpStreamerKeys.find(name), func(c *Replay) *udpsConfig { return &c.Server }).Doc(doc)
+	return via(udpsConfigKeys.find(name), func(c *Replay) *udpsConfig { return &c.Server }).Doc(doc)
 }
 
 // replayKeys are the keys of a Replay datasource: the recording and its
@@ -124,7 +124,7 @@ var replayKeys = table[Replay]{
 		serverKey("Port", "UDP port listened on"),
 		serverKey("AllowedClients", "as for [UDPStreamer](#class-udpstreamer): **empty = any client**; list the clients unless the port is bound to loopback or firewalled"),
 		serverKey("MaxPayloadSize", "as for UDPStreamer"),
-		serverKey("HandOffDepth", fmt.Sprintf("1..%d, rows that may wait for the network thread. Unlike a live UDPStreamer's, a replay never overwrites a row: the pacing thread waits for a free slot, so a stalled network thread delays the rows and none is skipped.", udpstreamer.MaxHandOffDepth)).
+		serverKey("HandOffDepth", fmt.Sprintf("1..%d, rows that may wait for the network thread. Unlike a live UDPStreamer's, a replay never overwrites a row: the pacing thread waits for a free slot, so a stalled network thread delays the rows and none is skipped.", udpsMaxHandOffDepth)).
 			Default(shown(replay.DefaultHandOffDepth)),
 		serverKey("CPUMask", "network thread's CPU mask, as for UDPStreamer"),
 		serverKey("Priority", "0 (normal scheduling) or 1..99: the network thread's SCHED_FIFO priority, as for UDPStreamer"),

@@ -2,12 +2,13 @@ package config
 
 import (
 	"fmt"
-	"github.com/streamerd/streamerd/internal/httpguard"
 	"math"
 	"net/netip"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/streamerd/streamerd/internal/httpguard"
 
 	"github.com/streamerd/streamerd/rt/cpu"
 )

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/internal/httpguard"
 	"github.com/streamerd/streamerd/rt"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -71,7 +72,10 @@ func (d *decoder) warn() {
 		}
 	}
 	for di := range f.DataSources {
-		u := f.DataSources[di].UDPStreamer
+		var u *udpstreamer.Config
+		if d := f.DataSources[di].UDPStreamer; d != nil {
+			u = &d.Config
+		}
 		if r := f.DataSources[di].Replay; r != nil {
 			u = &r.Server
 		}

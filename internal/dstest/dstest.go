@@ -18,11 +18,30 @@ import (
 )
 
 // Producer is what every producer of this module offers: the DataSource
-// contract, Open, the Go-shaped Start and the metrics set it registered in.
+// contract, the Go-shaped Start, the metrics set it registered in, and its
+// Internals (its Open step among them).
 type Producer interface {
-	datasource.Opener
+	datasource.DataSource
 	Start(ctx context.Context) error
 	Metrics() *metrics.Set
+	Internals() any
+}
+
+// open runs ds's Open step: its own (a Replay's) or its Internals' (a
+// producer's).
+func open(ds any) error {
+	if op, ok := ds.(interface{ Open() error }); ok {
+		return op.Open()
+	}
+	o, ok := ds.(interface{ Internals() any })
+	if !ok {
+		return errors.New("no Internals")
+	}
+	op, ok := o.Internals().(interface{ Open() error })
+	if !ok {
+		return errors.New("no Open step")
+	}
+	return op.Open()
 }
 
 // NewFunc makes a fresh producer, always of the same name, registering
@@ -71,7 +90,7 @@ func started(tb testing.TB, p Producer) {
 var misuses = []misuse{
 	{"Synchronise before AllocateMemory", func(_ testing.TB, p Producer) error { return p.Synchronise() }, datasource.ErrNotAllocated},
 	{"GetSignalMemoryBuffer before AllocateMemory", func(_ testing.TB, p Producer) error { _, err := p.GetSignalMemoryBuffer(0); return err }, datasource.ErrNotAllocated},
-	{"Open before AllocateMemory", func(_ testing.TB, p Producer) error { return p.Open() }, datasource.ErrNotAllocated},
+	{"Open before AllocateMemory", func(_ testing.TB, p Producer) error { return open(p) }, datasource.ErrNotAllocated},
 	{"PrepareNextState before AllocateMemory", func(_ testing.TB, p Producer) error { return p.PrepareNextState() }, datasource.ErrNotAllocated},
 	{"AllocateMemory twice", func(tb testing.TB, p Producer) error {
 		must(tb, p.AllocateMemory())
@@ -93,8 +112,8 @@ var misuses = []misuse{
 	}, datasource.ErrUnknownSignal},
 	{"Open twice", func(tb testing.TB, p Producer) error {
 		must(tb, p.AllocateMemory())
-		must(tb, p.Open())
-		return p.Open()
+		must(tb, open(p))
+		return open(p)
 	}, datasource.ErrStarted},
 	{"PrepareNextState twice", func(tb testing.TB, p Producer) error {
 		must(tb, p.AllocateMemory())
@@ -107,7 +126,7 @@ var misuses = []misuse{
 	}, datasource.ErrStarted},
 	{"Open after Start", func(tb testing.TB, p Producer) error {
 		started(tb, p)
-		return p.Open()
+		return open(p)
 	}, datasource.ErrStarted},
 	{"Start after PrepareNextState", func(tb testing.TB, p Producer) error {
 		must(tb, p.AllocateMemory())
@@ -153,7 +172,7 @@ var misuses = []misuse{
 	{"Open after Close", func(tb testing.TB, p Producer) error {
 		must(tb, p.AllocateMemory())
 		must(tb, p.Close())
-		return p.Open()
+		return open(p)
 	}, datasource.ErrClosed},
 	{"AllocateMemory after a Close before it", func(tb testing.TB, p Producer) error {
 		must(tb, p.Close())
@@ -310,27 +329,24 @@ func heap() uint64 {
 }
 
 // Opener drives two datasources from newDS, each fresh from its New,
-// through the datasource.Opener steps: Open before AllocateMemory fails,
+// through the Open step (datasource.DataSource): Open before AllocateMemory fails,
 // Open twice fails, Close after Open alone returns (closing the sockets
 // without a network thread to stop), and PrepareNextState after Open
 // starts without opening again. It leaves both closed.
 func Opener(t testing.TB, newDS func() datasource.DataSource) {
 	t.Helper()
 	for _, prepare := range []bool{false, true} {
-		o, ok := newDS().(datasource.Opener)
-		if !ok {
-			t.Fatal("not a datasource.Opener")
-		}
-		if err := o.Open(); !errors.Is(err, datasource.ErrNotAllocated) {
+		o := newDS()
+		if err := open(o); !errors.Is(err, datasource.ErrNotAllocated) {
 			t.Errorf("Open before AllocateMemory: %v, want %v", err, datasource.ErrNotAllocated)
 		}
 		if err := o.AllocateMemory(); err != nil {
 			t.Fatal(err)
 		}
-		if err := o.Open(); err != nil {
+		if err := open(o); err != nil {
 			t.Fatal(err)
 		}
-		if err := o.Open(); !errors.Is(err, datasource.ErrStarted) {
+		if err := open(o); !errors.Is(err, datasource.ErrStarted) {
 			t.Errorf("second Open: %v, want %v", err, datasource.ErrStarted)
 		}
 		if prepare {

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/netip"
-	"strconv"
 	"testing"
 	"time"
 
@@ -15,20 +14,43 @@ import (
 
 // DialMulticast opens a UDP socket connected to group:port that sends
 // through iface (an IPv4 address or an interface name, as
-// client.ListenMulticast takes it) with TTL 1 and IP_MULTICAST_LOOP, so
-// receivers on this host get its datagrams. The options are set before
-// the connect, which picks the route.
+// client.ListenMulticast takes it), so receivers on this host get its
+// datagrams: the socket is bound to the interface's IPv4 address, and
+// Linux sends a datagram to a group through the interface of its source
+// address (TTL 1 and IP_MULTICAST_LOOP are the defaults). The FlatUDP
+// producer sets IP_MULTICAST_IF instead; its own tests cover that.
 func DialMulticast(group, iface string, port int) (*net.UDPConn, error) {
-	ctl, err := client.MulticastSendControl(iface, 1, true)
+	src, err := ifaceAddr(iface)
 	if err != nil {
 		return nil, err
 	}
-	d := net.Dialer{Control: ctl}
-	c, err := d.Dial("udp4", net.JoinHostPort(group, strconv.Itoa(port)))
+	g, err := netip.ParseAddr(group)
 	if err != nil {
 		return nil, err
 	}
-	return c.(*net.UDPConn), nil
+	return net.DialUDP("udp4", net.UDPAddrFromAddrPort(netip.AddrPortFrom(src, 0)), net.UDPAddrFromAddrPort(netip.AddrPortFrom(g, uint16(port))))
+}
+
+// ifaceAddr returns the IPv4 address of iface: itself when it is one, else
+// the first IPv4 address of the interface of that name.
+func ifaceAddr(iface string) (netip.Addr, error) {
+	if a, err := netip.ParseAddr(iface); err == nil {
+		return a, nil
+	}
+	ifi, err := net.InterfaceByName(iface)
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	addrs, err := ifi.Addrs()
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil && p.Addr().Is4() {
+			return p.Addr(), nil
+		}
+	}
+	return netip.Addr{}, fmt.Errorf("interface %s has no IPv4 address", iface)
 }
 
 // Group returns a random group of 239.255.0.0/16 that works on the

@@ -216,8 +216,9 @@ func TestPreemption(t *testing.T) {
 // at the hand-off are put down to the network thread's preemption.
 func TestSkippedCyclePreempted(t *testing.T) {
 	c := lastCPU()
-	cfg := udpstreamer.Config{Name: "S", Address: "127.0.0.1", HandOffDepth: 1, CPUMask: cpu.Of(c),
-		Signals: []datasource.Signal{{Name: "x", Type: datasource.Uint32}}}
+	cfg := udpstreamer.Config{Name: "S", Address: "127.0.0.1", HandOffDepth: 1,
+		Signals: []datasource.Signal{{Name: "x", Type: datasource.Uint32}}, NetworkThread: datasource.NetworkThread{CPUMask: cpu.Of(c)},
+	}
 	s, err := udpstreamer.New(cfg, metrics.NewSet(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -226,7 +227,7 @@ func TestSkippedCyclePreempted(t *testing.T) {
 	hogs(t, c, 3)
 	const period = 200 * time.Microsecond
 	m := New(Config{Interval: 5 * time.Millisecond})
-	m.WatchProducer("S", s, period, cpu.Of(c), false)
+	m.WatchProducer("S", s.Internals().(Producer), period, cpu.Of(c), false)
 	m.Start()
 	defer m.Stop()
 	stop := make(chan struct{})

@@ -138,7 +138,7 @@ func NewWaveform(name string, cfg WaveformConfig) (*Waveform, error) {
 	switch {
 	case cfg.Type == datasource.Char8:
 		bad("Type", "char8 is text; a waveform writes numbers (a Text GAM writes char8)")
-	case !cfg.Type.Numeric():
+	case !cfg.Type.Valid():
 		bad("Type", "invalid type %d", uint8(cfg.Type))
 	}
 	if cfg.CyclePeriod < 0 {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/flatenc"
 	"github.com/streamerd/streamerd/internal/record"
 )
 
@@ -292,7 +293,7 @@ func TestIndependentReaderReadsTheFileAsWritten(t *testing.T) {
 		for k := range elems {
 			elems[k] = float64((i*31+k*7)%250) - 100.25
 		}
-		d := fl.AppendValues(nil, elems, flatwire.Little)
+		d := flatenc.AppendValues(nil, fl, elems, flatwire.Little)
 		raw := make([]uint64, len(elems))
 		fl.DecodeRaw(raw, d, flatwire.Little)
 		at := t0.Add(time.Duration(i) * time.Millisecond)
@@ -304,7 +305,7 @@ func TestIndependentReaderReadsTheFileAsWritten(t *testing.T) {
 		}
 		want[0] = append(want[0], uint64(at.UnixNano()))
 		for k, v := range raw {
-			if fl.ElementType(k).Size() < 8 {
+			if record.ElementType(fl, k).Size() < 8 {
 				v &= math.MaxUint32 // INT32 and FLOAT pages hold 4 bytes
 			}
 			want[1+k] = append(want[1+k], v)

@@ -10,7 +10,9 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/datasource/udpstreamer"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
+	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -88,15 +90,16 @@ type Column struct {
 type Layout struct {
 	Format   Format
 	Source   string
-	Signals  []wire.SignalInfo // as a replay serves them
-	Declared []datasource.Type // per signal, the type as the stream declares it (char8 for FlatUDP text)
+	Signals  []datasource.Signal // as a replay serves them
+	Declared []datasource.Type   // per signal, the type as the stream declares it (char8 for FlatUDP text)
 	Columns  []Column
 
-	first []int // per signal, its first value column
-	codes []int // per signal, its first code column, -1 without
-	meta  []kv  // the format's own metadata (CONFIG, signals string)
-	flat  *flatwire.Layout
-	order flatwire.ByteOrder
+	wireTypes []datasource.Type // per signal, its type on the wire (quantised)
+	first     []int             // per signal, its first value column
+	codes     []int             // per signal, its first code column, -1 without
+	meta      []kv              // the format's own metadata (CONFIG, signals string)
+	flat      *flatwire.Layout
+	order     flatwire.ByteOrder
 }
 
 type kv struct{ k, v string }
@@ -104,12 +107,26 @@ type kv struct{ k, v string }
 // ForUDPStreamer returns the layout of a UDPStreamer session whose CONFIG
 // lists sigs; codes adds, for each quantised signal, a column per element
 // with its wire code.
-func ForUDPStreamer(source string, sigs []wire.SignalInfo, codes bool) (*Layout, error) {
-	config, err := wire.AppendConfig(nil, sigs)
+func ForUDPStreamer(source string, sigs []datasource.Signal, codes bool) (*Layout, error) {
+	config, err := udpstreamer.AppendConfig(nil, sigs)
 	if err != nil {
 		return nil, err
 	}
-	l := &Layout{Format: UDPStreamer, Source: source, Signals: append([]wire.SignalInfo(nil), sigs...)}
+	return forConfig(source, config, codes)
+}
+
+// forConfig returns the layout of a UDPStreamer session whose CONFIG
+// message is config.
+func forConfig(source string, config []byte, codes bool) (*Layout, error) {
+	cfg, err := client.ParseConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	sigs := cfg.Signals
+	l := &Layout{Format: UDPStreamer, Source: source, Signals: sigs}
+	for i := range sigs {
+		l.wireTypes = append(l.wireTypes, cfg.WireType(i))
+	}
 	l.meta = append(l.meta, kv{MetaConfig, base64.StdEncoding.EncodeToString(config)})
 	l.addMeta(kTime, kCounter, kHRT, kLost, kSkipped, kStale, kIncomplete)
 	for i := range sigs {
@@ -120,7 +137,7 @@ func ForUDPStreamer(source string, sigs []wire.SignalInfo, codes bool) (*Layout,
 
 // rd100sSignals are the signals of an RD100S-ENC-UDP packet, as recorded
 // and replayed: the wire's integers with their units.
-var rd100sSignals = []wire.SignalInfo{
+var rd100sSignals = []datasource.Signal{
 	{Name: "az", Type: datasource.Int32, Unit: "mdeg"},
 	{Name: "el", Type: datasource.Int32, Unit: "mdeg"},
 	{Name: "az_rate", Type: datasource.Int32, Unit: "mdeg/s"},
@@ -132,7 +149,6 @@ var rd100sSignals = []wire.SignalInfo{
 func ForRD100S(source string) *Layout {
 	l := &Layout{Format: RD100S, Source: source}
 	for _, s := range rd100sSignals {
-		s.NumRows, s.NumCols, s.TimeSignalIdx = 1, 1, wire.NoTimeSignal
 		l.Signals = append(l.Signals, s)
 		l.Declared = append(l.Declared, s.Type)
 	}
@@ -152,7 +168,7 @@ func ForFlatUDP(source, signals, order string) (*Layout, error) {
 	if err != nil {
 		return nil, err
 	}
-	bo, err := flatwire.ParseByteOrder(order)
+	bo, err := cli.ParseByteOrder(order)
 	if err != nil {
 		return nil, err
 	}
@@ -162,9 +178,9 @@ func ForFlatUDP(source, signals, order string) (*Layout, error) {
 		if t == datasource.Char8 {
 			t = datasource.Uint8
 		}
-		si := wire.SignalInfo{Name: s.Name, Type: t, NumRows: 1, NumCols: uint32(s.Count), TimeSignalIdx: wire.NoTimeSignal}
+		si := datasource.Signal{Name: s.Name, Type: t}
 		if s.Count > 1 {
-			si.NumDimensions = 1
+			si.NumberOfDimensions, si.NumberOfElements = 1, s.Count
 		}
 		l.Signals = append(l.Signals, si)
 		l.Declared = append(l.Declared, s.Type)
@@ -181,7 +197,7 @@ func ForFlatUDP(source, signals, order string) (*Layout, error) {
 // addConfig stores the CONFIG a replay serves, when the signals make one
 // (a FlatUDP name longer than a CONFIG holds does not).
 func (l *Layout) addConfig() {
-	if config, err := wire.AppendConfig(nil, l.Signals); err == nil {
+	if config, err := udpstreamer.AppendConfig(nil, l.Signals); err == nil {
 		l.meta = append(l.meta, kv{MetaConfig, base64.StdEncoding.EncodeToString(config)})
 	}
 }
@@ -217,7 +233,7 @@ func (l *Layout) addSignals(codes bool) error {
 	for i := range l.Signals {
 		n := l.Signals[i].Elements()
 		total += n
-		if codes && l.Signals[i].Quant != quant.None {
+		if codes && l.Signals[i].QuantizedType != quant.None {
 			total += n
 		}
 		if total > MaxColumns {
@@ -235,12 +251,12 @@ func (l *Layout) addSignals(codes bool) error {
 	for i := range l.Signals {
 		s := &l.Signals[i]
 		l.codes[i] = -1
-		if !codes || s.Quant == quant.None {
+		if !codes || s.QuantizedType == quant.None {
 			continue
 		}
 		l.codes[i] = len(l.Columns)
 		for k, n := 0, s.Elements(); k < n; k++ {
-			l.Columns = append(l.Columns, Column{Name: ElementName(s.Name, k, n) + codeSuffix, Type: s.WireType(), Signal: i, Element: k, kind: kCode})
+			l.Columns = append(l.Columns, Column{Name: ElementName(s.Name, k, n) + codeSuffix, Type: l.wireTypes[i], Signal: i, Element: k, kind: kCode})
 		}
 	}
 	seen := make(map[string]int, len(l.Columns))
@@ -278,8 +294,8 @@ type signalJSON struct {
 	Unit          string   `json:"unit"`
 	Shape         string   `json:"shape"`
 	Elements      int      `json:"elements"`
-	Rows          uint32   `json:"rows"`
-	Cols          uint32   `json:"cols"`
+	Rows          int      `json:"rows"`
+	Cols          int      `json:"cols"`
 	QuantizedType string   `json:"quantized_type"`
 	RangeMin      *float64 `json:"range_min,omitempty"` // when finite
 	RangeMax      *float64 `json:"range_max,omitempty"`
@@ -295,12 +311,10 @@ func (l *Layout) signalsJSON() string {
 	out := make([]signalJSON, len(l.Signals))
 	for i := range l.Signals {
 		s := &l.Signals[i]
-		j := signalJSON{Name: s.Name, Type: l.Declared[i].String(), Unit: s.Unit, Shape: s.Shape(), Elements: s.Elements(),
-			Rows: s.NumRows, Cols: s.NumCols, QuantizedType: s.Quant.String(), RangeMin: finite(s.RangeMin), RangeMax: finite(s.RangeMax),
-			TimeMode: s.TimeMode.String(), SamplingRate: s.SamplingRate}
-		if s.TimeMode.NeedsTimeSignal() {
-			j.TimeSignal = l.Signals[s.TimeSignalIdx].Name
-		}
+		j := signalJSON{Name: s.Name, Type: l.Declared[i].String(), Unit: s.Unit, Shape: cli.Shape(s), Elements: s.Elements(),
+			QuantizedType: s.QuantizedType.String(), RangeMin: finite(s.RangeMin), RangeMax: finite(s.RangeMax),
+			TimeMode: s.TimeMode.String(), TimeSignal: s.TimeSignal, SamplingRate: s.SamplingRate}
+		j.Rows, j.Cols = cli.Dims(s)
 		for k := range s.Elements() {
 			j.Columns = append(j.Columns, l.Columns[l.first[i]+k].Name)
 			if l.codes[i] >= 0 {

@@ -13,7 +13,6 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/regfile"
 )
 
@@ -158,13 +157,9 @@ func layoutOf(meta map[string]string, n int) (*Layout, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metadata %s: not base64: %w", MetaConfig, err)
 	}
-	sigs, err := wire.ParseConfig(config)
-	if err != nil {
-		return nil, fmt.Errorf("metadata %s: %w", MetaConfig, err)
-	}
-	l, err := ForUDPStreamer(source, sigs, false)
+	l, err := forConfig(source, config, false)
 	if err == nil && len(l.Columns) != n {
-		l, err = ForUDPStreamer(source, sigs, true)
+		l, err = forConfig(source, config, true)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("metadata %s: %w", MetaConfig, err)

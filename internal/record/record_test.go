@@ -12,6 +12,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/flatenc"
 )
 
 // everyType is a FlatUDP signals string with every element type.
@@ -22,7 +23,7 @@ const everyType = "A:uint8,B:int8,C:uint16,D:int16,E:uint32,F:int32,G:uint64,H:i
 func rawRow(l *flatwire.Layout, i int, rng *rand.Rand) []uint64 {
 	raw := make([]uint64, l.TotalElements())
 	for k := range raw {
-		t := l.ElementType(k)
+		t := elementType(l, k)
 		var v uint64
 		switch i {
 		case 0:
@@ -63,7 +64,7 @@ func writeFlat(t testing.TB, path string, n int, opts Options) (*Recorder, [][]u
 	t0 := time.Unix(1700000000, 0)
 	for i := range n {
 		raw := rawRow(l.flat, i, rng)
-		d := l.flat.AppendRaw(nil, raw, flatwire.Big)
+		d := flatenc.AppendRaw(nil, l.flat, raw, flatwire.Big)
 		if err := r.Row().FlatUDP(d, t0.Add(time.Duration(i)*time.Millisecond)); err != nil {
 			t.Fatal(err)
 		}

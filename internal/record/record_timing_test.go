@@ -121,7 +121,7 @@ func BenchmarkRecordBurstLive(b *testing.B) {
 	var wg sync.WaitGroup
 	var runErr error
 	wg.Go(func() { runErr = sess.Run(ctx, &UDPStreamerSource{Server: s.LocalAddr().String()}) })
-	for !s.Client().IsValid() {
+	for !sessionClient(s).IsValid() {
 		time.Sleep(time.Millisecond)
 	}
 	b.ResetTimer()

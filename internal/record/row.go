@@ -111,7 +111,7 @@ func (r *Row) UDPStreamer(u *client.Update, recv time.Time, stale, incomplete ui
 	for i := range r.l.Signals {
 		s := &r.l.Signals[i]
 		first, wt, raw := r.l.first[i], cfg.WireType(i), u.Raw(i)
-		if s.Quant == quant.None {
+		if s.QuantizedType == quant.None {
 			for k := range s.Elements() {
 				r.setRaw(first+k, wt, rawLE(wt, raw, k))
 			}

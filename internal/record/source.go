@@ -15,6 +15,7 @@ import (
 	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
 	rdwire "github.com/streamerd/streamerd/datasource/rd100s/wire"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
+	"github.com/streamerd/streamerd/internal/cli"
 	rdclient "github.com/streamerd/streamerd/internal/rd100slink"
 	"github.com/streamerd/streamerd/netthread"
 )
@@ -284,7 +285,7 @@ func (f *FlatUDPSource) run(ctx context.Context, s *Session) error {
 	}
 	var conn *net.UDPConn
 	if f.Group == "" {
-		conn, err = flatclient.ListenUnicast(f.Listen)
+		conn, err = cli.ListenUDP(f.Listen)
 	} else {
 		var port int
 		if _, p, serr := net.SplitHostPort(f.Listen); serr != nil {
@@ -305,7 +306,6 @@ func (f *FlatUDPSource) run(ctx context.Context, s *Session) error {
 	if err != nil {
 		return err
 	}
-	var sizeErr *flatwire.SizeError
 	for {
 		conn.SetReadDeadline(time.Now().Add(tick))
 		b, from, err := rc.Read()
@@ -318,8 +318,8 @@ func (f *FlatUDPSource) run(ctx context.Context, s *Session) error {
 			if err := rec.Commit(); err != nil {
 				return err
 			}
-		case errors.As(err, &sizeErr):
-			s.log.Warn("FlatUDP datagrams of the wrong size: check -signals", "from", from, "bytes", sizeErr.Got, "want", sizeErr.Want)
+		case errors.Is(err, flatwire.ErrSize):
+			s.log.Warn("FlatUDP datagrams of the wrong size: check -signals", "from", from, "bytes", len(b), "want", l.flat.Size)
 		default:
 			if end, err := readFailed(ctx, rec, err, now); end {
 				return err

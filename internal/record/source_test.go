@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/netip"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 	"github.com/streamerd/streamerd/internal/dstest"
+	"github.com/streamerd/streamerd/internal/flatenc"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/quant"
 )
@@ -76,7 +78,7 @@ func publish(s *udpstreamer.Streamer, i int) {
 	for k := range m {
 		m[k] = byte(int8(i + k - 3))
 	}
-	for s.Waiting() > 200 {
+	for s.Internals().(interface{ Waiting() int }).Waiting() > 200 {
 		time.Sleep(100 * time.Microsecond)
 	}
 	s.Synchronise()
@@ -102,7 +104,7 @@ func TestRecordUDPStreamerLive(t *testing.T) {
 	s := startStreamer(t, liveSignals(), 256)
 	path := filepath.Join(t.TempDir(), "live.parquet")
 	sess, stop := runSession(t, &UDPStreamerSource{Server: s.LocalAddr().String(), Codes: true}, Options{Path: path, RowGroupBytes: 4 << 10})
-	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return s.Client().IsValid() })
+	testenv.Eventually(t, "the recorder connects", 10*time.Second, func() bool { return sessionClient(s).IsValid() })
 	const n = 500
 	for i := range n {
 		publish(s, i)
@@ -114,7 +116,7 @@ func TestRecordUDPStreamerLive(t *testing.T) {
 	f, rows := readAll(t, path)
 	defer f.Close()
 	l := f.Layout
-	if l.Format != UDPStreamer || len(l.Signals) != 4 || l.Signals[1].Unit != "V" || l.Signals[1].Quant != quant.Int16 || l.Signals[3].NumRows != 2 {
+	if l.Format != UDPStreamer || len(l.Signals) != 4 || l.Signals[1].Unit != "V" || l.Signals[1].QuantizedType != quant.Int16 || l.Signals[3].Rows != 2 {
 		t.Fatalf("layout %+v", l.Signals)
 	}
 	for _, name := range []string{"Counter", "Voltage", "Wave[3]", "M[5]", "Voltage:code", ColHRT, ColLost} {
@@ -250,7 +252,7 @@ func TestRecordFlatUDP(t *testing.T) {
 	defer conn.Close()
 	fl, _ := flatwire.ParseLayout(signals)
 	for i := range 50 {
-		conn.Write(fl.AppendValues(nil, []float64{float64(i), float64(i) / 2, 'a', 'b', 'c', 0, -1, float64(-i), 3}, flatwire.Big))
+		conn.Write(flatenc.AppendValues(nil, fl, []float64{float64(i), float64(i) / 2, 'a', 'b', 'c', 0, -1, float64(-i), 3}, flatwire.Big))
 		time.Sleep(time.Millisecond)
 	}
 	conn.Write([]byte("wrong size"))
@@ -270,8 +272,8 @@ func TestRecordFlatUDP(t *testing.T) {
 			t.Fatalf("row %d: %v", i, r)
 		}
 	}
-	var se *flatwire.SignalError
-	if _, err := ForFlatUDP("x", "A:bogus", "little"); !errors.As(err, &se) {
+	var se interface{ Row() int }
+	if _, err := ForFlatUDP("x", "A:bogus", "little"); !errors.As(err, &se) || se.Row() != 0 {
 		t.Errorf("a bad signals string: %v", err)
 	}
 }
@@ -282,4 +284,9 @@ func (m *runtimeMemStats) read() {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	m.mallocs = ms.Mallocs
+}
+
+// sessionClient returns the client holding s's session (its Internals).
+func sessionClient(s *udpstreamer.Streamer) netip.AddrPort {
+	return s.Internals().(interface{ Client() netip.AddrPort }).Client()
 }

@@ -12,7 +12,7 @@
 //     (never with Loop) or reading it failed (r.Err says why); r.Close
 //     stops both threads.
 //
-// A Replay is a datasource.DataSource (an Opener) whose Synchronise does
+// A Replay is a datasource.DataSource (with Open) whose Synchronise does
 // nothing: its own pacing thread writes signal memory and synchronises, so
 // an application can list it beside its other producers.
 //
@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"slices"
 	"strconv"
 	"sync"
@@ -48,7 +49,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/record"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/rt/cpu"
@@ -137,6 +137,7 @@ type Replay struct {
 	numRows int64
 	layout  *record.Layout
 	s       *udpstreamer.Streamer
+	p       pacer // s's Internals
 	log     *slog.Logger
 	sigs    []datasource.Signal
 	pace    paceColumns
@@ -158,7 +159,19 @@ type Replay struct {
 	posTime                 atomic.Int64  // ns of the recording into the current pass
 }
 
-var _ datasource.Opener = (*Replay)(nil)
+// pacer is what a Replay uses of its Streamer beyond the DataSource
+// contract, from udpstreamer's Internals: how many cycles wait for the
+// network thread, the publication of a row after lost updates, the
+// session's client, the Streamer's /status and -describe line, its Open
+// step.
+type pacer interface {
+	Waiting() int
+	SynchroniseAfterGap(lost uint32) error
+	Client() netip.AddrPort
+	StatusReport() any
+	Describe() string
+	Open() error
+}
 
 // New opens the recording at path, checks it and builds the Streamer that
 // serves it. A file that is not a recording, or is cut short or corrupt,
@@ -179,14 +192,19 @@ func New(path string, opts Options, ms *metrics.Set, log *slog.Logger) (*Replay,
 	}
 	f.Close()
 	l := f.Layout
-	sigs := Signals(l.Signals)
+	sigs := slices.Clone(l.Signals)
 	cfg := opts.Server
 	cfg.Signals = sigs
 	s, err := udpstreamer.New(cfg, ms, log)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %s: its signal list cannot be served: %w", path, err)
 	}
-	return &Replay{opts: opts, path: path, numRows: f.NumRows, layout: l, s: s, log: log.With("replay", path), sigs: sigs,
+	p, ok := s.Internals().(pacer)
+	if !ok {
+		s.Close()
+		return nil, fmt.Errorf("replay: %s: the Streamer cannot be paced", path)
+	}
+	return &Replay{opts: opts, path: path, numRows: f.NumRows, layout: l, s: s, p: p, log: log.With("replay", path), sigs: sigs,
 		pace: paceColumnsOf(l), done: make(chan struct{})}, nil
 }
 
@@ -204,28 +222,7 @@ func Inspect(path string) ([]datasource.Signal, int64, error) {
 		return nil, 0, fmt.Errorf("replay: %w", err)
 	}
 	defer f.Close()
-	return Signals(f.Layout.Signals), f.NumRows, nil
-}
-
-// Signals returns the datasource signals of a CONFIG's signal list.
-func Signals(infos []wire.SignalInfo) []datasource.Signal {
-	sigs := make([]datasource.Signal, len(infos))
-	for i := range infos {
-		in := &infos[i]
-		s := datasource.Signal{Name: in.Name, Type: in.Type, NumberOfDimensions: int(in.NumDimensions), Unit: in.Unit,
-			RangeMin: in.RangeMin, RangeMax: in.RangeMax, QuantizedType: in.Quant, TimeMode: in.TimeMode, SamplingRate: in.SamplingRate}
-		switch in.NumDimensions {
-		case 1:
-			s.NumberOfElements = int(in.NumCols)
-		case 2:
-			s.Rows, s.Cols, s.NumberOfElements = int(in.NumRows), int(in.NumCols), in.Elements()
-		}
-		if in.TimeMode.NeedsTimeSignal() {
-			s.TimeSignal = infos[in.TimeSignalIdx].Name
-		}
-		sigs[i] = s
-	}
-	return sigs
+	return slices.Clone(f.Layout.Signals), f.NumRows, nil
 }
 
 // Streamer returns the Streamer that serves the recording.
@@ -261,7 +258,7 @@ func (r *Replay) AllocateMemory() error {
 func (r *Replay) GetSignalMemoryBuffer(i int) ([]byte, error) { return r.s.GetSignalMemoryBuffer(i) }
 
 // Open binds the Streamer's socket.
-func (r *Replay) Open() error { return r.s.Open() }
+func (r *Replay) Open() error { return r.p.Open() }
 
 // PrepareNextState opens the recording again (refusing it if it changed
 // since New), starts the Streamer, the reader and the pacing thread.
@@ -432,7 +429,7 @@ func (s Status) MarshalJSON() ([]byte, error) {
 
 // StatusReport returns Status as an any.
 func (r *Replay) StatusReport() any {
-	st := Status{Streamer: r.s.StatusReport(), Class: ClassReplay, File: r.path, FileRows: r.numRows, Speed: speedText(r.opts.Speed),
+	st := Status{Streamer: r.p.StatusReport(), Class: ClassReplay, File: r.path, FileRows: r.numRows, Speed: speedText(r.opts.Speed),
 		Loop: r.opts.Loop, Stats: r.Stats()}
 	st.PositionSeconds = st.PositionTime.Seconds()
 	select {
@@ -448,7 +445,7 @@ func (r *Replay) StatusReport() any {
 
 // Describe returns one line on the datagrams.
 func (r *Replay) Describe() string {
-	return r.s.Describe() + fmt.Sprintf("; replaying %s (%d rows)", r.path, r.numRows)
+	return r.p.Describe() + fmt.Sprintf("; replaying %s (%d rows)", r.path, r.numRows)
 }
 
 // Bounds of the pacing.
@@ -456,9 +453,10 @@ const (
 	maxSleep = 50 * time.Millisecond // a sleep is cut to this, to see a stop
 	lateBy   = time.Second           // behind by more, the clock starts again
 	flatWait = 50 * time.Microsecond // flat out, the wait for a free slot
-	// maxGap bounds the lost updates of one row passed to the Streamer,
-	// below the client's implausible counter jump.
-	maxGap = wire.MaxCounterJump / 2
+	// maxGap bounds the lost updates of one row passed to the Streamer:
+	// half the counter jump a client takes for a restart of the sequence
+	// (2^20, docs/udpstreamer.md, "Sequence counters").
+	maxGap = 1 << 19
 )
 
 // play is the pacing thread.
@@ -491,7 +489,7 @@ func (r *Replay) play(stop <-chan struct{}) {
 			}
 			// Never overwrite a cycle the network thread has not taken:
 			// a stalled network thread delays the rows, it skips none.
-			for r.s.Waiting() >= depth {
+			for r.p.Waiting() >= depth {
 				if !sleepFor(flatWait, stop) {
 					return
 				}
@@ -501,7 +499,7 @@ func (r *Replay) play(stop <-chan struct{}) {
 				copy(buf, row[r.feed.offsets[i]:])
 			}
 			gap := min(b.gap[j], maxGap)
-			r.s.SynchroniseAfterGap(gap)
+			r.p.SynchroniseAfterGap(gap)
 			r.rows.Add(1)
 			if gap != 0 {
 				r.lost.Add(uint64(gap))
@@ -538,7 +536,7 @@ func (r *Replay) play(stop <-chan struct{}) {
 
 // waitClient waits until a client holds the session; false on stop.
 func (r *Replay) waitClient(stop <-chan struct{}) bool {
-	for !r.s.Client().IsValid() {
+	for !r.p.Client().IsValid() {
 		if !sleepFor(10*time.Millisecond, stop) {
 			return false
 		}
@@ -548,7 +546,7 @@ func (r *Replay) waitClient(stop <-chan struct{}) bool {
 
 // drain waits until the network thread took every cycle published.
 func (r *Replay) drain(stop <-chan struct{}) {
-	for r.s.Waiting() > 0 {
+	for r.p.Waiting() > 0 {
 		if !sleepFor(time.Millisecond, stop) {
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -237,4 +238,9 @@ func lifecycle(t *testing.T, ds datasource.DataSource) {
 	want("second PrepareNextState", ds.PrepareNextState(), datasource.ErrStarted)
 	want("Close", ds.Close(), nil)
 	want("second Close", ds.Close(), nil)
+}
+
+// sessionClient returns the client holding s's session (its Internals).
+func sessionClient(s *udpstreamer.Streamer) netip.AddrPort {
+	return s.Internals().(interface{ Client() netip.AddrPort }).Client()
 }

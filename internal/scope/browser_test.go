@@ -19,7 +19,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer"
-	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/app"
 	"github.com/streamerd/streamerd/internal/httpguard"
 	"github.com/streamerd/streamerd/internal/scope"
@@ -551,7 +550,7 @@ func browseManySignals(t *testing.T, browser context.Context) {
 	// The same stream through the datasource's tap, to a scope that lets a
 	// page plot 64 traces: "all" plots 64 and says why not more, and one
 	// more box is refused with the same words.
-	tap, err := a.DataSource("Streamer").(*udpstreamer.Streamer).OpenTap()
+	tap, err := scope.OpenTap(a.DataSource("Streamer").(*udpstreamer.Streamer))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -585,9 +584,9 @@ func pageTraces(p *page) int { return eval[int](p, `scope.traces.length`) }
 // and whose counter says one update was lost: both counted, and both
 // marked on the time axis where they happened.
 func browseSkipped(t *testing.T, browser context.Context) {
-	sigs := []udpswire.SignalInfo{
-		{Name: "A", Type: datasource.Float64, NumRows: 1, NumCols: 1, TimeSignalIdx: udpswire.NoTimeSignal, Unit: "V"},
-		{Name: "B", Type: datasource.Float64, NumRows: 1, NumCols: 1, TimeSignalIdx: udpswire.NoTimeSignal, Unit: "V"},
+	sigs := []datasource.Signal{
+		{Name: "A", Type: datasource.Float64, Unit: "V"},
+		{Name: "B", Type: datasource.Float64, Unit: "V"},
 	}
 	srv := udpstest.NewServer(t, sigs, 1400)
 	_, pageURL := startScope(t, &scope.UDPStreamer{Server: srv.Addr().String()}, scope.Options{})

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/internal/defaults"
 )
 
@@ -457,7 +457,7 @@ func (h *Hub) ensureElement(gen uint64, sig, elem int) error {
 // SignalText is the latest text of a char8 signal.
 type SignalText struct {
 	Name string `json:"name"`
-	Text string `json:"text"` // up to the first NUL, escaped (datasource.AppendText)
+	Text string `json:"text"` // up to the first NUL, escaped (cli.AppendText)
 }
 
 // Texts returns the latest text of every text signal, in list order.
@@ -467,7 +467,7 @@ func (h *Hub) Texts() []SignalText {
 	var out []SignalText
 	for i := range h.state {
 		if t := h.state[i].text; t != nil {
-			out = append(out, SignalText{Name: h.sigs[i].Name, Text: string(datasource.AppendText(nil, t))})
+			out = append(out, SignalText{Name: h.sigs[i].Name, Text: string(cli.AppendText(nil, t))})
 		}
 	}
 	return out

@@ -3,8 +3,6 @@ package scope
 import (
 	"context"
 	"time"
-
-	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
 )
 
 // Source receives one stream and feeds a Hub: it configures the hub with
@@ -41,9 +39,10 @@ type Count struct {
 	Value uint64 `json:"value"`
 }
 
-// silenceClock tells how long a pause makes a silence, by the clients'
-// rule (client.SilenceTimeout), the period learnt from the arrivals. A
-// source asks it for a read deadline.
+// silenceClock tells how long a pause makes a silence, by the rule of the
+// Go client (docs/udpstreamer.md, "The Go client": 5 periods, at least
+// 1 s), the period learnt from the arrivals. A source asks it for a read
+// deadline.
 type silenceClock struct {
 	last   time.Time
 	period float64 // seconds, a moving average of arrival intervals
@@ -65,7 +64,7 @@ func (c *silenceClock) arrived(now time.Time) {
 
 // timeout is the pause after which the stream is silent.
 func (c *silenceClock) timeout() time.Duration {
-	return client.SilenceTimeout(time.Duration(c.period * float64(time.Second)))
+	return max(time.Second, time.Duration(5*c.period*float64(time.Second)))
 }
 
 // restart forgets the arrivals (a new session).

@@ -14,6 +14,7 @@ import (
 	"github.com/streamerd/streamerd/datasource"
 	flatclient "github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/netthread"
 )
 
@@ -53,40 +54,45 @@ func (f *FlatUDP) Counters() Counters {
 	c := Counters{Silences: f.silences.Load()}
 	if r := f.r.Load(); r != nil {
 		st := r.Stats()
-		c.Updates, c.Bytes, c.Bad = st.Valid, st.Bytes, st.WrongSize
+		c.Updates, c.Bytes, c.Bad = st.Datagrams-st.WrongSize, st.Bytes, st.WrongSize
 		c.Extra = []Count{{"datagrams", st.Datagrams}, {"wrong sizes seen", uint64(st.WrongSizes)}}
 	}
 	return c
 }
 
+// flatOpen is an open FlatUDP source: its receiver, the receiver's socket
+// and layout, the datagrams' byte order.
+type flatOpen struct {
+	r     *flatclient.Receiver
+	conn  *net.UDPConn
+	l     *wire.Layout
+	order wire.ByteOrder
+}
+
 // open checks the source's settings and opens its receiver.
-func (f *FlatUDP) open() (*flatclient.Receiver, wire.ByteOrder, error) {
-	sigs, err := wire.ParseSignals(f.Signals)
+func (f *FlatUDP) open() (flatOpen, error) {
+	l, err := wire.ParseLayout(f.Signals)
 	if err != nil {
-		return nil, 0, fmt.Errorf("signals: %w", err)
+		return flatOpen{}, fmt.Errorf("signals: %w", err)
 	}
-	order, err := wire.ParseByteOrder(f.Order)
+	order, err := cli.ParseByteOrder(f.Order)
 	if err != nil {
-		return nil, 0, err
+		return flatOpen{}, err
 	}
 	if !(f.Rate > 0) || math.IsInf(f.Rate, 0) {
-		return nil, 0, fmt.Errorf("rate %v: want the sender's datagrams per second, a positive number", f.Rate)
-	}
-	l, err := wire.NewLayout(sigs)
-	if err != nil {
-		return nil, 0, err
+		return flatOpen{}, fmt.Errorf("rate %v: want the sender's datagrams per second, a positive number", f.Rate)
 	}
 	conn, err := f.listen()
 	if err != nil {
-		return nil, 0, fmt.Errorf("FlatUDP listen on %s: %w", f.Listen, err)
+		return flatOpen{}, fmt.Errorf("FlatUDP listen on %s: %w", f.Listen, err)
 	}
 	_, _ = netthread.SetBuffers(conn, 0, 4<<20) // best effort: a smaller buffer only drops more under load
-	return flatclient.NewReceiver(conn, l), order, nil
+	return flatOpen{flatclient.NewReceiver(conn, l), conn, l, order}, nil
 }
 
 func (f *FlatUDP) listen() (*net.UDPConn, error) {
 	if f.Group == "" {
-		return flatclient.ListenUnicast(f.Listen)
+		return cli.ListenUDP(f.Listen)
 	}
 	_, p, err := net.SplitHostPort(f.Listen)
 	if err != nil {
@@ -101,25 +107,24 @@ func (f *FlatUDP) listen() (*net.UDPConn, error) {
 
 // Run listens until ctx ends.
 func (f *FlatUDP) Run(ctx context.Context, h *Hub) error {
-	r, order, err := f.open()
+	o, err := f.open()
 	if err != nil {
 		h.SetStatus(StateError, err.Error())
 		return err
 	}
-	f.addr = r.Conn().LocalAddr().String()
+	r, order, l := o.r, o.order, o.l
+	f.addr = o.conn.LocalAddr().String()
 	f.r.Store(r)
 	defer r.Close()
 	stop := context.AfterFunc(ctx, func() { r.Close() })
 	defer stop()
-	l := r.Layout()
 	h.Configure(Info{Kind: "FlatUDP", Address: f.addr}, flatSignals(l, f.Rate))
 	h.SetStatus(StateWaiting, "listening for FlatUDP datagrams of "+strconv.Itoa(l.Size)+" bytes on "+f.addr)
 	u := newFlatUpdate(l, f.Rate)
 	fs := flatState{start: time.Now()}
 	fs.clock.period = 1 / f.Rate
-	var sizeErr *wire.SizeError
 	for {
-		r.Conn().SetReadDeadline(time.Now().Add(statusEvery))
+		o.conn.SetReadDeadline(time.Now().Add(statusEvery))
 		b, from, err := r.Read()
 		now := time.Now()
 		switch {
@@ -127,8 +132,8 @@ func (f *FlatUDP) Run(ctx context.Context, h *Hub) error {
 			if err := l.Decode(u.vals, b, order); err == nil {
 				h.push(u, fs.advance(u, now))
 			}
-		case errors.As(err, &sizeErr):
-			fs.wrongText = fmt.Sprintf("FlatUDP: datagrams of %d bytes from %v, expected %d for the signal list: check -signals", sizeErr.Got, from, sizeErr.Want)
+		case errors.Is(err, wire.ErrSize):
+			fs.wrongText = fmt.Sprintf("FlatUDP: datagrams of %d bytes from %v, expected %d for the signal list: check -signals", len(b), from, l.Size)
 		case errors.Is(err, os.ErrDeadlineExceeded):
 		default:
 			if ctx.Err() != nil {

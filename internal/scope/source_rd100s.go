@@ -159,10 +159,10 @@ func (u *rdUpdate) set(b []byte) {
 		return // Observe accepted it, so it parses
 	}
 	u.t[0] = float64(p.TUs) / 1e6
-	u.vals[0][0] = wire.MdegToDegrees(int64(p.AzMdeg))
-	u.vals[1][0] = wire.MdegToDegrees(int64(p.ElMdeg))
-	u.vals[2][0] = wire.MdegToDegrees(int64(p.AzRate))
-	u.vals[3][0] = wire.MdegToDegrees(int64(p.ElRate))
+	u.vals[0][0] = float64(p.AzMdeg) / 1000 // degrees
+	u.vals[1][0] = float64(p.ElMdeg) / 1000
+	u.vals[2][0] = float64(p.AzRate) / 1000
+	u.vals[3][0] = float64(p.ElRate) / 1000
 	u.vals[4][0] = float64(p.Status)
 	u.vals[5][0] = float64(p.Seq)
 	u.seq = p.Seq

@@ -13,13 +13,41 @@ import (
 )
 
 // PayloadTap is an in-process feed of a UDPStreamer's payloads, as
-// udpstreamer.Tap gives them: the CONFIG message once, then each update's
+// a UDPStreamer's tap gives them (OpenTap): the CONFIG message once, then each update's
 // DATA payload and how many updates were missed before it. Next returns
 // rtsync.ErrTimeout when no update came within timeout; any other error
 // ends the feed.
 type PayloadTap interface {
 	ConfigPayload() []byte
 	Next(timeout time.Duration) (payload []byte, missed uint64, err error)
+}
+
+// Tap is an open tap: the feed, and Close to detach it.
+type Tap interface {
+	PayloadTap
+	Close()
+}
+
+var errNoTap = errors.New("scope: the datasource has no in-process tap")
+
+// OpenTap opens the in-process tap of a UDPStreamer: one at a time, after
+// AllocateMemory or Start; ds is the Streamer (udpstreamer's Internals
+// offers the tap).
+func OpenTap(ds interface{ Internals() any }) (Tap, error) {
+	o, ok := ds.Internals().(interface{ OpenTap() (any, error) })
+	if !ok {
+		return nil, errNoTap
+	}
+	t, err := o.OpenTap()
+	if err != nil {
+		return nil, err
+	}
+	tap, ok := t.(Tap)
+	if !ok {
+		t.(interface{ Close() }).Close()
+		return nil, errNoTap
+	}
+	return tap, nil
 }
 
 // UDPStreamerTap is a source that reads a UDPStreamer of the same process
@@ -55,7 +83,6 @@ func (u *UDPStreamerTap) Run(ctx context.Context, h *Hub) error {
 	configureUDPS(h, u.Info(), cfg)
 	h.SetStatus(StateWaiting, "waiting for the first cycle of UDPStreamer "+u.Name)
 	var upd client.Update
-	var skips client.Skips
 	var clock silenceClock
 	var counter uint32
 	receiving, quiet, gap := false, false, true
@@ -83,7 +110,6 @@ func (u *UDPStreamerTap) Run(ctx context.Context, h *Hub) error {
 			h.SetStatus(StateError, fmt.Sprintf("UDPStreamer %s: %v", u.Name, err))
 			return err
 		}
-		skips.Step(&upd)
 		u.updates.Add(1)
 		u.bytes.Add(uint64(len(p)))
 		u.lost.Add(missed)

@@ -28,7 +28,7 @@ func TestUDPStreamerTapSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	dstest.Start(t, s)
-	tap, err := s.OpenTap()
+	tap, err := OpenTap(s)
 	if err != nil {
 		t.Fatal(err)
 	}

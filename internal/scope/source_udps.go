@@ -11,7 +11,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/client"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/cli"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -107,7 +107,7 @@ func (u *UDPStreamer) Run(ctx context.Context, h *Hub) error {
 			if !u.Reconnect {
 				return u.waitSilent(ctx, c, h)
 			}
-		case errors.Is(err, client.ErrUnsupportedConfig), errors.Is(err, wire.ErrConfig):
+		case errors.Is(err, client.ErrUnsupportedConfig):
 			h.SetStatus(StateError, err.Error())
 			if !sleep(ctx, backoff) {
 				return nil
@@ -126,7 +126,7 @@ func (u *UDPStreamer) connectProblem(err error) string {
 	if errors.Is(err, client.ErrConnectTimeout) {
 		to := u.Client.ConnectTimeout
 		if to <= 0 {
-			to = client.DefaultConnectTimeout
+			to = 2 * time.Second // the client's default
 		}
 		return fmt.Sprintf("UDPStreamer %s does not answer: no CONFIG within %v", u.Server, to)
 	}
@@ -217,24 +217,28 @@ func (u *UDPStreamer) configure(h *Hub, cfg *client.Config) { configureUDPS(h, u
 // configureUDPS gives the hub the signal list of a UDPStreamer's CONFIG.
 func configureUDPS(h *Hub, info Info, cfg *client.Config) {
 	sigs := make([]Signal, len(cfg.Signals))
-	clocks := map[uint32]int{} // time signal index to clock; PacketTime is clock 0
+	clocks := map[string]int{} // time signal to clock; PacketTime is clock 0
+	index := make(map[string]int, len(cfg.Signals))
+	for i := range cfg.Signals {
+		index[cfg.Signals[i].Name] = i
+	}
 	for i := range cfg.Signals {
 		s := &cfg.Signals[i]
 		sig := Signal{Name: s.Name, Type: s.Type.String(), Unit: s.Unit, Elements: s.Elements(),
-			Dims: s.Shape(), Time: udpsTimeDesc(cfg, s), Trace: s.Elements() == 1 || s.TimeMode != datasource.PacketTime,
+			Dims: cli.Shape(s), Time: udpsTimeDesc(s), Trace: s.Elements() == 1 || s.TimeMode != datasource.PacketTime,
 			float: s.Type.IsFloat(), size: s.Type.Size()}
-		if s.Quant != quant.None {
+		if s.QuantizedType != quant.None {
 			sig.Type += " as " + cfg.WireType(i).String()
 			sig.Range = []float64{s.RangeMin, s.RangeMax}
-			if q, err := quant.New(s.Quant, s.RangeMin, s.RangeMax); err == nil {
+			if q, err := quant.New(s.QuantizedType, s.RangeMin, s.RangeMax); err == nil {
 				sig.step = q.Step()
 			}
 		}
 		if s.TimeMode != datasource.PacketTime {
-			c, ok := clocks[s.TimeSignalIdx]
+			c, ok := clocks[s.TimeSignal]
 			if !ok {
 				c = len(clocks) + 1
-				clocks[s.TimeSignalIdx] = c
+				clocks[s.TimeSignal] = c
 			}
 			sig.Clock = c
 		}
@@ -247,8 +251,10 @@ func configureUDPS(h *Hub, info Info, cfg *client.Config) {
 		sigs[i] = sig
 	}
 	for i := range cfg.Signals {
-		if s := &cfg.Signals[i]; s.TimeMode.NeedsTimeSignal() && int(s.TimeSignalIdx) < len(sigs) {
-			sigs[s.TimeSignalIdx].timeOf = true
+		if s := &cfg.Signals[i]; s.TimeMode != datasource.PacketTime {
+			if j, ok := index[s.TimeSignal]; ok {
+				sigs[j].timeOf = true
+			}
 		}
 	}
 	if omitted := h.Configure(info, sigs); len(omitted) > 0 {
@@ -257,12 +263,12 @@ func configureUDPS(h *Hub, info Info, cfg *client.Config) {
 	}
 }
 
-func udpsTimeDesc(cfg *client.Config, s *wire.SignalInfo) string {
-	if !s.TimeMode.NeedsTimeSignal() {
+func udpsTimeDesc(s *datasource.Signal) string {
+	if s.TimeMode == datasource.PacketTime {
 		return s.TimeMode.String() + " (server clock)"
 	}
-	d := s.TimeMode.String() + "(" + cfg.Signals[s.TimeSignalIdx].Name
-	if s.TimeMode.NeedsSamplingRate() {
+	d := s.TimeMode.String() + "(" + s.TimeSignal
+	if s.TimeMode == datasource.FirstSample || s.TimeMode == datasource.LastSample {
 		d += ", " + strconv.FormatFloat(s.SamplingRate, 'g', -1, 64) + " Hz"
 	}
 	return d + ")"

@@ -18,7 +18,7 @@ import (
 	flatwire "github.com/streamerd/streamerd/datasource/flatudp/wire"
 	rdwire "github.com/streamerd/streamerd/datasource/rd100s/wire"
 	udpsclient "github.com/streamerd/streamerd/datasource/udpstreamer/client"
-	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/internal/flatenc"
 	"github.com/streamerd/streamerd/internal/flattest"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/internal/udpstest"
@@ -70,13 +70,11 @@ func lastOf(h *Hub, i int) (float64, float64, bool) {
 	return h.state[i].trace.last()
 }
 
-var udpsSigs = []udpswire.SignalInfo{
-	{Name: "T0", Type: datasource.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: udpswire.NoTimeSignal, Unit: "us"},
-	{Name: "V", Type: datasource.Float32, Quant: quant.Uint16, NumRows: 1, NumCols: 1, RangeMin: -10, RangeMax: 10,
-		TimeSignalIdx: udpswire.NoTimeSignal, Unit: "V"},
-	{Name: "Ch", Type: datasource.Float32, NumDimensions: 1, NumRows: 1, NumCols: 10, TimeMode: datasource.FirstSample,
-		SamplingRate: 1e4, TimeSignalIdx: 0, Unit: "V"},
-	{Name: "G", Type: datasource.Int16, NumDimensions: 2, NumRows: 2, NumCols: 3, TimeSignalIdx: udpswire.NoTimeSignal},
+var udpsSigs = []datasource.Signal{
+	{Name: "T0", Type: datasource.Uint32, Unit: "us"},
+	{Name: "V", Type: datasource.Float32, QuantizedType: quant.Uint16, RangeMin: -10, RangeMax: 10, Unit: "V"},
+	{Name: "Ch", Type: datasource.Float32, NumberOfDimensions: 1, NumberOfElements: 10, TimeMode: datasource.FirstSample, SamplingRate: 1e4, TimeSignal: "T0", Unit: "V"},
+	{Name: "G", Type: datasource.Int16, NumberOfDimensions: 2, Rows: 2, Cols: 3},
 }
 
 // udpsPayload is update k of udpsSigs, the updates a millisecond apart.
@@ -183,11 +181,11 @@ func TestUDPStreamerConfigBeyondLimits(t *testing.T) {
 	src := &UDPStreamer{Server: srv.Addr().String(), Client: udpsclient.Options{MaxDataSize: 16}}
 	h, logs, _ := runSource(t, src)
 	st := waitState(t, h, StateError)
-	if !strings.Contains(st.Message, "beyond the client's limits") || !strings.Contains(st.Message, "MaxDataSize") {
+	if !strings.Contains(st.Message, "the client cannot take") || !strings.Contains(st.Message, "MaxDataSize") {
 		t.Fatalf("status %+v", st)
 	}
 	eventually(t, "another try", func() bool { return srv.Connects() >= 3 })
-	if n := strings.Count(logs.String(), "beyond"); n != 1 {
+	if n := strings.Count(logs.String(), "cannot take"); n != 1 {
 		t.Fatalf("%d log lines:\n%s", n, logs)
 	}
 }
@@ -214,7 +212,10 @@ func flatListen(t *testing.T, src *FlatUDP) (*Hub, *testenv.Buffer, *runResult, 
 		return h, logs, done, nil
 	}
 	eventually(t, "the receiver", func() bool { return src.r.Load() != nil })
-	to := src.r.Load().Conn().LocalAddr().(*net.UDPAddr)
+	to, err := net.ResolveUDPAddr("udp", src.addr) // set before r
+	if err != nil {
+		t.Fatal(err)
+	}
 	c, err := net.DialUDP("udp", nil, to)
 	if err != nil {
 		t.Fatal(err)
@@ -233,10 +234,9 @@ func TestFlatUDPSource(t *testing.T) {
 	if len(sigs) != 4 || sigs[2].WaveX != "time" || !sigs[2].Trace || sigs[3].Trace || sigs[3].WaveX != "index" {
 		t.Fatalf("signals %+v", sigs)
 	}
-	sl, _ := flatwire.ParseSignals(src.Signals)
-	l, _ := flatwire.NewLayout(sl)
+	l, _ := flatwire.ParseLayout(src.Signals)
 	for k := range 50 {
-		b := l.AppendValues(nil, []float64{float64(k), 0.5, 1, 2, 3, float64(k), -1, 1}, flatwire.Big)
+		b := flatenc.AppendValues(nil, l, []float64{float64(k), 0.5, 1, 2, 3, float64(k), -1, 1}, flatwire.Big)
 		if _, err := c.Write(b); err != nil {
 			t.Fatal(err)
 		}
@@ -281,7 +281,7 @@ func TestFlatUDPBadSignals(t *testing.T) {
 		t.Fatalf("log:\n%s", logs)
 	}
 	for _, bad := range []*FlatUDP{{Listen: "127.0.0.1:0", Signals: "A:uint8", Rate: 0}, {Listen: "127.0.0.1:0", Signals: "A:uint8", Rate: 10, Order: "middle"}} {
-		if _, _, err := bad.open(); err == nil {
+		if _, err := bad.open(); err == nil {
 			t.Errorf("%+v opened", bad)
 		}
 	}
@@ -409,7 +409,7 @@ func TestFlatUDPMulticast(t *testing.T) {
 	defer s.Close()
 	l, _ := flatwire.NewLayout([]flatwire.Signal{{Name: "A", Type: datasource.Float64, Count: 1}})
 	eventually(t, "a datagram through the group", func() bool {
-		s.Write(l.AppendValues(nil, []float64{7.5}, flatwire.Little))
+		s.Write(flatenc.AppendValues(nil, l, []float64{7.5}, flatwire.Little))
 		time.Sleep(time.Millisecond)
 		_, v, ok := lastOf(h, 0)
 		return ok && v == 7.5

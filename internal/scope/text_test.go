@@ -20,8 +20,7 @@ func TestFlatUDPText(t *testing.T) {
 	if err := h.ensureElement(1, 1, 2); err == nil {
 		t.Error("an element trace of a text signal")
 	}
-	sl, _ := flatwire.ParseSignals(src.Signals)
-	l, _ := flatwire.NewLayout(sl)
+	l, _ := flatwire.ParseLayout(src.Signals)
 	for k, text := range []string{"idle\x00\x00\x00\x00", "run\t\\\x00ab"} {
 		b := []byte{byte(k), 0, 0, 0}
 		b = append(b, text...)
@@ -44,8 +43,7 @@ func TestFlatUDPText(t *testing.T) {
 func TestPushTextNoAllocs(t *testing.T) {
 	testenv.SkipIfRace(t)
 	h := NewHub(Limits{}, quietLog())
-	sl, _ := flatwire.ParseSignals("State:char8[16],V:float32")
-	l, _ := flatwire.NewLayout(sl)
+	l, _ := flatwire.ParseLayout("State:char8[16],V:float32")
 	h.Configure(Info{Kind: "FlatUDP"}, flatSignals(l, 100))
 	u := newFlatUpdate(l, 100)
 	for i := range u.vals {

@@ -6,7 +6,7 @@
 // counter wrap can be staged exactly. Its datagrams are framed here, byte
 // by byte after docs/udpstreamer.md, not with the producer's code: a
 // client tested against it is checked against the protocol as written.
-// Only the CONFIG message comes from the public wire package.
+// Only the CONFIG message comes from the producer (udpstreamer.AppendConfig).
 // Everything is safe for concurrent use.
 package udpstest
 
@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
-	udpswire "github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/datasource/udpstreamer"
 	"github.com/streamerd/streamerd/netthread"
 	"github.com/streamerd/streamerd/quant"
 )
@@ -32,7 +32,7 @@ type Server struct {
 	done chan struct{}
 
 	mu          sync.Mutex
-	sigs        []udpswire.SignalInfo
+	sigs        []datasource.Signal
 	config      []byte
 	maxPayload  int
 	ignore      int
@@ -46,7 +46,7 @@ type Server struct {
 
 // NewServer starts a server for sigs whose datagrams are at most
 // maxPayloadSize bytes, header included. tb's cleanup stops it.
-func NewServer(tb testing.TB, sigs []udpswire.SignalInfo, maxPayloadSize int) *Server {
+func NewServer(tb testing.TB, sigs []datasource.Signal, maxPayloadSize int) *Server {
 	tb.Helper()
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -71,8 +71,8 @@ func NewServer(tb testing.TB, sigs []udpswire.SignalInfo, maxPayloadSize int) *S
 func (s *Server) Addr() netip.AddrPort { return s.conn.LocalAddr().(*net.UDPAddr).AddrPort() }
 
 // SetSignals replaces the signal set: later CONNECTs, and SendConfig, use it.
-func (s *Server) SetSignals(sigs []udpswire.SignalInfo) error {
-	cfg, err := udpswire.AppendConfig(nil, sigs)
+func (s *Server) SetSignals(sigs []datasource.Signal) error {
+	cfg, err := udpstreamer.AppendConfig(nil, sigs)
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func (s *Server) SetSignals(sigs []udpswire.SignalInfo) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.sigs, s.config = append([]udpswire.SignalInfo(nil), sigs...), cfg
+	s.sigs, s.config = append([]datasource.Signal(nil), sigs...), cfg
 	return nil
 }
 
@@ -317,26 +317,26 @@ func (s *Server) SendDatagram(b []byte) error {
 // values vals[i] (Elements of them; missing ones are 0) converted to the
 // signal's type, or quantised if the signal is. Integer conversion saturates
 // at the type's limits and maps NaN to 0.
-func Payload(sigs []udpswire.SignalInfo, hrt uint64, vals [][]float64) ([]byte, error) {
+func Payload(sigs []datasource.Signal, hrt uint64, vals [][]float64) ([]byte, error) {
 	// The payload: the 8-byte hrtTimestamp, then every signal's elements
 	// back to back, in its wire type.
-	size := udpswire.DataTimestampSize
+	size := hrtSize
 	for i := range sigs {
-		size += sigs[i].WireBytes()
+		size += wireBytes(&sigs[i])
 	}
 	b := make([]byte, size)
 	binary.LittleEndian.PutUint64(b, hrt)
-	off := udpswire.DataTimestampSize
+	off := hrtSize
 	for i := range sigs {
 		s := &sigs[i]
 		v := make([]float64, s.Elements())
 		if i < len(vals) {
 			copy(v, vals[i])
 		}
-		dst := b[off : off+s.WireBytes()]
-		off += s.WireBytes()
-		if s.Quant != quant.None {
-			q, err := quant.New(s.Quant, s.RangeMin, s.RangeMax)
+		dst := b[off : off+wireBytes(s)]
+		off += wireBytes(s)
+		if s.QuantizedType != quant.None {
+			q, err := quant.New(s.QuantizedType, s.RangeMin, s.RangeMax)
 			if err != nil {
 				return nil, err
 			}
@@ -348,6 +348,18 @@ func Payload(sigs []udpswire.SignalInfo, hrt uint64, vals [][]float64) ([]byte, 
 		}
 	}
 	return b, nil
+}
+
+// hrtSize is the size of the hrtTimestamp that starts every DATA payload.
+const hrtSize = 8
+
+// wireBytes is the size of signal s in a DATA payload: its elements in
+// their quantised type when quantised, else in their own.
+func wireBytes(s *datasource.Signal) int {
+	if s.QuantizedType != quant.None {
+		return s.Elements() * s.QuantizedType.Size()
+	}
+	return s.Elements() * s.Type.Size()
 }
 
 func sat(x, lo, hi float64) float64 {

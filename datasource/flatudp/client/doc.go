@@ -1,9 +1,8 @@
 // Package client receives the header-less datagrams of a FlatUDP producer or of MARTe2's UDPSender, checking each one's size against the signal list.
 //
 // Usage:
-//  1. Parse the signal list and lay it out with the wire package
-//     (wire.ParseSignals, wire.NewLayout).
-//  2. Open a socket with ListenUnicast or ListenMulticast and wrap it:
+//  1. Lay out the signal list with the wire package (wire.ParseLayout).
+//  2. Open a socket with net.ListenUDP or ListenMulticast and wrap it:
 //     r := NewReceiver(conn, layout).
 //  3. r.Read returns each datagram of the right size; decode it with the
 //     layout. Wrong sizes are counted, and reported once per size.

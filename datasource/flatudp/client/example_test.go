@@ -16,14 +16,14 @@ import (
 // Example receives the datagrams of a FlatUDP sender with the signals
 // string the sender prints, and decodes them.
 func Example() {
-	conn, err := client.ListenUnicast("127.0.0.1:0")
+	conn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	s, err := flatudp.New(flatudp.Config{
 		Name: "Flat", Address: "127.0.0.1", Port: conn.LocalAddr().(*net.UDPAddr).Port,
-		ExecutionMode: flatudp.RealTimeThread,
+		ExecutionMode: "RealTimeThread",
 		Signals: []datasource.Signal{
 			{Name: "Counter", Type: datasource.Uint32},
 			{Name: "Wave", Type: datasource.Int16, NumberOfDimensions: 1, NumberOfElements: 3},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/streamerd/streamerd/datasource/flatudp/client"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
+	"github.com/streamerd/streamerd/internal/flatenc"
 	"github.com/streamerd/streamerd/internal/flattest"
 )
 
@@ -42,7 +43,7 @@ func TestMulticastLoopback(t *testing.T) {
 			for k := range vals {
 				vals[k] = float64(k)
 			}
-			dg := l.AppendValues(nil, vals, wire.Little)
+			dg := flatenc.AppendValues(nil, l, vals, wire.Little)
 			// A unicast datagram to the port must not reach a socket bound
 			// to the group: it would be reported as a wrong size first.
 			if u, err := net.DialUDP("udp4", nil, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}); err == nil {

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"fmt"
 	"math/bits"
 	"net"
 	"net/netip"
@@ -32,30 +33,23 @@ type Receiver struct {
 
 	datagrams atomic.Uint64
 	bytes     atomic.Uint64
-	valid     atomic.Uint64
 	wrongSize atomic.Uint64
 }
 
 // Stats are a Receiver's counters since it was made.
 type Stats struct {
-	Datagrams  uint64 // datagrams received, any size
+	Datagrams  uint64 // datagrams received, any size: of the expected size, or WrongSize
 	Bytes      uint64 // payload bytes of those datagrams
-	Valid      uint64 // datagrams of the expected size
 	WrongSize  uint64 // datagrams dropped for their size
 	WrongSizes int    // distinct wrong sizes seen (each reported once)
 }
 
 // NewReceiver returns a receiver of l's datagrams on conn. The receiver
-// takes over conn: Close closes it.
+// takes over conn: Close closes it; the caller may still set its read
+// deadline (a Read waiting then returns the error).
 func NewReceiver(conn *net.UDPConn, l *wire.Layout) *Receiver {
 	return &Receiver{conn: conn, layout: l, buf: make([]byte, maxDatagram)}
 }
-
-// Conn returns the socket, for deadlines and addresses.
-func (r *Receiver) Conn() *net.UDPConn { return r.conn }
-
-// Layout returns the layout the receiver expects.
-func (r *Receiver) Layout() *wire.Layout { return r.layout }
 
 // Close closes the socket; a blocked Read returns net.ErrClosed.
 func (r *Receiver) Close() error { return r.conn.Close() }
@@ -63,8 +57,8 @@ func (r *Receiver) Close() error { return r.conn.Close() }
 // Read blocks until a datagram of the layout's size arrives and returns it
 // with its sender. The bytes are the receiver's buffer, valid until the next
 // Read. A datagram of any other size is dropped and counted; the first of
-// each distinct size makes Read return a *SizeError (errors.Is ErrSize)
-// with the sender, and the caller may keep reading. Socket errors (a
+// each distinct size makes Read return it (for its size) with its sender
+// and an error matching wire.ErrSize, and the caller may keep reading. Socket errors (a
 // deadline, net.ErrClosed) are returned as they are.
 func (r *Receiver) Read() ([]byte, netip.AddrPort, error) {
 	for {
@@ -75,14 +69,13 @@ func (r *Receiver) Read() ([]byte, netip.AddrPort, error) {
 		r.datagrams.Add(1)
 		r.bytes.Add(uint64(n))
 		if n == r.layout.Size {
-			r.valid.Add(1)
 			return r.buf[:n], from, nil
 		}
 		r.wrongSize.Add(1)
 		w, bit := &r.seen[n/64], uint64(1)<<(n%64)
 		if w.Load()&bit == 0 {
 			w.Or(bit)
-			return nil, from, &wire.SizeError{Got: n, Want: r.layout.Size}
+			return r.buf[:n], from, fmt.Errorf("%w: %d bytes, expected %d", wire.ErrSize, n, r.layout.Size)
 		}
 	}
 }
@@ -93,7 +86,6 @@ func (r *Receiver) Stats() Stats {
 	return Stats{
 		Datagrams:  r.datagrams.Load(),
 		Bytes:      r.bytes.Load(),
-		Valid:      r.valid.Load(),
 		WrongSize:  r.wrongSize.Load(),
 		WrongSizes: r.distinctWrongSizes(),
 	}

@@ -5,9 +5,7 @@
 package wire
 
 import (
-	"errors"
 	"strconv"
-	"strings"
 )
 
 // ByteOrder is the byte order of every element of a datagram. MARTe2 sends
@@ -29,16 +27,4 @@ func (o ByteOrder) String() string {
 		return "big"
 	}
 	return "ByteOrder(" + strconv.Itoa(int(o)) + ")"
-}
-
-// ParseByteOrder parses "little" or "big" (case ignored). The empty string
-// is Little, the default of the endian configuration key.
-func ParseByteOrder(s string) (ByteOrder, error) {
-	switch {
-	case s == "" || strings.EqualFold(s, "little"):
-		return Little, nil
-	case strings.EqualFold(s, "big"):
-		return Big, nil
-	}
-	return 0, errors.New("flatudp/wire: unknown byte order " + strconv.Quote(s) + " (want little or big)")
 }

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bytes"
 	"errors"
 	"reflect"
 	"testing"
@@ -29,21 +28,21 @@ func FuzzParseSignals(f *testing.F) {
 	f.Add("a:uint8,,b:int8")
 	f.Add("a[1]:uint8")
 	f.Fuzz(func(t *testing.T, s string) {
-		sigs, err := ParseSignals(s)
+		sigs, err := parseSignals(s)
 		if err != nil {
-			var se *SignalError
+			var se *signalError
 			if !errors.As(err, &se) {
-				t.Fatalf("ParseSignals(%q) error %T %v is not a *SignalError", s, err, err)
+				t.Fatalf("parseSignals(%q) error %T %v is not a *signalError", s, err, err)
 			}
 			return
 		}
-		if err := Validate(sigs); err != nil {
-			t.Fatalf("ParseSignals(%q) returned an invalid list: %v", s, err)
+		if err := validate(sigs); err != nil {
+			t.Fatalf("parseSignals(%q) returned an invalid list: %v", s, err)
 		}
 		canon := FormatSignals(sigs)
-		again, err := ParseSignals(canon)
+		again, err := parseSignals(canon)
 		if err != nil {
-			t.Fatalf("ParseSignals(FormatSignals(%q) = %q): %v", s, canon, err)
+			t.Fatalf("parseSignals(FormatSignals(%q) = %q): %v", s, canon, err)
 		}
 		if !reflect.DeepEqual(again, sigs) {
 			t.Fatalf("round trip of %q: %+v, want %+v", s, again, sigs)
@@ -57,28 +56,28 @@ func FuzzParseSignals(f *testing.F) {
 	})
 }
 
-// FuzzDecode: Decode never panics; a datagram of the layout's size decodes,
-// re-encodes bit-exact, agrees with DecodeRaw, and swaps to the other
-// order consistently; any other size is a SizeError.
+// FuzzDecode: Decode never panics; a datagram of the layout's size decodes
+// and agrees with DecodeRaw, its fields of their signals' sizes; any other
+// size is ErrSize. (internal/flatenc's FuzzRoundTrip re-encodes the
+// elements in either order.)
 func FuzzDecode(f *testing.F) {
 	for _, sigs := range seedLists {
 		l, err := NewLayout(sigs)
 		if err != nil {
 			f.Fatal(err)
 		}
-		raw := make([]uint64, l.TotalElements())
-		for k := range raw {
-			raw[k] = 0x0123456789ABCDEF * uint64(k+1)
+		dg := make([]byte, l.Size)
+		for k := range dg {
+			dg[k] = byte(0x5B * (k + 1))
 		}
 		for _, order := range []ByteOrder{Little, Big} {
-			dg := l.AppendRaw(nil, raw, order)
 			f.Add(FormatSignals(sigs), dg, order == Big)
 			f.Add(FormatSignals(sigs), dg[:len(dg)-1], order == Big)
 		}
 	}
 	f.Add(handBuilt.signals, handDatagram(Big), true)
 	f.Fuzz(func(t *testing.T, s string, dg []byte, big bool) {
-		sigs, err := ParseSignals(s)
+		sigs, err := parseSignals(s)
 		if err != nil {
 			return
 		}
@@ -95,8 +94,7 @@ func FuzzDecode(f *testing.F) {
 		err = l.Decode(vals, dg, order)
 		rerr := l.DecodeRaw(raw, dg, order)
 		if len(dg) != l.Size {
-			var se *SizeError
-			if !errors.As(err, &se) || se.Got != len(dg) || se.Want != l.Size || !errors.Is(rerr, ErrSize) {
+			if err != ErrSize || rerr != ErrSize {
 				t.Fatalf("%d bytes for a %d-byte layout: %v, %v", len(dg), l.Size, err, rerr)
 			}
 			return
@@ -104,35 +102,14 @@ func FuzzDecode(f *testing.F) {
 		if err != nil || rerr != nil {
 			t.Fatalf("Decode: %v, %v", err, rerr)
 		}
-		if back := l.AppendRaw(nil, raw, order); !bytes.Equal(back, dg) {
-			t.Fatalf("AppendRaw(DecodeRaw(dg)) differs:\n% x\n% x", back, dg)
-		}
 		for k := range vals {
-			if got := l.ElementType(k).Float64(raw[k]); !sameFloat(got, vals[k]) {
+			if got := elementType(l, k).Float64(raw[k]); !sameFloat(got, vals[k]) {
 				t.Fatalf("element %d: Decode %v, Float64 of the raw bits %v", k, vals[k], got)
 			}
 		}
-		// A char8 signal reads as the same text in either order.
 		for i, sig := range l.Signals {
-			text := datasource.AppendText(nil, l.Field(dg, i))
-			if len(l.Field(dg, i)) != sig.size() || (sig.Type == datasource.Char8 && len(text) > 4*sig.size()) {
-				t.Fatalf("signal %d: field of %d bytes, text %q", i, len(l.Field(dg, i)), text)
-			}
-		}
-		// The same values, read from the swapped datagram in the other order.
-		swapped := make([]byte, l.Size)
-		l.SwapToBig(swapped, dg)
-		other := Big
-		if order == Big {
-			other = Little
-		}
-		raw2 := make([]uint64, l.TotalElements())
-		if err := l.DecodeRaw(raw2, swapped, other); err != nil || !reflect.DeepEqual(raw2, raw) {
-			t.Fatalf("swapped datagram decodes differently: %v", err)
-		}
-		for i, sig := range l.Signals {
-			if sig.Type == datasource.Char8 && !bytes.Equal(l.Field(swapped, i), l.Field(dg, i)) {
-				t.Fatalf("char8 signal %d swapped", i)
+			if len(l.Field(dg, i)) != sig.size() {
+				t.Fatalf("signal %d: field of %d bytes, want %d", i, len(l.Field(dg, i)), sig.size())
 			}
 		}
 	})

@@ -14,9 +14,6 @@ const (
 	// MaxDatagramSize is the IPv4 UDP payload limit, the largest total size
 	// of a signal list.
 	MaxDatagramSize = 65507
-	// MaxReceiverChannels is udpscope's cap on the channel total of a list
-	// (see ValidateReceiver).
-	maxReceiverChannels = 256
 )
 
 // reservedNameChars cannot appear in a name: the signals string uses them.
@@ -56,30 +53,35 @@ func (s Signal) appendText(b []byte) []byte {
 	return b
 }
 
-// String returns the signal's row of the signals string.
-func (s Signal) String() string { return string(s.appendText(nil)) }
-
-// SignalError is a signal list that breaks a rule. Index is the 0-based row
+// signalError is a signal list that breaks a rule: row is the 0-based row
 // (-1 for a rule about the whole list); the message shows it 1-based, as a
-// form's row number.
-type SignalError struct {
-	Index int
-	Name  string
-	Rule  string
+// form's row number. Row and Rule give a caller (the FlatUDP producer,
+// which reports it at its signal) the row and the rule.
+type signalError struct {
+	row  int
+	name string
+	rule string
 }
 
-func (e *SignalError) Error() string {
-	if e.Index < 0 {
-		return "flatudp/wire: signal list: " + e.Rule
+func (e *signalError) Error() string {
+	if e.row < 0 {
+		return "flatudp/wire: signal list: " + e.rule
 	}
 	s := "flatudp/wire: signal "
-	if e.Name != "" {
-		s += strconv.Quote(e.Name) + " "
+	if e.name != "" {
+		s += strconv.Quote(e.name) + " "
 	}
-	return s + "(row " + strconv.Itoa(e.Index+1) + "): " + e.Rule
+	return s + "(row " + strconv.Itoa(e.row+1) + "): " + e.rule
 }
 
-func rowError(i int, name, rule string) error { return &SignalError{Index: i, Name: name, Rule: rule} }
+// Row returns the 0-based row of the signal that breaks the rule, -1 for
+// a rule about the whole list.
+func (e *signalError) Row() int { return e.row }
+
+// Rule returns the rule broken, without the row.
+func (e *signalError) Rule() string { return e.rule }
+
+func rowError(i int, name, rule string) error { return &signalError{row: i, name: name, rule: rule} }
 
 // AppendSignals appends the signals string of sigs to b: the rows joined by
 // commas, without spaces.
@@ -94,16 +96,16 @@ func appendSignals(b []byte, sigs []Signal) []byte {
 }
 
 // FormatSignals returns the signals string of sigs, the inverse of
-// ParseSignals: "Trigger:uint8,Ia:float32,Wave:float32[16]".
+// ParseLayout: "Trigger:uint8,Ia:float32,Wave:float32[16]".
 func FormatSignals(sigs []Signal) string { return string(appendSignals(nil, sigs)) }
 
-// ParseSignals parses a signals string (rows name:type[count] with an
+// parseSignals parses a signals string (rows name:type[count] with an
 // optional trailing w, joined by commas; spaces around names, types and rows
-// are ignored) and checks the result with Validate. Errors are
-// *SignalError, naming the row and the rule.
-func ParseSignals(s string) ([]Signal, error) {
+// are ignored) and checks the result with validate. Errors name
+// the row and the rule.
+func parseSignals(s string) ([]Signal, error) {
 	if strings.TrimSpace(s) == "" {
-		return nil, &SignalError{Index: -1, Rule: "at least one signal is required"}
+		return nil, &signalError{row: -1, rule: "at least one signal is required"}
 	}
 	sigs := make([]Signal, 0, strings.Count(s, ",")+1)
 	for i := 0; ; i++ {
@@ -118,7 +120,7 @@ func ParseSignals(s string) ([]Signal, error) {
 		}
 		s = rest
 	}
-	if err := Validate(sigs); err != nil {
+	if err := validate(sigs); err != nil {
 		return nil, err
 	}
 	return sigs, nil
@@ -183,22 +185,21 @@ func parseCount(s string) (int, bool) {
 		if i < 9 {
 			n = n*10 + int(c-'0')
 		} else {
-			n = MaxCount + 1 // saturate: out of range, reported by Validate
+			n = MaxCount + 1 // saturate: out of range, reported by validate
 		}
 	}
 	return n, true
 }
 
-// Validate checks the wire rules of a signal list: at least one signal;
+// validate checks the wire rules of a signal list: at least one signal;
 // names non-empty, unique and free of the signals string's separators
 // (",:[]", leading or trailing spaces, control characters); a valid type;
 // count 1..MaxCount; total size at most MaxDatagramSize bytes; and a
-// waveform row has count > 1 (otherwise its "w" cannot be written). The
-// list-level waveform rules and udpscope's channel cap are in
-// ValidateReceiver. Errors are *SignalError.
-func Validate(sigs []Signal) error {
+// waveform row has count > 1 (otherwise its "w" cannot be written).
+// Errors name the row and the rule.
+func validate(sigs []Signal) error {
 	if len(sigs) == 0 {
-		return &SignalError{Index: -1, Rule: "at least one signal is required"}
+		return &signalError{row: -1, rule: "at least one signal is required"}
 	}
 	total := 0
 	rows := make(map[string]int, len(sigs))
@@ -246,54 +247,6 @@ func validateName(i int, name string) error {
 		if strings.IndexByte(reservedNameChars, c) >= 0 {
 			return rowError(i, name, "name contains "+strconv.QuoteRune(rune(c))+
 				", reserved by the signals string")
-		}
-	}
-	return nil
-}
-
-// ValidateReceiver checks Validate's rules plus udpscope's receiver rules
-// (docs/flatudp.md, "Signals string"): a list with a waveform row has only waveform
-// rows, all of the same count; the channel total (a scalar or a
-// waveform row counts 1, a vector shown as channels counts its count) is at
-// most MaxReceiverChannels; and no row is char8, a type udpscope lacks. A producer that prints a signals string for
-// udpscope can use it to warn that udpscope will refuse the string.
-func ValidateReceiver(sigs []Signal) error {
-	if err := Validate(sigs); err != nil {
-		return err
-	}
-	wave := -1
-	for i, s := range sigs {
-		if s.Waveform {
-			wave = i
-			break
-		}
-	}
-	if wave >= 0 {
-		w := sigs[wave]
-		for i, s := range sigs {
-			switch {
-			case !s.Waveform:
-				return rowError(i, s.Name, "not a waveform, but row "+strconv.Itoa(wave+1)+" ("+
-					strconv.Quote(w.Name)+") is: a list with a waveform row must have only waveform rows")
-			case s.Count != w.Count:
-				return rowError(i, s.Name, "waveform count "+strconv.Itoa(s.Count)+" differs from "+
-					strconv.Itoa(w.Count)+" of "+strconv.Quote(w.Name)+": all waveform rows need the same count")
-			}
-		}
-	}
-	ch := 0
-	for i, s := range sigs {
-		if s.Type == datasource.Char8 {
-			return rowError(i, s.Name, "char8: udpscope has no text type (flatrecv and scope show it as text)")
-		}
-		if s.Waveform {
-			ch++
-		} else {
-			ch += s.Count
-		}
-		if ch > maxReceiverChannels {
-			return rowError(i, s.Name, "channel total reaches "+strconv.Itoa(ch)+", over the cap of "+
-				strconv.Itoa(maxReceiverChannels)+" (mark vectors as waveforms with w, or shorten them)")
 		}
 	}
 	return nil

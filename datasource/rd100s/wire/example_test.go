@@ -10,8 +10,8 @@ func ExampleAppendPacket() {
 	p := wire.Packet{
 		Seq:    7,
 		TUs:    70_000,
-		AzMdeg: wire.NormalizeAzimuthMdeg(wire.DegreesToMdeg(-0.5)),
-		ElMdeg: int32(wire.DegreesToMdeg(45.25)),
+		AzMdeg: wire.NormalizeAzimuthMdeg(-500), // -0.5°
+		ElMdeg: 45250,                           // 45.25°
 		Status: wire.AzValid | wire.ElValid | wire.Sim,
 	}
 	var buf [wire.PacketSize]byte

@@ -2,14 +2,13 @@
 //
 // An emitter fills a Packet and calls AppendPacket into a buffer it owns,
 // then sends the 36 bytes as one datagram; a receiver calls ParsePacket on
-// each datagram (the client package's Monitor does so and tracks the link).
+// each datagram (streamerd's rd100smon does so and tracks the link).
 // Neither allocates.
 package wire
 
 import (
 	"encoding/binary"
 	"errors"
-	"math"
 )
 
 // Wire constants of RD100S-ENC-UDP v1 (docs/rd100s.md, sections 1, 2 and 5).
@@ -125,24 +124,3 @@ func AzimuthDeltaMdeg(from, to int32) int32 {
 	}
 	return d
 }
-
-// DegreesToMdeg converts degrees to millidegrees, rounding to nearest with
-// halves away from zero (math.Round(deg*1000)). NaN converts to 0; values
-// beyond the int64 range, including ±Inf, saturate to math.MinInt64 and
-// math.MaxInt64. Callers narrow the result to int32 with
-// NormalizeAzimuthMdeg (azimuth) or their own clamp (elevation, rates).
-func DegreesToMdeg(deg float64) int64 {
-	v := math.Round(deg * 1000)
-	switch {
-	case v != v:
-		return 0
-	case v >= math.MaxInt64: // 2^63 exactly; the constant rounds up
-		return math.MaxInt64
-	case v <= math.MinInt64:
-		return math.MinInt64
-	}
-	return int64(v)
-}
-
-// MdegToDegrees converts millidegrees to degrees.
-func MdegToDegrees(mdeg int64) float64 { return float64(mdeg) / 1000 }

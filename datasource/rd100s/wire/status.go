@@ -24,9 +24,6 @@ const (
 
 var statusNames = [8]string{"AZ_VALID", "EL_VALID", "AZ_REF_OK", "EL_REF_OK", "AZ_FAULT", "EL_FAULT", "SIM", "DEGRADED"}
 
-// Has reports whether all bits of f are set in s.
-func (s Status) Has(f Status) bool { return s&f == f }
-
 // Known returns s without the reserved bits 8-15.
 func (s Status) known() Status { return s & knownBits }
 

@@ -3,9 +3,9 @@
 // Usage:
 //
 //  1. Dial the server's address; it opens one UDP socket.
-//  2. Connect: it sends CONNECT (again every ResendInterval) until a complete
+//  2. Connect: it sends CONNECT (again every 250 ms) until a complete
 //     CONFIG arrives and returns the signal list. A CONFIG beyond the
-//     client's limits (MaxConfigSize, MaxDataSize) ends Connect at once with
+//     client's limits (4096 signals, MaxDataSize) ends Connect at once with
 //     an error saying by how much: the server would send the same again.
 //  3. Call Next in a loop with one reused Update; read signals with
 //     Update.Float64s (dequantised), Update.Raw (wire bytes, exact
@@ -57,29 +57,26 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/netthread"
 )
 
 // Defaults for Options' zero fields.
 const (
-	DefaultLocalAddr      = ":0"
-	DefaultConnectTimeout = 2 * time.Second
+	defaultLocalAddr      = ":0"
+	defaultConnectTimeout = 2 * time.Second
 	defaultResendInterval = 250 * time.Millisecond
 	defaultReadBuffer     = 8 << 20
 	defaultMaxInFlight    = 4
 	defaultMaxDataSize    = 16 << 20
-	defaultMaxConfigSize  = 4 + 4096*136 // 4096 signals (a test checks wire.ConfigSize(4096))
+	defaultMaxConfigSize  = 4 + 4096*136 // 4096 signals (a test checks frame.ConfigSize(4096))
 )
 
 // Options configures Dial. The zero value gives the defaults.
 type Options struct {
-	LocalAddr      string        // local UDP address to bind; "" means DefaultLocalAddr (any address, ephemeral port)
-	ConnectTimeout time.Duration // how long Connect waits for CONFIG; 0 means DefaultConnectTimeout
-	ResendInterval time.Duration // Connect resends CONNECT this often; 0 means 250 ms
+	LocalAddr      string        // local UDP address to bind; "" means ":0" (any address, ephemeral port)
+	ConnectTimeout time.Duration // how long Connect waits for CONFIG; 0 means 2 s
 	ReadBuffer     int           // socket receive buffer, sized by netthread.SetBuffers (SO_RCVBUFFORCE when privileged, else SO_RCVBUF capped by net.core.rmem_max); 0 means 8 MiB, < 0 leaves the system's
 	MaxInFlight    int           // DATA updates reassembled at once; 0 means 4
-	MaxConfigSize  int           // largest CONFIG payload in bytes; 0 means 557060 (4096 signals)
 	MaxDataSize    int           // largest DATA payload a CONFIG may imply; 0 means 16 MiB (the reassembler allocates MaxInFlight of them)
 
 	// Silence is how long Next waits for an update before it reports a
@@ -92,23 +89,30 @@ type Options struct {
 	// update comes: the server restarted,
 	// or another client took the session.
 	Reconnect bool
+
+	// Bounds the tests move: Connect resends CONNECT every
+	// resendInterval (250 ms when 0); a CONFIG payload is at most
+	// maxConfigSize bytes (557060, 4096 signals, when 0).
+	resendInterval time.Duration
+	maxConfigSize  int
 }
 
 // Errors.
 var (
 	// ErrConnectTimeout is wrapped by Connect's error when no CONFIG came in time.
 	ErrConnectTimeout = errors.New("udpstreamer/client: no CONFIG from the server")
-	// ErrNotConnected is returned by Next before a successful Connect.
-	ErrNotConnected = errors.New("udpstreamer/client: not connected")
+	// errNotConnected is returned by Next before a successful Connect.
+	errNotConnected = errors.New("udpstreamer/client: not connected")
 	// ErrConfigChanged is returned by Next, without an update, when the server
 	// sent a CONFIG different from the session's: Config returns the new one and
 	// the next Next continues with it. Updates filled earlier keep their Config.
 	ErrConfigChanged = errors.New("udpstreamer/client: server sent a new CONFIG")
-	// ErrUnsupportedConfig is wrapped by the error of Connect or Next when a
-	// CONFIG exceeds the client's limits (Options.MaxConfigSize, as soon as
-	// one fragment shows it, or Options.MaxDataSize); the error says by how
-	// much.
-	ErrUnsupportedConfig = errors.New("udpstreamer/client: CONFIG beyond the client's limits")
+	// ErrUnsupportedConfig is wrapped by the error of Connect, Next or
+	// ParseConfig when the client cannot take a CONFIG: it breaks a rule of
+	// the protocol (docs/udpstreamer.md, "CONFIG"), or it exceeds the
+	// client's limits (4096 signals, as soon as one fragment shows it, or
+	// Options.MaxDataSize), and the error says by how much.
+	ErrUnsupportedConfig = errors.New("udpstreamer/client: CONFIG the client cannot take")
 )
 
 // recvBufSize holds the largest UDP payload.
@@ -117,7 +121,7 @@ const recvBufSize = 1 << 16
 // Client is one UDP socket talking to one UDPStreamer server.
 //
 // Connect and Next (and the Updates they fill) belong to one goroutine.
-// Disconnect, Close, Stats, Config, SetReadDeadline, LocalAddr and Server may
+// Disconnect, Close, Stats, Config and SetReadDeadline may
 // be called from any goroutine; Close unblocks a pending Next or Connect.
 type Client struct {
 	conn   *net.UDPConn
@@ -147,19 +151,16 @@ type Client struct {
 // call Connect.
 func Dial(server string, opts Options) (*Client, error) {
 	if opts.LocalAddr == "" {
-		opts.LocalAddr = DefaultLocalAddr
+		opts.LocalAddr = defaultLocalAddr
 	}
-	opts.ConnectTimeout = positive(opts.ConnectTimeout, DefaultConnectTimeout)
-	opts.ResendInterval = positive(opts.ResendInterval, defaultResendInterval)
+	opts.ConnectTimeout = positive(opts.ConnectTimeout, defaultConnectTimeout)
+	opts.resendInterval = positive(opts.resendInterval, defaultResendInterval)
 	if opts.ReadBuffer == 0 {
 		opts.ReadBuffer = defaultReadBuffer
 	}
 	opts.MaxInFlight = positive(opts.MaxInFlight, defaultMaxInFlight)
-	opts.MaxConfigSize = positive(opts.MaxConfigSize, defaultMaxConfigSize)
+	opts.maxConfigSize = positive(opts.maxConfigSize, defaultMaxConfigSize)
 	opts.MaxDataSize = positive(opts.MaxDataSize, defaultMaxDataSize)
-	if opts.MaxConfigSize < wire.ConfigSize(1) {
-		return nil, fmt.Errorf("udpstreamer/client: MaxConfigSize %d is smaller than one signal's CONFIG", opts.MaxConfigSize)
-	}
 	sa, err := net.ResolveUDPAddr("udp", server)
 	if err != nil {
 		return nil, fmt.Errorf("udpstreamer/client: server %q: %w", server, err)
@@ -178,7 +179,7 @@ func Dial(server string, opts Options) (*Client, error) {
 		return nil, fmt.Errorf("udpstreamer/client: local address %q: %w", opts.LocalAddr, err)
 	}
 	cfgR, err := frame.NewReassembler(frame.ReassemblerConfig{
-		Type: frame.Config, MaxPayload: opts.MaxConfigSize, InFlight: 2,
+		Type: frame.Config, MaxPayload: opts.maxConfigSize, InFlight: 2,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("udpstreamer/client: %w", err)
@@ -196,11 +197,8 @@ func Dial(server string, opts Options) (*Client, error) {
 	return &Client{conn: conn, server: srv, opts: opts, buf: make([]byte, recvBufSize), cfgR: cfgR, epoch: time.Now()}, nil
 }
 
-// Server returns the server's address.
-func (c *Client) Server() netip.AddrPort { return c.server }
-
-// LocalAddr returns the socket's bound address.
-func (c *Client) LocalAddr() netip.AddrPort {
+// localAddr returns the socket's bound address.
+func (c *Client) localAddr() netip.AddrPort {
 	return c.conn.LocalAddr().(*net.UDPAddr).AddrPort()
 }
 
@@ -229,20 +227,20 @@ func (c *Client) Close() error { return c.conn.Close() }
 func (c *Client) Disconnect() error { return c.send(frame.Disconnect) }
 
 func (c *Client) send(t frame.PacketType) error {
-	var b [wire.HeaderSize]byte
+	var b [frame.HeaderSize]byte
 	frame.PutHeader(b[:], frame.Header{Type: t, TotalFragments: 1})
 	_, err := c.conn.WriteToUDPAddrPort(b[:], c.server)
 	return err
 }
 
 // Connect starts a session: it sends CONNECT, resending it every
-// ResendInterval, until a complete CONFIG arrives from the server, then
+// 250 ms, until a complete CONFIG arrives from the server, then
 // resets the sequence gate and the reassemblers (the server restarts its DATA
 // counter on every CONNECT) and returns the parsed Config. It gives up after
 // ConnectTimeout with an error wrapping ErrConnectTimeout, or when ctx ends.
-// A CONFIG that fails to parse (wrapping wire.ErrConfig) or exceeds
-// the limits (ErrUnsupportedConfig) ends Connect with that error.
-// DATA arriving before the CONFIG is ignored (Stats.Early). Connect may be
+// A CONFIG that breaks a rule of the protocol or exceeds the limits
+// (ErrUnsupportedConfig) ends Connect with that error.
+// DATA arriving before the CONFIG is ignored. Connect may be
 // called again to reconnect; it clears any read deadline.
 func (c *Client) Connect(ctx context.Context) (*Config, error) {
 	if ctx == nil {
@@ -274,7 +272,7 @@ func (c *Client) Connect(ctx context.Context) (*Config, error) {
 			return nil, fmt.Errorf("udpstreamer/client: CONNECT: %w", err)
 		}
 		sent++
-		wait := now.Add(c.opts.ResendInterval)
+		wait := now.Add(c.opts.resendInterval)
 		if wait.After(deadline) {
 			wait = deadline
 		}
@@ -336,7 +334,7 @@ func (c *Client) read() (frame.Header, []byte, error) {
 
 // addConfig passes a CONFIG fragment to its reassembler and returns the
 // CONFIG payload it completes, if any. A fragment that shows the CONFIG to
-// exceed MaxConfigSize refuses the CONFIG at once (ErrUnsupportedConfig):
+// exceed the client's limit refuses the CONFIG at once (ErrUnsupportedConfig):
 // the server would send the same one again at every CONNECT.
 func (c *Client) addConfig(h frame.Header, frag []byte) ([]byte, error) {
 	payload, _, err := c.cfgR.Add(h, frag)
@@ -355,13 +353,13 @@ func (c *Client) addConfig(h frame.Header, frag []byte) ([]byte, error) {
 }
 
 // configTooLarge says what a fragment tells of a CONFIG beyond
-// MaxConfigSize: its signal count when it is the first fragment, else a
+// the client's limit: its signal count when it is the first fragment, else a
 // lower bound of its size.
 func (c *Client) configTooLarge(h frame.Header, frag []byte) error {
 	// A CONFIG is a uint32 count, then one fixed-size record per signal.
-	count, record := wire.ConfigSize(0), wire.ConfigSize(1)-wire.ConfigSize(0)
-	limit := fmt.Sprintf("Options.MaxConfigSize is %d bytes (%d signals)",
-		c.opts.MaxConfigSize, (c.opts.MaxConfigSize-count)/record)
+	count, record := frame.ConfigSize(0), frame.ConfigSize(1)-frame.ConfigSize(0)
+	limit := fmt.Sprintf("the client takes at most %d bytes (%d signals)",
+		c.opts.maxConfigSize, (c.opts.maxConfigSize-count)/record)
 	size := uint64(len(frag))
 	if h.FragmentIdx+1 < h.TotalFragments {
 		size = uint64(h.TotalFragments-1)*uint64(len(frag)) + 1
@@ -378,8 +376,8 @@ func (c *Client) configTooLarge(h frame.Header, frag []byte) error {
 // installs it.
 func (c *Client) adopt(payload []byte) (*Config, error) {
 	cfg, err := newConfig(payload)
-	if err == nil && cfg.PayloadSize > c.opts.MaxDataSize {
-		err = fmt.Errorf("%w: DATA payload of %d bytes exceeds MaxDataSize %d", ErrUnsupportedConfig, cfg.PayloadSize, c.opts.MaxDataSize)
+	if err == nil && cfg.payloadSize > c.opts.MaxDataSize {
+		err = fmt.Errorf("%w: DATA payload of %d bytes exceeds MaxDataSize %d", ErrUnsupportedConfig, cfg.payloadSize, c.opts.MaxDataSize)
 	}
 	if err != nil {
 		c.st.badConfigs.Add(1)
@@ -393,9 +391,9 @@ func (c *Client) adopt(payload []byte) (*Config, error) {
 
 // install makes cfg the session's Config and starts a new session.
 func (c *Client) install(cfg *Config) error {
-	if c.dataR == nil || c.dataMax < cfg.PayloadSize {
+	if c.dataR == nil || c.dataMax < cfg.payloadSize {
 		r, err := frame.NewReassembler(frame.ReassemblerConfig{
-			Type: frame.Data, MaxPayload: cfg.PayloadSize, InFlight: c.opts.MaxInFlight,
+			Type: frame.Data, MaxPayload: cfg.payloadSize, InFlight: c.opts.MaxInFlight,
 		})
 		if err != nil {
 			return fmt.Errorf("udpstreamer/client: %w", err)
@@ -403,9 +401,9 @@ func (c *Client) install(cfg *Config) error {
 		if c.dataR != nil {
 			c.evicted0 += c.dataR.Stats().Evicted
 		}
-		c.dataR, c.dataMax = r, cfg.PayloadSize
+		c.dataR, c.dataMax = r, cfg.payloadSize
 	}
-	if err := c.dataR.SetExpectedPayload(cfg.PayloadSize); err != nil {
+	if err := c.dataR.SetExpectedPayload(cfg.payloadSize); err != nil {
 		return fmt.Errorf("udpstreamer/client: %w", err)
 	}
 	c.cfg.Store(cfg)
@@ -439,14 +437,15 @@ func (c *Client) resetSession() {
 // sent CONNECT and keeps sending it, backing off, while later calls wait.
 // The first update after the silence carries its length in u.Silence.
 // Other errors come from the socket: a deadline set with SetReadDeadline
-// (os.ErrDeadlineExceeded) or Close (net.ErrClosed).
+// (os.ErrDeadlineExceeded) or Close (net.ErrClosed). Next before a
+// successful Connect is an error.
 func (c *Client) Next(u *Update) error {
 	if u == nil {
 		return errors.New("udpstreamer/client: Next: nil Update")
 	}
 	cfg := c.cfg.Load()
 	if cfg == nil || c.dataR == nil {
-		return ErrNotConnected
+		return errNotConnected
 	}
 	c.waiting(time.Now())
 	for {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/internal/udpstest"
 )
@@ -22,7 +21,7 @@ func TestConnectResendsWhenConnectLost(t *testing.T) {
 	sigs := burstSigs()
 	srv := udpstest.NewServer(t, sigs, 1400)
 	srv.IgnoreConnects(1)
-	c := dial(t, srv, Options{ResendInterval: 50 * time.Millisecond})
+	c := dial(t, srv, Options{resendInterval: 50 * time.Millisecond})
 	cfg := connect(t, c)
 	if n := srv.Connects(); n < 2 {
 		t.Errorf("server saw %d CONNECTs, want at least 2 (the first is ignored)", n)
@@ -30,8 +29,8 @@ func TestConnectResendsWhenConnectLost(t *testing.T) {
 	if !reflect.DeepEqual(cfg.Signals, sigs) {
 		t.Errorf("signals\n%+v\nwant\n%+v", cfg.Signals, sigs)
 	}
-	if cfg.PayloadSize != 4012 || c.Config() != cfg {
-		t.Errorf("PayloadSize %d, want 4012; Config() %p, want %p", cfg.PayloadSize, c.Config(), cfg)
+	if cfg.payloadSize != 4012 || c.Config() != cfg {
+		t.Errorf("payloadSize %d, want 4012; Config() %p, want %p", cfg.payloadSize, c.Config(), cfg)
 	}
 	if i := cfg.indexOf("Ch1"); i != 1 || cfg.indexOf("nope") != -1 {
 		t.Errorf("Index(Ch1) = %d", i)
@@ -41,7 +40,7 @@ func TestConnectResendsWhenConnectLost(t *testing.T) {
 func TestConnectTimeoutAndCancel(t *testing.T) {
 	srv := udpstest.NewServer(t, burstSigs(), 1400)
 	srv.IgnoreConnects(1 << 30)
-	c := dial(t, srv, Options{ConnectTimeout: 300 * time.Millisecond, ResendInterval: 50 * time.Millisecond})
+	c := dial(t, srv, Options{ConnectTimeout: 300 * time.Millisecond, resendInterval: 50 * time.Millisecond})
 	_, err := c.Connect(context.Background())
 	if !errors.Is(err, ErrConnectTimeout) {
 		t.Fatalf("Connect: %v, want ErrConnectTimeout", err)
@@ -50,7 +49,7 @@ func TestConnectTimeoutAndCancel(t *testing.T) {
 		t.Errorf("server saw %d CONNECTs, want resends", n)
 	}
 	var u Update
-	if err := c.Next(&u); !errors.Is(err, ErrNotConnected) {
+	if err := c.Next(&u); !errors.Is(err, errNotConnected) {
 		t.Errorf("Next before a session: %v", err)
 	}
 
@@ -91,8 +90,8 @@ func TestBurstShuffledFragments(t *testing.T) {
 // TestManyTinyFragments uses the smallest datagram: one payload byte each, so
 // the CONFIG is 276 fragments and every update 132, shuffled and interleaved.
 func TestManyTinyFragments(t *testing.T) {
-	sigs := []wire.SignalInfo{scalar("A", datasource.Uint32, ""), vector("B", datasource.Int32, 30)}
-	srv, c := session(t, sigs, wire.MinMaxPayloadSize)
+	sigs := []datasource.Signal{scalar("A", datasource.Uint32, ""), vector("B", datasource.Int32, 30)}
+	srv, c := session(t, sigs, frame.MinMaxPayloadSize)
 	r := rand.New(rand.NewPCG(3, 4))
 	vals := func(i int) [][]float64 {
 		b := make([]float64, 30)
@@ -164,8 +163,8 @@ func TestOrderingLossDuplicatesAndWrap(t *testing.T) {
 	}
 	// The late 2 reached the gate; the final 0 of the first batch was still
 	// queued at the reconnect, which ignores DATA before the CONFIG.
-	if st.Stale != 1 || st.Early != 1 {
-		t.Errorf("Stale %d Early %d, want 1 and 1", st.Stale, st.Early)
+	if st.Stale != 1 || st.early != 1 {
+		t.Errorf("Stale %d Early %d, want 1 and 1", st.Stale, st.early)
 	}
 	if st.dropped[frame.DropDuplicate] != 1 {
 		t.Errorf("DropDuplicate %d, want 1", st.dropped[frame.DropDuplicate])
@@ -242,7 +241,7 @@ func TestStrangersAndBadDatagramsIgnored(t *testing.T) {
 
 	stranger := testenv.Loopback(t)
 	d := datagrams(t, srv, 50, payload(t, sigs, 50, [][]float64{{50}}))
-	if _, err := stranger.WriteToUDPAddrPort(d[0], c.LocalAddr()); err != nil {
+	if _, err := stranger.WriteToUDPAddrPort(d[0], c.localAddr()); err != nil {
 		t.Fatal(err)
 	}
 	bad := append([]byte(nil), d[0]...)
@@ -284,7 +283,7 @@ func TestMidStreamConfig(t *testing.T) {
 	old := u.Config()
 
 	// A different CONFIG: reported once, then decoded with the new plan.
-	sigs2 := []wire.SignalInfo{scalar("A", datasource.Uint32, ""), vector("W", datasource.Int16, 3)}
+	sigs2 := []datasource.Signal{scalar("A", datasource.Uint32, ""), vector("W", datasource.Int16, 3)}
 	if err := srv.SetSignals(sigs2); err != nil {
 		t.Fatal(err)
 	}
@@ -308,18 +307,18 @@ func TestMidStreamConfig(t *testing.T) {
 	}
 }
 
-// TestConfigBeyondMaxConfigSize: a CONFIG with more signals than the client
+// TestConfigBeyondmaxConfigSize: a CONFIG with more signals than the client
 // accepts ends Connect at its first fragment, with what was wrong, after one
 // CONNECT; the same CONFIG mid-session ends Next.
 func TestConfigBeyondMaxConfigSize(t *testing.T) {
 	srv := udpstest.NewServer(t, manySigs(20), 1400)
-	c := dial(t, srv, Options{MaxConfigSize: wire.ConfigSize(10), ResendInterval: 20 * time.Millisecond})
+	c := dial(t, srv, Options{maxConfigSize: frame.ConfigSize(10), resendInterval: 20 * time.Millisecond})
 	_, err := c.Connect(context.Background())
 	if !errors.Is(err, ErrUnsupportedConfig) {
 		t.Fatalf("Connect: %v, want ErrUnsupportedConfig", err)
 	}
 	msg := err.Error()
-	if !strings.Contains(msg, "MaxConfigSize is 1364 bytes (10 signals)") ||
+	if !strings.Contains(msg, "the client takes at most 1364 bytes (10 signals)") ||
 		!strings.Contains(msg, "20 signals, 2724 bytes") && !strings.Contains(msg, "in 2 fragments") {
 		t.Errorf("error %q does not say what was wrong", msg)
 	}
@@ -331,7 +330,7 @@ func TestConfigBeyondMaxConfigSize(t *testing.T) {
 	}
 
 	srv2 := udpstest.NewServer(t, manySigs(5), 1400)
-	c2 := dial(t, srv2, Options{MaxConfigSize: wire.ConfigSize(10)})
+	c2 := dial(t, srv2, Options{maxConfigSize: frame.ConfigSize(10)})
 	connect(t, c2)
 	if err := srv2.SetSignals(manySigs(20)); err != nil {
 		t.Fatal(err)
@@ -379,8 +378,8 @@ func TestDialErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if !c.LocalAddr().Addr().Is4() || c.Server().String() != "127.0.0.1:1" {
-		t.Errorf("LocalAddr %v Server %v", c.LocalAddr(), c.Server())
+	if !c.localAddr().Addr().Is4() || c.server.String() != "127.0.0.1:1" {
+		t.Errorf("LocalAddr %v server %v", c.localAddr(), c.server)
 	}
 }
 
@@ -423,7 +422,7 @@ func TestMisuseClient(t *testing.T) {
 			_, err := Dial(srv.Addr().String(), Options{LocalAddr: "127.0.0.1:99999"})
 			return err
 		}, errAny},
-		{"Next before Connect", func(t *testing.T) error { var u Update; return dial(t).Next(&u) }, ErrNotConnected},
+		{"Next before Connect", func(t *testing.T) error { var u Update; return dial(t).Next(&u) }, errNotConnected},
 		{"Next into a nil Update", func(t *testing.T) error {
 			c := dial(t)
 			if _, err := c.Connect(context.Background()); err != nil {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -14,15 +13,20 @@ import (
 // to decode DATA. It is read-only once Connect or Next has returned it, so it may
 // be shared by any number of goroutines and Updates.
 type Config struct {
-	Signals     []wire.SignalInfo // in CONFIG order; index i is signal i everywhere
-	slots       []frame.Slot      // where each signal lies in the DATA payload
-	PayloadSize int               // bytes of every DATA payload of the session
+	// Signals are the signals of the session in CONFIG order (index i is
+	// signal i everywhere), each as its producer declares it: a scalar
+	// has NumberOfDimensions 0, a vector NumberOfElements, a matrix Rows
+	// and Cols; TimeSignal names the time signal of an array.
+	Signals     []datasource.Signal
+	recs        []frame.SignalInfo // the CONFIG records
+	slots       []frame.Slot       // where each signal lies in the DATA payload
+	payloadSize int                // bytes of every DATA payload of the session
 
 	raw   []byte // the CONFIG payload, to recognise a repeated CONFIG
 	plans []sigPlan
 }
 
-// sigPlan is what decoding one signal needs beyond its SignalInfo and Slot.
+// sigPlan is what decoding one signal needs beyond its record and Slot.
 type sigPlan struct {
 	quantised bool
 	q         quant.Quantizer
@@ -34,22 +38,22 @@ type sigPlan struct {
 // newConfig parses a reassembled CONFIG payload and plans its decoding. It
 // allocates; it runs once per session.
 func newConfig(payload []byte) (*Config, error) {
-	sigs, err := wire.ParseConfig(payload)
+	sigs, err := frame.ParseConfig(payload)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrUnsupportedConfig, err)
 	}
-	c := &Config{Signals: sigs, raw: append([]byte(nil), payload...), plans: make([]sigPlan, len(sigs))}
-	c.slots, c.PayloadSize = frame.AppendSlots(make([]frame.Slot, 0, len(sigs)), sigs)
+	c := &Config{Signals: frame.Signals(sigs), recs: sigs, raw: append([]byte(nil), payload...), plans: make([]sigPlan, len(sigs))}
+	c.slots, c.payloadSize = frame.AppendSlots(make([]frame.Slot, 0, len(sigs)), sigs)
 	for i := range sigs {
 		s, p := &sigs[i], &c.plans[i]
 		if s.Quant != quant.None {
 			q, err := quant.New(s.Quant, s.RangeMin, s.RangeMax)
 			if err != nil {
-				return nil, fmt.Errorf("%w: signal %d (%q): %v", wire.ErrConfig, i, s.Name, err)
+				return nil, fmt.Errorf("%w: %w: signal %d (%q): %v", ErrUnsupportedConfig, frame.ErrConfig, i, s.Name, err)
 			}
 			p.q, p.quantised = q, true
 		}
-		if s.TimeMode.NeedsTimeSignal() {
+		if s.TimeMode != datasource.PacketTime {
 			p.timePerSecond, _ = unitsPerSecond(sigs[s.TimeSignalIdx].Unit)
 		}
 	}
@@ -67,7 +71,7 @@ func (c *Config) indexOf(name string) int {
 }
 
 // WireType is the element type of signal i on the wire: its quantised type if
-// quantised, its own type otherwise. AppendValues converts from this type.
+// quantised, its own type otherwise: the elements Update.Raw returns.
 func (c *Config) WireType(i int) datasource.Type { return c.slots[i].WireType }
 
 // UnitsPerSecond returns how many units of a time signal whose Unit is unit make

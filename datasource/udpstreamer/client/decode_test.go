@@ -11,7 +11,6 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/internal/udpstest"
 	"github.com/streamerd/streamerd/quant"
@@ -23,8 +22,8 @@ var allTypes = []datasource.Type{
 	datasource.Float32, datasource.Float64,
 }
 
-func allTypeSigs() []wire.SignalInfo {
-	var sigs []wire.SignalInfo
+func allTypeSigs() []datasource.Signal {
+	var sigs []datasource.Signal
 	for _, ty := range allTypes {
 		sigs = append(sigs, vector(ty.String(), ty, 16))
 	}
@@ -33,13 +32,13 @@ func allTypeSigs() []wire.SignalInfo {
 
 // randomPayload fills every signal with random bits, the first four elements
 // of each with all-zero, all-one, sign-bit-only and all-but-sign bit patterns.
-func randomPayload(sigs []wire.SignalInfo, seed uint64) []byte {
+func randomPayload(sigs []datasource.Signal, seed uint64) []byte {
 	r := rand.New(rand.NewPCG(seed, seed))
-	p := make([]byte, frame.DataPayloadSize(sigs))
+	p := make([]byte, frame.DataPayloadSize(frame.Records(sigs)))
 	for i := range p {
 		p[i] = byte(r.Uint32())
 	}
-	slots, _ := frame.AppendSlots(nil, sigs)
+	slots, _ := frame.AppendSlots(nil, frame.Records(sigs))
 	for _, sl := range slots {
 		n := sl.ElemSize()
 		e := func(k int) []byte { return p[sl.Offset+k*n : sl.Offset+(k+1)*n] }
@@ -115,12 +114,12 @@ func TestEveryTypeBitExact(t *testing.T) {
 	}
 }
 
-func quantSigs() []wire.SignalInfo {
-	var sigs []wire.SignalInfo
+func quantSigs() []datasource.Signal {
+	var sigs []datasource.Signal
 	for q := quant.Uint8; q <= quant.Int16; q++ {
 		for _, ty := range []datasource.Type{datasource.Float32, datasource.Float64} {
 			s := vector(fmt.Sprintf("%v_%v", ty, q), ty, 64)
-			s.Quant, s.RangeMin, s.RangeMax, s.Unit = q, -3.5, 12.25, "V"
+			s.QuantizedType, s.RangeMin, s.RangeMax, s.Unit = q, -3.5, 12.25, "V"
 			sigs = append(sigs, s)
 		}
 	}
@@ -143,7 +142,7 @@ func TestQuantisedWithinHalfStep(t *testing.T) {
 	var u Update
 	expect(t, c, &u, 0, 0)
 	for i, s := range sigs {
-		q, err := quant.New(s.Quant, s.RangeMin, s.RangeMax)
+		q, err := quant.New(s.QuantizedType, s.RangeMin, s.RangeMax)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +158,7 @@ func TestQuantisedWithinHalfStep(t *testing.T) {
 			}
 		}
 		codeRange := map[quant.WireType][2]int32{quant.Uint8: {0, 255}, quant.Int8: {-128, 127}, quant.Uint16: {0, 65535}, quant.Int16: {-32768, 32767}}
-		lo, hi := codeRange[s.Quant][0], codeRange[s.Quant][1]
+		lo, hi := codeRange[s.QuantizedType][0], codeRange[s.QuantizedType][1]
 		codes := appendValues([]int32(nil), &u, i)
 		for k, code := range codes {
 			if code < lo || code > hi {
@@ -170,10 +169,9 @@ func TestQuantisedWithinHalfStep(t *testing.T) {
 }
 
 func TestMatrix(t *testing.T) {
-	m := wire.SignalInfo{Name: "M", Type: datasource.Int16, NumDimensions: 2, NumRows: 2, NumCols: 3, TimeSignalIdx: noTime}
-	f := wire.SignalInfo{Name: "F", Type: datasource.Float64, NumDimensions: 2, NumRows: 3, NumCols: 2, TimeSignalIdx: noTime,
-		Quant: quant.Uint8, RangeMin: 0, RangeMax: 255}
-	sigs := []wire.SignalInfo{m, f}
+	m := datasource.Signal{Name: "M", Type: datasource.Int16, NumberOfDimensions: 2, Rows: 2, Cols: 3}
+	f := datasource.Signal{Name: "F", Type: datasource.Float64, NumberOfDimensions: 2, Rows: 3, Cols: 2, QuantizedType: quant.Uint8, RangeMin: 0, RangeMax: 255}
+	sigs := []datasource.Signal{m, f}
 	srv, c := session(t, sigs, 1400)
 	mv := []float64{0, -100, -200, 300, 400, -500} // row 0 then row 1
 	fv := []float64{1, 2, 3, 4, 5, 255}
@@ -189,33 +187,33 @@ func TestMatrix(t *testing.T) {
 	if n := len(u.Raw(0)); n != 12 || len(u.Raw(1)) != 6 || len(u.Times(0)) != 6 {
 		t.Errorf("Raw(0) %d bytes, Raw(1) %d, Times(0) %d", n, len(u.Raw(1)), len(u.Times(0)))
 	}
-	if cfg := c.Config(); cfg.Signals[0].NumRows != 2 || cfg.Signals[0].NumCols != 3 || cfg.slots[0].Elements != 6 {
+	if cfg := c.Config(); cfg.Signals[0].Rows != 2 || cfg.Signals[0].Cols != 3 || cfg.slots[0].Elements != 6 {
 		t.Errorf("matrix shape %+v", cfg.Signals[0])
 	}
 }
 
 // timeSigs has every time mode, time signals in four units and a quantised one.
-func timeSigs() []wire.SignalInfo {
-	with := func(s wire.SignalInfo, m datasource.TimeMode, idx uint32, rate float64) wire.SignalInfo {
-		s.TimeMode, s.TimeSignalIdx, s.SamplingRate = m, idx, rate
+func timeSigs() []datasource.Signal {
+	with := func(s datasource.Signal, m datasource.TimeMode, time string, rate float64) datasource.Signal {
+		s.TimeMode, s.TimeSignal, s.SamplingRate = m, time, rate
 		return s
 	}
 	ta := vector("TA", datasource.Float64, 4)
 	ta.Unit = "ms"
 	tq := vector("TQ", datasource.Float32, 4)
-	tq.Quant, tq.RangeMin, tq.RangeMax, tq.Unit = quant.Uint16, 0, 1000, "µs"
-	return []wire.SignalInfo{
+	tq.QuantizedType, tq.RangeMin, tq.RangeMax, tq.Unit = quant.Uint16, 0, 1000, "µs"
+	return []datasource.Signal{
 		scalar("T0", datasource.Uint32, "us"),  // 0
 		scalar("Tns", datasource.Uint64, "ns"), // 1
 		ta,                                     // 2
-		with(vector("A", datasource.Float32, 4), datasource.FirstSample, 0, 1e3), // 3
-		with(vector("B", datasource.Int16, 4), datasource.LastSample, 1, 2e6),    // 4
-		with(vector("C", datasource.Uint8, 4), datasource.FullArray, 2, 0),       // 5
-		vector("D", datasource.Float32, 4),                                       // 6: PacketTime
-		scalar("Tx", datasource.Float32, "furlongs"),                             // 7: unknown unit: seconds
-		with(vector("E", datasource.Uint8, 3), datasource.LastSample, 7, 10),     // 8
+		with(vector("A", datasource.Float32, 4), datasource.FirstSample, "T0", 1e3), // 3
+		with(vector("B", datasource.Int16, 4), datasource.LastSample, "Tns", 2e6),   // 4
+		with(vector("C", datasource.Uint8, 4), datasource.FullArray, "TA", 0),       // 5
+		vector("D", datasource.Float32, 4),                                          // 6: PacketTime
+		scalar("Tx", datasource.Float32, "furlongs"),                                // 7: unknown unit: seconds
+		with(vector("E", datasource.Uint8, 3), datasource.LastSample, "Tx", 10),     // 8
 		tq, // 9
-		with(vector("F", datasource.Int8, 4), datasource.FullArray, 9, 0), // 10
+		with(vector("F", datasource.Int8, 4), datasource.FullArray, "TQ", 0), // 10
 	}
 }
 
@@ -294,7 +292,7 @@ func TestBeforeFirstUpdate(t *testing.T) {
 // fuzzConfigs are the plans FuzzDecode decodes arbitrary payloads against.
 func fuzzConfigs(tb testing.TB) []*Config {
 	var out []*Config
-	for _, sigs := range [][]wire.SignalInfo{allTypeSigs(), quantSigs(), timeSigs(), burstSigs()} {
+	for _, sigs := range [][]datasource.Signal{allTypeSigs(), quantSigs(), timeSigs(), burstSigs()} {
 		out = append(out, parsedConfig(tb, sigs))
 	}
 	return out
@@ -348,10 +346,10 @@ func FuzzDecode(f *testing.F) {
 		var u Update
 		if err := u.fill(cfg, 1, 0, data); err == nil {
 			decodeAll(&u)
-		} else if len(data) == cfg.PayloadSize {
+		} else if len(data) == cfg.payloadSize {
 			t.Fatalf("payload of the right size refused: %v", err)
 		}
-		p := make([]byte, cfg.PayloadSize)
+		p := make([]byte, cfg.payloadSize)
 		for k := range p {
 			if len(data) > 0 {
 				p[k] = data[k%len(data)]
@@ -373,11 +371,11 @@ func FuzzConfig(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		cfg, err := newConfig(b)
-		if err != nil || cfg.PayloadSize > 1<<20 {
+		if err != nil || cfg.payloadSize > 1<<20 {
 			return
 		}
 		var u Update
-		if err := u.fill(cfg, 0, 0, make([]byte, cfg.PayloadSize)); err != nil {
+		if err := u.fill(cfg, 0, 0, make([]byte, cfg.payloadSize)); err != nil {
 			t.Fatal(err)
 		}
 		decodeAll(&u)

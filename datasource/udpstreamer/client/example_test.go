@@ -74,7 +74,7 @@ func Example_inProcess() {
 		return
 	}
 	for _, sig := range cfg.Signals {
-		fmt.Println(sig.Name, sig.Type, sig.Shape())
+		fmt.Println(sig.Name, sig.Type, sig.Elements())
 	}
 	var u client.Update
 	for i := 1; i <= 3; i++ {
@@ -91,8 +91,8 @@ func Example_inProcess() {
 		fmt.Println(u.Float64s(0), u.Float64s(1), "lost", u.Lost)
 	}
 	// Output:
-	// Counter uint32 scalar
-	// Wave float64 [2]
+	// Counter uint32 1
+	// Wave float64 2
 	// [1] [0.25 -1] lost 0
 	// [2] [0.5 -2] lost 0
 	// [3] [0.75 -3] lost 0

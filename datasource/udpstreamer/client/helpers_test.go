@@ -8,41 +8,40 @@ import (
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
 	"github.com/streamerd/streamerd/internal/udpstest"
 )
 
 const (
-	noTime   = wire.NoTimeSignal
 	waitLong = 10 * time.Second // generous: the CI box is a loaded 2-core VM
 )
 
-func scalar(name string, t datasource.Type, unit string) wire.SignalInfo {
-	return wire.SignalInfo{Name: name, Type: t, NumRows: 1, NumCols: 1, TimeSignalIdx: noTime, Unit: unit}
+func scalar(name string, t datasource.Type, unit string) datasource.Signal {
+	return datasource.Signal{Name: name, Type: t, Unit: unit}
 }
 
 // scalarA is the signal list of most tests: one uint32 scalar, A.
-func scalarA() []wire.SignalInfo { return []wire.SignalInfo{scalar("A", datasource.Uint32, "")} }
+func scalarA() []datasource.Signal { return []datasource.Signal{scalar("A", datasource.Uint32, "")} }
 
 // manySigs is n uint8 scalars, S0 to S<n-1>.
-func manySigs(n int) []wire.SignalInfo {
-	sigs := make([]wire.SignalInfo, n)
+func manySigs(n int) []datasource.Signal {
+	sigs := make([]datasource.Signal, n)
 	for i := range sigs {
 		sigs[i] = scalar(fmt.Sprintf("S%d", i), datasource.Uint8, "")
 	}
 	return sigs
 }
 
-func vector(name string, t datasource.Type, n uint32) wire.SignalInfo {
-	return wire.SignalInfo{Name: name, Type: t, NumDimensions: 1, NumRows: 1, NumCols: n, TimeSignalIdx: noTime}
+func vector(name string, t datasource.Type, n uint32) datasource.Signal {
+	return datasource.Signal{Name: name, Type: t, NumberOfDimensions: 1, NumberOfElements: int(n)}
 }
 
 // burstSigs is the burst example of docs/udpstreamer.md: 4012-byte
 // payloads, 3 fragments at MaxPayloadSize 1400.
-func burstSigs() []wire.SignalInfo {
+func burstSigs() []datasource.Signal {
 	ch := vector("Ch1", datasource.Float32, 1000)
-	ch.Unit, ch.TimeMode, ch.TimeSignalIdx, ch.SamplingRate = "V", datasource.FirstSample, 0, 1e6
-	return []wire.SignalInfo{scalar("T0", datasource.Uint32, "us"), ch}
+	ch.Unit, ch.TimeMode, ch.TimeSignal, ch.SamplingRate = "V", datasource.FirstSample, "T0", 1e6
+	return []datasource.Signal{scalar("T0", datasource.Uint32, "us"), ch}
 }
 
 func burstValues(t0 uint32, n int) [][]float64 {
@@ -81,7 +80,7 @@ func connect(tb testing.TB, c *Client) *Config {
 }
 
 // session starts a server for sigs and a connected client.
-func session(tb testing.TB, sigs []wire.SignalInfo, maxPayloadSize int) (*udpstest.Server, *Client) {
+func session(tb testing.TB, sigs []datasource.Signal, maxPayloadSize int) (*udpstest.Server, *Client) {
 	tb.Helper()
 	srv := udpstest.NewServer(tb, sigs, maxPayloadSize)
 	c := dial(tb, srv, Options{})
@@ -89,7 +88,7 @@ func session(tb testing.TB, sigs []wire.SignalInfo, maxPayloadSize int) (*udpste
 	return srv, c
 }
 
-func payload(tb testing.TB, sigs []wire.SignalInfo, hrt uint64, vals [][]float64) []byte {
+func payload(tb testing.TB, sigs []datasource.Signal, hrt uint64, vals [][]float64) []byte {
 	tb.Helper()
 	p, err := udpstest.Payload(sigs, hrt, vals)
 	if err != nil {
@@ -165,9 +164,9 @@ func scalarSession(t *testing.T, opts Options) (*udpstest.Server, *Client, []byt
 
 // parsedConfig is the Config that ParseConfig makes of the CONFIG payload
 // of sigs.
-func parsedConfig(tb testing.TB, sigs []wire.SignalInfo) *Config {
+func parsedConfig(tb testing.TB, sigs []datasource.Signal) *Config {
 	tb.Helper()
-	msg, err := wire.AppendConfig(nil, sigs)
+	msg, err := frame.AppendConfig(nil, frame.Records(sigs))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -3,14 +3,14 @@ package client
 import (
 	"testing"
 
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
+	"github.com/streamerd/streamerd/datasource"
 )
 
 // TestStrayCounterDoesNotBlockTheStream: one DATA update with counter
 // 0x7FFFFFF0 in the middle of a session is dropped and counted; the 200
 // genuine updates after it all arrive, with nothing reported lost.
 func TestStrayCounterDoesNotBlockTheStream(t *testing.T) {
-	for _, sigs := range [][]wire.SignalInfo{scalarA(), burstSigs()} {
+	for _, sigs := range [][]datasource.Signal{scalarA(), burstSigs()} {
 		srv, c := session(t, sigs, 1400)
 		p := payload(t, sigs, 1, nil)
 		var u Update

@@ -74,14 +74,13 @@ func (c *Client) silenceTimeout() time.Duration {
 	case c.opts.Silence < 0:
 		return 0
 	}
-	return SilenceTimeout(time.Duration(c.cycles.period))
+	return silenceRule(time.Duration(c.cycles.period))
 }
 
-// SilenceTimeout is the client-side silence rule, for a stream whose
-// updates come every period: no update for SilencePeriods periods, and at
-// least MinSilence, is a silence. Every receiver of streamerd (this client,
-// the web scope's sources) declares a silence by it.
-func SilenceTimeout(period time.Duration) time.Duration {
+// silenceRule is the client-side silence rule, for a stream whose
+// updates come every period: no update for silencePeriods periods, and at
+// least minSilence, is a silence (docs/udpstreamer.md, "The Go client").
+func silenceRule(period time.Duration) time.Duration {
 	return max(minSilence, silencePeriods*period)
 }
 

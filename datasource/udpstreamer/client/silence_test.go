@@ -104,8 +104,8 @@ func TestReconnectAfterTakeover(t *testing.T) {
 	case <-time.After(waitLong):
 		t.Fatal("no CONNECT after the silence")
 	}
-	if srv.Client() != c.LocalAddr() {
-		t.Fatalf("session is %v, want %v", srv.Client(), c.LocalAddr())
+	if srv.Client() != c.localAddr() {
+		t.Fatalf("session is %v, want %v", srv.Client(), c.localAddr())
 	}
 	send(t, srv, 0, p) // the server restarted its counter at the CONNECT
 	expect(t, c, &u, 0, 0)
@@ -187,8 +187,8 @@ func TestSilenceTimeout(t *testing.T) {
 	for _, c := range []struct{ period, want time.Duration }{
 		{0, minSilence}, {time.Millisecond, minSilence}, {time.Second, 5 * time.Second},
 	} {
-		if got := SilenceTimeout(c.period); got != c.want {
-			t.Errorf("SilenceTimeout(%v) = %v, want %v", c.period, got, c.want)
+		if got := silenceRule(c.period); got != c.want {
+			t.Errorf("silenceRule(%v) = %v, want %v", c.period, got, c.want)
 		}
 	}
 }

@@ -20,8 +20,7 @@ type Stats struct {
 	Resyncs     uint64 // times the counter restarted without a CONFIG and the client followed it (Update.Resync)
 	Incomplete  uint64 // updates the reassembler gave up on (a fragment missing when newer ones arrived)
 	Configs     uint64 // CONFIG payloads completed, including repeats
-	BadConfigs  uint64 // CONFIGs refused: invalid, or beyond Options.MaxConfigSize or MaxDataSize
-	Early       uint64 // DATA fragments that arrived during Connect, before the CONFIG, and were ignored
+	BadConfigs  uint64 // CONFIGs refused: invalid, or beyond the client's limits (4096 signals, Options.MaxDataSize)
 	Foreign     uint64 // datagrams from any address but the server's, ignored
 	Unexpected  uint64 // well-formed datagrams of a client-to-server type (ACK, CONNECT, DISCONNECT)
 	Silences    uint64 // silences Next reported (*SilenceError)
@@ -33,6 +32,8 @@ type Stats struct {
 
 	BadHeader uint64 // datagrams whose 17-byte header was refused: too short, bad magic, unknown type, fragment index or payload length out of range
 	Dropped   uint64 // fragments the DATA and CONFIG reassemblers refused: malformed, inconsistent with their update, too large, duplicated (a duplicated update shows here), stale or of the wrong type
+
+	early uint64 // DATA fragments that arrived during Connect, before the CONFIG, and were ignored
 
 	badHeader [frame.NumHeaderErrors]uint64 // BadHeader by reason
 	dropped   [frame.NumDropReasons]uint64  // Dropped by reason
@@ -66,7 +67,6 @@ func (c *counters) snapshot(epoch time.Time) Stats {
 		Incomplete:  c.incomplete.Load(),
 		Configs:     c.configs.Load(),
 		BadConfigs:  c.badConfigs.Load(),
-		Early:       c.early.Load(),
 		Foreign:     c.foreign.Load(),
 		Unexpected:  c.unexpected.Load(),
 		Silences:    c.silences.Load(),
@@ -74,6 +74,7 @@ func (c *counters) snapshot(epoch time.Time) Stats {
 		Silent:      c.silent.Load(),
 		Period:      time.Duration(c.period.Load()),
 	}
+	s.early = c.early.Load()
 	if ns := c.lastUpdate.Load(); ns != 0 {
 		s.LastUpdate = epoch.Add(time.Duration(ns))
 	}

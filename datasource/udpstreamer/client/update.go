@@ -41,6 +41,7 @@ type Update struct {
 	Resync bool
 
 	cfg    *Config
+	skips  cycleClock  // Decode's: the server's period, for Skipped
 	gen    uint64      // incremented per fill; a buffer is current when its gen matches
 	vals   [][]float64 // per signal, Float64s
 	valGen []uint64
@@ -55,7 +56,7 @@ func (u *Update) Config() *Config { return u.cfg }
 // fill takes a reassembled payload of cfg's session. It allocates only when the
 // Config differs from the previous fill's or the payload buffer is short.
 func (u *Update) fill(cfg *Config, counter, lost uint32, payload []byte) error {
-	if len(payload) != cfg.PayloadSize {
+	if len(payload) != cfg.payloadSize {
 		return frame.ErrDataLength
 	}
 	if u.cfg != cfg {
@@ -129,7 +130,7 @@ func (u *Update) Float64At(i, k int) float64 {
 // Times(i)[k] would, without computing the others. It panics if i or k is
 // out of range or before the first update.
 func (u *Update) TimeAt(i, k int) float64 {
-	s := &u.cfg.Signals[i]
+	s := &u.cfg.recs[i]
 	if k < 0 || k >= u.cfg.slots[i].Elements {
 		panic("udpstreamer/client: element index out of range")
 	}
@@ -146,13 +147,13 @@ func (u *Update) TimeAt(i, k int) float64 {
 	return float64(u.HRT) / 1e9
 }
 
-// Number is the set of element types AppendValues converts to.
+// number is the set of element types appendValues converts to.
 type number interface {
 	~uint8 | ~int8 | ~uint16 | ~int16 | ~uint32 | ~int32 | ~uint64 | ~int64 |
 		~float32 | ~float64 | ~int | ~uint
 }
 
-// AppendValues appends the wire elements of signal i to dst, each converted to T
+// appendValues appends the wire elements of signal i to dst, each converted to T
 // as the Go conversion T(x) from its wire type (Config.WireType) would: exact
 // when T is the wire type, and the raw codes, not physical values, for a
 // quantised signal (use Float64s for those). It allocates only when dst lacks
@@ -233,7 +234,7 @@ func (u *Update) Times(i int) []float64 {
 	if u.tGen[i] == u.gen {
 		return dst
 	}
-	s := &u.cfg.Signals[i]
+	s := &u.cfg.recs[i]
 	if dst == nil {
 		dst = make([]float64, s.Elements())
 		u.times[i] = dst

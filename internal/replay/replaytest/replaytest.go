@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net/netip"
 	"sync"
 	"testing"
 	"time"
@@ -67,10 +68,14 @@ func cycle(s *udpstreamer.Streamer, i int, gap uint32) {
 	for k := range 4 {
 		binary.LittleEndian.PutUint16(m[2*k:], uint16(int16(-i*4+k)))
 	}
-	for s.Waiting() > 32 {
+	p := s.Internals().(interface {
+		Waiting() int
+		SynchroniseAfterGap(lost uint32) error
+	})
+	for p.Waiting() > 32 {
 		time.Sleep(100 * time.Microsecond)
 	}
-	s.SynchroniseAfterGap(gap)
+	p.SynchroniseAfterGap(gap)
 	time.Sleep(time.Millisecond)
 }
 
@@ -112,7 +117,7 @@ func Record(tb testing.TB, path string, n int, gaps map[int]uint32) string {
 	tb.Helper()
 	s := live(tb)
 	sess, stop := RecordFrom(tb, s.LocalAddr().String(), path)
-	testenv.Eventually(tb, "the recorder connects", 10*time.Second, func() bool { return s.Client().IsValid() })
+	testenv.Eventually(tb, "the recorder connects", 10*time.Second, func() bool { return sessionClient(s).IsValid() })
 	for i := range n {
 		cycle(s, i, gaps[i])
 	}
@@ -162,4 +167,9 @@ func Rows(tb testing.TB, path string) (*record.Layout, [][]uint64) {
 		}
 		out = append(out, raw)
 	}
+}
+
+// sessionClient returns the client holding s's session (its Internals).
+func sessionClient(s *udpstreamer.Streamer) netip.AddrPort {
+	return s.Internals().(interface{ Client() netip.AddrPort }).Client()
 }

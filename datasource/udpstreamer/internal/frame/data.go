@@ -9,7 +9,7 @@ import (
 
 // ErrDataLength is returned when a DATA payload's length differs from the size the
 // CONFIG implies, or a slot lies outside the payload.
-var ErrDataLength = errors.New("udpstreamer/wire: DATA payload length does not match CONFIG")
+var ErrDataLength = errors.New("udpstreamer: DATA payload length does not match CONFIG")
 
 // DataPayloadSize is the size in bytes of the DATA payload for sigs: the 8-byte
 // timestamp plus every signal's WireBytes. sigs must be valid (ValidateSignals).

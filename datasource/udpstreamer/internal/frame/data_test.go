@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/streamerd/streamerd/datasource"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 )
 
 func TestDataSlots(t *testing.T) {
@@ -43,13 +42,13 @@ func TestDataSlots(t *testing.T) {
 
 // FuzzDataSlots decodes an arbitrary DATA payload against a CONFIG.
 func FuzzDataSlots(f *testing.F) {
-	cfg, _ := wire.AppendConfig(nil, burstSignals())
+	cfg, _ := AppendConfig(nil, burstSignals())
 	f.Add(cfg, make([]byte, 4012))
-	cfg2, _ := wire.AppendConfig(nil, scalarSignals())
+	cfg2, _ := AppendConfig(nil, scalarSignals())
 	f.Add(cfg2, make([]byte, 14))
 	f.Add(cfg2, make([]byte, 13))
 	f.Fuzz(func(t *testing.T, config, payload []byte) {
-		sigs, err := wire.ParseConfig(config)
+		sigs, err := ParseConfig(config)
 		if err != nil {
 			return
 		}

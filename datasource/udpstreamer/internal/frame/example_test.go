@@ -7,18 +7,17 @@ import (
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/udpstreamer/internal/frame"
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 )
 
 // Example shows one DATA update of the burst configuration placed into a
 // preallocated wire buffer, then reassembled and decoded by a client.
 func Example() {
-	sigs := []wire.SignalInfo{
-		{Name: "T0", Type: datasource.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: wire.NoTimeSignal, Unit: "us"},
+	sigs := []frame.SignalInfo{
+		{Name: "T0", Type: datasource.Uint32, NumRows: 1, NumCols: 1, TimeSignalIdx: frame.NoTimeSignal, Unit: "us"},
 		{Name: "Ch1", Type: datasource.Float32, NumDimensions: 1, NumRows: 1, NumCols: 1000,
 			TimeMode: datasource.FirstSample, SamplingRate: 1e6, TimeSignalIdx: 0, Unit: "V"},
 	}
-	if _, err := wire.AppendConfig(nil, sigs); err != nil { // the signals pass the protocol's rules
+	if _, err := frame.AppendConfig(nil, sigs); err != nil { // the signals pass the protocol's rules
 		panic(err)
 	}
 

@@ -6,8 +6,8 @@ import (
 
 // Fragmentation errors.
 var (
-	errMaxPayloadSize   = errors.New("udpstreamer/wire: MaxPayloadSize outside 18..65507")
-	errTooManyFragments = errors.New("udpstreamer/wire: payload needs more than 65535 fragments")
+	errMaxPayloadSize   = errors.New("udpstreamer: MaxPayloadSize outside 18..65507")
+	errTooManyFragments = errors.New("udpstreamer: payload needs more than 65535 fragments")
 )
 
 // chunkSize is the number of payload bytes each datagram carries (all but the last
@@ -29,7 +29,7 @@ func NumFragments(payload, maxPayloadSize int) (int, error) {
 		return 0, errMaxPayloadSize
 	}
 	if payload < 0 {
-		return 0, errors.New("udpstreamer/wire: negative payload size")
+		return 0, errors.New("udpstreamer: negative payload size")
 	}
 	if payload == 0 {
 		return 1, nil
@@ -107,7 +107,7 @@ func (l Layout) WireOffset(payloadOff int) int {
 // differ or len(wire) < WireSize.
 func (l Layout) PutPayload(wire, payload []byte) {
 	if len(payload) != l.Payload {
-		panic("udpstreamer/wire: PutPayload payload size differs from layout")
+		panic("udpstreamer: PutPayload payload size differs from layout")
 	}
 	_ = wire[l.WireSize()-1]
 	for off := 0; off < l.Payload; off += l.Chunk {
@@ -121,7 +121,7 @@ func (l Layout) PutPayload(wire, payload []byte) {
 // len(wire) < WireSize.
 func (l Layout) CopyPayload(payload, wire []byte) {
 	if len(payload) != l.Payload {
-		panic("udpstreamer/wire: CopyPayload payload size differs from layout")
+		panic("udpstreamer: CopyPayload payload size differs from layout")
 	}
 	_ = wire[l.WireSize()-1]
 	for off := 0; off < l.Payload; off += l.Chunk {

@@ -131,12 +131,12 @@ const (
 const NumHeaderErrors = int(ErrPayloadLength) + 1
 
 var headerErrors = [NumHeaderErrors]string{
-	"udpstreamer/wire: header error",
-	ErrShort:         "udpstreamer/wire: datagram shorter than header",
-	ErrMagic:         "udpstreamer/wire: bad magic",
-	ErrType:          "udpstreamer/wire: unknown packet type",
-	ErrFragment:      "udpstreamer/wire: bad fragment index or count",
-	ErrPayloadLength: "udpstreamer/wire: payloadBytes does not match datagram length",
+	"udpstreamer: header error",
+	ErrShort:         "udpstreamer: datagram shorter than header",
+	ErrMagic:         "udpstreamer: bad magic",
+	ErrType:          "udpstreamer: unknown packet type",
+	ErrFragment:      "udpstreamer: bad fragment index or count",
+	ErrPayloadLength: "udpstreamer: payloadBytes does not match datagram length",
 }
 
 func (e HeaderError) Error() string { return errorText(headerErrors[:], int(e)) }

@@ -21,13 +21,13 @@ const NumDropReasons = int(DropStale) + 1
 
 // dropReasons are the messages of the drop reasons, in their order.
 var dropReasons = [NumDropReasons]string{
-	"udpstreamer/wire: fragment dropped",
-	"udpstreamer/wire: malformed fragment",
-	"udpstreamer/wire: fragment of another packet type",
-	"udpstreamer/wire: fragment exceeds reassembly limits",
-	"udpstreamer/wire: fragment inconsistent with its update",
-	"udpstreamer/wire: duplicate fragment",
-	"udpstreamer/wire: stale fragment",
+	"udpstreamer: fragment dropped",
+	"udpstreamer: malformed fragment",
+	"udpstreamer: fragment of another packet type",
+	"udpstreamer: fragment exceeds reassembly limits",
+	"udpstreamer: fragment inconsistent with its update",
+	"udpstreamer: duplicate fragment",
+	"udpstreamer: stale fragment",
 }
 
 func (d DropReason) Error() string { return errorText(dropReasons[:], int(d)) }
@@ -95,10 +95,10 @@ type Reassembler struct {
 // NewReassembler allocates a Reassembler for cfg.
 func NewReassembler(cfg ReassemblerConfig) (*Reassembler, error) {
 	if cfg.MaxPayload < 1 || uint64(cfg.MaxPayload) > maxUpdateInt {
-		return nil, errors.New("udpstreamer/wire: ReassemblerConfig.MaxPayload out of range")
+		return nil, errors.New("udpstreamer: ReassemblerConfig.MaxPayload out of range")
 	}
 	if cfg.Chunk < 0 || cfg.Chunk > MaxMaxPayloadSize-HeaderSize || cfg.InFlight < 0 || cfg.MaxAge < 0 || cfg.MaxAge > 1<<30 {
-		return nil, errors.New("udpstreamer/wire: invalid ReassemblerConfig")
+		return nil, errors.New("udpstreamer: invalid ReassemblerConfig")
 	}
 	if cfg.InFlight == 0 {
 		cfg.InFlight = 4
@@ -133,7 +133,7 @@ func NewReassembler(cfg ReassemblerConfig) (*Reassembler, error) {
 // they were checked against the previous size; the counter history is kept.
 func (r *Reassembler) SetExpectedPayload(n int) error {
 	if n < 0 || n > r.max {
-		return errors.New("udpstreamer/wire: expected payload exceeds MaxPayload")
+		return errors.New("udpstreamer: expected payload exceeds MaxPayload")
 	}
 	r.expect = n
 	for i := range r.slots {

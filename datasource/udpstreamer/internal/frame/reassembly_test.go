@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
 )
 
 // updatePayload is the payload of update counter: distinct for every counter.
@@ -127,13 +125,13 @@ func TestReassemblyLastFirst(t *testing.T) {
 
 func TestReassemblySingleFragment(t *testing.T) {
 	r := mustReassembler(t, ReassemblerConfig{Type: Config, MaxPayload: 1000})
-	cfg, _ := wire.AppendConfig(nil, burstSignals())
+	cfg, _ := AppendConfig(nil, burstSignals())
 	d := append(AppendHeader(nil, Header{Type: Config, TotalFragments: 1, PayloadBytes: uint32(len(cfg))}), cfg...)
 	p, c, err := r.AddDatagram(d)
 	if err != nil || c != 0 || !bytes.Equal(p, cfg) {
 		t.Fatal(err)
 	}
-	if _, err := wire.ParseConfig(p); err != nil {
+	if _, err := ParseConfig(p); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := r.AddDatagram(d); err != DropDuplicate {

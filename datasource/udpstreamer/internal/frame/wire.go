@@ -1,24 +1,33 @@
 package frame
 
-import (
-	"math"
+import "math"
 
-	"github.com/streamerd/streamerd/datasource/udpstreamer/wire"
-)
+// HeaderSize is the size in bytes of the header that starts every datagram.
+const HeaderSize = 17
 
-// The protocol's CONFIG record and bounds, defined in the public wire
-// package, under the names this package's code uses.
-type SignalInfo = wire.SignalInfo
-
+// MinMaxPayloadSize and MaxMaxPayloadSize bound MaxPayloadSize, the size of a whole
+// datagram including its header: at least one payload byte, at most the IPv4 UDP
+// payload limit.
 const (
-	HeaderSize        = wire.HeaderSize
-	MinMaxPayloadSize = wire.MinMaxPayloadSize
-	MaxMaxPayloadSize = wire.MaxMaxPayloadSize
-	DataTimestampSize = wire.DataTimestampSize
-	MaxCounterJump    = wire.MaxCounterJump
-	maxFragments      = wire.MaxFragments
+	MinMaxPayloadSize = HeaderSize + 1
+	MaxMaxPayloadSize = 65507
 )
 
-// maxUpdateInt is the largest payload one update can carry, kept
-// representable as an int on 32-bit platforms.
+// maxFragments is the largest number of datagrams one message (a CONFIG or
+// a DATA update) may take: the header's totalFragments is 16 bits.
+const maxFragments = 0xFFFF
+
+// DataTimestampSize is the size of the hrtTimestamp that starts every DATA
+// payload.
+const DataTimestampSize = 8
+
+// MaxCounterJump bounds a plausible forward step of the DATA counter
+// (docs/udpstreamer.md, "Sequence counters"): a client takes a counter
+// further ahead of the last one it accepted for a restart of the
+// sequence, not for lost updates.
+const MaxCounterJump = 1 << 20
+
+// maxUpdateInt is the largest payload one update can carry: 65535
+// fragments of the largest chunk, kept representable as an int on 32-bit
+// platforms. Larger signal sets are refused (validateSignals).
 const maxUpdateInt = min(maxFragments*(MaxMaxPayloadSize-HeaderSize), math.MaxInt)

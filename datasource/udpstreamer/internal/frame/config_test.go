@@ -1,4 +1,4 @@
-package wire
+package frame
 
 import (
 	"bytes"
@@ -277,7 +277,7 @@ func FuzzParseConfig(f *testing.F) {
 		for i := range sigs {
 			n += sigs[i].WireBytes()
 		}
-		if n < DataTimestampSize+len(sigs) || uint64(n) > maxUpdatePayload {
+		if n < DataTimestampSize+len(sigs) || uint64(n) > maxUpdateInt {
 			t.Fatalf("DataPayloadSize %d", n)
 		}
 	})
@@ -290,5 +290,31 @@ func TestQuantizedWireType(t *testing.T) {
 		if got := quantized(datasource.Float64, q); got != want {
 			t.Errorf("quantized(float64, %v) = %v, want %v", q, got, want)
 		}
+	}
+}
+
+// TestRecordsAndSignals: the CONFIG records of valid signals convert back
+// to the same signals, and a time signal named nowhere gets an index past
+// the signals, which AppendConfig refuses.
+func TestRecordsAndSignals(t *testing.T) {
+	sigs := []datasource.Signal{
+		{Name: "T0", Type: datasource.Uint32, Unit: "us"},
+		{Name: "V", Type: datasource.Float32, NumberOfDimensions: 1, NumberOfElements: 8, QuantizedType: quant.Int16, RangeMin: -1, RangeMax: 1,
+			TimeMode: datasource.LastSample, TimeSignal: "T0", SamplingRate: 1e3},
+		{Name: "M", Type: datasource.Int8, NumberOfDimensions: 2, Rows: 2, Cols: 3, NumberOfElements: 6},
+	}
+	recs := Records(sigs)
+	if _, err := AppendConfig(nil, recs); err != nil {
+		t.Fatal(err)
+	}
+	if r := recs[2]; r.NumRows != 2 || r.NumCols != 3 || recs[1].TimeSignalIdx != 0 || recs[0].TimeSignalIdx != NoTimeSignal {
+		t.Errorf("records %+v", recs)
+	}
+	if back := Signals(recs); !reflect.DeepEqual(back, sigs) {
+		t.Errorf("back %+v\nwant %+v", back, sigs)
+	}
+	sigs[1].TimeSignal = "nowhere"
+	if _, err := AppendConfig(nil, Records(sigs)); !errors.Is(err, ErrConfig) {
+		t.Errorf("an unnamed time signal: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package client
+package mcast
 
 import (
 	"errors"
@@ -38,12 +38,12 @@ func listenGroup(g netip.Addr, port int, ifc ifaceSpec) (*net.UDPConn, error) {
 	return pc.(*net.UDPConn), nil
 }
 
-// MulticastSendControl returns a net.Dialer or net.ListenConfig Control
+// SendControl returns a net.Dialer or net.ListenConfig Control
 // function that sets a sending socket's IP_MULTICAST_IF (iface as in
-// ListenMulticast; empty leaves it), IP_MULTICAST_TTL (ttl, 0..255) and
+// Listen; empty leaves it), IP_MULTICAST_TTL (ttl, 0..255) and
 // IP_MULTICAST_LOOP (loop): what a sender to a group sets (the FlatUDP
 // producer does).
-func MulticastSendControl(iface string, ttl int, loop bool) (func(network, address string, c syscall.RawConn) error, error) {
+func SendControl(iface string, ttl int, loop bool) (func(network, address string, c syscall.RawConn) error, error) {
 	if ttl < 0 || ttl > 255 {
 		return nil, errors.New("flatudp/client: multicast TTL " + strconv.Itoa(ttl) + " is outside 0..255")
 	}

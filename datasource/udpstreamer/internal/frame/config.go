@@ -1,4 +1,4 @@
-package wire
+package frame
 
 import (
 	"bytes"
@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"strconv"
 	"strings"
 
 	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/internal/rules"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -43,18 +43,11 @@ const (
 	recUnitSize      = 32
 )
 
-// maxUpdatePayload is the largest payload one update can carry: 65535 fragments of
-// the largest chunk. Larger signal sets are rejected by validateSignals (as are
-// sets over math.MaxInt bytes on 32-bit platforms).
-const maxUpdatePayload = MaxFragments * (MaxMaxPayloadSize - HeaderSize)
-
-// maxUpdateInt also keeps sizes representable as int on 32-bit platforms.
-const maxUpdateInt = min(maxUpdatePayload, math.MaxInt)
-
 // ErrConfig is wrapped by every error of SignalErrors, AppendConfig and ParseConfig.
-var ErrConfig = errors.New("udpstreamer/wire: invalid CONFIG")
+var ErrConfig = errors.New("udpstreamer: invalid CONFIG")
 
-// SignalInfo describes one signal as carried in a CONFIG record.
+// SignalInfo describes one signal as carried in a CONFIG record: a
+// datasource.Signal as the protocol writes it (Records, Signals).
 type SignalInfo struct {
 	Name          string // 1 to 63 bytes, no NUL
 	Type          datasource.Type
@@ -86,31 +79,15 @@ func (s *SignalInfo) WireType() datasource.Type { return quantized(s.Type, s.Qua
 // type t quantised to q: t itself for quant.None (and for an invalid q),
 // else the integer type q names.
 func quantized(t datasource.Type, q quant.WireType) datasource.Type {
-	switch q {
-	case quant.Uint8:
-		return datasource.Uint8
-	case quant.Int8:
-		return datasource.Int8
-	case quant.Uint16:
-		return datasource.Uint16
-	case quant.Int16:
-		return datasource.Int16
+	if q == quant.None || int(q) >= len(quantTypes) {
+		return t
 	}
-	return t
+	return quantTypes[q]
 }
 
-// Shape describes the signal's dimensions for display: "scalar", "[N]"
-// for a vector of N elements or "[RxC]" for a matrix of R rows and C
-// columns.
-func (s *SignalInfo) Shape() string {
-	switch s.NumDimensions {
-	case 0:
-		return "scalar"
-	case 1:
-		return "[" + strconv.FormatUint(uint64(s.NumCols), 10) + "]"
-	}
-	return "[" + strconv.FormatUint(uint64(s.NumRows), 10) + "x" + strconv.FormatUint(uint64(s.NumCols), 10) + "]"
-}
+// quantTypes are the integer types the quantisation codes name.
+var quantTypes = [...]datasource.Type{quant.Uint8: datasource.Uint8, quant.Int8: datasource.Int8,
+	quant.Uint16: datasource.Uint16, quant.Int16: datasource.Int16}
 
 // signalError is a CONFIG record that breaks a rule of the protocol. Field
 // names the rule's parameter as a datasource configuration spells it (Name,
@@ -236,7 +213,7 @@ func (c *checker) codes() bool {
 	case s.Type == datasource.Char8:
 		c.bad("Type", "char8 has no UDPStreamer type code (0..9 are uint8..float64); send text with FlatUDP, or its bytes as uint8")
 		return false
-	case !s.Type.Numeric():
+	case !s.Type.Valid():
 		c.bad("Type", "invalid type %d", s.Type)
 		return false
 	case !s.Quant.Valid():
@@ -286,10 +263,10 @@ func (c *checker) timing() {
 		c.bad("SamplingRate", "must be a finite number ≥ 0 Hz, got %v", s.SamplingRate)
 	}
 	switch {
-	case !s.TimeMode.Valid():
+	case s.TimeMode > datasource.LastSample:
 		c.bad("TimeMode", "invalid time mode %d", s.TimeMode)
 		return
-	case !s.TimeMode.NeedsTimeSignal():
+	case s.TimeMode == datasource.PacketTime:
 		if s.TimeSignalIdx != NoTimeSignal {
 			c.bad("TimeSignal", "is set (index %d) but TimeMode is PacketTime", s.TimeSignalIdx)
 		}
@@ -399,6 +376,69 @@ func ParseConfig(b []byte) ([]SignalInfo, error) {
 		return nil, err
 	}
 	return sigs, nil
+}
+
+// Records converts signals to their CONFIG records. A record's shape is
+// 1×1 for a scalar, 1×N for a 1-D array, Rows×Cols for a matrix; its time
+// signal is the index of the signal TimeSignal names (an index beyond the
+// signals when none has that name, which AppendConfig refuses).
+func Records(sigs []datasource.Signal) []SignalInfo {
+	infos := make([]SignalInfo, len(sigs))
+	index := rules.Names(sigs)
+	for i := range sigs {
+		s := &sigs[i]
+		rows, cols := 1, s.Elements()
+		switch s.NumberOfDimensions {
+		case 0:
+			cols = 1
+		case 2:
+			rows, cols = s.Rows, s.Cols
+		}
+		info := SignalInfo{
+			Name:          s.Name,
+			Type:          s.Type,
+			Quant:         s.QuantizedType,
+			NumDimensions: uint8(s.NumberOfDimensions),
+			NumRows:       uint32(rows),
+			NumCols:       uint32(cols),
+			TimeMode:      s.TimeMode,
+			SamplingRate:  s.SamplingRate,
+			RangeMin:      s.RangeMin,
+			RangeMax:      s.RangeMax,
+			TimeSignalIdx: NoTimeSignal,
+			Unit:          s.Unit,
+		}
+		if s.TimeSignal != "" {
+			info.TimeSignalIdx = uint32(len(sigs))
+			if j, ok := index[s.TimeSignal]; ok {
+				info.TimeSignalIdx = uint32(j)
+			}
+		}
+		infos[i] = info
+	}
+	return infos
+}
+
+// Signals converts valid CONFIG records (ParseConfig's) to the signals
+// they describe, Records' inverse.
+func Signals(infos []SignalInfo) []datasource.Signal {
+	sigs := make([]datasource.Signal, len(infos))
+	for i := range infos {
+		in := &infos[i]
+		s := datasource.Signal{Name: in.Name, Type: in.Type, NumberOfDimensions: int(in.NumDimensions), Unit: in.Unit,
+			RangeMin: in.RangeMin, RangeMax: in.RangeMax, QuantizedType: in.Quant, TimeMode: in.TimeMode, SamplingRate: in.SamplingRate}
+		switch in.NumDimensions {
+		case 1:
+			s.NumberOfElements = int(in.NumCols)
+		case 2:
+			s.Rows, s.Cols, s.NumberOfElements = int(in.NumRows), int(in.NumCols), in.Elements()
+		}
+		if in.TimeMode != datasource.PacketTime && int(in.TimeSignalIdx) < len(infos) {
+			s.TimeSignal = infos[in.TimeSignalIdx].Name
+		}
+		sigs[i] = s
+	}
+	return sigs
 }
 
 // cString returns the bytes of f before its first NUL; ok is false without a NUL.

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package client
+package mcast
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ var errNoMulticast = errors.New("flatudp/client: multicast is implemented on Lin
 
 func listenGroup(netip.Addr, int, ifaceSpec) (*net.UDPConn, error) { return nil, errNoMulticast }
 
-// MulticastSendControl is implemented on Linux only.
-func MulticastSendControl(iface string, ttl int, loop bool) (func(network, address string, c syscall.RawConn) error, error) {
+// SendControl is implemented on Linux only.
+func SendControl(iface string, ttl int, loop bool) (func(network, address string, c syscall.RawConn) error, error) {
 	return nil, errNoMulticast
 }
