@@ -73,7 +73,7 @@ type MemoryMapSynchronisedOutputBroker struct {
 
 // errNilBroker is Execute's error on a nil broker (one whose constructor
 // failed, its error ignored).
-var errNilBroker = errors.New("broker: Execute on a nil broker (NewMemoryMapSynchronisedOutputBroker failed)")
+var errNilBroker = errors.New("broker: Execute on a nil or zero broker (make one with NewMemoryMapSynchronisedOutputBroker, and check its error)")
 
 // NewMemoryMapSynchronisedOutputBroker builds the copy table for outputs
 // into ds, whose memory must be allocated (AllocateMemory or Start). Each
@@ -155,7 +155,7 @@ func known(sigs []datasource.Signal) string {
 // datasource's Close, an error matching datasource.ErrClosed, which the
 // control loop sees. It does not allocate, not even for an error.
 func (b *MemoryMapSynchronisedOutputBroker) Execute() error {
-	if b == nil {
+	if b == nil || b.synchronise == nil { // nil, or the zero value: not made by the constructor
 		return errNilBroker
 	}
 	for i := range b.copies {

@@ -106,6 +106,18 @@ func TestExecuteCopiesThenSynchronises(t *testing.T) {
 // unknown name, a wrong element type or count, a second output for one
 // signal) and every unusable datasource is refused with an error naming
 // the signal, what it declares and what was given; nothing panics.
+// TestMisuseZeroBroker: a broker not made by its constructor returns an
+// error from Execute, as a nil one does.
+func TestMisuseZeroBroker(t *testing.T) {
+	var zero MemoryMapSynchronisedOutputBroker
+	var nilB *MemoryMapSynchronisedOutputBroker
+	for _, b := range []*MemoryMapSynchronisedOutputBroker{&zero, nilB} {
+		if err := b.Execute(); err == nil {
+			t.Errorf("Execute on %#v: no error", b)
+		}
+	}
+}
+
 func TestMisuseBind(t *testing.T) {
 	type volts float32
 	cases := []struct {

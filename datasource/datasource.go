@@ -50,7 +50,7 @@ type DataSource interface {
 
 // The errors of the lifecycle and of access by name. A producer returns
 // them wrapped with its name and the call, "datasource \"S\":
-// PrepareNextState: already started"; match them with errors.Is.
+// PrepareNextState: already opened or started"; match them with errors.Is.
 // docs/embedding.md tabulates which call returns which in which state.
 var (
 	// ErrNotAllocated: the call needs signal memory, and neither

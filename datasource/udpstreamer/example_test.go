@@ -28,6 +28,9 @@ func Example() {
 			{Name: "Counter", Type: datasource.Uint32},
 			{Name: "Voltage", Type: datasource.Float32, Unit: "V", RangeMin: -10, RangeMax: 10, QuantizedType: quant.Uint16},
 		},
+		// The loop's period: the network thread wakes just before each cycle
+		// instead of being woken by it (and the hand-off ring holds 500 ms of cycles).
+		NetworkThread: datasource.NetworkThread{CyclePeriod: time.Millisecond},
 	}, nil, nil)
 	if err != nil {
 		fmt.Println(err)

@@ -729,6 +729,17 @@ func TestMisuseSendMethod(t *testing.T) {
 	}
 }
 
+// TestMisuseEmptyName: a datasource needs a name, which its metrics, log
+// lines and errors carry.
+func TestMisuseEmptyName(t *testing.T) {
+	cfg := docScalarCfg()
+	cfg.Name = ""
+	var ce *datasource.ConfigError
+	if _, err := New(cfg, nil, nil); !errors.As(err, &ce) || ce.Parameter != "Name" {
+		t.Errorf("New with no name: %v", err)
+	}
+}
+
 // hooks returns what Internals gives the daemon.
 func hooks(s *Streamer) *internals { return s.Internals().(*internals) }
 

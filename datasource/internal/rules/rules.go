@@ -87,11 +87,14 @@ func SetDefault[T comparable](v *T, def T) {
 	}
 }
 
-// ValidateSignals checks the rules every producer shares: at least one
-// signal, names non-empty and unique, a valid type, and a consistent shape.
+// ValidateSignals checks the rules every producer shares: a datasource
+// name, at least one signal, names non-empty and unique, a valid type, and a consistent shape.
 // It returns every broken rule joined (errors.Join of *datasource.ConfigError), or nil.
 func ValidateSignals(ds string, sigs []datasource.Signal) error {
 	var errs []error
+	if ds == "" {
+		errs = append(errs, ParamError(ds, "Name", "must not be empty: it names the datasource's metrics, log lines and errors"))
+	}
 	if len(sigs) == 0 {
 		errs = append(errs, ParamError(ds, "Signals", "at least one signal is required"))
 	}
