@@ -14,11 +14,7 @@ import (
 // swapCase returns the layout of sigs and one datagram of random elements
 // in either byte order.
 func swapCase(tb testing.TB, sigs string) (l *wire.Layout, le, be []byte) {
-	tb.Helper()
-	l, err := wire.ParseLayout(sigs)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	l = flatenc.Layout(tb, sigs)
 	r := rand.New(rand.NewPCG(1, 2))
 	raw := make([]uint64, l.TotalElements())
 	k := 0

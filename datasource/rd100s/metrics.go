@@ -1,8 +1,6 @@
 package rd100s
 
 import (
-	"fmt"
-
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/datasource/internal/dsmetrics"
@@ -22,7 +20,7 @@ type encoderMetrics struct {
 	eventsUnlogged                             *metrics.Counter
 	unreachables                               *metrics.Counter
 	unreachable                                *metrics.Gauge
-	activations, deactivations                 [numKinds]*metrics.Counter
+	activations, deactivations                 []*metrics.Counter // by kind
 
 	reg *dsmetrics.Metrics // what was registered, for Close
 }
@@ -38,8 +36,6 @@ func newEncoderMetrics(ms *metrics.Set, name string) *encoderMetrics {
 		ticksMissed:    c("ticks_missed_total"),
 		sent:           c("packets_sent_total"),
 		sendErrors:     c("send_errors_total"),
-		droppedLoss:    c("packets_dropped_total", `reason="loss"`),
-		droppedBurst:   c("packets_dropped_total", `reason="burst"`),
 		silenced:       c("packets_silenced_total"),
 		duplicated:     c("packets_duplicated_total"),
 		delayed:        c("packets_delayed_total"),
@@ -54,10 +50,9 @@ func newEncoderMetrics(ms *metrics.Set, name string) *encoderMetrics {
 		unreachables:   c("icmp_port_unreachable_total"),
 		unreachable:    n.Gauge("destination_unreachable", nil),
 	}
-	for k := range numKinds {
-		d := fmt.Sprintf(`degradation=%q`, kindNames[k])
-		m.activations[k] = c("degradation_activations_total", d)
-		m.deactivations[k] = c("degradation_deactivations_total", d)
-	}
+	dropped := n.Family("packets_dropped_total", "reason", "loss", "burst")
+	m.droppedLoss, m.droppedBurst = dropped[0], dropped[1]
+	m.activations = n.Family("degradation_activations_total", "degradation", kindNames[:]...)
+	m.deactivations = n.Family("degradation_deactivations_total", "degradation", kindNames[:]...)
 	return m
 }

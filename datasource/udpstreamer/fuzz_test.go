@@ -33,8 +33,8 @@ func FuzzHandleDatagram(f *testing.F) {
 	outside := netip.MustParseAddrPort("192.0.2.1:5000")
 	total := func() uint64 {
 		m := s.m
-		return m.acks.Get() + m.refused.Get() + m.strangerDisconnects.Get() + m.controlDropped.Get() + m.badShort.Get() + m.badMagic.Get() +
-			m.badType.Get() + m.badFragment.Get() + m.badPayloadLength.Get() + m.badOther.Get() + m.badConnectPayload.Get() + uint64(len(s.control))
+		return m.acks.Get() + m.refused.Get() + m.strangerDisconnects.Get() + m.controlDropped.Get() + m.bad[badShort].Get() + m.bad[badMagic].Get() +
+			m.bad[badType].Get() + m.bad[badFragment].Get() + m.bad[badPayloadLength].Get() + m.bad[badOther].Get() + m.bad[badConnectPayload].Get() + uint64(len(s.control))
 	}
 	f.Fuzz(func(t *testing.T, b []byte, fromOutside bool) {
 		from := inside

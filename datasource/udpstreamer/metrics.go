@@ -1,8 +1,6 @@
 package udpstreamer
 
 import (
-	"fmt"
-
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/streamerd/streamerd/datasource/internal/dsmetrics"
@@ -20,9 +18,8 @@ type streamerMetrics struct {
 	connects, replaced, disconnects               *metrics.Counter
 	strangerDisconnects, refused, acks            *metrics.Counter
 	controlDropped, recvErrors, nanInputs         *metrics.Counter
-	badShort, badMagic, badType, badFragment      *metrics.Counter
-	badPayloadLength, badOther                    *metrics.Counter
-	badConnectPayload, connectsRefused            *metrics.Counter
+	bad                                           []*metrics.Counter // by badReason
+	connectsRefused                               *metrics.Counter
 	icmpUnreachable, icmpOther                    *metrics.Counter
 	clientsUnreachable, sessionLogsSuppressed     *metrics.Counter
 	connected                                     *metrics.Gauge
@@ -33,10 +30,7 @@ type streamerMetrics struct {
 func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
 	n := dsmetrics.New(ms, "udpstreamer", name)
 	c := n.Counter
-	bad := func(reason string) *metrics.Counter {
-		return c("bad_datagrams_total", fmt.Sprintf(`reason=%q`, reason))
-	}
-	return &streamerMetrics{
+	m := &streamerMetrics{
 		reg:                   n,
 		synchronised:          c("synchronise_total"),
 		skipped:               c("cycles_skipped_total"),
@@ -46,8 +40,6 @@ func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
 		updates:               c("updates_sent_total"),
 		fragments:             c("fragments_sent_total"),
 		bytes:                 c("sent_bytes_total"),
-		sendErrors:            c("send_errors_total", `kind="data"`),
-		configSendErrors:      c("send_errors_total", `kind="config"`),
 		configsSent:           c("configs_sent_total"),
 		configFragments:       c("config_fragments_sent_total"),
 		connects:              c("connects_total"),
@@ -59,35 +51,51 @@ func newStreamerMetrics(ms *metrics.Set, name string) *streamerMetrics {
 		controlDropped:        c("control_dropped_total"),
 		recvErrors:            c("receive_errors_total"),
 		nanInputs:             c("nan_inputs_total"),
-		badShort:              bad("short"),
-		badMagic:              bad("magic"),
-		badType:               bad("type"),
-		badFragment:           bad("fragment"),
-		badPayloadLength:      bad("payload_length"),
-		badOther:              bad("other"),
-		badConnectPayload:     bad("connect_payload"),
 		connectsRefused:       c("connects_refused_total"),
-		icmpUnreachable:       c("icmp_errors_total", `kind="port_unreachable"`),
-		icmpOther:             c("icmp_errors_total", `kind="other"`),
 		clientsUnreachable:    c("clients_unreachable_total"),
 		sessionLogsSuppressed: c("session_logs_suppressed_total"),
 		connected:             n.Gauge("client_connected", nil),
+		bad:                   n.Family("bad_datagrams_total", "reason", badReasons[:]...),
 	}
+	sendErrors := n.Family("send_errors_total", "kind", "data", "config")
+	m.sendErrors, m.configSendErrors = sendErrors[0], sendErrors[1]
+	icmp := n.Family("icmp_errors_total", "kind", "port_unreachable", "other")
+	m.icmpUnreachable, m.icmpOther = icmp[0], icmp[1]
+	return m
 }
+
+// badReason is a reason of bad_datagrams_total, an index of
+// streamerMetrics.bad.
+type badReason int
+
+const (
+	badShort badReason = iota
+	badMagic
+	badType
+	badFragment
+	badPayloadLength
+	badOther
+	badConnectPayload
+	numBadReasons
+)
+
+// badReasons are the reason labels of bad_datagrams_total.
+var badReasons = [numBadReasons]string{"short", "magic", "type", "fragment", "payload_length", "other", "connect_payload"}
 
 // badDatagram returns the counter for a header parse error.
 func (m *streamerMetrics) badDatagram(err error) *metrics.Counter {
+	r := badOther
 	switch err {
 	case frame.ErrShort:
-		return m.badShort
+		r = badShort
 	case frame.ErrMagic:
-		return m.badMagic
+		r = badMagic
 	case frame.ErrType:
-		return m.badType
+		r = badType
 	case frame.ErrFragment:
-		return m.badFragment
+		r = badFragment
 	case frame.ErrPayloadLength:
-		return m.badPayloadLength
+		r = badPayloadLength
 	}
-	return m.badOther
+	return m.bad[r]
 }

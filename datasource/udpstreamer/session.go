@@ -79,7 +79,7 @@ func (s *Streamer) handleDatagram(b []byte, from netip.AddrPort) {
 	case frame.Connect:
 		switch {
 		case h.PayloadBytes != 0: // the protocol's CONNECT has none
-			s.m.badConnectPayload.Inc()
+			s.m.bad[badConnectPayload].Inc()
 		case !s.allowed(from.Addr()):
 			s.m.refused.Inc()
 		case client.IsValid() && from != client && s.sessionHeld():
@@ -99,7 +99,7 @@ func (s *Streamer) handleDatagram(b []byte, from netip.AddrPort) {
 	case frame.Ack:
 		s.m.acks.Inc()
 	default: // DATA or CONFIG sent to the server
-		s.m.badType.Inc()
+		s.m.bad[badType].Inc()
 	}
 }
 

@@ -73,7 +73,7 @@ func TestConnectWithPayloadIgnored(t *testing.T) {
 	if _, err := c.conn.WriteToUDPAddrPort(b, s.LocalAddr()); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return s.m.badConnectPayload.Get() == 1 })
+	waitFor(t, func() bool { return s.m.bad[badConnectPayload].Get() == 1 })
 	if s.snapshot().Connected || s.m.connects.Get() != 0 {
 		t.Error("a CONNECT with a payload started a session")
 	}

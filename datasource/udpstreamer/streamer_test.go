@@ -283,12 +283,12 @@ func TestGarbageChangesNothingForTheClient(t *testing.T) {
 	g := newRawClient(t, s.LocalAddr())
 	hdr := func(h frame.Header) []byte { return frame.AppendHeader(nil, h) }
 	lying := hdr(frame.Header{Type: frame.Connect, TotalFragments: 1, PayloadBytes: 50})
-	badMagic := hdr(frame.Header{Type: frame.Connect, TotalFragments: 1})
-	badMagic[0] ^= 0xFF
-	badType := hdr(frame.Header{Type: frame.Connect, TotalFragments: 1})
-	badType[4] = 9
+	magicDg := hdr(frame.Header{Type: frame.Connect, TotalFragments: 1})
+	magicDg[0] ^= 0xFF
+	typeDg := hdr(frame.Header{Type: frame.Connect, TotalFragments: 1})
+	typeDg[4] = 9
 	garbage := [][]byte{
-		{}, {1}, bytes.Repeat([]byte{0xFF}, 16), badMagic, badType, lying,
+		{}, {1}, bytes.Repeat([]byte{0xFF}, 16), magicDg, typeDg, lying,
 		hdr(frame.Header{Type: frame.Connect, TotalFragments: 0}),
 		hdr(frame.Header{Type: frame.Data, TotalFragments: 1}),
 		hdr(frame.Header{Type: frame.Config, TotalFragments: 1}),
@@ -301,7 +301,7 @@ func TestGarbageChangesNothingForTheClient(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond) // let the server drain: this tests handling, not loss
 	}
-	waitFor(t, func() bool { return s.m.acks.Get() > 0 && s.m.badType.Get() > 0 })
+	waitFor(t, func() bool { return s.m.acks.Get() > 0 && s.m.bad[badType].Get() > 0 })
 	var prevCtr uint32
 	for i := 0; i < 50; i++ {
 		_, ctr, _, err := c.next(5 * time.Second)
@@ -321,7 +321,7 @@ func TestGarbageChangesNothingForTheClient(t *testing.T) {
 	}
 	m := s.m
 	for name, got := range map[string]uint64{
-		"short": m.badShort.Get(), "magic": m.badMagic.Get(), "type": m.badType.Get(), "fragment": m.badFragment.Get(), "payload": m.badPayloadLength.Get(),
+		"short": m.bad[badShort].Get(), "magic": m.bad[badMagic].Get(), "type": m.bad[badType].Get(), "fragment": m.bad[badFragment].Get(), "payload": m.bad[badPayloadLength].Get(),
 	} {
 		if got == 0 {
 			t.Errorf("no %s drops counted", name)

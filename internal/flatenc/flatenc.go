@@ -6,10 +6,22 @@ package flatenc
 import (
 	"encoding/binary"
 	"math"
+	"testing"
 
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
 )
+
+// Layout returns the layout of a signals string, failing tb if it is not
+// one.
+func Layout(tb testing.TB, signals string) *wire.Layout {
+	tb.Helper()
+	l, err := wire.ParseLayout(signals)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return l
+}
 
 // AppendRaw appends the datagram of l holding raw[:l.TotalElements()]
 // (raw values as Layout.DecodeRaw gives them; each is truncated to its

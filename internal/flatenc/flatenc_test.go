@@ -10,19 +10,10 @@ import (
 	"github.com/streamerd/streamerd/datasource/flatudp/wire"
 )
 
-func mustLayout(tb testing.TB, s string) *wire.Layout {
-	tb.Helper()
-	l, err := wire.ParseLayout(s)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return l
-}
-
 // TestAppendRaw: hand-written datagrams in either order, a char8 field as
 // it is in both.
 func TestAppendRaw(t *testing.T) {
-	l := mustLayout(t, "a:uint16,b:int8,c:float32,d:char8[3],e:int64")
+	l := Layout(t, "a:uint16,b:int8,c:float32,d:char8[3],e:int64")
 	raw := []uint64{0x1234, 0xFFFFFFFFFFFFFF80, 0x3FC00000, 'x', 'y', 0, 0xFFFFFFFFFFFFFFF9}
 	le := []byte{0x34, 0x12, 0x80, 0x00, 0x00, 0xC0, 0x3F, 'x', 'y', 0, 0xF9, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}
 	be := []byte{0x12, 0x34, 0x80, 0x3F, 0xC0, 0x00, 0x00, 'x', 'y', 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF9}
@@ -37,7 +28,7 @@ func TestAppendRaw(t *testing.T) {
 // TestAppendValuesRounds: AppendValues encodes through fromFloat64 and
 // Decode reads the values back.
 func TestAppendValuesRounds(t *testing.T) {
-	l := mustLayout(t, "a:uint8,b:int16[2],c:float32,d:uint64")
+	l := Layout(t, "a:uint8,b:int16[2],c:float32,d:uint64")
 	dg := AppendValues(nil, l, []float64{7, -3, 1000, 0.25, 1 << 40}, wire.Big)
 	vals := make([]float64, l.TotalElements())
 	if err := l.Decode(vals, dg, wire.Big); err != nil {
@@ -80,7 +71,7 @@ func FuzzRoundTrip(f *testing.F) {
 		"Trigger:uint8,Ia:float32,Wave:float32[16]",
 		"Counter:uint32,Label:char8[8],V:float32,D:float64,I:int16[3],U:uint64,S:int8",
 	} {
-		l := mustLayout(f, s)
+		l := Layout(f, s)
 		dg := make([]byte, l.Size)
 		for k := range dg {
 			dg[k] = byte(0x5B * (k + 1))

@@ -24,7 +24,7 @@ func pair(tb testing.TB, sigs string) (*Receiver, *net.UDPConn) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r := NewReceiver(conn, mustLayout(tb, sigs))
+	r := NewReceiver(conn, flatenc.Layout(tb, sigs))
 	tb.Cleanup(func() { r.Close() })
 	s, err := net.DialUDP("udp", nil, conn.LocalAddr().(*net.UDPAddr))
 	if err != nil {
@@ -274,18 +274,9 @@ func BenchmarkReceive(b *testing.B) {
 	latency.ReportDurations(b, lat, "", "ns")
 }
 
-func mustLayout(tb testing.TB, s string) *wire.Layout {
-	tb.Helper()
-	l, err := wire.ParseLayout(s)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return l
-}
-
 // The receiver tests' datagram: every element type, a NaN with a payload
-// and an infinity, encoded by the wire package (whose own tests check the
-// bytes against a hand-built datagram).
+// and an infinity, encoded by internal/flatenc (whose tests check the bytes
+// against hand-built datagrams).
 const fixtureSignals = "Trigger:uint8,Ia:float32,Wave:int16[3],Big:uint64,D:float64,S:int8,U16:uint16,I32:int32,U32:uint32,I64:int64,N:float64,V:float32[2]"
 
 var fixtureRaw = []uint64{
@@ -295,7 +286,7 @@ var fixtureRaw = []uint64{
 }
 
 func fixtureDatagram(tb testing.TB) []byte {
-	return flatenc.AppendRaw(nil, mustLayout(tb, fixtureSignals), fixtureRaw, wire.Little)
+	return flatenc.AppendRaw(nil, flatenc.Layout(tb, fixtureSignals), fixtureRaw, wire.Little)
 }
 
 var sinkErr error

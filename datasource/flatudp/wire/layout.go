@@ -163,7 +163,8 @@ func (l *Layout) DecodeRaw(dst []uint64, datagram []byte, order ByteOrder) error
 }
 
 // decodeRaw decodes the len(dst) elements of type t in p into dst as raw
-// bits (DecodeRaw).
+// bits (DecodeRaw): read little-endian, then, for a big-endian datagram,
+// each element's bytes reversed, then sign-extended.
 func decodeRaw(dst []uint64, p []byte, t datasource.Type, big bool) {
 	le := binary.LittleEndian
 	switch t.Size() {
@@ -173,27 +174,21 @@ func decodeRaw(dst []uint64, p []byte, t datasource.Type, big bool) {
 		}
 	case 2:
 		for j := range dst {
-			v := le.Uint16(p[2*j:])
-			if big {
-				v = bits.ReverseBytes16(v)
-			}
-			dst[j] = uint64(v)
+			dst[j] = uint64(le.Uint16(p[2*j:]))
 		}
 	case 4:
 		for j := range dst {
-			v := le.Uint32(p[4*j:])
-			if big {
-				v = bits.ReverseBytes32(v)
-			}
-			dst[j] = uint64(v)
+			dst[j] = uint64(le.Uint32(p[4*j:]))
 		}
 	case 8:
 		for j := range dst {
-			v := le.Uint64(p[8*j:])
-			if big {
-				v = bits.ReverseBytes64(v)
-			}
-			dst[j] = v
+			dst[j] = le.Uint64(p[8*j:])
+		}
+	}
+	if big && t.Size() > 1 {
+		shift := 64 - 8*uint(t.Size())
+		for j, v := range dst {
+			dst[j] = bits.ReverseBytes64(v) >> shift
 		}
 	}
 	if t.Signed() {

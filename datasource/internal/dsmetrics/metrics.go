@@ -3,7 +3,6 @@ package dsmetrics
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/VictoriaMetrics/metrics"
 )
@@ -36,12 +35,25 @@ func New(set *metrics.Set, class, name string) *Metrics {
 // Set returns the set the metrics are registered in.
 func (n *Metrics) Set() *metrics.Set { return n.set }
 
-// Counter registers a counter; each of labels is one more `key="value"`.
-// A name the set already holds (another open producer of the same class
-// and name) is not registered: the counter returned counts for nobody and
-// Err says why.
-func (n *Metrics) Counter(metric string, labels ...string) *metrics.Counter {
-	name := n.name(metric, labels)
+// Counter registers a counter. A name the set already holds (another open
+// producer of the same class and name) is not registered: the counter
+// returned counts for nobody and Err says why.
+func (n *Metrics) Counter(metric string) *metrics.Counter { return n.counter(metric, "") }
+
+// Family registers one counter of metric per value of the label key, in
+// the order of values, each labelled key="value" after the datasource, as
+// Counter does.
+func (n *Metrics) Family(metric, key string, values ...string) []*metrics.Counter {
+	cs := make([]*metrics.Counter, len(values))
+	for i, v := range values {
+		cs[i] = n.counter(metric, fmt.Sprintf("%s=%q", key, v))
+	}
+	return cs
+}
+
+// counter registers metric with one more label, when not empty.
+func (n *Metrics) counter(metric, label string) *metrics.Counter {
+	name := n.name(metric, label)
 	var c *metrics.Counter
 	if !n.register(name, func() { c = n.set.NewCounter(name) }) {
 		return new(metrics.Counter)
@@ -52,7 +64,7 @@ func (n *Metrics) Counter(metric string, labels ...string) *metrics.Counter {
 // Gauge registers a gauge that f reads, or that Set sets when f is nil,
 // as Counter does.
 func (n *Metrics) Gauge(metric string, f func() float64) *metrics.Gauge {
-	name := n.name(metric, nil)
+	name := n.name(metric, "")
 	var g *metrics.Gauge
 	if !n.register(name, func() { g = n.set.NewGauge(name, f) }) {
 		return new(metrics.Gauge)
@@ -98,16 +110,9 @@ func (n *Metrics) Unregister() {
 // Names returns the names registered and not yet unregistered.
 func (n *Metrics) Names() []string { return n.names }
 
-func (n *Metrics) name(metric string, labels []string) string {
-	var b strings.Builder
-	b.WriteString(n.prefix)
-	b.WriteString(metric)
-	b.WriteString("{")
-	b.WriteString(n.label)
-	for _, l := range labels {
-		b.WriteString(",")
-		b.WriteString(l)
+func (n *Metrics) name(metric, label string) string {
+	if label != "" {
+		label = "," + label
 	}
-	b.WriteString("}")
-	return b.String()
+	return n.prefix + metric + "{" + n.label + label + "}"
 }

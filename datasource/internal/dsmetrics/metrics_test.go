@@ -12,14 +12,17 @@ func TestMetricNames(t *testing.T) {
 	set := metrics.NewSet()
 	n := New(set, "rd100s", `Enc "1"`)
 	n.Counter("sent_total").Add(2)
-	n.Counter("dropped_total", `reason="loss"`, `kind="x"`).Inc()
+	dropped := n.Family("dropped_total", "reason", "loss", `a "b"`)
+	dropped[0].Inc()
+	dropped[1].Add(3)
 	n.Gauge("depth", func() float64 { return 3 })
 	n.Gauge("destination_unreachable", nil).Set(1)
 	var b bytes.Buffer
 	set.WritePrometheus(&b)
 	for _, want := range []string{
 		`streamerd_rd100s_sent_total{datasource="Enc \"1\""} 2`,
-		`streamerd_rd100s_dropped_total{datasource="Enc \"1\"",reason="loss",kind="x"} 1`,
+		`streamerd_rd100s_dropped_total{datasource="Enc \"1\"",reason="loss"} 1`,
+		`streamerd_rd100s_dropped_total{datasource="Enc \"1\"",reason="a \"b\""} 3`,
 		`streamerd_rd100s_depth{datasource="Enc \"1\""} 3`,
 		`streamerd_rd100s_destination_unreachable{datasource="Enc \"1\""} 1`,
 	} {
