@@ -22,7 +22,7 @@ const (
 var metricHelp = map[string]string{
 	// UDPStreamer (udpstreamer/metrics.go).
 	"streamerd_udpstreamer_synchronise_total":             helpSynchronise,
-	"streamerd_udpstreamer_lock_timeouts_total":           "Synchronise calls that could not take the signal memory lock in time; the cycle is held and published before the next one, and only a second timeout in a row skips one.",
+	"streamerd_udpstreamer_lock_timeouts_total":           "Synchronise calls that could not take the signal memory lock in time; the cycle is held and published before the next one; only a timeout with every held slot full (up to 32) skips one.",
 	"streamerd_udpstreamer_network_wakeups_total":         helpWakeups,
 	"streamerd_udpstreamer_cycles_skipped_total":          "Cycles never sent: replaced or overwritten in the hand-off before the network thread took them, or dropped on a lock timeout.",
 	"streamerd_udpstreamer_cycles_without_client_total":   "Cycles the network thread took while no client held the session.",

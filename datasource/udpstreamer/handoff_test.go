@@ -276,8 +276,9 @@ func TestNetworkWakeupsCounted(t *testing.T) {
 // TestLockTimeoutHoldsTheCycle checks what Synchronise does when the
 // FastLock stays taken (a network thread preempted while it holds it): the
 // cycle is held on the RT side and published before the next one, so the
-// client receives both in order and nothing is skipped; only a second
-// timeout in a row drops the held cycle (errLockTimeout, counted).
+// client receives both in order and nothing is skipped; timeouts in a row
+// hold their cycles in order until the held slots are full, and only then
+// drop the oldest held (errLockTimeout, counted).
 func TestLockTimeoutHoldsTheCycle(t *testing.T) {
 	s := start(t, scalarCfg())
 	s.lockTimeout = time.Microsecond
@@ -306,19 +307,24 @@ func TestLockTimeoutHoldsTheCycle(t *testing.T) {
 	if s.m.lockTimeouts.Get() != 1 || s.m.skipped.Get() != 0 {
 		t.Errorf("lock timeouts %d, skipped %d; want 1, 0", s.m.lockTimeouts.Get(), s.m.skipped.Get())
 	}
-	// Two timeouts in a row: the held cycle 3 is replaced by 4.
+	// Timeouts in a row: every cycle is held, in order, until the held
+	// slots are full; one more drops the oldest held.
+	k := len(s.held)
 	s.lock.FastLock(rtsync.Forever, 0)
-	if err := sync(3); err != nil {
-		t.Fatal(err)
+	for v := uint32(3); v < 3+uint32(k); v++ {
+		if err := sync(v); err != nil {
+			t.Fatalf("timeout %d with %d slots: %v", v-2, k, err)
+		}
 	}
-	if err := sync(4); !errors.Is(err, datasource.ErrCycleSkipped) {
-		t.Fatalf("second timeout: %v, want errLockTimeout", err)
+	if err := sync(3 + uint32(k)); !errors.Is(err, datasource.ErrCycleSkipped) {
+		t.Fatalf("timeout with every slot full: %v, want errLockTimeout", err)
 	}
 	s.lock.FastUnLock()
-	if err := sync(5); err != nil {
+	last := 4 + uint32(k)
+	if err := sync(last); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []uint32{4, 5} {
+	for want := uint32(4); want <= last; want++ { // 3 was dropped
 		p, _, _, err := c.next(5 * time.Second)
 		if err != nil {
 			t.Fatal(err)
@@ -328,7 +334,7 @@ func TestLockTimeoutHoldsTheCycle(t *testing.T) {
 		}
 	}
 	waitFor(t, s.accounted)
-	if s.m.lockTimeouts.Get() != 3 || s.m.skipped.Get() != 1 {
-		t.Errorf("lock timeouts %d, skipped %d; want 3, 1", s.m.lockTimeouts.Get(), s.m.skipped.Get())
+	if s.m.lockTimeouts.Get() != uint64(2+k) || s.m.skipped.Get() != 1 {
+		t.Errorf("lock timeouts %d, skipped %d; want %d, 1", s.m.lockTimeouts.Get(), s.m.skipped.Get(), 2+k)
 	}
 }

@@ -26,8 +26,8 @@ import (
 )
 
 // errLockTimeout is returned by Synchronise when the FastLock could not be
-// taken within 100 µs twice in a row: the cycle held back from the first
-// timeout is replaced by the newer one and counted as skipped.
+// taken within 100 µs and every slot for cycles held back was full: the
+// oldest held cycle is dropped and counted as skipped.
 var errLockTimeout = fmt.Errorf("udpstreamer: FastLock timeout in Synchronise: %w", datasource.ErrCycleSkipped)
 
 var _ datasource.DataSource = (*Streamer)(nil)
@@ -67,14 +67,16 @@ type Streamer struct {
 	// the ring gets deeper than ever.
 	peak   atomic.Int64
 	peakRT int
-	// held is a cycle Synchronise could not publish because the network
-	// thread held the FastLock (preempted in the nanoseconds it holds it):
-	// the RT thread keeps it, with its stamp and gap, and publishes it
-	// before the next cycle. RT thread only.
-	held      []byte
-	heldStamp int64
-	heldGap   uint32
-	heldValid bool
+	// held are the cycles Synchronise could not publish because the
+	// network thread held the FastLock (preempted in the nanoseconds it
+	// holds it), oldest at heldHead: the RT thread keeps them, with their
+	// stamps and gaps, and publishes them before the next cycle it can.
+	// RT thread only.
+	held      [][]byte
+	heldStamp []int64
+	heldGap   []uint32
+	heldHead  int
+	heldN     int
 
 	// Network thread state. wire holds the datagrams of one DATA update
 	// back to back: serialise writes the payload into it around the header
@@ -232,7 +234,11 @@ func (s *Streamer) allocate(mem *memory.Memory) error {
 	s.mem, s.pieces, s.dataLayout, s.cfgLayout = mem, pieces, dataLayout, cfgLayout
 	s.ring = newCycleRing(s.handOff.Depth, stampSize+mem.Size())
 	s.taken = make([]byte, stampSize+mem.Size())
-	s.held = make([]byte, stampSize+mem.Size())
+	k := heldSlots(s.handOff.Depth)
+	s.held, s.heldStamp, s.heldGap = make([][]byte, k), make([]int64, k), make([]uint32, k)
+	for i := range s.held {
+		s.held[i] = make([]byte, stampSize+mem.Size())
+	}
 	s.wire = make([]byte, dataLayout.WireSize())
 	s.cfgWire = make([]byte, cfgLayout.WireSize())
 	cfgLayout.PutPayload(s.cfgWire, configMsg)
@@ -343,9 +349,11 @@ func (s *Streamer) start() error {
 //
 // If the FastLock cannot be taken within LockTimeout (the network thread
 // was preempted in the nanoseconds it holds it), the cycle is kept on the
-// RT side and published before the next one, and counted in
-// lock_timeouts_total; only a second timeout in a row drops it (replaced by
-// the newer cycle, counted as skipped, datasource.ErrCycleSkipped).
+// RT side and published, in order, before the next cycle that takes the
+// lock; counted in lock_timeouts_total. The RT side keeps up to
+// heldSlots of them (32 at the default 500-cycle ring): only a timeout
+// with every slot full drops one, the oldest (counted as skipped,
+// datasource.ErrCycleSkipped).
 //
 // Every call ends in exactly one of the counters cycles_skipped
 // (overwritten, or replaced while held), cycles_without_client,
@@ -370,20 +378,30 @@ func (s *Streamer) synchroniseAfterGap(lost uint32) error {
 	if s.lock.FastLock(s.lockTimeout, 0) != nil {
 		s.m.lockTimeouts.Inc()
 		var err error
-		if s.heldValid {
-			s.m.skipped.Inc() // a cycle dropped at the hand-off: the held one, replaced
+		k := len(s.held)
+		if s.heldN == k { // every slot full: drop the oldest held cycle
+			s.m.skipped.Inc() // a cycle dropped at the hand-off
 			s.skips.Stamp(cpu.Now())
-			lost += s.heldGap
+			gap := s.heldGap[s.heldHead]
+			s.heldHead, s.heldN = (s.heldHead+1)%k, s.heldN-1
+			if s.heldN > 0 { // its gap passes to the next cycle sent
+				s.heldGap[s.heldHead] += gap
+			} else {
+				lost += gap
+			}
 			err = errLockTimeout
 		}
-		copy(s.held[stampSize:], s.mem.Block())
-		s.heldStamp, s.heldGap, s.heldValid = stamp, lost, true
+		i := (s.heldHead + s.heldN) % k
+		copy(s.held[i][stampSize:], s.mem.Block())
+		s.heldStamp[i], s.heldGap[i] = stamp, lost
+		s.heldN++
 		return err
 	}
 	dropped := 0
-	if s.heldValid {
-		dropped += s.publish(s.held[stampSize:], s.heldStamp, s.heldGap)
-		s.heldValid = false
+	for ; s.heldN > 0; s.heldN-- {
+		i := s.heldHead
+		dropped += s.publish(s.held[i][stampSize:], s.heldStamp[i], s.heldGap[i])
+		s.heldHead = (i + 1) % len(s.held)
 	}
 	dropped += s.publish(s.mem.Block(), stamp, lost)
 	s.lock.FastUnLock()
@@ -396,6 +414,11 @@ func (s *Streamer) synchroniseAfterGap(lost uint32) error {
 	}
 	return nil
 }
+
+// heldSlots is how many cycles a lock timeout may hold back on the RT side
+// for a ring of depth cycles: a sixteenth of the ring, 1 to 32, so the
+// held cycles take at most about a sixteenth more memory than the ring.
+func heldSlots(depth int) int { return min(max(depth/16, 1), 32) }
 
 // publish puts one cycle (signal memory src, its stamp and gap) into the
 // next slot of the ring, under the FastLock, and returns 1 when it
