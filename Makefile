@@ -86,7 +86,7 @@ RTCOMPARE_TIME  ?= 60s
 RTCOMPARE_FLAGS ?=
 
 rtcompare:
-	$(GO) run ./bench/rtcompare -d $(RTCOMPARE_TIME) $(RTCOMPARE_FLAGS)
+	$(GO) run ./cmd/rtcompare -d $(RTCOMPARE_TIME) $(RTCOMPARE_FLAGS)
 
 # fuzz: each fuzz target for FUZZTIME. The fuzzer minimises every input
 # that finds new coverage before going on, and Go's minimiser runs it O(n²)

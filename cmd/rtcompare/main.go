@@ -2,7 +2,7 @@
 //
 // Usage (make rtcompare runs it for RTCOMPARE_TIME, 60 s by default):
 //
-//	go run ./bench/rtcompare [-d 60s] [-cpu 1] [-prio 80] [-hz 1000]
+//	go run ./cmd/rtcompare [-d 60s] [-cpu 1] [-prio 80] [-hz 1000]
 //
 // Both threads are pinned to -cpu and run SCHED_FIFO at -prio (0: normal
 // scheduling for both), at -hz, for -d. streamerd's is an rt.Thread with
