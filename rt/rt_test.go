@@ -385,24 +385,24 @@ func TestMisuseThread(t *testing.T) {
 	cases := []struct {
 		name string
 		run  func(t *testing.T) error
-		want error // errors.Is; errAny for any error
+		want error // errors.Is; testenv.ErrAny for any error
 	}{
 		{"New with a nil step", func(*testing.T) error {
 			_, err := New(Config{Name: "T", Frequency: 1000}, []Step{{Name: "g"}}, nil)
 			return err
-		}, errAny},
+		}, testenv.ErrAny},
 		{"New without a period", func(*testing.T) error {
 			_, err := New(Config{Name: "T"}, nil, nil)
 			return err
-		}, errAny},
+		}, testenv.ErrAny},
 		{"New with a priority out of range", func(*testing.T) error {
 			_, err := New(Config{Name: "T", Frequency: 1000, Priority: 100}, nil, nil)
 			return err
-		}, errAny},
+		}, testenv.ErrAny},
 		{"Start with a nil context", func(t *testing.T) error {
 			var ctx context.Context
 			return newThread(t).Start(ctx)
-		}, errAny},
+		}, testenv.ErrAny},
 		{"Start with a context already cancelled", func(t *testing.T) error {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
@@ -445,21 +445,6 @@ func TestMisuseThread(t *testing.T) {
 		}, ErrNotRunning},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			defer func() {
-				if r := recover(); r != nil {
-					t.Fatalf("panicked: %v", r)
-				}
-			}()
-			err := c.run(t)
-			switch {
-			case err == nil:
-				t.Errorf("no error, want %v", c.want)
-			case c.want != errAny && !errors.Is(err, c.want):
-				t.Errorf("%v, want %v", err, c.want)
-			}
-		})
+		testenv.CheckMisuse(t, c.name, c.want, c.run)
 	}
 }
-
-var errAny = errors.New("any error")

@@ -415,13 +415,13 @@ func TestMisuseClient(t *testing.T) {
 	cases := []struct {
 		name string
 		run  func(t *testing.T) error
-		want error // errors.Is; errAny for any error
+		want error // errors.Is; testenv.ErrAny for any error
 	}{
-		{"Dial of no address", func(*testing.T) error { _, err := Dial("no address", Options{}); return err }, errAny},
+		{"Dial of no address", func(*testing.T) error { _, err := Dial("no address", Options{}); return err }, testenv.ErrAny},
 		{"Dial with a bad local address", func(*testing.T) error {
 			_, err := Dial(srv.Addr().String(), Options{LocalAddr: "127.0.0.1:99999"})
 			return err
-		}, errAny},
+		}, testenv.ErrAny},
 		{"Next before Connect", func(t *testing.T) error { var u Update; return dial(t).Next(&u) }, errNotConnected},
 		{"Next into a nil Update", func(t *testing.T) error {
 			c := dial(t)
@@ -429,12 +429,12 @@ func TestMisuseClient(t *testing.T) {
 				t.Fatal(err)
 			}
 			return c.Next(nil)
-		}, errAny},
+		}, testenv.ErrAny},
 		{"Connect with a nil context", func(t *testing.T) error {
 			var ctx context.Context
 			_, err := dial(t).Connect(ctx)
 			return err
-		}, errAny},
+		}, testenv.ErrAny},
 		{"Connect with a context already cancelled", func(t *testing.T) error {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
@@ -458,21 +458,6 @@ func TestMisuseClient(t *testing.T) {
 		}, net.ErrClosed},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			defer func() {
-				if r := recover(); r != nil {
-					t.Fatalf("panicked: %v", r)
-				}
-			}()
-			err := c.run(t)
-			switch {
-			case err == nil:
-				t.Errorf("no error, want %v", c.want)
-			case c.want != errAny && !errors.Is(err, c.want):
-				t.Errorf("%v, want %v", err, c.want)
-			}
-		})
+		testenv.CheckMisuse(t, c.name, c.want, c.run)
 	}
 }
-
-var errAny = errors.New("any error")
