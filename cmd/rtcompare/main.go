@@ -384,8 +384,7 @@ type reportArgs struct {
 // sawToo reports whether cyclictest reported a spike within 2 ms of at
 // (ns since the start of the run); spikes are in time order.
 func sawToo(spikes []spike, at int64) bool {
-	i, _ := slices.BinarySearchFunc(spikes, at-2e6, func(s spike, t int64) int { return cmp.Compare(s.at, t) })
-	return i < len(spikes) && spikes[i].at <= at+2e6
+	return worstSpike(spikes, at) > 0
 }
 
 // report prints the run: both distributions and their ratios, the steal,
@@ -474,7 +473,11 @@ func report(out io.Writer, r reportArgs) {
 	evs := slices.Clone(r.events)
 	slices.SortFunc(evs, func(a, b forensics.Event) int { return int(b.Late - a.Late) })
 	for _, ev := range evs[:min(len(evs), 8)] {
-		fmt.Fprintf(out, "  %s late %v: %s: %s\n", ev.Time.Format("15:04:05.000"), ev.Late.Round(time.Microsecond), ev.Cause, ev.Explain())
+		why := ev.Explain()
+		if c := ev.Cause.String(); !strings.HasPrefix(why, c) {
+			why = c + ": " + why // the cause named once: "preempted: waited 3.2 ms for CPU 1"
+		}
+		fmt.Fprintf(out, "  %s late %v: %s\n", ev.Time.Format("15:04:05.000"), ev.Late.Round(time.Microsecond), why)
 	}
 	holds := func(ok bool) string {
 		if ok {
@@ -484,4 +487,26 @@ func report(out io.Writer, r reportArgs) {
 	}
 	fmt.Fprintf(out, "\nbudget: max ≤ cyclictest's max: %s; p99 ≤ 1.2× cyclictest's: %s; unknown < 10 %% of late cycles: %s\n",
 		holds(r.mine.max <= r.theirs.max), holds(float64(p99m) <= 1.2*float64(p99t)), holds(unknown < 0.10))
+	if len(evs) > 0 && r.mine.max > r.theirs.max {
+		// Past cyclictest's maximum: say whether cyclictest was held by
+		// the same stall, as when the hypervisor held the CPU from both.
+		worst := evs[0]
+		if us := worstSpike(r.spikes, worst.At-r.t0); us > 0 {
+			fmt.Fprintf(out, "  streamerd's worst wake-up (late %v) was one stall with cyclictest's (late %v within 2 ms of it): %v more\n",
+				worst.Late.Round(time.Microsecond), time.Duration(us)*time.Microsecond, (worst.Late - time.Duration(us)*time.Microsecond).Round(time.Microsecond))
+		} else {
+			fmt.Fprintf(out, "  streamerd's worst wake-up (late %v) came with no spike of cyclictest's within 2 ms: streamerd's own\n", worst.Late.Round(time.Microsecond))
+		}
+	}
+}
+
+// worstSpike returns the latency in µs of cyclictest's worst spike within
+// 2 ms of at (ns since the start of the run), 0 when there is none.
+func worstSpike(spikes []spike, at int64) int64 {
+	i, _ := slices.BinarySearchFunc(spikes, at-2e6, func(s spike, t int64) int { return cmp.Compare(s.at, t) })
+	var us int64
+	for ; i < len(spikes) && spikes[i].at <= at+2e6; i++ {
+		us = max(us, spikes[i].us)
+	}
+	return us
 }
