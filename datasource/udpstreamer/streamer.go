@@ -56,12 +56,18 @@ type Streamer struct {
 	// memory into a slot of the ring; the network thread swaps the oldest
 	// waiting slot for taken. Both hold the DATA payload before
 	// quantisation: room for the hrtTimestamp, then signal memory.
+	_           [cacheLine]byte
 	lock        rtsync.FastLock
 	lockTimeout time.Duration // Synchronise's wait for lock
-	sem         rtsync.EventSem
 	ring        cycleRing
-	handOff     handoff.Size      // the ring's depth and what it covers
-	wait        *netthread.Waiter // the network thread's wait for sem
+	_           [cacheLine]byte
+	// sem is the network thread's event: its paced wait spins reading it,
+	// so it has a cache line of its own, and the RT thread's writes to the
+	// lock and the ring do not hand their line to the spinner and back.
+	sem     rtsync.EventSem
+	_       [cacheLine]byte
+	handOff handoff.Size      // the ring's depth and what it covers
+	wait    *netthread.Waiter // the network thread's wait for sem
 	// peak is the most cycles that have waited in the ring at once, for
 	// /status; peakRT is the RT thread's own copy, so it stores only when
 	// the ring gets deeper than ever.

@@ -151,6 +151,58 @@ func BenchmarkSynchronise(b *testing.B) {
 				timeSynchronise(b, s, size, takeBack)
 			})
 		}
+		b.Run(fmt.Sprintf("%dB/spinning", size), func(b *testing.B) {
+			// The hand-off the paced wait aims for: the network thread,
+			// pinned to CPU 1, spins on its event when the call comes from
+			// CPU 0, so the call makes no system call and pays for the
+			// copy and for the cache lines the two threads share. Beside
+			// it, in the same run, the least any hand-off to another CPU
+			// costs: a bare Post of the event the thread spins on
+			// ("post-p50-ns", one cache line from CPU 1 to CPU 0 and
+			// back), and a bare copy ("copy-p50-ns").
+			if online, _ := cpu.OnlineMask(); !online.Has(0) || !online.Has(1) {
+				b.Skip("needs CPUs 0 and 1")
+			}
+			c := cfg
+			c.CPUMask, c.NetworkWait, c.NetworkSpin = cpu.Of(1), netthread.WaitSpin, netthread.MaxSpin
+			s := start(b, c)
+			runtime.LockOSThread() // a pinned thread is not handed back to the runtime
+			if err := cpu.PinCurrentThread(cpu.Of(0)); err != nil {
+				b.Skip(err)
+			}
+			settle := func() { // the network thread is spinning again
+				for t0 := time.Now(); time.Since(t0) < 20*time.Microsecond; {
+				}
+			}
+			dst := make([]byte, size)
+			lat, post, cp := latency.New(1<<16), latency.New(1<<16), latency.New(1<<16)
+			b.ReportAllocs()
+			b.SetBytes(int64(size))
+			var calls uint64
+			for b.Loop() {
+				// The last cycle taken (no client: counted so), or held
+				// back by a lock timeout and published with this one.
+				for t0 := time.Now(); s.m.noClient.Get() < calls && time.Since(t0) < time.Millisecond; {
+				}
+				calls++
+				settle()
+				t0 := time.Now()
+				s.Synchronise()
+				lat.Add(time.Since(t0))
+				settle()
+				t0 = time.Now()
+				s.sem.Post()
+				post.Add(time.Since(t0))
+				settle()
+				t0 = time.Now()
+				copy(dst, s.mem.Block())
+				cp.Add(time.Since(t0))
+			}
+			lat.Report(b, "", "ns")
+			b.ReportMetric(float64(post.Percentile(50)), "post-p50-ns")
+			b.ReportMetric(float64(cp.Percentile(50)), "copy-p50-ns")
+			b.ReportMetric(100*float64(s.m.wakeups.Get())/float64(max(s.m.synchronised.Get(), 1)), "wakeups-%")
+		})
 		b.Run(fmt.Sprintf("%dB/parked", size), func(b *testing.B) {
 			s := start(b, cfg)
 			timeSynchronise(b, s, size, func() {
