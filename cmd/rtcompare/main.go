@@ -17,8 +17,9 @@
 // each. Then the steal /proc/stat counted on the CPU during the run, the
 // causes the late-cycle monitor (internal/forensics) found for
 // streamerd's late cycles and how many of each cyclictest was late for
-// too (a spike within 2 ms: the machine's doing, not streamerd's), the
-// worst of them, and the budgets of BENCHMARKS.md.
+// too (a spike of its while streamerd was held, 2 ms either side: the
+// machine's doing, not streamerd's), the worst of them, and the budgets
+// of BENCHMARKS.md.
 //
 // It says so and exits with status 2 when it cannot run: no cyclictest
 // (Debian: apt-get install rt-tests), SCHED_FIFO refused (root or
@@ -381,10 +382,10 @@ type reportArgs struct {
 	t0                   int64 // MonotonicNanos at the start of the run
 }
 
-// sawToo reports whether cyclictest reported a spike within 2 ms of at
-// (ns since the start of the run); spikes are in time order.
-func sawToo(spikes []spike, at int64) bool {
-	return worstSpike(spikes, at) > 0
+// sawToo reports whether cyclictest reported a spike while streamerd's
+// late cycle ev lasted, 2 ms either side (spikeWindow).
+func sawToo(spikes []spike, ev forensics.Event, t0 int64) bool {
+	return worstSpike(spikes, ev, t0) > 0
 }
 
 // report prints the run: both distributions and their ratios, the steal,
@@ -456,7 +457,7 @@ func report(out io.Writer, r reportArgs) {
 	for _, ev := range r.events {
 		n := shared[ev.Cause]
 		n[1]++
-		if sawToo(r.spikes, ev.At-r.t0) {
+		if sawToo(r.spikes, ev, r.t0) {
 			n[0]++
 		}
 		shared[ev.Cause] = n
@@ -468,7 +469,7 @@ func report(out io.Writer, r reportArgs) {
 		}
 	}
 	if len(also) > 0 {
-		fmt.Fprintf(out, "  of which cyclictest was late too (a spike over %v within 2 ms): %s\n", r.threshold, strings.Join(also, ", "))
+		fmt.Fprintf(out, "  of which cyclictest was late too (a spike over %v while it was held, 2 ms either side): %s\n", r.threshold, strings.Join(also, ", "))
 	}
 	evs := slices.Clone(r.events)
 	slices.SortFunc(evs, func(a, b forensics.Event) int { return int(b.Late - a.Late) })
@@ -491,21 +492,25 @@ func report(out io.Writer, r reportArgs) {
 		// Past cyclictest's maximum: say whether cyclictest was held by
 		// the same stall, as when the hypervisor held the CPU from both.
 		worst := evs[0]
-		if us := worstSpike(r.spikes, worst.At-r.t0); us > 0 {
-			fmt.Fprintf(out, "  streamerd's worst wake-up (late %v) was one stall with cyclictest's (late %v within 2 ms of it): %v more\n",
+		if us := worstSpike(r.spikes, worst, r.t0); us > 0 {
+			fmt.Fprintf(out, "  streamerd's worst wake-up (late %v) was one stall with cyclictest's (late %v, while it was held): %v more\n",
 				worst.Late.Round(time.Microsecond), time.Duration(us)*time.Microsecond, (worst.Late - time.Duration(us)*time.Microsecond).Round(time.Microsecond))
 		} else {
-			fmt.Fprintf(out, "  streamerd's worst wake-up (late %v) came with no spike of cyclictest's within 2 ms: streamerd's own\n", worst.Late.Round(time.Microsecond))
+			fmt.Fprintf(out, "  streamerd's worst wake-up (late %v) came with no spike of cyclictest's while it was held: streamerd's own\n", worst.Late.Round(time.Microsecond))
 		}
 	}
 }
 
-// worstSpike returns the latency in µs of cyclictest's worst spike within
-// 2 ms of at (ns since the start of the run), 0 when there is none.
-func worstSpike(spikes []spike, at int64) int64 {
-	i, _ := slices.BinarySearchFunc(spikes, at-2e6, func(s spike, t int64) int { return cmp.Compare(s.at, t) })
+// worstSpike returns the latency in µs of cyclictest's worst spike while
+// streamerd's late cycle ev lasted, from its deadline to its wake-up, 2 ms
+// either side, 0 when there is none. Spikes are in time order, stamped
+// with cyclictest's wake-up: one stall of the CPU stamps both late
+// wake-ups near its end, however long it was.
+func worstSpike(spikes []spike, ev forensics.Event, t0 int64) int64 {
+	from, to := ev.At-t0-2e6, ev.At-t0+int64(ev.Late)+2e6
+	i, _ := slices.BinarySearchFunc(spikes, from, func(s spike, t int64) int { return cmp.Compare(s.at, t) })
 	var us int64
-	for ; i < len(spikes) && spikes[i].at <= at+2e6; i++ {
+	for ; i < len(spikes) && spikes[i].at <= to; i++ {
 		us = max(us, spikes[i].us)
 	}
 	return us

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/streamerd/streamerd/internal/forensics"
 )
 
 func TestDistPercentile(t *testing.T) {
@@ -25,14 +27,24 @@ func TestDistPercentile(t *testing.T) {
 	}
 }
 
+// TestSawToo: a spike of cyclictest's counts from 2 ms before streamerd's
+// deadline to 2 ms after its late wake-up, so a long stall that stamps
+// cyclictest's spike at its end is one stall with streamerd's.
 func TestSawToo(t *testing.T) {
-	spikes := []spike{{at: 10e6, us: 600}, {at: 50e6, us: 900}}
+	spikes := []spike{{at: 10e6, us: 600}, {at: 50e6, us: 900}, {at: 80e6, us: 7000}}
 	for _, c := range []struct {
 		at   int64
-		want bool
-	}{{9e6, true}, {12e6, true}, {12.5e6, false}, {30e6, false}, {48.5e6, true}, {60e6, false}} {
-		if got := sawToo(spikes, c.at); got != c.want {
-			t.Errorf("sawToo(%v) = %v", c.at, got)
+		late time.Duration
+		want int64
+	}{
+		{9e6, 0, 600}, {12e6, 0, 600}, {12.5e6, 0, 0}, {30e6, 0, 0}, {48.5e6, 0, 900}, {60e6, 0, 0},
+		{73e6, 7 * time.Millisecond, 7000}, // woke at 80 ms, with cyclictest
+		{60e6, 7 * time.Millisecond, 0},    // woke at 67 ms, 13 ms before it
+		{45e6, 10 * time.Millisecond, 900}, // held through cyclictest's spike
+	} {
+		ev := forensics.Event{At: 1e9 + c.at, Late: c.late}
+		if got := worstSpike(spikes, ev, 1e9); got != c.want || sawToo(spikes, ev, 1e9) != (c.want > 0) {
+			t.Errorf("worstSpike at %v late %v = %d, want %d", c.at, c.late, got, c.want)
 		}
 	}
 }
