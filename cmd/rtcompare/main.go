@@ -385,7 +385,7 @@ type reportArgs struct {
 // sawToo reports whether cyclictest reported a spike while streamerd's
 // late cycle ev lasted, 2 ms either side (spikeWindow).
 func sawToo(spikes []spike, ev forensics.Event, t0 int64) bool {
-	return worstSpike(spikes, ev, t0) > 0
+	return worstSpike(spikes, ev, t0).us > 0
 }
 
 // report prints the run: both distributions and their ratios, the steal,
@@ -463,13 +463,16 @@ func report(out io.Writer, r reportArgs) {
 		shared[ev.Cause] = n
 	}
 	var also []string
+	var both int
 	for c := range forensics.NumCauses {
 		if n, ok := shared[c]; ok {
 			also = append(also, fmt.Sprintf("%s %d of %d", c, n[0], n[1]))
+			both += n[0]
 		}
 	}
 	if len(also) > 0 {
 		fmt.Fprintf(out, "  of which cyclictest was late too (a spike over %v while it was held, 2 ms either side): %s\n", r.threshold, strings.Join(also, ", "))
+		fmt.Fprintf(out, "  late with cyclictest on time: %d of %d\n", len(r.events)-both, len(r.events))
 	}
 	evs := slices.Clone(r.events)
 	slices.SortFunc(evs, func(a, b forensics.Event) int { return int(b.Late - a.Late) })
@@ -492,26 +495,32 @@ func report(out io.Writer, r reportArgs) {
 		// Past cyclictest's maximum: say whether cyclictest was held by
 		// the same stall, as when the hypervisor held the CPU from both.
 		worst := evs[0]
-		if us := worstSpike(r.spikes, worst, r.t0); us > 0 {
-			fmt.Fprintf(out, "  streamerd's worst wake-up (late %v) was one stall with cyclictest's (late %v, while it was held): %v more\n",
-				worst.Late.Round(time.Microsecond), time.Duration(us)*time.Microsecond, (worst.Late - time.Duration(us)*time.Microsecond).Round(time.Microsecond))
+		if sp := worstSpike(r.spikes, worst, r.t0); sp.us > 0 {
+			// Both woke when the stall ended; their latenesses differ by
+			// where each loop's deadline fell in it.
+			theirs := time.Duration(sp.us) * time.Microsecond
+			after := time.Duration(worst.At+int64(worst.Late)-r.t0-sp.at).Round(time.Microsecond)
+			fmt.Fprintf(out, "  streamerd's worst wake-up (late %v) was one stall with cyclictest's (late %v): it woke %v after cyclictest; the other %v is where the two deadlines fell in the stall\n",
+				worst.Late.Round(time.Microsecond), theirs, after, (worst.Late - theirs - after).Round(time.Microsecond))
 		} else {
 			fmt.Fprintf(out, "  streamerd's worst wake-up (late %v) came with no spike of cyclictest's while it was held: streamerd's own\n", worst.Late.Round(time.Microsecond))
 		}
 	}
 }
 
-// worstSpike returns the latency in µs of cyclictest's worst spike while
-// streamerd's late cycle ev lasted, from its deadline to its wake-up, 2 ms
-// either side, 0 when there is none. Spikes are in time order, stamped
-// with cyclictest's wake-up: one stall of the CPU stamps both late
-// wake-ups near its end, however long it was.
-func worstSpike(spikes []spike, ev forensics.Event, t0 int64) int64 {
+// worstSpike returns cyclictest's worst spike while streamerd's late cycle
+// ev lasted, from its deadline to its wake-up, 2 ms either side; its us is
+// 0 when there is none. Spikes are in time order, stamped with cyclictest's
+// wake-up: one stall of the CPU stamps both late wake-ups near its end,
+// however long it was.
+func worstSpike(spikes []spike, ev forensics.Event, t0 int64) spike {
 	from, to := ev.At-t0-2e6, ev.At-t0+int64(ev.Late)+2e6
 	i, _ := slices.BinarySearchFunc(spikes, from, func(s spike, t int64) int { return cmp.Compare(s.at, t) })
-	var us int64
+	var worst spike
 	for ; i < len(spikes) && spikes[i].at <= to; i++ {
-		us = max(us, spikes[i].us)
+		if spikes[i].us > worst.us {
+			worst = spikes[i]
+		}
 	}
-	return us
+	return worst
 }

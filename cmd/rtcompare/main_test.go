@@ -43,7 +43,7 @@ func TestSawToo(t *testing.T) {
 		{45e6, 10 * time.Millisecond, 900}, // held through cyclictest's spike
 	} {
 		ev := forensics.Event{At: 1e9 + c.at, Late: c.late}
-		if got := worstSpike(spikes, ev, 1e9); got != c.want || sawToo(spikes, ev, 1e9) != (c.want > 0) {
+		if got := worstSpike(spikes, ev, 1e9).us; got != c.want || sawToo(spikes, ev, 1e9) != (c.want > 0) {
 			t.Errorf("worstSpike at %v late %v = %d, want %d", c.at, c.late, got, c.want)
 		}
 	}
