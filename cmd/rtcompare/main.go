@@ -500,8 +500,12 @@ func report(out io.Writer, r reportArgs) {
 			// where each loop's deadline fell in it.
 			theirs := time.Duration(sp.us) * time.Microsecond
 			after := time.Duration(worst.At+int64(worst.Late)-r.t0-sp.at).Round(time.Microsecond)
-			fmt.Fprintf(out, "  streamerd's worst wake-up (late %v) was one stall with cyclictest's (late %v): it woke %v after cyclictest; the other %v is where the two deadlines fell in the stall\n",
-				worst.Late.Round(time.Microsecond), theirs, after, (worst.Late - theirs - after).Round(time.Microsecond))
+			when := fmt.Sprintf("%v after", after)
+			if after < 0 {
+				when = fmt.Sprintf("%v before", -after)
+			}
+			fmt.Fprintf(out, "  streamerd's worst wake-up (late %v) was one stall with cyclictest's (late %v): it woke %s cyclictest; the other %v is where the two deadlines fell in the stall\n",
+				worst.Late.Round(time.Microsecond), theirs, when, (worst.Late - theirs - after).Round(time.Microsecond))
 		} else {
 			fmt.Fprintf(out, "  streamerd's worst wake-up (late %v) came with no spike of cyclictest's while it was held: streamerd's own\n", worst.Late.Round(time.Microsecond))
 		}
