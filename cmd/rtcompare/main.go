@@ -499,7 +499,7 @@ func report(out io.Writer, r reportArgs) {
 			// Both woke when the stall ended; their latenesses differ by
 			// where each loop's deadline fell in it.
 			theirs := time.Duration(sp.us) * time.Microsecond
-			after := time.Duration(worst.At+int64(worst.Late)-r.t0-sp.at).Round(time.Microsecond)
+			after := time.Duration(worst.At + int64(worst.Late) - r.t0 - sp.at).Round(time.Microsecond)
 			when := fmt.Sprintf("%v after", after)
 			if after < 0 {
 				when = fmt.Sprintf("%v before", -after)
