@@ -383,7 +383,7 @@ type reportArgs struct {
 }
 
 // sawToo reports whether cyclictest reported a spike while streamerd's
-// late cycle ev lasted, 2 ms either side (spikeWindow).
+// late cycle ev lasted, 2 ms either side (worstSpike).
 func sawToo(spikes []spike, ev forensics.Event, t0 int64) bool {
 	return worstSpike(spikes, ev, t0).us > 0
 }

@@ -108,7 +108,9 @@ func BenchmarkSerialiseFragmentSend(b *testing.B) {
 // with HandOffDepth 32 and the cycle taken back after each call, outside
 // the timing, as by a network thread that keeps up ("depth32"), the same
 // with the ring full, so every call overwrites the oldest cycle in a
-// buffer not written for 32 calls, the costliest case ("depth32full"), with the
+// buffer not written for 32 calls, the costliest case ("depth32full"), with
+// the network thread pinned to another CPU and spinning on its EventSem,
+// beside a bare Post and a bare copy in the same run ("spinning"), with the
 // network thread parked on the EventSem and woken by every call
 // ("parked"), beside a bare copy of the same size ("copy"), all in one run.
 func BenchmarkSynchronise(b *testing.B) {
