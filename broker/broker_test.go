@@ -102,10 +102,6 @@ func TestExecuteCopiesThenSynchronises(t *testing.T) {
 	}
 }
 
-// TestMisuseBind: every output a broker cannot copy faithfully (an
-// unknown name, a wrong element type or count, a second output for one
-// signal) and every unusable datasource is refused with an error naming
-// the signal, what it declares and what was given; nothing panics.
 // TestMisuseZeroBroker: a broker not made by its constructor returns an
 // error from Execute, as a nil one does.
 func TestMisuseZeroBroker(t *testing.T) {
@@ -118,6 +114,10 @@ func TestMisuseZeroBroker(t *testing.T) {
 	}
 }
 
+// TestMisuseBind: every output a broker cannot copy faithfully (an
+// unknown name, a wrong element type or count, a second output for one
+// signal) and every unusable datasource is refused with an error naming
+// the signal, what it declares and what was given; nothing panics.
 func TestMisuseBind(t *testing.T) {
 	type volts float32
 	cases := []struct {

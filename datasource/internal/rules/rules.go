@@ -88,8 +88,9 @@ func SetDefault[T comparable](v *T, def T) {
 }
 
 // ValidateSignals checks the rules every producer shares: a datasource
-// name, at least one signal, names non-empty and unique, a valid type, and a consistent shape.
-// It returns every broken rule joined (errors.Join of *datasource.ConfigError), or nil.
+// name, at least one signal, names non-empty and unique, a valid type, and
+// a consistent shape. It returns every broken rule joined (errors.Join of
+// *datasource.ConfigError), or nil.
 func ValidateSignals(ds string, sigs []datasource.Signal) error {
 	var errs []error
 	if ds == "" {
