@@ -228,7 +228,7 @@ func (m *Monitor) init() {
 	m.pauses = newPauseReader()
 	m.stat = openProc("/proc/stat")
 	m.buf = make([]byte, statBytes)
-	m.sample()
+	m.sample(0)
 }
 
 // Stop explains the events stamped so far with the samples taken, and
@@ -257,25 +257,29 @@ func (m *Monitor) run() {
 	next := time.Now()
 	for {
 		next = next.Add(m.cfg.Interval)
+		behind := time.Duration(0)
 		if d := time.Until(next); d > 0 {
 			time.Sleep(d)
+			behind = time.Since(next)
 		} else {
-			next = time.Now() // behind: start again from now
+			behind, next = -d, time.Now() // behind: start again from now
 		}
 		if m.stopping.Load() {
-			m.sample()
+			m.sample(behind)
 			m.explain(true)
 			return
 		}
-		m.sample()
+		m.sample(behind)
 		m.explain(false)
 	}
 }
 
-// sample reads every counter into the next slot of the history.
-func (m *Monitor) sample() {
+// sample reads every counter into the next slot of the history; behind
+// is how long after it was due the monitor's sleep ended.
+func (m *Monitor) sample(behind time.Duration) {
 	s := m.hist.next()
 	s.at = cpu.Now()
+	s.behind, s.rt = int64(max(behind, 0)), threadRealTime()
 	m.lastNow, m.lastAt = s.at, time.Now()
 	s.stealOK = 0
 	if b, ok := m.stat.read(m.buf); ok {
@@ -417,6 +421,8 @@ func (m *Monitor) attribute(wi int, w *watch, p *pendingEvent) {
 	var c counts
 	if i0, i1, ok := m.hist.enclose(p.sp.from, p.sp.to+m.lag); ok {
 		c = m.evidence(wi, w, i0, i1)
+		stall, rt := m.hist.runtimeStall(i0, i1, p.sp.from, p.sp.to)
+		c.RuntimeStall, c.runtimeRT = time.Duration(stall), rt
 	} else {
 		c.CPU = -1
 	}

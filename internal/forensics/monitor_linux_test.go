@@ -267,8 +267,8 @@ func TestSampleNoAllocs(t *testing.T) {
 	m := New(Config{})
 	m.WatchThread(th, nil, false)
 	m.init()
-	m.sample()
-	if n := testing.AllocsPerRun(100, func() { m.sample(); m.explain(false) }); n != 0 {
+	m.sample(0)
+	if n := testing.AllocsPerRun(100, func() { m.sample(0); m.explain(false) }); n != 0 {
 		t.Fatalf("a sample allocates %v times", n)
 	}
 	if !m.hist.last().threads[0].ok {
@@ -293,10 +293,10 @@ func TestExplainNoAllocs(t *testing.T) {
 	m.init()
 	for range 3 {
 		time.Sleep(10 * time.Millisecond)
-		m.sample()
+		m.sample(0)
 		m.explain(false)
 	}
-	if n := testing.AllocsPerRun(50, func() { time.Sleep(2 * time.Millisecond); m.sample(); m.explain(false) }); n != 0 {
+	if n := testing.AllocsPerRun(50, func() { time.Sleep(2 * time.Millisecond); m.sample(0); m.explain(false) }); n != 0 {
 		t.Fatalf("explaining late cycles allocates %v times per sample", n)
 	}
 	if c := m.Counts("RT1"); c == [NumCauses]uint64{} {

@@ -52,6 +52,7 @@ type EvidenceStatus struct {
 	Blocked             uint64  `json:"blocked"`
 	ExtraRunUs          float64 `json:"extra_run_us"`
 	StealLastSecondUs   float64 `json:"steal_last_second_us"`
+	RuntimeStallUs      float64 `json:"runtime_stall_us"`
 	MinorFaults         uint64  `json:"minor_faults"`
 	MajorFaults         uint64  `json:"major_faults"`
 	GoPauses            uint64  `json:"go_pauses"`
@@ -110,7 +111,7 @@ func eventStatus(ev *Event) EventStatus {
 		Cause: ev.Cause.String(), Explanation: ev.Explain(),
 		Evidence: EvidenceStatus{
 			WindowUs: us(v.Window), CPU: v.CPU, StealUs: us(v.Steal), WaitUs: us(v.Wait), RunUs: us(v.Run),
-			InvoluntarySwitches: v.InvoluntarySwitches, Blocked: v.Blocked, ExtraRunUs: us(v.ExtraRun), StealLastSecondUs: us(v.StealLastSecond), MinorFaults: v.MinorFaults, MajorFaults: v.MajorFaults,
+			InvoluntarySwitches: v.InvoluntarySwitches, Blocked: v.Blocked, ExtraRunUs: us(v.ExtraRun), StealLastSecondUs: us(v.StealLastSecond), RuntimeStallUs: us(v.RuntimeStall), MinorFaults: v.MinorFaults, MajorFaults: v.MajorFaults,
 			GoPauses: v.GoPauses, GCPauses: v.GCPauses, GoPauseUs: us(v.GoPause), ThreadKnown: v.ThreadKnown,
 			Step: v.Step, StepUs: us(v.StepTime),
 		},
