@@ -34,8 +34,7 @@ type span struct {
 // weighed.
 type counts struct {
 	Evidence
-	runShare  float64 // the thread's share of its CPU over the last RT period, 0..1
-	runtimeRT bool    // the Go runtime's threads ran at a real-time priority
+	runShare float64 // the thread's share of its CPU over the last RT period, 0..1
 }
 
 // attribute names the cause of sp from the evidence c. Each cause gets
@@ -55,11 +54,7 @@ type counts struct {
 //     held by Go. GoScheduler (or GoPause, if the world stopped) when it
 //     blocked besides its sleeps; else CPUUnavailable: its CPU was not
 //     there to run it (a host that did not run the virtual CPU, below
-//     steal's 10 ms resolution; interrupts; a deep idle state);
-//   - GoScheduler becomes CPUUnavailable when the runtime's threads run
-//     at a real-time priority and the runtime did not run the monitor's
-//     goroutine either for at least half of that time (its sleep had
-//     ended): the runtime thread that held this one had no CPU.
+//     steal's 10 ms resolution; interrupts; a deep idle state).
 //
 // The cause with the most time names the event, provided the causes
 // found account together for at least half of it; a network thread behind
@@ -101,26 +96,12 @@ func attribute(sp span, c *counts, fifo bool, budget float64) Cause {
 		default:
 			restCause = CPUUnavailable
 		}
-		// Held in the runtime while the runtime did not run the monitor
-		// either: at a real-time priority its threads are held off only by the
-		// absence of the CPUs left to them (or higher-priority work), so
-		// the thread that held this one waited for a CPU, not for Go.
-		held := acc[GoScheduler]
-		if restCause == GoScheduler {
-			held += rest
-		}
-		if c.runtimeRT && held > 0 && 2*capT(c.RuntimeStall) >= held {
-			acc[CPUUnavailable], acc[GoScheduler] = acc[GoScheduler], 0
-			if restCause == GoScheduler {
-				restCause = CPUUnavailable
-			}
-		}
 	}
 
 	// The causes measured first, then what they leave, which steal and
 	// the finer counts beat on a tie.
 	best, sum := Unknown, rest
-	for _, k := range [...]Cause{Preempted, RTThrottling, GoPause, PageFaults, GoScheduler, Work, Steal, CPUUnavailable} {
+	for _, k := range [...]Cause{Preempted, RTThrottling, GoPause, PageFaults, GoScheduler, Work, Steal} {
 		sum += acc[k]
 		if acc[k] > acc[best] {
 			best = k

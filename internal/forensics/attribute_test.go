@@ -54,14 +54,6 @@ func TestAttribute(t *testing.T) {
 		{"asleep, spun and blocked", asleep, known(Evidence{Blocked: 1, ExtraRun: 3 * time.Millisecond, Wait: 4 * time.Millisecond}), false, 0.95, GoScheduler},
 		{"asleep, spun in the runtime", asleep, known(Evidence{ExtraRun: 8 * time.Millisecond}), false, 0.95, GoScheduler},
 		{"asleep, thread unknown", asleep, &counts{}, false, 0.95, Unknown},
-		// Held in the runtime while the runtime ran nothing: at a real-time
-		// priority its threads had no CPU; under normal scheduling they may
-		// have been preempted, so it stays the runtime's.
-		{"asleep, spun, runtime stalled at RT priority", asleep, &counts{Evidence: Evidence{ThreadKnown: true, ExtraRun: 8 * time.Millisecond, RuntimeStall: 7 * time.Millisecond}, runtimeRT: true}, false, 0.95, CPUUnavailable},
-		{"asleep, spun, runtime stalled under normal scheduling", asleep, known(Evidence{ExtraRun: 8 * time.Millisecond, RuntimeStall: 7 * time.Millisecond}), false, 0.95, GoScheduler},
-		{"asleep, spun, runtime stalled a little", asleep, &counts{Evidence: Evidence{ThreadKnown: true, ExtraRun: 8 * time.Millisecond, RuntimeStall: 3 * time.Millisecond}, runtimeRT: true}, false, 0.95, GoScheduler},
-		{"asleep, blocked, runtime stalled at RT priority", asleep, &counts{Evidence: Evidence{ThreadKnown: true, Blocked: 2, RuntimeStall: 6 * time.Millisecond}, runtimeRT: true}, false, 0.95, CPUUnavailable},
-		{"asleep, waited, runtime stalled at RT priority", asleep, &counts{Evidence: Evidence{ThreadKnown: true, Wait: 8 * time.Millisecond, RuntimeStall: 8 * time.Millisecond}, runtimeRT: true}, false, 0.95, Preempted},
 		// An overrun: the CPU it used beyond a usual cycle is its work.
 		{"overran, ran", overran, known(Evidence{ExtraRun: 9 * time.Millisecond}), false, 0.95, Work},
 		{"overran, faulted", overran, known(Evidence{ExtraRun: 9 * time.Millisecond, MinorFaults: 3000}), false, 0.95, PageFaults},
@@ -186,16 +178,12 @@ func newTextLog(w *strings.Builder) *slog.Logger { return slog.New(slog.NewTextH
 
 // TestRuntimeStall: the spans in which the monitor's sleep had ended and
 // the runtime had not run it yet, beyond stallSlack, count as far as they
-// fall in the event; a sample taken at normal priority makes the runtime
-// not real-time.
+// fall in the event.
 func TestRuntimeStall(t *testing.T) {
 	h := newHistory(8, 1, 0)
-	for _, s := range []struct {
-		at, behind int64
-		rt         bool
-	}{{0, 0, true}, {10 * ms1, ms1 / 5, true}, {32 * ms1, 12 * ms1, true}, {42 * ms1, 0, true}} {
+	for _, s := range [][2]int64{{0, 0}, {10 * ms1, ms1 / 5}, {32 * ms1, 12 * ms1}, {42 * ms1, 0}} {
 		n := h.next()
-		n.at, n.behind, n.rt = s.at, s.behind, s.rt
+		n.at, n.behind = s[0], s[1]
 	}
 	slack := int64(stallSlack)
 	for _, c := range []struct {
@@ -208,33 +196,25 @@ func TestRuntimeStall(t *testing.T) {
 		{0, 1, 0, 10 * ms1, 0},                                // before it
 		{2, 3, 33 * ms1, 40 * ms1, 0},                         // after it
 	} {
-		got, rt := h.runtimeStall(c.i0, c.i1, c.from, c.to)
-		if got != c.want || !rt {
-			t.Errorf("runtimeStall(%d, %d, %d, %d) = %d, %v; want %d, true", c.i0, c.i1, c.from, c.to, got, rt, c.want)
+		if got := h.runtimeStall(c.i0, c.i1, c.from, c.to); got != c.want {
+			t.Errorf("runtimeStall(%d, %d, %d, %d) = %d, want %d", c.i0, c.i1, c.from, c.to, got, c.want)
 		}
-	}
-	h.at(2).rt = false
-	if _, rt := h.runtimeStall(1, 3, 0, 42*ms1); rt {
-		t.Error("real-time with a sample at normal priority")
 	}
 }
 
-// TestExplainRuntimeStall: a thread held in the runtime while the runtime,
-// at a real-time priority, ran nothing, is said to have waited for the
-// CPU of the runtime thread that held it; one the CPU did not run is said
-// as before, and under normal scheduling the stall is added to the
-// runtime's cause.
+// TestExplainRuntimeStall: a thread held in the runtime while the runtime
+// did not run the monitor either is said to have been, for how long.
 func TestExplainRuntimeStall(t *testing.T) {
-	held := Event{Cause: CPUUnavailable, Late: 9 * time.Millisecond, Evidence: Evidence{CPU: 1, ExtraRun: 8 * time.Millisecond, RuntimeStall: 9500 * time.Microsecond}}
-	if got, want := held.Explain(), "held in the Go runtime when it woke by a runtime thread whose CPU was not there: the monitor's goroutine, at a real-time priority, was not run either for 9.5 ms"; got != want {
-		t.Errorf("held: %q\nwant %q", got, want)
+	ev := Event{Cause: GoScheduler, Late: 9 * time.Millisecond, Evidence: Evidence{CPU: 1, ExtraRun: 8 * time.Millisecond, RuntimeStall: 9500 * time.Microsecond}}
+	if got := ev.Explain(); !strings.HasSuffix(got, "let it out of its system call); the monitor's goroutine was not run either for 9.5 ms") {
+		t.Errorf("spun: %q", got)
 	}
-	absent := Event{Cause: CPUUnavailable, Late: 9 * time.Millisecond, Evidence: Evidence{CPU: 1, ExtraRun: 100 * time.Microsecond, RuntimeStall: 9 * time.Millisecond}}
-	if got := absent.Explain(); !strings.HasPrefix(got, "CPU 1 was not there to run it for 9.0 ms") {
-		t.Errorf("absent: %q", got)
+	ev.Evidence.Blocked = 2
+	if got := ev.Explain(); !strings.HasSuffix(got, "a thread the kernel was not running held); the monitor's goroutine was not run either for 9.5 ms") {
+		t.Errorf("blocked: %q", got)
 	}
-	gs := Event{Cause: GoScheduler, Late: 9 * time.Millisecond, Evidence: Evidence{CPU: 1, ExtraRun: 8 * time.Millisecond, RuntimeStall: 9500 * time.Microsecond}}
-	if got := gs.Explain(); !strings.HasSuffix(got, "let it out of its system call); the monitor's goroutine was not run either for 9.5 ms") {
-		t.Errorf("go_scheduler: %q", got)
+	ev.Evidence.RuntimeStall = 0
+	if got := ev.Explain(); strings.Contains(got, "monitor") {
+		t.Errorf("no stall: %q", got)
 	}
 }

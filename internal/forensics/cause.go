@@ -35,10 +35,7 @@ const (
 	// CPU, nor held by Go: the CPU was not there to run it. On a virtual
 	// machine, the host did not run the virtual CPU (steal shorter than
 	// /proc/stat's 10 ms resolution); on any machine, interrupts, or a
-	// CPU slow to leave a deep idle state. Also a thread held in the Go
-	// runtime when the runtime's threads run at a real-time priority and
-	// the runtime did not run the monitor's goroutine either: the CPUs
-	// left to them were not there.
+	// CPU slow to leave a deep idle state.
 	CPUUnavailable
 	// GoScheduler: the thread woke but was held in the Go runtime,
 	// outside any stop-the-world pause: it waited for a P (the runtime's
@@ -75,7 +72,7 @@ type Evidence struct {
 	Blocked             uint64        // an RT thread: times it blocked other than in its sleeps (voluntary switches beyond one per cycle): in the Go runtime, or in a step
 	ExtraRun            time.Duration // an RT thread: CPU time beyond its usual cost per cycle (over the second before): its steps' when it overran, the Go runtime's when it woke late
 	StealLastSecond     time.Duration // steal on the CPU over the second before the window ended
-	RuntimeStall        time.Duration // of the event, the time the Go runtime did not run the monitor's goroutine when its sleep had ended (beyond a timer's usual wake-up): the runtime's threads had no CPU
+	RuntimeStall        time.Duration // of the event, the time the Go runtime did not run the monitor's goroutine when its sleep had ended (beyond a timer's usual wake-up)
 	MinorFaults         uint64        // pages it faulted in without I/O
 	MajorFaults         uint64        // pages it faulted in from disk
 	GoPauses            uint64        // Go stop-the-world pauses that ended in the window
@@ -148,9 +145,6 @@ func (e *Event) Explain() string {
 		}
 		return fmt.Sprintf("held in the Go runtime when it woke: ran %s more than its usual cost, no stop-the-world (spinning until a thread the kernel was not running let it out of its system call)%s", ms(v.ExtraRun), stalled)
 	case CPUUnavailable:
-		if !e.Skip && v.RuntimeStall > 0 && (v.Blocked > 0 || 2*v.ExtraRun >= min(e.Late, v.RuntimeStall)) {
-			return fmt.Sprintf("held in the Go runtime when it woke by a runtime thread whose CPU was not there: the monitor's goroutine, at a real-time priority, was not run either for %s", ms(v.RuntimeStall))
-		}
 		return fmt.Sprintf("%s was not there to run it for %s: neither running, nor waiting, nor held by Go (steal on it in the last second: %s, counted in 10 ms ticks)", cpuName(v.CPU), ms(e.Late), ms(v.StealLastSecond))
 	}
 	if !v.ThreadKnown {

@@ -279,7 +279,7 @@ func (m *Monitor) run() {
 func (m *Monitor) sample(behind time.Duration) {
 	s := m.hist.next()
 	s.at = cpu.Now()
-	s.behind, s.rt = int64(max(behind, 0)), threadRealTime()
+	s.behind = int64(max(behind, 0))
 	m.lastNow, m.lastAt = s.at, time.Now()
 	s.stealOK = 0
 	if b, ok := m.stat.read(m.buf); ok {
@@ -421,8 +421,7 @@ func (m *Monitor) attribute(wi int, w *watch, p *pendingEvent) {
 	var c counts
 	if i0, i1, ok := m.hist.enclose(p.sp.from, p.sp.to+m.lag); ok {
 		c = m.evidence(wi, w, i0, i1)
-		stall, rt := m.hist.runtimeStall(i0, i1, p.sp.from, p.sp.to)
-		c.RuntimeStall, c.runtimeRT = time.Duration(stall), rt
+		c.RuntimeStall = time.Duration(m.hist.runtimeStall(i0, i1, p.sp.from, p.sp.to))
 	} else {
 		c.CPU = -1
 	}

@@ -71,11 +71,3 @@ func ReadSteal() ([]int64, bool) {
 	n := 64 - bits.LeadingZeros64(found)
 	return s[:n:n], true
 }
-
-// threadRealTime reports whether the calling thread runs under a
-// real-time policy (SCHED_FIFO or SCHED_RR): one system call, no
-// allocation.
-func threadRealTime() bool {
-	p, _, errno := unix.RawSyscall(unix.SYS_SCHED_GETSCHEDULER, 0, 0, 0)
-	return errno == 0 && (p == unix.SCHED_FIFO || p == unix.SCHED_RR)
-}

@@ -17,6 +17,3 @@ const procAvailable = false
 
 // ReadSteal returns false: steal is read from Linux's /proc/stat.
 func ReadSteal() ([]int64, bool) { return nil, false }
-
-// threadRealTime returns false: the policy is read on Linux only.
-func threadRealTime() bool { return false }

@@ -17,7 +17,6 @@ type threadSample struct {
 type sample struct {
 	at      int64   // cpu.Now ns
 	behind  int64   // ns after it was due that the monitor's goroutine ran to take it
-	rt      bool    // the monitor's thread ran at a real-time priority (so did the runtime's, as under RuntimePriority)
 	stealOK uint64  // CPUs whose steal was read
 	steal   []int64 // per CPU, ns
 	pauses  goPauses
@@ -112,24 +111,21 @@ func (h *history) secondBefore(i int) int {
 }
 
 // stallSlack is how late the monitor's goroutine may run after its sleep
-// ended before the lateness counts as a span in which the Go runtime's
-// threads had no CPU: a timer's usual wake-up on a loaded machine.
+// ended before the lateness counts as a span in which the Go runtime did
+// not run it: a timer's usual wake-up on a loaded machine.
 const stallSlack = 500 * time.Microsecond
 
 // runtimeStall returns how much of from..to falls in the spans, between
 // samples i0 and i1, in which the monitor's sleep had ended and the Go
-// runtime had not run it yet (beyond stallSlack), and whether the monitor
-// ran at a real-time priority at each of those samples.
-func (h *history) runtimeStall(i0, i1 int, from, to int64) (stall int64, rt bool) {
-	rt = true
-	for i := i0; i <= i1; i++ {
+// runtime had not run it yet (beyond stallSlack).
+func (h *history) runtimeStall(i0, i1 int, from, to int64) (stall int64) {
+	for i := i0 + 1; i <= i1; i++ {
 		s := h.at(i)
-		rt = rt && s.rt
-		if i == i0 || s.behind <= int64(stallSlack) {
+		if s.behind <= int64(stallSlack) {
 			continue
 		}
 		a, b := max(s.at-s.behind+int64(stallSlack), from), min(s.at, to)
 		stall += max(b-a, 0)
 	}
-	return stall, rt
+	return stall
 }
