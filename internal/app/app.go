@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -368,6 +369,9 @@ func (a *App) Start() error {
 			return fail(err)
 		}
 		a.log.Info("runtime threads at SCHED_FIFO", "priority", prio, "threads", len(tids))
+		if msg := oneCPURuntime(prio, runtime.NumCPU()); msg != "" {
+			a.log.Warn(msg, "priority", prio, "cpus", runtime.NumCPU())
+		}
 	}
 	if err := a.startHTTP(); err != nil {
 		return fail(err)

@@ -68,6 +68,21 @@ func (a *App) setMemoryPolicy() (limit int64, source string) {
 	return limit, source
 }
 
+// oneCPURuntime returns the warning for RuntimePriority prio in a process
+// that may run on cpus CPUs (its affinity at start, as runtime.NumCPU
+// reads it), "" when there is none. On one CPU every thread of the runtime
+// shares it at SCHED_FIFO prio, where a thread that spins is not
+// preempted by its equals: with the process confined to one CPU by
+// taskset beside a pinned RT thread at FIFO 80, one run of twelve on the
+// 2-vCPU VM of BENCHMARKS.md hung, a runtime thread spinning on that CPU
+// while the collector waited for the others (RELIABILITY.md).
+func oneCPURuntime(prio, cpus int) string {
+	if prio <= 0 || cpus >= 2 {
+		return ""
+	}
+	return "RuntimePriority on a single CPU: the runtime's threads all share it at SCHED_FIFO, where one that spins holds the others off it; leave the process two CPUs or more (taskset, cpuset), or set RuntimePriority = 0"
+}
+
 // restoreRuntime undoes setMemoryPolicy and setRuntimePriority.
 func (a *App) restoreRuntime() {
 	if a.rtp.runtimePrio > 0 {

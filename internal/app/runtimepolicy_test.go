@@ -49,3 +49,16 @@ func TestGOMAXPROCSFromTheEnvironmentWins(t *testing.T) {
 		t.Errorf("GOMAXPROCS %d with GOMAXPROCS set in the environment, want %d", got, procs0)
 	}
 }
+
+// RuntimePriority warns when the process has one CPU, where the runtime's
+// threads would share it at SCHED_FIFO; not without it, nor with two.
+func TestOneCPURuntime(t *testing.T) {
+	for _, c := range []struct {
+		prio, cpus int
+		warn       bool
+	}{{1, 1, true}, {1, 2, false}, {0, 1, false}, {5, 8, false}} {
+		if got := oneCPURuntime(c.prio, c.cpus) != ""; got != c.warn {
+			t.Errorf("oneCPURuntime(%d, %d): warns %v, want %v", c.prio, c.cpus, got, c.warn)
+		}
+	}
+}
