@@ -382,12 +382,6 @@ type reportArgs struct {
 	t0                   int64 // MonotonicNanos at the start of the run
 }
 
-// sawToo reports whether cyclictest reported a spike while streamerd's
-// late cycle ev lasted, 2 ms either side (worstSpike).
-func sawToo(spikes []spike, ev forensics.Event, t0 int64) bool {
-	return worstSpike(spikes, ev, t0).us > 0
-}
-
 // report prints the run: both distributions and their ratios, the steal,
 // the causes of streamerd's late cycles, and the budgets.
 func report(out io.Writer, r reportArgs) {
@@ -457,7 +451,7 @@ func report(out io.Writer, r reportArgs) {
 	for _, ev := range r.events {
 		n := shared[ev.Cause]
 		n[1]++
-		if sawToo(r.spikes, ev, r.t0) {
+		if worstSpike(r.spikes, ev, r.t0).us > 0 {
 			n[0]++
 		}
 		shared[ev.Cause] = n
