@@ -77,4 +77,8 @@ var (
 	// RealTimeThread mode). The cycle is counted in the producer's metrics
 	// and the loop may go on. Returned without allocating.
 	ErrCycleSkipped = errors.New("cycle skipped: the network thread is behind")
+	// ErrNotMade: a call on a nil or zero producer, one its New did not
+	// make (such as the nil a failed New returns, its error ignored).
+	// Every method but Internals returns it, or its zero value.
+	ErrNotMade = errors.New("nil or zero producer (make one with its New, and check its error)")
 )

@@ -154,15 +154,30 @@ func (s *Sender) ringPtr() *ring {
 }
 
 // Name returns the datasource name.
-func (s *Sender) Name() string { return s.cfg.Name }
+func (s *Sender) Name() string {
+	if s == nil {
+		return ""
+	}
+	return s.cfg.Name
+}
 
 // Signals returns the configured signals.
-func (s *Sender) Signals() []datasource.Signal { return s.sigs }
+func (s *Sender) Signals() []datasource.Signal {
+	if s == nil {
+		return nil
+	}
+	return s.sigs
+}
 
 // SignalsString returns the udpscope signals string of the datagram, for
 // example "Trigger:uint8,Ia:float32,Wave:float32[16]", to paste into a
 // receiver. Vectors are written as channels (no "w" suffix).
-func (s *Sender) SignalsString() string { return s.sigStr }
+func (s *Sender) SignalsString() string {
+	if s == nil {
+		return ""
+	}
+	return s.sigStr
+}
 
 // DatagramSize returns the size of every datagram in bytes.
 func (s *Sender) datagramSize() int { return s.layout.Size }
@@ -171,11 +186,20 @@ func (s *Sender) datagramSize() int { return s.layout.Size }
 func (s *Sender) destination() netip.AddrPort { return s.dst }
 
 // Metrics returns the set the Sender's metrics are registered in: the one
-// given to New, or its private set.
-func (s *Sender) Metrics() *metrics.Set { return s.m.reg.Set() }
+// given to New, or its private set (an empty set of its own for a nil or
+// zero Sender).
+func (s *Sender) Metrics() *metrics.Set {
+	if s == nil || s.m == nil {
+		return metrics.NewSet()
+	}
+	return s.m.reg.Set()
+}
 
 // AllocateMemory allocates signal memory, the ring and the send buffer.
 func (s *Sender) AllocateMemory() error {
+	if s == nil {
+		return lifecycle.NotMade("AllocateMemory")
+	}
 	return s.life.Allocate(func(mem *memory.Memory) error {
 		s.mem = mem
 		s.ring = newRing(s.buffers, mem.Size())
@@ -186,7 +210,12 @@ func (s *Sender) AllocateMemory() error {
 
 // GetSignalMemoryBuffer returns the bytes of signal i in signal memory
 // (after AllocateMemory or Start, before Close).
-func (s *Sender) GetSignalMemoryBuffer(i int) ([]byte, error) { return s.life.Buffer(i) }
+func (s *Sender) GetSignalMemoryBuffer(i int) ([]byte, error) {
+	if s == nil {
+		return nil, lifecycle.NotMade("GetSignalMemoryBuffer")
+	}
+	return s.life.Buffer(i)
+}
 
 // localAddr returns the address the sending socket is bound to (valid after
 // Open or PrepareNextState).
@@ -225,13 +254,21 @@ func (s *Sender) openConn() error {
 
 // PrepareNextState starts the sender thread, opening the socket first
 // unless Open did.
-func (s *Sender) PrepareNextState() error { return s.life.Prepare(s.openConn, s.start, s.unopen) }
+func (s *Sender) PrepareNextState() error {
+	if s == nil {
+		return lifecycle.NotMade("PrepareNextState")
+	}
+	return s.life.Prepare(s.openConn, s.start, s.unopen)
+}
 
 // Start is the Go-shaped start: it allocates signal memory unless
 // AllocateMemory did, opens the socket unless Open did, and starts the
 // sender thread; when ctx is done, the Sender closes itself (as Close). A
 // nil ctx, or one already done, is refused and starts nothing.
 func (s *Sender) Start(ctx context.Context) error {
+	if s == nil {
+		return lifecycle.NotMade("Start")
+	}
 	return s.life.Start(ctx, s.AllocateMemory, s.PrepareNextState, s.Close)
 }
 
@@ -287,6 +324,9 @@ func (s *Sender) open() (*net.UDPConn, error) {
 // counted as an overflow (datasource.ErrCycleSkipped in RealTimeThread mode, nil in
 // IndependentThread mode). It does not allocate.
 func (s *Sender) Synchronise() error {
+	if s == nil {
+		return lifecycle.SynchroniseNotMade
+	}
 	if err := s.life.Ready(); err != nil {
 		return err
 	}
@@ -314,7 +354,12 @@ func (s *Sender) Synchronise() error {
 // any goroutine, in any state; a second Close does nothing and returns
 // nil. Every other call then returns datasource.ErrClosed, Synchronise
 // included (still without allocating).
-func (s *Sender) Close() error { return s.life.Close(s.close) }
+func (s *Sender) Close() error {
+	if s == nil {
+		return lifecycle.NotMade("Close")
+	}
+	return s.life.Close(s.close)
+}
 
 func (s *Sender) close(lifecycle.State) error {
 	defer s.m.reg.Unregister()

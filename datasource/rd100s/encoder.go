@@ -131,20 +131,39 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Encoder, error) {
 }
 
 // Name returns the datasource name.
-func (e *Encoder) Name() string { return e.cfg.Name }
+func (e *Encoder) Name() string {
+	if e == nil {
+		return ""
+	}
+	return e.cfg.Name
+}
 
 // Signals returns the configured signals.
-func (e *Encoder) Signals() []datasource.Signal { return e.sigs }
+func (e *Encoder) Signals() []datasource.Signal {
+	if e == nil {
+		return nil
+	}
+	return e.sigs
+}
 
 // RateHz returns the emission cadence.
 func (e *Encoder) rateHz() float64 { return e.cfg.RateHz }
 
 // Metrics returns the set the Encoder's metrics are registered in: the
-// one given to New, or its private set.
-func (e *Encoder) Metrics() *metrics.Set { return e.m.reg.Set() }
+// one given to New, or its private set (an empty set of its own for a nil
+// or zero Encoder).
+func (e *Encoder) Metrics() *metrics.Set {
+	if e == nil || e.m == nil {
+		return metrics.NewSet()
+	}
+	return e.m.reg.Set()
+}
 
 // AllocateMemory allocates signal memory and the ready buffer.
 func (e *Encoder) AllocateMemory() error {
+	if e == nil {
+		return lifecycle.NotMade("AllocateMemory")
+	}
 	return e.life.Allocate(func(mem *memory.Memory) error {
 		e.mem = mem
 		e.ready = make([]byte, mem.Size())
@@ -154,7 +173,12 @@ func (e *Encoder) AllocateMemory() error {
 
 // GetSignalMemoryBuffer returns the bytes of signal i in signal memory
 // (after AllocateMemory or Start, before Close).
-func (e *Encoder) GetSignalMemoryBuffer(i int) ([]byte, error) { return e.life.Buffer(i) }
+func (e *Encoder) GetSignalMemoryBuffer(i int) ([]byte, error) {
+	if e == nil {
+		return nil, lifecycle.NotMade("GetSignalMemoryBuffer")
+	}
+	return e.life.Buffer(i)
+}
 
 // localAddr returns the address the socket is bound to: valid after Open,
 // PrepareNextState or Start (the zero AddrPort before).
@@ -198,13 +222,21 @@ func (e *Encoder) open() error {
 // PrepareNextState starts the network thread, first binding the socket,
 // setting the origin of t_us and applying the initial degradations unless
 // Open did.
-func (e *Encoder) PrepareNextState() error { return e.life.Prepare(e.open, e.startThread, e.unopen) }
+func (e *Encoder) PrepareNextState() error {
+	if e == nil {
+		return lifecycle.NotMade("PrepareNextState")
+	}
+	return e.life.Prepare(e.open, e.startThread, e.unopen)
+}
 
 // Start is the Go-shaped start: it allocates signal memory unless
 // AllocateMemory did, binds the socket unless Open did, and starts the
 // network thread; when ctx is done, the Encoder closes itself (as Close).
 // A nil ctx, or one already done, is refused and starts nothing.
 func (e *Encoder) Start(ctx context.Context) error {
+	if e == nil {
+		return lifecycle.NotMade("Start")
+	}
 	return e.life.Start(ctx, e.AllocateMemory, e.PrepareNextState, e.Close)
 }
 
@@ -239,6 +271,9 @@ func (e *Encoder) startThread() error {
 // to the ready buffer, unlock. It never waits for the network; the emitter
 // sends the latest published values at its next tick.
 func (e *Encoder) Synchronise() error {
+	if e == nil {
+		return lifecycle.SynchroniseNotMade
+	}
 	if err := e.life.Ready(); err != nil {
 		return err
 	}
@@ -259,7 +294,12 @@ func (e *Encoder) Synchronise() error {
 // called from any goroutine, in any state; a second Close does nothing and
 // returns nil. Every other call then returns datasource.ErrClosed,
 // Synchronise and Set included.
-func (e *Encoder) Close() error { return e.life.Close(e.close) }
+func (e *Encoder) Close() error {
+	if e == nil {
+		return lifecycle.NotMade("Close")
+	}
+	return e.life.Close(e.close)
+}
 
 func (e *Encoder) close(lifecycle.State) error {
 	defer e.m.reg.Unregister()

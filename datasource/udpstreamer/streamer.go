@@ -201,24 +201,45 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 }
 
 // Name returns the datasource name.
-func (s *Streamer) Name() string { return s.cfg.Name }
+func (s *Streamer) Name() string {
+	if s == nil {
+		return ""
+	}
+	return s.cfg.Name
+}
 
 // Signals returns the configured signals.
-func (s *Streamer) Signals() []datasource.Signal { return s.sigs }
+func (s *Streamer) Signals() []datasource.Signal {
+	if s == nil {
+		return nil
+	}
+	return s.sigs
+}
 
 // SignalInfos returns the signals as the CONFIG message describes them.
 func (s *Streamer) configRecords() []frame.SignalInfo { return s.infos }
 
 // Metrics returns the set the Streamer's metrics are registered in: the
-// one given to New, or its private set.
-func (s *Streamer) Metrics() *metrics.Set { return s.m.reg.Set() }
+// one given to New, or its private set (an empty set of its own for a nil
+// or zero Streamer).
+func (s *Streamer) Metrics() *metrics.Set {
+	if s == nil || s.m == nil {
+		return metrics.NewSet()
+	}
+	return s.m.reg.Set()
+}
 
 // AllocateMemory allocates signal memory and every buffer of the data path:
 // the ready buffers of the hand-off ring (HandOffDepth, or as many as
 // chosen by time), the taken buffer, the buffer of a cycle held back by a
 // lock timeout and the wire buffers of DATA and CONFIG, and plans how each
 // cycle is serialised.
-func (s *Streamer) AllocateMemory() error { return s.life.Allocate(s.allocate) }
+func (s *Streamer) AllocateMemory() error {
+	if s == nil {
+		return lifecycle.NotMade("AllocateMemory")
+	}
+	return s.life.Allocate(s.allocate)
+}
 
 func (s *Streamer) allocate(mem *memory.Memory) error {
 	dataLayout, err := frame.NewLayout(frame.DataPayloadSize(s.infos), s.cfg.MaxPayloadSize)
@@ -253,11 +274,19 @@ func (s *Streamer) allocate(mem *memory.Memory) error {
 
 // GetSignalMemoryBuffer returns the bytes of signal i in signal memory
 // (after AllocateMemory or Start, before Close).
-func (s *Streamer) GetSignalMemoryBuffer(i int) ([]byte, error) { return s.life.Buffer(i) }
+func (s *Streamer) GetSignalMemoryBuffer(i int) ([]byte, error) {
+	if s == nil {
+		return nil, lifecycle.NotMade("GetSignalMemoryBuffer")
+	}
+	return s.life.Buffer(i)
+}
 
 // LocalAddr returns the address the server socket is bound to: valid
 // after Open, PrepareNextState or Start (the zero AddrPort before).
 func (s *Streamer) LocalAddr() netip.AddrPort {
+	if s == nil {
+		return netip.AddrPort{}
+	}
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
 	return s.local
@@ -312,13 +341,21 @@ func (s *Streamer) open() error {
 
 // PrepareNextState starts the receive goroutine and the network thread,
 // binding the server socket first unless Open did.
-func (s *Streamer) PrepareNextState() error { return s.life.Prepare(s.open, s.start, s.unopen) }
+func (s *Streamer) PrepareNextState() error {
+	if s == nil {
+		return lifecycle.NotMade("PrepareNextState")
+	}
+	return s.life.Prepare(s.open, s.start, s.unopen)
+}
 
 // Start is the Go-shaped start: it allocates signal memory unless
 // AllocateMemory did, binds the socket unless Open did, and starts the
 // network thread; when ctx is done, the Streamer closes itself (as Close).
 // A nil ctx, or one already done, is refused and starts nothing.
 func (s *Streamer) Start(ctx context.Context) error {
+	if s == nil {
+		return lifecycle.NotMade("Start")
+	}
 	return s.life.Start(ctx, s.AllocateMemory, s.PrepareNextState, s.Close)
 }
 
@@ -366,7 +403,12 @@ func (s *Streamer) start() error {
 // updates_sent or send_errors{kind="data"}, except the cycles waiting in
 // the ring (at most its depth) or held: so synchronise_total = skipped +
 // without_client + updates_sent + data send errors + waiting.
-func (s *Streamer) Synchronise() error { return s.synchroniseAfterGap(0) }
+func (s *Streamer) Synchronise() error {
+	if s == nil {
+		return lifecycle.SynchroniseNotMade
+	}
+	return s.synchroniseAfterGap(0)
+}
 
 // synchroniseAfterGap is Synchronise for a cycle that follows lost updates:
 // the network thread advances the DATA counter by lost before it sends
@@ -462,7 +504,12 @@ func (s *Streamer) waiting() int {
 // Every other call then returns datasource.ErrClosed, Synchronise
 // included (still without allocating). A connected client is not told; it
 // sees the stream end.
-func (s *Streamer) Close() error { return s.life.Close(s.close) }
+func (s *Streamer) Close() error {
+	if s == nil {
+		return lifecycle.NotMade("Close")
+	}
+	return s.life.Close(s.close)
+}
 
 func (s *Streamer) close(lifecycle.State) error {
 	defer s.m.reg.Unregister()

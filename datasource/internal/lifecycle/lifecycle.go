@@ -53,6 +53,19 @@ func (l *Lifecycle) wrap(op string, err error) error {
 	return fmt.Errorf("datasource %q: %s: %w", l.name, op, err)
 }
 
+// NotMade returns op's error on a nil or zero producer
+// (datasource.ErrNotMade); it allocates, and Synchronise returns
+// SynchroniseNotMade instead.
+func NotMade(op string) error { return fmt.Errorf("datasource: %s: %w", op, datasource.ErrNotMade) }
+
+// SynchroniseNotMade is Synchronise's error on a nil or zero producer,
+// built once so that the RT thread does not allocate for it.
+var SynchroniseNotMade = NotMade("Synchronise")
+
+// Made reports whether Init has run: not for the Lifecycle of a zero
+// producer.
+func (l *Lifecycle) Made() bool { return l.notAllocated != nil }
+
 // State returns the current state.
 func (l *Lifecycle) State() State { return State(l.state.Load()) }
 
@@ -68,6 +81,9 @@ func (l *Lifecycle) Ready() error {
 	case Closed:
 		return l.closed
 	case Configured:
+		if !l.Made() {
+			return SynchroniseNotMade
+		}
 		return l.notAllocated
 	}
 	return nil
@@ -76,6 +92,9 @@ func (l *Lifecycle) Ready() error {
 // Allocate allocates the signal memory and runs alloc, which allocates the
 // rest of the producer's buffers from it, once, before anything else.
 func (l *Lifecycle) Allocate(alloc func(*memory.Memory) error) error {
+	if !l.Made() {
+		return NotMade("AllocateMemory")
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch l.State() {
@@ -97,6 +116,9 @@ func (l *Lifecycle) Allocate(alloc func(*memory.Memory) error) error {
 // Buffer returns the bytes of signal i in signal memory: the
 // GetSignalMemoryBuffer of every producer.
 func (l *Lifecycle) Buffer(i int) ([]byte, error) {
+	if !l.Made() {
+		return nil, NotMade("GetSignalMemoryBuffer")
+	}
 	switch l.State() {
 	case Configured:
 		return nil, l.wrap("GetSignalMemoryBuffer", datasource.ErrNotAllocated)
@@ -114,6 +136,8 @@ func (l *Lifecycle) Buffer(i int) ([]byte, error) {
 // opened, also accepts Opened.
 func (l *Lifecycle) check(op string, opened bool) error {
 	switch s := l.State(); {
+	case !l.Made():
+		return NotMade(op)
 	case s == Configured:
 		return l.wrap(op, datasource.ErrNotAllocated)
 	case s == Closed:
@@ -171,6 +195,9 @@ func (l *Lifecycle) Prepare(open, start func() error, unopen func()) error {
 // is allocated already), then prepare, then close when ctx is done. It
 // refuses a nil ctx and one already done, and starts nothing then.
 func (l *Lifecycle) Start(ctx context.Context, allocate, prepare, close func() error) error {
+	if !l.Made() {
+		return NotMade("Start")
+	}
 	if ctx == nil {
 		return l.wrap("Start", errors.New("nil context (use context.Background() for a producer stopped only by Close)"))
 	}
@@ -205,6 +232,9 @@ func (l *Lifecycle) Start(ctx context.Context, allocate, prepare, close func() e
 // returns the closed error rather than publishing into a stopping
 // producer.
 func (l *Lifecycle) Close(close func(prev State) error) error {
+	if !l.Made() {
+		return NotMade("Close")
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	prev := l.State()

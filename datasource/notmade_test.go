@@ -1,0 +1,88 @@
+package datasource_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/VictoriaMetrics/metrics"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/flatudp"
+	"github.com/streamerd/streamerd/datasource/rd100s"
+	"github.com/streamerd/streamerd/datasource/udpstreamer"
+	"github.com/streamerd/streamerd/internal/testenv"
+)
+
+// producer is every method the three producers share beyond DataSource.
+type producer interface {
+	datasource.DataSource
+	Start(ctx context.Context) error
+	Metrics() *metrics.Set
+}
+
+// notMade are the producers a program holds when it ignored New's error
+// (nil) or skipped New (a zero value).
+func notMade() map[string]producer {
+	return map[string]producer{
+		"nil Streamer": (*udpstreamer.Streamer)(nil), "zero Streamer": new(udpstreamer.Streamer),
+		"nil Sender": (*flatudp.Sender)(nil), "zero Sender": new(flatudp.Sender),
+		"nil Encoder": (*rd100s.Encoder)(nil), "zero Encoder": new(rd100s.Encoder),
+	}
+}
+
+// TestNotMade calls every method of a nil and a zero producer: each
+// returns datasource.ErrNotMade (or its zero value) instead of panicking,
+// however often it is called.
+func TestNotMade(t *testing.T) {
+	for name, p := range notMade() {
+		t.Run(name, func(t *testing.T) {
+			calls := map[string]func() error{
+				"AllocateMemory": p.AllocateMemory,
+				"GetSignalMemoryBuffer": func() error {
+					b, err := p.GetSignalMemoryBuffer(0)
+					if b != nil {
+						t.Errorf("GetSignalMemoryBuffer returned %d bytes", len(b))
+					}
+					return err
+				},
+				"PrepareNextState": p.PrepareNextState,
+				"Start":            func() error { return p.Start(context.Background()) },
+				"Synchronise":      p.Synchronise,
+				"Close":            p.Close,
+			}
+			if e, ok := p.(*rd100s.Encoder); ok {
+				calls["Set"] = func() error { return e.Set("loss_probability", "0.1") }
+			}
+			for range 2 {
+				for call, f := range calls {
+					if err := f(); !errors.Is(err, datasource.ErrNotMade) {
+						t.Errorf("%s: %v, want ErrNotMade", call, err)
+					}
+				}
+			}
+			if p.Name() != "" || p.Signals() != nil {
+				t.Errorf("Name %q, Signals %v", p.Name(), p.Signals())
+			}
+			if p.Metrics() == nil {
+				t.Error("Metrics: nil set")
+			}
+		})
+	}
+	if a := (*udpstreamer.Streamer)(nil).LocalAddr(); a.IsValid() {
+		t.Errorf("LocalAddr of a nil Streamer: %v", a)
+	}
+	if s := (*flatudp.Sender)(nil).SignalsString(); s != "" {
+		t.Errorf("SignalsString of a nil Sender: %q", s)
+	}
+}
+
+// TestNotMadeSynchroniseNoAllocs: a control loop calling Synchronise on a
+// producer it never made gets its error without an allocation per cycle.
+func TestNotMadeSynchroniseNoAllocs(t *testing.T) {
+	testenv.SkipIfRace(t)
+	for name, p := range notMade() {
+		if n := testing.AllocsPerRun(100, func() { _ = p.Synchronise() }); n != 0 {
+			t.Errorf("%s: Synchronise: %v allocations", name, n)
+		}
+	}
+}
