@@ -448,3 +448,32 @@ func TestMisuseThread(t *testing.T) {
 		testenv.CheckMisuse(t, c.name, c.want, c.run)
 	}
 }
+
+// TestNotMadeThread: a nil Thread (a failed New, its error ignored) and a
+// zero one refuse Start and Stop with an error and answer the rest with
+// zero values, instead of panicking or, for the zero one, starting a
+// thread that divides by its zero period.
+func TestNotMadeThread(t *testing.T) {
+	for name, th := range map[string]*Thread{"nil": nil, "zero": new(Thread)} {
+		for range 2 {
+			if err := th.Start(context.Background()); !errors.Is(err, errNotMade) {
+				t.Errorf("%s: Start: %v", name, err)
+			}
+			if err := th.Stop(); !errors.Is(err, errNotMade) {
+				t.Errorf("%s: Stop: %v", name, err)
+			}
+		}
+		st := Stats{Steps: make([]StepStats, 1)}
+		th.ReadStats(&st)
+		again := th.Stats()
+		if st.Running || st.Cycles != 0 || len(st.Steps) != 0 || st.Err() != nil || again.Err() != nil {
+			t.Errorf("%s: stats %+v", name, st)
+		}
+		if th.ThreadID() != 0 {
+			t.Errorf("%s: ThreadID %d", name, th.ThreadID())
+		}
+	}
+	if th := (*Thread)(nil); th.Counter() != nil || th.Time() != nil {
+		t.Error("a nil Thread's Counter or Time is not nil")
+	}
+}

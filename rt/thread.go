@@ -26,6 +26,9 @@ const stopGrace = 2 * time.Second
 var ErrNotRunning = errors.New("rt: thread not running")
 
 var (
+	// errNotMade is returned by Start and Stop on a nil or zero Thread (such
+	// as the nil a failed New returns, its error ignored).
+	errNotMade = errors.New("rt: nil or zero Thread (make one with New, and check its error)")
 	// errRunning is returned by Start on a running thread.
 	errRunning = errors.New("rt: thread already running")
 	// errStopTimeout is returned by Stop when the thread did not leave in
@@ -101,22 +104,45 @@ func New(cfg Config, gams, brokers []Step) (*Thread, error) {
 // Counter returns the address of the Counter signal, as LinuxTimer's: 1 in
 // the first cycle, then +1 per cycle, and +1+k after an overrun that skipped
 // k periods, so Counter always numbers the deadline the cycle woke for. It
-// wraps at 2^32. Read it only from the steps (the RT thread).
-func (t *Thread) Counter() *uint32 { return &t.counter }
+// wraps at 2^32. Read it only from the steps (the RT thread). Nil for a
+// nil Thread.
+func (t *Thread) Counter() *uint32 {
+	if t == nil {
+		return nil
+	}
+	return &t.counter
+}
+
+// made reports whether t came from New: not a nil or zero Thread.
+func (t *Thread) made() bool { return t != nil && t.period > 0 }
 
 // Time returns the address of the Time signal: Counter × period in
 // microseconds (nominal, not measured), wrapping at 2^32 as MARTe2's uint32.
-// Read it only from the steps.
-func (t *Thread) Time() *uint32 { return &t.timeUs }
+// Read it only from the steps. Nil for a nil Thread.
+func (t *Thread) Time() *uint32 {
+	if t == nil {
+		return nil
+	}
+	return &t.timeUs
+}
 
 // ThreadID returns the OS thread id of the RT thread (the TID of
 // /proc/self/task/TID), recorded when it last started; 0 before its first
 // start and on systems other than Linux.
-func (t *Thread) ThreadID() int { return int(t.tid.Load()) }
+func (t *Thread) ThreadID() int {
+	if t == nil {
+		return 0
+	}
+	return int(t.tid.Load())
+}
 
 // ReadStats copies a consistent snapshot into dst without blocking the RT
 // thread. It does not allocate once dst has been filled before.
 func (t *Thread) ReadStats(dst *Stats) {
+	if t == nil {
+		*dst = Stats{Steps: dst.Steps[:0]}
+		return
+	}
 	if len(dst.Steps) != len(t.steps) {
 		dst.Steps = make([]StepStats, len(t.steps))
 	}
@@ -142,6 +168,9 @@ func (t *Thread) Stats() Stats {
 // the thread has left). A nil ctx, or one already done, is refused. A
 // stopped thread can be started again; its statistics carry on.
 func (t *Thread) Start(ctx context.Context) error {
+	if !t.made() {
+		return errNotMade
+	}
 	if ctx == nil {
 		return fmt.Errorf("rt: %s: Start: nil context (use context.Background() for a thread stopped only by Stop)", t.cfg.Name)
 	}
@@ -190,6 +219,9 @@ func (t *Thread) restoreGC() {
 // after a further grace and returns an error saying so (Stop may be called
 // again). It restores the GC policy Start changed.
 func (t *Thread) Stop() error {
+	if !t.made() {
+		return errNotMade
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.running.Load() {
