@@ -21,6 +21,7 @@
 package netthread
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -67,10 +68,17 @@ func Start(cfg Config, body func(stop <-chan struct{})) (*Thread, error) {
 	return t, nil
 }
 
+// errNotStarted is Stop's error on a nil or zero Thread (such as the nil a
+// failed Start returns, its error ignored).
+var errNotStarted = errors.New("netthread: Stop of a nil or zero Thread (make one with Start, and check its error)")
+
 // Stop closes the stop channel, calls Config.Wake, and waits for the body
 // to return. It returns nil; a later call only waits for the body, so a
 // second Stop is harmless.
 func (t *Thread) Stop() error {
+	if t == nil || t.done == nil {
+		return errNotStarted
+	}
 	t.once.Do(func() {
 		close(t.stop)
 		if t.cfg.Wake != nil {

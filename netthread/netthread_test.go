@@ -125,3 +125,25 @@ func TestWaitSpinsThenParks(t *testing.T) {
 		t.Fatalf("posted before the wait: %v, or still posted after it", err)
 	}
 }
+
+// TestNotStarted: the nil a failed Start returns, and a zero Thread, answer
+// Stop with an error and ThreadID with 0; a nil Waiter parks.
+func TestNotStarted(t *testing.T) {
+	for name, th := range map[string]*Thread{"nil": nil, "zero": new(Thread)} {
+		if err := th.Stop(); !errors.Is(err, errNotStarted) {
+			t.Errorf("%s: Stop: %v", name, err)
+		}
+		if th.ThreadID() != 0 {
+			t.Errorf("%s: ThreadID %d", name, th.ThreadID())
+		}
+	}
+	var w *Waiter
+	var sem rtsync.EventSem
+	sem.Post()
+	if err := w.Wait(&sem, time.Millisecond); err != nil || w.Mode() != WaitPark || w.Stats() != (WaitStats{}) {
+		t.Errorf("nil Waiter: Wait %v, Mode %v, Stats %+v", err, w.Mode(), w.Stats())
+	}
+	if err := w.Wait(&sem, time.Millisecond); !errors.Is(err, rtsync.ErrTimeout) {
+		t.Errorf("nil Waiter, nothing posted: %v", err)
+	}
+}

@@ -169,8 +169,13 @@ func NewWaiter(mode WaitMode, spin, period time.Duration) *Waiter {
 	return w
 }
 
-// Mode returns the wait mode.
-func (w *Waiter) Mode() WaitMode { return w.mode }
+// Mode returns the wait mode (WaitPark for a nil Waiter, which parks).
+func (w *Waiter) Mode() WaitMode {
+	if w == nil {
+		return WaitPark
+	}
+	return w.mode
+}
 
 // WaitStats is what a paced wait has learnt (its starting values for the
 // other modes).
@@ -183,13 +188,19 @@ type WaitStats struct {
 
 // Stats returns what the paced wait has learnt; any goroutine.
 func (w *Waiter) Stats() WaitStats {
+	if w == nil {
+		return WaitStats{}
+	}
 	return WaitStats{Lead: time.Duration(w.leadNow.Load()), Late: time.Duration(w.lateNow.Load())}
 }
 
 // Wait waits for the next Post on sem and resets it, as sem.WaitReset:
 // nil when a Post came, rtsync.ErrTimeout after timeout. Network thread
-// only.
+// only. A nil Waiter parks, as WaitPark does.
 func (w *Waiter) Wait(sem *rtsync.EventSem, timeout time.Duration) error {
+	if w == nil {
+		return sem.WaitReset(timeout)
+	}
 	switch w.mode {
 	case WaitSpin:
 		return spinWait(sem, w.spin, timeout)

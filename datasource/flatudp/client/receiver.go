@@ -1,6 +1,7 @@
 package client
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"net"
@@ -46,13 +47,26 @@ type Stats struct {
 
 // NewReceiver returns a receiver of l's datagrams on conn. The receiver
 // takes over conn: Close closes it; the caller may still set its read
-// deadline (a Read waiting then returns the error).
+// deadline (a Read waiting then returns the error). Without a conn or a
+// layout, Read and Close return an error.
 func NewReceiver(conn *net.UDPConn, l *wire.Layout) *Receiver {
 	return &Receiver{conn: conn, layout: l, buf: make([]byte, maxDatagram)}
 }
 
+// errNoReceiver is returned by Read and Close on a nil or zero Receiver,
+// or one made without a conn or a layout.
+var errNoReceiver = errors.New("flatudp/client: Receiver without a socket or a layout (make one with NewReceiver)")
+
+// usable reports whether r has a socket and a layout to read with.
+func (r *Receiver) usable() bool { return r != nil && r.conn != nil && r.layout != nil }
+
 // Close closes the socket; a blocked Read returns net.ErrClosed.
-func (r *Receiver) Close() error { return r.conn.Close() }
+func (r *Receiver) Close() error {
+	if r == nil || r.conn == nil {
+		return errNoReceiver
+	}
+	return r.conn.Close()
+}
 
 // Read blocks until a datagram of the layout's size arrives and returns it
 // with its sender. The bytes are the receiver's buffer, valid until the next
@@ -61,6 +75,9 @@ func (r *Receiver) Close() error { return r.conn.Close() }
 // and an error matching wire.ErrSize, and the caller may keep reading. Socket errors (a
 // deadline, net.ErrClosed) are returned as they are.
 func (r *Receiver) Read() ([]byte, netip.AddrPort, error) {
+	if !r.usable() {
+		return nil, netip.AddrPort{}, errNoReceiver
+	}
 	for {
 		n, from, err := r.conn.ReadFromUDPAddrPort(r.buf)
 		if err != nil {
@@ -83,6 +100,9 @@ func (r *Receiver) Read() ([]byte, netip.AddrPort, error) {
 // Stats returns the counters. Each is read atomically; together they are a
 // near-snapshot while Read runs.
 func (r *Receiver) Stats() Stats {
+	if r == nil {
+		return Stats{}
+	}
 	return Stats{
 		Datagrams:  r.datagrams.Load(),
 		Bytes:      r.bytes.Load(),

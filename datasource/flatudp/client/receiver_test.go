@@ -290,3 +290,19 @@ func fixtureDatagram(tb testing.TB) []byte {
 }
 
 var sinkErr error
+
+// TestNoReceiver: a nil or zero Receiver, or one made without a socket or a
+// layout, returns an error from Read and Close instead of panicking.
+func TestNoReceiver(t *testing.T) {
+	for name, r := range map[string]*Receiver{"nil": nil, "zero": new(Receiver), "NewReceiver(nil, nil)": NewReceiver(nil, nil)} {
+		if _, _, err := r.Read(); !errors.Is(err, errNoReceiver) {
+			t.Errorf("%s: Read: %v", name, err)
+		}
+		if err := r.Close(); !errors.Is(err, errNoReceiver) {
+			t.Errorf("%s: Close: %v", name, err)
+		}
+		if r.Stats() != (Stats{}) {
+			t.Errorf("%s: Stats %+v", name, r.Stats())
+		}
+	}
+}

@@ -82,10 +82,22 @@ func NewLayout(sigs []Signal) (*Layout, error) {
 }
 
 // TotalElements returns the number of elements of a datagram, the length
-// of the slices Decode and DecodeRaw fill.
-func (l *Layout) TotalElements() int { return l.elems }
+// of the slices Decode and DecodeRaw fill (0 for a nil Layout).
+func (l *Layout) TotalElements() int {
+	if l == nil {
+		return 0
+	}
+	return l.elems
+}
+
+// errNilLayout is Decode's and DecodeRaw's error on a nil Layout (such as
+// the nil a failed NewLayout returns, its error ignored).
+var errNilLayout = errors.New("flatudp/wire: nil Layout (make one with NewLayout or ParseLayout, and check its error)")
 
 func (l *Layout) check(dst, datagram int) error {
+	if l == nil {
+		return errNilLayout
+	}
 	if datagram != l.size {
 		return ErrSize
 	}
@@ -97,9 +109,10 @@ func (l *Layout) check(dst, datagram int) error {
 
 // Field returns the bytes of signal i in datagram, a slice of it: for a
 // char8 signal, its text, NUL-padded. It returns
-// nil when datagram is not of the layout's size or i is out of range.
+// nil when datagram is not of the layout's size, i is out of range or l is
+// nil.
 func (l *Layout) Field(datagram []byte, i int) []byte {
-	if len(datagram) != l.size || i < 0 || i >= len(l.spans) {
+	if l == nil || len(datagram) != l.size || i < 0 || i >= len(l.spans) {
 		return nil
 	}
 	sp := l.spans[i]

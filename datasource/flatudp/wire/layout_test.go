@@ -275,3 +275,18 @@ func elementType(l *Layout, k int) datasource.Type {
 	}
 	return invalidType
 }
+
+// TestNilLayout: the nil a failed NewLayout returns decodes nothing and
+// says why, instead of panicking.
+func TestNilLayout(t *testing.T) {
+	var l *Layout
+	if err := l.Decode(make([]float64, 4), make([]byte, 4), Little); !errors.Is(err, errNilLayout) {
+		t.Errorf("Decode: %v", err)
+	}
+	if err := l.DecodeRaw(make([]uint64, 4), make([]byte, 4), Little); !errors.Is(err, errNilLayout) {
+		t.Errorf("DecodeRaw: %v", err)
+	}
+	if l.TotalElements() != 0 || l.Field(make([]byte, 4), 0) != nil {
+		t.Error("a nil Layout has elements or fields")
+	}
+}

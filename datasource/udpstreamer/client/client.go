@@ -101,6 +101,9 @@ type Options struct {
 var (
 	// ErrConnectTimeout is wrapped by Connect's error when no CONFIG came in time.
 	ErrConnectTimeout = errors.New("udpstreamer/client: no CONFIG from the server")
+	// errNotDialed is returned by the calls on a nil or zero Client (such
+	// as the nil a failed Dial returns, its error ignored).
+	errNotDialed = errors.New("udpstreamer/client: nil or zero Client (make one with Dial, and check its error)")
 	// errNotConnected is returned by Next before a successful Connect.
 	errNotConnected = errors.New("udpstreamer/client: not connected")
 	// ErrConfigChanged is returned by Next, without an update, when the server
@@ -202,16 +205,32 @@ func (c *Client) localAddr() netip.AddrPort {
 	return c.conn.LocalAddr().(*net.UDPAddr).AddrPort()
 }
 
-// Config returns the current session's Config, nil before Connect succeeds.
-func (c *Client) Config() *Config { return c.cfg.Load() }
+// dialed reports whether c came from Dial: not a nil or zero Client.
+func (c *Client) dialed() bool { return c != nil && c.conn != nil }
 
-// Stats returns the counters since Dial.
-func (c *Client) Stats() Stats { return c.st.snapshot(c.epoch) }
+// Config returns the current session's Config, nil before Connect succeeds.
+func (c *Client) Config() *Config {
+	if !c.dialed() {
+		return nil
+	}
+	return c.cfg.Load()
+}
+
+// Stats returns the counters since Dial (zero for a nil or zero Client).
+func (c *Client) Stats() Stats {
+	if !c.dialed() {
+		return Stats{}
+	}
+	return c.st.snapshot(c.epoch)
+}
 
 // SetReadDeadline bounds Next: a Next still waiting at t returns an error
 // wrapping os.ErrDeadlineExceeded. The zero time removes the bound. Connect
 // sets its own deadlines and leaves none behind.
 func (c *Client) SetReadDeadline(t time.Time) error {
+	if !c.dialed() {
+		return errNotDialed
+	}
 	c.dmu.Lock()
 	defer c.dmu.Unlock()
 	c.userDeadline = t
@@ -220,11 +239,21 @@ func (c *Client) SetReadDeadline(t time.Time) error {
 
 // Close closes the socket; a blocked Next or Connect returns net.ErrClosed.
 // It sends nothing: call Disconnect first to end the session politely.
-func (c *Client) Close() error { return c.conn.Close() }
+func (c *Client) Close() error {
+	if !c.dialed() {
+		return errNotDialed
+	}
+	return c.conn.Close()
+}
 
 // Disconnect sends DISCONNECT, which ends the session on the server. DATA
 // already on its way may still be returned by Next; Connect starts a new session.
-func (c *Client) Disconnect() error { return c.send(frame.Disconnect) }
+func (c *Client) Disconnect() error {
+	if !c.dialed() {
+		return errNotDialed
+	}
+	return c.send(frame.Disconnect)
+}
 
 func (c *Client) send(t frame.PacketType) error {
 	var b [frame.HeaderSize]byte
@@ -243,6 +272,9 @@ func (c *Client) send(t frame.PacketType) error {
 // DATA arriving before the CONFIG is ignored. Connect may be
 // called again to reconnect; it clears any read deadline.
 func (c *Client) Connect(ctx context.Context) (*Config, error) {
+	if !c.dialed() {
+		return nil, errNotDialed
+	}
 	if ctx == nil {
 		return nil, errors.New("udpstreamer/client: Connect: nil context (use context.Background())")
 	}
@@ -443,6 +475,9 @@ func (c *Client) Next(u *Update) error {
 	if u == nil {
 		return errors.New("udpstreamer/client: Next: nil Update")
 	}
+	if !c.dialed() {
+		return errNotDialed
+	}
 	cfg := c.cfg.Load()
 	if cfg == nil || c.dataR == nil {
 		return errNotConnected
@@ -499,7 +534,7 @@ func (c *Client) Next(u *Update) error {
 // Next will come (a program that exits), from the goroutine that called
 // Next. Next, if called again, starts without them.
 func (c *Client) AbandonPartial() {
-	if c.dataR == nil {
+	if !c.dialed() || c.dataR == nil {
 		return
 	}
 	c.evicted0 += uint64(c.dataR.Pending())

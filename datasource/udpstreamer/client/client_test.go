@@ -461,3 +461,25 @@ func TestMisuseClient(t *testing.T) {
 		testenv.CheckMisuse(t, c.name, c.want, c.run)
 	}
 }
+
+// TestNotDialed: a nil Client (a failed Dial, its error ignored) and a zero
+// one return an error from every call that can, and zero values from the
+// rest, instead of panicking or blocking.
+func TestNotDialed(t *testing.T) {
+	for name, c := range map[string]*Client{"nil": nil, "zero": new(Client)} {
+		var u Update
+		_, connectErr := c.Connect(context.Background())
+		for call, err := range map[string]error{
+			"Connect": connectErr, "Next": c.Next(&u), "Disconnect": c.Disconnect(),
+			"SetReadDeadline": c.SetReadDeadline(time.Now()), "Close": c.Close(),
+		} {
+			if !errors.Is(err, errNotDialed) {
+				t.Errorf("%s: %s: %v", name, call, err)
+			}
+		}
+		c.AbandonPartial()
+		if c.Config() != nil || c.Stats() != (Stats{}) {
+			t.Errorf("%s: Config %v, Stats %+v", name, c.Config(), c.Stats())
+		}
+	}
+}
