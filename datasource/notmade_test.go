@@ -86,3 +86,58 @@ func TestNotMadeSynchroniseNoAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestNewKeepsItsOwnSignals: a producer copies its Config's signals, so a
+// caller that edits its slice after New (reusing one Config for several
+// producers) changes nothing the producer validated and laid out; before,
+// a network thread serialising the edited layout crashed the process.
+func TestNewKeepsItsOwnSignals(t *testing.T) {
+	sigs := func() []datasource.Signal {
+		return []datasource.Signal{
+			{Name: "A", Type: datasource.Float64},
+			{Name: "B", Type: datasource.Float32},
+			{Name: "C", Type: datasource.Float32},
+			{Name: "D", Type: datasource.Float32},
+		}
+	}
+	us := udpstreamer.Config{Name: "U", Address: "127.0.0.1", Signals: sigs()}
+	fl := flatudp.Config{Name: "F", Address: "127.0.0.1", ExecutionMode: "RealTimeThread", Signals: sigs()}
+	rd := rd100s.DefaultConfig()
+	rd.Name, rd.DestHost, rd.Signals = "R", "127.0.0.1", sigs()
+	rd.AzimuthSignal, rd.ElevationSignal, rd.AzRateSignal, rd.ElRateSignal = "A", "A", "B", "C"
+	var ps []producer
+	var given [][]datasource.Signal
+	for _, mk := range []func() (producer, []datasource.Signal, error){
+		func() (producer, []datasource.Signal, error) {
+			p, err := udpstreamer.New(us, metrics.NewSet(), nil)
+			return p, us.Signals, err
+		},
+		func() (producer, []datasource.Signal, error) {
+			p, err := flatudp.New(fl, metrics.NewSet(), nil)
+			return p, fl.Signals, err
+		},
+		func() (producer, []datasource.Signal, error) {
+			p, err := rd100s.New(rd, metrics.NewSet(), nil)
+			return p, rd.Signals, err
+		},
+	} {
+		p, s, err := mk()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, given = append(ps, p), append(given, s)
+	}
+	for i, p := range ps {
+		given[i][0] = datasource.Signal{Name: "X", Type: datasource.Uint8, NumberOfDimensions: 1, NumberOfElements: 1000}
+		if err := p.AllocateMemory(); err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Signals()[0]; got.Name != "A" || got.Type != datasource.Float64 {
+			t.Errorf("%s: signal 0 after the caller's edit: %+v", p.Name(), got)
+		}
+		if b, err := p.GetSignalMemoryBuffer(0); err != nil || len(b) != 8 {
+			t.Errorf("%s: signal 0 has %d bytes (%v), want 8", p.Name(), len(b), err)
+		}
+		p.Close()
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -95,6 +96,7 @@ var _ datasource.DataSource = (*Sender)(nil)
 // log receives a line when the sender starts and rate-limited warnings
 // about overflows and send errors, never one per cycle (nil: no logging).
 func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Sender, error) {
+	cfg.Signals = slices.Clone(cfg.Signals) // the caller may change its slice after New
 	if err := Validate(&cfg); err != nil {
 		return nil, err
 	}

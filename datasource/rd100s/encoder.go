@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -93,6 +94,7 @@ var _ datasource.DataSource = (*Encoder)(nil)
 // line per start, stop and degradation event, never per packet (nil: no
 // logging).
 func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Encoder, error) {
+	cfg.Signals = slices.Clone(cfg.Signals) // the caller may change its slice after New
 	if err := Validate(&cfg); err != nil {
 		return nil, err
 	}

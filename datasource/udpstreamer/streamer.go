@@ -8,6 +8,7 @@ import (
 	"math"
 	"net"
 	"net/netip"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -163,6 +164,8 @@ type statusReport struct {
 // refuses a name whose metrics ms already holds, from a producer not yet
 // closed. log receives one line per session change (nil: no logging).
 func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
+	// The Streamer keeps copies: the caller may change its slices after New.
+	cfg.Signals, cfg.AllowedClients = slices.Clone(cfg.Signals), slices.Clone(cfg.AllowedClients)
 	if err := Validate(&cfg); err != nil {
 		return nil, err
 	}
