@@ -54,6 +54,9 @@ type Thread struct {
 // or the pinning or priority error (then body never runs). body must return
 // soon after stop is closed.
 func Start(cfg Config, body func(stop <-chan struct{})) (*Thread, error) {
+	if body == nil {
+		return nil, fmt.Errorf("netthread: %s: nil body", cfg.Name)
+	}
 	t := &Thread{cfg: cfg, stop: make(chan struct{})}
 	tid, done, err := cpu.StartThread(cfg.CPUMask, cfg.Priority, func() {
 		if cfg.Name != "" {

@@ -127,7 +127,8 @@ func TestWaitSpinsThenParks(t *testing.T) {
 }
 
 // TestNotStarted: the nil a failed Start returns, and a zero Thread, answer
-// Stop with an error and ThreadID with 0; a nil Waiter parks.
+// Stop with an error and ThreadID with 0; Start refuses a nil body (which
+// would crash the process on the thread); a nil Waiter parks.
 func TestNotStarted(t *testing.T) {
 	for name, th := range map[string]*Thread{"nil": nil, "zero": new(Thread)} {
 		if err := th.Stop(); !errors.Is(err, errNotStarted) {
@@ -137,6 +138,13 @@ func TestNotStarted(t *testing.T) {
 			t.Errorf("%s: ThreadID %d", name, th.ThreadID())
 		}
 	}
+	if th, err := Start(Config{Name: "nobody"}, nil); err == nil || th != nil {
+		t.Errorf("Start with a nil body: %v, %v", th, err)
+	}
+	if _, err := SetBuffers(nil, 1<<20, 0); err == nil {
+		t.Error("SetBuffers of a nil conn: no error")
+	}
+	Buffers{}.Log(nil, "none", 1) // a nil logger logs nothing
 	var w *Waiter
 	var sem rtsync.EventSem
 	sem.Post()

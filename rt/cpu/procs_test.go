@@ -31,4 +31,7 @@ func TestStartThreadAddsAP(t *testing.T) {
 	if _, _, err := StartThread(0, 100, func() {}); err == nil || runtime.GOMAXPROCS(0) != before {
 		t.Errorf("a refused thread: %v, GOMAXPROCS %d", err, runtime.GOMAXPROCS(0))
 	}
+	if _, _, err := StartThread(0, 0, nil); err == nil || runtime.GOMAXPROCS(0) != before {
+		t.Errorf("a nil body: %v, GOMAXPROCS %d", err, runtime.GOMAXPROCS(0))
+	}
 }

@@ -66,6 +66,9 @@ func OnlineMask() (Mask, error) { return currentThreadAffinity() }
 // While the thread runs, GOMAXPROCS is one more than it was (see
 // addProc): the thread has a P of its own.
 func StartThread(mask Mask, priority int, body func()) (tid int, done <-chan struct{}, err error) {
+	if body == nil {
+		return 0, nil, errors.New("cpu: StartThread: nil body")
+	}
 	if err := ValidatePriority(priority); err != nil {
 		return 0, nil, fmt.Errorf("cpu: priority: %w", err)
 	}
