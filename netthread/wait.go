@@ -3,6 +3,7 @@ package netthread
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -252,6 +253,9 @@ func (w *Waiter) paced(sem *rtsync.EventSem, timeout time.Duration) error {
 	}
 	now := w.now()
 	deadline := now + int64(timeout)
+	if timeout == rtsync.Forever {
+		deadline = math.MaxInt64
+	}
 	due := w.nextDue(now)
 	spinFrom, spinTo := due-w.lead, due+w.late
 	if spinFrom-now >= int64(pacedMinSleep) {

@@ -111,6 +111,15 @@ func TestWaiterTimesOut(t *testing.T) {
 	if err := w.Wait(&sem, time.Millisecond); err != nil || sem.WaitReset(0) == nil {
 		t.Errorf("posted: %v, or still posted after the wait", err)
 	}
+	// Forever waits for the Post, through sleep, spin and park alike.
+	w.idle, w.grid = false, w.now()
+	go func() {
+		time.Sleep(5 * time.Millisecond)
+		sem.Post()
+	}()
+	if err := w.Wait(&sem, rtsync.Forever); err != nil {
+		t.Errorf("paced with a phase, Forever: %v", err)
+	}
 }
 
 // TestPacedPhase checks what the paced wait learns from the instants cycles

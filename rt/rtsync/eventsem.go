@@ -71,7 +71,7 @@ func (e *EventSem) reset() {
 func (e *EventSem) posted() bool { return e.state.Load()&semPosted != 0 }
 
 // waitSet blocks until the event is set or timeout expires (Forever: no
-// limit; 0: just test). It returns nil if the event is set, ErrTimeout
+// limit; 0, or any other below 0: just test). It returns nil if the event is set, ErrTimeout
 // otherwise. It does not clear the event.
 func (e *EventSem) waitSet(timeout time.Duration) error {
 	return e.wait(timeout, false)
@@ -85,6 +85,9 @@ func (e *EventSem) WaitReset(timeout time.Duration) error {
 }
 
 func (e *EventSem) wait(timeout time.Duration, reset bool) error {
+	if timeout < 0 && timeout != Forever {
+		timeout = 0 // a deadline already past, as time.Until gives it: just test
+	}
 	var start time.Time
 	if timeout > 0 {
 		start = time.Now()

@@ -45,14 +45,15 @@ func (l *FastLock) tryLock() bool {
 // FastLock takes the lock, spinning until it is free. After every
 // spinsPerCheck failed attempts it checks the timeout and, if sleep > 0,
 // sleeps that long with nanosleep (the thread keeps its P, as MARTe2's
-// polling sleep does). timeout Forever waits without limit; timeout 0 is a
-// single attempt (a try-lock). It returns ErrTimeout if the lock stayed
+// polling sleep does). timeout Forever waits without limit; timeout 0, or
+// any other below 0 (a deadline already past), is a single attempt (a
+// try-lock). It returns ErrTimeout if the lock stayed
 // taken.
 func (l *FastLock) FastLock(timeout, sleep time.Duration) error {
 	if l.tryLock() {
 		return nil
 	}
-	if timeout == 0 {
+	if timeout == 0 || timeout < 0 && timeout != Forever {
 		return ErrTimeout
 	}
 	var start time.Time

@@ -19,6 +19,10 @@ func TestFastLockBasics(t *testing.T) {
 	if err := l.FastLock(0, 0); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("FastLock(0) on held lock = %v", err)
 	}
+	// A deadline already past (time.Until of it) is one attempt, not Forever.
+	if err := l.FastLock(-time.Second, 0); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("FastLock(-1s) on held lock = %v", err)
+	}
 	start := time.Now()
 	if err := l.FastLock(5*time.Millisecond, 100*time.Microsecond); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("FastLock on held lock = %v", err)
@@ -78,6 +82,9 @@ func TestEventSemBasics(t *testing.T) {
 	}
 	if err := e.waitSet(0); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("Wait(0) on reset sem = %v", err)
+	}
+	if err := e.WaitReset(-time.Second); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("WaitReset(-1s), a deadline already past, on reset sem = %v", err)
 	}
 	start := time.Now()
 	if err := e.waitSet(3 * time.Millisecond); !errors.Is(err, ErrTimeout) {

@@ -15,6 +15,8 @@ const cacheLine = 128
 // has the same width, fixed at NewSampleRing.
 //
 // The producer fills the row Row returns, then Publish makes it visible.
+// A zero SampleRing (not made by NewSampleRing) holds nothing: its Row is
+// empty and Drain copies nothing.
 // The consumer copies the published rows out with Drain. Every slot is an
 // atomic, so the race detector and the memory model agree with the
 // protocol; a row the producer overwrote while Drain copied it is dropped
@@ -67,6 +69,9 @@ func (r *SampleRing) published() uint64 { return r.head.Load() }
 // allocates.
 func (r *SampleRing) Drain(dst []int64) (rows int, lost uint64) {
 	w := r.width
+	if w == 0 {
+		return 0, 0
+	}
 	h := r.head.Load()
 	start := r.tail
 	if h-start > r.rows {

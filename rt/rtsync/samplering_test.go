@@ -101,3 +101,16 @@ func TestSampleRingNoAllocs(t *testing.T) {
 		t.Errorf("%v allocs", n)
 	}
 }
+
+// TestZeroSampleRing: a ring not made by NewSampleRing holds nothing and
+// drains nothing, instead of dividing by its zero width.
+func TestZeroSampleRing(t *testing.T) {
+	var r SampleRing
+	if len(r.Row()) != 0 {
+		t.Errorf("Row of a zero ring: %d samples", len(r.Row()))
+	}
+	r.Publish()
+	if rows, lost := r.Drain(make([]int64, 8)); rows != 0 || lost != 0 {
+		t.Errorf("Drain of a zero ring: %d rows, %d lost", rows, lost)
+	}
+}
