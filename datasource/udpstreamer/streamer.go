@@ -516,6 +516,13 @@ func (s *Streamer) Close() error {
 
 func (s *Streamer) close(lifecycle.State) error {
 	defer s.m.reg.Unregister()
+	// Once the network thread has stopped, a reader waiting on the tap
+	// returns errTapClosed instead of waiting for updates that will not come.
+	defer func() {
+		if t := s.tap.Load(); t != nil {
+			t.Close()
+		}
+	}()
 	if s.conn == nil {
 		return nil
 	}

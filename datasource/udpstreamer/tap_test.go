@@ -108,22 +108,34 @@ func TestTapBesideClient(t *testing.T) {
 	}
 }
 
-// TestTapCloseWakesNext checks Close ends a Next that waits.
+// TestTapCloseWakesNext checks Close ends a Next that waits, the tap's
+// Close or the Streamer's.
 func TestTapCloseWakesNext(t *testing.T) {
-	s := start(t, scalarCfg())
-	tap, err := openTap(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error)
-	go func() {
-		_, _, err := tap.Next(rtsync.Forever)
-		done <- err
-	}()
-	time.Sleep(10 * time.Millisecond)
-	tap.Close()
-	if err := <-done; !errors.Is(err, errTapClosed) {
-		t.Fatalf("Next: %v", err)
+	for _, closer := range []string{"tap", "Streamer"} {
+		s := start(t, scalarCfg())
+		tap, err := openTap(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error)
+		go func() {
+			_, _, err := tap.Next(rtsync.Forever)
+			done <- err
+		}()
+		time.Sleep(10 * time.Millisecond)
+		if closer == "tap" {
+			tap.Close()
+		} else {
+			s.Close()
+		}
+		select {
+		case err := <-done:
+			if !errors.Is(err, errTapClosed) {
+				t.Fatalf("%s closed: Next: %v", closer, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s closed: Next still waiting after 10 s", closer)
+		}
 	}
 }
 
