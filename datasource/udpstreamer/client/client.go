@@ -104,6 +104,9 @@ var (
 	// errNotDialed is returned by the calls on a nil or zero Client (such
 	// as the nil a failed Dial returns, its error ignored).
 	errNotDialed = errors.New("udpstreamer/client: nil or zero Client (make one with Dial, and check its error)")
+	// errForeignConfig is returned by Update.Decode for a Config that
+	// ParseConfig (or Connect) did not make.
+	errForeignConfig = errors.New("udpstreamer/client: Decode: a Config ParseConfig did not make (nil or built by hand)")
 	// errNotConnected is returned by Next before a successful Connect.
 	errNotConnected = errors.New("udpstreamer/client: not connected")
 	// ErrConfigChanged is returned by Next, without an update, when the server

@@ -483,3 +483,21 @@ func TestNotDialed(t *testing.T) {
 		}
 	}
 }
+
+// TestForeignConfig: an Update decoded with a Config ParseConfig did not
+// make, or read before its first update, answers with errors and empty
+// values instead of panicking.
+func TestForeignConfig(t *testing.T) {
+	var u Update
+	if u.Raw(0) != nil || u.Float64s(0) != nil || u.Config() != nil {
+		t.Error("an Update before its first update has values")
+	}
+	for _, cfg := range []*Config{nil, {}} {
+		if err := u.Decode(cfg, 1, 0, nil); !errors.Is(err, errForeignConfig) {
+			t.Errorf("Decode with %#v: %v", cfg, err)
+		}
+		if typ := cfg.WireType(0); typ.Valid() {
+			t.Errorf("WireType of %#v: %v", cfg, typ)
+		}
+	}
+}

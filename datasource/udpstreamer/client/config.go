@@ -71,8 +71,15 @@ func (c *Config) indexOf(name string) int {
 }
 
 // WireType is the element type of signal i on the wire: its quantised type if
-// quantised, its own type otherwise: the elements Update.Raw returns.
-func (c *Config) WireType(i int) datasource.Type { return c.slots[i].WireType }
+// quantised, its own type otherwise: the elements Update.Raw returns. For
+// a signal it does not have (i out of range, or a Config that ParseConfig
+// did not make) it returns an invalid Type, whose Valid is false.
+func (c *Config) WireType(i int) datasource.Type {
+	if c == nil || i < 0 || i >= len(c.slots) {
+		return ^datasource.Type(0)
+	}
+	return c.slots[i].WireType
+}
 
 // UnitsPerSecond returns how many units of a time signal whose Unit is unit make
 // one second: 1 for "s", 1e3 for "ms", 1e6 for "us", "µs" (U+00B5) or "μs"

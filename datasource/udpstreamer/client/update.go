@@ -73,8 +73,12 @@ func (u *Update) fill(cfg *Config, counter, lost uint32, payload []byte) error {
 }
 
 // Raw returns the wire bytes of signal i (little-endian elements of
-// Config().WireType(i)). It aliases Payload. It panics if i is out of range.
+// Config().WireType(i)). It aliases Payload. It returns nil before the
+// first update and panics if i is out of range.
 func (u *Update) Raw(i int) []byte {
+	if u.cfg == nil {
+		return nil
+	}
 	s := u.cfg.slots[i]
 	return u.payloadBytes[s.Offset : s.Offset+s.Len : s.Offset+s.Len]
 }
