@@ -1,6 +1,7 @@
 package rd100s
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -19,6 +20,10 @@ const (
 	// maxRateHz bounds rate_hz; beyond it the sleep granularity of a
 	// normal thread dominates the period.
 	maxRateHz = 10000.0
+	// minRateHz bounds rate_hz from below: one packet an hour, the longest
+	// period an RT thread takes too (a slower rate's period in ns would not
+	// fit the emitter's clock arithmetic).
+	minRateHz = 1.0 / 3600
 	// lockTimeout bounds how long Synchronise waits for the FastLock.
 	// The network thread holds it only to copy signal memory.
 	lockTimeout = 100 * time.Microsecond
@@ -63,7 +68,7 @@ type Config struct {
 	DestPort int
 	// SrcPort (src_port) is the local port; 0 takes an ephemeral one.
 	SrcPort int
-	// RateHz (rate_hz) is the emission cadence, 0 < rate ≤ 10000 Hz,
+	// RateHz (rate_hz) is the emission cadence, 1/3600 ≤ rate ≤ 10000 Hz,
 	// independent of the RT thread's period.
 	RateHz float64
 	// FirstSeq (first_seq) is the seq of the first packet. The receiver
@@ -127,6 +132,9 @@ func DefaultConfig() Config {
 // rules joined (each a *datasource.ConfigError), or nil. It does not
 // resolve DestHost; New does.
 func Validate(cfg *Config) error {
+	if cfg == nil {
+		return errors.New("rd100s: Validate: nil Config")
+	}
 	c := cfg.withDefaults()
 	e := &rules.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
 	switch {
@@ -142,8 +150,8 @@ func Validate(cfg *Config) error {
 		e.Param("src_port", "must be 0..65535 (0: ephemeral), got %d", c.SrcPort)
 	}
 	rateHz := c.RateHz
-	if math.IsNaN(rateHz) || rateHz <= 0 || rateHz > maxRateHz {
-		e.Param("rate_hz", "must be > 0 and ≤ %v Hz, got %v", maxRateHz, c.RateHz)
+	if math.IsNaN(rateHz) || rateHz < minRateHz || rateHz > maxRateHz {
+		e.Param("rate_hz", "must be ≥ 1/3600 (one packet an hour) and ≤ %v Hz, got %v", maxRateHz, c.RateHz)
 		rateHz = maxRateHz // the jitter bound of the fastest rate
 	}
 	e.Priority(c.Priority)

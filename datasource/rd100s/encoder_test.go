@@ -581,8 +581,9 @@ func TestValidate(t *testing.T) {
 		{"no host", func(c *Config) { c.DestHost = "" }, "dest_host: is required"},
 		{"dest port", func(c *Config) { c.DestPort = 70000 }, "dest_port: must be 1..65535"},
 		{"src port", func(c *Config) { c.SrcPort = -1 }, "src_port: must be 0..65535"},
-		{"rate", func(c *Config) { c.RateHz = -1 }, "rate_hz: must be > 0"},
-		{"rate high", func(c *Config) { c.RateHz = 20000 }, "rate_hz: must be > 0 and ≤ 10000"},
+		{"rate", func(c *Config) { c.RateHz = -1 }, "rate_hz: must be ≥ 1/3600"},
+		{"rate low", func(c *Config) { c.RateHz = 1e-10 }, "rate_hz: must be ≥ 1/3600 (one packet an hour)"},
+		{"rate high", func(c *Config) { c.RateHz = 20000 }, "rate_hz: must be ≥ 1/3600 (one packet an hour) and ≤ 10000"},
 		{"no azimuth", func(c *Config) { c.AzimuthSignal = "" }, "azimuth_signal: is required"},
 		{"unknown el", func(c *Config) { c.ElevationSignal = "Nope" }, `elevation_signal: names no signal of this datasource: "Nope"`},
 		{"array rate", func(c *Config) {

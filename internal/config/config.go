@@ -270,6 +270,7 @@ const (
 	flatMaxBuffers      = 1 << 20 // FlatUDP's NumberOfBuffers
 	flatMaxRingBytes    = 256 << 20
 	rdMaxRateHz         = 10000.0
+	rdMinRateHz         = 1.0 / 3600
 	rdMaxBurstLoss      = time.Hour
 	rdMaxReorderWindow  = 10 * time.Second
 )

@@ -620,6 +620,8 @@ func TestDocumentedBounds(t *testing.T) {
 			flat(func(c *flatudp.Config) { c.HandOffBytes = flatMaxRingBytes + 1 }), "HandOffBytes"},
 		{"rate_hz", rd(func(c *rd100s.Config) { c.RateHz = rdMaxRateHz }),
 			rd(func(c *rd100s.Config) { c.RateHz = rdMaxRateHz * 1.001 }), "rate_hz"},
+		{"rate_hz, slowest", rd(func(c *rd100s.Config) { c.RateHz = rdMinRateHz }),
+			rd(func(c *rd100s.Config) { c.RateHz = rdMinRateHz * 0.999 }), "rate_hz"},
 		{"burst_loss_ms", rd(func(c *rd100s.Config) {
 			c.Degradations = map[string]string{"burst_loss_ms": strconv.FormatInt(rdMaxBurstLoss.Milliseconds(), 10)}
 		}), rd(func(c *rd100s.Config) {

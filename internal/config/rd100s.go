@@ -69,7 +69,7 @@ var rd100sKeys = table[rdConfig]{
 			Doc("0..65535; 0 = ephemeral"),
 		field("rate_hz", number(), func(c *rdConfig) *float64 { return &c.RateHz }).
 			Unit("Hz").NonZero().
-			Doc(fmt.Sprintf("> 0 and ≤ %g", rdMaxRateHz)),
+			Doc(fmt.Sprintf("≥ 1/3600 (one packet an hour) and ≤ %g", rdMaxRateHz)),
 		field("first_seq", integer[uint32](0, math.MaxUint32), func(c *rdConfig) *uint32 { return &c.FirstSeq }).
 			Doc("`seq` of the first packet"),
 		field("azimuth_signal", str(), func(c *rdConfig) *string { return &c.AzimuthSignal }).
