@@ -31,7 +31,8 @@ func (q *Quantizer) EncodeFloat32(dst []byte, src []float32) (nans int) {
 // EncodeFloat64 writes the little-endian wire codes of src into
 // dst[:len(src)*q.WireType().Size()] and returns how many elements were NaN
 // (NaN encodes as the code of RangeMin). It panics if dst is too short;
-// otherwise it never fails and never allocates.
+// otherwise it never fails and never allocates. A zero Quantizer (not made
+// by New) writes nothing and returns 0.
 func (q *Quantizer) EncodeFloat64(dst []byte, src []float64) (nans int) {
 	if simdEncodeFloat64(selected, q, dst, src, &nans) {
 		return nans
@@ -46,7 +47,7 @@ func encodePortable[F float](q *Quantizer, dst []byte, src []F) int {
 	case 2:
 		return encode16(q, dst, src)
 	}
-	panic("quant: encode with a zero Quantizer; use New")
+	return 0 // a zero Quantizer (New's error ignored) has no wire type: nothing to write
 }
 
 // index is the whole encoding of one sample, shared by every kernel and by

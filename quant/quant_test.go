@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/streamerd/streamerd/internal/testenv"
@@ -331,9 +332,16 @@ func TestKernelLengths(t *testing.T) {
 		mustPanic(t, "short src", func() { q.DecodeFloat64(make([]float64, 2), make([]byte, 3)) })
 		mustPanic(t, "short dst, long src", func() { q.EncodeFloat32(make([]byte, 63), make([]float32, 32)) })
 		mustPanic(t, "short dst, long float64 src", func() { q.EncodeFloat64(make([]byte, 63), make([]float64, 32)) })
+		// A zero Quantizer (New's error ignored) writes nothing, even
+		// without room for it.
 		var zero Quantizer
-		mustPanic(t, "zero Quantizer", func() { zero.EncodeFloat64(make([]byte, 64), make([]float64, 32)) })
-		mustPanic(t, "zero Quantizer, float32", func() { zero.EncodeFloat32(make([]byte, 64), make([]float32, 32)) })
+		dst := make([]byte, 64)
+		if n := zero.EncodeFloat64(dst, slices.Repeat([]float64{math.NaN()}, 32)); n != 0 || slices.ContainsFunc(dst, func(b byte) bool { return b != 0 }) {
+			t.Errorf("%v: zero Quantizer: %d NaNs, wrote %v", k, n, dst)
+		}
+		if n := zero.EncodeFloat32(nil, make([]float32, 32)); n != 0 {
+			t.Errorf("%v: zero Quantizer, float32: %d", k, n)
+		}
 	}
 	mustPanic(t, "unsupported kernel", func() {
 		q := mustNew(t, Int16, -1, 1)
