@@ -79,6 +79,6 @@ var (
 	ErrCycleSkipped = errors.New("cycle skipped: the network thread is behind")
 	// ErrNotMade: a call on a nil or zero producer, one its New did not
 	// make (such as the nil a failed New returns, its error ignored).
-	// Every method but Internals returns it, or its zero value.
+	// Every method returns it, or its zero value.
 	ErrNotMade = errors.New("nil or zero producer (make one with its New, and check its error)")
 )

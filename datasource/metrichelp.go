@@ -94,7 +94,7 @@ var metricHelp = map[string]string{
 // table, whose text says what each family counts and its unit. A family
 // found in neither keeps its empty line. metrics.ExposeMetadata(true) has
 // the metrics package write the # HELP and # TYPE lines; without it there
-// is nothing to fill; a nil write writes nothing. It holds the text in
+// is nothing to fill; a nil write, or a nil w, writes nothing. It holds the text in
 // buffers of bytebufferpool, so a steady scrape rate allocates nothing for
 // them.
 //
@@ -102,7 +102,7 @@ var metricHelp = map[string]string{
 //		datasource.WritePrometheus(w, set.WritePrometheus, nil)
 //	})
 func WritePrometheus(w io.Writer, write func(io.Writer), help map[string]string) {
-	if write == nil {
+	if write == nil || w == nil {
 		return
 	}
 	in := bytebufferpool.Get()

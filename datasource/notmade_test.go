@@ -31,8 +31,8 @@ func notMade() map[string]producer {
 }
 
 // TestNotMade calls every method of a nil and a zero producer: each
-// returns datasource.ErrNotMade (or its zero value) instead of panicking,
-// however often it is called.
+// returns datasource.ErrNotMade (or its zero value, Internals nil) instead
+// of panicking, however often it is called.
 func TestNotMade(t *testing.T) {
 	for name, p := range notMade() {
 		t.Run(name, func(t *testing.T) {
@@ -66,6 +66,9 @@ func TestNotMade(t *testing.T) {
 			if p.Metrics() == nil {
 				t.Error("Metrics: nil set")
 			}
+			if in := p.(interface{ Internals() any }).Internals(); in != nil {
+				t.Errorf("Internals: %T", in)
+			}
 		})
 	}
 	if a := (*udpstreamer.Streamer)(nil).LocalAddr(); a.IsValid() {
@@ -74,6 +77,14 @@ func TestNotMade(t *testing.T) {
 	if s := (*flatudp.Sender)(nil).SignalsString(); s != "" {
 		t.Errorf("SignalsString of a nil Sender: %q", s)
 	}
+	for name, err := range map[string]error{
+		"udpstreamer": udpstreamer.Validate(nil), "flatudp": flatudp.Validate(nil), "rd100s": rd100s.Validate(nil),
+	} {
+		if err == nil {
+			t.Errorf("%s: Validate(nil): no error", name)
+		}
+	}
+	datasource.WritePrometheus(nil, metrics.NewSet().WritePrometheus, nil) // nowhere to write: nothing written
 }
 
 // TestNotMadeSynchroniseNoAllocs: a control loop calling Synchronise on a

@@ -1,6 +1,7 @@
 package netthread
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -29,6 +30,9 @@ func (b Buffers) recvCapped() bool { return b.recvWant > 0 && b.RecvGot < b.recv
 // then the plain options.
 func SetBuffers(conn *net.UDPConn, send, recv int) (Buffers, error) {
 	b := Buffers{sendWant: send, recvWant: recv}
+	if conn == nil {
+		return b, errors.New("netthread: SetBuffers: nil conn")
+	}
 	rc, err := conn.SyscallConn()
 	if err != nil {
 		return b, err
@@ -45,8 +49,11 @@ func (b Buffers) fits(n int) bool { return b.SendGot <= 0 || n <= b.SendGot }
 
 // Log writes one line on the buffers of a socket and, when the send
 // buffer cannot hold one update of updateBytes bytes, or the kernel capped
-// a size, a warning saying what to do.
+// a size, a warning saying what to do. A nil log writes nothing.
 func (b Buffers) Log(log *slog.Logger, socket string, updateBytes int) {
+	if log == nil {
+		return
+	}
 	log.Info("socket buffers", "socket", socket, "send_bytes", b.SendGot, "send_asked", b.sendWant,
 		"receive_bytes", b.RecvGot, "receive_asked", b.recvWant, "forced", b.forced)
 	if !b.fits(updateBytes) {

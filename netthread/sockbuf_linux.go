@@ -2,7 +2,11 @@
 
 package netthread
 
-import "golang.org/x/sys/unix"
+import (
+	"math"
+
+	"golang.org/x/sys/unix"
+)
 
 // setBuffers sets and reads back the buffers of fd. Linux reports twice
 // the size set (see Buffers); Got is halved back to compare with Want.
@@ -13,6 +17,10 @@ func setBuffers(sysfd uintptr, b *Buffers) error {
 		if want <= 0 {
 			return nil
 		}
+		// The option is a C int: a larger request would wrap and the
+		// kernel grant its minimum. Linux doubles what it is given, and
+		// takes at most MaxInt32/2.
+		want = min(want, math.MaxInt32/2)
 		if unix.SetsockoptInt(fd, unix.SOL_SOCKET, force, want) == nil {
 			return nil
 		}

@@ -30,6 +30,15 @@ func TestSetBuffersReadsBack(t *testing.T) {
 		t.Errorf("large send buffer: %+v", b)
 	}
 	t.Logf("64 MiB asked: %+v", b)
+	// A request beyond a C int gets the most the kernel gives, not the
+	// minimum a wrapped value would.
+	huge, err := SetBuffers(conn, 1<<40, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if huge.SendGot < b.SendGot {
+		t.Errorf("1 TiB asked: %d bytes, fewer than the %d of 64 MiB asked", huge.SendGot, b.SendGot)
+	}
 }
 
 func TestBuffersLog(t *testing.T) {

@@ -476,4 +476,8 @@ func TestNotMadeThread(t *testing.T) {
 	if th := (*Thread)(nil); th.Counter() != nil || th.Time() != nil {
 		t.Error("a nil Thread's Counter or Time is not nil")
 	}
+	new(Thread).ReadStats(nil) // nowhere to write: nothing written
+	if err := (*Stats)(nil).Err(); err != nil {
+		t.Errorf("nil Stats: %v", err)
+	}
 }

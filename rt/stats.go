@@ -40,6 +40,9 @@ type StepStats struct {
 // instead), as one error, or nil if there were none. It allocates; call
 // it off the RT thread.
 func (s *Stats) Err() error {
+	if s == nil {
+		return nil
+	}
 	var errs []error
 	if s.sleepFailures > 0 {
 		errs = append(errs, fmt.Errorf("rt: %s: %d sleeps failed (the thread spun to the deadline instead), last: %w",

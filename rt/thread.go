@@ -139,6 +139,9 @@ func (t *Thread) ThreadID() int {
 // ReadStats copies a consistent snapshot into dst without blocking the RT
 // thread. It does not allocate once dst has been filled before.
 func (t *Thread) ReadStats(dst *Stats) {
+	if dst == nil {
+		return
+	}
 	if t == nil {
 		*dst = Stats{Steps: dst.Steps[:0]}
 		return

@@ -110,6 +110,9 @@ type Config struct {
 // broken rules joined (each a *datasource.ConfigError naming the
 // datasource, the signal, the parameter and the rule), or nil.
 func Validate(cfg *Config) error {
+	if cfg == nil {
+		return errors.New("flatudp: Validate: nil Config")
+	}
 	c := cfg.withDefaults()
 	e := &rules.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
 	c.checkDestination(e)

@@ -12,7 +12,13 @@ import (
 // finds each by asserting on the result the interface it needs; they
 // follow the daemon, not a compatibility promise, and an embedder has no
 // need of them.
-func (s *Sender) Internals() any { return (*internals)(s) }
+// Nil for a Sender New did not make.
+func (s *Sender) Internals() any {
+	if s == nil || !s.life.Made() {
+		return nil
+	}
+	return (*internals)(s)
+}
 
 // internals is a Sender seen by the daemon (Internals).
 type internals Sender

@@ -7,7 +7,13 @@ import "net/netip"
 // degradation read back for the operator. A program finds each by
 // asserting on the result the interface it needs; they follow the daemon,
 // not a compatibility promise, and an embedder has no need of them.
-func (e *Encoder) Internals() any { return (*internals)(e) }
+// Nil for a Encoder New did not make.
+func (e *Encoder) Internals() any {
+	if e == nil || !e.life.Made() {
+		return nil
+	}
+	return (*internals)(e)
+}
 
 // internals is an Encoder seen by the daemon (Internals).
 type internals Encoder

@@ -2,6 +2,7 @@ package udpstreamer
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net/netip"
 	"time"
@@ -106,6 +107,9 @@ func AppendConfig(b []byte, sigs []datasource.Signal) ([]byte, error) {
 // broken rules joined (each a *datasource.ConfigError naming the datasource,
 // the signal, the parameter and the rule), or nil.
 func Validate(cfg *Config) error {
+	if cfg == nil {
+		return errors.New("udpstreamer: Validate: nil Config")
+	}
 	c := cfg.withDefaults()
 	e := &rules.ConfigErrors{DataSource: c.Name, Signals: c.Signals}
 	if c.Port < 0 || c.Port > 65535 {

@@ -12,7 +12,13 @@ import (
 // ring's state and the session's client (a replay's pacing). A program finds each by asserting on the result the
 // interface it needs; they follow the daemon, not a compatibility
 // promise, and an embedder has no need of them.
-func (s *Streamer) Internals() any { return (*internals)(s) }
+// Nil for a Streamer New did not make.
+func (s *Streamer) Internals() any {
+	if s == nil || !s.life.Made() {
+		return nil
+	}
+	return (*internals)(s)
+}
 
 // internals is a Streamer seen by the daemon (Internals).
 type internals Streamer
