@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 )
 
@@ -29,7 +30,10 @@ func (b Buffers) recvCapped() bool { return b.recvWant > 0 && b.RecvGot < b.recv
 // variants, which a privileged process may set beyond the system's caps,
 // then the plain options.
 func SetBuffers(conn *net.UDPConn, send, recv int) (Buffers, error) {
-	b := Buffers{sendWant: send, recvWant: recv}
+	// The options are C ints: a larger request would wrap and the kernel
+	// grant its minimum. Linux doubles what it is given, and takes at
+	// most MaxInt32/2.
+	b := Buffers{sendWant: min(send, math.MaxInt32/2), recvWant: min(recv, math.MaxInt32/2)}
 	if conn == nil {
 		return b, errors.New("netthread: SetBuffers: nil conn")
 	}

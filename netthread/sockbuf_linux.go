@@ -3,8 +3,6 @@
 package netthread
 
 import (
-	"math"
-
 	"golang.org/x/sys/unix"
 )
 
@@ -17,10 +15,6 @@ func setBuffers(sysfd uintptr, b *Buffers) error {
 		if want <= 0 {
 			return nil
 		}
-		// The option is a C int: a larger request would wrap and the
-		// kernel grant its minimum. Linux doubles what it is given, and
-		// takes at most MaxInt32/2.
-		want = min(want, math.MaxInt32/2)
 		if unix.SetsockoptInt(fd, unix.SOL_SOCKET, force, want) == nil {
 			return nil
 		}
