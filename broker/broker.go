@@ -76,7 +76,8 @@ type MemoryMapSynchronisedOutputBroker struct {
 var errNilBroker = errors.New("broker: Execute on a nil or zero broker (make one with NewMemoryMapSynchronisedOutputBroker, and check its error)")
 
 // NewMemoryMapSynchronisedOutputBroker builds the copy table for outputs
-// into ds, whose memory must be allocated (AllocateMemory or Start). Each
+// into ds, whose memory must be allocated (AllocateMemory or Start; a
+// producer New did not make is refused with datasource.ErrNotMade). Each
 // output names a signal of ds (datasource.ErrUnknownSignal otherwise), has
 // its element type and element count (datasource.ErrSignalMismatch), and
 // a signal is fed by one output at most; the error lists every broken
@@ -91,10 +92,10 @@ func NewMemoryMapSynchronisedOutputBroker(ds datasource.DataSource, outputs []Ou
 	}
 	name := ds.Name()
 	sigs := ds.Signals()
-	if len(sigs) > 0 {
-		if _, err := ds.GetSignalMemoryBuffer(0); err != nil {
-			return nil, fmt.Errorf("broker for datasource %q: %w", name, err)
-		}
+	// Memory not allocated, a producer closed or one New did not make
+	// (which has no signals) is refused here rather than at Execute.
+	if _, err := ds.GetSignalMemoryBuffer(0); err != nil && (len(sigs) > 0 || errors.Is(err, datasource.ErrNotMade)) {
+		return nil, fmt.Errorf("broker for datasource %q: %w", name, err)
 	}
 	index := make(map[string]int, len(sigs))
 	for i := range sigs {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/VictoriaMetrics/metrics"
+	"github.com/streamerd/streamerd/broker"
 	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/datasource/flatudp"
 	"github.com/streamerd/streamerd/datasource/rd100s"
@@ -68,6 +69,9 @@ func TestNotMade(t *testing.T) {
 			}
 			if in := p.(interface{ Internals() any }).Internals(); in != nil {
 				t.Errorf("Internals: %T", in)
+			}
+			if b, err := broker.NewMemoryMapSynchronisedOutputBroker(p, nil); b != nil || !errors.Is(err, datasource.ErrNotMade) {
+				t.Errorf("broker: %v", err)
 			}
 		})
 	}
