@@ -36,11 +36,19 @@ type SampleRing struct {
 	tail uint64 // consumer only: the next row to drain
 }
 
+// maxSamples bounds a SampleRing: 2^24 samples, 128 MiB.
+const maxSamples = 1 << 24
+
 // NewSampleRing returns a ring of at least rows rows of width samples
-// (rows is rounded up to a power of two; both at least 1).
+// (rows is rounded up to a power of two; both at least 1), within
+// 2^24 samples in all: a width beyond that is cut to it, and the rows to
+// the largest power of two that fits.
 func NewSampleRing(rows, width int) *SampleRing {
+	width = min(max(width, 1), maxSamples)
 	n := uint64(1) << bits.Len64(uint64(max(rows, 1)-1))
-	width = max(width, 1)
+	for n > 1 && n > maxSamples/uint64(width) {
+		n >>= 1
+	}
 	return &SampleRing{buf: make([]atomic.Int64, int(n)*width), width: width, rows: n}
 }
 

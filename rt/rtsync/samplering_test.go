@@ -1,6 +1,7 @@
 package rtsync
 
 import (
+	"math"
 	"runtime"
 	"sync"
 	"testing"
@@ -112,5 +113,16 @@ func TestZeroSampleRing(t *testing.T) {
 	r.Publish()
 	if rows, lost := r.Drain(make([]int64, 8)); rows != 0 || lost != 0 {
 		t.Errorf("Drain of a zero ring: %d rows, %d lost", rows, lost)
+	}
+}
+
+// TestSampleRingBounded: sizes beyond 2^24 samples are cut to fit, not a
+// panic or a silent overflow to an empty ring.
+func TestSampleRingBounded(t *testing.T) {
+	for _, c := range [][2]int{{1 << 62, 1}, {1 << 40, 1 << 30}, {math.MaxInt, math.MaxInt}, {4, 1 << 30}} {
+		r := NewSampleRing(c[0], c[1])
+		if n := len(r.buf); n == 0 || n > maxSamples || len(r.Row()) != r.width || r.rows&(r.rows-1) != 0 {
+			t.Errorf("NewSampleRing(%d, %d): %d samples, %d rows of %d", c[0], c[1], n, r.rows, r.width)
+		}
 	}
 }
