@@ -3,6 +3,8 @@ package datasource_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/VictoriaMetrics/metrics"
@@ -56,8 +58,11 @@ func TestNotMade(t *testing.T) {
 			}
 			for range 2 {
 				for call, f := range calls {
-					if err := f(); !errors.Is(err, datasource.ErrNotMade) {
+					err := f()
+					if !errors.Is(err, datasource.ErrNotMade) {
 						t.Errorf("%s: %v, want ErrNotMade", call, err)
+					} else if kind := strings.TrimPrefix(fmt.Sprintf("%T", p), "*"); !strings.HasPrefix(err.Error(), kind+": "+call+": ") {
+						t.Errorf("%s: %q does not begin with %q", call, err, kind+": "+call+": ")
 					}
 				}
 			}

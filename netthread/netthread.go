@@ -76,8 +76,8 @@ func Start(cfg Config, body func(stop <-chan struct{})) (*Thread, error) {
 var errNotStarted = errors.New("netthread: Stop of a nil or zero Thread (make one with Start, and check its error)")
 
 // Stop closes the stop channel, calls Config.Wake, and waits for the body
-// to return. It returns nil; a later call only waits for the body, so a
-// second Stop is harmless.
+// to return. It returns nil (errNotStarted for a nil or zero Thread); a
+// later call only waits for the body, so a second Stop is harmless.
 func (t *Thread) Stop() error {
 	if t == nil || t.done == nil {
 		return errNotStarted

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net"
 )
 
@@ -28,25 +27,28 @@ func (b Buffers) recvCapped() bool { return b.recvWant > 0 && b.RecvGot < b.recv
 // SetBuffers sizes the send and receive buffers of conn (a size of 0
 // leaves that one as it is) and reads both back. It first tries the FORCE
 // variants, which a privileged process may set beyond the system's caps,
-// then the plain options.
+// then the plain options. A size beyond 1 GiB asks the kernel for 1 GiB
+// (the options are C ints, and Linux takes at most half their range);
+// Buffers still reports the size asked, and a nil conn is an error.
 func SetBuffers(conn *net.UDPConn, send, recv int) (Buffers, error) {
-	// The options are C ints: a larger request would wrap and the kernel
-	// grant its minimum. Linux doubles what it is given, and takes at
-	// most MaxInt32/2.
-	b := Buffers{sendWant: min(send, math.MaxInt32/2), recvWant: min(recv, math.MaxInt32/2)}
 	if conn == nil {
-		return b, errors.New("netthread: SetBuffers: nil conn")
+		return Buffers{sendWant: send, recvWant: recv}, errors.New("netthread: SetBuffers: nil conn")
 	}
+	b := Buffers{sendWant: min(send, maxBuffer), recvWant: min(recv, maxBuffer)}
 	rc, err := conn.SyscallConn()
-	if err != nil {
-		return b, err
+	if err == nil {
+		var serr error
+		if err = rc.Control(func(fd uintptr) { serr = setBuffers(fd, &b) }); err == nil {
+			err = serr
+		}
 	}
-	var serr error
-	if err := rc.Control(func(fd uintptr) { serr = setBuffers(fd, &b) }); err != nil {
-		return b, err
-	}
-	return b, serr
+	b.sendWant, b.recvWant = send, recv
+	return b, err
 }
+
+// maxBuffer is the largest buffer SetBuffers asks for: a larger C int
+// would wrap, and Linux takes at most MaxInt32/2 (it doubles the size).
+const maxBuffer = 1 << 30
 
 // fits reports whether the send buffer holds an update of n bytes.
 func (b Buffers) fits(n int) bool { return b.SendGot <= 0 || n <= b.SendGot }

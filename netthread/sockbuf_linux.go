@@ -2,9 +2,7 @@
 
 package netthread
 
-import (
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // setBuffers sets and reads back the buffers of fd. Linux reports twice
 // the size set (see Buffers); Got is halved back to compare with Want.

@@ -36,8 +36,8 @@ func TestSetBuffersReadsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if huge.SendGot < b.SendGot {
-		t.Errorf("1 TiB asked: %d bytes, fewer than the %d of 64 MiB asked", huge.SendGot, b.SendGot)
+	if huge.SendGot < b.SendGot || huge.sendWant != 1<<40 || !huge.sendCapped() {
+		t.Errorf("1 TiB asked: %+v; fewer than the %d bytes of 64 MiB asked, or not reported as asked and capped", huge, b.SendGot)
 	}
 }
 

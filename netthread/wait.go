@@ -196,10 +196,12 @@ func (w *Waiter) Stats() WaitStats {
 }
 
 // Wait waits for the next Post on sem and resets it, as sem.WaitReset:
-// nil when a Post came, rtsync.ErrTimeout after timeout. Network thread
-// only. A nil Waiter parks, as WaitPark does.
+// nil when a Post came, rtsync.ErrTimeout after timeout. A timeout of
+// rtsync.Forever waits without limit; any other below 0 (a deadline
+// already past) only looks, as 0 does, and teaches the paced wait
+// nothing. Network thread only. A nil Waiter parks, as WaitPark does.
 func (w *Waiter) Wait(sem *rtsync.EventSem, timeout time.Duration) error {
-	if w == nil {
+	if w == nil || timeout < 0 && timeout != rtsync.Forever {
 		return sem.WaitReset(timeout)
 	}
 	switch w.mode {

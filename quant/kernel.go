@@ -20,7 +20,8 @@ type float interface{ ~float32 | ~float64 }
 // float64, whatever arithmetic the selected kernel uses (see the package
 // documentation).
 // It panics if dst is too short; otherwise it never fails and never
-// allocates.
+// allocates. A zero Quantizer (not made by New) writes nothing and returns
+// 0.
 func (q *Quantizer) EncodeFloat32(dst []byte, src []float32) (nans int) {
 	if simdEncodeFloat32(selected, q, dst, src, &nans) {
 		return nans

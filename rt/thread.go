@@ -169,7 +169,8 @@ func (t *Thread) Stats() Stats {
 // The thread runs until Stop, or until ctx is done: then it stops as Stop
 // does (call Stop afterwards to wait for it; it returns ErrNotRunning once
 // the thread has left). A nil ctx, or one already done, is refused. A
-// stopped thread can be started again; its statistics carry on.
+// stopped thread can be started again; its statistics carry on. A nil or
+// zero Thread (New did not make it) is refused with an error.
 func (t *Thread) Start(ctx context.Context) error {
 	if !t.made() {
 		return errNotMade
@@ -220,7 +221,8 @@ func (t *Thread) restoreGC() {
 // Stop asks the thread to leave and waits for it: it returns within one
 // period plus about 50 ms unless a step blocks, in which case it gives up
 // after a further grace and returns an error saying so (Stop may be called
-// again). It restores the GC policy Start changed.
+// again). It restores the GC policy Start changed. A nil or zero Thread
+// returns an error.
 func (t *Thread) Stop() error {
 	if !t.made() {
 		return errNotMade

@@ -108,7 +108,8 @@ type Config struct {
 
 // Validate checks every rule of the FlatUDP datasource and returns all
 // broken rules joined (each a *datasource.ConfigError naming the
-// datasource, the signal, the parameter and the rule), or nil.
+// datasource, the signal, the parameter and the rule), or nil; a nil cfg
+// is an error.
 func Validate(cfg *Config) error {
 	if cfg == nil {
 		return errors.New("flatudp: Validate: nil Config")

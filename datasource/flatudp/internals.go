@@ -14,7 +14,7 @@ import (
 // need of them.
 // Nil for a Sender New did not make.
 func (s *Sender) Internals() any {
-	if s == nil || !s.life.Made() {
+	if !s.made() {
 		return nil
 	}
 	return (*internals)(s)

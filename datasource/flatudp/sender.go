@@ -155,6 +155,17 @@ func (s *Sender) ringPtr() *ring {
 	return s.ring
 }
 
+// made reports whether s came from New: not a nil or zero Sender, whose
+// calls return notMade's errors.
+func (s *Sender) made() bool { return s != nil && s.life.Made() }
+
+// notMade returns the error of op on a Sender New did not make.
+func notMade(op string) error { return lifecycle.NotMade("flatudp.Sender", op) }
+
+// errSynchroniseNotMade is Synchronise's notMade, built once: the RT thread
+// does not allocate for it.
+var errSynchroniseNotMade = notMade("Synchronise")
+
 // Name returns the datasource name.
 func (s *Sender) Name() string {
 	if s == nil {
@@ -199,8 +210,8 @@ func (s *Sender) Metrics() *metrics.Set {
 
 // AllocateMemory allocates signal memory, the ring and the send buffer.
 func (s *Sender) AllocateMemory() error {
-	if s == nil {
-		return lifecycle.NotMade("AllocateMemory")
+	if !s.made() {
+		return notMade("AllocateMemory")
 	}
 	return s.life.Allocate(func(mem *memory.Memory) error {
 		s.mem = mem
@@ -213,8 +224,8 @@ func (s *Sender) AllocateMemory() error {
 // GetSignalMemoryBuffer returns the bytes of signal i in signal memory
 // (after AllocateMemory or Start, before Close).
 func (s *Sender) GetSignalMemoryBuffer(i int) ([]byte, error) {
-	if s == nil {
-		return nil, lifecycle.NotMade("GetSignalMemoryBuffer")
+	if !s.made() {
+		return nil, notMade("GetSignalMemoryBuffer")
 	}
 	return s.life.Buffer(i)
 }
@@ -257,8 +268,8 @@ func (s *Sender) openConn() error {
 // PrepareNextState starts the sender thread, opening the socket first
 // unless Open did.
 func (s *Sender) PrepareNextState() error {
-	if s == nil {
-		return lifecycle.NotMade("PrepareNextState")
+	if !s.made() {
+		return notMade("PrepareNextState")
 	}
 	return s.life.Prepare(s.openConn, s.start, s.unopen)
 }
@@ -268,8 +279,8 @@ func (s *Sender) PrepareNextState() error {
 // sender thread; when ctx is done, the Sender closes itself (as Close). A
 // nil ctx, or one already done, is refused and starts nothing.
 func (s *Sender) Start(ctx context.Context) error {
-	if s == nil {
-		return lifecycle.NotMade("Start")
+	if !s.made() {
+		return notMade("Start")
 	}
 	return s.life.Start(ctx, s.AllocateMemory, s.PrepareNextState, s.Close)
 }
@@ -326,8 +337,8 @@ func (s *Sender) open() (*net.UDPConn, error) {
 // counted as an overflow (datasource.ErrCycleSkipped in RealTimeThread mode, nil in
 // IndependentThread mode). It does not allocate.
 func (s *Sender) Synchronise() error {
-	if s == nil {
-		return lifecycle.SynchroniseNotMade
+	if !s.made() {
+		return errSynchroniseNotMade
 	}
 	if err := s.life.Ready(); err != nil {
 		return err
@@ -357,8 +368,8 @@ func (s *Sender) Synchronise() error {
 // nil. Every other call then returns datasource.ErrClosed, Synchronise
 // included (still without allocating).
 func (s *Sender) Close() error {
-	if s == nil {
-		return lifecycle.NotMade("Close")
+	if !s.made() {
+		return notMade("Close")
 	}
 	return s.life.Close(s.close)
 }

@@ -129,8 +129,8 @@ func DefaultConfig() Config {
 }
 
 // Validate checks every rule of the configuration and returns all broken
-// rules joined (each a *datasource.ConfigError), or nil. It does not
-// resolve DestHost; New does.
+// rules joined (each a *datasource.ConfigError), or nil; a nil cfg is an
+// error. It does not resolve DestHost; New does.
 func Validate(cfg *Config) error {
 	if cfg == nil {
 		return errors.New("rd100s: Validate: nil Config")

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/streamerd/streamerd/datasource/internal/lifecycle"
 	"github.com/streamerd/streamerd/datasource/internal/rules"
 )
 
@@ -93,8 +92,8 @@ func (e *Encoder) setDegradations(d degradations) error {
 // running (datasource.ErrClosed after Close). It is what the
 // daemon's HTTP endpoint calls.
 func (e *Encoder) Set(key, value string) error {
-	if e == nil || !e.life.Made() {
-		return lifecycle.NotMade("Set")
+	if !e.made() {
+		return notMade("Set")
 	}
 	if key == restartKey {
 		return e.restart(value)

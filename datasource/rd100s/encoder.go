@@ -132,6 +132,17 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Encoder, error) {
 	return e, nil
 }
 
+// made reports whether e came from New: not a nil or zero Encoder, whose
+// calls return notMade's errors.
+func (e *Encoder) made() bool { return e != nil && e.life.Made() }
+
+// notMade returns the error of op on a Encoder New did not make.
+func notMade(op string) error { return lifecycle.NotMade("rd100s.Encoder", op) }
+
+// errSynchroniseNotMade is Synchronise's notMade, built once: the RT thread
+// does not allocate for it.
+var errSynchroniseNotMade = notMade("Synchronise")
+
 // Name returns the datasource name.
 func (e *Encoder) Name() string {
 	if e == nil {
@@ -163,8 +174,8 @@ func (e *Encoder) Metrics() *metrics.Set {
 
 // AllocateMemory allocates signal memory and the ready buffer.
 func (e *Encoder) AllocateMemory() error {
-	if e == nil {
-		return lifecycle.NotMade("AllocateMemory")
+	if !e.made() {
+		return notMade("AllocateMemory")
 	}
 	return e.life.Allocate(func(mem *memory.Memory) error {
 		e.mem = mem
@@ -176,8 +187,8 @@ func (e *Encoder) AllocateMemory() error {
 // GetSignalMemoryBuffer returns the bytes of signal i in signal memory
 // (after AllocateMemory or Start, before Close).
 func (e *Encoder) GetSignalMemoryBuffer(i int) ([]byte, error) {
-	if e == nil {
-		return nil, lifecycle.NotMade("GetSignalMemoryBuffer")
+	if !e.made() {
+		return nil, notMade("GetSignalMemoryBuffer")
 	}
 	return e.life.Buffer(i)
 }
@@ -225,8 +236,8 @@ func (e *Encoder) open() error {
 // setting the origin of t_us and applying the initial degradations unless
 // Open did.
 func (e *Encoder) PrepareNextState() error {
-	if e == nil {
-		return lifecycle.NotMade("PrepareNextState")
+	if !e.made() {
+		return notMade("PrepareNextState")
 	}
 	return e.life.Prepare(e.open, e.startThread, e.unopen)
 }
@@ -236,8 +247,8 @@ func (e *Encoder) PrepareNextState() error {
 // network thread; when ctx is done, the Encoder closes itself (as Close).
 // A nil ctx, or one already done, is refused and starts nothing.
 func (e *Encoder) Start(ctx context.Context) error {
-	if e == nil {
-		return lifecycle.NotMade("Start")
+	if !e.made() {
+		return notMade("Start")
 	}
 	return e.life.Start(ctx, e.AllocateMemory, e.PrepareNextState, e.Close)
 }
@@ -273,8 +284,8 @@ func (e *Encoder) startThread() error {
 // to the ready buffer, unlock. It never waits for the network; the emitter
 // sends the latest published values at its next tick.
 func (e *Encoder) Synchronise() error {
-	if e == nil {
-		return lifecycle.SynchroniseNotMade
+	if !e.made() {
+		return errSynchroniseNotMade
 	}
 	if err := e.life.Ready(); err != nil {
 		return err
@@ -297,8 +308,8 @@ func (e *Encoder) Synchronise() error {
 // returns nil. Every other call then returns datasource.ErrClosed,
 // Synchronise and Set included.
 func (e *Encoder) Close() error {
-	if e == nil {
-		return lifecycle.NotMade("Close")
+	if !e.made() {
+		return notMade("Close")
 	}
 	return e.life.Close(e.close)
 }

@@ -7,9 +7,9 @@ import "net/netip"
 // degradation read back for the operator. A program finds each by
 // asserting on the result the interface it needs; they follow the daemon,
 // not a compatibility promise, and an embedder has no need of them.
-// Nil for a Encoder New did not make.
+// Nil for an Encoder New did not make.
 func (e *Encoder) Internals() any {
-	if e == nil || !e.life.Made() {
+	if !e.made() {
 		return nil
 	}
 	return (*internals)(e)

@@ -105,7 +105,7 @@ func AppendConfig(b []byte, sigs []datasource.Signal) ([]byte, error) {
 
 // Validate checks every rule of the UDPStreamer datasource and returns all
 // broken rules joined (each a *datasource.ConfigError naming the datasource,
-// the signal, the parameter and the rule), or nil.
+// the signal, the parameter and the rule), or nil; a nil cfg is an error.
 func Validate(cfg *Config) error {
 	if cfg == nil {
 		return errors.New("udpstreamer: Validate: nil Config")

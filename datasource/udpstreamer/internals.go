@@ -14,7 +14,7 @@ import (
 // promise, and an embedder has no need of them.
 // Nil for a Streamer New did not make.
 func (s *Streamer) Internals() any {
-	if s == nil || !s.life.Made() {
+	if !s.made() {
 		return nil
 	}
 	return (*internals)(s)

@@ -203,6 +203,17 @@ func New(cfg Config, ms *metrics.Set, log *slog.Logger) (*Streamer, error) {
 	return s, nil
 }
 
+// made reports whether s came from New: not a nil or zero Streamer, whose
+// calls return notMade's errors.
+func (s *Streamer) made() bool { return s != nil && s.life.Made() }
+
+// notMade returns the error of op on a Streamer New did not make.
+func notMade(op string) error { return lifecycle.NotMade("udpstreamer.Streamer", op) }
+
+// errSynchroniseNotMade is Synchronise's notMade, built once: the RT thread
+// does not allocate for it.
+var errSynchroniseNotMade = notMade("Synchronise")
+
 // Name returns the datasource name.
 func (s *Streamer) Name() string {
 	if s == nil {
@@ -238,8 +249,8 @@ func (s *Streamer) Metrics() *metrics.Set {
 // lock timeout and the wire buffers of DATA and CONFIG, and plans how each
 // cycle is serialised.
 func (s *Streamer) AllocateMemory() error {
-	if s == nil {
-		return lifecycle.NotMade("AllocateMemory")
+	if !s.made() {
+		return notMade("AllocateMemory")
 	}
 	return s.life.Allocate(s.allocate)
 }
@@ -278,8 +289,8 @@ func (s *Streamer) allocate(mem *memory.Memory) error {
 // GetSignalMemoryBuffer returns the bytes of signal i in signal memory
 // (after AllocateMemory or Start, before Close).
 func (s *Streamer) GetSignalMemoryBuffer(i int) ([]byte, error) {
-	if s == nil {
-		return nil, lifecycle.NotMade("GetSignalMemoryBuffer")
+	if !s.made() {
+		return nil, notMade("GetSignalMemoryBuffer")
 	}
 	return s.life.Buffer(i)
 }
@@ -345,8 +356,8 @@ func (s *Streamer) open() error {
 // PrepareNextState starts the receive goroutine and the network thread,
 // binding the server socket first unless Open did.
 func (s *Streamer) PrepareNextState() error {
-	if s == nil {
-		return lifecycle.NotMade("PrepareNextState")
+	if !s.made() {
+		return notMade("PrepareNextState")
 	}
 	return s.life.Prepare(s.open, s.start, s.unopen)
 }
@@ -356,8 +367,8 @@ func (s *Streamer) PrepareNextState() error {
 // network thread; when ctx is done, the Streamer closes itself (as Close).
 // A nil ctx, or one already done, is refused and starts nothing.
 func (s *Streamer) Start(ctx context.Context) error {
-	if s == nil {
-		return lifecycle.NotMade("Start")
+	if !s.made() {
+		return notMade("Start")
 	}
 	return s.life.Start(ctx, s.AllocateMemory, s.PrepareNextState, s.Close)
 }
@@ -407,8 +418,8 @@ func (s *Streamer) start() error {
 // the ring (at most its depth) or held: so synchronise_total = skipped +
 // without_client + updates_sent + data send errors + waiting.
 func (s *Streamer) Synchronise() error {
-	if s == nil {
-		return lifecycle.SynchroniseNotMade
+	if !s.made() {
+		return errSynchroniseNotMade
 	}
 	return s.synchroniseAfterGap(0)
 }
@@ -506,10 +517,11 @@ func (s *Streamer) waiting() int {
 // goroutine, in any state; a second Close does nothing and returns nil.
 // Every other call then returns datasource.ErrClosed, Synchronise
 // included (still without allocating). A connected client is not told; it
-// sees the stream end.
+// sees the stream end. An open tap is closed: a reader waiting on it
+// returns.
 func (s *Streamer) Close() error {
-	if s == nil {
-		return lifecycle.NotMade("Close")
+	if !s.made() {
+		return notMade("Close")
 	}
 	return s.life.Close(s.close)
 }

@@ -264,6 +264,9 @@ func TestAllowedClientsRefusesOthers(t *testing.T) {
 	cfg := scalarCfg()
 	cfg.AllowedClients = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
 	s := start(t, cfg)
+	// The Streamer keeps its own copy: opening the caller's slice to all
+	// changes nothing.
+	cfg.AllowedClients[0] = netip.MustParsePrefix("0.0.0.0/0")
 	c := newRawClient(t, s.LocalAddr())
 	c.send(frame.Connect)
 	waitFor(t, func() bool { return s.m.refused.Get() == 1 })

@@ -81,6 +81,12 @@ func (s *Streamer) openTap() (*tap, error) {
 	if !s.tap.CompareAndSwap(nil, t) {
 		return nil, errTapBusy
 	}
+	// A Close that ran since the check above may have looked for a tap
+	// before this one was there: then nothing would close it.
+	if s.life.State() == lifecycle.Closed {
+		t.Close()
+		return nil, fmt.Errorf("datasource %q: OpenTap: %w", s.cfg.Name, datasource.ErrClosed)
+	}
 	return t, nil
 }
 
@@ -94,7 +100,9 @@ func (t *tap) ConfigPayload() []byte { return t.config }
 // signal as a client receives it) and how many updates were offered in
 // between that it missed. The payload belongs to the tap until the next
 // call. It returns rtsync.ErrTimeout when no update came, errTapClosed
-// after Close.
+// after Close (the tap's or the Streamer's). timeout is as
+// rtsync.EventSem.WaitReset's: Forever waits without limit, below 0 only
+// looks.
 func (t *tap) Next(timeout time.Duration) (payload []byte, missed uint64, err error) {
 	for {
 		if t.closed.Load() {

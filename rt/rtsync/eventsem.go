@@ -77,9 +77,12 @@ func (e *EventSem) waitSet(timeout time.Duration) error {
 	return e.wait(timeout, false)
 }
 
-// WaitReset waits like waitSet and, on success, clears the event in the same
-// atomic step, so exactly the Posts made after it returns will wake the next
-// call. This is the consumer half of the latest-value-wins pattern.
+// WaitReset waits until the event is set, up to timeout (Forever: without
+// limit; 0, or any other below 0 such as a deadline already past: only
+// looks), and on success clears it in the same atomic step, so exactly the
+// Posts made after it returns will wake the next call. It returns nil if
+// the event was set, ErrTimeout otherwise. This is the consumer half of
+// the latest-value-wins pattern.
 func (e *EventSem) WaitReset(timeout time.Duration) error {
 	return e.wait(timeout, true)
 }

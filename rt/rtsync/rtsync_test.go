@@ -11,6 +11,21 @@ import (
 	"github.com/streamerd/streamerd/internal/testenv"
 )
 
+// within returns f's error, failing the test if f has not returned within
+// 10 s (a wait that should not have been one).
+func within(t *testing.T, f func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("still waiting after 10 s")
+		return nil
+	}
+}
+
 func TestFastLockBasics(t *testing.T) {
 	var l FastLock
 	if !l.tryLock() || l.tryLock() {
@@ -20,7 +35,7 @@ func TestFastLockBasics(t *testing.T) {
 		t.Fatalf("FastLock(0) on held lock = %v", err)
 	}
 	// A deadline already past (time.Until of it) is one attempt, not Forever.
-	if err := l.FastLock(-time.Second, 0); !errors.Is(err, ErrTimeout) {
+	if err := within(t, func() error { return l.FastLock(-time.Second, 0) }); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("FastLock(-1s) on held lock = %v", err)
 	}
 	start := time.Now()
@@ -83,7 +98,7 @@ func TestEventSemBasics(t *testing.T) {
 	if err := e.waitSet(0); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("Wait(0) on reset sem = %v", err)
 	}
-	if err := e.WaitReset(-time.Second); !errors.Is(err, ErrTimeout) {
+	if err := within(t, func() error { return e.WaitReset(-time.Second) }); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("WaitReset(-1s), a deadline already past, on reset sem = %v", err)
 	}
 	start := time.Now()

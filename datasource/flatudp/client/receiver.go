@@ -48,7 +48,7 @@ type Stats struct {
 // NewReceiver returns a receiver of l's datagrams on conn. The receiver
 // takes over conn: Close closes it; the caller may still set its read
 // deadline (a Read waiting then returns the error). Without a conn or a
-// layout, Read and Close return an error.
+// layout Read returns an error; without a conn, so does Close.
 func NewReceiver(conn *net.UDPConn, l *wire.Layout) *Receiver {
 	return &Receiver{conn: conn, layout: l, buf: make([]byte, maxDatagram)}
 }

@@ -53,14 +53,15 @@ func (l *Lifecycle) wrap(op string, err error) error {
 	return fmt.Errorf("datasource %q: %s: %w", l.name, op, err)
 }
 
-// NotMade returns op's error on a nil or zero producer
-// (datasource.ErrNotMade); it allocates, and Synchronise returns
-// SynchroniseNotMade instead.
-func NotMade(op string) error { return fmt.Errorf("datasource: %s: %w", op, datasource.ErrNotMade) }
+// NotMade returns the error of op on a nil or zero producer of kind
+// ("udpstreamer.Streamer"), wrapping datasource.ErrNotMade. It allocates:
+// a producer builds Synchronise's once.
+func NotMade(kind, op string) error { return fmt.Errorf("%s: %s: %w", kind, op, datasource.ErrNotMade) }
 
-// SynchroniseNotMade is Synchronise's error on a nil or zero producer,
-// built once so that the RT thread does not allocate for it.
-var SynchroniseNotMade = NotMade("Synchronise")
+// synchroniseNotMade is Ready's error on a zero Lifecycle, built once so
+// that the RT thread does not allocate for it (the producers answer a zero
+// producer before they ask Ready).
+var synchroniseNotMade = NotMade("datasource", "Synchronise")
 
 // Made reports whether Init has run: not for the Lifecycle of a zero
 // producer.
@@ -82,7 +83,7 @@ func (l *Lifecycle) Ready() error {
 		return l.closed
 	case Configured:
 		if !l.Made() {
-			return SynchroniseNotMade
+			return synchroniseNotMade
 		}
 		return l.notAllocated
 	}
@@ -93,7 +94,7 @@ func (l *Lifecycle) Ready() error {
 // rest of the producer's buffers from it, once, before anything else.
 func (l *Lifecycle) Allocate(alloc func(*memory.Memory) error) error {
 	if !l.Made() {
-		return NotMade("AllocateMemory")
+		return NotMade("datasource", "AllocateMemory")
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -117,7 +118,7 @@ func (l *Lifecycle) Allocate(alloc func(*memory.Memory) error) error {
 // GetSignalMemoryBuffer of every producer.
 func (l *Lifecycle) Buffer(i int) ([]byte, error) {
 	if !l.Made() {
-		return nil, NotMade("GetSignalMemoryBuffer")
+		return nil, NotMade("datasource", "GetSignalMemoryBuffer")
 	}
 	switch l.State() {
 	case Configured:
@@ -137,7 +138,7 @@ func (l *Lifecycle) Buffer(i int) ([]byte, error) {
 func (l *Lifecycle) check(op string, opened bool) error {
 	switch s := l.State(); {
 	case !l.Made():
-		return NotMade(op)
+		return NotMade("datasource", op)
 	case s == Configured:
 		return l.wrap(op, datasource.ErrNotAllocated)
 	case s == Closed:
@@ -196,7 +197,7 @@ func (l *Lifecycle) Prepare(open, start func() error, unopen func()) error {
 // refuses a nil ctx and one already done, and starts nothing then.
 func (l *Lifecycle) Start(ctx context.Context, allocate, prepare, close func() error) error {
 	if !l.Made() {
-		return NotMade("Start")
+		return NotMade("datasource", "Start")
 	}
 	if ctx == nil {
 		return l.wrap("Start", errors.New("nil context (use context.Background() for a producer stopped only by Close)"))
@@ -233,7 +234,7 @@ func (l *Lifecycle) Start(ctx context.Context, allocate, prepare, close func() e
 // producer.
 func (l *Lifecycle) Close(close func(prev State) error) error {
 	if !l.Made() {
-		return NotMade("Close")
+		return NotMade("datasource", "Close")
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
