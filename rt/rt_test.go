@@ -449,6 +449,39 @@ func TestMisuseThread(t *testing.T) {
 	}
 }
 
+// TestRestartOutlivesTheOldContext: a Stop that comes right after the
+// context of Start is cancelled usually runs before the context's own
+// stop; a Start after it must not be stopped by that stop of the run
+// before, which used to come a moment later and end the new run. A slow
+// machine may only make the test pass without proving anything, never
+// fail it falsely.
+func TestRestartOutlivesTheOldContext(t *testing.T) {
+	th, err := New(Config{Name: "T", Frequency: 1000}, []Step{{Name: "g", Exec: stepFunc(nop)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		ctx, cancel := context.WithCancel(context.Background())
+		if err := th.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		if err := th.Stop(); err != nil && !errors.Is(err, ErrNotRunning) {
+			t.Fatal(err)
+		}
+		if err := th.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+		if !th.Stats().Running {
+			t.Fatalf("restart %d: stopped by the context of the run before", i)
+		}
+		if err := th.Stop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestNotMadeThread: a nil Thread (a failed New, its error ignored) and a
 // zero one refuse Start and Stop with an error and answer the rest with
 // zero values, instead of panicking or, for the zero one, starting a

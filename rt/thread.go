@@ -168,8 +168,10 @@ func (t *Thread) Stats() Stats {
 // prevented it (then nothing is left running and the GC policy is restored).
 // The thread runs until Stop, or until ctx is done: then it stops as Stop
 // does (call Stop afterwards to wait for it; it returns ErrNotRunning once
-// the thread has left). A nil ctx, or one already done, is refused. A
-// stopped thread can be started again; its statistics carry on. A nil or
+// the thread has left, nil if it stopped it first). A nil ctx, or one
+// already done, is refused. A stopped thread can be started again; its
+// statistics carry on, and the context of an earlier Start stops it no
+// more. A nil or
 // zero Thread (New did not make it) is refused with an error.
 func (t *Thread) Start(ctx context.Context) error {
 	if !t.made() {
@@ -206,7 +208,9 @@ func (t *Thread) Start(ctx context.Context) error {
 	t.done = done
 	t.running.Store(true)
 	if ctx.Done() != nil {
-		t.stopCtx = context.AfterFunc(ctx, func() { _ = t.Stop() })
+		// The stop belongs to this run: one that comes late, after a Stop
+		// and a new Start, must not stop the next run.
+		t.stopCtx = context.AfterFunc(ctx, func() { _ = t.stopRun(done) })
 	}
 	return nil
 }
@@ -227,9 +231,15 @@ func (t *Thread) Stop() error {
 	if !t.made() {
 		return errNotMade
 	}
+	return t.stopRun(nil)
+}
+
+// stopRun is Stop of the run whose loop closes run when it ends (nil: the
+// run going on), ErrNotRunning when that run has already been stopped.
+func (t *Thread) stopRun(run <-chan struct{}) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.running.Load() {
+	if !t.running.Load() || run != nil && run != t.done {
 		return ErrNotRunning
 	}
 	if t.stopCtx != nil {
