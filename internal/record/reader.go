@@ -107,8 +107,8 @@ func open(f *os.File, path string) (rf *File, err error) {
 	return &File{Path: path, Layout: l, NumRows: rows, Meta: meta, f: f, pf: pf}, nil
 }
 
-// checkFrame checks the magics and the footer length before parquet-go
-// reads anything.
+// checkFrame checks the magics, the footer length and the footer's
+// counts (checkFooter) before parquet-go reads anything.
 func checkFrame(f *os.File, size int64, path string) error {
 	if size < magicSize+tailSize {
 		return fmt.Errorf("not a Parquet file: %d bytes, too short", size)
@@ -133,7 +133,11 @@ func checkFrame(f *os.File, size int64, path string) error {
 	if n > size-magicSize-tailSize || n > maxFooter {
 		return fmt.Errorf("footer length %d does not fit the file's %d bytes (truncated or corrupt)", n, size)
 	}
-	return nil
+	footer := make([]byte, n)
+	if _, err := f.ReadAt(footer, size-tailSize-n); err != nil {
+		return err
+	}
+	return checkFooter(footer)
 }
 
 // layoutOf rebuilds the layout a recording's metadata describes, for a

@@ -1,0 +1,293 @@
+package record
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// The bounds checkFooter holds a footer to before parquet-go decodes it.
+// parquet-go allocates a list's elements from its declared count, and
+// builds a path per column for every level of nesting: a 22-byte footer
+// claiming 2^31 schema elements, or a schema nested 100 000 deep, ran the
+// process out of memory (a fatal error, beyond recover).
+const (
+	// maxThriftDepth bounds the nesting of structs and containers: a
+	// recording's footer nests six deep (FileMetaData, RowGroup,
+	// ColumnChunk, ColumnMetaData, Statistics, their fields).
+	maxThriftDepth = 16
+	// maxThriftList bounds any list, set or map: a column's worth.
+	maxThriftList = MaxColumns + 1
+)
+
+// Thrift compact protocol type codes checkFooter skips, beside those the
+// writer uses (footer.go).
+const (
+	tStop   = 0
+	tTrue   = 1
+	tFalse  = 2
+	tByte   = 3
+	tI16    = 4
+	tDouble = 7
+	tSet    = 10
+	tMap    = 11
+)
+
+// FileMetaData's fields that checkFooter looks into.
+const (
+	fmdSchema    = 2 // list<SchemaElement>
+	fmdRowGroups = 4 // list<RowGroup>
+	seNumChild   = 5 // SchemaElement.num_children
+)
+
+var errThriftShort = errors.New("cut short")
+
+// checkFooter walks the Thrift compact FileMetaData in b and refuses what
+// would make decoding it costly or what the recorder never writes: a
+// count beyond the bytes left or maxThriftList, nesting deeper than
+// maxThriftDepth, more than MaxColumns columns or maxGroups row groups,
+// and a nested schema (only the root has children). It allocates nothing.
+func checkFooter(b []byte) error {
+	w := thriftWalk{b: b}
+	if err := w.fileMetaData(); err != nil {
+		return fmt.Errorf("corrupt Parquet metadata: at byte %d of the footer: %w", w.i, err)
+	}
+	return nil
+}
+
+// thriftWalk reads a Thrift compact encoding without decoding it.
+type thriftWalk struct {
+	b     []byte
+	i     int
+	depth int
+}
+
+func (w *thriftWalk) left() int { return len(w.b) - w.i }
+
+func (w *thriftWalk) byte() (byte, error) {
+	if w.i >= len(w.b) {
+		return 0, errThriftShort
+	}
+	w.i++
+	return w.b[w.i-1], nil
+}
+
+func (w *thriftWalk) uvarint() (uint64, error) {
+	v, n := binary.Uvarint(w.b[w.i:])
+	if n <= 0 {
+		return 0, errThriftShort
+	}
+	w.i += n
+	return v, nil
+}
+
+// count reads a container's size and bounds it: each element takes at
+// least per bytes.
+func (w *thriftWalk) count(v uint64, per int) (int, error) {
+	if v > uint64(maxThriftList) || v > uint64(w.left()/per) {
+		return 0, fmt.Errorf("a list of %d elements (at most %d here)", v, min(maxThriftList, w.left()/per))
+	}
+	return int(v), nil
+}
+
+// field reads a field header: the field's id (from the last one's) and
+// type; typ tStop ends the struct.
+func (w *thriftWalk) field(last int16) (id int16, typ byte, err error) {
+	h, err := w.byte()
+	if err != nil {
+		return 0, 0, err
+	}
+	typ = h & 0x0F
+	if typ == tStop {
+		return 0, tStop, nil
+	}
+	if d := h >> 4; d != 0 {
+		return last + int16(d), typ, nil
+	}
+	v, err := w.uvarint()
+	if err != nil {
+		return 0, 0, err
+	}
+	return int16(v>>1) ^ -int16(v&1), typ, nil
+}
+
+// listHeader reads a list's or a set's header: its size and element type.
+func (w *thriftWalk) listHeader() (n int, elem byte, err error) {
+	h, err := w.byte()
+	if err != nil {
+		return 0, 0, err
+	}
+	size := uint64(h >> 4)
+	if size == 15 {
+		if size, err = w.uvarint(); err != nil {
+			return 0, 0, err
+		}
+	}
+	n, err = w.count(size, 1)
+	return n, h & 0x0F, err
+}
+
+// value skips one value of type typ (in a struct: a bool field's value is
+// its type).
+func (w *thriftWalk) value(typ byte, inStruct bool) error {
+	switch typ {
+	case tTrue, tFalse:
+		if !inStruct {
+			_, err := w.byte()
+			return err
+		}
+		return nil
+	case tByte:
+		_, err := w.byte()
+		return err
+	case tI16, tI32, tI64:
+		_, err := w.uvarint()
+		return err
+	case tDouble:
+		if w.left() < 8 {
+			return errThriftShort
+		}
+		w.i += 8
+		return nil
+	case tBinary:
+		v, err := w.uvarint()
+		if err != nil {
+			return err
+		}
+		if v > uint64(w.left()) {
+			return fmt.Errorf("a string of %d bytes, %d left", v, w.left())
+		}
+		w.i += int(v)
+		return nil
+	case tList, tSet:
+		n, elem, err := w.listHeader()
+		if err != nil {
+			return err
+		}
+		return w.nested(func() error {
+			for range n {
+				if err := w.value(elem, false); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	case tMap:
+		v, err := w.uvarint()
+		if err != nil {
+			return err
+		}
+		n, err := w.count(v, 2)
+		if err != nil || n == 0 {
+			return err
+		}
+		kv, err := w.byte()
+		if err != nil {
+			return err
+		}
+		return w.nested(func() error {
+			for range n {
+				if err := w.value(kv>>4, false); err != nil {
+					return err
+				}
+				if err := w.value(kv&0x0F, false); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	case tStruct:
+		return w.structure(nil)
+	}
+	return fmt.Errorf("unknown Thrift type %d", typ)
+}
+
+// nested runs f one level deeper.
+func (w *thriftWalk) nested(f func() error) error {
+	if w.depth++; w.depth > maxThriftDepth {
+		return fmt.Errorf("nested deeper than %d", maxThriftDepth)
+	}
+	err := f()
+	w.depth--
+	return err
+}
+
+// structure skips a struct, handing each field to look first (nil: none);
+// look returns true when it consumed the field's value.
+func (w *thriftWalk) structure(look func(id int16, typ byte) (bool, error)) error {
+	return w.nested(func() error {
+		var last int16
+		for {
+			id, typ, err := w.field(last)
+			if err != nil || typ == tStop {
+				return err
+			}
+			last = id
+			if look != nil {
+				done, err := look(id, typ)
+				if err != nil {
+					return err
+				}
+				if done {
+					continue
+				}
+			}
+			if err := w.value(typ, true); err != nil {
+				return err
+			}
+		}
+	})
+}
+
+// fileMetaData walks the footer, bounding the schema and the row groups.
+func (w *thriftWalk) fileMetaData() error {
+	return w.structure(func(id int16, typ byte) (bool, error) {
+		if typ != tList || id != fmdSchema && id != fmdRowGroups {
+			return false, nil
+		}
+		n, elem, err := w.listHeader()
+		if err != nil {
+			return true, err
+		}
+		if elem != tStruct {
+			return true, fmt.Errorf("field %d holds type %d, not structs", id, elem)
+		}
+		if id == fmdRowGroups {
+			if n > maxGroups {
+				return true, fmt.Errorf("%d row groups (at most %d)", n, maxGroups)
+			}
+			return true, w.nested(func() error {
+				for range n {
+					if err := w.structure(nil); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}
+		return true, w.nested(func() error {
+			for k := range n {
+				err := w.structure(func(id int16, typ byte) (bool, error) {
+					if id != seNumChild || typ != tI32 {
+						return false, nil
+					}
+					v, err := w.uvarint()
+					if err != nil {
+						return true, err
+					}
+					switch c := int64(v>>1) ^ -int64(v&1); {
+					case k == 0 && c != int64(n-1):
+						return true, fmt.Errorf("the schema's root has %d children, the schema %d columns", c, n-1)
+					case k > 0 && c != 0:
+						return true, fmt.Errorf("schema element %d has children: a nested schema, which recordings never have", k)
+					}
+					return true, nil
+				})
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+}

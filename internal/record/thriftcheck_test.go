@@ -1,0 +1,111 @@
+package record
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// footerOfFile returns the footer of a recording of the test stream.
+func footerOfFile(t testing.TB) []byte {
+	path := filepath.Join(t.TempDir(), "f.parquet")
+	r, _ := writeFlat(t, path, 40, Options{RowGroupBytes: 2 << 10})
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := footerOf(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fb
+}
+
+// TestCheckFooter: the footer of a recording passes; footers that would
+// make parquet-go allocate from a count they declare, or nest without end,
+// are refused before it reads them, each naming the rule.
+func TestCheckFooter(t *testing.T) {
+	if err := checkFooter(footerOfFile(t)); err != nil {
+		t.Fatalf("a recording's footer: %v", err)
+	}
+	schema := func(elems ...[]byte) []byte {
+		var c compact
+		c.structs(fmdSchema, elems)
+		return append(c.b, tStop)
+	}
+	const none = math.MinInt32 // no num_children field
+	element := func(children int32) []byte {
+		var c compact
+		c.str(4, "x")
+		if children != none {
+			c.i32(seNumChild, children)
+		}
+		return append(c.b, tStop)
+	}
+	var deep compact // lists of lists, 20 deep
+	deep.field(7, tList)
+	for range 20 {
+		deep.b = append(deep.b, 1<<4|tList)
+	}
+	deep.b = append(deep.b, 0<<4|tI32, tStop)
+	var groups compact
+	groups.list(fmdRowGroups, maxGroups+1)
+	for range maxGroups + 1 {
+		groups.b = append(groups.b, tStop)
+	}
+	groups.b = append(groups.b, tStop)
+	for _, c := range []struct {
+		name, footer, want string
+	}{
+		// The 22-byte file's footer: 2^31-1 schema elements.
+		{"a count beyond the bytes", "\x19\xfc\xff\xff\xff\xff\x07\x00", "a list of 2147483647 elements"},
+		{"a count beyond a column's worth", string(binary.AppendUvarint([]byte{0x19, 0xfc}, MaxColumns+2)) + strings.Repeat("\x00", MaxColumns+2), "a list of 65538 elements (at most 65537"},
+		{"a string beyond the bytes", "\x18\xff\xff\x03ab\x00", "a string of 65535 bytes, 3 left"},
+		{"a map beyond the bytes", "\x1b\x80\x01\x55\x00", "a list of 128 elements"},
+		{"nested too deep", string(deep.b), "nested deeper than 16"},
+		{"a nested schema", string(schema(element(2), element(1), element(0))), "schema element 1 has children"},
+		{"a root that is not the columns' parent", string(schema(element(-1), element(none), element(none))), "the schema's root has -1 children, the schema 2 columns"},
+		{"too many row groups", string(groups.b), "32768 row groups (at most 32767)"},
+		{"cut short", "\x15", "cut short"},
+		{"an unknown type", "\x1d\x00", "unknown Thrift type 13"},
+	} {
+		err := checkFooter([]byte(c.footer))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	// A flat schema passes: the root holds the columns, they hold nothing.
+	if err := checkFooter(schema(element(2), element(0), element(none))); err != nil {
+		t.Errorf("a flat schema: %v", err)
+	}
+}
+
+// TestOpenRefusesAFooterCount opens the 22-byte file that ran the process
+// out of memory: it is refused at once.
+func TestOpenRefusesAFooterCount(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "count.parquet")
+	footer := []byte("\x15\x04\x19\xfc\xff\xff\xff\xff\x07\x00")
+	b := append([]byte(magic), footer...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(footer)))
+	if err := os.WriteFile(path, append(b, magic...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "a list of 2147483647 elements") {
+		t.Fatalf("Open: %v", err)
+	}
+}
+
+// FuzzCheckFooter walks footers of a recording corrupted: an error or
+// nil, never a panic or a loop without end.
+func FuzzCheckFooter(f *testing.F) {
+	fb := footerOfFile(f)
+	f.Add(fb)
+	f.Add(fb[:len(fb)/2])
+	f.Fuzz(func(t *testing.T, b []byte) { _ = checkFooter(b) })
+}
