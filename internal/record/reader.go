@@ -210,6 +210,9 @@ type Rows struct {
 	buf   []parquet.Row
 	n, i  int
 	read  int64
+	// inGroup counts the rows read of the current row group, which must
+	// come to its footer's count.
+	inGroup int64
 }
 
 // Next returns the next row: one value per column, valid until the next
@@ -248,10 +251,16 @@ func (r *Rows) fill() (err error) {
 		}
 	}
 	r.read += int64(n)
+	r.inGroup += int64(n)
 	switch {
 	case errors.Is(err, io.EOF):
 		r.rr.Close()
 		r.rr = nil
+		if want := r.f.pf.RowGroups()[r.group-1].NumRows(); r.inGroup != want {
+			r.n = 0
+			return fmt.Errorf("record: %s: row group %d: %d rows where the footer counts %d (corrupt)", r.f.Path, r.group-1, r.inGroup, want)
+		}
+		r.inGroup = 0
 	case err != nil:
 		return fmt.Errorf("record: %s: row group %d: %w", r.f.Path, r.group-1, err)
 	}

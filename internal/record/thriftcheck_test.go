@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // footerOfFile returns the footer of a recording of the test stream.
@@ -108,4 +111,56 @@ func FuzzCheckFooter(f *testing.F) {
 	f.Add(fb)
 	f.Add(fb[:len(fb)/2])
 	f.Fuzz(func(t *testing.T, b []byte) { _ = checkFooter(b) })
+}
+
+// TestRowsRefuseAShortGroup: a row group holding fewer rows than its
+// footer counts (the footer and its groups agreeing) is an error when its
+// rows run out, not a recording that plays fewer rows than it announced.
+func TestRowsRefuseAShortGroup(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.parquet")
+	r, _ := writeFlat(t, path, 40, Options{})
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := footerOf(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md format.FileMetaData
+	var p thrift.CompactProtocol
+	if err := thrift.Unmarshal(&p, fb, &md); err != nil {
+		t.Fatal(err)
+	}
+	md.RowGroups[0].NumRows += 1000
+	md.NumRows += 1000
+	nb, err := thrift.Marshal(&p, &md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append(b[:len(b)-tailSize-len(fb):len(b)-tailSize-len(fb)], nb...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(nb)))
+	if err := os.WriteFile(path, append(out, magic...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows := f.Rows()
+	defer rows.Close()
+	for {
+		_, err := rows.Next()
+		if err == nil {
+			continue
+		}
+		if !strings.Contains(err.Error(), "40 rows where the footer counts 1040") {
+			t.Fatalf("after the rows: %v", err)
+		}
+		return
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/streamerd/streamerd/datasource"
@@ -29,6 +30,17 @@ func paceColumnsOf(l *record.Layout) paceColumns {
 // receive times between two rows before the receive times pace them
 // instead (a producer that restarted).
 const clockSlip = int64(time.Second)
+
+// maxRowGap bounds the time between two rows as the replay plays it: a
+// longer gap (a recording that paused, or a corrupt time column: one row
+// 100 days after the last had the replay sleep 100 days) is played as
+// maxRowGap and counted (Stats.Shortened).
+const maxRowGap = int64(time.Minute)
+
+// loopSeam is the least time between the last row of a pass and the first
+// of the next: a recording whose rows all share one time (or a single row)
+// played again and again would otherwise take a whole CPU.
+const loopSeam = int64(time.Millisecond)
 
 // Batches between the reader and the pacing thread.
 const (
@@ -63,6 +75,8 @@ type feeder struct {
 	size    int   // bytes of signal memory
 	offsets []int // where each signal starts in it
 	loop    bool
+	// shortened counts the gaps played as maxRowGap (the Replay's count).
+	shortened *atomic.Uint64
 
 	free, full chan *batch
 	quit       chan struct{}
@@ -73,7 +87,7 @@ type feeder struct {
 // declaration order (datasource.DataSource), offsets[i] where signal i
 // starts.
 func newFeeder(l *record.Layout, pc paceColumns, sigs []datasource.Signal, loop bool) *feeder {
-	fd := &feeder{l: l, pc: pc, loop: loop, offsets: make([]int, len(sigs)),
+	fd := &feeder{l: l, pc: pc, loop: loop, offsets: make([]int, len(sigs)), shortened: new(atomic.Uint64),
 		free: make(chan *batch, batches), full: make(chan *batch, batches), quit: make(chan struct{})}
 	for i := range sigs {
 		fd.offsets[i] = fd.size
@@ -115,6 +129,7 @@ func (fd *feeder) run() {
 		if err == nil || !errors.Is(err, io.EOF) || !fd.loop {
 			return
 		}
+		lastDT = max(lastDT, loopSeam)
 	}
 }
 
@@ -150,6 +165,10 @@ func (fd *feeder) pass(rows *record.Rows, lastDT *int64) error {
 						dt = dp
 					}
 				}
+			}
+			if dt > maxRowGap {
+				dt = maxRowGap
+				fd.shortened.Add(1)
 			}
 			first, prevT, prevP, *lastDT = false, t, p, dt
 			b.dt[b.n] = dt

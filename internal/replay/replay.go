@@ -120,6 +120,9 @@ type Stats struct {
 	Lost  uint64 `json:"lost"`  // updates the rows' gaps declared lost
 	Loops uint64 `json:"loops"` // times the recording was played to its end
 	Late  uint64 `json:"late"`  // times the pacing thread fell more than a second behind and started its clock again
+	// Shortened counts the gaps between two rows longer than a minute,
+	// played as a minute.
+	Shortened uint64 `json:"shortened"`
 	// Position is the rows of the current pass synchronised: the row of
 	// the recording played last, from 1; 0 before the first.
 	Position uint64 `json:"position"`
@@ -155,6 +158,7 @@ type Replay struct {
 	err     error
 
 	rows, lost, loops, late atomic.Uint64
+	shortened               atomic.Uint64 // the feeder's
 	pos                     atomic.Uint64 // rows of the current pass
 	posTime                 atomic.Int64  // ns of the recording into the current pass
 }
@@ -191,6 +195,9 @@ func New(path string, opts Options, ms *metrics.Set, log *slog.Logger) (*Replay,
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	f.Close()
+	if opts.Loop && f.NumRows == 0 {
+		return nil, fmt.Errorf("replay: %s: Loop: the recording has no rows to play again", path)
+	}
 	l := f.Layout
 	sigs := slices.Clone(l.Signals)
 	cfg := opts.Server
@@ -243,6 +250,7 @@ func (r *Replay) AllocateMemory() error {
 		return err
 	}
 	r.feed = newFeeder(r.layout, r.pace, r.s.Signals(), r.opts.Loop)
+	r.feed.shortened = &r.shortened
 	r.bufs = make([][]byte, len(r.s.Signals()))
 	for i := range r.bufs {
 		b, err := r.s.GetSignalMemoryBuffer(i)
@@ -378,8 +386,10 @@ func (r *Replay) finish(err error) {
 
 // Stats returns the counts.
 func (r *Replay) Stats() Stats {
-	return Stats{Rows: r.rows.Load(), Lost: r.lost.Load(), Loops: r.loops.Load(), Late: r.late.Load(),
+	st := Stats{Rows: r.rows.Load(), Lost: r.lost.Load(), Loops: r.loops.Load(), Late: r.late.Load(),
 		Position: r.pos.Load(), PositionTime: time.Duration(r.posTime.Load())}
+	st.Shortened = r.shortened.Load()
+	return st
 }
 
 // ClassReplay is the class a Replay reports in its Status.

@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -243,4 +244,72 @@ func lifecycle(t *testing.T, ds datasource.DataSource) {
 // sessionClient returns the client holding s's session (its Internals).
 func sessionClient(s *udpstreamer.Streamer) netip.AddrPort {
 	return s.Internals().(interface{ Client() netip.AddrPort }).Client()
+}
+
+// writeTimes writes a FlatUDP recording of one uint32 signal whose rows
+// came at the given times.
+func writeTimes(t *testing.T, times ...time.Time) string {
+	t.Helper()
+	l, err := record.ForFlatUDP("127.0.0.1:1", "A:uint32", "little")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "times.parquet")
+	w, err := record.Create(l, record.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, at := range times {
+		if err := w.Row().FlatUDP(binary.LittleEndian.AppendUint32(nil, uint32(i)), at); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestReplayBoundsItsTime: a gap of 100 days between two rows is played
+// as a minute and counted; a Loop of a recording without rows is refused;
+// one whose rows share one time loops at most once a millisecond rather
+// than taking a CPU.
+func TestReplayBoundsItsTime(t *testing.T) {
+	t0 := time.Unix(1700000000, 0)
+	gap := writeTimes(t, t0, t0.Add(time.Millisecond), t0.Add(100*24*time.Hour), t0.Add(100*24*time.Hour+time.Millisecond))
+	r, err := New(gap, Options{Server: udpstreamer.Config{Address: "127.0.0.1"}}, metrics.NewSet(), discard()) // flat out
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Receive(t, r.Done(), 30*time.Second, "the end of the replay")
+	if st := r.Stats(); st.Rows != 4 || st.Shortened != 1 {
+		t.Errorf("100-day gap: %+v", st)
+	}
+	r.Close()
+
+	empty := writeTimes(t)
+	if _, err := New(empty, Options{Server: udpstreamer.Config{Address: "127.0.0.1"}, Loop: true}, metrics.NewSet(), discard()); err == nil || !strings.Contains(err.Error(), "no rows") {
+		t.Errorf("Loop of an empty recording: %v", err)
+	}
+
+	same := writeTimes(t, t0, t0, t0)
+	r, err = New(same, Options{Server: udpstreamer.Config{Address: "127.0.0.1"}, Speed: 1, Loop: true}, metrics.NewSet(), discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	start := time.Now()
+	time.Sleep(200 * time.Millisecond)
+	if loops, most := r.Stats().Loops, uint64(time.Since(start)/time.Millisecond)+1; loops > most {
+		t.Errorf("%d loops in %v: more than one a millisecond", loops, time.Since(start))
+	}
 }
