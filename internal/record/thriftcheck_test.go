@@ -12,10 +12,11 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// footerOfFile returns the footer of a recording of the test stream.
-func footerOfFile(t testing.TB) []byte {
-	path := filepath.Join(t.TempDir(), "f.parquet")
-	r, _ := writeFlat(t, path, 40, Options{RowGroupBytes: 2 << 10})
+// recordingOf writes a recording of 40 rows of the test stream in row
+// groups of opts and returns its path, its bytes and its footer.
+func recordingOf(t testing.TB, opts Options) (path string, b, footer []byte) {
+	path = filepath.Join(t.TempDir(), "f.parquet")
+	r, _ := writeFlat(t, path, 40, opts)
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -23,10 +24,15 @@ func footerOfFile(t testing.TB) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fb, err := footerOf(b)
-	if err != nil {
+	if footer, err = footerOf(b); err != nil {
 		t.Fatal(err)
 	}
+	return path, b, footer
+}
+
+// footerOfFile returns the footer of a recording in row groups of 2 KiB.
+func footerOfFile(t testing.TB) []byte {
+	_, _, fb := recordingOf(t, Options{RowGroupBytes: 2 << 10})
 	return fb
 }
 
@@ -117,19 +123,7 @@ func FuzzCheckFooter(f *testing.F) {
 // footer counts (the footer and its groups agreeing) is an error when its
 // rows run out, not a recording that plays fewer rows than it announced.
 func TestRowsRefuseAShortGroup(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f.parquet")
-	r, _ := writeFlat(t, path, 40, Options{})
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fb, err := footerOf(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, b, fb := recordingOf(t, Options{})
 	var md format.FileMetaData
 	var p thrift.CompactProtocol
 	if err := thrift.Unmarshal(&p, fb, &md); err != nil {
