@@ -27,6 +27,8 @@ type File struct {
 
 	f  *os.File
 	pf *parquet.File
+	// dataEnd is where the column chunks end: the footer's first byte.
+	dataEnd int64
 }
 
 // Bounds of what Open trusts.
@@ -104,7 +106,25 @@ func open(f *os.File, path string) (rf *File, err error) {
 	if rows != md.NumRows {
 		return nil, fmt.Errorf("the footer counts %d rows, its row groups %d", md.NumRows, rows)
 	}
-	return &File{Path: path, Layout: l, NumRows: rows, Meta: meta, f: f, pf: pf}, nil
+	footerLen, err := footerLength(f, size)
+	if err != nil {
+		return nil, err
+	}
+	dataEnd := size - tailSize - footerLen
+	// Every column chunk lies after the one before, inside the data: row
+	// groups pointing at the same chunks would replay them again and again.
+	next := int64(magicSize)
+	for g := range md.RowGroups {
+		for c := range md.RowGroups[g].Columns {
+			m := &md.RowGroups[g].Columns[c].MetaData
+			if m.DataPageOffset < next || m.TotalCompressedSize < 0 || m.TotalCompressedSize > dataEnd-m.DataPageOffset {
+				return nil, fmt.Errorf("row group %d, column %d: its chunk of %d bytes at %d overlaps the chunk before (which ends at %d) or the footer (at %d)",
+					g, c, m.TotalCompressedSize, m.DataPageOffset, next, dataEnd)
+			}
+			next = m.DataPageOffset + m.TotalCompressedSize
+		}
+	}
+	return &File{Path: path, Layout: l, NumRows: rows, Meta: meta, f: f, pf: pf, dataEnd: dataEnd}, nil
 }
 
 // checkFrame checks the magics, the footer length and the footer's
@@ -138,6 +158,16 @@ func checkFrame(f *os.File, size int64, path string) error {
 		return err
 	}
 	return checkFooter(footer)
+}
+
+// footerLength returns the footer length the file's tail gives (checked
+// by checkFrame).
+func footerLength(f *os.File, size int64) (int64, error) {
+	var tail [tailSize]byte
+	if _, err := f.ReadAt(tail[:], size-tailSize); err != nil {
+		return 0, err
+	}
+	return int64(binary.LittleEndian.Uint32(tail[:])), nil
 }
 
 // layoutOf rebuilds the layout a recording's metadata describes, for a
@@ -239,6 +269,9 @@ func (r *Rows) fill() (err error) {
 		groups := r.f.pf.RowGroups()
 		if r.group == len(groups) {
 			return io.EOF
+		}
+		if err := r.f.checkPages(r.group); err != nil {
+			return fmt.Errorf("record: %s: row group %d: %w", r.f.Path, r.group, err)
 		}
 		r.rr = groups[r.group].Rows()
 		r.group++

@@ -291,3 +291,131 @@ func (w *thriftWalk) fileMetaData() error {
 		})
 	})
 }
+
+// Bounds of the pages checkPages lets parquet-go read. The recorder
+// writes pages of about 64 KiB (PageBufferSize), PLAIN, without a
+// dictionary; parquet-go reserves a buffer from a page header's sizes and
+// counts before it reads the page.
+const (
+	maxPageBytes      = 16 << 20
+	maxPageHeader     = 4 << 10
+	pageData          = 0 // PageType DATA_PAGE
+	pageDataV2        = 3 // PageType DATA_PAGE_V2
+	encodingPlain     = 0
+	phType            = 1 // PageHeader fields
+	phUncompressed    = 2
+	phCompressed      = 3
+	phDataV1          = 5
+	phDataV2          = 8
+	dphNumValues      = 1 // DataPageHeader and DataPageHeaderV2
+	dphEncoding       = 2 // DataPageHeader
+	dphV2Encoding     = 4 // DataPageHeaderV2
+	pageFieldsUnknown = -1
+)
+
+// pageFields are what checkPages reads of a page header.
+type pageFields struct{ typ, uncompressed, compressed, values, encoding int64 }
+
+// i32 reads a zigzag varint.
+func (w *thriftWalk) i32() (int64, error) {
+	v, err := w.uvarint()
+	return int64(v>>1) ^ -int64(v&1), err
+}
+
+// pageHeader walks a PageHeader and returns the fields checkPages needs.
+func (w *thriftWalk) pageHeader() (pageFields, error) {
+	p := pageFields{pageFieldsUnknown, pageFieldsUnknown, pageFieldsUnknown, pageFieldsUnknown, pageFieldsUnknown}
+	data := func(encodingField int16) func(id int16, typ byte) (bool, error) {
+		return func(id int16, typ byte) (bool, error) {
+			var err error
+			switch {
+			case typ != tI32:
+				return false, nil
+			case id == dphNumValues:
+				p.values, err = w.i32()
+			case id == encodingField:
+				p.encoding, err = w.i32()
+			default:
+				return false, nil
+			}
+			return true, err
+		}
+	}
+	err := w.structure(func(id int16, typ byte) (bool, error) {
+		var err error
+		switch {
+		case typ == tStruct && id == phDataV1:
+			err = w.structure(data(dphEncoding))
+		case typ == tStruct && id == phDataV2:
+			err = w.structure(data(dphV2Encoding))
+		case typ != tI32:
+			return false, nil
+		case id == phType:
+			p.typ, err = w.i32()
+		case id == phUncompressed:
+			p.uncompressed, err = w.i32()
+		case id == phCompressed:
+			p.compressed, err = w.i32()
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	return p, err
+}
+
+// checkPages walks the page headers of row group g's column chunks before
+// parquet-go reads them, and refuses what would have it reserve memory
+// from a corrupt size or count, or what the recorder never writes: a
+// chunk outside the file's data, a dictionary or index page, a page
+// header beyond maxPageHeader, a page of another type or encoding than a
+// PLAIN data page, larger than maxPageBytes or than the rest of its
+// chunk, or holding more values than bytes. It reads each header (at most
+// maxPageHeader bytes), not the pages.
+func (rf *File) checkPages(g int) error {
+	md := rf.pf.Metadata()
+	if g >= len(md.RowGroups) {
+		return nil
+	}
+	var buf [maxPageHeader]byte
+	for c, cc := range md.RowGroups[g].Columns {
+		name := fmt.Sprintf("column %d", c)
+		if c < len(rf.Layout.Columns) {
+			name = fmt.Sprintf("column %q", rf.Layout.Columns[c].Name)
+		}
+		m := &cc.MetaData
+		if m.DictionaryPageOffset > 0 || m.IndexPageOffset > 0 {
+			return fmt.Errorf("%s: a dictionary or index page, which recordings never have", name)
+		}
+		off, size := m.DataPageOffset, m.TotalCompressedSize
+		if off < magicSize || size < 0 || size > rf.dataEnd-off {
+			return fmt.Errorf("%s: its chunk of %d bytes at %d lies outside the file's data (bytes %d to %d)", name, size, off, magicSize, rf.dataEnd)
+		}
+		for end := off + size; off < end; {
+			n, err := rf.f.ReadAt(buf[:min(end-off, maxPageHeader)], off)
+			if int64(n) < min(end-off, maxPageHeader) {
+				return fmt.Errorf("%s: page header at %d: %w", name, off, err)
+			}
+			w := thriftWalk{b: buf[:n]}
+			p, err := w.pageHeader()
+			if err != nil {
+				return fmt.Errorf("%s: page header at %d: %w", name, off, err)
+			}
+			off += int64(w.i)
+			switch {
+			case p.typ != pageData && p.typ != pageDataV2:
+				return fmt.Errorf("%s: page at %d of type %d; recordings hold data pages", name, off, p.typ)
+			case p.encoding != encodingPlain:
+				return fmt.Errorf("%s: page at %d in encoding %d; recordings are PLAIN", name, off, p.encoding)
+			case p.compressed < 0 || p.compressed > end-off || p.compressed > maxPageBytes:
+				return fmt.Errorf("%s: page at %d of %d bytes, %d left in its chunk (at most %d)", name, off, p.compressed, end-off, maxPageBytes)
+			case p.uncompressed < 0 || p.uncompressed > maxPageBytes:
+				return fmt.Errorf("%s: page at %d of %d bytes uncompressed (at most %d)", name, off, p.uncompressed, maxPageBytes)
+			case p.values < 0 || p.values > p.uncompressed:
+				return fmt.Errorf("%s: page at %d of %d values in %d bytes", name, off, p.values, p.uncompressed)
+			}
+			off += p.compressed
+		}
+	}
+	return nil
+}

@@ -1,7 +1,9 @@
 package record
 
 import (
+	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -124,22 +126,10 @@ func FuzzCheckFooter(f *testing.F) {
 // rows run out, not a recording that plays fewer rows than it announced.
 func TestRowsRefuseAShortGroup(t *testing.T) {
 	path, b, fb := recordingOf(t, Options{})
-	var md format.FileMetaData
-	var p thrift.CompactProtocol
-	if err := thrift.Unmarshal(&p, fb, &md); err != nil {
-		t.Fatal(err)
-	}
-	md.RowGroups[0].NumRows += 1000
-	md.NumRows += 1000
-	nb, err := thrift.Marshal(&p, &md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := append(b[:len(b)-tailSize-len(fb):len(b)-tailSize-len(fb)], nb...)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(nb)))
-	if err := os.WriteFile(path, append(out, magic...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, path, b, fb, func(md *format.FileMetaData) {
+		md.RowGroups[0].NumRows += 1000
+		md.NumRows += 1000
+	}, func([]byte) {})
 	f, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -156,5 +146,74 @@ func TestRowsRefuseAShortGroup(t *testing.T) {
 			t.Fatalf("after the rows: %v", err)
 		}
 		return
+	}
+}
+
+// rewrite writes the recording at path again with its footer changed by
+// edit and its bytes by poke.
+func rewrite(t *testing.T, path string, b, fb []byte, edit func(*format.FileMetaData), poke func([]byte)) {
+	t.Helper()
+	var md format.FileMetaData
+	var p thrift.CompactProtocol
+	if err := thrift.Unmarshal(&p, fb, &md); err != nil {
+		t.Fatal(err)
+	}
+	edit(&md)
+	nb, err := thrift.Marshal(&p, &md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Clone(b[:len(b)-tailSize-len(fb)])
+	poke(data)
+	out := append(data, nb...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(nb)))
+	if err := os.WriteFile(path, append(out, magic...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestChunksAndPagesAreChecked: row groups sharing chunks are refused at
+// Open, and a page header parquet-go would size a buffer from (here a
+// dictionary page, which recordings never hold) when its row group is
+// read, naming the column.
+func TestChunksAndPagesAreChecked(t *testing.T) {
+	path, b, fb := recordingOf(t, Options{RowGroupBytes: 2 << 10})
+	rewrite(t, path, b, fb, func(md *format.FileMetaData) {
+		if len(md.RowGroups) < 2 {
+			t.Fatalf("%d row groups", len(md.RowGroups))
+		}
+		n := md.RowGroups[1].NumRows
+		md.RowGroups[1] = md.RowGroups[0]
+		md.NumRows += md.RowGroups[0].NumRows - n
+	}, func([]byte) {})
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "row group 1, column 0: its chunk") {
+		t.Errorf("row groups sharing chunks: %v", err)
+	}
+
+	path, b, fb = recordingOf(t, Options{})
+	var md format.FileMetaData
+	var p thrift.CompactProtocol
+	if err := thrift.Unmarshal(&p, fb, &md); err != nil {
+		t.Fatal(err)
+	}
+	at := md.RowGroups[0].Columns[1].MetaData.DataPageOffset
+	rewrite(t, path, b, fb, func(*format.FileMetaData) {}, func(data []byte) {
+		// The page header starts with its type: field 1, an i32 (0x15),
+		// then the type as a zigzag varint: 0 (v1) or 3 (v2), made 2.
+		if data[at] != 0x15 || data[at+1] != 0x00 && data[at+1] != 0x06 {
+			t.Fatalf("page header at %d begins % x", at, data[at:at+2])
+		}
+		data[at+1] = 0x04
+	})
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows := f.Rows()
+	defer rows.Close()
+	_, err = rows.Next()
+	if want := fmt.Sprintf("row group 0: column %q: page at", f.Layout.Columns[1].Name); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "of type 2") {
+		t.Errorf("a dictionary page: %v, want %q … of type 2", err, want)
 	}
 }
