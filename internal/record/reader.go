@@ -27,8 +27,6 @@ type File struct {
 
 	f  *os.File
 	pf *parquet.File
-	// dataEnd is where the column chunks end: the footer's first byte.
-	dataEnd int64
 }
 
 // Bounds of what Open trusts.
@@ -62,7 +60,8 @@ func open(f *os.File, path string) (rf *File, err error) {
 		return nil, err
 	}
 	size := st.Size()
-	if err := checkFrame(f, size, path); err != nil {
+	footerLen, err := checkFrame(f, size, path)
+	if err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -106,10 +105,6 @@ func open(f *os.File, path string) (rf *File, err error) {
 	if rows != md.NumRows {
 		return nil, fmt.Errorf("the footer counts %d rows, its row groups %d", md.NumRows, rows)
 	}
-	footerLen, err := footerLength(f, size)
-	if err != nil {
-		return nil, err
-	}
 	dataEnd := size - tailSize - footerLen
 	// Every column chunk lies after the one before, inside the data: row
 	// groups pointing at the same chunks would replay them again and again.
@@ -124,50 +119,41 @@ func open(f *os.File, path string) (rf *File, err error) {
 			next = m.DataPageOffset + m.TotalCompressedSize
 		}
 	}
-	return &File{Path: path, Layout: l, NumRows: rows, Meta: meta, f: f, pf: pf, dataEnd: dataEnd}, nil
+	return &File{Path: path, Layout: l, NumRows: rows, Meta: meta, f: f, pf: pf}, nil
 }
 
 // checkFrame checks the magics, the footer length and the footer's
-// counts (checkFooter) before parquet-go reads anything.
-func checkFrame(f *os.File, size int64, path string) error {
+// counts (checkFooter) before parquet-go reads anything, and returns the
+// footer's length.
+func checkFrame(f *os.File, size int64, path string) (int64, error) {
 	if size < magicSize+tailSize {
-		return fmt.Errorf("not a Parquet file: %d bytes, too short", size)
+		return 0, fmt.Errorf("not a Parquet file: %d bytes, too short", size)
 	}
 	var head, tail [tailSize]byte
 	if _, err := f.ReadAt(head[:magicSize], 0); err != nil {
-		return err
+		return 0, err
 	}
 	if string(head[:magicSize]) != magic {
-		return fmt.Errorf("not a Parquet file: %w", errNoMagic)
+		return 0, fmt.Errorf("not a Parquet file: %w", errNoMagic)
 	}
-	if _, err := f.ReadAt(tail[:], size-tailSize); err != nil {
-		return err
-	}
-	if string(tail[magicSize:]) != magic {
-		if _, err := os.Stat(path + IndexSuffix); err == nil {
-			return fmt.Errorf("no footer: the file was not closed, and its index %s is beside it: record -repair %s recovers its complete row groups", path+IndexSuffix, path)
-		}
-		return errNoTailMagic
-	}
-	n := int64(binary.LittleEndian.Uint32(tail[:]))
-	if n > size-magicSize-tailSize || n > maxFooter {
-		return fmt.Errorf("footer length %d does not fit the file's %d bytes (truncated or corrupt)", n, size)
-	}
-	footer := make([]byte, n)
-	if _, err := f.ReadAt(footer, size-tailSize-n); err != nil {
-		return err
-	}
-	return checkFooter(footer)
-}
-
-// footerLength returns the footer length the file's tail gives (checked
-// by checkFrame).
-func footerLength(f *os.File, size int64) (int64, error) {
-	var tail [tailSize]byte
 	if _, err := f.ReadAt(tail[:], size-tailSize); err != nil {
 		return 0, err
 	}
-	return int64(binary.LittleEndian.Uint32(tail[:])), nil
+	if string(tail[magicSize:]) != magic {
+		if _, err := os.Stat(path + IndexSuffix); err == nil {
+			return 0, fmt.Errorf("no footer: the file was not closed, and its index %s is beside it: record -repair %s recovers its complete row groups", path+IndexSuffix, path)
+		}
+		return 0, errNoTailMagic
+	}
+	n := int64(binary.LittleEndian.Uint32(tail[:]))
+	if n > size-magicSize-tailSize || n > maxFooter {
+		return 0, fmt.Errorf("footer length %d does not fit the file's %d bytes (truncated or corrupt)", n, size)
+	}
+	footer := make([]byte, n)
+	if _, err := f.ReadAt(footer, size-tailSize-n); err != nil {
+		return 0, err
+	}
+	return n, checkFooter(footer)
 }
 
 // layoutOf rebuilds the layout a recording's metadata describes, for a

@@ -48,7 +48,7 @@ func repair(path string) (rep RepairReport, err error) {
 	}
 	size := st.Size()
 	if size >= magicSize+tailSize {
-		if err := checkFrame(f, size, path); err == nil {
+		if _, err := checkFrame(f, size, path); err == nil {
 			os.Remove(path + IndexSuffix)
 			return rep, ErrComplete
 		}

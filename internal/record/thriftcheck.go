@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // The bounds checkFooter holds a footer to before parquet-go decodes it.
@@ -271,11 +273,11 @@ func (w *thriftWalk) fileMetaData() error {
 					if id != seNumChild || typ != tI32 {
 						return false, nil
 					}
-					v, err := w.uvarint()
+					c, err := w.i32()
 					if err != nil {
 						return true, err
 					}
-					switch c := int64(v>>1) ^ -int64(v&1); {
+					switch {
 					case k == 0 && c != int64(n-1):
 						return true, fmt.Errorf("the schema's root has %d children, the schema %d columns", c, n-1)
 					case k > 0 && c != 0:
@@ -367,55 +369,58 @@ func (w *thriftWalk) pageHeader() (pageFields, error) {
 // checkPages walks the page headers of row group g's column chunks before
 // parquet-go reads them, and refuses what would have it reserve memory
 // from a corrupt size or count, or what the recorder never writes: a
-// chunk outside the file's data, a dictionary or index page, a page
-// header beyond maxPageHeader, a page of another type or encoding than a
-// PLAIN data page, larger than maxPageBytes or than the rest of its
-// chunk, or holding more values than bytes. It reads each header (at most
-// maxPageHeader bytes), not the pages.
+// dictionary or index page, a page header beyond maxPageHeader, a page of
+// another type or encoding than a PLAIN data page, larger than
+// maxPageBytes or than the rest of its chunk, or holding more values than
+// bytes. It reads each header (at most maxPageHeader bytes), not the
+// pages; Open has checked that the chunks lie inside the file's data.
 func (rf *File) checkPages(g int) error {
 	md := rf.pf.Metadata()
 	if g >= len(md.RowGroups) {
 		return nil
 	}
 	var buf [maxPageHeader]byte
-	for c, cc := range md.RowGroups[g].Columns {
-		name := fmt.Sprintf("column %d", c)
-		if c < len(rf.Layout.Columns) {
-			name = fmt.Sprintf("column %q", rf.Layout.Columns[c].Name)
-		}
-		m := &cc.MetaData
-		if m.DictionaryPageOffset > 0 || m.IndexPageOffset > 0 {
-			return fmt.Errorf("%s: a dictionary or index page, which recordings never have", name)
-		}
-		off, size := m.DataPageOffset, m.TotalCompressedSize
-		if off < magicSize || size < 0 || size > rf.dataEnd-off {
-			return fmt.Errorf("%s: its chunk of %d bytes at %d lies outside the file's data (bytes %d to %d)", name, size, off, magicSize, rf.dataEnd)
-		}
-		for end := off + size; off < end; {
-			n, err := rf.f.ReadAt(buf[:min(end-off, maxPageHeader)], off)
-			if int64(n) < min(end-off, maxPageHeader) {
-				return fmt.Errorf("%s: page header at %d: %w", name, off, err)
+	for c := range md.RowGroups[g].Columns {
+		if err := rf.checkChunk(&md.RowGroups[g].Columns[c].MetaData, &buf); err != nil {
+			if c < len(rf.Layout.Columns) {
+				return fmt.Errorf("column %q: %w", rf.Layout.Columns[c].Name, err)
 			}
-			w := thriftWalk{b: buf[:n]}
-			p, err := w.pageHeader()
-			if err != nil {
-				return fmt.Errorf("%s: page header at %d: %w", name, off, err)
-			}
-			off += int64(w.i)
-			switch {
-			case p.typ != pageData && p.typ != pageDataV2:
-				return fmt.Errorf("%s: page at %d of type %d; recordings hold data pages", name, off, p.typ)
-			case p.encoding != encodingPlain:
-				return fmt.Errorf("%s: page at %d in encoding %d; recordings are PLAIN", name, off, p.encoding)
-			case p.compressed < 0 || p.compressed > end-off || p.compressed > maxPageBytes:
-				return fmt.Errorf("%s: page at %d of %d bytes, %d left in its chunk (at most %d)", name, off, p.compressed, end-off, maxPageBytes)
-			case p.uncompressed < 0 || p.uncompressed > maxPageBytes:
-				return fmt.Errorf("%s: page at %d of %d bytes uncompressed (at most %d)", name, off, p.uncompressed, maxPageBytes)
-			case p.values < 0 || p.values > p.uncompressed:
-				return fmt.Errorf("%s: page at %d of %d values in %d bytes", name, off, p.values, p.uncompressed)
-			}
-			off += p.compressed
+			return fmt.Errorf("column %d: %w", c, err)
 		}
+	}
+	return nil
+}
+
+// checkChunk is checkPages for one column chunk, reading into buf.
+func (rf *File) checkChunk(m *format.ColumnMetaData, buf *[maxPageHeader]byte) error {
+	if m.DictionaryPageOffset > 0 || m.IndexPageOffset > 0 {
+		return errors.New("a dictionary or index page, which recordings never have")
+	}
+	for off, end := m.DataPageOffset, m.DataPageOffset+m.TotalCompressedSize; off < end; {
+		want := min(end-off, maxPageHeader)
+		n, err := rf.f.ReadAt(buf[:want], off)
+		if int64(n) < want {
+			return fmt.Errorf("page header at %d: %w", off, err)
+		}
+		w := thriftWalk{b: buf[:n]}
+		p, err := w.pageHeader()
+		if err != nil {
+			return fmt.Errorf("page header at %d: %w", off, err)
+		}
+		off += int64(w.i)
+		switch {
+		case p.typ != pageData && p.typ != pageDataV2:
+			return fmt.Errorf("page at %d of type %d; recordings hold data pages", off, p.typ)
+		case p.encoding != encodingPlain:
+			return fmt.Errorf("page at %d in encoding %d; recordings are PLAIN", off, p.encoding)
+		case p.compressed < 0 || p.compressed > end-off || p.compressed > maxPageBytes:
+			return fmt.Errorf("page at %d of %d bytes, %d left in its chunk (at most %d)", off, p.compressed, end-off, maxPageBytes)
+		case p.uncompressed < 0 || p.uncompressed > maxPageBytes:
+			return fmt.Errorf("page at %d of %d bytes uncompressed (at most %d)", off, p.uncompressed, maxPageBytes)
+		case p.values < 0 || p.values > p.uncompressed:
+			return fmt.Errorf("page at %d of %d values in %d bytes", off, p.values, p.uncompressed)
+		}
+		off += p.compressed
 	}
 	return nil
 }

@@ -130,6 +130,16 @@ func TestRowsRefuseAShortGroup(t *testing.T) {
 		md.RowGroups[0].NumRows += 1000
 		md.NumRows += 1000
 	}, func([]byte) {})
+	if _, err := rowsError(t, path); err == nil || !strings.Contains(err.Error(), "40 rows where the footer counts 1040") {
+		t.Fatalf("after the rows: %v", err)
+	}
+}
+
+// rowsError opens the recording at path and reads its rows to the first
+// error, which it returns with the file's layout (readAll fails the test
+// on it).
+func rowsError(t *testing.T, path string) (*Layout, error) {
+	t.Helper()
 	f, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -138,14 +148,9 @@ func TestRowsRefuseAShortGroup(t *testing.T) {
 	rows := f.Rows()
 	defer rows.Close()
 	for {
-		_, err := rows.Next()
-		if err == nil {
-			continue
+		if _, err := rows.Next(); err != nil {
+			return f.Layout, err
 		}
-		if !strings.Contains(err.Error(), "40 rows where the footer counts 1040") {
-			t.Fatalf("after the rows: %v", err)
-		}
-		return
 	}
 }
 
@@ -205,15 +210,8 @@ func TestChunksAndPagesAreChecked(t *testing.T) {
 		}
 		data[at+1] = 0x04
 	})
-	f, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows := f.Rows()
-	defer rows.Close()
-	_, err = rows.Next()
-	if want := fmt.Sprintf("row group 0: column %q: page at", f.Layout.Columns[1].Name); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "of type 2") {
+	l, err := rowsError(t, path)
+	if want := fmt.Sprintf("row group 0: column %q: page at", l.Columns[1].Name); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "of type 2") {
 		t.Errorf("a dictionary page: %v, want %q … of type 2", err, want)
 	}
 }

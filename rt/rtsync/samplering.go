@@ -46,7 +46,7 @@ const maxSamples = 1 << 24
 func NewSampleRing(rows, width int) *SampleRing {
 	width = min(max(width, 1), maxSamples)
 	n := uint64(1) << bits.Len64(uint64(max(rows, 1)-1))
-	for n > 1 && n > maxSamples/uint64(width) {
+	for n > maxSamples/uint64(width) { // width ≤ maxSamples: n stops at 1 or more
 		n >>= 1
 	}
 	return &SampleRing{buf: make([]atomic.Int64, int(n)*width), width: width, rows: n}
