@@ -214,6 +214,15 @@ func (s *Server) sendConfigLocked() error {
 		return err
 	}
 	s.cfgCounter++
+	return s.sendLocked(dgs)
+}
+
+// sendLocked sends dgs to the session's client, in order; with no session
+// (the client disconnected) it sends nothing, as a UDPStreamer does.
+func (s *Server) sendLocked(dgs [][]byte) error {
+	if !s.client.IsValid() {
+		return nil
+	}
 	for _, d := range dgs {
 		if _, err := s.conn.WriteToUDPAddrPort(d, s.client); err != nil {
 			return err
@@ -232,7 +241,7 @@ func (s *Server) Datagrams(counter uint32, payload []byte) ([][]byte, error) {
 }
 
 // SendUpdate sends the DATA update counter carrying payload to the client,
-// fragments in order. After the first call with a payload size it does not
+// fragments in order; with no session it sends nothing. After the first call with a payload size it does not
 // allocate.
 func (s *Server) SendUpdate(counter uint32, payload []byte) error {
 	s.mu.Lock()
@@ -242,12 +251,7 @@ func (s *Server) SendUpdate(counter uint32, payload []byte) error {
 		return err
 	}
 	s.wire = dgs
-	for _, d := range dgs {
-		if _, err := s.conn.WriteToUDPAddrPort(d, s.client); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.sendLocked(dgs)
 }
 
 // The datagram header of docs/udpstreamer.md: '<IBIHHI', magic "UDPS",
@@ -304,13 +308,11 @@ func appendDatagrams(dgs [][]byte, typ byte, counter uint32, payload []byte, max
 	return dgs, nil
 }
 
-// SendDatagram sends b to the client as it is.
+// SendDatagram sends b to the client as it is (nothing with no session).
 func (s *Server) SendDatagram(b []byte) error {
 	s.mu.Lock()
-	c := s.client
-	s.mu.Unlock()
-	_, err := s.conn.WriteToUDPAddrPort(b, c)
-	return err
+	defer s.mu.Unlock()
+	return s.sendLocked([][]byte{b})
 }
 
 // Payload builds the DATA payload of sigs: hrt, then for every signal its
