@@ -148,6 +148,7 @@ type Waiter struct {
 	judged   int   // cycles of the current window
 	hits     int   // of them caught spinning
 	rest     int64 // park until this instant: the spin did not pay
+	yielded  int64 // when the thread last yielded its P (yield)
 
 	// Any goroutine. caught counts the cycles the thread was spinning for
 	// when they came (their Post made no system call), woken those that
@@ -210,7 +211,36 @@ func (w *Waiter) Wait(sem *rtsync.EventSem, timeout time.Duration) error {
 	case WaitPaced:
 		return w.paced(sem, timeout)
 	}
+	if sem.WaitReset(0) == nil {
+		return nil
+	}
+	if !w.started {
+		w.start()
+	}
+	w.yield()
 	return sem.WaitReset(timeout)
+}
+
+// Yields of the network thread's P to the Go scheduler, as rt's threads
+// do (see rt's Scheduling section): the runtime's monitor thread takes
+// the P of a goroutine not rescheduled for 10 ms at each of its system
+// calls, here every sleep and park, and then polls every 20 µs.
+const (
+	yieldEvery = 8 * time.Millisecond
+	// yieldMinSlack: the paced wait yields only this long or more before
+	// it means to spin (a yield takes two thread hand-offs, about 30 µs).
+	yieldMinSlack = 200 * time.Microsecond
+)
+
+// yield gives the thread's P back to the Go scheduler if yieldEvery has
+// passed since it last did; it reports whether it did.
+func (w *Waiter) yield() bool {
+	if w.now()-w.yielded < int64(yieldEvery) {
+		return false
+	}
+	runtime.Gosched()
+	w.yielded = w.now()
+	return true
 }
 
 // now returns the Waiter's clock, ns since its epoch (CLOCK_MONOTONIC
@@ -245,6 +275,7 @@ func (w *Waiter) paced(sem *rtsync.EventSem, timeout time.Duration) error {
 		w.start()
 	}
 	if w.period == 0 || !w.spins || !w.haveGrid || w.idle || (w.rest != 0 && w.now() < w.rest) {
+		w.yield()
 		err := sem.WaitReset(timeout)
 		if err == nil {
 			w.woken.Add(1)
@@ -260,6 +291,12 @@ func (w *Waiter) paced(sem *rtsync.EventSem, timeout time.Duration) error {
 	}
 	due := w.nextDue(now)
 	spinFrom, spinTo := due-w.lead, due+w.late
+	if spinFrom-now >= int64(yieldMinSlack) && w.yield() {
+		if sem.WaitReset(0) == nil {
+			return nil // it came during the yield: nothing to learn
+		}
+		now = w.now()
+	}
 	if spinFrom-now >= int64(pacedMinSleep) {
 		if sem.WaitReset(time.Duration(min(spinFrom, deadline)-now)) == nil {
 			// Woken by the Post: the thread asked to wake too late.

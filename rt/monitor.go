@@ -15,6 +15,12 @@ type Cycle struct {
 	// one's (MARTe2's CycleTime); 0 for the first cycle after Start.
 	CycleTime time.Duration
 
+	// YieldLate is how far past Deadline the Go scheduler gave the thread
+	// back after it yielded its P before this cycle's sleep (see the
+	// package's Scheduling section): part of Wake. 0 when it did not
+	// yield, or was back in time.
+	YieldLate time.Duration
+
 	// Steps holds the execution time of each step in this cycle, GAMs then
 	// brokers in order, one after the other from Wake: the cycle's work
 	// ended their sum after Wake. When it ended a period or more after
@@ -32,5 +38,6 @@ func (t *Thread) monitor(dl int64, cy *cycle, cycleTime int64) {
 	m.Deadline = dl + t.clockOff
 	m.Wake = time.Duration(cy.wake - dl)
 	m.CycleTime = time.Duration(cycleTime)
+	m.YieldLate = time.Duration(cy.yieldLate)
 	t.cfg.Monitor(m)
 }

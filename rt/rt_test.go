@@ -514,3 +514,37 @@ func TestNotMadeThread(t *testing.T) {
 		t.Errorf("nil Stats: %v", err)
 	}
 }
+
+// TestYields: a thread whose period is under 10 ms gives its P back to the
+// Go scheduler about every 8 ms, between cycles, and reports when the
+// scheduler gave it back late; a thread with a longer period never does.
+func TestYields(t *testing.T) {
+	run := func(cfg Config, n uint64) (Stats, []Cycle) {
+		t.Helper()
+		var cycles atomic.Uint64
+		log := newCycleLog(1024, 1)
+		cfg.Monitor = log.monitor
+		th, err := New(cfg, []Step{{"count", stepFunc(func() error { cycles.Add(1); return nil })}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := th.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		waitCycles(&cycles, n)
+		th.Stop()
+		return th.Stats(), log.cycles
+	}
+	s, cys := run(Config{Frequency: 1000}, 200)
+	if periods := s.Cycles + s.MissedPeriods; s.Yields == 0 || s.Yields > periods/8+1 {
+		t.Errorf("1 kHz: %d yields in %d periods, want 1 to one per 8", s.Yields, periods)
+	}
+	for _, c := range cys {
+		if c.YieldLate < 0 || c.YieldLate > c.Wake {
+			t.Fatalf("cycle %d: YieldLate %v, Wake %v", c.Counter, c.YieldLate, c.Wake)
+		}
+	}
+	if s, _ := run(Config{Period: 10 * time.Millisecond}, 3); s.Yields != 0 {
+		t.Errorf("10 ms period: %d yields, want none", s.Yields)
+	}
+}

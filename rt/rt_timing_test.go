@@ -7,8 +7,10 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/streamerd/streamerd/internal/latency"
+	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/rt/cpu"
 )
 
@@ -58,6 +60,8 @@ func benchWake(b *testing.B, cfg Config) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	cpu0, cpuOK := testenv.ProcessCPU()
+	t0 := time.Now()
 	if err := th.Start(context.Background()); err != nil {
 		if errors.Is(err, syscall.EPERM) || errors.Is(err, cpu.ErrNotSupported) {
 			b.Skip(err)
@@ -66,6 +70,11 @@ func benchWake(b *testing.B, cfg Config) {
 	}
 	<-done
 	th.Stop()
+	if cpu1, ok := testenv.ProcessCPU(); ok && cpuOK {
+		// The whole process: the RT thread and what the Go runtime does
+		// for it (its monitor thread, the hand-offs of its P).
+		b.ReportMetric(100*float64(cpu1-cpu0)/float64(time.Since(t0)), "proc-cpu-%")
+	}
 	s := th.Stats()
 	for i := range lat {
 		lat[i] /= 1000

@@ -20,6 +20,7 @@ type Stats struct {
 	Overruns      uint64 // cycles whose work ended after the next deadline
 	MissedPeriods uint64 // periods skipped before executed cycles; the Counter signal is Cycles + MissedPeriods
 	Failures      uint64 // failed step executions, all steps
+	Yields        uint64 // times the thread gave its Go P back to the scheduler between cycles (see the package's Scheduling section); each is a voluntary context switch besides its sleeps
 
 	Steps []StepStats // GAMs then brokers, in execution order; every step runs once per cycle
 
@@ -62,6 +63,7 @@ func (s *Stats) Err() error {
 type acc struct {
 	cycles, overruns, missed, failures uint64
 	sleepFailures                      uint64
+	yields                             uint64
 	counter                            uint32 // Counter of the last cycle
 	stepFailures                       []uint64
 }
@@ -89,6 +91,7 @@ type shared struct {
 	seq                                atomic.Uint64
 	cycles, overruns, missed, failures atomic.Uint64
 	sleepFailures                      atomic.Uint64
+	yields                             atomic.Uint64
 	sleepErr                           errSlot
 	steps                              []sharedStep
 }
@@ -146,6 +149,9 @@ func (s *shared) publish(a *acc) {
 	if s.sleepFailures.Load() != a.sleepFailures {
 		s.sleepFailures.Store(a.sleepFailures)
 	}
+	if s.yields.Load() != a.yields {
+		s.yields.Store(a.yields)
+	}
 	s.seq.Add(1)
 }
 
@@ -164,6 +170,7 @@ func (s *shared) read(dst *Stats) {
 		dst.MissedPeriods = s.missed.Load()
 		dst.Failures = s.failures.Load()
 		dst.sleepFailures = s.sleepFailures.Load()
+		dst.Yields = s.yields.Load()
 		for i := range s.steps {
 			dst.Steps[i].Failures = s.steps[i].failures.Load()
 		}

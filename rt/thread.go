@@ -17,6 +17,28 @@ import (
 // this long even when the period is long.
 const maxSleepChunk = 50 * time.Millisecond
 
+// The thread gives its P back to the Go scheduler between cycles now and
+// then (yield). The runtime's monitor thread (sysmon) takes a goroutine
+// that has not been rescheduled for forcePreempt as running too long: it
+// takes the P of such a goroutine at each of its system calls (here, every
+// sleep), so that every wake-up must find a P again, under the scheduler's
+// lock and after sysmon has let go of it, and it keeps sysmon polling
+// every 20 µs (3 to 6 % of a CPU on the VM of the package's figures). A
+// goroutine rescheduled within that time keeps its P through its sleeps.
+const (
+	// yieldEvery is how often the thread yields, under the runtime's 10 ms.
+	yieldEvery = 8 * time.Millisecond
+	// yieldMinSlack: a yield takes two thread hand-offs (30 µs at the
+	// median on that VM, up to milliseconds when other threads hold the
+	// CPUs), so the thread yields only with this long left before its
+	// next deadline.
+	yieldMinSlack = 200 * time.Microsecond
+	// forcePreempt is the runtime's limit (forcePreemptNS). A thread whose
+	// period is this long or more does not yield: sysmon takes the P of a
+	// system call that lasts that long whatever the thread does.
+	forcePreempt = 10 * time.Millisecond
+)
+
 // stopGrace is how long Stop waits beyond one period for the thread to
 // leave; only a step that blocks can make it expire.
 const stopGrace = 2 * time.Second
@@ -334,6 +356,9 @@ type cycle struct {
 	prevWake int64  // previous cycle's wake; -1 before the first
 	failed   uint64 // steps that failed in this cycle
 	pending  uint64 // periods skipped just before this cycle
+	// yieldLate: how far past deadline the yield before this cycle's
+	// sleep came back
+	yieldLate int64
 }
 
 // loop runs cycles until stop. Everything it touches is preallocated.
@@ -348,6 +373,7 @@ func (t *Thread) loop() {
 	a := &t.acc
 	// Counter continues after a restart.
 	cy := cycle{idx: uint64(a.counter) + 1, deadline: c.now() + t.period, prevWake: -1}
+	var lastYield int64
 	for t.wait(&c, cy.deadline) {
 		cy.wake = c.now()
 		t.counter = uint32(cy.idx)
@@ -361,7 +387,28 @@ func (t *Thread) loop() {
 			a.overruns++
 		}
 		t.shared.publish(a)
+		cy.yieldLate = t.yield(&c, cy.deadline, &lastYield)
 	}
+}
+
+// yield gives the thread's P back to the Go scheduler (runtime.Gosched)
+// when yieldEvery has passed since it last did, its period is under
+// forcePreempt, and yieldMinSlack is left before the next deadline dl. It
+// returns how far past dl the scheduler gave the thread back (0 if it did
+// not yield, or in time). The hand-off is a voluntary context switch of
+// the thread besides its sleeps, counted in Stats.Yields.
+func (t *Thread) yield(c *clock, dl int64, last *int64) (late int64) {
+	if t.period >= int64(forcePreempt) {
+		return 0
+	}
+	now := c.now()
+	if now-*last < int64(yieldEvery) || dl-now < int64(yieldMinSlack) {
+		return 0
+	}
+	runtime.Gosched()
+	*last = c.now()
+	t.acc.yields++
+	return max(*last-dl, 0)
 }
 
 // runSteps executes every step once, from start (clock ns), timing each;

@@ -165,6 +165,7 @@ func waitRun(b *testing.B, c Config, rtPrio int, d time.Duration) {
 	time.Sleep(time.Second) // the paced wait learns
 	var cpu, elapsed, cpuElapsed time.Duration
 	var syncs, wakeups uint64
+	proc0, procOK := testenv.ProcessCPU()
 	b.ResetTimer()
 	for b.Loop() {
 		c0, id0, ok0 := testenv.ThreadCPU(c.Name)
@@ -181,6 +182,8 @@ func waitRun(b *testing.B, c Config, rtPrio int, d time.Duration) {
 		syncs, wakeups = syncs+s.m.synchronised.Get()-s0, wakeups+s.m.wakeups.Get()-w0
 	}
 	b.StopTimer()
+	proc1, ok := testenv.ProcessCPU()
+	procOK = procOK && ok
 	th.Stop()
 	cl.conn.Close()
 	wg.Wait()
@@ -192,6 +195,11 @@ func waitRun(b *testing.B, c Config, rtPrio int, d time.Duration) {
 	e2e.Report(b, "e2e-", "us")
 	if cpuElapsed > 0 { // the thread found by name, on Linux
 		b.ReportMetric(100*float64(cpu)/float64(cpuElapsed), "net-cpu-%")
+	}
+	if procOK {
+		// The whole process: the benchmark's client and the Go runtime's
+		// own threads besides the RT and network threads.
+		b.ReportMetric(100*float64(proc1-proc0)/float64(elapsed), "proc-cpu-%")
 	}
 	b.ReportMetric(100*float64(wakeups)/float64(max(syncs, 1)), "wakeups-%")
 	if st := s.wait.Stats(); c.NetworkWait == netthread.WaitPaced {

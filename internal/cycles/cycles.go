@@ -53,6 +53,9 @@ type LateCycle struct {
 	Missed   uint64        // periods skipped after it because its work ended past them; 0 without an overrun
 	Step     int           // the step that ran longest in the cycle (GAMs then brokers), -1 if none
 	StepTime time.Duration // that step's execution time
+	// YieldLate is how far past Deadline the Go scheduler gave the thread
+	// back after it yielded its P before the cycle (rt.Cycle.YieldLate)
+	YieldLate time.Duration
 }
 
 // Columns of a row of the late-cycle ring.
@@ -64,6 +67,7 @@ const (
 	lateMissed
 	lateStep
 	lateStepTime
+	lateYield
 	lateWidth
 )
 
@@ -175,6 +179,7 @@ func (t *Thread) record(c *rt.Cycle) {
 	row[lateMissed].Store(missed)
 	row[lateStep].Store(int64(step))
 	row[lateStepTime].Store(int64(max(longest, 0)))
+	row[lateYield].Store(int64(c.YieldLate))
 	t.late.Publish()
 }
 
@@ -202,6 +207,7 @@ func (t *Thread) DrainLateCycles(dst []LateCycle) (n int, lost uint64) {
 				Counter: uint32(r[lateCounter]), Deadline: r[lateDeadline],
 				Wake: time.Duration(r[lateWake]), End: time.Duration(r[lateEnd]),
 				Missed: uint64(r[lateMissed]), Step: int(r[lateStep]), StepTime: time.Duration(r[lateStepTime]),
+				YieldLate: time.Duration(r[lateYield]),
 			}
 			n++
 		}

@@ -218,3 +218,15 @@ func TestExplainRuntimeStall(t *testing.T) {
 		t.Errorf("no stall: %q", got)
 	}
 }
+
+// TestExplainYieldLate: a cycle made late by the thread's own yield of its
+// P says so, with how late the scheduler gave it back.
+func TestExplainYieldLate(t *testing.T) {
+	ev := Event{Cause: GoScheduler, Late: 3 * time.Millisecond, Evidence: Evidence{CPU: 1, Blocked: 1, YieldLate: 2500 * time.Microsecond}}
+	if got := ev.Explain(); !strings.Contains(got, "gave it back 2.5 ms after the deadline when it yielded its P") {
+		t.Errorf("%q", got)
+	}
+	if got := attribute(span{from: 0, to: int64(3 * time.Millisecond), asleep: true}, &counts{Evidence: Evidence{ThreadKnown: true, Blocked: 1, YieldLate: 2500 * time.Microsecond}}, true, 0.95); got != GoScheduler {
+		t.Errorf("attributed to %v", got)
+	}
+}

@@ -69,7 +69,7 @@ type Evidence struct {
 	Wait                time.Duration // the thread was runnable but not running
 	Run                 time.Duration // the thread ran
 	InvoluntarySwitches uint64        // the kernel took the CPU from it
-	Blocked             uint64        // an RT thread: times it blocked other than in its sleeps (voluntary switches beyond one per cycle): in the Go runtime, or in a step
+	Blocked             uint64        // an RT thread: times it blocked other than in its sleeps and its yields (voluntary switches beyond one per cycle and per yield), or in a yield that came back late: in the Go runtime, or in a step
 	ExtraRun            time.Duration // an RT thread: CPU time beyond its usual cost per cycle (over the second before): its steps' when it overran, the Go runtime's when it woke late
 	StealLastSecond     time.Duration // steal on the CPU over the second before the window ended
 	RuntimeStall        time.Duration // of the event, the time the Go runtime did not run the monitor's goroutine when its sleep had ended (beyond a timer's usual wake-up)
@@ -81,6 +81,7 @@ type Evidence struct {
 	ThreadKnown         bool          // the thread's own counts (Wait .. MajorFaults) could be read
 	Step                string        // the longest step of the cycle, for an RT thread
 	StepTime            time.Duration // its execution time
+	YieldLate           time.Duration // an RT thread: how far past the deadline the Go scheduler gave it back after it yielded its P before the cycle (0: it did not, or in time)
 }
 
 // Event is one late cycle of an RT thread or one cycle a producer skipped,
@@ -139,6 +140,9 @@ func (e *Event) Explain() string {
 		stalled := ""
 		if v.RuntimeStall > 0 {
 			stalled = fmt.Sprintf("; the monitor's goroutine was not run either for %s", ms(v.RuntimeStall))
+		}
+		if v.YieldLate > 0 {
+			return fmt.Sprintf("held in the Go runtime before it slept: the scheduler gave it back %s after the deadline when it yielded its P (it does every 8 ms; a thread of the process the kernel was not running had to hand it back)%s", ms(v.YieldLate), stalled)
 		}
 		if v.Blocked > 0 {
 			return fmt.Sprintf("held in the Go runtime when it woke: blocked %d times besides its sleeps, no stop-the-world (waiting for a P or a runtime lock that a thread the kernel was not running held)%s", v.Blocked, stalled)

@@ -333,7 +333,7 @@ func (w *watch) read(buf []byte) threadSample {
 	}
 	if !w.skips {
 		w.th.ReadStats(w.stats)
-		ts.cycles = w.stats.Cycles
+		ts.cycles, ts.yields = w.stats.Cycles, w.stats.Yields
 	}
 	ts.ok = ok
 	return ts
@@ -411,6 +411,7 @@ func (w *watch) lateEvent(lc *cycles.LateCycle) pendingEvent {
 	if lc.Step >= 0 && lc.Step < len(w.steps) {
 		ev.Evidence.Step, ev.Evidence.StepTime = w.steps[lc.Step], lc.StepTime
 	}
+	ev.Evidence.YieldLate = lc.YieldLate
 	return pendingEvent{sp: sp, ev: ev, at: lc.Deadline}
 }
 
@@ -425,7 +426,11 @@ func (m *Monitor) attribute(wi int, w *watch, p *pendingEvent) {
 	} else {
 		c.CPU = -1
 	}
-	c.Step, c.StepTime = ev.Evidence.Step, ev.Evidence.StepTime
+	c.Step, c.StepTime, c.YieldLate = ev.Evidence.Step, ev.Evidence.StepTime, ev.Evidence.YieldLate
+	if c.YieldLate > 0 && c.ThreadKnown {
+		// Its yield came back late: blocked in the Go runtime, not asleep.
+		c.Blocked++
+	}
 	ev.Evidence = c.Evidence
 	sp := p.sp
 	if w.skips && c.ThreadKnown && c.Window > 0 {
@@ -461,7 +466,8 @@ func (m *Monitor) evidence(wi int, w *watch, i0, i1 int) counts {
 		c.Wait = time.Duration(tb.wait - ta.wait)
 		c.Run = time.Duration(tb.run - ta.run)
 		c.InvoluntarySwitches = tb.nvcsw - ta.nvcsw
-		if sleeps := tb.cycles - ta.cycles; !w.skips && tb.vcsw-ta.vcsw > sleeps {
+		// One voluntary switch per sleep, and one per yield of its P.
+		if sleeps := tb.cycles - ta.cycles + tb.yields - ta.yields; !w.skips && tb.vcsw-ta.vcsw > sleeps {
 			c.Blocked = tb.vcsw - ta.vcsw - sleeps
 		}
 		c.MinorFaults = tb.minflt - ta.minflt

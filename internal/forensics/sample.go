@@ -11,6 +11,7 @@ type threadSample struct {
 	run, wait      int64 // ns
 	vcsw, nvcsw    uint64
 	cycles         uint64 // an RT thread's cycles run, from rt.Stats
+	yields         uint64 // and the times it yielded its P (a voluntary switch each)
 }
 
 // sample is one reading of every counter the monitor follows.

@@ -61,6 +61,7 @@ type EvidenceStatus struct {
 	ThreadKnown         bool    `json:"thread_known"`
 	Step                string  `json:"step,omitempty"`
 	StepUs              float64 `json:"step_us,omitempty"`
+	YieldLateUs         float64 `json:"yield_late_us,omitempty"`
 }
 
 func us(d time.Duration) float64 { return float64(d) / 1e3 }
@@ -111,7 +112,7 @@ func eventStatus(ev *Event) EventStatus {
 		Cause: ev.Cause.String(), Explanation: ev.Explain(),
 		Evidence: EvidenceStatus{
 			WindowUs: us(v.Window), CPU: v.CPU, StealUs: us(v.Steal), WaitUs: us(v.Wait), RunUs: us(v.Run),
-			InvoluntarySwitches: v.InvoluntarySwitches, Blocked: v.Blocked, ExtraRunUs: us(v.ExtraRun), StealLastSecondUs: us(v.StealLastSecond), RuntimeStallUs: us(v.RuntimeStall), MinorFaults: v.MinorFaults, MajorFaults: v.MajorFaults,
+			InvoluntarySwitches: v.InvoluntarySwitches, Blocked: v.Blocked, ExtraRunUs: us(v.ExtraRun), StealLastSecondUs: us(v.StealLastSecond), RuntimeStallUs: us(v.RuntimeStall), MinorFaults: v.MinorFaults, MajorFaults: v.MajorFaults, YieldLateUs: us(v.YieldLate),
 			GoPauses: v.GoPauses, GCPauses: v.GCPauses, GoPauseUs: us(v.GoPause), ThreadKnown: v.ThreadKnown,
 			Step: v.Step, StepUs: us(v.StepTime),
 		},

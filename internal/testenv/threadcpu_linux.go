@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -43,4 +44,14 @@ func ThreadCPU(name string) (d time.Duration, tid int, ok bool) {
 		}
 	}
 	return d, tid, ok
+}
+
+// ProcessCPU returns the CPU time the whole process has used so far, every
+// thread of it (the Go runtime's own included), user and system.
+func ProcessCPU() (time.Duration, bool) {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0, false
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
 }
