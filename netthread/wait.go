@@ -149,6 +149,7 @@ type Waiter struct {
 	hits     int   // of them caught spinning
 	rest     int64 // park until this instant: the spin did not pay
 	yielded  int64 // when the thread last yielded its P (yield)
+	yields   bool  // it may: the process has two Ps or more
 
 	// Any goroutine. caught counts the cycles the thread was spinning for
 	// when they came (their Post made no system call), woken those that
@@ -235,7 +236,7 @@ const (
 // yield gives the thread's P back to the Go scheduler if yieldEvery has
 // passed since it last did; it reports whether it did.
 func (w *Waiter) yield() bool {
-	if w.now()-w.yielded < int64(yieldEvery) {
+	if !w.yields || w.now()-w.yielded < int64(yieldEvery) {
 		return false
 	}
 	runtime.Gosched()
@@ -247,14 +248,17 @@ func (w *Waiter) yield() bool {
 // through the vDSO).
 func (w *Waiter) now() int64 { return int64(time.Since(w.epoch)) }
 
-// start sets the paced wait up on the network thread at its first Wait: a
-// timer slack of 1 ns, so its timed sleeps end when asked (the thread's
-// own setting), and whether it may spin at all: not when the process has
-// one CPU, where the spin would hold off the RT thread it waits for.
+// start sets the wait up on the network thread at its first Wait: a timer
+// slack of 1 ns, so its timed sleeps end when asked (the thread's own
+// setting); whether it may spin at all: not when the process has one CPU,
+// where the spin would hold off the RT thread it waits for; and whether it
+// may yield its P.
 func (w *Waiter) start() {
 	w.started, w.epoch = true, time.Now()
 	_ = cpu.SetTimerSlack(time.Nanosecond)
 	w.spins = runtime.NumCPU() >= 2
+	// With one P a yield queues the thread behind every goroutine.
+	w.yields = runtime.GOMAXPROCS(0) > 1
 }
 
 // paced is the WaitPaced wait: sleep on sem until lead before the next

@@ -548,3 +548,39 @@ func TestYields(t *testing.T) {
 		t.Errorf("10 ms period: %d yields, want none", s.Yields)
 	}
 }
+
+// TestYieldPauses: after a yield the scheduler ended past the deadline the
+// thread yields no more for a second, then two, up to 64 s for late ones in
+// a row; 1024 yields in time start the pauses again from a second.
+func TestYieldPauses(t *testing.T) {
+	const ms = int64(time.Millisecond)
+	y := yielder{on: true}
+	now := 100 * ms
+	if !y.due(now, now+ms) || y.due(now, now+ms/10) {
+		t.Fatal("due: a yield needs 200 µs before the deadline")
+	}
+	if late := y.back(now, now+ms); late != 0 || y.due(now+7*ms, now+8*ms) || !y.due(now+8*ms, now+9*ms) {
+		t.Fatalf("in time: late %d, due again only after 8 ms", late)
+	}
+	for i, pause := range []int64{1000, 2000, 4000, 8000, 16000, 32000, 64000, 64000} {
+		now += 100_000 * ms
+		if late := y.back(now, now-3*ms); late != 3*ms {
+			t.Fatalf("late yield %d: late %d", i, late)
+		}
+		if y.due(now+pause*ms-1, now+pause*ms+ms) || !y.due(now+pause*ms, now+pause*ms+ms) {
+			t.Fatalf("late yield %d: the pause is not %d ms", i, pause)
+		}
+	}
+	for range yieldCalm {
+		now += 10 * ms
+		y.back(now, now+ms)
+	}
+	now += 100_000 * ms
+	y.back(now, now-ms)
+	if y.due(now+999*ms, now+1001*ms) || !y.due(now+1000*ms, now+1001*ms) {
+		t.Fatal("after 1024 yields in time the pause is not a second again")
+	}
+	if (&yielder{}).due(now, now+ms) {
+		t.Error("off: due")
+	}
+}

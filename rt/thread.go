@@ -37,6 +37,11 @@ const (
 	// period is this long or more does not yield: sysmon takes the P of a
 	// system call that lasts that long whatever the thread does.
 	forcePreempt = 10 * time.Millisecond
+	// yieldPause, yieldMaxPause, yieldCalm: the pauses after a yield that
+	// came back after the deadline (yield).
+	yieldPause    = time.Second
+	yieldMaxPause = 64 * time.Second
+	yieldCalm     = 1024
 )
 
 // stopGrace is how long Stop waits beyond one period for the thread to
@@ -373,7 +378,7 @@ func (t *Thread) loop() {
 	a := &t.acc
 	// Counter continues after a restart.
 	cy := cycle{idx: uint64(a.counter) + 1, deadline: c.now() + t.period, prevWake: -1}
-	var lastYield int64
+	y := newYielder(t.period)
 	for t.wait(&c, cy.deadline) {
 		cy.wake = c.now()
 		t.counter = uint32(cy.idx)
@@ -387,28 +392,63 @@ func (t *Thread) loop() {
 			a.overruns++
 		}
 		t.shared.publish(a)
-		cy.yieldLate = t.yield(&c, cy.deadline, &lastYield)
+		cy.yieldLate = t.yield(&c, cy.deadline, &y)
 	}
 }
 
+// yielder is the loop's state of its yields (yield).
+type yielder struct {
+	on      bool  // the period is under forcePreempt and the process has two Ps or more
+	last    int64 // when the thread last yielded (clock ns)
+	pause   int64 // no yield before this instant: one came back late
+	backoff int64 // the length of the last pause
+	inTime  int   // yields back in time since the last late one
+}
+
+func newYielder(period int64) yielder {
+	// With one P, the runtime takes it at every sleep whatever the thread
+	// does, and a yield would queue the thread behind every goroutine.
+	return yielder{on: period < int64(forcePreempt) && runtime.GOMAXPROCS(0) > 1}
+}
+
 // yield gives the thread's P back to the Go scheduler (runtime.Gosched)
-// when yieldEvery has passed since it last did, its period is under
-// forcePreempt, and yieldMinSlack is left before the next deadline dl. It
-// returns how far past dl the scheduler gave the thread back (0 if it did
-// not yield, or in time). The hand-off is a voluntary context switch of
-// the thread besides its sleeps, counted in Stats.Yields.
-func (t *Thread) yield(c *clock, dl int64, last *int64) (late int64) {
-	if t.period >= int64(forcePreempt) {
-		return 0
-	}
-	now := c.now()
-	if now-*last < int64(yieldEvery) || dl-now < int64(yieldMinSlack) {
+// when yieldEvery has passed since it last did and yieldMinSlack is left
+// before the next deadline dl. It returns how far past dl the scheduler
+// gave the thread back (0 if it did not yield, or in time). After a yield
+// back late, the thread yields no more for yieldPause, twice as long after
+// each late one in a row, up to yieldMaxPause, so a process whose other
+// threads do not get a CPU makes at most one cycle late so per pause; the
+// pauses start again from yieldPause after yieldCalm yields in time. The
+// hand-off is a voluntary context switch of the thread besides its sleeps,
+// counted in Stats.Yields.
+func (t *Thread) yield(c *clock, dl int64, y *yielder) (late int64) {
+	if !y.due(c.now(), dl) {
 		return 0
 	}
 	runtime.Gosched()
-	*last = c.now()
 	t.acc.yields++
-	return max(*last-dl, 0)
+	return y.back(c.now(), dl)
+}
+
+// due reports whether the thread should yield at now, its next deadline dl.
+func (y *yielder) due(now, dl int64) bool {
+	return y.on && now-y.last >= int64(yieldEvery) && now >= y.pause && dl-now >= int64(yieldMinSlack)
+}
+
+// back records a yield the scheduler ended at now and returns how far past
+// the deadline dl that was (0: in time), setting the pause after a late one.
+func (y *yielder) back(now, dl int64) (late int64) {
+	y.last = now
+	if late = now - dl; late <= 0 {
+		if y.inTime++; y.inTime >= yieldCalm {
+			y.backoff = 0
+		}
+		return 0
+	}
+	y.inTime = 0
+	y.backoff = min(max(2*y.backoff, int64(yieldPause)), int64(yieldMaxPause))
+	y.pause = now + y.backoff
+	return late
 }
 
 // runSteps executes every step once, from start (clock ns), timing each;
