@@ -81,9 +81,9 @@
 // when the machine is busier than its CPUs; one that comes back after the
 // deadline is reported in Cycle.YieldLate, and the thread then yields no
 // more for a second (twice as long after each late one in a row, up to
-// 64 s). With GOMAXPROCS 1 it never yields. On a 2-vCPU KVM guest (Intel Xeon), at
-// 1 kHz beside two CPU-bound processes (three runs of 10 000 cycles each
-// way), this took the wake-up p99 under normal scheduling from 1.1–2.9 ms
+// 64 s). With GOMAXPROCS 1 it never yields. On a 2-vCPU KVM guest (Intel
+// Xeon), at 1 kHz beside two CPU-bound processes (three runs of 10 000
+// cycles each way), this took the wake-up p99 under normal scheduling from 1.1–2.9 ms
 // to 61–100 µs and the overruns from 138–400 to 31–34, under SCHED_FIFO
 // from 45–48 to 30–32 µs; the process's CPU from 6.7–7.6 % to 2.7–3.0 %
 // (SCHED_FIFO: 5.2–8.2 % to 2.0–2.3 %; on an idle machine 9.8 % to
