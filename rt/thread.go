@@ -425,8 +425,12 @@ func (t *Thread) yield(c *clock, dl int64, y *yielder) (late int64) {
 	if !y.due(c.now(), dl) {
 		return 0
 	}
-	runtime.Gosched()
+	// Counted and published before the switch, so that a reader of
+	// Stats never sees the thread's voluntary switch of a yield without
+	// the yield (the late-cycle monitor compares the two).
 	t.acc.yields++
+	t.shared.publish(&t.acc)
+	runtime.Gosched()
 	return y.back(c.now(), dl)
 }
 
