@@ -135,21 +135,22 @@ type Waiter struct {
 	period int64 // ns; 0: unknown
 
 	// Network thread only: what the paced wait has learnt.
-	epoch    time.Time
-	started  bool
-	spins    bool  // the thread may run on two CPUs or more
-	haveGrid bool  // grid holds an instant cycles are due at
-	grid     int64 // a cycle is due at grid + k·period (ns since epoch)
-	lastDue  int64 // the instant the last cycle taken was due at
-	far      int   // cycles in a row far past the expected instant
-	lead     int64 // wake this long before the expected instant (ns)
-	late     int64 // spin this long past it before parking (ns)
-	idle     bool  // the last wait saw no cycle: park until one comes
-	judged   int   // cycles of the current window
-	hits     int   // of them caught spinning
-	rest     int64 // park until this instant: the spin did not pay
-	yielded  int64 // when the thread last yielded its P (yield)
-	yields   bool  // it may: the process has two Ps or more
+	epoch      time.Time
+	started    bool
+	spins      bool  // the thread may run on two CPUs or more
+	haveGrid   bool  // grid holds an instant cycles are due at
+	grid       int64 // a cycle is due at grid + k·period (ns since epoch)
+	lastDue    int64 // the instant the last cycle taken was due at
+	far        int   // cycles in a row far past the expected instant
+	lead       int64 // wake this long before the expected instant (ns)
+	late       int64 // spin this long past it before parking (ns)
+	idle       bool  // the last wait saw no cycle: park until one comes
+	judged     int   // cycles of the current window
+	hits       int   // of them caught spinning
+	rest       int64 // park until this instant: the spin did not pay
+	yielded    int64 // when the thread last yielded its P (yield)
+	yieldPause int64 // no yield before this instant: the last one was slow
+	yields     bool  // it may: the process has two Ps or more
 
 	// Any goroutine. caught counts the cycles the thread was spinning for
 	// when they came (their Post made no system call), woken those that
@@ -218,29 +219,44 @@ func (w *Waiter) Wait(sem *rtsync.EventSem, timeout time.Duration) error {
 	if !w.started {
 		w.start()
 	}
-	w.yield()
+	w.yield(w.now() + w.period)
 	return sem.WaitReset(timeout)
 }
 
 // Yields of the network thread's P to the Go scheduler, as rt's threads
 // do (see rt's Scheduling section): the runtime's monitor thread takes
 // the P of a goroutine not rescheduled for 10 ms at each of its system
-// calls, here every sleep and park, and then polls every 20 µs.
+// calls, here every sleep and park, and then polls every 20 µs. The paced
+// and park waits yield; WaitSpin, which spins most of the time anyway,
+// does not.
 const (
+	// yieldEvery is the most time between two yields.
 	yieldEvery = 8 * time.Millisecond
 	// yieldMinSlack: the paced wait yields only this long or more before
 	// it means to spin (a yield takes two thread hand-offs, about 30 µs).
 	yieldMinSlack = 200 * time.Microsecond
+	// A yield that took longer than yieldSlow (the process's other threads
+	// did not get a CPU) stops them for yieldPause: it delayed a send.
+	yieldSlow  = time.Millisecond
+	yieldPause = time.Second
 )
 
-// yield gives the thread's P back to the Go scheduler if yieldEvery has
-// passed since it last did; it reports whether it did.
-func (w *Waiter) yield() bool {
-	if !w.yields || w.now()-w.yielded < int64(yieldEvery) {
+// gosched is runtime.Gosched; tests stage what happens during a yield.
+var gosched = runtime.Gosched
+
+// yield gives the thread's P back to the Go scheduler when the next cycle,
+// expected at next (the Waiter's clock; now when unknown), would come
+// yieldEvery or more after the last yield; it reports whether it did.
+func (w *Waiter) yield(next int64) bool {
+	now := w.now()
+	if !w.yields || next-w.yielded < int64(yieldEvery) || now < w.yieldPause {
 		return false
 	}
-	runtime.Gosched()
+	gosched()
 	w.yielded = w.now()
+	if w.yielded-now > int64(yieldSlow) {
+		w.yieldPause = w.yielded + int64(yieldPause)
+	}
 	return true
 }
 
@@ -268,18 +284,18 @@ func (w *Waiter) start() {
 // costs its Post a futex wake.
 func (w *Waiter) paced(sem *rtsync.EventSem, timeout time.Duration) error {
 	if sem.WaitReset(0) == nil {
-		// It came while the thread was busy: no instant to learn from,
-		// but a cycle due at or before now has come.
-		if w.haveGrid && w.started {
-			w.lastDue = max(w.lastDue, w.nextDue(w.now()-w.late)-w.period)
-		}
+		w.tookWhileBusy()
 		return nil
 	}
 	if !w.started {
 		w.start()
 	}
 	if w.period == 0 || !w.spins || !w.haveGrid || w.idle || (w.rest != 0 && w.now() < w.rest) {
-		w.yield()
+		if w.yield(w.now()+w.period) && sem.WaitReset(0) == nil {
+			w.tookWhileBusy() // it came during the yield
+			w.idle = false
+			return nil
+		}
 		err := sem.WaitReset(timeout)
 		if err == nil {
 			w.woken.Add(1)
@@ -295,9 +311,16 @@ func (w *Waiter) paced(sem *rtsync.EventSem, timeout time.Duration) error {
 	}
 	due := w.nextDue(now)
 	spinFrom, spinTo := due-w.lead, due+w.late
-	if spinFrom-now >= int64(yieldMinSlack) && w.yield() {
+	if spinFrom-now >= int64(yieldMinSlack) && w.yield(due) {
 		if sem.WaitReset(0) == nil {
-			return nil // it came during the yield: nothing to learn
+			// It came during the yield: the cycle due, if the yield
+			// lasted into its window; no instant to learn from.
+			if w.now() >= spinFrom {
+				w.lastDue = max(w.lastDue, due)
+			} else {
+				w.tookWhileBusy()
+			}
+			return nil
 		}
 		now = w.now()
 	}
@@ -347,6 +370,15 @@ func (w *Waiter) paced(sem *rtsync.EventSem, timeout time.Duration) error {
 	}
 	w.idle = true
 	return rtsync.ErrTimeout
+}
+
+// tookWhileBusy records a cycle taken when it was already there (the
+// thread was busy, or yielding its P): no instant to learn from, but a
+// cycle due at or before now has come.
+func (w *Waiter) tookWhileBusy() {
+	if w.haveGrid && w.started {
+		w.lastDue = max(w.lastDue, w.nextDue(w.now()-w.late)-w.period)
+	}
 }
 
 // maxWindow bounds lead and late: an eighth of the period each.

@@ -259,3 +259,34 @@ func TestPacedRests(t *testing.T) {
 		t.Errorf("a resting wait spun: caught %d, spun %d ns", w.caught.Load(), w.spun.Load())
 	}
 }
+
+// TestPacedPostDuringYield: a cycle posted while the paced wait yields its
+// P, the yield lasting into the cycle's window, is the cycle due: taken
+// without counting a wake-up or learning an instant, and the next wait is
+// for the one after it.
+func TestPacedPostDuringYield(t *testing.T) {
+	var sem rtsync.EventSem
+	const period = 10 * time.Millisecond
+	w := NewWaiter(WaitPaced, 0, period)
+	w.start()
+	w.spins, w.yields, w.yielded = true, true, -int64(time.Hour)
+	w.haveGrid, w.grid = true, w.now()+int64(5*time.Millisecond)
+	due := w.nextDue(w.now())
+	lead, late := w.lead, w.late
+	gosched = func() {
+		for w.now() < due-w.lead {
+		}
+		sem.Post()
+	}
+	defer func() { gosched = runtime.Gosched }()
+	if err := w.Wait(&sem, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if w.caught.Load() != 0 || w.woken.Load() != 0 || w.lastDue != due || w.lead != lead || w.late != late {
+		t.Errorf("caught %d, woken %d, last due %d (want %d), lead %d late %d (were %d, %d)",
+			w.caught.Load(), w.woken.Load(), w.lastDue, due, w.lead, w.late, lead, late)
+	}
+	if next := w.nextDue(w.now()); next != due+int64(period) {
+		t.Errorf("next due %d, want %d", next, due+int64(period))
+	}
+}

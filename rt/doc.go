@@ -74,14 +74,15 @@
 // after the monitor has let go of it, which is where a loaded machine
 // held it for milliseconds, while the monitor polled every 20 µs (3 to
 // 6 % of a CPU). So a thread whose period is under 10 ms hands its P to
-// the scheduler (runtime.Gosched) every 8 ms, right after a cycle with at
-// least 200 µs left before the next deadline, and keeps it through its
-// sleeps between (Stats.Yields counts the hand-offs). A hand-off wakes
+// the scheduler (runtime.Gosched) at least every 8 ms, right after a cycle
+// with at least 200 µs left before the next deadline, and keeps it through
+// its sleeps between (Stats.Yields counts the hand-offs); a period of
+// 200 µs or less leaves no such slack, and the thread never yields. A hand-off wakes
 // another thread of the process to give the P back: about 30 µs, more
 // when the machine is busier than its CPUs; one that comes back after the
 // deadline is reported in Cycle.YieldLate, and the thread then yields no
-// more for a second (twice as long after each late one in a row, up to
-// 64 s). With GOMAXPROCS 1 it never yields. On a 2-vCPU KVM guest (Intel
+// more for a second (twice as long after each further late one, up to
+// 64 s, until 1024 have come back in time). With GOMAXPROCS 1 it never yields. On a 2-vCPU KVM guest (Intel
 // Xeon), at 1 kHz beside two CPU-bound processes (three runs of 10 000
 // cycles each way), this took the wake-up p99 under normal scheduling from 1.1–2.9 ms
 // to 61–100 µs and the overruns from 138–400 to 31–34, under SCHED_FIFO

@@ -20,7 +20,7 @@ type Stats struct {
 	Overruns      uint64 // cycles whose work ended after the next deadline
 	MissedPeriods uint64 // periods skipped before executed cycles; the Counter signal is Cycles + MissedPeriods
 	Failures      uint64 // failed step executions, all steps
-	Yields        uint64 // times the thread gave its Go P back to the scheduler between cycles (see the package's Scheduling section); each is a voluntary context switch besides its sleeps
+	Yields        uint64 // times the thread gave its Go P back to the scheduler between cycles (see the package's Scheduling section); each is at most one voluntary context switch besides its sleeps
 
 	Steps []StepStats // GAMs then brokers, in execution order; every step runs once per cycle
 

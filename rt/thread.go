@@ -23,10 +23,11 @@ const maxSleepChunk = 50 * time.Millisecond
 // takes the P of such a goroutine at each of its system calls (here, every
 // sleep), so that every wake-up must find a P again, under the scheduler's
 // lock and after sysmon has let go of it, and it keeps sysmon polling
-// every 20 µs (3 to 6 % of a CPU on the VM of the package's figures). A
-// goroutine rescheduled within that time keeps its P through its sleeps.
+// every 20 µs (3 to 6 % of a CPU on a 2-vCPU KVM guest). A goroutine
+// rescheduled within that time keeps its P through its sleeps.
 const (
-	// yieldEvery is how often the thread yields, under the runtime's 10 ms.
+	// yieldEvery is the most time between two yields, under the
+	// runtime's 10 ms.
 	yieldEvery = 8 * time.Millisecond
 	// yieldMinSlack: a yield takes two thread hand-offs (30 µs at the
 	// median on that VM, up to milliseconds when other threads hold the
@@ -406,8 +407,10 @@ type yielder struct {
 }
 
 func newYielder(period int64) yielder {
-	// With one P, the runtime takes it at every sleep whatever the thread
-	// does, and a yield would queue the thread behind every goroutine.
+	// With one P (GOMAXPROCS=1 in the environment; cpu.StartThread
+	// otherwise adds a P per thread), the runtime takes it at every sleep
+	// whatever the thread does, and a yield would queue the thread behind
+	// every goroutine.
 	return yielder{on: period < int64(forcePreempt) && runtime.GOMAXPROCS(0) > 1}
 }
 
@@ -434,9 +437,12 @@ func (t *Thread) yield(c *clock, dl int64, y *yielder) (late int64) {
 	return y.back(c.now(), dl)
 }
 
-// due reports whether the thread should yield at now, its next deadline dl.
+// due reports whether the thread should yield at now, its next deadline
+// dl: when waiting for the next cycle's chance would leave yieldEvery or
+// more between two yields (so they are at most yieldEvery apart whatever
+// the period).
 func (y *yielder) due(now, dl int64) bool {
-	return y.on && now-y.last >= int64(yieldEvery) && now >= y.pause && dl-now >= int64(yieldMinSlack)
+	return y.on && dl-y.last >= int64(yieldEvery) && now >= y.pause && dl-now >= int64(yieldMinSlack)
 }
 
 // back records a yield the scheduler ended at now and returns how far past
