@@ -67,29 +67,34 @@
 // the run if nothing else allocates much (see Config.GCOff for the
 // trade-off); LockMemory removes page faults.
 //
-// The runtime's monitor thread takes the P of a goroutine that has not
-// been rescheduled for 10 ms whenever it enters a system call: an RT
-// thread that never gave its P back would lose it at every sleep and
-// have to find one again at every wake-up, under the scheduler's lock and
-// after the monitor has let go of it, which is where a loaded machine
-// held it for milliseconds, while the monitor polled every 20 µs (3 to
-// 6 % of a CPU). So a thread whose period is under 10 ms hands its P to
-// the scheduler (runtime.Gosched) at least every 8 ms, right after a cycle
-// with at least 200 µs left before the next deadline, and keeps it through
-// its sleeps between (Stats.Yields counts the hand-offs); a period of
-// 200 µs or less leaves no such slack, and the thread never yields. A hand-off wakes
-// another thread of the process to give the P back: about 30 µs, more
-// when the machine is busier than its CPUs; one that comes back after the
+// The runtime's monitor thread takes the P of a goroutine that has not been
+// rescheduled for 10 ms whenever it enters a system call: an RT thread that
+// never gave its P back would lose it at every sleep and have to find one
+// again at every wake-up, under the scheduler's lock and after the monitor
+// has let go of it, which is where a loaded machine held it for
+// milliseconds, while the monitor polled every 20 µs (3 to 6 % of a CPU). So
+// a thread whose period is under 10 ms hands its P to the scheduler
+// (runtime.Gosched) at least every 8 ms, right after a cycle with at least
+// 200 µs left before the next deadline, and keeps it through its sleeps
+// between (Stats.Yields counts the hand-offs); a period of 200 µs or less
+// leaves no such slack, and the thread never yields. A hand-off wakes
+// another thread of the process to give the P back: about 30 µs, more when
+// the machine is busier than its CPUs; one that comes back after the
 // deadline is reported in Cycle.YieldLate, and the thread then yields no
-// more for a second (twice as long after each further late one, up to
-// 64 s, until 1024 have come back in time). With GOMAXPROCS 1 it never yields. On a 2-vCPU KVM guest (Intel
-// Xeon), at 1 kHz beside two CPU-bound processes (three runs of 10 000
-// cycles each way), this took the wake-up p99 under normal scheduling from 1.1–2.9 ms
-// to 61–100 µs and the overruns from 138–400 to 31–34, under SCHED_FIFO
-// from 45–48 to 30–32 µs; the process's CPU from 6.7–7.6 % to 2.7–3.0 %
-// (SCHED_FIFO: 5.2–8.2 % to 2.0–2.3 %; on an idle machine 9.8 % to
-// 4.3–4.6 %): go test -run '^$' -bench 'WakeLatency/1000Hz/Default'
-// -benchtime 10000x ./rt/
+// more for a second (twice as long after each further late one, up to 64 s,
+// until 1024 have come back in time). With GOMAXPROCS 1 it never yields. On
+// a 2-vCPU KVM guest (Intel Xeon) at 1 kHz, runs of 10 000 cycles alternated
+// with the same code built without the yields: the process's CPU went from
+// 9.8 % to 4.3–4.6 % at SCHED_FIFO on an idle machine, and beside two
+// CPU-bound processes from 3.9–8.2 % to 1.9–3.8 % (SCHED_FIFO) and from
+// 4.7–7.6 % to 2.7–5.9 % (normal scheduling), with the SCHED_FIFO wake-up
+// p99 from 36–48 µs to 25–39 µs (73 µs in one run of eight). Under normal
+// scheduling beside that load the tail is the load's: one set of three runs
+// each way went from a p99 of 1.1–2.9 ms to 61–100 µs, a later one
+// overlapped (75 µs to 2.9 ms without the yields, 43 µs to 3.0 ms with
+// them):
+//
+//	go test -run '^$' -bench 'WakeLatency/1000Hz/Default' -benchtime 10000x ./rt/
 //
 // A spinning (Busy, or Hybrid with a low SleepPercentage) SCHED_FIFO thread
 // hits the kernel's RT throttling (sched_rt_runtime_us = 950000 of 1000000):
