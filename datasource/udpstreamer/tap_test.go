@@ -16,6 +16,11 @@ import (
 
 // syncCycle publishes cycle n (signal 0 is a uint32 counter).
 func syncCycle(s *Streamer, n uint32) {
+	// A cycle Synchronise holds back when the network thread holds the
+	// lock past lockTimeout (preempted, on a loaded machine) goes out only
+	// with the next one, which these tests, one cycle at a time, wait for
+	// in vain: here the caller waits for the lock instead.
+	s.lockTimeout = time.Minute
 	binary.LittleEndian.PutUint32(testenv.Must(s.GetSignalMemoryBuffer(0)), n)
 	s.Synchronise()
 }
