@@ -322,7 +322,9 @@ func (w *Waiter) paced(sem *rtsync.EventSem, timeout time.Duration) error {
 			}
 			return nil
 		}
-		now = w.now()
+		if now = w.now(); now >= deadline {
+			return rtsync.ErrTimeout // the yield outlasted the timeout
+		}
 	}
 	if spinFrom-now >= int64(pacedMinSleep) {
 		if sem.WaitReset(time.Duration(min(spinFrom, deadline)-now)) == nil {
