@@ -199,8 +199,8 @@ func (t *Thread) Stats() Stats {
 // the thread has left, nil if it stopped it first). A nil ctx, or one
 // already done, is refused. A stopped thread can be started again; its
 // statistics carry on, and the context of an earlier Start stops it no
-// more. A nil or
-// zero Thread (New did not make it) is refused with an error.
+// more. A nil or zero Thread (New did not make it) is refused with an
+// error.
 func (t *Thread) Start(ctx context.Context) error {
 	if !t.made() {
 		return errNotMade
@@ -415,15 +415,15 @@ func newYielder(period int64) yielder {
 }
 
 // yield gives the thread's P back to the Go scheduler (runtime.Gosched)
-// when yieldEvery has passed since it last did and yieldMinSlack is left
-// before the next deadline dl. It returns how far past dl the scheduler
-// gave the thread back (0 if it did not yield, or in time). After a yield
-// back late, the thread yields no more for yieldPause, twice as long after
-// each late one in a row, up to yieldMaxPause, so a process whose other
-// threads do not get a CPU makes at most one cycle late so per pause; the
-// pauses start again from yieldPause after yieldCalm yields in time. The
-// hand-off is a voluntary context switch of the thread besides its sleeps,
-// counted in Stats.Yields.
+// when y says it is due before the next deadline dl, and returns how far
+// past dl the scheduler gave the thread back (0 if it did not yield, or in
+// time). After a yield back late, the thread yields no more for
+// yieldPause, twice as long after each further late one, up to
+// yieldMaxPause, so a process whose other threads do not get a CPU makes
+// at most one cycle late so per pause; the pauses start again from
+// yieldPause after yieldCalm yields in time. The hand-off is at most one
+// voluntary context switch of the thread besides its sleeps, counted in
+// Stats.Yields.
 func (t *Thread) yield(c *clock, dl int64, y *yielder) (late int64) {
 	if !y.due(c.now(), dl) {
 		return 0

@@ -466,7 +466,7 @@ func (m *Monitor) evidence(wi int, w *watch, i0, i1 int) counts {
 		c.Wait = time.Duration(tb.wait - ta.wait)
 		c.Run = time.Duration(tb.run - ta.run)
 		c.InvoluntarySwitches = tb.nvcsw - ta.nvcsw
-		// One voluntary switch per sleep, and one per yield of its P.
+		// One voluntary switch per sleep, and at most one per yield of its P.
 		if sleeps := tb.cycles - ta.cycles + tb.yields - ta.yields; !w.skips && tb.vcsw-ta.vcsw > sleeps {
 			c.Blocked = tb.vcsw - ta.vcsw - sleeps
 		}
