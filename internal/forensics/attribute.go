@@ -47,14 +47,17 @@ type counts struct {
 //   - PageFaults: the thread's faults, at an estimated cost each;
 //   - for an RT thread whose counts are known, the CPU time it used
 //     beyond a cycle's usual cost, less the faults: its own Work when it
-//     overran, up to the time its steps took; when it woke late, what
-//     its steps cannot have used is GoScheduler (it spun in the runtime);
+//     overran, up to the time its steps took;
 //   - for an RT thread whose counts are known, what all these leave: the
-//     time the thread was neither running, nor waiting for its CPU, nor
-//     held by Go. GoScheduler (or GoPause, if the world stopped) when it
-//     blocked besides its sleeps; else CPUUnavailable: its CPU was not
-//     there to run it (a host that did not run the virtual CPU, below
-//     steal's 10 ms resolution; interrupts; a deep idle state).
+//     time the thread was neither running its own code, nor waiting for
+//     its CPU, nor held by Go. GoScheduler (or GoPause, if the world
+//     stopped) when it blocked besides its sleeps; else CPUUnavailable:
+//     its CPU was not there to run it (a host that did not run the
+//     virtual CPU, below steal's 10 ms resolution; interrupts; a deep
+//     idle state). CPU time charged to a thread that woke late, beyond
+//     what its steps used, is counted here too: it was charged in the
+//     kernel (interrupts, the host's exits), not spent in the Go
+//     runtime, which does not spin a goroutine out of its sleep.
 //
 // The cause with the most time names the event, provided the causes
 // found account together for at least half of it; a network thread behind
@@ -78,16 +81,17 @@ func attribute(sp span, c *counts, fifo bool, budget float64) Cause {
 	var rest int64 // what the measured causes leave, put down to restCause
 	restCause := Unknown
 	if c.ThreadKnown && (sp.asleep || sp.overran) {
-		extra := capT(c.ExtraRun - faults)
 		if sp.overran {
-			acc[Work] = min(extra, sp.steps)
+			acc[Work] = min(capT(c.ExtraRun-faults), sp.steps)
 		}
-		if sp.asleep {
-			// CPU used beyond what its steps can have used: spent in
-			// the runtime between the kernel's wake-up and its stamp.
-			acc[GoScheduler] = extra - acc[Work]
-		}
-		rest = max(T-wait-acc[GoPause]-acc[PageFaults]-acc[Work]-acc[GoScheduler], 0)
+		// CPU charged beyond what its steps can have used is not Go's:
+		// a woken goroutine leaves its system call without spinning
+		// (it keeps its P, takes an idle one, or blocks for one, which
+		// Blocked counts). It was charged in the kernel while it woke
+		// (interrupts, a host that took the virtual CPU without
+		// counting steal), so it stays in what the measured causes
+		// leave.
+		rest = max(T-wait-acc[GoPause]-acc[PageFaults]-acc[Work], 0)
 		switch {
 		case c.Blocked > 0 && c.GoPauses > 0:
 			restCause = GoPause

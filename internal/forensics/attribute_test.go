@@ -51,13 +51,17 @@ func TestAttribute(t *testing.T) {
 		{"asleep, blocked in Go", asleep, known(Evidence{Blocked: 1}), false, 0.95, GoScheduler},
 		{"asleep, blocked in a short pause", asleep, known(Evidence{Blocked: 1, GoPauses: 2, GoPause: 100 * time.Microsecond}), false, 0.95, GoPause},
 		{"asleep, blocked, stolen", asleep, known(Evidence{Blocked: 1, Steal: 100 * time.Millisecond}), false, 0.95, Steal},
-		{"asleep, spun and blocked", asleep, known(Evidence{Blocked: 1, ExtraRun: 3 * time.Millisecond, Wait: 4 * time.Millisecond}), false, 0.95, GoScheduler},
-		{"asleep, spun in the runtime", asleep, known(Evidence{ExtraRun: 8 * time.Millisecond}), false, 0.95, GoScheduler},
+		{"asleep, charged CPU and blocked", asleep, known(Evidence{Blocked: 1, ExtraRun: 3 * time.Millisecond, Wait: 4 * time.Millisecond}), false, 0.95, GoScheduler},
+		// CPU charged while it woke, beyond a cycle's: the kernel's
+		// (interrupts, the host's exits); Go does not spin a goroutine
+		// out of its sleep (a traced late wake-up spent it all in the
+		// sleep's system call).
+		{"asleep, charged CPU", asleep, known(Evidence{ExtraRun: 8 * time.Millisecond}), false, 0.95, CPUUnavailable},
 		{"asleep, thread unknown", asleep, &counts{}, false, 0.95, Unknown},
 		// An overrun: the CPU it used beyond a usual cycle is its work.
 		{"overran, ran", overran, known(Evidence{ExtraRun: 9 * time.Millisecond}), false, 0.95, Work},
 		{"overran, faulted", overran, known(Evidence{ExtraRun: 9 * time.Millisecond, MinorFaults: 3000}), false, 0.95, PageFaults},
-		{"woke late, spun, then overran", lateAndOverran, known(Evidence{ExtraRun: 9 * time.Millisecond}), false, 0.95, GoScheduler},
+		{"woke late, charged CPU, then overran", lateAndOverran, known(Evidence{ExtraRun: 9 * time.Millisecond}), false, 0.95, CPUUnavailable},
 		{"overran, not running", overran, known(Evidence{ExtraRun: time.Millisecond}), false, 0.95, CPUUnavailable},
 		{"network thread busy", span{from: sp.from, to: sp.to, busy: 9 * ms1}, &counts{}, false, 0.95, Work},
 		{"network thread busy a little", span{from: sp.from, to: sp.to, busy: 2 * ms1}, &counts{}, false, 0.95, Unknown},
@@ -205,17 +209,26 @@ func TestRuntimeStall(t *testing.T) {
 // TestExplainRuntimeStall: a thread held in the runtime while the runtime
 // did not run the monitor either is said to have been, for how long.
 func TestExplainRuntimeStall(t *testing.T) {
-	ev := Event{Cause: GoScheduler, Late: 9 * time.Millisecond, Evidence: Evidence{CPU: 1, ExtraRun: 8 * time.Millisecond, RuntimeStall: 9500 * time.Microsecond}}
-	if got := ev.Explain(); !strings.HasSuffix(got, "let it out of its system call); the monitor's goroutine was not run either for 9.5 ms") {
-		t.Errorf("spun: %q", got)
-	}
-	ev.Evidence.Blocked = 2
+	ev := Event{Cause: GoScheduler, Late: 9 * time.Millisecond, Evidence: Evidence{CPU: 1, Blocked: 2, RuntimeStall: 9500 * time.Microsecond}}
 	if got := ev.Explain(); !strings.HasSuffix(got, "a thread the kernel was not running held); the monitor's goroutine was not run either for 9.5 ms") {
 		t.Errorf("blocked: %q", got)
 	}
 	ev.Evidence.RuntimeStall = 0
 	if got := ev.Explain(); strings.Contains(got, "monitor") {
 		t.Errorf("no stall: %q", got)
+	}
+}
+
+// TestExplainChargedCPU: a late wake-up charged CPU it could not use says
+// how much, and that the kernel charged it.
+func TestExplainChargedCPU(t *testing.T) {
+	ev := Event{Cause: CPUUnavailable, Late: 2300 * time.Microsecond, Evidence: Evidence{CPU: 1, ExtraRun: 137 * time.Microsecond}}
+	if got, want := ev.Explain(), "CPU 1 was not there to run it for 2.3 ms: not waiting for it, not held by Go, charged 137 µs of CPU beyond a usual cycle by the kernel (steal on it in the last second: 0 µs, counted in 10 ms ticks)"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	ev.Evidence.ExtraRun = 0
+	if got := ev.Explain(); !strings.Contains(got, "neither running, nor waiting, nor held by Go") {
+		t.Errorf("not charged: %q", got)
 	}
 }
 
@@ -228,5 +241,78 @@ func TestExplainYieldLate(t *testing.T) {
 	}
 	if got := attribute(span{from: 0, to: int64(3 * time.Millisecond), asleep: true}, &counts{Evidence: Evidence{ThreadKnown: true, Blocked: 1, YieldLate: 2500 * time.Microsecond}}, true, 0.95); got != GoScheduler {
 		t.Errorf("attributed to %v", got)
+	}
+}
+
+// TestMatchCounts: an RT thread that runs a cycle and sleeps between the
+// read of its switches and the read of its counts (it preempted the
+// monitor there) must not show a block: the counts are read again with
+// the switches after them. A thread that never stops switching leaves
+// them unmatched, and the window is not searched for blocks.
+func TestMatchCounts(t *testing.T) {
+	// The thread: cycles counted before each sleep's switch.
+	var cyclesRun, vcsw uint64 = 100, 105
+	runCycle := func() { cyclesRun++; vcsw++ }
+	at := func(vol uint64) threadSample { return threadSample{ok: true, vcsw: vol, cycles: cyclesRun} }
+
+	// Without matching: the first sample's counts are read after a cycle
+	// the switches missed, and the window shows a block.
+	a := at(vcsw)
+	runCycle()
+	a.cycles = cyclesRun
+	runCycle()
+	b := at(vcsw)
+	if blocked := (b.vcsw - a.vcsw) - (b.cycles - a.cycles); blocked != 1 {
+		t.Fatalf("the race shows %d blocks without matching, want 1", blocked)
+	}
+
+	// Matched: the switches are read again after the counts.
+	a = threadSample{ok: true, vcsw: vcsw}
+	reads := 0
+	ok := matchCounts(&a, func() (uint64, uint64) {
+		if reads == 0 {
+			runCycle() // the thread runs its cycle before the counts are read
+		}
+		reads++
+		return cyclesRun, 0
+	}, func() (uint64, uint64, bool) { return vcsw, 0, true })
+	if !ok || reads != 2 {
+		t.Fatalf("matched %v after %d reads, want true after 2", ok, reads)
+	}
+	runCycle()
+	b = at(vcsw)
+	b.countsMatch = true
+	a.countsMatch = ok
+	if blocked := (b.vcsw - a.vcsw) - (b.cycles - a.cycles); blocked != 0 {
+		t.Errorf("matched counts show %d blocks", blocked)
+	}
+
+	// A thread that switches at every read: unmatched.
+	c := threadSample{ok: true, vcsw: vcsw}
+	if matchCounts(&c, func() (uint64, uint64) { runCycle(); return cyclesRun, 0 }, func() (uint64, uint64, bool) { return vcsw, 0, true }) {
+		t.Error("counts matched with a switch between every read")
+	}
+}
+
+// TestBlockedNeedsMatchedCounts: a switch beyond the thread's sleeps and
+// yields puts a late wake-up down to the Go scheduler only when both
+// samples read the counts matched with the switches; otherwise what the
+// other causes leave is the CPU's.
+func TestBlockedNeedsMatchedCounts(t *testing.T) {
+	for _, match := range []bool{true, false} {
+		a := &threadSample{ok: true, tid: 7, cpu: 1, vcsw: 100, cycles: 50, countsMatch: true}
+		b := &threadSample{ok: true, tid: 7, cpu: 1, vcsw: 121, cycles: 70, countsMatch: match}
+		m, w := recordedMonitor(t, []int64{0, 20 * ms1}, []string{"stat-before.txt", "stat-before.txt"}, []*threadSample{a, b})
+		lc := cycles.LateCycle{Deadline: 5 * ms1, Wake: 2 * time.Millisecond, End: 2 * time.Millisecond, Step: -1}
+		p := w.lateEvent(&lc)
+		m.attribute(0, w, &p)
+		ev := m.Events("RT1")[0]
+		want, blocked := GoScheduler, uint64(1)
+		if !match {
+			want, blocked = CPUUnavailable, 0
+		}
+		if ev.Cause != want || ev.Evidence.Blocked != blocked {
+			t.Errorf("counts matched %v: %v, blocked %d; want %v, %d", match, ev.Cause, ev.Evidence.Blocked, want, blocked)
+		}
 	}
 }

@@ -31,18 +31,19 @@ const (
 	// Work: the thread ran the whole time: a step (or, for a producer,
 	// the network thread's own sending) took that long.
 	Work
-	// CPUUnavailable: the thread was neither running, nor waiting for its
-	// CPU, nor held by Go: the CPU was not there to run it. On a virtual
-	// machine, the host did not run the virtual CPU (steal shorter than
-	// /proc/stat's 10 ms resolution); on any machine, interrupts, or a
-	// CPU slow to leave a deep idle state.
+	// CPUUnavailable: the thread was neither running its own code, nor
+	// waiting for its CPU, nor held by Go: the CPU was not there to run
+	// it. On a virtual machine, the host did not run the virtual CPU
+	// (steal shorter than /proc/stat's 10 ms resolution), or ran its own
+	// work on it while the thread was charged for the CPU; on any
+	// machine, interrupts, or a CPU slow to leave a deep idle state.
 	CPUUnavailable
 	// GoScheduler: the thread woke but was held in the Go runtime,
-	// outside any stop-the-world pause: it waited for a P (the runtime's
-	// right to run Go code) or for one of the runtime's locks, or spun
-	// until the runtime's monitor thread let it leave its system call,
+	// outside any stop-the-world pause: it blocked waiting for a P (the
+	// runtime's right to run Go code) or for one of the runtime's locks,
 	// held by other threads of the process that the kernel was not
-	// running (normal-priority threads on a busy machine).
+	// running (normal-priority threads on a busy machine), or its yield
+	// of its P came back after the deadline.
 	GoScheduler
 	// NumCauses is the number of causes.
 	NumCauses
@@ -70,7 +71,7 @@ type Evidence struct {
 	Run                 time.Duration // the thread ran
 	InvoluntarySwitches uint64        // the kernel took the CPU from it
 	Blocked             uint64        // an RT thread: times it blocked other than in its sleeps and its yields (voluntary switches beyond one per cycle and per yield), or in a yield that came back late: in the Go runtime, or in a step
-	ExtraRun            time.Duration // an RT thread: CPU time beyond its usual cost per cycle (over the second before): its steps' when it overran, the Go runtime's when it woke late
+	ExtraRun            time.Duration // an RT thread: CPU time beyond its usual cost per cycle (over the second before): its steps' when it overran, charged by the kernel when it woke late
 	StealLastSecond     time.Duration // steal on the CPU over the second before the window ended
 	RuntimeStall        time.Duration // of the event, the time the Go runtime did not run the monitor's goroutine when its sleep had ended (beyond a timer's usual wake-up)
 	MinorFaults         uint64        // pages it faulted in without I/O
@@ -144,11 +145,11 @@ func (e *Event) Explain() string {
 		if v.YieldLate > 0 {
 			return fmt.Sprintf("held in the Go runtime before it slept: the scheduler gave it back %s after the deadline when it yielded its P (it does every 8 ms; a thread of the process the kernel was not running had to hand it back)%s", ms(v.YieldLate), stalled)
 		}
-		if v.Blocked > 0 {
-			return fmt.Sprintf("held in the Go runtime when it woke: blocked %d times besides its sleeps, no stop-the-world (waiting for a P or a runtime lock that a thread the kernel was not running held)%s", v.Blocked, stalled)
-		}
-		return fmt.Sprintf("held in the Go runtime when it woke: ran %s more than its usual cost, no stop-the-world (spinning until a thread the kernel was not running let it out of its system call)%s", ms(v.ExtraRun), stalled)
+		return fmt.Sprintf("held in the Go runtime when it woke: blocked %d times besides its sleeps, no stop-the-world (waiting for a P or a runtime lock that a thread the kernel was not running held)%s", v.Blocked, stalled)
 	case CPUUnavailable:
+		if v.ExtraRun > 0 && !e.Skip {
+			return fmt.Sprintf("%s was not there to run it for %s: not waiting for it, not held by Go, charged %s of CPU beyond a usual cycle by the kernel (steal on it in the last second: %s, counted in 10 ms ticks)", cpuName(v.CPU), ms(e.Late), ms(v.ExtraRun), ms(v.StealLastSecond))
+		}
 		return fmt.Sprintf("%s was not there to run it for %s: neither running, nor waiting, nor held by Go (steal on it in the last second: %s, counted in 10 ms ticks)", cpuName(v.CPU), ms(e.Late), ms(v.StealLastSecond))
 	}
 	if !v.ThreadKnown {

@@ -331,12 +331,53 @@ func (w *watch) read(buf []byte) threadSample {
 	if b, ok = w.files[2].read(buf); ok {
 		ts.vcsw, ts.nvcsw, ok = parseSwitches(b)
 	}
-	if !w.skips {
-		w.th.ReadStats(w.stats)
-		ts.cycles, ts.yields = w.stats.Cycles, w.stats.Yields
+	if ok && !w.skips {
+		ts.countsMatch = w.readCounts(buf, &ts)
 	}
 	ts.ok = ok
 	return ts
+}
+
+// countTries is how many times readCounts reads an RT thread's counts
+// before it gives up matching them with its switches.
+const countTries = 3
+
+// readCounts reads the RT thread's cycles and yields and reports whether
+// they match ts's switches: read with no switch of the thread between the
+// status read before and one after. A cycle is counted before its sleep,
+// so counts read after the thread ran a cycle and slept, while the
+// switches read before did not see that sleep, would show a block that
+// never was; the thread runs that cycle in the monitor's way whenever it
+// preempts the monitor between the two reads. On a switch it reads again.
+func (w *watch) readCounts(buf []byte, ts *threadSample) bool {
+	return matchCounts(ts, func() (uint64, uint64) {
+		w.th.ReadStats(w.stats)
+		return w.stats.Cycles, w.stats.Yields
+	}, func() (uint64, uint64, bool) {
+		b, ok := w.files[2].read(buf)
+		if !ok {
+			return 0, 0, false
+		}
+		return parseSwitches(b)
+	})
+}
+
+// matchCounts is readCounts over the two reads: it sets ts's cycles and
+// yields from counts, with ts.vcsw (already read) and what switches reads
+// after them agreeing, reading both again on a switch.
+func matchCounts(ts *threadSample, counts func() (cycles, yields uint64), switches func() (vol, invol uint64, ok bool)) bool {
+	for range countTries {
+		ts.cycles, ts.yields = counts()
+		vcsw, nvcsw, ok := switches()
+		if !ok {
+			return false
+		}
+		if vcsw == ts.vcsw {
+			return true
+		}
+		ts.vcsw, ts.nvcsw = vcsw, nvcsw
+	}
+	return false
 }
 
 // explain drains every source's stamps and explains the events whose
@@ -467,7 +508,7 @@ func (m *Monitor) evidence(wi int, w *watch, i0, i1 int) counts {
 		c.Run = time.Duration(tb.run - ta.run)
 		c.InvoluntarySwitches = tb.nvcsw - ta.nvcsw
 		// One voluntary switch per sleep, and at most one per yield of its P.
-		if sleeps := tb.cycles - ta.cycles + tb.yields - ta.yields; !w.skips && tb.vcsw-ta.vcsw > sleeps {
+		if sleeps := tb.cycles - ta.cycles + tb.yields - ta.yields; !w.skips && ta.countsMatch && tb.countsMatch && tb.vcsw-ta.vcsw > sleeps {
 			c.Blocked = tb.vcsw - ta.vcsw - sleeps
 		}
 		c.MinorFaults = tb.minflt - ta.minflt

@@ -12,6 +12,10 @@ type threadSample struct {
 	vcsw, nvcsw    uint64
 	cycles         uint64 // an RT thread's cycles run, from rt.Stats
 	yields         uint64 // and the times it yielded its P (a voluntary switch each)
+	// countsMatch: cycles and yields were read with no switch of the
+	// thread on either side (vcsw the same before and after), so they
+	// and vcsw describe the same instant.
+	countsMatch bool
 }
 
 // sample is one reading of every counter the monitor follows.
