@@ -49,6 +49,7 @@ type App struct {
 	events  eventLog
 	timings *timingCollector   // cycle timing histograms and percentiles
 	late    *forensics.Monitor // explains late and skipped cycles
+	tracer  *lateTracer        // App.LateTraceDir: Go execution traces of late cycles; nil when off
 
 	wakeHold io.Closer // the PM QoS wake-latency hold, when configured
 
@@ -98,6 +99,12 @@ func Build(f *config.File, ms *metrics.Set, log *slog.Logger) (*App, error) {
 			return nil, f.Errorf("App.HTTPTokenFile", "%v", err)
 		}
 		a.guard.token = tok
+	}
+	if dir := f.App.LateTraceDir; dir != "" {
+		if err := checkTraceDir(dir); err != nil {
+			return nil, f.Errorf("App.LateTraceDir", "%v", err)
+		}
+		a.tracer = newLateTracer(dir, log)
 	}
 	var errs []error
 	for i := range f.DataSources {
@@ -351,6 +358,9 @@ func (a *App) Start() error {
 	a.started = true
 	var opened []*source
 	fail := func(err error) error {
+		if a.tracer != nil {
+			a.tracer.stopAndWait()
+		}
 		a.stopScope()
 		for _, s := range opened {
 			s.ds.Close()
@@ -372,6 +382,12 @@ func (a *App) Start() error {
 		if msg := oneCPURuntime(prio, runtime.NumCPU()); msg != "" {
 			a.log.Warn(msg, "priority", prio, "cpus", runtime.NumCPU())
 		}
+	}
+	if a.tracer != nil {
+		if err := a.tracer.start(); err != nil {
+			return fail(err)
+		}
+		a.log.Info("late-cycle traces on", "dir", a.file.App.LateTraceDir, "at_most", a.tracer.max)
 	}
 	if err := a.startHTTP(); err != nil {
 		return fail(err)
@@ -454,6 +470,9 @@ func (a *App) Stop() error {
 	}
 	a.timings.stopAndWait()
 	a.late.Stop()
+	if a.tracer != nil {
+		a.tracer.stopAndWait()
+	}
 	a.stopHTTP()
 	a.releaseWakeHold()
 	a.restoreRuntime()

@@ -14,7 +14,11 @@ import (
 // behind when it skips one: its ring's depth in periods of the thread
 // that synchronises it.
 func (a *App) newMonitor() *forensics.Monitor {
-	m := forensics.New(forensics.Config{Metrics: a.ms, Log: a.log})
+	cfg := forensics.Config{Metrics: a.ms, Log: a.log}
+	if a.tracer != nil {
+		cfg.OnEvent = a.tracer.onEvent
+	}
+	m := forensics.New(cfg)
 	for _, th := range a.threads {
 		var steps []string
 		for _, st := range th.rt.Stats().Steps {

@@ -113,6 +113,9 @@ type App struct {
 	// answer to besides localhost, IP addresses and the host of their
 	// address (a request naming another host gets 421).
 	HTTPAllowedHosts []string
+	// LateTraceDir, when set, is the directory where a Go execution trace
+	// of the seconds before each late cycle is written (a few a run).
+	LateTraceDir string
 }
 
 // MemoryLimitAuto is App.MemoryLimit when the file leaves it out: the

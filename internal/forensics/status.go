@@ -105,6 +105,9 @@ func (m *Monitor) Status() *Status {
 	return st
 }
 
+// Status returns the event as /status shows it.
+func (e *Event) Status() EventStatus { return eventStatus(e) }
+
 func eventStatus(ev *Event) EventStatus {
 	v := &ev.Evidence
 	return EventStatus{
