@@ -50,14 +50,19 @@ type counts struct {
 //     overran, up to the time its steps took;
 //   - for an RT thread whose counts are known, what all these leave: the
 //     time the thread was neither running its own code, nor waiting for
-//     its CPU, nor held by Go. GoScheduler (or GoPause, if the world
-//     stopped) when it blocked besides its sleeps; else CPUUnavailable:
-//     its CPU was not there to run it (a host that did not run the
-//     virtual CPU, below steal's 10 ms resolution; interrupts; a deep
-//     idle state). CPU time charged to a thread that woke late, beyond
-//     what its steps used, is counted here too: it was charged in the
-//     kernel (interrupts, the host's exits), not spent in the Go
-//     runtime, which does not spin a goroutine out of its sleep.
+//     its CPU, nor held by Go. GoScheduler when its yield of its P came
+//     back after the deadline (its own stamps say so), GoPause when it
+//     blocked besides its sleeps and the world stopped; else
+//     CPUUnavailable: its CPU was not there to run it (a host that did
+//     not run the virtual CPU, below steal's 10 ms resolution;
+//     interrupts; a deep idle state). CPU time charged to a thread that
+//     woke late, beyond what its steps used, is counted here too: it
+//     was charged in the kernel (interrupts, the host's exits), not
+//     spent in the Go runtime, which does not spin a goroutine out of
+//     its sleep. A block alone names nothing: in Go execution traces of
+//     late wake-ups the block the counts showed was in the cycle's
+//     steps (the runtime preempting the thread after its stamp) or not
+//     there, and the thread had been in its sleep's system call.
 //
 // The cause with the most time names the event, provided the causes
 // found account together for at least half of it; a network thread behind
@@ -86,17 +91,20 @@ func attribute(sp span, c *counts, fifo bool, budget float64) Cause {
 		}
 		// CPU charged beyond what its steps can have used is not Go's:
 		// a woken goroutine leaves its system call without spinning
-		// (it keeps its P, takes an idle one, or blocks for one, which
-		// Blocked counts). It was charged in the kernel while it woke
-		// (interrupts, a host that took the virtual CPU without
-		// counting steal), so it stays in what the measured causes
-		// leave.
+		// (it keeps its P, takes an idle one, or blocks for one). It
+		// was charged in the kernel while it woke (interrupts, a host
+		// that took the virtual CPU without counting steal), so it
+		// stays in what the measured causes leave. A block besides the
+		// sleeps and yields may have been anywhere in the window: it
+		// names the Go runtime only with a stop-the-world beside it,
+		// or when the thread's own stamps put it at a yield that came
+		// back late.
 		rest = max(T-wait-acc[GoPause]-acc[PageFaults]-acc[Work], 0)
 		switch {
+		case c.YieldLate > 0:
+			restCause = GoScheduler
 		case c.Blocked > 0 && c.GoPauses > 0:
 			restCause = GoPause
-		case c.Blocked > 0:
-			restCause = GoScheduler
 		default:
 			restCause = CPUUnavailable
 		}

@@ -38,12 +38,11 @@ const (
 	// work on it while the thread was charged for the CPU; on any
 	// machine, interrupts, or a CPU slow to leave a deep idle state.
 	CPUUnavailable
-	// GoScheduler: the thread woke but was held in the Go runtime,
-	// outside any stop-the-world pause: it blocked waiting for a P (the
-	// runtime's right to run Go code) or for one of the runtime's locks,
-	// held by other threads of the process that the kernel was not
-	// running (normal-priority threads on a busy machine), or its yield
-	// of its P came back after the deadline.
+	// GoScheduler: the Go runtime held the thread outside any
+	// stop-the-world pause: the hand-off of its P that it makes between
+	// cycles came back after the deadline, held by other threads of the
+	// process that the kernel was not running (normal-priority threads
+	// on a busy machine). The thread's own stamps show it.
 	GoScheduler
 	// NumCauses is the number of causes.
 	NumCauses
