@@ -318,3 +318,22 @@ func TestBlockedNeedsMatchedCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestYieldLateNamesGoScheduler: a late cycle whose stamp says the yield
+// before it came back after the deadline is put down to the Go runtime
+// through the monitor, the yield counted as a block, and says how late.
+func TestYieldLateNamesGoScheduler(t *testing.T) {
+	th := &threadSample{ok: true, tid: 7, cpu: 1, vcsw: 100, cycles: 50, countsMatch: true}
+	th2 := &threadSample{ok: true, tid: 7, cpu: 1, vcsw: 120, cycles: 70, countsMatch: true}
+	m, w := recordedMonitor(t, []int64{0, 20 * ms1}, []string{"stat-before.txt", "stat-before.txt"}, []*threadSample{th, th2})
+	lc := cycles.LateCycle{Deadline: 5 * ms1, Wake: 3 * time.Millisecond, End: 3 * time.Millisecond, Step: -1, YieldLate: 2500 * time.Microsecond}
+	p := w.lateEvent(&lc)
+	m.attribute(0, w, &p)
+	ev := m.Events("RT1")[0]
+	if ev.Cause != GoScheduler || ev.Evidence.Blocked != 1 || ev.Evidence.YieldLate != 2500*time.Microsecond {
+		t.Fatalf("%v, evidence %+v", ev.Cause, ev.Evidence)
+	}
+	if !strings.Contains(ev.Explain(), "gave it back 2.5 ms after the deadline") {
+		t.Errorf("%q", ev.Explain())
+	}
+}
