@@ -186,7 +186,7 @@ func TestSoak(t *testing.T) {
 
 	skipped := v[`streamerd_udpstreamer_cycles_skipped_total{datasource="Streamer"}`]
 	hand := statusOfTest(t, a.sources[0].ds)
-	t.Logf("soak %v of %s at %v a cycle beside %d CPU-bound processes (load average %s): %d RT cycles (%d overruns, %d missed periods), %d updates received, skipped at the hand-off %v (%v of them lock timeouts; ring: %v cycles, peak %d), network wakeups %v, lost %d, stale %d, mallocs %d, threads started %d, GC cycles %d, RSS %d → max %d KiB",
+	t.Logf("soak %v of %s at %v a cycle beside %d CPU-bound processes (load average %s): %d RT cycles (%d overruns, %d missed periods), %d updates received, skipped at the hand-off %v (lock timeouts %v, each cycle held for the next; ring: %v cycles, peak %d), network wakeups %v, lost %d, stale %d, mallocs %d, threads started %d, GC cycles %d, RSS %d → max %d KiB",
 		*soakDuration, name, a.threads[0].cfg.Period, *soakLoad, loadAverage(), stats.Cycles, stats.Overruns, stats.MissedPeriods, received.Load(), skipped, v[`streamerd_udpstreamer_lock_timeouts_total{datasource="Streamer"}`], hand["hand_off_depth"], handOffPeak(t, a.sources[0].ds.(*udpstreamer.Streamer)),
 		v[`streamerd_udpstreamer_network_wakeups_total{datasource="Streamer"}`], st.Lost, st.Stale, mallocs, newThreads, gcs, rss0>>10, rssMax>>10)
 	var late []string
