@@ -36,7 +36,9 @@ const (
 	// it. On a virtual machine, the host did not run the virtual CPU
 	// (steal shorter than /proc/stat's 10 ms resolution), or ran its own
 	// work on it while the thread was charged for the CPU; on any
-	// machine, interrupts, or a CPU slow to leave a deep idle state.
+	// machine, interrupts, or a CPU slow to leave a deep idle state. A
+	// thread that waited for a P after its sleep reads so too: the
+	// counts cannot tell it apart (LateTraceDir's traces can).
 	CPUUnavailable
 	// GoScheduler: the Go runtime held the thread outside any
 	// stop-the-world pause: the hand-off of its P that it makes between
