@@ -121,7 +121,15 @@ func TestLateTraceBounds(t *testing.T) {
 	if _, err := tr.write(ev(1)); !errors.Is(err, errTraceTooLarge) {
 		t.Errorf("a trace over 64 bytes: %v", err)
 	}
+	tr.onEvent(ev(2))
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), "late-cycle trace not written") && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 	tr.stopAndWait()
+	if !strings.Contains(logs.String(), errTraceTooLarge.Error()) {
+		t.Errorf("the reason not logged; log:\n%s", logs.String())
+	}
 	if m, _ := filepath.Glob(filepath.Join(tr.dir, "*")); len(m) != 0 {
 		t.Errorf("left %v", m)
 	}
