@@ -99,6 +99,7 @@ func (a *App) stopHTTP() {
 var metricHelp = joinHelp(threadHelp, timingHelp, httpHelp, runtimeHelp, map[string]string{
 	forensics.LateCyclesMetric:    forensics.LateCyclesHelp,
 	forensics.SkippedCyclesMetric: forensics.SkippedCyclesHelp,
+	forensics.MissedPeriodsMetric: forensics.MissedPeriodsHelp,
 })
 
 // joinHelp returns one table of the tables' entries.

@@ -189,14 +189,8 @@ func TestSoak(t *testing.T) {
 	t.Logf("soak %v of %s at %v a cycle beside %d CPU-bound processes (load average %s): %d RT cycles (%d overruns, %d missed periods), %d updates received, skipped at the hand-off %v (lock timeouts %v, each cycle held for the next; ring: %v cycles, peak %d), network wakeups %v, lost %d, stale %d, mallocs %d, threads started %d, GC cycles %d, RSS %d → max %d KiB",
 		*soakDuration, name, a.threads[0].cfg.Period, *soakLoad, loadAverage(), stats.Cycles, stats.Overruns, stats.MissedPeriods, received.Load(), skipped, v[`streamerd_udpstreamer_lock_timeouts_total{datasource="Streamer"}`], hand["hand_off_depth"], handOffPeak(t, a.sources[0].ds.(*udpstreamer.Streamer)),
 		v[`streamerd_udpstreamer_network_wakeups_total{datasource="Streamer"}`], st.Lost, st.Stale, mallocs, newThreads, gcs, rss0>>10, rssMax>>10)
-	var late []string
-	for k, n := range v {
-		if c, ok := strings.CutPrefix(k, `streamerd_rt_late_cycles_total{thread="RT1",cause="`); ok && n > 0 {
-			late = append(late, fmt.Sprintf("%s %v", strings.TrimSuffix(c, `"}`), n))
-		}
-	}
-	slices.Sort(late)
-	t.Logf("late cycles of RT1 by cause: %s", cmp.Or(strings.Join(late, ", "), "none"))
+	t.Logf("late cycles of RT1 by cause: %s", byCause(v, `streamerd_rt_late_cycles_total{thread="RT1",cause="`))
+	t.Logf("missed periods of RT1 by cause: %s", byCause(v, `streamerd_rt_missed_periods_by_cause_total{thread="RT1",cause="`))
 	if *soakConfig != "" && skipped != 0 {
 		t.Errorf("%v cycles dropped at the hand-off (budget: 0)", skipped)
 	}
@@ -336,4 +330,17 @@ func handOffPeak(t *testing.T, st *udpstreamer.Streamer) int {
 		t.Fatal(err)
 	}
 	return r.Peak
+}
+
+// byCause lists the counters of metrics v whose name starts with prefix
+// (up to the cause's opening quote) that are above 0, as "cause n, …".
+func byCause(v map[string]float64, prefix string) string {
+	var out []string
+	for k, n := range v {
+		if c, ok := strings.CutPrefix(k, prefix); ok && n > 0 {
+			out = append(out, fmt.Sprintf("%s %v", strings.TrimSuffix(c, `"}`), n))
+		}
+	}
+	slices.Sort(out)
+	return cmp.Or(strings.Join(out, ", "), "none")
 }

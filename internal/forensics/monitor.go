@@ -31,6 +31,14 @@ const (
 	// skipped at the hand-off to its network thread.
 	SkippedCyclesMetric = "streamerd_datasource_skipped_cycles_total"
 	SkippedCyclesHelp   = "cycles a producer skipped at the hand-off to its network thread, by cause"
+	// MissedPeriodsMetric counts, per RT thread and cause, the periods the
+	// thread skipped after its late cycles: the gaps a client sees in the
+	// Counter signal, each put down to the cause of the cycle before it.
+	// Its sum over the causes is the thread's
+	// streamerd_rt_missed_periods_total, once the monitor has explained
+	// every event.
+	MissedPeriodsMetric = "streamerd_rt_missed_periods_by_cause_total"
+	MissedPeriodsHelp   = "periods an RT thread skipped after a late cycle, by the cause of that cycle"
 )
 
 // Defaults of Config.
@@ -138,6 +146,7 @@ type watch struct {
 	pending []pendingEvent
 
 	counters [NumCauses]*metrics.Counter
+	missed   [NumCauses]*metrics.Counter // an RT thread's missed periods
 
 	// Guarded by Monitor.mu.
 	recent  [recentEvents]Event
@@ -185,6 +194,7 @@ func (m *Monitor) WatchThread(th Thread, steps []string, fifo bool) {
 	th.ReadStats(w.stats) // sized once
 	for c := range NumCauses {
 		w.counters[c] = m.cfg.Metrics.GetOrCreateCounter(fmt.Sprintf(`%s{thread=%q,cause=%q}`, LateCyclesMetric, w.name, c))
+		w.missed[c] = m.cfg.Metrics.GetOrCreateCounter(fmt.Sprintf(`%s{thread=%q,cause=%q}`, MissedPeriodsMetric, w.name, c))
 	}
 }
 
@@ -481,6 +491,9 @@ func (m *Monitor) attribute(wi int, w *watch, p *pendingEvent) {
 	}
 	ev.Cause = attribute(sp, &c, w.fifo, m.budget)
 	w.counters[ev.Cause].Inc()
+	if ev.Missed > 0 {
+		w.missed[ev.Cause].AddInt64(int64(ev.Missed))
+	}
 	if m.cfg.OnEvent != nil {
 		w.event = ev // a copy the callback may read: ev itself stays on the stack
 		m.cfg.OnEvent(&w.event)

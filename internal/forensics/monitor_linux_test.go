@@ -99,9 +99,21 @@ func TestPageFaultStorm(t *testing.T) {
 	m := watched(t, th, []string{"touch"})
 	// Every event names "touch", the only step; the storm is an overrun
 	// with thousands of faults.
-	waitFor(t, m, "RT1", func(ev *Event) bool {
+	ev := waitFor(t, m, "RT1", func(ev *Event) bool {
 		return ev.Cause == PageFaults && ev.Missed > 0 && ev.Evidence.MinorFaults >= 1000
 	})
+	// The periods it skipped are put down to the same cause, and no more
+	// are counted than the thread missed.
+	st := m.Status().Threads[0]
+	var all uint64
+	for _, n := range st.MissedPeriods {
+		all += n
+	}
+	var stats rt.Stats
+	th.ReadStats(&stats)
+	if got := st.MissedPeriods[PageFaults.String()]; got < ev.Missed || all > stats.MissedPeriods {
+		t.Errorf("missed periods by cause %v (page faults' event: %d), the thread's %d", st.MissedPeriods, ev.Missed, stats.MissedPeriods)
+	}
 }
 
 // hold blocks in a raw read of a timerfd armed for d: the goroutine keeps

@@ -26,8 +26,11 @@ type SourceStatus struct {
 	ThresholdUs float64           `json:"threshold_us,omitempty"`
 	Total       uint64            `json:"total"`
 	Causes      map[string]uint64 `json:"causes"`
-	StampsLost  uint64            `json:"stamps_lost,omitempty"`
-	Worst       []EventStatus     `json:"worst"`
+	// MissedPeriods (threads only) is, for each cause, the periods skipped
+	// after the late cycles put down to it.
+	MissedPeriods map[string]uint64 `json:"missed_periods,omitempty"`
+	StampsLost    uint64            `json:"stamps_lost,omitempty"`
+	Worst         []EventStatus     `json:"worst"`
 }
 
 // EventStatus is one event with its cause and evidence.
@@ -75,11 +78,15 @@ func (m *Monitor) Status() *Status {
 		ss := SourceStatus{Name: w.name, Causes: map[string]uint64{}, Worst: []EventStatus{}}
 		if !w.skips {
 			ss.ThresholdUs = us(w.threshold)
+			ss.MissedPeriods = map[string]uint64{}
 		}
 		for c := range NumCauses {
 			n := w.counters[c].Get()
 			ss.Causes[c.String()] = n
 			ss.Total += n
+			if !w.skips {
+				ss.MissedPeriods[c.String()] = w.missed[c].Get()
+			}
 		}
 		m.mu.Lock()
 		ss.StampsLost = w.lost
