@@ -174,13 +174,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	statusCtx, stopStatus := context.WithCancel(ctx)
 	if o.status > 0 {
 		wg.Go(func() {
-			cli.Every(statusCtx, o.status, func(float64) { fmt.Fprintln(stderr, "record:", summary(sess)) })
+			cli.Every(statusCtx, o.status, func(float64) { fmt.Fprintln(stderr, "record:", summary(sess, "writing")) })
 		})
 	}
 	err = sess.Run(ctx, src)
 	stopStatus()
 	wg.Wait()
-	fmt.Fprintln(stdout, "record:", summary(sess))
+	fmt.Fprintln(stdout, "record:", summary(sess, "wrote"))
 	if err != nil {
 		fmt.Fprintln(stderr, "record:", err)
 		return cli.ExitError
@@ -188,15 +188,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return cli.ExitOK
 }
 
-// summary is one line of counts.
-func summary(s *record.Session) string {
+// summary is one line of counts, the file named after verb ("writing"
+// while it records, "wrote" at the end).
+func summary(s *record.Session, verb string) string {
 	st := s.Stats()
 	path := ""
 	if r := s.Recorder(); r != nil {
 		path = r.Path()
 	}
-	line := fmt.Sprintf("%d rows (%d lost, %d skipped, %d stale, %d incomplete) in %d file(s), %.1f MB, %d row groups; writing %s",
-		st.Rows, st.Lost, st.Skipped, st.Stale, st.Incomplete, st.Files, float64(st.Bytes)/1e6, st.RowGroups, path)
+	line := fmt.Sprintf("%d rows (%d lost, %d skipped, %d stale, %d incomplete) in %d file(s), %.1f MB, %d row groups; %s %s",
+		st.Rows, st.Lost, st.Skipped, st.Stale, st.Incomplete, st.Files, float64(st.Bytes)/1e6, st.RowGroups, verb, path)
 	if c := cputime.Process(); c > 0 && st.Rows > 0 {
 		line += fmt.Sprintf("; CPU %.2f s, %.1f ms per 1000 rows", c.Seconds(), c.Seconds()*1e6/float64(st.Rows))
 	}

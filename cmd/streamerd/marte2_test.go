@@ -205,7 +205,7 @@ func TestImportMARTe2EndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	desc, errs, code := streamerd(t, dir, "-config", "app.toml", "-describe")
-	m := regexp.MustCompile(`udpscope signals: (\S+)`).FindStringSubmatch(desc)
+	m := regexp.MustCompile(`signals string \([^)]*\): (\S+)`).FindStringSubmatch(desc)
 	if code != 0 || m == nil {
 		t.Fatalf("describe: exit %d\n%s%s", code, desc, errs)
 	}

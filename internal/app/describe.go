@@ -34,7 +34,7 @@ func (a *App) Describe(w io.Writer) {
 			fmt.Fprintf(w, "  %s\n", d.Describe())
 		}
 		if d, ok := s.ds.(interface{ SignalsString() string }); ok {
-			fmt.Fprintf(w, "  udpscope signals: %s\n", d.SignalsString())
+			fmt.Fprintf(w, "  signals string (flatrecv, scope -flat, record -flat, MARTe2's udpscope): %s\n", d.SignalsString())
 		}
 		describeSettings(w, a.file.Settings(i))
 	}

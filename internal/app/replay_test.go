@@ -79,7 +79,10 @@ func TestReplayDataSourceEndToEnd(t *testing.T) {
 	port := testenv.FreeUDPPort(t)
 	text := replace(t, example, `HTTPAddress = "127.0.0.1:9106"`, `HTTPAddress = "127.0.0.1:0"`,
 		`ScopeAddress = "127.0.0.1:8090"`, `ScopeAddress = "127.0.0.1:0"`,
-		"Port = 44600", "Port = "+strconv.Itoa(port), "Loop = true", "Loop = false")
+		"Port = 44600", "Port = "+strconv.Itoa(port), "Loop = true", "Loop = false",
+		// The example plays at once, for its scope; the client here
+		// must see the recording from its first row.
+		"WaitClient = false", "WaitClient = true")
 	f := loadAt(t, filepath.Join(dir, "replay.toml"), text)
 	a, err := Build(f, metrics.NewSet(), slog.New(slog.DiscardHandler))
 	if err != nil {

@@ -92,7 +92,7 @@ func sourceWhy(kind string) string {
 	case kind == "TimingDataSource":
 		return "streamerd publishes thread and GAM timings as Prometheus metrics (App.HTTPAddress)"
 	case kind == "FileWriter" || kind == "FileReader":
-		return "streamerd reads and writes no files"
+		return "no datasource writes or reads signal files; record a stream with `record` and play it with a Replay datasource"
 	case kind == "LoggerDataSource":
 		return "streamerd does not log signal values"
 	case strings.HasPrefix(kind, "EPICS"):
