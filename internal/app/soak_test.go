@@ -203,16 +203,22 @@ func TestSoak(t *testing.T) {
 	if *soakDuration < forcedGCPeriod {
 		forced = 0 // a short soak sees none: nothing allocates
 	}
-	if gcs > forced {
+	// App.LateTraceDir: writing a trace allocates, and the trace kept in
+	// memory is resident; such a run is for its traces.
+	tracing := a.tracer != nil
+	if tracing {
+		t.Logf("LateTraceDir is set: allocations, collections and resident memory not checked")
+	}
+	if !tracing && gcs > forced {
 		t.Errorf("%d GC cycles after warm-up (the runtime forces %d in %v)", gcs, forced, *soakDuration)
 	}
-	if limit := maxRuntimeMallocs + mallocsPerThread*uint64(newThreads) + mallocsPerForcedGC*uint64(gcs); mallocs > limit {
+	if limit := maxRuntimeMallocs + mallocsPerThread*uint64(newThreads) + mallocsPerForcedGC*uint64(gcs); !tracing && mallocs > limit {
 		t.Errorf("%d allocations after warm-up (at most %d from the runtime are tolerated with %d threads started and %d forced collections)", mallocs, limit, newThreads, gcs)
 	}
 	if st.Lost != 0 || st.Stale != 0 {
 		t.Errorf("client: %d lost, %d stale", st.Lost, st.Stale)
 	}
-	if rssMax > rss0+16<<20 {
+	if !tracing && rssMax > rss0+16<<20 {
 		t.Errorf("RSS grew from %d to %d KiB", rss0>>10, rssMax>>10)
 	}
 	// Publisher metrics lag by up to a second; the thread's own count is exact.
