@@ -571,7 +571,7 @@ func (c *Client) deliver(u *Update, verdict frame.Verdict) {
 	c.st.updates.Add(1)
 	c.st.lost.Add(uint64(u.Lost))
 	c.st.skipped.Add(uint64(u.Skipped))
-	c.st.period.Store(int64(c.cycles.period))
+	c.st.period.Store(int64(c.cycles.known()))
 }
 
 // config handles a CONFIG fragment during a session; changed reports a new

@@ -5,11 +5,18 @@ import "math"
 // Period learning and skipped-cycle detection (docs/udpstreamer.md, "The Go
 // client").
 const (
-	periodWindow     = 32      // spacings the first estimate of the period is the median of
-	minPeriodSamples = 8       // spacings needed before skips are counted
+	periodWindow     = 32      // spacings the period is the median of while it is learnt
+	minPeriodSamples = 8       // spacings of each median: the first estimate, its confirmation, each check
 	refineSlots      = 1024    // cycles over which the period is measured once it is known
 	earlySlack       = 10      // an update may be up to 1/earlySlack period early on the grid
 	maxSkipSlots     = 1 << 20 // a step of more cycles than this restarts the grid instead
+	// The median of minPeriodSamples fresh spacings agrees with the period
+	// when it is within period/checkBelow .. checkAbove·period: spacings
+	// shorter mean updates faster than the period allows, longer that more
+	// than three cycles in four would have been skipped, update after
+	// update. Outside, the period is learnt again from them.
+	checkBelow = 2
+	checkAbove = 4
 )
 
 // cycleClock learns the server's cycle period from the hrtTimestamp spacing
@@ -18,7 +25,16 @@ const (
 // before sending them (Stats.Skipped).
 //
 // The period is first the median of the spacings (each divided by the
-// counter step) of the first updates, from minPeriodSamples of them on.
+// counter step) of the first minPeriodSamples updates. It is known, and
+// skips are counted, once the median of the next minPeriodSamples agrees
+// with it; otherwise it is taken from those and checked against the ones
+// after. A session that begins during a burst of updates stamped
+// microseconds apart (a server that stamps its updates when it sends them,
+// catching up after a stall) would otherwise learn a period a thousand
+// times too short and count a thousand skipped cycles per update. Each
+// later run of minPeriodSamples spacings is checked the same way, and a
+// median that disagrees starts the learning again.
+//
 // Each update is placed on a grid of that period anchored at the previous
 // update's on-time instant: the server stamps an update when its RT thread
 // runs, never earlier than the cycle's slot and normally much less than a
@@ -30,23 +46,32 @@ const (
 // again over every refineSlots cycles, as the time they took on the grid
 // divided by their number, which jitter hardly affects.
 type cycleClock struct {
-	spacing [periodWindow]uint64 // ns, a ring
-	n       int                  // spacings recorded, at most periodWindow
-	next    int                  // ring index of the next spacing
-	fresh   int                  // spacings recorded since the median was taken
-	period  uint64               // ns; 0 until minPeriodSamples spacings
-	refined bool                 // period comes from the grid, no longer from the median
-	timing  bool                 // a measurement on the grid is under way
-	anchor  uint64               // on-time hrt where it started
-	slots   uint64               // cycles since anchor
-	nominal uint64               // on-time hrt of the previous update
-	last    uint64               // hrt of the previous update
-	started bool
+	spacing   [periodWindow]uint64 // ns, a ring
+	n         int                  // spacings recorded, at most periodWindow
+	next      int                  // ring index of the next spacing
+	fresh     int                  // spacings recorded since the last median
+	period    uint64               // ns; 0 until minPeriodSamples spacings
+	confirmed bool                 // a later median agreed with period: skips are counted
+	refined   bool                 // period comes from the grid, no longer from the median
+	timing    bool                 // a measurement on the grid is under way
+	anchor    uint64               // on-time hrt where it started
+	slots     uint64               // cycles since anchor
+	nominal   uint64               // on-time hrt of the previous update
+	last      uint64               // hrt of the previous update
+	started   bool
 }
 
 // reset forgets the period and the grid: a new session (the server may
 // run at another rate), a resynchronised counter or a new CONFIG.
 func (k *cycleClock) reset() { *k = cycleClock{} }
+
+// known returns the period once it is confirmed, else 0.
+func (k *cycleClock) known() uint64 {
+	if !k.confirmed {
+		return 0
+	}
+	return k.period
+}
 
 // step takes the hrtTimestamp of the next accepted update, which follows
 // lost updates the counter says are missing, and returns the number of
@@ -58,7 +83,7 @@ func (k *cycleClock) step(hrt uint64, lost uint32) uint32 {
 	}
 	k.record((hrt - k.last) / (uint64(lost) + 1))
 	k.last = hrt
-	p := k.period
+	p := k.known()
 	if p == 0 {
 		k.nominal = hrt
 		return 0
@@ -100,27 +125,46 @@ func (k *cycleClock) refine(slots uint64) {
 	k.anchor, k.slots = k.nominal, 0
 }
 
-// record adds one spacing and, until the period is measured on the grid,
-// takes their median when enough are new.
+// record adds one spacing and, at every minPeriodSamples new ones, checks
+// their median against the period: the first estimate, its confirmation,
+// a period learnt again when they disagree; until the period is measured
+// on the grid, it is the median of the last periodWindow spacings.
 func (k *cycleClock) record(d uint64) {
-	if k.refined {
-		return
-	}
 	k.spacing[k.next] = d
 	k.next = (k.next + 1) % periodWindow
 	k.n = min(k.n+1, periodWindow)
-	k.fresh++
-	if k.n < minPeriodSamples || (k.n == periodWindow && k.fresh < minPeriodSamples) {
+	if k.fresh++; k.fresh < minPeriodSamples {
 		return
 	}
 	k.fresh = 0
+	m := k.median(minPeriodSamples)
+	switch p := k.period; {
+	case p == 0:
+		k.period = m
+	case m < p/checkBelow || m > checkAbove*p:
+		// Not the period: learn it again from these spacings alone.
+		k.period, k.confirmed, k.refined, k.timing = m, false, false, false
+		k.n = minPeriodSamples
+	case !k.confirmed:
+		k.confirmed = true
+		k.period = k.median(k.n)
+	case !k.refined:
+		k.period = k.median(k.n)
+	}
+}
+
+// median returns the median of the last count spacings recorded
+// (count ≤ k.n).
+func (k *cycleClock) median(count int) uint64 {
 	var s [periodWindow]uint64
-	w := s[:k.n]
-	copy(w, k.spacing[:k.n])
+	w := s[:count]
+	for i := range w {
+		w[i] = k.spacing[(k.next-1-i+periodWindow)%periodWindow]
+	}
 	for i := 1; i < len(w); i++ { // insertion sort: 32 values at most
 		for j := i; j > 0 && w[j] < w[j-1]; j-- {
 			w[j], w[j-1] = w[j-1], w[j]
 		}
 	}
-	k.period = w[len(w)/2]
+	return w[len(w)/2]
 }

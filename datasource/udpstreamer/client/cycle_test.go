@@ -18,7 +18,7 @@ func TestCycleClockCountsRemovedCycles(t *testing.T) {
 	lost := uint32(0)
 	for cycle := range uint64(200_000) {
 		switch x := r.IntN(100); {
-		case cycle <= minPeriodSamples: // learning: every cycle arrives
+		case cycle <= 2*minPeriodSamples: // learning: every cycle arrives
 		case x < 3:
 			wantSkipped++
 			continue
@@ -45,7 +45,7 @@ func TestCycleClockSteps(t *testing.T) {
 	const p = 1000
 	var k cycleClock
 	hrt := uint64(5000)
-	for range minPeriodSamples + 1 {
+	for range 2*minPeriodSamples + 1 {
 		hrt += p
 		if n := k.step(hrt, 0); n != 0 {
 			t.Fatalf("skipped %d while learning", n)
@@ -111,5 +111,97 @@ func TestSkippedFromTimestamps(t *testing.T) {
 	step(1, 1, 0, 0)
 	if st := c.Stats(); st.Skipped != 4 || st.Lost != 1 || st.Period != p {
 		t.Errorf("Skipped %d Lost %d Period %v", st.Skipped, st.Lost, st.Period)
+	}
+}
+
+// TestBurstAtSessionStart: over a real socket, a session whose first
+// updates come in a burst stamped 1 µs apart (a server catching up after
+// a stall, stamping when it sends) and then at 1 kHz: no update reports a
+// skipped cycle, and the period is 1 ms once known.
+func TestBurstAtSessionStart(t *testing.T) {
+	sigs := scalarA()
+	srv, c := session(t, sigs, 1400)
+	const p = 1_000_000
+	var u Update
+	hrt, counter := uint64(1e12), uint32(0)
+	for i := range 60 {
+		if i < 12 {
+			hrt += 1000
+		} else {
+			hrt += p
+		}
+		counter++
+		send(t, srv, counter, payload(t, sigs, hrt, nil))
+		expect(t, c, &u, counter, 0)
+		if u.Skipped != 0 {
+			t.Fatalf("update %d: Skipped %d, want 0", i, u.Skipped)
+		}
+	}
+	if st := c.Stats(); st.Skipped != 0 || st.Period != p {
+		t.Errorf("Skipped %d, Period %v", st.Skipped, st.Period)
+	}
+}
+
+// steps feeds k n updates spaced by d and returns the skips it counted.
+func steps(k *cycleClock, hrt *uint64, n int, d uint64) (skipped uint64) {
+	for range n {
+		*hrt += d
+		skipped += uint64(k.step(*hrt, 0))
+	}
+	return skipped
+}
+
+// TestCycleClockBurstAtStart: a session that begins during a catch-up
+// burst, updates stamped 1 µs apart, then a steady 1 kHz with nothing
+// skipped. A burst shorter than two runs of minPeriodSamples spacings
+// never sets the period; a longer one sets it for at most a run of
+// updates, until the check of their spacings learns it again.
+func TestCycleClockBurstAtStart(t *testing.T) {
+	const p = 1_000_000
+	for _, c := range []struct {
+		burst   int
+		maxSkip uint64 // skips the wrong period may count before the check
+	}{
+		{burst: 4}, {burst: 12}, {burst: minPeriodSamples + 4},
+		// Two runs of spacings agree on 1 µs: the first 1 ms spacings
+		// count about 1000 each, until their own run disagrees.
+		{burst: 2 * minPeriodSamples, maxSkip: minPeriodSamples * p / 1000},
+		{burst: 300, maxSkip: minPeriodSamples * p / 1000},
+	} {
+		var k cycleClock
+		hrt := uint64(1e12)
+		skipped := steps(&k, &hrt, c.burst, 1000)
+		skipped += steps(&k, &hrt, 4*minPeriodSamples, p)
+		if skipped > c.maxSkip {
+			t.Errorf("burst of %d: %d cycles skipped while learning, want at most %d", c.burst, skipped, c.maxSkip)
+		}
+		if late := steps(&k, &hrt, 3000, p); late != 0 || k.known() != p {
+			t.Errorf("burst of %d: then %d skipped in 3000 updates, period %d ns (want %d)", c.burst, late, k.known(), p)
+		}
+	}
+}
+
+// TestCycleClockChecksPeriod: a period confirmed and refined is checked
+// against every run of spacings: a server that runs four times as fast (a
+// session kept across a restart at another rate) is learnt again, and a
+// stream that skips one cycle in two is still counted, not relearnt.
+func TestCycleClockChecksPeriod(t *testing.T) {
+	const p = 1_000_000
+	var k cycleClock
+	hrt := uint64(1e12)
+	steps(&k, &hrt, 2000, p)
+	if !k.refined || k.known() != p {
+		t.Fatalf("period %d ns refined %v", k.known(), k.refined)
+	}
+	// Every other cycle skipped: spacings of 2 P are skips, not a new rate.
+	if got := steps(&k, &hrt, 100, 2*p); got != 100 {
+		t.Errorf("one cycle in two skipped: counted %d of 100", got)
+	}
+	steps(&k, &hrt, 2*minPeriodSamples, p/4)
+	if !k.confirmed || k.refined || k.period != p/4 {
+		t.Errorf("at four times the rate: period %d ns, confirmed %v, refined %v: not learnt again", k.period, k.confirmed, k.refined)
+	}
+	if late := steps(&k, &hrt, 3000, p/4); late != 0 || k.known() != p/4 {
+		t.Errorf("at four times the rate: %d skipped, period %d ns", late, k.known())
 	}
 }

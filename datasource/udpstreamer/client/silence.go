@@ -74,7 +74,7 @@ func (c *Client) silenceTimeout() time.Duration {
 	case c.opts.Silence < 0:
 		return 0
 	}
-	return silenceRule(time.Duration(c.cycles.period))
+	return silenceRule(time.Duration(c.cycles.known()))
 }
 
 // silenceRule is the client-side silence rule, for a stream whose
