@@ -119,7 +119,7 @@ type Stats struct {
 	Rows  uint64 `json:"rows"`  // rows synchronised
 	Lost  uint64 `json:"lost"`  // updates the rows' gaps declared lost
 	Loops uint64 `json:"loops"` // times the recording was played to its end
-	Late  uint64 `json:"late"`  // times the pacing thread fell more than a second behind and started its clock again
+	Late  uint64 `json:"late"`  // rows the pacing thread came to more than their interval late, which then moved its clock
 	// Shortened counts the gaps between two rows longer than a minute,
 	// played as a minute.
 	Shortened uint64 `json:"shortened"`
@@ -458,10 +458,24 @@ func (r *Replay) Describe() string {
 	return r.p.Describe() + fmt.Sprintf("; replaying %s (%d rows)", r.path, r.numRows)
 }
 
+// pace returns the instant the next row is due at, dt (ns, scaled by the
+// speed) after the row before it, which was due at prev, and whether the
+// pacing thread is late for it: now is more than dt past that instant (a
+// stall: the network thread, the machine). A late row goes now, and the
+// rows after it keep their spacing from it: the replay runs longer rather
+// than catch up with rows stamped microseconds apart, which a live
+// producer never sends.
+func pace(prev, dt, now int64) (next int64, late bool) {
+	next = prev + dt
+	if now-next > dt {
+		return now, dt > 0 // rows of one instant are never late for each other
+	}
+	return next, false
+}
+
 // Bounds of the pacing.
 const (
 	maxSleep = 50 * time.Millisecond // a sleep is cut to this, to see a stop
-	lateBy   = time.Second           // behind by more, the clock starts again
 	flatWait = 50 * time.Microsecond // flat out, the wait for a free slot
 	// maxGap bounds the lost updates of one row passed to the Streamer:
 	// half the counter jump a client takes for a restart of the sequence
@@ -487,10 +501,8 @@ func (r *Replay) play(stop <-chan struct{}) {
 		size := r.feed.size
 		for j := range b.n {
 			if r.opts.Speed > 0 {
-				next += int64(float64(b.dt[j]) / r.opts.Speed)
-				now := cpu.MonotonicNanos()
-				if now-next > int64(lateBy) {
-					next = now
+				var late bool
+				if next, late = pace(next, int64(float64(b.dt[j])/r.opts.Speed), cpu.MonotonicNanos()); late {
 					r.late.Add(1)
 				}
 				if !sleepUntil(next, stop) {

@@ -313,3 +313,33 @@ func TestReplayBoundsItsTime(t *testing.T) {
 		t.Errorf("%d loops in %v: more than one a millisecond", loops, time.Since(start))
 	}
 }
+
+// TestPaceNeverCatchesUp: a row due dt after the one before goes then; a
+// pacing thread more than dt late sends it at once and the rows after it
+// keep their spacing from there, so no two rows go closer than a stall
+// allows a live producer's (a burst a client would learn a wrong period
+// from).
+func TestPaceNeverCatchesUp(t *testing.T) {
+	const dt = 1_000_000
+	for _, c := range []struct {
+		now      int64 // when the pacing thread comes to the row due at dt
+		next     int64
+		late     bool
+		nextNext int64 // the row after, when the thread comes to it at once
+	}{
+		{now: 0, next: dt, nextNext: 2 * dt},                         // early: sleeps until due
+		{now: dt + dt/2, next: dt, nextNext: 2 * dt},                 // half a row late: goes now, the next on time
+		{now: 50 * dt, next: 50 * dt, late: true, nextNext: 51 * dt}, // a stall: the clock moves
+	} {
+		next, late := pace(0, dt, c.now)
+		if next != c.next || late != c.late {
+			t.Errorf("now %d: due %d late %v, want %d %v", c.now, next, late, c.next, c.late)
+		}
+		if nn, _ := pace(next, dt, max(c.now, next)); nn != c.nextNext {
+			t.Errorf("now %d: the row after due %d, want %d", c.now, nn, c.nextNext)
+		}
+	}
+	if next, late := pace(5, 0, 10); next != 10 || late {
+		t.Errorf("a row of the same instant: due %d late %v, want 10 false", next, late)
+	}
+}
