@@ -196,8 +196,11 @@ func summary(s *record.Session, verb string) string {
 	if r := s.Recorder(); r != nil {
 		path = r.Path()
 	}
-	line := fmt.Sprintf("%d rows (%d lost, %d skipped, %d stale, %d incomplete) in %d file(s), %.1f MB, %d row groups; %s %s",
-		st.Rows, st.Lost, st.Skipped, st.Stale, st.Incomplete, st.Files, float64(st.Bytes)/1e6, st.RowGroups, verb, path)
+	line := fmt.Sprintf("%d rows (%d lost, %d skipped, %d stale, %d incomplete) in %d file(s), %.1f MB, %d row groups",
+		st.Rows, st.Lost, st.Skipped, st.Stale, st.Incomplete, st.Files, float64(st.Bytes)/1e6, st.RowGroups)
+	if path != "" { // none before the first update
+		line += fmt.Sprintf("; %s %s", verb, path)
+	}
 	if c := cputime.Process(); c > 0 && st.Rows > 0 {
 		line += fmt.Sprintf("; CPU %.2f s, %.1f ms per 1000 rows", c.Seconds(), c.Seconds()*1e6/float64(st.Rows))
 	}
