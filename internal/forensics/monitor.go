@@ -35,8 +35,9 @@ const (
 	// thread skipped after its late cycles: the gaps a client sees in the
 	// Counter signal, each put down to the cause of the cycle before it.
 	// Its sum over the causes is the thread's
-	// streamerd_rt_missed_periods_total, once the monitor has explained
-	// every event.
+	// streamerd_rt_missed_periods_total once the monitor has explained
+	// every event, less the periods after stamps it lost (counted as
+	// unknown late cycles, their periods unknown).
 	MissedPeriodsMetric = "streamerd_rt_missed_periods_by_cause_total"
 	MissedPeriodsHelp   = "periods an RT thread skipped after a late cycle, by the cause of that cycle"
 )
