@@ -337,3 +337,22 @@ func TestYieldLateNamesGoScheduler(t *testing.T) {
 		t.Errorf("%q", ev.Explain())
 	}
 }
+
+// TestExplainPreemptedFIFO: a SCHED_FIFO thread that waited for its CPU
+// without being switched out waited between its wake-up and its first
+// instruction, and the explanation names what can hold it there; one
+// switched out, or under normal scheduling, says only that it waited.
+func TestExplainPreemptedFIFO(t *testing.T) {
+	ev := Event{Cause: Preempted, Late: time.Millisecond, Evidence: Evidence{CPU: 1, Wait: 931 * time.Microsecond, ThreadKnown: true, FIFO: true}}
+	if got, want := ev.Explain(), "preempted: waited 931 µs for CPU 1 after it woke, at SCHED_FIFO: the host stopping the CPU (steal is counted in 10 ms ticks) or kernel code that could not be preempted"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	ev.Evidence.InvoluntarySwitches = 1
+	if got := ev.Explain(); got != "preempted: waited 931 µs for CPU 1 (1 involuntary switches)" {
+		t.Errorf("switched out: %q", got)
+	}
+	ev.Evidence.InvoluntarySwitches, ev.Evidence.FIFO = 0, false
+	if got := ev.Explain(); got != "preempted: waited 931 µs for CPU 1" {
+		t.Errorf("normal scheduling: %q", got)
+	}
+}

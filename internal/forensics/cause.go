@@ -81,6 +81,7 @@ type Evidence struct {
 	GCPauses            uint64        // of which for the garbage collector
 	GoPause             time.Duration // their estimated total
 	ThreadKnown         bool          // the thread's own counts (Wait .. MajorFaults) could be read
+	FIFO                bool          // the thread runs SCHED_FIFO
 	Step                string        // the longest step of the cycle, for an RT thread
 	StepTime            time.Duration // its execution time
 	YieldLate           time.Duration // an RT thread: how far past the deadline the Go scheduler gave it back after it yielded its P before the cycle (0: it did not, or in time)
@@ -122,6 +123,12 @@ func (e *Event) Explain() string {
 	case Preempted:
 		if v.InvoluntarySwitches > 0 {
 			return fmt.Sprintf("%spreempted: waited %s for %s (%d involuntary switches)", who, ms(v.Wait), cpuName(v.CPU), v.InvoluntarySwitches)
+		}
+		if v.FIFO && v.ThreadKnown {
+			// Never switched out while it ran: it waited between its
+			// wake-up and its first instruction, where nothing of its
+			// priority or below can hold a SCHED_FIFO thread.
+			return fmt.Sprintf("%spreempted: waited %s for %s after it woke, at SCHED_FIFO: the host stopping the CPU (steal is counted in 10 ms ticks) or kernel code that could not be preempted", who, ms(v.Wait), cpuName(v.CPU))
 		}
 		return fmt.Sprintf("%spreempted: waited %s for %s", who, ms(v.Wait), cpuName(v.CPU))
 	case RTThrottling:

@@ -479,6 +479,7 @@ func (m *Monitor) attribute(wi int, w *watch, p *pendingEvent) {
 		c.CPU = -1
 	}
 	c.Step, c.StepTime, c.YieldLate = ev.Evidence.Step, ev.Evidence.StepTime, ev.Evidence.YieldLate
+	c.FIFO = w.fifo
 	if c.YieldLate > 0 && c.ThreadKnown {
 		// Its yield came back late: blocked in the Go runtime, not asleep.
 		c.Blocked++
