@@ -347,6 +347,9 @@ func TestExplainPreemptedFIFO(t *testing.T) {
 	if got, want := ev.Explain(), "preempted: waited 931 µs for CPU 1 after it woke, at SCHED_FIFO: the host stopping the CPU (steal is counted in 10 ms ticks) or kernel code that could not be preempted"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
+	if st := ev.Status(); !st.Evidence.FIFO || st.Explanation != ev.Explain() {
+		t.Errorf("/status: fifo %v, %q", st.Evidence.FIFO, st.Explanation)
+	}
 	ev.Evidence.InvoluntarySwitches = 1
 	if got := ev.Explain(); got != "preempted: waited 931 µs for CPU 1 (1 involuntary switches)" {
 		t.Errorf("switched out: %q", got)

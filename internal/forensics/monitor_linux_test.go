@@ -38,9 +38,15 @@ func (f stepFunc) Execute() error { return f() }
 
 // watched starts th and a monitor watching it with the given step names.
 func watched(t *testing.T, th *cycles.Thread, steps []string) *Monitor {
+	return watchedAs(t, th, steps, false)
+}
+
+// watchedAs is watched with the thread declared SCHED_FIFO or not (the
+// monitor's flag only: the thread runs as configured).
+func watchedAs(t *testing.T, th *cycles.Thread, steps []string, fifo bool) *Monitor {
 	t.Helper()
 	m := New(Config{Interval: 5 * time.Millisecond, Metrics: metrics.NewSet()})
-	m.WatchThread(th, steps, false)
+	m.WatchThread(th, steps, fifo)
 	if err := th.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +148,8 @@ func TestGCStopTheWorld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := watched(t, th, []string{"nop"})
+	// Declared SCHED_FIFO, so its evidence says so.
+	m := watchedAs(t, th, []string{"nop"}, true)
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
@@ -166,7 +173,7 @@ func TestGCStopTheWorld(t *testing.T) {
 		}
 	}()
 	ev := waitFor(t, m, "RT1", func(ev *Event) bool { return ev.Cause == GoPause })
-	if ev.Evidence.GoPauses == 0 || ev.Evidence.GCPauses == 0 {
+	if ev.Evidence.GoPauses == 0 || ev.Evidence.GCPauses == 0 || !ev.Evidence.FIFO {
 		t.Errorf("%+v", ev)
 	}
 }

@@ -62,6 +62,7 @@ type EvidenceStatus struct {
 	GCPauses            uint64  `json:"gc_pauses"`
 	GoPauseUs           float64 `json:"go_pause_us"`
 	ThreadKnown         bool    `json:"thread_known"`
+	FIFO                bool    `json:"fifo,omitempty"`
 	Step                string  `json:"step,omitempty"`
 	StepUs              float64 `json:"step_us,omitempty"`
 	YieldLateUs         float64 `json:"yield_late_us,omitempty"`
@@ -123,7 +124,7 @@ func eventStatus(ev *Event) EventStatus {
 		Evidence: EvidenceStatus{
 			WindowUs: us(v.Window), CPU: v.CPU, StealUs: us(v.Steal), WaitUs: us(v.Wait), RunUs: us(v.Run),
 			InvoluntarySwitches: v.InvoluntarySwitches, Blocked: v.Blocked, ExtraRunUs: us(v.ExtraRun), StealLastSecondUs: us(v.StealLastSecond), RuntimeStallUs: us(v.RuntimeStall), MinorFaults: v.MinorFaults, MajorFaults: v.MajorFaults, YieldLateUs: us(v.YieldLate),
-			GoPauses: v.GoPauses, GCPauses: v.GCPauses, GoPauseUs: us(v.GoPause), ThreadKnown: v.ThreadKnown,
+			GoPauses: v.GoPauses, GCPauses: v.GCPauses, GoPauseUs: us(v.GoPause), ThreadKnown: v.ThreadKnown, FIFO: v.FIFO,
 			Step: v.Step, StepUs: us(v.StepTime),
 		},
 	}
