@@ -344,7 +344,7 @@ func byCause(v map[string]float64, prefix string) string {
 	var out []string
 	for k, n := range v {
 		if c, ok := strings.CutPrefix(k, prefix); ok && n > 0 {
-			out = append(out, fmt.Sprintf("%s %v", strings.TrimSuffix(c, `"}`), n))
+			out = append(out, fmt.Sprintf("%s %.0f", strings.TrimSuffix(c, `"}`), n))
 		}
 	}
 	slices.Sort(out)

@@ -467,8 +467,8 @@ func (r *Replay) Describe() string {
 // producer never sends.
 func pace(prev, dt, now int64) (next int64, late bool) {
 	next = prev + dt
-	if now-next > dt {
-		return now, dt > 0 // rows of one instant are never late for each other
+	if dt > 0 && now-next > dt { // rows of one instant go together
+		return now, true
 	}
 	return next, false
 }

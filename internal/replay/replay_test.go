@@ -339,7 +339,7 @@ func TestPaceNeverCatchesUp(t *testing.T) {
 			t.Errorf("now %d: the row after due %d, want %d", c.now, nn, c.nextNext)
 		}
 	}
-	if next, late := pace(5, 0, 10); next != 10 || late {
-		t.Errorf("a row of the same instant: due %d late %v, want 10 false", next, late)
+	if next, late := pace(5, 0, 10); next != 5 || late {
+		t.Errorf("a row of the same instant: due %d late %v, want 5 false: it goes at once and moves nothing", next, late)
 	}
 }

@@ -10,13 +10,24 @@ const (
 	refineSlots      = 1024    // cycles over which the period is measured once it is known
 	earlySlack       = 10      // an update may be up to 1/earlySlack period early on the grid
 	maxSkipSlots     = 1 << 20 // a step of more cycles than this restarts the grid instead
-	// The median of minPeriodSamples fresh spacings agrees with the period
-	// when it is within period/checkBelow .. checkAbove·period: spacings
-	// shorter mean updates faster than the period allows, longer that more
-	// than three cycles in four would have been skipped, update after
-	// update. Outside, the period is learnt again from them.
+	// A median of fresh spacings confirms the first estimate when it is
+	// within period/checkBelow .. checkAbove·period; until the period is
+	// measured on the grid, one below period/checkBelow (updates faster
+	// than the period allows) has it learnt again.
 	checkBelow = 2
 	checkAbove = 4
+	// maxLearningSkip: until the period is measured on the grid, an
+	// update more than this many periods after the one before is taken
+	// for a period learnt far too short (from a burst of updates stamped
+	// microseconds apart), not for skipped cycles: the period is learnt
+	// again. A stall that long in the first second of a session goes
+	// uncounted.
+	maxLearningSkip = 16
+	// minRefineSpan: a measurement on the grid covers at least this much
+	// of the server's clock as well as refineSlots cycles, so a burst of
+	// thousands of updates stamped microseconds apart is never measured
+	// as the period.
+	minRefineSpan = 100_000_000 // ns
 )
 
 // cycleClock learns the server's cycle period from the hrtTimestamp spacing
@@ -31,9 +42,14 @@ const (
 // after. A session that begins during a burst of updates stamped
 // microseconds apart (a server that stamps its updates when it sends them,
 // catching up after a stall) would otherwise learn a period a thousand
-// times too short and count a thousand skipped cycles per update. Each
-// later run of minPeriodSamples spacings is checked the same way, and a
-// median that disagrees starts the learning again.
+// times too short and count a thousand skipped cycles per update. Until
+// the period is measured on the grid, updates that come faster than it
+// have it learnt again, and an update more than maxLearningSkip periods
+// after the one before (after a burst long enough to be confirmed) starts
+// the learning afresh. Once measured, the period is kept for the session:
+// a later burst or a spell of heavy skipping is counted on it, and an
+// update that comes a period or more early (a burst) restarts the
+// measurement rather than shorten it.
 //
 // Each update is placed on a grid of that period anchored at the previous
 // update's on-time instant: the server stamps an update when its RT thread
@@ -43,8 +59,9 @@ const (
 // cycles skipped. An update earlier than its slot moves the grid to it; a
 // late one pulls the grid by 1/16 of its lateness, so the grid follows a
 // slow drift of either clock. Once on the grid, the period is measured
-// again over every refineSlots cycles, as the time they took on the grid
-// divided by their number, which jitter hardly affects.
+// again over every refineSlots cycles (and at least minRefineSpan), as the
+// time they took on the grid divided by their number, which jitter hardly
+// affects.
 type cycleClock struct {
 	spacing   [periodWindow]uint64 // ns, a ring
 	n         int                  // spacings recorded, at most periodWindow
@@ -89,9 +106,19 @@ func (k *cycleClock) step(hrt uint64, lost uint32) uint32 {
 		return 0
 	}
 	slots := (hrt - k.nominal + p/earlySlack) / p
-	if slots > maxSkipSlots {
+	switch {
+	case slots > maxSkipSlots:
 		k.nominal, k.timing = hrt, false
 		return 0
+	case !k.refined && slots > maxLearningSkip:
+		// The period was learnt from a burst: learn it again.
+		k.period, k.confirmed, k.timing, k.n, k.fresh = 0, false, false, 0, 0
+		k.nominal = hrt
+		return 0
+	case slots == 0:
+		// A period or more early: one of a burst. Its slot is the next;
+		// the time the burst took says nothing of the period.
+		k.timing = false
 	}
 	slots = max(slots, 1)
 	nom := k.nominal + slots*p
@@ -116,7 +143,7 @@ func (k *cycleClock) refine(slots uint64) {
 		return
 	}
 	k.slots += slots
-	if k.slots < refineSlots {
+	if k.slots < refineSlots || k.nominal-k.anchor < minRefineSpan {
 		return
 	}
 	if p := (k.nominal - k.anchor) / k.slots; p > 0 {
@@ -125,11 +152,15 @@ func (k *cycleClock) refine(slots uint64) {
 	k.anchor, k.slots = k.nominal, 0
 }
 
-// record adds one spacing and, at every minPeriodSamples new ones, checks
-// their median against the period: the first estimate, its confirmation,
-// a period learnt again when they disagree; until the period is measured
-// on the grid, it is the median of the last periodWindow spacings.
+// record adds one spacing and, until the period is measured on the grid,
+// checks the median of every minPeriodSamples new ones against it: the
+// first estimate, its confirmation, a period learnt again when updates
+// come faster than it; meanwhile it is the median of the last
+// periodWindow spacings.
 func (k *cycleClock) record(d uint64) {
+	if k.refined {
+		return
+	}
 	k.spacing[k.next] = d
 	k.next = (k.next + 1) % periodWindow
 	k.n = min(k.n+1, periodWindow)
@@ -141,14 +172,13 @@ func (k *cycleClock) record(d uint64) {
 	switch p := k.period; {
 	case p == 0:
 		k.period = m
-	case m < p/checkBelow || m > checkAbove*p:
+	case !k.confirmed && (m < p/checkBelow || m > checkAbove*p),
+		k.confirmed && m < p/checkBelow:
 		// Not the period: learn it again from these spacings alone.
-		k.period, k.confirmed, k.refined, k.timing = m, false, false, false
+		k.period, k.confirmed, k.timing = m, false, false
 		k.n = minPeriodSamples
-	case !k.confirmed:
+	default:
 		k.confirmed = true
-		k.period = k.median(k.n)
-	case !k.refined:
 		k.period = k.median(k.n)
 	}
 }

@@ -154,19 +154,17 @@ func steps(k *cycleClock, hrt *uint64, n int, d uint64) (skipped uint64) {
 // TestCycleClockBurstAtStart: a session that begins during a catch-up
 // burst, updates stamped 1 µs apart, then a steady 1 kHz with nothing
 // skipped. A burst shorter than two runs of minPeriodSamples spacings
-// never sets the period; a longer one sets it for at most a run of
-// updates, until the check of their spacings learns it again.
+// never sets the period; a longer one sets it until the first update
+// after it, a thousand of its periods later, has it learnt again. No
+// skip is counted.
 func TestCycleClockBurstAtStart(t *testing.T) {
 	const p = 1_000_000
 	for _, c := range []struct {
 		burst   int
-		maxSkip uint64 // skips the wrong period may count before the check
+		maxSkip uint64 // skips the wrong period may count before it is learnt again
 	}{
 		{burst: 4}, {burst: 12}, {burst: minPeriodSamples + 4},
-		// Two runs of spacings agree on 1 µs: the first 1 ms spacings
-		// count about 1000 each, until their own run disagrees.
-		{burst: 2 * minPeriodSamples, maxSkip: minPeriodSamples * p / 1000},
-		{burst: 300, maxSkip: minPeriodSamples * p / 1000},
+		{burst: 2 * minPeriodSamples}, {burst: 22}, {burst: 300}, {burst: 3000},
 	} {
 		var k cycleClock
 		hrt := uint64(1e12)
@@ -181,27 +179,61 @@ func TestCycleClockBurstAtStart(t *testing.T) {
 	}
 }
 
-// TestCycleClockChecksPeriod: a period confirmed and refined is checked
-// against every run of spacings: a server that runs four times as fast (a
-// session kept across a restart at another rate) is learnt again, and a
-// stream that skips one cycle in two is still counted, not relearnt.
-func TestCycleClockChecksPeriod(t *testing.T) {
+// TestCycleClockKeepsMeasuredPeriod: once measured on the grid, the period
+// is kept: a server that sends one cycle in four, or skips 0 to 9 cycles
+// at random, has every skip counted, and a burst in mid-session counts
+// none.
+func TestCycleClockKeepsMeasuredPeriod(t *testing.T) {
 	const p = 1_000_000
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct {
+		name string
+		skip func() uint64 // cycles skipped before the next update
+	}{
+		{"one in four", func() uint64 { return 3 }},
+		{"0 to 9 at random", func() uint64 { return uint64(r.IntN(10)) }},
+	} {
+		var k cycleClock
+		hrt := uint64(1e12)
+		steps(&k, &hrt, 2000, p)
+		if !k.refined || k.known() != p {
+			t.Fatalf("%s: period %d ns refined %v", c.name, k.known(), k.refined)
+		}
+		var want, got uint64
+		cycle := (hrt - 1e12) / p
+		for range 3000 {
+			n := c.skip()
+			want += n
+			cycle += n + 1
+			got += uint64(k.step(1e12+cycle*p+uint64(r.IntN(p/5)), 0))
+		}
+		if got != want || k.known() < p-p/100 || k.known() > p+p/100 {
+			t.Errorf("%s: counted %d of %d skipped cycles, period %d ns", c.name, got, want, k.known())
+		}
+	}
 	var k cycleClock
 	hrt := uint64(1e12)
 	steps(&k, &hrt, 2000, p)
-	if !k.refined || k.known() != p {
-		t.Fatalf("period %d ns refined %v", k.known(), k.refined)
+	skipped := steps(&k, &hrt, 50, 1000) + steps(&k, &hrt, 100, p)
+	if skipped != 0 || k.known() != p {
+		t.Errorf("after a burst of 50: %d skipped, period %d ns", skipped, k.known())
 	}
-	// Every other cycle skipped: spacings of 2 P are skips, not a new rate.
-	if got := steps(&k, &hrt, 100, 2*p); got != 100 {
-		t.Errorf("one cycle in two skipped: counted %d of 100", got)
+}
+
+// TestCycleClockLearnsAgainBeforeMeasured: a session that begins while the
+// server sends one cycle in four learns four periods; when it sends every
+// cycle again, before the period is measured on the grid, the updates
+// come faster than that and the period is learnt again.
+func TestCycleClockLearnsAgainBeforeMeasured(t *testing.T) {
+	const p = 1_000_000
+	var k cycleClock
+	hrt := uint64(1e12)
+	steps(&k, &hrt, 2*minPeriodSamples+1, 4*p)
+	if k.known() != 4*p {
+		t.Fatalf("period %d ns, want %d", k.known(), 4*p)
 	}
-	steps(&k, &hrt, 2*minPeriodSamples, p/4)
-	if !k.confirmed || k.refined || k.period != p/4 {
-		t.Errorf("at four times the rate: period %d ns, confirmed %v, refined %v: not learnt again", k.period, k.confirmed, k.refined)
-	}
-	if late := steps(&k, &hrt, 3000, p/4); late != 0 || k.known() != p/4 {
-		t.Errorf("at four times the rate: %d skipped, period %d ns", late, k.known())
+	steps(&k, &hrt, 3*minPeriodSamples, p)
+	if late := steps(&k, &hrt, 3000, p); late != 0 || k.known() != p {
+		t.Errorf("then %d skipped, period %d ns (want %d)", late, k.known(), p)
 	}
 }

@@ -28,7 +28,7 @@ type Stats struct {
 
 	Silent     bool          // a silence was reported and no update came since
 	LastUpdate time.Time     // arrival of the last update Next returned; zero before the first
-	Period     time.Duration // the server's period as learnt from the hrtTimestamps; 0 until known
+	Period     time.Duration // the server's period as learnt from the hrtTimestamps; 0 until known, and while it is learnt again
 
 	BadHeader uint64 // datagrams whose 17-byte header was refused: too short, bad magic, unknown type, fragment index or payload length out of range
 	Dropped   uint64 // fragments the DATA and CONFIG reassemblers refused: malformed, inconsistent with their update, too large, duplicated (a duplicated update shows here), stale or of the wrong type

@@ -26,9 +26,9 @@ type Update struct {
 	// previous accepted update and this one beyond the Lost ones: cycles
 	// the server replaced before sending them or its RT thread missed, seen
 	// from the hrtTimestamp spacing (docs/udpstreamer.md, "The Go client").
-	// 0 while the period is being learnt: the first 16 updates of a
+	// 0 while the period is being learnt: the first 17 updates of a
 	// session, after a Resync, and while spacings that disagree with the
-	// period have it learnt again.
+	// period have it learnt again (in the first second or so).
 	Skipped uint32
 	// Silence is, on the first update after a silence Next reported, the
 	// time since the previous update (or since the session started); 0
