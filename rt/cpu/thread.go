@@ -59,9 +59,10 @@ func OnlineMask() (Mask, error) { return currentThreadAffinity() }
 // fails, body never runs, the goroutine has ended by the time StartThread
 // returns, and the error says why.
 //
-// The goroutine never calls runtime.UnlockOSThread: when body returns, the
-// Go runtime destroys the OS thread, so its affinity and priority never
-// leak to other goroutines.
+// The thread is never the process's main thread, whose name, affinity and
+// policy are the process's, and the goroutine never calls
+// runtime.UnlockOSThread: when body returns, the Go runtime destroys the
+// OS thread, so its affinity and priority never leak to other goroutines.
 //
 // While the thread runs, GOMAXPROCS is one more than it was (see
 // addProc): the thread has a P of its own.
@@ -75,10 +76,9 @@ func StartThread(mask Mask, priority int, body func()) (tid int, done <-chan str
 	finished := make(chan struct{})
 	ready := make(chan error, 1)
 	addProc(1)
-	go func() {
+	goLocked(func() {
 		defer close(finished)
 		defer addProc(-1)
-		runtime.LockOSThread()
 		if err := setUpThread(mask, priority); err != nil {
 			ready <- err
 			return
@@ -86,12 +86,37 @@ func StartThread(mask Mask, priority int, body func()) (tid int, done <-chan str
 		tid = threadID()
 		ready <- nil
 		body()
-	}()
+	})
 	if err := <-ready; err != nil {
 		<-finished
 		return 0, nil, err
 	}
 	return tid, finished, nil
+}
+
+// goLocked runs f on a new goroutine locked to an OS thread other than
+// the process's main thread, and never unlocks it. The main thread's name,
+// affinity and policy are the process's (ps, taskset -p, chrt -p), and the
+// runtime keeps it when a goroutine locked to it returns: a goroutine that
+// finds itself there hands f to another one, which cannot run on the main
+// thread while it holds it, and lets the main thread go once that one has
+// a thread of its own.
+func goLocked(f func()) {
+	go func() {
+		runtime.LockOSThread()
+		if !onMainThread() {
+			f()
+			return
+		}
+		moved := make(chan struct{})
+		go func() {
+			runtime.LockOSThread()
+			close(moved)
+			f()
+		}()
+		<-moved
+		runtime.UnlockOSThread()
+	}()
 }
 
 // procs counts the threads StartThread runs, and base is GOMAXPROCS

@@ -4,3 +4,6 @@ package cpu
 
 // threadID returns 0: thread ids that /proc names are Linux's.
 func threadID() int { return 0 }
+
+// onMainThread reports false: no thread ids here.
+func onMainThread() bool { return false }
