@@ -122,11 +122,13 @@ func (c *Config) period() (time.Duration, error) {
 	} else {
 		p = c.Period
 	}
-	if p <= 0 {
+	switch {
+	case c.Frequency == 0 && c.Period == 0:
 		return 0, errors.New("rt: set Frequency or Period")
-	}
-	if p < time.Microsecond || p > maxPeriod {
-		return 0, fmt.Errorf("rt: period %v out of range 1µs..%v", p, maxPeriod)
+	case c.Frequency != 0 && (p < time.Microsecond || p > maxPeriod):
+		return 0, fmt.Errorf("rt: Frequency %v Hz gives a period of %v, out of range 1µs..%v", c.Frequency, p, maxPeriod)
+	case p < time.Microsecond || p > maxPeriod:
+		return 0, fmt.Errorf("rt: Period %v out of range 1µs..%v", p, maxPeriod)
 	}
 	return p, nil
 }

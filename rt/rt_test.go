@@ -603,3 +603,26 @@ func TestYieldPauses(t *testing.T) {
 		t.Error("off: due")
 	}
 }
+
+// TestPeriodErrors: a Frequency or Period out of range is named with the
+// value given and the range allowed.
+func TestPeriodErrors(t *testing.T) {
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{}, "rt: set Frequency or Period"},
+		{Config{Period: -time.Millisecond}, "rt: Period -1ms out of range 1µs..1h0m0s"},
+		{Config{Period: 2 * time.Hour}, "rt: Period 2h0m0s out of range"},
+		{Config{Frequency: 1e12}, "rt: Frequency 1e+12 Hz gives a period of 0s, out of range 1µs..1h0m0s"},
+		{Config{Frequency: 2e9}, "rt: Frequency 2e+09 Hz gives a period of 1ns, out of range"},
+		{Config{Frequency: -5}, "rt: Frequency -5 Hz is not a positive number"},
+	} {
+		if _, err := c.cfg.period(); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.cfg, err, c.want)
+		}
+	}
+	if p, err := (&Config{Frequency: 1000}).period(); err != nil || p != time.Millisecond {
+		t.Errorf("1 kHz: %v %v", p, err)
+	}
+}
