@@ -109,6 +109,9 @@ func Example_rtThread() {
 			{Name: "Counter", Type: datasource.Uint32},
 			{Name: "Voltage", Type: datasource.Float32},
 		},
+		// The RT thread's period below: the network thread wakes just
+		// before each cycle instead of being woken by it.
+		NetworkThread: datasource.NetworkThread{CyclePeriod: time.Millisecond},
 	}, nil, nil)
 	if err != nil {
 		fmt.Println(err)

@@ -241,12 +241,16 @@ func (c *Client) SetReadDeadline(t time.Time) error {
 }
 
 // Close closes the socket; a blocked Next or Connect returns net.ErrClosed.
-// It sends nothing: call Disconnect first to end the session politely.
+// It sends nothing: call Disconnect first to end the session politely. A
+// second Close does nothing and returns nil.
 func (c *Client) Close() error {
 	if !c.dialed() {
 		return errNotDialed
 	}
-	return c.conn.Close()
+	if err := c.conn.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+		return err
+	}
+	return nil
 }
 
 // Disconnect sends DISCONNECT, which ends the session on the server. DATA

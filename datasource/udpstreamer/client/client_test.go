@@ -357,9 +357,14 @@ func TestDisconnectAndClose(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- c.Next(&u) }()
 	time.Sleep(20 * time.Millisecond)
-	c.Close()
+	if err := c.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
 	if err := testenv.Receive(t, done, waitLong, "Close to unblock Next"); !errors.Is(err, net.ErrClosed) {
 		t.Errorf("Next after Close: %v", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("a second Close: %v", err)
 	}
 }
 
