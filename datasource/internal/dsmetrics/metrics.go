@@ -84,7 +84,7 @@ func (n *Metrics) register(name string, reg func()) (ok bool) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			n.err = fmt.Errorf("metric %s is already registered in this metrics set: a producer of this class and name is open (Close it first, or give this one another name)", name)
+			n.err = fmt.Errorf("metric %s is already registered in this metrics set: a producer of this class and name is open (Close it first, or give this one another name), or the program created it itself (a GetOrCreate call with this name keeps it registered after the producer closed)", name)
 			ok = false
 		}
 	}()
