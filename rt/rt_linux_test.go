@@ -5,6 +5,7 @@ package rt
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -56,5 +57,38 @@ func TestAffinityAndPriority(t *testing.T) {
 	}
 	if policy.Load() != unix.SCHED_FIFO {
 		t.Errorf("policy %d, want SCHED_FIFO", policy.Load())
+	}
+}
+
+// TestStopFromAStep: a step that calls Stop of its own thread gets an
+// error at once instead of waiting for itself, and the thread runs on
+// until it is stopped from outside.
+func TestStopFromAStep(t *testing.T) {
+	var th *Thread
+	errs := make(chan error, 1)
+	var cycles atomic.Int64
+	step := stepFunc(func() error {
+		if cycles.Add(1) == 3 {
+			errs <- th.Stop()
+		}
+		return nil
+	})
+	var err error
+	th, err = New(Config{Name: "self", Frequency: 1000}, nil, []Step{{Name: "s", Exec: step}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := th.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errs; !errors.Is(err, errStopFromStep) {
+		t.Errorf("Stop from the step: %v", err)
+	}
+	n := cycles.Load()
+	for cycles.Load() < n+10 {
+		runtime.Gosched()
+	}
+	if err := th.Stop(); err != nil {
+		t.Errorf("Stop from outside: %v", err)
 	}
 }

@@ -62,6 +62,9 @@ var (
 	// errStopTimeout is returned by Stop when the thread did not leave in
 	// time, which means a step is blocked; the thread stops after it.
 	errStopTimeout = errors.New("rt: thread did not stop in time (a step is blocked)")
+	// errStopFromStep is returned by Stop called from one of the thread's
+	// own steps, which would wait for itself.
+	errStopFromStep = errors.New("rt: Stop called from a step of the thread itself: it cannot wait for its own cycle to end (stop it from another goroutine, or return an error from the step)")
 )
 
 // Thread is an RT thread: one goroutine locked to its own OS thread,
@@ -74,7 +77,9 @@ var (
 // goroutine; its timings go to Config.Monitor.
 //
 // All methods are safe for concurrent use; Start and Stop are serialised.
-// Steps must not call Start or Stop of their own thread.
+// A step that calls Stop of its own thread gets an error rather than wait
+// for its own cycle to end (on Linux); Start from a step fails, as the
+// thread runs.
 type Thread struct {
 	cfg    Config
 	period int64 // ns
@@ -258,6 +263,9 @@ func (t *Thread) restoreGC() {
 func (t *Thread) Stop() error {
 	if !t.made() {
 		return errNotMade
+	}
+	if tid := t.tid.Load(); tid != 0 && t.running.Load() && int(tid) == currentThreadID() {
+		return errStopFromStep
 	}
 	return t.stopRun(nil)
 }
