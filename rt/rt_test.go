@@ -67,6 +67,10 @@ func TestValidate(t *testing.T) {
 	if _, err := New(Config{Frequency: 1000}, []Step{{Name: "nil"}}, nil); err == nil {
 		t.Error("nil Exec accepted")
 	}
+	var nilStep *countingStep
+	if _, err := New(Config{Frequency: 1000}, []Step{{Name: "typed nil", Exec: nilStep}}, nil); err == nil || !strings.Contains(err.Error(), "Exec is a nil *rt.countingStep") {
+		t.Errorf("a typed nil Exec: %v", err)
+	}
 }
 
 func TestSleepNatureString(t *testing.T) {
@@ -626,3 +630,8 @@ func TestPeriodErrors(t *testing.T) {
 		t.Errorf("1 kHz: %v %v", p, err)
 	}
 }
+
+// countingStep counts its cycles.
+type countingStep struct{ n int }
+
+func (c *countingStep) Execute() error { c.n++; return nil }

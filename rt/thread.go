@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -125,6 +126,10 @@ func New(cfg Config, gams, brokers []Step) (*Thread, error) {
 	for i, s := range t.steps {
 		if s.Exec == nil {
 			return nil, fmt.Errorf("rt: %s: step %d (%q) has no Exec", cfg.Name, i, s.Name)
+		}
+		if v := reflect.ValueOf(s.Exec); v.Kind() == reflect.Pointer && v.IsNil() {
+			// Its Execute would fail, or panic, every cycle.
+			return nil, fmt.Errorf("rt: %s: step %d (%q): Exec is a nil %T", cfg.Name, i, s.Name, s.Exec)
 		}
 	}
 	t.acc.init(len(t.steps))
