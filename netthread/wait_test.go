@@ -290,3 +290,45 @@ func TestPacedPostDuringYield(t *testing.T) {
 		t.Errorf("next due %d, want %d", next, due+int64(period))
 	}
 }
+
+// TestIdleWaitDoesNotYield: a wait that follows one that saw no cycle, and
+// may park for yieldIdle or more, does not yield its P (the runtime's
+// monitor takes it anyway, and a yield only sets the monitor polling);
+// one after a cycle, or a short one, still does.
+func TestIdleWaitDoesNotYield(t *testing.T) {
+	for _, mode := range []WaitMode{WaitPark, WaitPaced} {
+		var sem rtsync.EventSem
+		w := NewWaiter(mode, 0, 0)
+		w.start()
+		w.yields = true
+		yields := 0
+		gosched = func() { yields++ }
+		wait := func(timeout time.Duration) error {
+			w.yielded = -int64(time.Hour) // a yield is due, if it may
+			return w.Wait(&sem, timeout)
+		}
+		for i, c := range []struct {
+			post    bool
+			timeout time.Duration
+			yield   bool
+		}{
+			{false, 20 * time.Millisecond, true},  // not idle yet
+			{false, 20 * time.Millisecond, false}, // idle, a long park
+			{false, time.Millisecond, true},       // idle, but a short park
+			{true, 20 * time.Millisecond, false},  // idle: no yield, and the Post ends it
+			{false, 20 * time.Millisecond, true},  // after a cycle
+		} {
+			if c.post {
+				sem.Post()
+			}
+			n := yields
+			if err := wait(c.timeout); (err == nil) != c.post {
+				t.Fatalf("%v, wait %d: %v", mode, i, err)
+			}
+			if got := yields > n; got != c.yield {
+				t.Errorf("%v, wait %d: yielded %v, want %v", mode, i, got, c.yield)
+			}
+		}
+		gosched = runtime.Gosched
+	}
+}

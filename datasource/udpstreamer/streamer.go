@@ -568,9 +568,11 @@ func (s *Streamer) describe() string {
 		s.dataLayout.Payload, s.dataLayout.Fragments, s.dataLayout.Chunk, s.cfg.MaxPayloadSize, s.cfg.Port, s.handOff, s.wait.Mode())
 }
 
-// waitTimeout bounds one wait of the network thread, so a stop is prompt
-// and session changes are served even when no cycle runs.
-const waitTimeout = 20 * time.Millisecond
+// waitTimeout bounds one wait of the network thread. Whatever gives it
+// work posts its EventSem (a cycle, a session change, a tap, Close), so
+// the bound only covers a Post that never came; an idle producer wakes
+// once a second.
+const waitTimeout = time.Second
 
 // serve is the network thread's loop.
 func (s *Streamer) serve(stop <-chan struct{}) {
