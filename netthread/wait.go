@@ -245,8 +245,8 @@ func (w *Waiter) idleLong(timeout time.Duration) bool {
 // do (see rt's Scheduling section): the runtime's monitor thread takes
 // the P of a goroutine not rescheduled for 10 ms at each of its system
 // calls, here every sleep and park, and then polls every 20 µs. The paced
-// and park waits yield; WaitSpin, which spins most of the time anyway,
-// does not.
+// and park waits yield, but not an idle one before a long park (idleLong);
+// WaitSpin, which spins most of the time anyway, does not.
 const (
 	// yieldEvery is the most time between two yields.
 	yieldEvery = 8 * time.Millisecond
