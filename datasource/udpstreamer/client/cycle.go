@@ -20,8 +20,8 @@ const (
 	// update more than this many periods after the one before is taken
 	// for a period learnt far too short (from a burst of updates stamped
 	// microseconds apart), not for skipped cycles: the period is learnt
-	// again. A stall that long in the first second of a session goes
-	// uncounted.
+	// again. A stall that long in the first refineSlots cycles of a
+	// session (a second at 1 kHz) goes uncounted.
 	maxLearningSkip = 16
 	// minRefineSpan: a measurement on the grid covers at least this much
 	// of the server's clock as well as refineSlots cycles, so a burst of
