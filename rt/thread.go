@@ -269,7 +269,7 @@ func (t *Thread) Stop() error {
 	if !t.made() {
 		return errNotMade
 	}
-	if tid := t.tid.Load(); tid != 0 && t.running.Load() && int(tid) == currentThreadID() {
+	if tid := t.tid.Load(); tid != 0 && t.running.Load() && int(tid) == cpu.ThreadID() {
 		return errStopFromStep
 	}
 	return t.stopRun(nil)

@@ -83,7 +83,7 @@ func StartThread(mask Mask, priority int, body func()) (tid int, done <-chan str
 			ready <- err
 			return
 		}
-		tid = threadID()
+		tid = ThreadID()
 		ready <- nil
 		body()
 	})
@@ -104,7 +104,7 @@ func StartThread(mask Mask, priority int, body func()) (tid int, done <-chan str
 func goLocked(f func()) {
 	go func() {
 		runtime.LockOSThread()
-		if !onMainThread() {
+		if ThreadID() != os.Getpid() { // not the main thread
 			f()
 			return
 		}

@@ -43,7 +43,7 @@ func TestStartThread(t *testing.T) {
 	tid, done, err := StartThread(mask, 0, func() {
 		m, _ := currentThreadAffinity()
 		inside <- m
-		tidInside <- threadID()
+		tidInside <- ThreadID()
 		<-release
 	})
 	if err != nil {

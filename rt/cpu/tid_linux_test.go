@@ -12,17 +12,17 @@ import (
 // StartThread runs, names a task under /proc/self/task.
 func TestThreadIDNamesATask(t *testing.T) {
 	var tid int
-	_, done, err := StartThread(0, 0, func() { tid = threadID() })
+	_, done, err := StartThread(0, 0, func() { tid = ThreadID() })
 	if err != nil {
 		t.Fatal(err)
 	}
 	<-done
 	if tid <= 0 {
-		t.Fatalf("threadID %d", tid)
+		t.Fatalf("ThreadID %d", tid)
 	}
-	self := threadID()
+	self := ThreadID()
 	if _, err := os.Stat("/proc/self/task/" + strconv.Itoa(self)); err != nil {
-		t.Fatalf("threadID %d: %v", self, err)
+		t.Fatalf("ThreadID %d: %v", self, err)
 	}
 }
 
@@ -34,7 +34,7 @@ func TestThreadIDNamesATask(t *testing.T) {
 func TestStartThreadLeavesTheMainThread(t *testing.T) {
 	for i := range 50 {
 		var tid int
-		_, done, err := StartThread(0, 0, func() { tid = threadID() })
+		_, done, err := StartThread(0, 0, func() { tid = ThreadID() })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,8 +2,5 @@
 
 package cpu
 
-// threadID returns 0: thread ids that /proc names are Linux's.
-func threadID() int { return 0 }
-
-// onMainThread reports false: no thread ids here.
-func onMainThread() bool { return false }
+// ThreadID returns 0: thread ids that /proc names are Linux's.
+func ThreadID() int { return 0 }
