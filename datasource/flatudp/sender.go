@@ -246,19 +246,19 @@ func (s *Sender) openStep() error { return s.life.Open(s.openConn) }
 func (s *Sender) openConn() error {
 	conn, err := s.open()
 	if err != nil {
-		return fmt.Errorf("datasource %q: socket to %s: %w", s.cfg.Name, s.dst, err)
+		return fmt.Errorf("socket to %s: %w", s.dst, err)
 	}
 	// Room for a burst of queued cycles in the kernel; read back, logged
 	// once.
 	bufs, err := netthread.SetBuffers(conn, max(1<<20, 4*s.layout.Size), 0)
 	if err != nil {
 		conn.Close()
-		return fmt.Errorf("datasource %q: socket buffers: %w", s.cfg.Name, err)
+		return fmt.Errorf("socket buffers: %w", err)
 	}
 	s.sendBuffer = bufs.SendGot
 	if err := s.openWatch(conn); err != nil {
 		conn.Close()
-		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
+		return err
 	}
 	s.conn = conn
 	bufs.Log(s.log, "sender", s.layout.Size)
@@ -295,7 +295,7 @@ func (s *Sender) unopen() {
 func (s *Sender) start() error {
 	th, err := netthread.Start(netthread.Config{Name: s.cfg.Name, CPUMask: s.cfg.CPUMask, Priority: s.cfg.Priority, Wake: s.sem.Post}, s.serve)
 	if err != nil {
-		return fmt.Errorf("datasource %q: sender thread: %w", s.cfg.Name, err)
+		return fmt.Errorf("sender thread: %w", err)
 	}
 	s.thread = th
 	s.started.Store(true)

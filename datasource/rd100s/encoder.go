@@ -210,11 +210,11 @@ func (e *Encoder) openStep() error { return e.life.Open(e.open) }
 func (e *Encoder) open() error {
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{Port: e.cfg.SrcPort})
 	if err != nil {
-		return fmt.Errorf("datasource %q: src_port %d: %w", e.cfg.Name, e.cfg.SrcPort, err)
+		return fmt.Errorf("src_port %d: %w", e.cfg.SrcPort, err)
 	}
 	if err := e.openWatch(conn); err != nil {
 		conn.Close()
-		return fmt.Errorf("datasource %q: %w", e.cfg.Name, err)
+		return err
 	}
 	e.conn = conn
 	e.local = conn.LocalAddr().(*net.UDPAddr).AddrPort()
@@ -272,7 +272,7 @@ func (e *Encoder) startThread() error {
 	e.em.origin, e.em.target = now, now
 	th, err := netthread.Start(netthread.Config{Name: e.cfg.Name, CPUMask: e.cfg.CPUMask, Priority: e.cfg.Priority}, e.em.loop)
 	if err != nil {
-		return fmt.Errorf("datasource %q: network thread: %w", e.cfg.Name, err)
+		return fmt.Errorf("network thread: %w", err)
 	}
 	e.thread = th
 	e.log.Info("RD100S encoder emitting", "spec", spec, "dest", e.dst.String(), "source", e.localAddr().String(),

@@ -258,19 +258,19 @@ func (s *Streamer) AllocateMemory() error {
 func (s *Streamer) allocate(mem *memory.Memory) error {
 	dataLayout, err := frame.NewLayout(frame.DataPayloadSize(s.infos), s.cfg.MaxPayloadSize)
 	if err != nil {
-		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
+		return err
 	}
 	pieces, err := planPieces(dataLayout, s.sigs, mem)
 	if err != nil {
-		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
+		return err
 	}
 	configMsg, err := frame.AppendConfig(nil, s.infos)
 	if err != nil {
-		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
+		return err
 	}
 	cfgLayout, err := frame.NewLayout(len(configMsg), s.cfg.MaxPayloadSize)
 	if err != nil {
-		return fmt.Errorf("datasource %q: CONFIG: %w", s.cfg.Name, err)
+		return fmt.Errorf("CONFIG: %w", err)
 	}
 	s.mem, s.pieces, s.dataLayout, s.cfgLayout = mem, pieces, dataLayout, cfgLayout
 	s.ring = newCycleRing(s.handOff.Depth, stampSize+mem.Size())
@@ -322,14 +322,14 @@ func (s *Streamer) open() error {
 	laddr := &net.UDPAddr{IP: ip.AsSlice(), Port: s.cfg.Port}
 	conn, err := net.ListenUDP(network, laddr)
 	if err != nil {
-		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
+		return err
 	}
 	// Room for two whole updates in the kernel while they leave, and for a
 	// burst of client datagrams; read back, logged once.
 	bufs, err := netthread.SetBuffers(conn, max(4<<20, 2*s.dataLayout.WireSize()), 1<<20)
 	if err != nil {
 		conn.Close()
-		return fmt.Errorf("datasource %q: socket buffers: %w", s.cfg.Name, err)
+		return fmt.Errorf("socket buffers: %w", err)
 	}
 	sender, err := sendpath.NewSender(conn, s.cfg.SendMethod)
 	if err == nil {
@@ -340,7 +340,7 @@ func (s *Streamer) open() error {
 	}
 	if err != nil {
 		conn.Close()
-		return fmt.Errorf("datasource %q: %w", s.cfg.Name, err)
+		return err
 	}
 	s.conn, s.sender = conn, sender
 	s.statusMu.Lock()
@@ -384,7 +384,7 @@ func (s *Streamer) unopen() {
 func (s *Streamer) start() error {
 	th, err := netthread.Start(netthread.Config{Name: s.cfg.Name, CPUMask: s.cfg.CPUMask, Priority: s.cfg.Priority, Wake: s.sem.Post}, s.serve)
 	if err != nil {
-		return fmt.Errorf("datasource %q: network thread: %w", s.cfg.Name, err)
+		return fmt.Errorf("network thread: %w", err)
 	}
 	s.thread = th
 	s.recvDone = make(chan struct{})

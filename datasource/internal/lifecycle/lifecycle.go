@@ -92,6 +92,10 @@ func (l *Lifecycle) Ready() error {
 
 // Allocate allocates the signal memory and runs alloc, which allocates the
 // rest of the producer's buffers from it, once, before anything else.
+//
+// The errors of the producer's own work (alloc here, open, start and
+// close below) are wrapped with the producer's name and the call, as the
+// state errors are; that work names only what failed.
 func (l *Lifecycle) Allocate(alloc func(*memory.Memory) error) error {
 	if !l.Made() {
 		return NotMade("datasource", "AllocateMemory")
@@ -107,7 +111,7 @@ func (l *Lifecycle) Allocate(alloc func(*memory.Memory) error) error {
 	}
 	mem := memory.New(l.sigs)
 	if err := alloc(mem); err != nil {
-		return err
+		return l.wrap("AllocateMemory", err)
 	}
 	l.mem = mem
 	l.state.Store(uint32(Allocated))
@@ -158,7 +162,7 @@ func (l *Lifecycle) Open(open func() error) error {
 		return err
 	}
 	if err := open(); err != nil {
-		return err
+		return l.wrap("Open", err)
 	}
 	l.state.Store(uint32(Opened))
 	return nil
@@ -178,7 +182,7 @@ func (l *Lifecycle) Prepare(open, start func() error, unopen func()) error {
 	opened := false
 	if l.State() == Allocated {
 		if err := open(); err != nil {
-			return err
+			return l.wrap("PrepareNextState", err)
 		}
 		opened = true
 	}
@@ -186,7 +190,7 @@ func (l *Lifecycle) Prepare(open, start func() error, unopen func()) error {
 		if opened {
 			unopen()
 		}
-		return err
+		return l.wrap("PrepareNextState", err)
 	}
 	l.state.Store(uint32(Running))
 	return nil
@@ -247,5 +251,8 @@ func (l *Lifecycle) Close(close func(prev State) error) error {
 		l.stop()
 		l.stop = nil
 	}
-	return close(prev)
+	if err := close(prev); err != nil {
+		return l.wrap("Close", err)
+	}
+	return nil
 }

@@ -1,0 +1,94 @@
+package datasource_test
+
+import (
+	"context"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/VictoriaMetrics/metrics"
+	"github.com/streamerd/streamerd/datasource"
+	"github.com/streamerd/streamerd/datasource/flatudp"
+	"github.com/streamerd/streamerd/datasource/rd100s"
+	"github.com/streamerd/streamerd/datasource/udpstreamer"
+	"github.com/streamerd/streamerd/rt/cpu"
+)
+
+// TestStartErrorsNameTheCall: a start that fails on the machine (a CPU mask
+// it lacks, a port already taken) names the datasource and the call, as the
+// errors of a call out of order do, and leaves the producer where it was.
+func TestStartErrorsNameTheCall(t *testing.T) {
+	taken, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	port := taken.LocalAddr().(*net.UDPAddr).Port
+	missing := cpu.Mask(1) << 63 // no machine here has 64 CPUs
+	sigs := []datasource.Signal{{Name: "A", Type: datasource.Float64}, {Name: "B", Type: datasource.Float32}, {Name: "C", Type: datasource.Float32}}
+	streamer := func(port int, mask cpu.Mask) producer {
+		p, err := udpstreamer.New(udpstreamer.Config{Name: "U", Address: "127.0.0.1", Port: port, Signals: sigs,
+			NetworkThread: datasource.NetworkThread{CPUMask: mask}}, metrics.NewSet(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	sender := func(mask cpu.Mask) producer {
+		p, err := flatudp.New(flatudp.Config{Name: "F", Address: "127.0.0.1", ExecutionMode: "RealTimeThread", Signals: sigs,
+			NetworkThread: datasource.NetworkThread{CPUMask: mask}}, metrics.NewSet(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	encoder := func(port int, mask cpu.Mask) producer {
+		c := rd100s.DefaultConfig()
+		c.Name, c.DestHost, c.SrcPort, c.Signals = "R", "127.0.0.1", port, sigs
+		c.AzimuthSignal, c.ElevationSignal, c.AzRateSignal, c.ElRateSignal = "A", "A", "B", "C"
+		c.CPUMask = mask
+		p, err := rd100s.New(c, metrics.NewSet(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name  string
+		p     producer
+		start func(producer) error
+		want  string
+	}{
+		{"Streamer port taken, Start", streamer(port, 0), startBackground, `datasource "U": PrepareNextState: listen udp4 127.0.0.1:` + strconv.Itoa(port)},
+		{"Streamer CPU mask, PrepareNextState", streamer(0, missing), allocateAndPrepare, `datasource "U": PrepareNextState: network thread: `},
+		{"Sender CPU mask, Start", sender(missing), startBackground, `datasource "F": PrepareNextState: sender thread: `},
+		{"Encoder port taken, PrepareNextState", encoder(port, 0), allocateAndPrepare, `datasource "R": PrepareNextState: src_port ` + strconv.Itoa(port)},
+		{"Encoder CPU mask, Start", encoder(0, missing), startBackground, `datasource "R": PrepareNextState: network thread: `},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer tc.p.Close()
+			err := tc.start(tc.p)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error beginning %q", err, tc.want)
+			}
+			if testing.Verbose() {
+				t.Log(err)
+			}
+			// Left allocated: a second attempt fails the same way, not as
+			// started or allocated twice.
+			if err := tc.p.PrepareNextState(); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("again: got %v, want an error beginning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func startBackground(p producer) error { return p.Start(context.Background()) }
+
+func allocateAndPrepare(p producer) error {
+	if err := p.AllocateMemory(); err != nil {
+		return err
+	}
+	return p.PrepareNextState()
+}
