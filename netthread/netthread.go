@@ -4,7 +4,8 @@
 // CPUMask and optionally SCHED_FIFO, that runs a body until Stop. The body
 // watches a stop channel; Stop is prompt as long as the body never blocks
 // for long without watching it: block with a timeout, or set Config.Wake to
-// unblock it (for example an rtsync.EventSem's Post).
+// unblock it (for example an rtsync.EventSem's Post). Stop gives up on a
+// body still running after 5 s and says so.
 //
 // On Linux the OS thread takes the first 15 bytes of Config.Name as its
 // name, which `top -H` and /proc/<pid>/task/<tid>/comm show.
@@ -24,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/streamerd/streamerd/rt/cpu"
 )
@@ -75,9 +77,16 @@ func Start(cfg Config, body func(stop <-chan struct{})) (*Thread, error) {
 // failed Start returns, its error ignored).
 var errNotStarted = errors.New("netthread: Stop of a nil or zero Thread (make one with Start, and check its error)")
 
+// stopTimeout bounds Stop's wait for the body: far beyond what a body that
+// watches its stop channel takes (a producer's waits end within a second),
+// so reaching it means the body is blocked. A variable for the tests.
+var stopTimeout = 5 * time.Second
+
 // Stop closes the stop channel, calls Config.Wake, and waits for the body
-// to return. It returns nil (errNotStarted for a nil or zero Thread); a
-// later call only waits for the body, so a second Stop is harmless.
+// to return, at most 5 s: a body still running then is blocked, and Stop
+// returns an error saying so (the thread goes on; a later Stop waits
+// again). It returns nil once the body has returned (errNotStarted for a
+// nil or zero Thread), so a second Stop is harmless.
 func (t *Thread) Stop() error {
 	if t == nil || t.done == nil {
 		return errNotStarted
@@ -88,8 +97,14 @@ func (t *Thread) Stop() error {
 			t.cfg.Wake()
 		}
 	})
-	<-t.done
-	return nil
+	timer := time.NewTimer(stopTimeout)
+	defer timer.Stop()
+	select {
+	case <-t.done:
+		return nil
+	case <-timer.C:
+		return fmt.Errorf("netthread: %s: the thread did not return within %v of Stop: it is blocked (Stop may be called again)", t.cfg.Name, stopTimeout)
+	}
 }
 
 // Name returns the configured name.

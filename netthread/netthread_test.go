@@ -2,6 +2,7 @@ package netthread
 
 import (
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -153,5 +154,26 @@ func TestNotStarted(t *testing.T) {
 	}
 	if err := w.Wait(&sem, time.Millisecond); !errors.Is(err, rtsync.ErrTimeout) {
 		t.Errorf("nil Waiter, nothing posted: %v", err)
+	}
+}
+
+// TestStopOfABlockedBody: Stop gives up on a body that does not return, with
+// an error that says so, instead of waiting for ever; once the body has
+// returned, Stop returns nil.
+func TestStopOfABlockedBody(t *testing.T) {
+	defer func(d time.Duration) { stopTimeout = d }(stopTimeout)
+	stopTimeout = 50 * time.Millisecond
+	release := make(chan struct{})
+	th, err := Start(Config{Name: "stuck"}, func(<-chan struct{}) { <-release })
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = th.Stop()
+	if err == nil || !strings.Contains(err.Error(), "netthread: stuck: the thread did not return within 50ms of Stop") {
+		t.Fatalf("Stop of a blocked body: %v", err)
+	}
+	close(release)
+	if err := th.Stop(); err != nil {
+		t.Fatalf("Stop after the body returned: %v", err)
 	}
 }

@@ -320,15 +320,19 @@ func (e *Encoder) close(lifecycle.State) error {
 		return nil
 	}
 	e.stopped.Store(true)
-	var err error
 	if e.thread != nil {
-		err = e.thread.Stop()
+		if err := e.thread.Stop(); err != nil {
+			// The thread is blocked and may yet record an event: its log
+			// channel stays open, so that it never sends on a closed one.
+			e.conn.Close()
+			return err
+		}
 	}
 	e.conn.Close()
 	close(e.logCh)
 	<-e.logDone
 	e.log.Info("RD100S encoder stopped", "next_seq", e.nextSeq.Load(), "packets_sent", e.m.sent.Get())
-	return err
+	return nil
 }
 
 func (e *Encoder) running() bool { return e.started.Load() && !e.stopped.Load() }
