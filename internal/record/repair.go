@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/parquet-go/parquet-go/format"
+	"github.com/streamerd/streamerd/internal/regfile"
 )
 
 // RepairReport says what Repair kept of a file.
@@ -37,15 +38,11 @@ func Repair(path string) (RepairReport, error) {
 }
 
 func repair(path string) (rep RepairReport, err error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, st, err := regfile.OpenFile(path, os.O_RDWR)
 	if err != nil {
 		return rep, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return rep, err
-	}
 	size := st.Size()
 	if size >= magicSize+tailSize {
 		if _, err := checkFrame(f, size, path); err == nil {
@@ -57,7 +54,7 @@ func repair(path string) (rep RepairReport, err error) {
 	if _, err := f.ReadAt(m[:], 0); err != nil || string(m[:]) != magic {
 		return rep, errNoMagic
 	}
-	idx, err := os.Open(path + IndexSuffix)
+	idx, _, err := regfile.Open(path + IndexSuffix)
 	if err != nil {
 		return rep, fmt.Errorf("no index to repair from: %w", err)
 	}
@@ -146,6 +143,11 @@ func readHead(idx *os.File, path string, extra ...format.KeyValue) (*head, error
 	p, err := ir.next()
 	if err != nil || len(p) < 1 || p[0] != frameHead {
 		return nil, fmt.Errorf("%s: no head frame: %v", path+IndexSuffix, err)
+	}
+	// Checked as Open checks a footer before parquet-go decodes it: a
+	// crafted count there would have it allocate without bound.
+	if err := checkFooter(p[1:]); err != nil {
+		return nil, fmt.Errorf("%s: head frame: %w", path+IndexSuffix, err)
 	}
 	var dec format.FooterDecoder // md lives while dec is not reused
 	md, _, err := dec.Decode(p[1:])

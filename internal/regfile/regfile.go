@@ -47,7 +47,14 @@ func Read(path string, max int64) ([]byte, error) {
 // FileInfo. What is not a regular file is refused as Read refuses it,
 // without waiting for a FIFO's writer.
 func Open(path string) (*os.File, fs.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	return OpenFile(path, os.O_RDONLY)
+}
+
+// OpenFile is Open with the access flag (os.O_RDONLY, os.O_RDWR) and
+// further flags given, for a file to be changed in place; it creates
+// nothing.
+func OpenFile(path string, flag int) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(path, flag&^os.O_CREATE|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil, err
 	}
