@@ -200,6 +200,14 @@ func (s *Server) serve() {
 	}
 }
 
+// Restart makes the server behave as a new one on the same address: no
+// session, and its CONFIG counter back at 0.
+func (s *Server) Restart() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.client, s.cfgCounter = netip.AddrPort{}, 0
+}
+
 // SendConfig sends the current CONFIG to the client now, as the answer to a
 // CONNECT would be.
 func (s *Server) SendConfig() error {

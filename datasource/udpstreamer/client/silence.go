@@ -179,8 +179,12 @@ func (c *Client) startReconnecting(now time.Time) {
 	c.reconnect(now)
 }
 
-// reconnect sends CONNECT and schedules the next one.
+// reconnect sends CONNECT and schedules the next one. The CONFIG that
+// answers it may come from a server that restarted, whose counters began
+// again at 0: the CONFIGs completed before are forgotten, as Connect
+// forgets them, so that it is not taken for one of theirs and dropped.
 func (c *Client) reconnect(now time.Time) {
+	c.cfgR.Reset()
 	c.send(frame.Connect)
 	c.st.reconnects.Add(1)
 	c.sil.lastTry = now

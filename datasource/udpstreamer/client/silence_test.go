@@ -3,12 +3,14 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/testenv"
 	"github.com/streamerd/streamerd/internal/udpstest"
 )
@@ -114,6 +116,65 @@ func TestReconnectAfterTakeover(t *testing.T) {
 	}
 	if st := c.Stats(); st.Silences != 1 || st.Reconnects < 1 || st.Silent {
 		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestReconnectAfterServerRestart: a server restarted on the same address
+// (its CONFIG counter at 0 again) answers the CONNECT of a silent client
+// with its new CONFIG, which the client takes: ErrConfigChanged for a new
+// signal list, then a new session from the restarted counters. Before,
+// the client took CONFIG 0 for the one it had completed, dropped it, and
+// decoded the new stream with the old signal list, or dropped as stale as
+// many updates as the old session had delivered.
+func TestReconnectAfterServerRestart(t *testing.T) {
+	for _, changed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("changed=%v", changed), func(t *testing.T) {
+			srv, c, p := scalarSession(t, Options{Silence: 100 * time.Millisecond, Reconnect: true})
+			var u Update
+			for i := range uint32(20) {
+				send(t, srv, i, p)
+				expect(t, c, &u, i, 0)
+			}
+			srv.Restart()
+			sigs := scalarA()
+			if changed {
+				sigs = []datasource.Signal{scalar("A", datasource.Int32, ""), scalar("B", datasource.Float64, "V")}
+				if err := srv.SetSignals(sigs); err != nil {
+					t.Fatal(err)
+				}
+				p = payload(t, sigs, 1, nil)
+			}
+			connected := srv.Connected()
+			if err := nextErr(c, &u); !errors.Is(err, ErrSilence) {
+				t.Fatalf("Next after the restart: %v, want a silence", err)
+			}
+			select {
+			case <-connected:
+			case <-time.After(waitLong):
+				t.Fatal("no CONNECT after the silence")
+			}
+			send(t, srv, 0, p)
+			err := nextErr(c, &u)
+			if changed {
+				if !errors.Is(err, ErrConfigChanged) {
+					t.Fatalf("first Next after the restart: %v, want ErrConfigChanged", err)
+				}
+				if got := c.Config().Signals; len(got) != 2 || got[0].Type != datasource.Int32 {
+					t.Fatalf("Config after the restart: %+v", got)
+				}
+				send(t, srv, 1, p)
+				err = nextErr(c, &u)
+			}
+			if err != nil {
+				t.Fatalf("first update after the restart: %v", err)
+			}
+			if !u.SessionStart {
+				t.Errorf("first update after the restart: not SessionStart (counter %d)", u.Counter)
+			}
+			if st := c.Stats(); st.Dropped != 0 {
+				t.Errorf("stats %+v: updates of the new session dropped", st)
+			}
+		})
 	}
 }
 
