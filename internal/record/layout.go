@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/streamerd/streamerd/datasource"
@@ -103,6 +104,13 @@ type Layout struct {
 }
 
 type kv struct{ k, v string }
+
+// same reports whether l and o lay a recording out alike: the same
+// format, source, signals, columns and metadata.
+func (l *Layout) same(o *Layout) bool {
+	return l.Format == o.Format && l.Source == o.Source && slices.Equal(l.Signals, o.Signals) &&
+		slices.Equal(l.Declared, o.Declared) && slices.Equal(l.Columns, o.Columns) && slices.Equal(l.meta, o.meta)
+}
 
 // ForUDPStreamer returns the layout of a UDPStreamer session whose CONFIG
 // lists sigs; codes adds, for each quantised signal, a column per element

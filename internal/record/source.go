@@ -76,7 +76,7 @@ func (s *Session) Run(ctx context.Context, src Source) error {
 }
 
 // layout returns the recorder for l: created at the first layout, moved
-// to a new file when the layout changes.
+// to a new file when the layout differs from the file's.
 func (s *Session) layout(l *Layout, now time.Time) (*Recorder, error) {
 	r := s.rec.Load()
 	if r == nil {
@@ -86,6 +86,9 @@ func (s *Session) layout(l *Layout, now time.Time) (*Recorder, error) {
 		}
 		s.rec.Store(r)
 		s.log.Info("recording", "file", r.Path(), "source", l.Source, "signals", len(l.Signals), "columns", len(l.Columns))
+		return r, nil
+	}
+	if r.Layout().same(l) {
 		return r, nil
 	}
 	if err := r.Relayout(l, now); err != nil {
@@ -138,6 +141,11 @@ func (u *UDPStreamerSource) run(ctx context.Context, s *Session) error {
 	var upd client.Update
 	var armed time.Time
 	var stale0, incomplete0 uint64
+	// A new CONFIG moves the recording to a new file at the first update
+	// decoded with it, and only if its layout differs from the file's: a
+	// CONFIG that no update follows (a stray or forged datagram, or a
+	// change and its undoing) makes no file.
+	changed := false
 	for {
 		// A deadline tick ahead, moved on at most every half tick: a
 		// deadline that passed re-arms at once.
@@ -150,6 +158,12 @@ func (u *UDPStreamerSource) run(ctx context.Context, s *Session) error {
 		now = time.Now()
 		switch {
 		case err == nil:
+			if changed {
+				changed = false
+				if rec, err = u.relayout(s, upd.Config()); err != nil {
+					return err
+				}
+			}
 			st := c.Stats()
 			rec.Row().UDPStreamer(&upd, now, uint32(st.Stale-stale0), uint32(st.Incomplete-incomplete0))
 			stale0, incomplete0 = st.Stale, st.Incomplete
@@ -157,9 +171,7 @@ func (u *UDPStreamerSource) run(ctx context.Context, s *Session) error {
 				return err
 			}
 		case errors.Is(err, client.ErrConfigChanged):
-			if rec, err = u.relayout(s, c.Config()); err != nil {
-				return err
-			}
+			changed = true
 		case errors.Is(err, client.ErrSilence):
 			s.log.Warn("the stream is silent", "server", u.Server, "error", err)
 		default:

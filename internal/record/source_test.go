@@ -24,6 +24,7 @@ import (
 	"github.com/streamerd/streamerd/internal/dstest"
 	"github.com/streamerd/streamerd/internal/flatenc"
 	"github.com/streamerd/streamerd/internal/testenv"
+	"github.com/streamerd/streamerd/internal/udpstest"
 	"github.com/streamerd/streamerd/quant"
 )
 
@@ -289,4 +290,74 @@ func (m *runtimeMemStats) read() {
 // sessionClient returns the client holding s's session (its Internals).
 func sessionClient(s *udpstreamer.Streamer) netip.AddrPort {
 	return s.Internals().(interface{ Client() netip.AddrPort }).Client()
+}
+
+// TestRecordConfigChanges: the recording moves to a new file at the first
+// update of a CONFIG whose layout differs from the file's, and at nothing
+// else. CONFIGs that no update follows make no file (300 of them made 300
+// files), and a CONFIG fragment the client cannot take, not asked for, ends
+// nothing (one forged datagram ended the recording).
+func TestRecordConfigChanges(t *testing.T) {
+	a := []datasource.Signal{{Name: "A", Type: datasource.Uint32}}
+	b := []datasource.Signal{{Name: "B", Type: datasource.Float64}, {Name: "C", Type: datasource.Int16}}
+	srv := udpstest.NewServer(t, a, 1400)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.parquet")
+	sess, stop := runSession(t, &UDPStreamerSource{Server: srv.Addr().String()}, Options{Path: path})
+	if _, ok := srv.WaitClient(10 * time.Second); !ok {
+		t.Fatal("the recorder did not connect")
+	}
+	send := func(sigs []datasource.Signal, counter uint32) {
+		t.Helper()
+		p, err := udpstest.Payload(sigs, uint64(counter+1)*1e6, [][]float64{{float64(counter)}, {1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.SendUpdate(counter, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := func(n uint64) {
+		t.Helper()
+		testenv.Eventually(t, "the rows are recorded", 10*time.Second, func() bool { return sess.Stats().Rows >= n })
+	}
+	for i := range uint32(10) {
+		send(a, i)
+	}
+	rows(10)
+	for i := range 300 { // B, A, B, ... A: no update between them
+		sigs := b
+		if i%2 == 1 {
+			sigs = a
+		}
+		if err := srv.SetSignals(sigs); err != nil {
+			t.Fatal(err)
+		}
+		srv.SendConfig()
+	}
+	// One fragment of a CONFIG of 100 fragments of 10 000 bytes: beyond
+	// what the client takes.
+	srv.SendDatagram(udpstest.ConfigFragment(1000, 0, 100, make([]byte, 10000)))
+	send(a, 10)
+	rows(11)
+	if err := srv.SetSignals(b); err != nil {
+		t.Fatal(err)
+	}
+	srv.SendConfig()
+	send(b, 0)
+	rows(12)
+	if err := stop(); err != nil {
+		t.Fatalf("the recording ended with %v", err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.parquet"))
+	if len(files) != 2 {
+		t.Fatalf("files %v, want run.parquet and run-0002.parquet", files)
+	}
+	for file, want := range map[string]int{path: 11, FileName(path, 2, false): 1} {
+		f, got := readAll(t, file)
+		f.Close()
+		if len(got) != want {
+			t.Errorf("%s: %d rows, want %d", file, len(got), want)
+		}
+	}
 }

@@ -278,6 +278,12 @@ const (
 	maxFragments = 0xFFFF
 )
 
+// ConfigFragment returns fragment idx of total of a CONFIG carrying part:
+// a datagram to forge or break a CONFIG with.
+func ConfigFragment(counter uint32, idx, total uint16, part []byte) []byte {
+	return append(header(nil, typeConfig, counter, idx, total, len(part)), part...)
+}
+
 // ConnectDatagram returns the CONNECT datagram a client sends.
 func ConnectDatagram() []byte { return header(nil, typeConnect, 0, 0, 1, 0) }
 

@@ -16,8 +16,8 @@ import (
 const maxDatagram = 1 << 16
 
 // Receiver reads datagrams of one Layout from a UDP socket. It keeps the
-// ones of the expected size, drops the others, and reports each distinct
-// wrong size once.
+// ones of the expected size, drops the others, and reports each of the
+// first 16 distinct wrong sizes once.
 //
 // Read belongs to one goroutine, and so do the bytes it returns; Stats
 // and Close may be called from any goroutine. The receiver owns
@@ -35,14 +35,20 @@ type Receiver struct {
 	datagrams atomic.Uint64
 	bytes     atomic.Uint64
 	wrongSize atomic.Uint64
+	reported  int // wrong sizes Read has returned an error for (Read's goroutine)
 }
+
+// reportSizes is how many distinct wrong sizes Read reports: a sender of
+// every size makes at most this many errors (and log lines), the rest
+// only counts.
+const reportSizes = 16
 
 // Stats are a Receiver's counters since it was made.
 type Stats struct {
 	Datagrams  uint64 // datagrams received, any size: of the expected size, or WrongSize
 	Bytes      uint64 // payload bytes of those datagrams
 	WrongSize  uint64 // datagrams dropped for their size
-	WrongSizes int    // distinct wrong sizes seen (each reported once)
+	WrongSizes int    // distinct wrong sizes seen (the first 16 reported once each)
 }
 
 // NewReceiver returns a receiver of l's datagrams on conn. The receiver
@@ -71,8 +77,9 @@ func (r *Receiver) Close() error {
 // Read blocks until a datagram of the layout's size arrives and returns it
 // with its sender. The bytes are the receiver's buffer, valid until the next
 // Read. A datagram of any other size is dropped and counted; the first of
-// each distinct size makes Read return it (for its size) with its sender
-// and an error matching wire.ErrSize, and the caller may keep reading. Socket errors (a
+// each distinct size, for the first 16 sizes, makes Read return it (for its
+// size) with its sender and an error matching wire.ErrSize, and the caller
+// may keep reading. Socket errors (a
 // deadline, net.ErrClosed) are returned as they are.
 func (r *Receiver) Read() ([]byte, netip.AddrPort, error) {
 	if !r.usable() {
@@ -92,7 +99,10 @@ func (r *Receiver) Read() ([]byte, netip.AddrPort, error) {
 		w, bit := &r.seen[n/64], uint64(1)<<(n%64)
 		if w.Load()&bit == 0 {
 			w.Or(bit)
-			return r.buf[:n], from, fmt.Errorf("%w: %d bytes, expected %d", wire.ErrSize, n, r.layout.Size)
+			if r.reported < reportSizes {
+				r.reported++
+				return r.buf[:n], from, fmt.Errorf("%w: %d bytes, expected %d", wire.ErrSize, n, r.layout.Size)
+			}
 		}
 	}
 }

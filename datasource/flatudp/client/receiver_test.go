@@ -109,6 +109,22 @@ func TestReceiverWrongSizes(t *testing.T) {
 	if got := r.wrongSizes(); !slices.Equal(got, []int{0, 3, 68, 70, wire.MaxDatagramSize}) {
 		t.Errorf("WrongSizes = %v", got)
 	}
+	// A sender of every size: 16 sizes reported in all, the rest counted.
+	for n := 100; n < 140; n++ {
+		s.Write(make([]byte, n))
+	}
+	s.Write(valid)
+	errs := 0
+	for {
+		_, _, err := r.Read()
+		if err == nil {
+			break
+		}
+		errs++
+	}
+	if st := r.Stats(); errs != reportSizes-5 || st.WrongSizes != 45 {
+		t.Errorf("%d errors for 40 new sizes after 5 (want %d); stats %+v", errs, reportSizes-5, st)
+	}
 }
 
 func TestReceiverDeadlineAndClose(t *testing.T) {

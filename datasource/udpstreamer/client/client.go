@@ -117,7 +117,10 @@ var (
 	// ParseConfig when the client cannot take a CONFIG: it breaks a rule of
 	// the protocol (docs/udpstreamer.md, "CONFIG"), or it exceeds the
 	// client's limits (4096 signals, as soon as one fragment shows it, or
-	// Options.MaxDataSize), and the error says by how much.
+	// Options.MaxDataSize), and the error says by how much. Next returns
+	// it only while a silence lasts, when the CONFIG answers its CONNECT
+	// (Options.Reconnect); in a session whose updates flow such a CONFIG
+	// was not asked for, and is counted (Stats.BadConfigs) and dropped.
 	ErrUnsupportedConfig = errors.New("udpstreamer/client: CONFIG the client cannot take")
 )
 
@@ -504,6 +507,12 @@ func (c *Client) Next(u *Update) error {
 		}
 		if h.Type == frame.Config {
 			if changed, err := c.config(h, frag); err != nil {
+				if errors.Is(err, ErrUnsupportedConfig) && !c.sil.silent {
+					// Counted in BadConfigs; not the answer to a CONNECT
+					// of this Next (it sends one only while silent), so a
+					// stray or forged datagram: the session goes on.
+					continue
+				}
 				return err
 			} else if changed {
 				return ErrConfigChanged

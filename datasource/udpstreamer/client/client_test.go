@@ -307,9 +307,11 @@ func TestMidStreamConfig(t *testing.T) {
 	}
 }
 
-// TestConfigBeyondmaxConfigSize: a CONFIG with more signals than the client
+// TestConfigBeyondMaxConfigSize: a CONFIG with more signals than the client
 // accepts ends Connect at its first fragment, with what was wrong, after one
-// CONNECT; the same CONFIG mid-session ends Next.
+// CONNECT. In a session whose updates flow the same CONFIG, not asked for,
+// is counted and dropped (a forged datagram ended record); as the answer to
+// the CONNECT of a silent Next it ends Next.
 func TestConfigBeyondMaxConfigSize(t *testing.T) {
 	srv := udpstest.NewServer(t, manySigs(20), 1400)
 	c := dial(t, srv, Options{maxConfigSize: frame.ConfigSize(10), resendInterval: 20 * time.Millisecond})
@@ -329,16 +331,31 @@ func TestConfigBeyondMaxConfigSize(t *testing.T) {
 		t.Errorf("BadConfigs %d, want 1", st.BadConfigs)
 	}
 
-	srv2 := udpstest.NewServer(t, manySigs(5), 1400)
-	c2 := dial(t, srv2, Options{maxConfigSize: frame.ConfigSize(10)})
+	sigs := manySigs(5)
+	srv2 := udpstest.NewServer(t, sigs, 1400)
+	c2 := dial(t, srv2, Options{maxConfigSize: frame.ConfigSize(10), Silence: 100 * time.Millisecond, Reconnect: true})
 	connect(t, c2)
+	p := payload(t, sigs, 1, nil)
+	var u Update
+	send(t, srv2, 0, p)
+	expect(t, c2, &u, 0, 0)
 	if err := srv2.SetSignals(manySigs(20)); err != nil {
 		t.Fatal(err)
 	}
 	srv2.SendConfig()
-	var u Update
+	send(t, srv2, 1, p)
+	if err := nextErr(c2, &u); err != nil || u.Counter != 1 {
+		t.Fatalf("Next after a CONFIG beyond the limit, not asked for: %v (counter %d), want the next update", err, u.Counter)
+	}
+	if st := c2.Stats(); st.BadConfigs != 1 {
+		t.Errorf("BadConfigs %d, want 1", st.BadConfigs)
+	}
+	// Silent: the CONFIG that answers its CONNECT ends Next.
+	if err := nextErr(c2, &u); !errors.Is(err, ErrSilence) {
+		t.Fatalf("Next: %v, want a silence", err)
+	}
 	if err := nextErr(c2, &u); !errors.Is(err, ErrUnsupportedConfig) {
-		t.Fatalf("Next after a CONFIG beyond the limit: %v", err)
+		t.Fatalf("Next after the CONNECT of a silence: %v, want ErrUnsupportedConfig", err)
 	}
 }
 
