@@ -1,7 +1,9 @@
 package datasource_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"net"
 	"strconv"
 	"strings"
@@ -91,4 +93,44 @@ func allocateAndPrepare(p producer) error {
 		return err
 	}
 	return p.PrepareNextState()
+}
+
+// TestProducersLogStartAndStop: each producer's logger gets a line when it
+// starts and one when it stops, as embedding.md says.
+func TestProducersLogStartAndStop(t *testing.T) {
+	sigs := []datasource.Signal{{Name: "A", Type: datasource.Float64}, {Name: "B", Type: datasource.Float32}, {Name: "C", Type: datasource.Float32}}
+	for _, tc := range []struct {
+		start, stop string
+		make        func(*slog.Logger) (producer, error)
+	}{
+		{"UDPStreamer listening", "UDPStreamer stopped", func(log *slog.Logger) (producer, error) {
+			return udpstreamer.New(udpstreamer.Config{Name: "U", Address: "127.0.0.1", Signals: sigs}, metrics.NewSet(), log)
+		}},
+		{"FlatUDP sending", "FlatUDP stopped", func(log *slog.Logger) (producer, error) {
+			return flatudp.New(flatudp.Config{Name: "F", Address: "127.0.0.1", ExecutionMode: "RealTimeThread", Signals: sigs}, metrics.NewSet(), log)
+		}},
+		{"RD100S encoder emitting", "RD100S encoder stopped", func(log *slog.Logger) (producer, error) {
+			c := rd100s.DefaultConfig()
+			c.Name, c.DestHost, c.Signals = "R", "127.0.0.1", sigs
+			c.AzimuthSignal, c.ElevationSignal, c.AzRateSignal, c.ElRateSignal = "A", "A", "B", "C"
+			return rd100s.New(c, metrics.NewSet(), log)
+		}},
+	} {
+		var buf bytes.Buffer
+		p, err := tc.make(slog.New(slog.NewTextHandler(&buf, nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for _, msg := range []string{tc.start, tc.stop} {
+			if !strings.Contains(buf.String(), `msg="`+msg+`"`) {
+				t.Errorf("%s: no line %q in:\n%s", p.Name(), msg, buf.String())
+			}
+		}
+	}
 }

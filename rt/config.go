@@ -84,7 +84,9 @@ type Config struct {
 	// runs only if the heap reaches the limit. The RT thread itself does
 	// not allocate, so with GC off it is never stopped by a GC cycle unless
 	// other goroutines allocate up to the limit. The settings are
-	// process-wide; Stop restores the previous ones. Trade-off: memory
+	// process-wide: with several such threads the GC stays off while any of
+	// them runs, under the smallest of their MemoryLimits, and the last to
+	// stop restores the settings from before the first started. Trade-off: memory
 	// allocated by other goroutines is not reclaimed until the limit is
 	// reached, and then collections come back to back (the runtime caps
 	// the limit-driven GC CPU at about 50 %), so size MemoryLimit well

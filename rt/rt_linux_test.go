@@ -5,7 +5,6 @@ package rt
 import (
 	"context"
 	"errors"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -62,14 +61,18 @@ func TestAffinityAndPriority(t *testing.T) {
 
 // TestStopFromAStep: a step that calls Stop of its own thread gets an
 // error at once instead of waiting for itself, and the thread runs on
-// until it is stopped from outside.
+// until it is stopped from another goroutine, as the error advises: one
+// the step starts.
 func TestStopFromAStep(t *testing.T) {
 	var th *Thread
-	errs := make(chan error, 1)
+	errs := make(chan error, 2)
 	var cycles atomic.Int64
 	step := stepFunc(func() error {
-		if cycles.Add(1) == 3 {
+		switch cycles.Add(1) {
+		case 3:
 			errs <- th.Stop()
+		case 20:
+			go func() { errs <- th.Stop() }()
 		}
 		return nil
 	})
@@ -81,14 +84,13 @@ func TestStopFromAStep(t *testing.T) {
 	if err := th.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-errs; !errors.Is(err, errStopFromStep) {
+	if err := <-errs; !errors.Is(err, errStopFromStep) || !strings.Contains(err.Error(), "go th.Stop()") {
 		t.Errorf("Stop from the step: %v", err)
 	}
-	n := cycles.Load()
-	for cycles.Load() < n+10 {
-		runtime.Gosched()
+	if err := <-errs; err != nil {
+		t.Errorf("Stop from a goroutine the step started: %v", err)
 	}
-	if err := th.Stop(); err != nil {
-		t.Errorf("Stop from outside: %v", err)
+	if n := cycles.Load(); n < 20 {
+		t.Errorf("stopped after %d cycles", n)
 	}
 }

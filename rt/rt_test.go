@@ -324,6 +324,49 @@ func TestGCOffRestored(t *testing.T) {
 	}
 }
 
+// TestGCOffTwoThreads: two threads with GCOff, stopped out of their start
+// order, leave the GC as it was before the first started (before, the
+// second restored the first's GC-off settings for good); while either
+// runs the GC is off, under the smaller limit of those running.
+func TestGCOffTwoThreads(t *testing.T) {
+	before := debug.SetGCPercent(100)
+	debug.SetGCPercent(before)
+	limitBefore := debug.SetMemoryLimit(-1)
+	a, _ := New(Config{Name: "a", Frequency: 1000, GCOff: true, MemoryLimit: 1 << 30}, nil, nil)
+	b, _ := New(Config{Name: "b", Frequency: 1000, GCOff: true, MemoryLimit: 1 << 29}, nil, nil)
+	for _, th := range []*Thread{a, b} {
+		if err := th.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(when string, gc int, limit int64) {
+		t.Helper()
+		if cur := debug.SetGCPercent(-1); cur != gc {
+			t.Errorf("%s: GC percent %d, want %d", when, cur, gc)
+		}
+		debug.SetGCPercent(gc)
+		if cur := debug.SetMemoryLimit(-1); cur != limit {
+			t.Errorf("%s: memory limit %d, want %d", when, cur, limit)
+		}
+	}
+	check("both running", -1, 1<<29)
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	check("b running", -1, 1<<29)
+	if err := a.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	check("a running again", -1, 1<<30)
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	check("both stopped", before, limitBefore)
+}
+
 var sinkStats *Stats
 
 // TestCycleNoAllocs counts every allocation in the process while the RT

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,7 +64,7 @@ var (
 	errStopTimeout = errors.New("rt: thread did not stop in time (a step is blocked)")
 	// errStopFromStep is returned by Stop called from one of the thread's
 	// own steps, which would wait for itself.
-	errStopFromStep = errors.New("rt: Stop called from a step of the thread itself: it cannot wait for its own cycle to end (stop it from another goroutine, or return an error from the step)")
+	errStopFromStep = errors.New("rt: Stop called from a step of the thread itself: it cannot wait for its own cycle to end (call it from another goroutine, which the step may start: go th.Stop())")
 )
 
 // Thread is an RT thread: one goroutine locked to its own OS thread,
@@ -103,13 +102,11 @@ type Thread struct {
 	// sleep is cpu.SleepUntil; tests replace it to make sleeps fail.
 	sleep func(abs int64) error
 
-	mu        sync.Mutex  // Start/Stop
-	stopCtx   func() bool // ends the context.AfterFunc of Start
-	running   atomic.Bool
-	stop      atomic.Bool
-	done      <-chan struct{}
-	prevGC    int
-	prevLimit int64
+	mu      sync.Mutex  // Start/Stop
+	stopCtx func() bool // ends the context.AfterFunc of Start
+	running atomic.Bool
+	stop    atomic.Bool
+	done    <-chan struct{}
 }
 
 // New checks cfg and prepares a thread that will run gams then brokers each
@@ -232,9 +229,7 @@ func (t *Thread) Start(ctx context.Context) error {
 		}
 	}
 	if t.cfg.GCOff {
-		runtime.GC() // start from a small heap
-		t.prevGC = debug.SetGCPercent(-1)
-		t.prevLimit = debug.SetMemoryLimit(t.cfg.MemoryLimit)
+		holdGCOff(t.cfg.MemoryLimit)
 	}
 	t.stop.Store(false)
 	tid, done, err := cpu.StartThread(t.cfg.CPUMask, t.cfg.Priority, t.loop)
@@ -255,8 +250,7 @@ func (t *Thread) Start(ctx context.Context) error {
 
 func (t *Thread) restoreGC() {
 	if t.cfg.GCOff {
-		debug.SetGCPercent(t.prevGC)
-		debug.SetMemoryLimit(t.prevLimit)
+		releaseGCOff(t.cfg.MemoryLimit)
 	}
 }
 

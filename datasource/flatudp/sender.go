@@ -385,6 +385,7 @@ func (s *Sender) close(lifecycle.State) error {
 	}
 	s.running.Store(false)
 	s.conn.Close()
+	s.log.Info("FlatUDP stopped", "destination", s.dst.String(), "datagrams_sent", s.m.datagrams.Get(), "cycles_refused", s.m.overflows.Get(), "send_errors", s.m.errors.Get())
 	return err
 }
 

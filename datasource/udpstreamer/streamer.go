@@ -548,6 +548,7 @@ func (s *Streamer) close(lifecycle.State) error {
 	if s.recvDone != nil {
 		<-s.recvDone
 	}
+	s.log.Info("UDPStreamer stopped", "updates_sent", s.m.updates.Get(), "cycles_skipped", s.m.skipped.Get(), "connects", s.m.connects.Get())
 	return err
 }
 
