@@ -83,10 +83,11 @@ func startServer(t *testing.T, src Source, opts Options) *testServer {
 	return startServerHTTP(t, src, opts, HTTPOptions{Log: quietLog()})
 }
 
-// startServerHTTP is startServer with ho around the handler.
+// startServerHTTP is startServer with ho around the handler; the scope
+// logs to ho.Log.
 func startServerHTTP(t *testing.T, src Source, opts Options, ho HTTPOptions) *testServer {
 	t.Helper()
-	s := New(src, opts, quietLog())
+	s := New(src, opts, ho.Log)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

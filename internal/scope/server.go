@@ -27,7 +27,8 @@ type Options struct {
 	FrameRate int
 	// WriteTimeout drops a page whose connection takes no data this long.
 	WriteTimeout time.Duration
-	// AckTimeout drops a page that acknowledges no frame this long while
+	// AckTimeout drops a page that sends no view this long after it was
+	// sent the signal list, or acknowledges no frame this long while
 	// frames wait for it.
 	AckTimeout time.Duration
 	// MaxMessage is the largest message a page may send, in bytes.
@@ -79,7 +80,16 @@ type Server struct {
 	statsMu  sync.Mutex
 	statsN   uint64
 	statsMsg []byte
+
+	dropLogMu   sync.Mutex
+	dropLogLast time.Time // the last "viewer dropped" line
+	dropLogHeld int       // drops not logged since it
 }
+
+// dropLogEvery bounds the "viewer dropped" lines: one a second at most, so
+// that a loop of pages dropped at once (a message over the size limit)
+// does not flood the log; the drops held back are given with the next.
+const dropLogEvery = time.Second
 
 // New returns the scope of src. log receives one line per change of the
 // source's status and per viewer dropped.
@@ -228,10 +238,29 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	id := s.viewerN.Add(1)
 	vw := &viewer{s: s, conn: conn, wake: make(chan struct{}, 1)}
 	err = vw.run(s.ctx)
-	if errors.Is(err, errWriteTimeout) || errors.Is(err, errAckTimeout) || errors.Is(err, errMessageTooBig) {
+	if errors.Is(err, errWriteTimeout) || errors.Is(err, errAckTimeout) || errors.Is(err, errMessageTooBig) || errors.Is(err, errNoView) {
 		s.viewersDropped.Add(1)
-		s.log.Warn("viewer dropped", "viewer", id, "remote", r.RemoteAddr, "reason", err.Error())
+		s.logDrop(id, r.RemoteAddr, err)
 	}
+}
+
+// logDrop logs a viewer dropped, at most one line per dropLogEvery.
+func (s *Server) logDrop(id uint64, remote string, err error) {
+	s.dropLogMu.Lock()
+	now := time.Now()
+	if now.Sub(s.dropLogLast) < dropLogEvery {
+		s.dropLogHeld++
+		s.dropLogMu.Unlock()
+		return
+	}
+	held := s.dropLogHeld
+	s.dropLogLast, s.dropLogHeld = now, 0
+	s.dropLogMu.Unlock()
+	args := []any{"viewer", id, "remote", remote, "reason", err.Error()}
+	if held > 0 {
+		args = append(args, "dropped_unlogged_before", held)
+	}
+	s.log.Warn("viewer dropped", args...)
 }
 
 // ViewerStats are a server's viewer counts.

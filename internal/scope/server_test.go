@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"net"
 	"net/http"
@@ -201,6 +202,44 @@ func TestViewerMessageTooBig(t *testing.T) {
 		t.Fatalf("closed with %v", err)
 	}
 	eventually(t, "the drop counted", func() bool { return s.ViewerStats().Dropped == 1 })
+}
+
+// TestViewerWithoutAView: a page that reads the signal list but sends no
+// view (not a scope page) is dropped after AckTimeout: two addresses could
+// otherwise hold every viewer's place for good.
+func TestViewerWithoutAView(t *testing.T) {
+	s := startServer(t, newFakeSource(fakeSigs...), Options{AckTimeout: 300 * time.Millisecond})
+	v := dialViewer(t, s, nil)
+	v.waitMeta()
+	if err := v.waitClosed(); websocket.CloseStatus(err) != websocket.StatusPolicyViolation || !strings.Contains(err.Error(), "sent no view") {
+		t.Fatalf("closed with %v", err)
+	}
+	eventually(t, "the drop counted", func() bool { return s.ViewerStats().Dropped == 1 && s.ViewerStats().Viewers == 0 })
+}
+
+// TestDropsLogRateLimited: pages dropped in a burst make one log line a
+// second at most, the next one counting those held back.
+func TestDropsLogRateLimited(t *testing.T) {
+	var logs testenv.Buffer
+	s := startServerHTTP(t, newFakeSource(fakeSigs...), Options{MaxMessage: 512}, HTTPOptions{Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	const n = 20
+	for range n {
+		v := dialViewer(t, s, nil)
+		v.waitMeta()
+		v.send(map[string]string{"type": "view", "junk": strings.Repeat("x", 600)})
+		v.waitClosed()
+	}
+	eventually(t, "the drops counted", func() bool { return s.ViewerStats().Dropped == n })
+	lines := strings.Count(logs.String(), `msg="viewer dropped"`)
+	if lines < 1 || lines > n/4 {
+		t.Errorf("%d log lines for %d drops:\n%s", lines, n, logs.String())
+	}
+	time.Sleep(dropLogEvery)
+	v := dialViewer(t, s, nil)
+	v.waitMeta()
+	v.send(map[string]string{"type": "view", "junk": strings.Repeat("x", 600)})
+	v.waitClosed()
+	eventually(t, "the line after a second", func() bool { return strings.Contains(logs.String(), "dropped_unlogged_before=") })
 }
 
 // TestUnacknowledgingViewer: a page that takes frames but acknowledges none

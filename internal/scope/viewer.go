@@ -16,8 +16,9 @@ import (
 // current state, so there is no queue: a frame is made when the viewer can
 // take one. At most maxInFlight frames wait for the page's acknowledgement;
 // a page that acknowledges slowly gets fewer frames, one that stops
-// reading is disconnected when a write blocks for WriteTimeout, and one
-// that stops acknowledging when AckTimeout passes.
+// reading is disconnected when a write blocks for WriteTimeout, one that
+// stops acknowledging when AckTimeout passes, and one that sends no view
+// in AckTimeout after it was sent the signal list (not a scope page).
 type viewer struct {
 	s    *Server
 	conn *websocket.Conn
@@ -36,6 +37,7 @@ type viewer struct {
 	metaSent  bool
 	sentMeta  uint64
 	sentStats uint64
+	metaAt    time.Time // when the first signal list was sent (zero: none yet)
 }
 
 // maxInFlight is how many frames may await the page's acknowledgement.
@@ -63,7 +65,7 @@ func (vw *viewer) run(ctx context.Context) error {
 	switch {
 	case errors.Is(err, errMessageTooBig):
 		vw.conn.Close(websocket.StatusMessageTooBig, err.Error())
-	case errors.Is(err, errAckTimeout), errors.Is(err, errWriteTimeout):
+	case errors.Is(err, errAckTimeout), errors.Is(err, errWriteTimeout), errors.Is(err, errNoView):
 		vw.conn.Close(closeDropped, err.Error())
 	}
 	cancelRead()
@@ -195,6 +197,9 @@ func (vw *viewer) write(ctx context.Context, readErr chan error) error {
 			fps = want
 			tick.Reset(time.Second / time.Duration(fps))
 		}
+		if !has && !vw.metaAt.IsZero() && time.Since(vw.metaAt) > o.AckTimeout {
+			return errNoView // not a scope page: it holds a viewer's place
+		}
 		if !has || (!v.live && !dirty) {
 			continue
 		}
@@ -222,7 +227,10 @@ func (vw *viewer) write(ctx context.Context, readErr chan error) error {
 	}
 }
 
-var errAckTimeout = errors.New("scope: the page stopped acknowledging frames")
+var (
+	errAckTimeout = errors.New("scope: the page stopped acknowledging frames")
+	errNoView     = errors.New("scope: the page sent no view")
+)
 
 // sendText sends the meta message when a new one was made and the stats
 // message when new ones were made.
@@ -230,8 +238,12 @@ func (vw *viewer) sendText(ctx context.Context) error {
 	h := vw.s.hub
 	if g := h.metaVer.Load(); g != vw.sentMeta || !vw.metaSent {
 		vw.sentMeta, vw.metaSent = g, true
-		if err := vw.writeMsg(ctx, websocket.MessageText, h.metaJSON()); err != nil {
+		meta := h.metaJSON()
+		if err := vw.writeMsg(ctx, websocket.MessageText, meta); err != nil {
 			return err
+		}
+		if len(meta) > 0 && vw.metaAt.IsZero() {
+			vw.metaAt = time.Now() // a scope page answers with a view
 		}
 	}
 	if n, msg := vw.s.stats(); n != vw.sentStats {
