@@ -294,8 +294,17 @@ func runCyclictest(path string, args []string, jsonFile string, t0 int64) (*dist
 			spikes = append(spikes, spike{at: ts*1000 - t0, us: us})
 		}
 	}
+	scanErr := sc.Err()
+	if scanErr != nil {
+		// A line beyond the scanner's buffer: drain the rest, so that
+		// cyclictest never blocks on a full pipe and Wait returns.
+		io.Copy(io.Discard, stdout)
+	}
 	if err := cmd.Wait(); err != nil {
 		return nil, nil, fmt.Errorf("cyclictest %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	if scanErr != nil {
+		return nil, nil, fmt.Errorf("cyclictest's output: %w", scanErr)
 	}
 	raw, err := os.ReadFile(jsonFile)
 	if err != nil {
