@@ -2,7 +2,9 @@ package datasource_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"errors"
 	"log/slog"
 	"net"
 	"strconv"
@@ -132,5 +134,27 @@ func TestProducersLogStartAndStop(t *testing.T) {
 				t.Errorf("%s: no line %q in:\n%s", p.Name(), msg, buf.String())
 			}
 		}
+	}
+}
+
+// TestConcurrentStarts: of two Starts racing on one producer, one starts it
+// and the other says it is started; neither blames an AllocateMemory its
+// caller never made.
+func TestConcurrentStarts(t *testing.T) {
+	sigs := []datasource.Signal{{Name: "A", Type: datasource.Float64}}
+	for range 50 {
+		p, err := udpstreamer.New(udpstreamer.Config{Name: "U", Address: "127.0.0.1", Signals: sigs}, metrics.NewSet(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := make(chan error, 2)
+		for range 2 {
+			go func() { errs <- p.Start(context.Background()) }()
+		}
+		a, b := <-errs, <-errs
+		if (a == nil) == (b == nil) || !errors.Is(cmp.Or(a, b), datasource.ErrStarted) {
+			t.Fatalf("two Starts: %v and %v; want one nil and one ErrStarted", a, b)
+		}
+		p.Close()
 	}
 }

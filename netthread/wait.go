@@ -199,12 +199,18 @@ func (w *Waiter) Stats() WaitStats {
 	return WaitStats{Lead: time.Duration(w.leadNow.Load()), Late: time.Duration(w.lateNow.Load())}
 }
 
+// errNilSem is Wait's error for a nil EventSem.
+var errNilSem = errors.New("netthread: Wait on a nil EventSem (wait on the producer's own)")
+
 // Wait waits for the next Post on sem and resets it, as sem.WaitReset:
 // nil when a Post came, rtsync.ErrTimeout after timeout. A timeout of
 // rtsync.Forever waits without limit; any other below 0 (a deadline
 // already past) only looks, as 0 does, and teaches the paced wait
 // nothing. Network thread only. A nil Waiter parks, as WaitPark does.
 func (w *Waiter) Wait(sem *rtsync.EventSem, timeout time.Duration) error {
+	if sem == nil {
+		return errNilSem
+	}
 	if w == nil || timeout < 0 && timeout != rtsync.Forever {
 		return sem.WaitReset(timeout)
 	}

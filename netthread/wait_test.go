@@ -332,3 +332,13 @@ func TestIdleWaitDoesNotYield(t *testing.T) {
 		gosched = runtime.Gosched
 	}
 }
+
+// TestWaitOnNilSem: Wait on a nil EventSem returns an error in every mode
+// (and from a nil Waiter), never a panic.
+func TestWaitOnNilSem(t *testing.T) {
+	for _, w := range []*Waiter{nil, NewWaiter(WaitPaced, 0, time.Millisecond), NewWaiter(WaitSpin, time.Microsecond, 0), NewWaiter(WaitPark, 0, 0)} {
+		if err := w.Wait(nil, 0); !errors.Is(err, errNilSem) {
+			t.Errorf("%v: Wait(nil): %v", w.Mode(), err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -62,9 +63,14 @@ func parseSleepNature(s string) (SleepNature, error) {
 	return 0, fmt.Errorf("rt: unknown SleepNature %q (want Default, Busy or Hybrid)", s)
 }
 
+// defaultName is the Name of a thread whose Config gives none.
+const defaultName = "RTThread"
+
 // Config describes an RT thread. Exactly one of Frequency and Period sets
 // the period (if both are given they must agree to the nanosecond).
 type Config struct {
+	// Name names the thread in errors, warnings, Stats and the OS thread
+	// (top -H shows its first 15 bytes); "RTThread" when empty.
 	Name      string
 	Frequency float64       // cycles per second (Hz)
 	Period    time.Duration // alternative to Frequency
@@ -116,6 +122,10 @@ func (c *Config) period() (time.Duration, error) {
 	if c.Frequency != 0 {
 		if !(c.Frequency > 0) || math.IsInf(c.Frequency, 0) {
 			return 0, fmt.Errorf("rt: Frequency %v Hz is not a positive number", c.Frequency)
+		}
+		if pf := 1e9 / c.Frequency; pf > float64(maxPeriod) {
+			// Beyond what a Duration holds, for the lowest frequencies.
+			return 0, fmt.Errorf("rt: Frequency %v Hz gives a period of %.3g s, out of range 1µs..%v", c.Frequency, pf/1e9, maxPeriod)
 		}
 		p = time.Duration(math.Round(1e9 / c.Frequency))
 		if c.Period != 0 && c.Period != p {
@@ -170,6 +180,7 @@ func maxFIFOSpin(rtRun, rtPer int64, ok bool) int {
 // pinned to one CPU starve each other; Validate cannot see other threads,
 // so keeping them apart is the caller's job.
 func Validate(cfg Config) (warnings []string, err error) {
+	cfg.Name = cmp.Or(cfg.Name, defaultName)
 	p, err := cfg.period()
 	if err != nil {
 		return nil, err

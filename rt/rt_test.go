@@ -666,6 +666,8 @@ func TestPeriodErrors(t *testing.T) {
 		{Config{Frequency: 1e12}, "rt: Frequency 1e+12 Hz gives a period of 0s, out of range 1µs..1h0m0s"},
 		{Config{Frequency: 2e9}, "rt: Frequency 2e+09 Hz gives a period of 1ns, out of range"},
 		{Config{Frequency: -5}, "rt: Frequency -5 Hz is not a positive number"},
+		{Config{Frequency: 1e-12}, "rt: Frequency 1e-12 Hz gives a period of 1e+12 s, out of range 1µs..1h0m0s"},
+		{Config{Frequency: 1e-4}, "rt: Frequency 0.0001 Hz gives a period of 1e+04 s, out of range"},
 	} {
 		if _, err := c.cfg.period(); err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.cfg, err, c.want)
@@ -680,3 +682,20 @@ func TestPeriodErrors(t *testing.T) {
 type countingStep struct{ n int }
 
 func (c *countingStep) Execute() error { c.n++; return nil }
+
+// TestUnnamedThread: a thread whose Config has no Name is named RTThread in
+// its errors and Stats.
+func TestUnnamedThread(t *testing.T) {
+	th, err := New(Config{Frequency: 1000}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := th.Start(ctx); err == nil || err.Error() != "rt: RTThread: Start: context canceled" {
+		t.Errorf("Start with a cancelled context: %v", err)
+	}
+	if st := th.Stats(); st.name != "RTThread" {
+		t.Errorf("Stats name %q", st.name)
+	}
+}

@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -116,6 +117,7 @@ func New(cfg Config, gams, brokers []Step) (*Thread, error) {
 	if _, err := Validate(cfg); err != nil {
 		return nil, err
 	}
+	cfg.Name = cmp.Or(cfg.Name, defaultName)
 	p, _ := cfg.period()
 	t := &Thread{cfg: cfg, period: int64(p), nGAMs: len(gams), sleep: cpu.SleepUntil}
 	t.steps = make([]Step, 0, len(gams)+len(brokers))

@@ -71,7 +71,10 @@ func (r *Receiver) Close() error {
 	if r == nil || r.conn == nil {
 		return errNoReceiver
 	}
-	return r.conn.Close()
+	if err := r.conn.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+		return err
+	}
+	return nil
 }
 
 // Read blocks until a datagram of the layout's size arrives and returns it

@@ -144,6 +144,9 @@ func TestReceiverDeadlineAndClose(t *testing.T) {
 	if err := testenv.Receive(t, done, 10*time.Second, "Read to return after Close"); !errors.Is(err, net.ErrClosed) {
 		t.Errorf("Read after Close = %v", err)
 	}
+	if err := r.Close(); err != nil {
+		t.Errorf("second Close = %v, want nil as the UDPStreamer client's", err)
+	}
 }
 
 // TestReceiverLoopbackDecode sends encoder output of many cycles and checks

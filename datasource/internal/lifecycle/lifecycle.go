@@ -215,7 +215,10 @@ func (l *Lifecycle) Start(ctx context.Context, allocate, prepare, close func() e
 	case Running:
 		return l.wrap("Start", datasource.ErrStarted)
 	case Configured:
-		if err := allocate(); err != nil {
+		// A Start racing with this one may have allocated meanwhile: then
+		// prepare says whether it also started (ErrStarted), rather than
+		// this Start blaming an AllocateMemory its caller never made.
+		if err := allocate(); err != nil && !errors.Is(err, datasource.ErrAllocatedTwice) {
 			return err
 		}
 	}
