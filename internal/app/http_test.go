@@ -202,6 +202,18 @@ func TestHTTPSlowConnectionsAreCut(t *testing.T) {
 	}
 }
 
+// A client that sends requests and never reads their responses is cut off
+// once a response has waited the write timeout for room in the socket:
+// here 3000 pipelined /status requests behind a 4 KiB receive buffer.
+func TestHTTPSlowReaderIsCut(t *testing.T) {
+	setBounds(t, func(b *httpLimits) { b.write = 300 * time.Millisecond })
+	h := startHTTPApp(t, "127.0.0.1:0", "")
+	const n = 3000
+	if got := testenv.PipelineUnread(t, strings.TrimPrefix(h.base, "http://"), "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", n); got >= n {
+		t.Fatalf("all %d responses came: the write timeout never cut the connection", got)
+	}
+}
+
 // Connections beyond the cap wait for a slot: one that frees, or one
 // whose connection has waited EvictAfter for its request (the longest
 // waiting is closed for the newcomer).

@@ -97,8 +97,17 @@ func TestTokenGate(t *testing.T) {
 	v := dialViewer(t, s, &websocket.DialOptions{HTTPClient: browser})
 	v.waitMeta()
 
+	// A form over maxLoginBody is refused unread, even with the right
+	// token in it.
+	big := url.Values{"token": {testToken}, "next": {"/"}, "pad": {strings.Repeat("x", maxLoginBody)}}.Encode()
+	req, _ := http.NewRequest("POST", s.url+"login", strings.NewReader(big))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if resp, err := anon.Do(req); err != nil || resp.StatusCode != http.StatusBadRequest || len(resp.Cookies()) != 0 {
+		t.Errorf("login form of %d bytes: %v %v", len(big), err, resp)
+	}
+
 	// A redirect goes back to this server only.
-	req, _ := http.NewRequest("POST", s.url+"login", strings.NewReader(url.Values{"token": {testToken}, "next": {"//evil.example/"}}.Encode()))
+	req, _ = http.NewRequest("POST", s.url+"login", strings.NewReader(url.Values{"token": {testToken}, "next": {"//evil.example/"}}.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	if resp, err := anon.Do(req); err != nil || resp.Header.Get("Location") != "/" {
 		t.Errorf("login with next=//evil.example/: %v %v", err, resp.Header)

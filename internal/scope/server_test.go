@@ -393,6 +393,21 @@ func TestHTTPBounds(t *testing.T) {
 	v.until("frames past the HTTP timeouts", func(_ Frame, ok bool) bool { return ok && time.Now().After(deadline) })
 }
 
+// TestHTTPSlowReaderIsCut: a client that sends requests and never reads
+// their responses is cut off once a response has waited the write timeout
+// for room in the socket: 300 pipelined requests for the page's script
+// (32 KiB each) behind a 4 KiB buffer.
+func TestHTTPSlowReaderIsCut(t *testing.T) {
+	saved := httpBounds
+	defer func() { httpBounds = saved }()
+	httpBounds.write = 300 * time.Millisecond
+	s := startServer(t, newFakeSource(fakeSigs...), Options{})
+	const n = 300
+	if got := testenv.PipelineUnread(t, s.addr, "GET /static/scope.js HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", n); got >= n {
+		t.Fatalf("all %d responses came: the write timeout never cut the connection", got)
+	}
+}
+
 // TestStatusJSON: /status.json carries the counters a script can read.
 func TestStatusJSON(t *testing.T) {
 	src := newFakeSource(fakeSigs...)
