@@ -146,8 +146,11 @@ func checkFrame(f *os.File, size int64, path string) (int64, error) {
 		return 0, errNoTailMagic
 	}
 	n := int64(binary.LittleEndian.Uint32(tail[:]))
-	if n > size-magicSize-tailSize || n > maxFooter {
+	if n > size-magicSize-tailSize {
 		return 0, fmt.Errorf("footer length %d does not fit the file's %d bytes (truncated or corrupt)", n, size)
+	}
+	if n > maxFooter {
+		return 0, fmt.Errorf("footer of %d bytes, beyond the %d this reader takes", n, maxFooter)
 	}
 	footer := make([]byte, n)
 	if _, err := f.ReadAt(footer, size-tailSize-n); err != nil {

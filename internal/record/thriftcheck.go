@@ -408,19 +408,29 @@ func (rf *File) checkChunk(m *format.ColumnMetaData, buf *[maxPageHeader]byte) e
 			return fmt.Errorf("page header at %d: %w", off, err)
 		}
 		off += int64(w.i)
-		switch {
-		case p.typ != pageData && p.typ != pageDataV2:
-			return fmt.Errorf("page at %d of type %d; recordings hold data pages", off, p.typ)
-		case p.encoding != encodingPlain:
-			return fmt.Errorf("page at %d in encoding %d; recordings are PLAIN", off, p.encoding)
-		case p.compressed < 0 || p.compressed > end-off || p.compressed > maxPageBytes:
-			return fmt.Errorf("page at %d of %d bytes, %d left in its chunk (at most %d)", off, p.compressed, end-off, maxPageBytes)
-		case p.uncompressed < 0 || p.uncompressed > maxPageBytes:
-			return fmt.Errorf("page at %d of %d bytes uncompressed (at most %d)", off, p.uncompressed, maxPageBytes)
-		case p.values < 0 || p.values > p.uncompressed:
-			return fmt.Errorf("page at %d of %d values in %d bytes", off, p.values, p.uncompressed)
+		if err := p.check(off, end-off); err != nil {
+			return err
 		}
 		off += p.compressed
+	}
+	return nil
+}
+
+// check returns why parquet-go may not read the page whose header p ends
+// at off, with left bytes of its chunk after it: not a PLAIN data page, or
+// sizes and counts beyond the chunk or maxPageBytes.
+func (p *pageFields) check(off, left int64) error {
+	switch {
+	case p.typ != pageData && p.typ != pageDataV2:
+		return fmt.Errorf("page at %d of type %d; recordings hold data pages", off, p.typ)
+	case p.encoding != encodingPlain:
+		return fmt.Errorf("page at %d in encoding %d; recordings are PLAIN", off, p.encoding)
+	case p.compressed < 0 || p.compressed > left || p.compressed > maxPageBytes:
+		return fmt.Errorf("page at %d of %d bytes, %d left in its chunk (at most %d)", off, p.compressed, left, maxPageBytes)
+	case p.uncompressed < 0 || p.uncompressed > maxPageBytes:
+		return fmt.Errorf("page at %d of %d bytes uncompressed (at most %d)", off, p.uncompressed, maxPageBytes)
+	case p.values < 0 || p.values > p.uncompressed:
+		return fmt.Errorf("page at %d of %d values in %d bytes", off, p.values, p.uncompressed)
 	}
 	return nil
 }

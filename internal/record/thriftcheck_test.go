@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -213,5 +214,88 @@ func TestChunksAndPagesAreChecked(t *testing.T) {
 	l, err := rowsError(t, path)
 	if want := fmt.Sprintf("row group 0: column %q: page at", l.Columns[1].Name); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "of type 2") {
 		t.Errorf("a dictionary page: %v, want %q … of type 2", err, want)
+	}
+}
+
+// TestPageBounds: each bound a page header must keep before parquet-go
+// sizes a buffer from it.
+func TestPageBounds(t *testing.T) {
+	ok := pageFields{typ: pageData, encoding: encodingPlain, compressed: 100, uncompressed: 400, values: 50}
+	if err := ok.check(10, 100); err != nil {
+		t.Fatalf("a good page: %v", err)
+	}
+	for _, tc := range []struct {
+		edit func(*pageFields)
+		want string
+	}{
+		{func(p *pageFields) { p.typ = 2 }, "of type 2"},
+		{func(p *pageFields) { p.encoding = 8 }, "in encoding 8"},
+		{func(p *pageFields) { p.compressed = 101 }, "101 bytes, 100 left in its chunk"},
+		{func(p *pageFields) { p.compressed = -1 }, "of -1 bytes"},
+		{func(p *pageFields) { p.uncompressed = maxPageBytes + 1 }, fmt.Sprintf("%d bytes uncompressed (at most %d)", maxPageBytes+1, maxPageBytes)},
+		{func(p *pageFields) { p.values = 401 }, "401 values in 400 bytes"},
+	} {
+		p := ok
+		tc.edit(&p)
+		left := int64(100)
+		if err := p.check(10, left); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", p, err, tc.want)
+		}
+	}
+	big := ok
+	big.compressed = maxPageBytes + 1
+	if err := big.check(10, 1<<40); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("(at most %d)", maxPageBytes)) {
+		t.Errorf("a page beyond maxPageBytes in a large chunk: %v", err)
+	}
+}
+
+// TestFooterBound: a footer beyond maxFooter is refused before it is read,
+// in a (sparse) file large enough to hold it.
+func TestFooterBound(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := int64(maxFooter + 1<<20)
+	f.WriteAt([]byte(magic), 0)
+	var tail [tailSize]byte
+	binary.LittleEndian.PutUint32(tail[:], maxFooter+1)
+	copy(tail[4:], magic)
+	if _, err := f.WriteAt(tail[:], size-tailSize); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("footer of %d bytes, beyond the %d", maxFooter+1, maxFooter)) {
+		t.Fatalf("Open: %v", err)
+	}
+}
+
+// TestMetadataValueBound: a metadata value beyond maxMetaValue is refused.
+func TestMetadataValueBound(t *testing.T) {
+	path, b, fb := recordingOf(t, Options{})
+	rewrite(t, path, b, fb, func(md *format.FileMetaData) {
+		md.KeyValueMetadata = append(md.KeyValueMetadata, format.KeyValue{Key: "big", Value: strings.Repeat("x", maxMetaValue+1)})
+	}, func([]byte) {})
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), fmt.Sprintf(`metadata "big" of %d bytes exceeds %d`, maxMetaValue+1, maxMetaValue)) {
+		t.Fatalf("Open: %v", err)
+	}
+}
+
+// TestIndexFrameBound: an index frame beyond maxFrame ends the index there,
+// before anything of its size is allocated.
+func TestIndexFrameBound(t *testing.T) {
+	b := []byte(indexMagic)
+	b = binary.LittleEndian.AppendUint32(b, maxFrame+1)
+	b = binary.LittleEndian.AppendUint32(b, 0)
+	ir, err := newIndexReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ir.next(); !errors.Is(err, errIndexEnd) || !strings.Contains(err.Error(), fmt.Sprintf("frame of %d bytes", maxFrame+1)) {
+		t.Fatalf("next: %v", err)
+	}
+	if cap(ir.buf) != 0 {
+		t.Errorf("allocated %d bytes for the frame", cap(ir.buf))
 	}
 }
