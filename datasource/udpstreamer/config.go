@@ -153,27 +153,38 @@ func Validate(cfg *Config) error {
 			e.Signal(se.Index, se.Parameter, "%s", se.Rule)
 		}
 	}
+	checkHandOffSize(e, &c)
 	if e.Len() == 0 {
 		checkFragments(e, c.MaxPayloadSize)
 	}
 	return e.Err()
 }
 
-// checkHandOff checks HandOffDepth, the sizing of an automatic ring and
-// the memory the ring takes.
+// checkHandOff checks HandOffDepth and the sizing of an automatic ring.
 func checkHandOff(e *rules.ConfigErrors, c *Config) {
 	handoff.CheckThread(e, &c.NetworkThread, maxHandOffBytes)
 	if c.HandOffDepth != 0 && (c.HandOffTime != 0 || c.HandOffBytes != 0) {
 		e.Param("HandOffDepth", "is %d: HandOffTime and HandOffBytes size an automatic ring only (HandOffDepth 0)", c.HandOffDepth)
 	}
-	depth := c.HandOffDepth
-	switch {
+	switch depth := c.HandOffDepth; {
 	case depth < 0:
 		e.Param("HandOffDepth", "must be 1..%d, or 0 for a depth chosen by time, got %d", maxHandOffDepth, depth)
-		return
 	case depth > maxHandOffDepth:
 		e.Param("HandOffDepth", "must be 1..%d, got %d", maxHandOffDepth, depth)
-		return
+	}
+}
+
+// checkHandOffSize checks the memory the ring takes, once every signal has
+// passed its rules (a signal of a size refused there is not counted twice).
+func checkHandOffSize(e *rules.ConfigErrors, c *Config) {
+	depth := c.HandOffDepth
+	if depth < 0 || depth > maxHandOffDepth {
+		return // refused by checkHandOff
+	}
+	for i := range e.Signals {
+		if e.Failed(i) {
+			return
+		}
 	}
 	size := slotSize(e.Signals)
 	if depth == 0 {

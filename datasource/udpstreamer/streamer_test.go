@@ -558,6 +558,16 @@ func TestValidateNamesEveryRule(t *testing.T) {
 	if err := Validate(&good); err != nil {
 		t.Error(err)
 	}
+	// A signal refused for its size is not counted again against the
+	// hand-off ring; one within its rules but too large for the ring is.
+	huge := Config{Name: "S", Signals: []datasource.Signal{{Name: "A", Type: datasource.Float64, NumberOfDimensions: 1, NumberOfElements: 1 << 40}}}
+	if err := Validate(&huge); err == nil || strings.Contains(err.Error(), "HandOffDepth") || !strings.Contains(err.Error(), "NumberOfElements") {
+		t.Errorf("a signal of 2^40 elements: %v", err)
+	}
+	deep := Config{Name: "S", HandOffDepth: 64, Signals: []datasource.Signal{{Name: "A", Type: datasource.Float64, NumberOfDimensions: 1, NumberOfElements: 1 << 20}}}
+	if err := Validate(&deep); err == nil || !strings.Contains(err.Error(), "HandOffDepth: 64 cycles of 8388616 bytes exceed the hand-off limit") {
+		t.Errorf("64 cycles of 8 MiB: %v", err)
+	}
 }
 
 func TestSpecBurstLayout(t *testing.T) {
