@@ -59,8 +59,10 @@ func (s *Streamer) onICMP(e sendpath.ICMPError) {
 		return
 	}
 	s.m.icmpUnreachable.Inc()
-	if e.Dst == s.sessionClient() {
-		s.queue(controlEvent{kind: unreachable, from: e.Dst})
+	// The error names an IPv4 client plainly, where a dual-stack socket
+	// (Address "", the default) knows it as ::ffff:a.b.c.d.
+	if client := s.sessionClient(); e.Dst.Addr().Unmap() == client.Addr().Unmap() && e.Dst.Port() == client.Port() {
+		s.queue(controlEvent{kind: unreachable, from: client})
 	}
 }
 

@@ -354,6 +354,32 @@ func TestVanishedClientEndsSession(t *testing.T) {
 	}
 }
 
+// TestVanishedClientOfADualStackServer: on a server bound to every
+// address (Address "", the default: a dual-stack socket), an IPv4 client
+// that vanishes ends its session too. The ICMP error names it as IPv4 and
+// the session as ::ffff:a.b.c.d; before, the two never matched and the
+// server sent to the vanished client until another connected.
+func TestVanishedClientOfADualStackServer(t *testing.T) {
+	cfg := scalarCfg()
+	cfg.Name = "Streamer"
+	s, err := New(cfg, metrics.NewSet(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dstest.Start(t, s)
+	if a := s.LocalAddr().Addr(); !a.Is6() || !a.IsUnspecified() {
+		t.Skipf("bound to %v: no dual-stack socket here", a)
+	}
+	drive(t, s, 500*time.Microsecond)
+	gone := newRawClient(t, netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), s.LocalAddr().Port()))
+	gone.connect()
+	if c := s.snapshot().Client; !strings.HasPrefix(c, "[::ffff:127.0.0.1]:") {
+		t.Fatalf("session client %s, want an IPv4-mapped address", c)
+	}
+	gone.conn.Close()
+	waitFor(t, func() bool { return s.m.clientsUnreachable.Get() == 1 && !s.snapshot().Connected })
+}
+
 func waitFor(t testing.TB, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
