@@ -115,12 +115,11 @@ func (u *UDPStreamerSource) run(ctx context.Context, s *Session) error {
 	if err != nil {
 		return err
 	}
-	stop := context.AfterFunc(ctx, func() { c.Close() })
-	defer func() {
-		if stop() {
-			c.Close()
-		}
-	}()
+	defer c.Close()
+	// The end of ctx wakes a blocked read (a deadline past); the loop then
+	// returns, and the session ends with a DISCONNECT on the open socket.
+	stop := context.AfterFunc(ctx, func() { c.SetReadDeadline(time.Unix(1, 0)) })
+	defer stop()
 	defer c.Disconnect()
 	var cfg *client.Config
 	for cfg == nil {
@@ -147,6 +146,9 @@ func (u *UDPStreamerSource) run(ctx context.Context, s *Session) error {
 	// change and its undoing) makes no file.
 	changed := false
 	for {
+		if ctx.Err() != nil {
+			return nil
+		}
 		// A deadline tick ahead, moved on at most every half tick: a
 		// deadline that passed re-arms at once.
 		now := time.Now()

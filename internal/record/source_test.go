@@ -361,3 +361,18 @@ func TestRecordConfigChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordDisconnectsAtTheEnd: a recording that ends (its context done)
+// ends its session with a DISCONNECT, so the server stops sending; before,
+// the socket was closed first and the DISCONNECT never left.
+func TestRecordDisconnectsAtTheEnd(t *testing.T) {
+	srv := udpstest.NewServer(t, []datasource.Signal{{Name: "A", Type: datasource.Uint32}}, 1400)
+	_, stop := runSession(t, &UDPStreamerSource{Server: srv.Addr().String()}, Options{Path: filepath.Join(t.TempDir(), "run.parquet")})
+	if _, ok := srv.WaitClient(10 * time.Second); !ok {
+		t.Fatal("the recorder did not connect")
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "the server to see DISCONNECT", 10*time.Second, func() bool { return srv.Disconnects() == 1 })
+}
