@@ -202,5 +202,6 @@ func (a *App) serveStatus(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // step names read "Timer.Counter->Streamer.Counter", as docs/status.md shows them
 	enc.Encode(a.Status())
 }

@@ -117,6 +117,9 @@ func TestHTTPForceRepliesWithTheValueApplied(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &st); err != nil {
 		t.Fatal(err)
 	}
+	if strings.Contains(body, `\u003e`) || !strings.Contains(body, "->") {
+		t.Errorf("/status escapes its step names' arrows (or has none): %s", body)
+	}
 	found := false
 	for _, f := range st.Forces {
 		if f.Signal == "Streamer.V" {
