@@ -27,7 +27,10 @@ func (a *App) Describe(w io.Writer) {
 			count(len(th.cfg.GAMIndex), "GAM"), count(outputs, "output"), count(len(th.brokers), "broker"))
 	}
 	for i, s := range a.sources {
-		fmt.Fprintf(w, "\ndatasource %s (%s)\n", s.cfg.Name, s.cfg.Class)
+		if i > 0 || len(a.threads) > 0 {
+			fmt.Fprintln(w) // a blank line between sections, none before the first
+		}
+		fmt.Fprintf(w, "datasource %s (%s)\n", s.cfg.Name, s.cfg.Class)
 		size := describeSignals(w, s.ds.Signals(), streamerOf(s.ds) != nil)
 		fmt.Fprintf(w, "  signal memory: %d bytes\n", size)
 		if d, ok := describerOf(s.ds); ok {
