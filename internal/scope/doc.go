@@ -58,8 +58,9 @@
 // no queue. At most two frames await the page's acknowledgement, so a page
 // that draws slowly gets fewer frames; a page whose connection takes no
 // data for Options.WriteTimeout, or that acknowledges nothing (or sends no
-// view once it has the signal list) for Options.AckTimeout, is dropped; a page over Options.MaxViewers is refused
-// with the reason; a message over Options.MaxMessage closes it. None of
+// view once it has the signal list) for Options.AckTimeout, is dropped; a
+// page over Options.MaxViewers is refused with the reason; a message over
+// Options.MaxMessage closes it. None of
 // them ever holds up another page or the receiving: the source and the
 // pages meet only in the hub's lock, held for one update or one trace.
 //

@@ -82,8 +82,8 @@ func (r *Receiver) Close() error {
 // Read. A datagram of any other size is dropped and counted; the first of
 // each distinct size, for the first 16 sizes, makes Read return it (for its
 // size) with its sender and an error matching wire.ErrSize, and the caller
-// may keep reading. Socket errors (a
-// deadline, net.ErrClosed) are returned as they are.
+// may keep reading. Socket errors (a deadline, net.ErrClosed) are returned
+// as they are.
 func (r *Receiver) Read() ([]byte, netip.AddrPort, error) {
 	if !r.usable() {
 		return nil, netip.AddrPort{}, errNoReceiver
