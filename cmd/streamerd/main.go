@@ -147,12 +147,17 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return runReplay(o, stdout, stderr, stop)
 	}
 
+	var overrides []config.Override
+	if o.httpSet {
+		// The flag's value meets the key's rules and warnings.
+		overrides = append(overrides, config.Override{Path: "App.HTTPAddress", Value: o.http, Flag: "-http"})
+	}
 	var f *config.File
 	if o.path == "" {
 		data, _ := configs.FS.ReadFile("app.toml") // embedded: it always reads
-		f, err = config.Parse("configs/app.toml (embedded)", data)
+		f, err = config.Parse("configs/app.toml (embedded)", data, overrides...)
 	} else {
-		f, err = config.Load(o.path)
+		f, err = config.Load(o.path, overrides...)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -166,9 +171,6 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	}
 	if o.format != "" {
 		f.App.LogFormat = o.format
-	}
-	if o.httpSet {
-		f.App.HTTPAddress = o.http
 	}
 	sink := logsink.New(stderr, logsink.Options{Buffer: logBuffer, MaxLine: maxLogLine})
 	defer sink.Close(logFlush)

@@ -80,8 +80,19 @@ type File struct {
 	// caller to log.
 	Warnings []*Error
 
-	ix  *index         // key positions
-	raw map[string]any // the decoded document, for names in messages
+	ix    *index            // key positions
+	raw   map[string]any    // the decoded document, for names in messages
+	flags map[string]string // key path → the command-line flag that set it (Override)
+}
+
+// Override sets the key at Path ("App.HTTPAddress") to Value as though the
+// file said so, for a command-line flag that overrides the file: the
+// value meets the key's rules and warnings, whose messages name Flag
+// instead of a line of the file.
+type Override struct {
+	Path  string
+	Value any // as TOML decodes it: a string, int64, float64, bool
+	Flag  string
 }
 
 // App holds the process-wide settings of the [App] table.
@@ -308,16 +319,16 @@ type Replay struct {
 // MaxFileSize is the size of the largest configuration file Load reads.
 const MaxFileSize = 16 << 20
 
-// Load reads the file at path and parses it with Parse. A path that is not
+// Load reads the file at path and parses it with Parse, with overrides. A path that is not
 // a regular file (a named pipe, /dev/zero, a directory) or a file larger
 // than MaxFileSize is refused before it is read, with one line that says
 // so.
-func Load(path string) (*File, error) {
+func Load(path string, overrides ...Override) (*File, error) {
 	data, err := regfile.Read(path, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	return Parse(path, data, overrides...)
 }
 
 // DataSource returns the index of the datasource named name, or -1.

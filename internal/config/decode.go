@@ -195,12 +195,20 @@ var fileKeys = table[File]{
 // Parse strictly decodes and validates a configuration. path is used in
 // error messages only. On failure it returns a nil *File and an Errors
 // value with every problem found.
-func Parse(path string, data []byte) (*File, error) {
+func Parse(path string, data []byte, overrides ...Override) (*File, error) {
 	f := &File{Path: path}
 	data = bytes.TrimPrefix(data, utf8BOM) // as editors on Windows write it
 	var raw map[string]any
 	if err := toml.Unmarshal(data, &raw); err != nil {
 		return nil, syntaxError(path, err)
+	}
+	if raw == nil {
+		raw = map[string]any{}
+	}
+	for _, o := range overrides {
+		if err := f.override(raw, o); err != nil {
+			return nil, err
+		}
 	}
 	f.raw = raw
 	f.ix = buildIndex(data)
@@ -215,6 +223,31 @@ func Parse(path string, data []byte) (*File, error) {
 	d.warn()
 	f.Warnings = sortErrors(f.Warnings)
 	return f, nil
+}
+
+// override sets o's key in the decoded document raw, creating the tables
+// on its path, and remembers the flag for the messages about it. Only
+// paths of plain tables are supported (no array elements).
+func (f *File) override(raw map[string]any, o Override) error {
+	segs := strings.Split(o.Path, ".")
+	m := raw
+	for _, seg := range segs[:len(segs)-1] {
+		next, ok := m[seg].(map[string]any)
+		if !ok {
+			if _, there := m[seg]; there {
+				return fmt.Errorf("%s: %s: %s is not a table", f.Path, o.Flag, seg)
+			}
+			next = map[string]any{}
+			m[seg] = next
+		}
+		m = next
+	}
+	m[segs[len(segs)-1]] = o.Value
+	if f.flags == nil {
+		f.flags = map[string]string{}
+	}
+	f.flags[o.Path] = o.Flag
+	return nil
 }
 
 // utf8BOM is the byte order mark some editors write at the start of a

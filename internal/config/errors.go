@@ -18,6 +18,7 @@ import (
 type Error struct {
 	File      string
 	Line, Col int
+	Flag      string // the command-line flag that gave the value (Override); then Line and Col are 0
 	Where     string
 	Key       string
 	Msg       string
@@ -25,7 +26,11 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s:%d:%d: ", e.File, e.Line, e.Col)
+	if e.Flag != "" {
+		fmt.Fprintf(&b, "%s: flag %s: ", e.File, e.Flag)
+	} else {
+		fmt.Fprintf(&b, "%s:%d:%d: ", e.File, e.Line, e.Col)
+	}
 	if e.Where != "" {
 		b.WriteString(e.Where)
 		b.WriteString(": ")
@@ -129,6 +134,9 @@ func (f *File) errKey(tbl, key, msg string) *Error {
 	}
 	if key == "" {
 		pos = tbl
+	}
+	if flag, ok := f.flags[pos]; ok {
+		return &Error{File: f.Path, Flag: flag, Where: f.where(tbl), Key: key, Msg: clipMessage(msg)}
 	}
 	line, col := f.Position(pos)
 	return &Error{File: f.Path, Line: line, Col: col, Where: f.where(tbl), Key: key, Msg: clipMessage(msg)}
