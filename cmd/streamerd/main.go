@@ -40,6 +40,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -147,6 +148,21 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return runReplay(o, stdout, stderr, stop)
 	}
 
+	// Signals are taken from here on, before the configuration is read: a
+	// signal during the start-up stops the daemon as it stops a running
+	// one (exit 0), where the runtime's default had killed it.
+	var logp atomic.Pointer[slog.Logger] // the log, once there is one
+	if stop == nil && !o.check && !o.describe {
+		var release func()
+		stop, release = stopOnSignal(func() *slog.Logger {
+			if l := logp.Load(); l != nil {
+				return l
+			}
+			return slog.New(slog.NewTextHandler(stderr, nil))
+		})
+		defer release()
+	}
+
 	var overrides []config.Override
 	if o.httpSet {
 		// The flag's value meets the key's rules and warnings.
@@ -179,6 +195,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		fmt.Fprintln(stderr, "streamerd:", err)
 		return 2
 	}
+	logp.Store(log)
 
 	// # HELP and # TYPE lines in /metrics, for Prometheus and its tools.
 	metrics.ExposeMetadata(true)
@@ -198,10 +215,11 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 0
 	}
 
-	if stop == nil {
-		var release func()
-		stop, release = stopOnSignal(log)
-		defer release()
+	select {
+	case <-stop:
+		log.Info("streamerd stopped before it started")
+		return 0
+	default:
 	}
 	if err := a.Start(); err != nil {
 		fmt.Fprintln(stderr, "streamerd: start:", err)
@@ -218,14 +236,17 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 }
 
 // stopOnSignal returns a channel closed at the first SIGINT, SIGTERM or
-// SIGHUP, which log records; release stops taking the signals.
-func stopOnSignal(log *slog.Logger) (stop <-chan struct{}, release func()) {
+// SIGHUP, which it records in the log that log returns then; release stops
+// taking the signals. After the first, the signals are the system's again:
+// a second one ends a stop that hangs at once.
+func stopOnSignal(log func() *slog.Logger) (stop <-chan struct{}, release func()) {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	ch := make(chan struct{})
 	go func() {
 		if s, ok := <-sig; ok {
-			log.Info("stopping", "signal", s.String())
+			signal.Stop(sig)
+			log().Info("stopping", "signal", s.String(), "again", "ends the process at once")
 			close(ch)
 		}
 	}()

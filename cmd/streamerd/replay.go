@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"strconv"
 
@@ -107,7 +108,7 @@ func runReplay(o options, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	}
 	if stop == nil {
 		var release func()
-		stop, release = stopOnSignal(log)
+		stop, release = stopOnSignal(func() *slog.Logger { return log })
 		defer release()
 	}
 	if o.replay.wait {
