@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
@@ -58,9 +59,10 @@ type App struct {
 	stopPublish chan struct{}
 	publishDone chan struct{}
 
-	mu      sync.Mutex
-	started bool
-	stopped bool
+	mu       sync.Mutex
+	started  bool
+	stopped  bool
+	stopping atomic.Bool // Stop has begun: control requests get 503
 }
 
 // source is one datasource with what the app keeps about it.
@@ -452,6 +454,7 @@ func (a *App) Stop() error {
 		return nil
 	}
 	a.stopped = true
+	a.stopping.Store(true)
 	a.stopScope()
 	var errs []error
 	for i := len(a.threads) - 1; i >= 0; i-- {

@@ -1,18 +1,20 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/streamerd/streamerd/datasource"
 	"github.com/streamerd/streamerd/internal/clip"
 )
 
 func (a *App) serveForce(w http.ResponseWriter, r *http.Request) {
 	st, err := a.Force(r.FormValue("signal"), r.FormValue("value"))
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+		a.controlError(w, err)
 		return
 	}
 	fmt.Fprintf(w, "forced %s = %s\n", st.Signal, st.Value)
@@ -24,7 +26,7 @@ func (a *App) serveForce(w http.ResponseWriter, r *http.Request) {
 func (a *App) serveRelease(w http.ResponseWriter, r *http.Request) {
 	target := r.FormValue("signal")
 	if err := a.Release(target); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+		a.controlError(w, err)
 		return
 	}
 	fmt.Fprintf(w, "released %s\n", target)
@@ -34,10 +36,21 @@ func (a *App) serveDegrade(w http.ResponseWriter, r *http.Request) {
 	ds, key := r.FormValue("datasource"), r.FormValue("key")
 	applied, err := a.Degrade(ds, key, r.FormValue("value"))
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+		a.controlError(w, err)
 		return
 	}
 	fmt.Fprintf(w, "%s: %s = %s\n", ds, key, applied)
+}
+
+// controlError answers a control request that failed: 503 while the
+// daemon stops (its datasources close under the request), else 400 with
+// what was wrong with it.
+func (a *App) controlError(w http.ResponseWriter, err error) {
+	if a.stopping.Load() || errors.Is(err, datasource.ErrClosed) {
+		http.Error(w, "streamerd is stopping: no more control", http.StatusServiceUnavailable)
+		return
+	}
+	http.Error(w, err.Error(), http.StatusBadRequest)
 }
 
 // lookupSignal resolves "DataSource.Signal" (the datasource name has no

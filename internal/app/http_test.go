@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -435,4 +436,28 @@ func TestHTTPDegradeBase10(t *testing.T) {
 		{"key=restart&value=true", 200, "Encoder: restart = applied\n"},
 		{"key=" + strings.Repeat("k", 5000) + "&value=1", 400, "…(5000 bytes)"},
 	})
+}
+
+// Control requests that meet the stop get 503 "stopping", not a 400 naming
+// a datasource's closed state: both when the datasource has closed under
+// the request and once Stop has begun.
+func TestHTTPControlWhileStopping(t *testing.T) {
+	h := startHTTPApp(t, "127.0.0.1:0", "")
+	// The datasource closed under the request (Stop closes them first).
+	s := h.sources[h.file.DataSource("Streamer")]
+	if err := s.ds.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	h.serveForce(rec, httptest.NewRequest("POST", "/force?signal=Streamer.Setpoint&value=1", nil))
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "stopping") {
+		t.Errorf("force on a closed datasource: %d %q", rec.Code, rec.Body.String())
+	}
+	// Stop begun: every control request.
+	h.stopping.Store(true)
+	for _, path := range []string{"/force?signal=Nope.X&value=1", "/release?signal=Nope.X", "/degrade?datasource=Nope&key=a&value=1"} {
+		if code, body := h.do(t, "POST", path, "", nil); code != http.StatusServiceUnavailable {
+			t.Errorf("%s while stopping: %d %q", path, code, body)
+		}
+	}
 }
