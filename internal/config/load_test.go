@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,5 +63,32 @@ func TestOverrideMeetsTheRules(t *testing.T) {
 		if tc.warning != "" && !strings.Contains(warned, tc.warning) || tc.warning == "" && warned != "" {
 			t.Errorf("-http %s: warnings %q, want %q", tc.value, warned, tc.warning)
 		}
+	}
+}
+
+// Two datasources on one UDP port of overlapping addresses, or the scope on
+// HTTP's port, are refused at -check, at the second one's key; the start
+// had failed on them with "address already in use".
+func TestPortClashes(t *testing.T) {
+	other := "\n[[DataSources]]\nName = \"Other\"\nClass = \"UDPStreamer\"\nAddress = \"%s\"\nPort = %d\n[[DataSources.Signals]]\nName = \"A\"\nType = \"uint32\"\n"
+	for _, tc := range []struct {
+		addr string
+		port int
+		want bool
+	}{
+		{"127.0.0.1", 44500, true}, // the Streamer of app.toml binds every address
+		{"", 44500, true},
+		{"127.0.0.1", 44501, false},
+	} {
+		data := append(defaultConfig(t), fmt.Sprintf(other, tc.addr, tc.port)...)
+		_, err := Parse("app.toml", data)
+		got := err != nil && strings.Contains(err.Error(), `Port: UDP port 44500 is datasource "Streamer"'s too`)
+		if got != tc.want {
+			t.Errorf("Other on %q port %d: %v", tc.addr, tc.port, err)
+		}
+	}
+	_, err := Parse("app.toml", defaultConfig(t), Override{Path: "App.ScopeAddress", Value: "127.0.0.1:9100", Flag: "-scope"})
+	if err == nil || !strings.Contains(err.Error(), "ScopeAddress: is on HTTPAddress's port 9100") {
+		t.Errorf("the scope on HTTP's address: %v", err)
 	}
 }

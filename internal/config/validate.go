@@ -1,6 +1,7 @@
 package config
 
 import (
+	"net"
 	"slices"
 	"strconv"
 
@@ -30,10 +31,55 @@ func (d *decoder) validate() {
 	if f.App.ScopeAddress != "" && !slices.ContainsFunc(f.DataSources, func(ds DataSource) bool { return ds.Class == ClassUDPStreamer || ds.Class == ClassReplay }) {
 		d.errf("App.ScopeAddress", "the scope shows UDPStreamer and Replay datasources, and there is none")
 	}
+	d.checkPorts()
 	pos := d.resolveThreads()
 	d.checkEveryGAMRuns()
 	d.resolveOutputs()
 	d.resolveInputs(pos)
+}
+
+// checkPorts refuses two sockets of the file that cannot both bind: two
+// datasources listening on one UDP port of one address (an address left
+// empty binds them all), and the scope on HTTP's own address. The start
+// would fail on them; -check says so first, at the second one's key.
+func (d *decoder) checkPorts() {
+	f := d.f
+	type socket struct {
+		path, what, addr string
+		port             int
+	}
+	var udp []socket
+	for i := range f.DataSources {
+		ds := &f.DataSources[i]
+		path := idx("DataSources", i)
+		switch {
+		case ds.UDPStreamer != nil:
+			udp = append(udp, socket{path + ".Port", ds.Name, ds.UDPStreamer.Address, ds.UDPStreamer.Port})
+		case ds.Replay != nil:
+			udp = append(udp, socket{path + ".Port", ds.Name, ds.Replay.Server.Address, ds.Replay.Server.Port})
+		case ds.RD100S != nil && ds.RD100S.SrcPort != 0:
+			udp = append(udp, socket{path + ".src_port", ds.Name, "", ds.RD100S.SrcPort})
+		}
+	}
+	overlap := func(a, b string) bool {
+		ua, ub := a == "" || a == "0.0.0.0" || a == "::", b == "" || b == "0.0.0.0" || b == "::"
+		return ua || ub || a == b
+	}
+	for j := range udp {
+		for i := range j {
+			if a, b := udp[i], udp[j]; a.port == b.port && overlap(a.addr, b.addr) && !d.bad[a.path] && !d.bad[b.path] {
+				d.errf(b.path, "UDP port %d is datasource %q's too, on an address that overlaps: the second socket cannot bind it", b.port, a.what)
+				break
+			}
+		}
+	}
+	if h, s := f.App.HTTPAddress, f.App.ScopeAddress; h != "" && s != "" && !d.bad["App.HTTPAddress"] && !d.bad["App.ScopeAddress"] {
+		hh, hp, _ := net.SplitHostPort(h)
+		sh, sp, _ := net.SplitHostPort(s)
+		if hp == sp && hp != "0" && overlap(hh, sh) {
+			d.errf("App.ScopeAddress", "is on HTTPAddress's port %s: the scope needs a port of its own", sp)
+		}
+	}
 }
 
 // onlyReplays reports whether f has datasources and every one is a
