@@ -90,6 +90,9 @@ func (a *App) Force(target, value string) (ForceStatus, error) {
 		return ForceStatus{}, fmt.Errorf("force %s: datasource %q (%s) plays a recording: its signals are the recording's", target, s.cfg.Name, s.cfg.Class)
 	}
 	sig := &s.ds.Signals()[i]
+	if value == "" {
+		return ForceStatus{}, fmt.Errorf("force %s: no value: give value=V", target)
+	}
 	b, err := parseValue(sig, value)
 	if err != nil {
 		return ForceStatus{}, fmt.Errorf("force %s: %w", target, err)

@@ -111,6 +111,7 @@ func TestHTTPForceRepliesWithTheValueApplied(t *testing.T) {
 		{"signal=Streamer.Arr&value=1.5", 200, "forced Streamer.Arr = 1.5 (all 4 elements)\n"},
 		{"signal=Streamer.Arr&value=1,2,3,4", 200, "forced Streamer.Arr = 1,2,3,4\n"},
 		{"signal=Streamer.Sub.Value&value=-7", 200, "forced Streamer.Sub.Value = -7\n"}, // a signal name may hold a dot
+		{"signal=Streamer.Setpoint", 400, "force Streamer.Setpoint: no value: give value=V\n"},
 		{"signal=Streamer.V&value=50", 200, "forced Streamer.V = 50\nnote: the value is outside the int16 quantisation range [-10, 10] and clamped on the wire: 50 arrives as 10\n"},
 	})
 	var st Status
