@@ -371,7 +371,9 @@ func TestFailedStartExitsNonZeroWithOneLine(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("exit %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "streamerd: start:") || !strings.Contains(string(out), "address already in use") {
+	// Placed as a configuration error is: the file, the line and the
+	// datasource's table.
+	if !regexp.MustCompile(`streamerd: start: \S+\.toml:\d+:1: DataSources\[0\] "Streamer": datasource "Streamer": Open: listen .*address already in use`).Match(out) {
 		t.Errorf("output:\n%s", out)
 	}
 }

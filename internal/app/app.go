@@ -392,12 +392,12 @@ func (a *App) Start() error {
 		a.log.Info("late-cycle traces on", "dir", a.file.App.LateTraceDir, "at_most", a.tracer.max)
 	}
 	if err := a.startHTTP(); err != nil {
-		return fail(err)
+		return fail(a.file.At("App.HTTPAddress", err))
 	}
 	for _, s := range a.sources {
 		if o, ok := openerOf(s.ds); ok {
 			if err := o.Open(); err != nil {
-				return fail(err)
+				return fail(a.sourceAt(s, err))
 			}
 			opened = append(opened, s)
 		}
@@ -405,11 +405,11 @@ func (a *App) Start() error {
 	// The scope needs the UDPStreamers' bound addresses; it talks only to
 	// them.
 	if err := a.startScope(); err != nil {
-		return fail(err)
+		return fail(a.file.At("App.ScopeAddress", err))
 	}
 	for _, s := range a.sources {
 		if err := s.ds.PrepareNextState(); err != nil {
-			return fail(err)
+			return fail(a.sourceAt(s, err))
 		}
 		if !slices.Contains(opened, s) {
 			opened = append(opened, s)
@@ -433,7 +433,7 @@ func (a *App) Start() error {
 			for _, t := range a.threads[:i] {
 				t.rt.Stop()
 			}
-			return fail(fmt.Errorf("thread %q: %w", th.cfg.Name, err))
+			return fail(a.file.At(fmt.Sprintf("Threads[%d]", i), err))
 		}
 		a.log.Info("RT thread started", "thread", th.cfg.Name, "period", th.rt.Period().String(), "affinity", th.rt.Affinity().String())
 	}
@@ -443,6 +443,11 @@ func (a *App) Start() error {
 	a.timings.start()
 	a.late.Start()
 	return nil
+}
+
+// sourceAt places an error of datasource s at its table in the file.
+func (a *App) sourceAt(s *source, err error) error {
+	return a.file.At(fmt.Sprintf("DataSources[%d]", a.file.DataSource(s.cfg.Name)), err)
 }
 
 // Stop stops the RT threads first (no more Synchronise), then the

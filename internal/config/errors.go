@@ -53,6 +53,29 @@ func plainKey(key string) string {
 	return key
 }
 
+// PositionedError is an error of the start (a port taken, a CPU the
+// machine lacks) placed at the key or table of the file it comes from, as
+// a configuration error is: "app.toml:10:1: App: HTTPAddress: listen tcp …".
+type PositionedError struct {
+	At  *Error // the position; its Msg is empty
+	Err error
+}
+
+func (e *PositionedError) Error() string { return e.At.Error() + e.Err.Error() }
+
+// Unwrap returns the error placed.
+func (e *PositionedError) Unwrap() error { return e.Err }
+
+// At places err at the key or table at path ("App.HTTPAddress",
+// "DataSources[0]"): the start's errors name the file, line and key as
+// the configuration's do.
+func (f *File) At(path string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &PositionedError{At: f.errAt(path, ""), Err: err}
+}
+
 // Errors is every error found in one configuration file, sorted by
 // position. Its Error method prints one error per line.
 type Errors []*Error
