@@ -48,10 +48,8 @@ func TestStartErrorsNameTheCall(t *testing.T) {
 		return p
 	}
 	encoder := func(port int, mask cpu.Mask) producer {
-		c := rd100s.DefaultConfig()
-		c.Name, c.DestHost, c.SrcPort, c.Signals = "R", "127.0.0.1", port, sigs
-		c.AzimuthSignal, c.ElevationSignal, c.AzRateSignal, c.ElRateSignal = "A", "A", "B", "C"
-		c.CPUMask = mask
+		c := encoderConfig("R", sigs)
+		c.SrcPort, c.CPUMask = port, mask
 		p, err := rd100s.New(c, metrics.NewSet(), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -88,6 +86,16 @@ func TestStartErrorsNameTheCall(t *testing.T) {
 	}
 }
 
+// encoderConfig is an RD100S encoder to loopback that takes its position
+// from sigs[0] and its rates from sigs[1] and sigs[2].
+func encoderConfig(name string, sigs []datasource.Signal) rd100s.Config {
+	c := rd100s.DefaultConfig()
+	c.Name, c.DestHost, c.Signals = name, "127.0.0.1", sigs
+	c.AzimuthSignal, c.ElevationSignal = sigs[0].Name, sigs[0].Name
+	c.AzRateSignal, c.ElRateSignal = sigs[1].Name, sigs[2].Name
+	return c
+}
+
 func startBackground(p producer) error { return p.Start(context.Background()) }
 
 func allocateAndPrepare(p producer) error {
@@ -112,10 +120,7 @@ func TestProducersLogStartAndStop(t *testing.T) {
 			return flatudp.New(flatudp.Config{Name: "F", Address: "127.0.0.1", ExecutionMode: "RealTimeThread", Signals: sigs}, metrics.NewSet(), log)
 		}},
 		{"RD100S encoder emitting", "RD100S encoder stopped", func(log *slog.Logger) (producer, error) {
-			c := rd100s.DefaultConfig()
-			c.Name, c.DestHost, c.Signals = "R", "127.0.0.1", sigs
-			c.AzimuthSignal, c.ElevationSignal, c.AzRateSignal, c.ElRateSignal = "A", "A", "B", "C"
-			return rd100s.New(c, metrics.NewSet(), log)
+			return rd100s.New(encoderConfig("R", sigs), metrics.NewSet(), log)
 		}},
 	} {
 		var buf bytes.Buffer

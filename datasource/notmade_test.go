@@ -122,9 +122,7 @@ func TestNewKeepsItsOwnSignals(t *testing.T) {
 	}
 	us := udpstreamer.Config{Name: "U", Address: "127.0.0.1", Signals: sigs()}
 	fl := flatudp.Config{Name: "F", Address: "127.0.0.1", ExecutionMode: "RealTimeThread", Signals: sigs()}
-	rd := rd100s.DefaultConfig()
-	rd.Name, rd.DestHost, rd.Signals = "R", "127.0.0.1", sigs()
-	rd.AzimuthSignal, rd.ElevationSignal, rd.AzRateSignal, rd.ElRateSignal = "A", "A", "B", "C"
+	rd := encoderConfig("R", sigs())
 	var ps []producer
 	var given [][]datasource.Signal
 	for _, mk := range []func() (producer, []datasource.Signal, error){
